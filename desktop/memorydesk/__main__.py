@@ -1,0 +1,3 @@
+from memorydesk.cli import main
+
+raise SystemExit(main())

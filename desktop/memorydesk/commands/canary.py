@@ -1,0 +1,11 @@
+"""`memory-desk canary` (not yet available)."""
+
+from memorydesk.commands import not_yet
+
+run = not_yet("canary")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("canary", help="not yet available")
+    p.add_argument("rest", nargs="*")
+    p.set_defaults(func=run)

@@ -1,0 +1,11 @@
+"""`memory-desk preamble` (not yet available)."""
+
+from memorydesk.commands import not_yet
+
+run = not_yet("preamble")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("preamble", help="not yet available")
+    p.add_argument("rest", nargs="*")
+    p.set_defaults(func=run)
