@@ -1,0 +1,237 @@
+"""``memory-desk check``: find rows the product could not read or that point nowhere.
+
+One ``Problem`` per offending row (DESIGN.md section 7). Everything here reads;
+``repair`` rebuilds the derived indexes (FTS, vectors) and never touches memory.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import asdict, dataclass
+
+from sqlalchemy import Connection
+
+from memorydesk.store.ours import EMBEDDING_DIM, VECTOR_TABLE
+from memorydesk.store.workspace import Workspace
+
+KINDS = (
+    "fts_out_of_sync", "vector_out_of_sync", "embedding_malformed", "superseded_by_dangling",
+    "supersession_cycle", "edge_dangling", "conflict_dangling", "policy_source_dangling",
+    "belief_provenance_dangling", "json_malformed", "invalid_row", "grant_permission_unknown",
+)
+DERIVED_KINDS = frozenset({"fts_out_of_sync", "vector_out_of_sync"})
+SENTINEL_PREFIXES = ("system:", "human:")
+EMBEDDING_BYTES = EMBEDDING_DIM * 4
+
+
+@dataclass(frozen=True)
+class Problem:
+    kind: str
+    table: str
+    id: str
+    detail: str
+
+
+@dataclass
+class Report:
+    problems: list[Problem]
+
+    @property
+    def summary(self) -> dict[str, int]:
+        counts = Counter(p.kind for p in self.problems)
+        return {kind: counts[kind] for kind in KINDS if counts[kind]}
+
+    def to_json(self) -> dict:
+        return {"problems": [asdict(p) for p in self.problems], "summary": self.summary}
+
+
+def check(ws: Workspace) -> Report:
+    with ws.read() as conn:
+        problems: list[Problem] = []
+        for finder in (_fts, _vectors, _embeddings, _supersession, _cycles, _edges, _conflicts,
+                       _json_lists, _invalid_rows, _grants):
+            problems.extend(finder(conn, ws))
+    return Report(problems)
+
+
+def repair(ws: Workspace) -> list[str]:
+    """Rebuild the FTS index and the vector index from the fact table. Returns what was done."""
+    done = []
+    layout = ws.layout
+    with ws.write() as conn:
+        conn.exec_driver_sql(f"INSERT INTO {layout.fts}({layout.fts}) VALUES('rebuild')")
+        done.append("rebuilt the full-text index")
+        if ws.has_vectors:
+            conn.exec_driver_sql(f"DELETE FROM {VECTOR_TABLE}")
+            conn.exec_driver_sql(
+                f"INSERT INTO {VECTOR_TABLE}(fact_id, embedding) SELECT id, embedding FROM {layout.facts.name} "
+                f"WHERE embedding IS NOT NULL AND length(embedding) = {EMBEDDING_BYTES}"
+            )
+            done.append("rebuilt the vector index")
+    return done
+
+
+def _rows(conn: Connection, sql: str):
+    return conn.exec_driver_sql(sql).all()
+
+
+def _fts(conn: Connection, ws: Workspace) -> list[Problem]:
+    facts, fts = ws.layout.facts.name, ws.layout.fts
+    missing = _rows(conn, f"SELECT f.id, f.rowid FROM {facts} f WHERE f.rowid NOT IN "
+                          f"(SELECT id FROM {fts}_docsize)")
+    orphans = _rows(conn, f"SELECT d.id FROM {fts}_docsize d WHERE d.id NOT IN (SELECT rowid FROM {facts})")
+    out = [Problem("fts_out_of_sync", facts, fid, f"fact (rowid {rowid}) has no full-text entry")
+           for fid, rowid in missing]
+    out += [Problem("fts_out_of_sync", fts, str(rowid), f"full-text entry for rowid {rowid} has no fact")
+            for (rowid,) in orphans]
+    return out
+
+
+def _vectors(conn: Connection, ws: Workspace) -> list[Problem]:
+    if not ws.has_vectors:
+        return []
+    facts = ws.layout.facts.name
+    sql = (
+        f"SELECT f.id, 'missing from the vector index' FROM {facts} f WHERE length(f.embedding) = {EMBEDDING_BYTES} "
+        f"AND f.id NOT IN (SELECT fact_id FROM {VECTOR_TABLE}) "
+        f"UNION ALL SELECT v.fact_id, 'indexed vector has no embedding in the fact table' FROM {VECTOR_TABLE} v "
+        f"LEFT JOIN {facts} f ON f.id = v.fact_id WHERE f.id IS NULL OR f.embedding IS NULL "
+        f"OR length(f.embedding) != {EMBEDDING_BYTES} "
+        f"UNION ALL SELECT v.fact_id, 'indexed vector differs from the embedding column' FROM {VECTOR_TABLE} v "
+        f"JOIN {facts} f ON f.id = v.fact_id WHERE length(f.embedding) = {EMBEDDING_BYTES} "
+        f"AND v.embedding != f.embedding"
+    )
+    return [Problem("vector_out_of_sync", VECTOR_TABLE, fid, detail) for fid, detail in _rows(conn, sql)]
+
+
+def _embeddings(conn: Connection, ws: Workspace) -> list[Problem]:
+    facts = ws.layout.facts.name
+    rows = _rows(conn, f"SELECT id, length(embedding) FROM {facts} WHERE embedding IS NOT NULL "
+                       f"AND length(embedding) != {EMBEDDING_BYTES}")
+    return [Problem("embedding_malformed", facts, fid, f"embedding is {n} bytes, not {EMBEDDING_BYTES}")
+            for fid, n in rows]
+
+
+def _supersession(conn: Connection, ws: Workspace) -> list[Problem]:
+    facts = ws.layout.facts.name
+    rows = _rows(conn, f"SELECT f.id, f.superseded_by FROM {facts} f WHERE f.superseded_by IS NOT NULL "
+                       f"AND f.superseded_by NOT LIKE 'system:%' AND f.superseded_by NOT LIKE 'human:%' "
+                       f"AND NOT EXISTS (SELECT 1 FROM {facts} g WHERE g.id = f.superseded_by)")
+    return [Problem("superseded_by_dangling", facts, fid, f"superseded by {target}, which is not a fact")
+            for fid, target in rows]
+
+
+def _cycles(conn: Connection, ws: Workspace) -> list[Problem]:
+    facts = ws.layout.facts.name
+    succ = dict(_rows(conn, f"SELECT id, superseded_by FROM {facts} WHERE superseded_by IS NOT NULL "
+                            f"AND superseded_by NOT LIKE 'system:%' AND superseded_by NOT LIKE 'human:%'"))
+    state: dict[str, int] = {}  # 1 = on the current walk, 2 = done
+    on_cycle: list[str] = []
+    for start in succ:
+        walk, node = [], start
+        while node in succ and node not in state:
+            state[node] = 1
+            walk.append(node)
+            node = succ[node]
+        if state.get(node) == 1:  # closed a loop within this walk
+            on_cycle.extend(walk[walk.index(node):])
+        for n in walk:
+            state[n] = 2
+    return [Problem("supersession_cycle", facts, fid, f"superseded_by chain returns to {fid}")
+            for fid in sorted(on_cycle)]
+
+
+def _edges(conn: Connection, ws: Workspace) -> list[Problem]:
+    facts, edges = ws.layout.facts.name, ws.layout.edges.name
+    rows = _rows(conn, f"SELECT e.id, e.source_fact_id, e.target_fact_id, "
+                       f"EXISTS (SELECT 1 FROM {facts} WHERE id = e.source_fact_id), "
+                       f"EXISTS (SELECT 1 FROM {facts} WHERE id = e.target_fact_id) FROM {edges} e")
+    out = []
+    for eid, src, dst, has_src, has_dst in rows:
+        missing = [x for x, ok in ((src, has_src), (dst, has_dst)) if not ok]
+        if missing:
+            out.append(Problem("edge_dangling", edges, eid, "names missing fact " + ", ".join(missing)))
+    return out
+
+
+def _conflicts(conn: Connection, ws: Workspace) -> list[Problem]:
+    facts, conflicts = ws.layout.facts.name, ws.layout.conflicts.name
+    ids = {r[0] for r in _rows(conn, f"SELECT id FROM {facts}")}
+    out = []
+    for cid, a, b, w in _rows(conn, f"SELECT id, fact_a_id, fact_b_id, winning_fact_id FROM {conflicts}"):
+        missing = [x for x in (a, b, w) if x and x not in ids]
+        if missing:
+            out.append(Problem("conflict_dangling", conflicts, cid,
+                               "names missing fact " + ", ".join(dict.fromkeys(missing))))
+    return out
+
+
+def _json_list(value: str | None) -> list[str] | None:
+    """The product's reading of a JSON list column; None when it would throw."""
+    if value is None or value == "":
+        return []
+    try:
+        parsed = json.loads(value)
+    except (ValueError, TypeError):
+        return None
+    if not isinstance(parsed, list):
+        return []
+    return parsed if all(isinstance(x, str) for x in parsed) else None
+
+
+def _json_lists(conn: Connection, ws: Workspace) -> list[Problem]:
+    layout = ws.layout
+    ids = {r[0] for r in _rows(conn, f"SELECT id FROM {layout.facts.name}")}
+    columns = (
+        (layout.facts.name, "source_observation_ids", None),
+        (layout.facts.name, "temporal_tags", None),
+        (layout.policies.name, "source_fact_ids", "policy_source_dangling"),
+        (layout.beliefs.name, "provenance_fact_ids", "belief_provenance_dangling"),
+        (layout.beliefs.name, "provenance_agent_ids", None),
+    )
+    out = []
+    for table, column, dangling_kind in columns:
+        for rid, value in _rows(conn, f"SELECT id, {column} FROM {table}"):
+            parsed = _json_list(value)
+            if parsed is None:
+                out.append(Problem("json_malformed", table, rid, f"{column} is not a JSON list of strings"))
+            elif dangling_kind:
+                missing = [x for x in parsed if x not in ids]
+                if missing:
+                    out.append(Problem(dangling_kind, table, rid,
+                                       f"{column} names missing fact " + ", ".join(missing)))
+    return out
+
+
+def _invalid_rows(conn: Connection, ws: Workspace) -> list[Problem]:
+    layout = ws.layout
+    blank = "trim({0}) = ''"
+    checks: list[tuple[str, str, str]] = [
+        (layout.facts.name, blank.format("topic"), "empty topic"),
+        (layout.facts.name, "confidence < 0 OR confidence > 1 OR typeof(confidence) NOT IN ('real', 'integer')",
+         "confidence outside 0..1"),
+        (layout.policies.name, blank.format("rule"), "empty rule"),
+        (layout.domains.name, blank.format("name"), "empty domain name"),
+        (layout.items.name, blank.format("agent_id"), "empty agent id"),
+        (layout.notes.name, blank.format("agent_id"), "empty agent id"),
+    ]
+    for table in (layout.facts, layout.policies, layout.domains, layout.items, layout.notes,
+                  layout.conflicts, layout.edges, layout.beliefs):
+        checks.append((table.name, blank.format("workspace_id"), "empty workspace id"))
+    out = []
+    for table, condition, detail in checks:
+        for (rid,) in _rows(conn, f"SELECT id FROM {table} WHERE {condition}"):
+            out.append(Problem("invalid_row", table, rid, detail))
+    return out
+
+
+def _grants(conn: Connection, ws: Workspace) -> list[Problem]:
+    grants = ws.layout.grants.name
+    rows = _rows(conn, f"SELECT agent_role, memory_domain, permission FROM {grants} "
+                       f"WHERE lower(permission) NOT IN ('none', 'read', 'write')")
+    return [Problem("grant_permission_unknown", grants, f"{role}/{domain}",
+                    f"permission {perm!r} is not none/read/write (the product reads it as read)")
+            for role, domain, perm in rows]
+
+

@@ -1,0 +1,106 @@
+"""Memory Desk's own tables (prefix ``memdesk_``) and their migrations.
+
+They are added only when a file is first opened for writing, after a backup copy.
+``MIGRATIONS[i]`` takes the schema from version ``i`` to ``i + 1``; a new file and an
+adopted product file run all of them, an older Memory Desk file runs the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from sqlalchemy import Connection, Index, Integer, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+if TYPE_CHECKING:
+    from memorydesk.store.layout import Layout
+
+VECTOR_TABLE = "memdesk_fact_vectors"
+EMBEDDING_DIM = 384
+
+
+class DeskBase(DeclarativeBase):
+    """Tables Memory Desk owns inside a workspace file."""
+
+
+class DeskMeta(DeskBase):
+    """Key/value facts about the file: schema_version, workspace_id, workspace_name."""
+
+    __tablename__ = "memdesk_meta"
+
+    key: Mapped[str] = mapped_column(Text, primary_key=True)
+    value: Mapped[str] = mapped_column(Text, nullable=False)
+
+
+class DeskHistory(DeskBase):
+    """One row per change a person or the desk made; the audit trail and the undo stack.
+
+    ``detail`` holds, as JSON, what an undo needs (it may quote memory text; purge
+    scrubs it). ``undo_of`` marks an undo entry; ``undone_by`` the entry that undid this.
+    """
+
+    __tablename__ = "memdesk_history"
+    __table_args__ = (Index("idx_memdesk_history_entity", "entity", "entity_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    entity: Mapped[str] = mapped_column(Text, nullable=False)
+    entity_id: Mapped[str] = mapped_column(Text, nullable=False)
+    before_id: Mapped[str | None] = mapped_column(Text)
+    after_id: Mapped[str | None] = mapped_column(Text)
+    action: Mapped[str] = mapped_column(Text, nullable=False)
+    actor: Mapped[str] = mapped_column(Text, nullable=False)
+    reason: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    at: Mapped[int] = mapped_column(Integer, nullable=False)
+    detail: Mapped[str] = mapped_column(Text, nullable=False, default="{}")
+    undo_of: Mapped[int | None] = mapped_column(Integer)
+    undone_by: Mapped[int | None] = mapped_column(Integer)
+
+
+class DeskReceipt(DeskBase):
+    """A lineage receipt (DESIGN.md section 4): ids, scopes, versions, times. No content."""
+
+    __tablename__ = "memdesk_receipts"
+    __table_args__ = (Index("idx_memdesk_receipts_run", "run_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    receipt_id: Mapped[str | None] = mapped_column(Text)
+    run_id: Mapped[str] = mapped_column(Text, nullable=False)
+    user_scope: Mapped[str] = mapped_column(Text, nullable=False)
+    assistant_scope: Mapped[str] = mapped_column(Text, nullable=False)
+    tier: Mapped[str] = mapped_column(Text, nullable=False)
+    status: Mapped[str] = mapped_column(Text, nullable=False)
+    version: Mapped[str] = mapped_column(Text, nullable=False)
+    source_version: Mapped[str | None] = mapped_column(Text)
+    at_utc: Mapped[str] = mapped_column(Text, nullable=False)
+    source_present: Mapped[int | None] = mapped_column(Integer)
+    waiting_until: Mapped[str | None] = mapped_column(Text)
+    expected_version: Mapped[str | None] = mapped_column(Text)
+    depends_on_version: Mapped[str | None] = mapped_column(Text)
+    outcome_receipt: Mapped[str | None] = mapped_column(Text)
+    canary: Mapped[int | None] = mapped_column(Integer)
+
+
+def _create_base(conn: Connection, layout: Layout) -> None:
+    for model in (DeskMeta, DeskHistory, DeskReceipt):
+        model.__table__.create(conn, checkfirst=True)
+
+
+def vector_table_ddl() -> str:
+    return (
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS {VECTOR_TABLE} "
+        f"USING vec0(fact_id TEXT PRIMARY KEY, embedding float[{EMBEDDING_DIM}])"
+    )
+
+
+def _create_vectors(conn: Connection, layout: Layout) -> None:
+    """The sqlite-vec index of fact embeddings, filled from the embedding column."""
+    conn.exec_driver_sql(vector_table_ddl())
+    conn.exec_driver_sql(
+        f"INSERT INTO {VECTOR_TABLE}(fact_id, embedding) SELECT id, embedding FROM {layout.facts.name} "
+        f"WHERE embedding IS NOT NULL AND length(embedding) = {EMBEDDING_DIM * 4}"
+    )
+
+
+MIGRATIONS: tuple[Callable[[Connection, Layout], None], ...] = (_create_base, _create_vectors)
+SCHEMA_VERSION = len(MIGRATIONS)
