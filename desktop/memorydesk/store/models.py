@@ -12,7 +12,7 @@ from __future__ import annotations
 from sqlalchemy import CheckConstraint, ForeignKey, Index, Integer, LargeBinary, REAL, Text, text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-NOW = text("(CAST(strftime('%s', CURRENT_TIMESTAMP) AS INTEGER))")
+NOW = text("CAST(strftime('%s', CURRENT_TIMESTAMP) AS INTEGER)")
 
 
 class ProductBase(DeclarativeBase):

@@ -1,0 +1,55 @@
+"""Shared test helpers: where ../shared/data is, and small product-format fixtures."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data"
+SAMPLE_DB = SHARED_DATA / "cc-workspace" / "workspace.db"
+
+sys.path.insert(0, str(REPO / "tests"))
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def sample_db(tmp_path: Path) -> Path:
+    """A private copy of the product-format sample workspace (skips without ../shared)."""
+    if not SAMPLE_DB.exists():
+        pytest.skip("../shared/data is not present in this checkout")
+    target = tmp_path / "workspace.db"
+    shutil.copyfile(SAMPLE_DB, target)
+    return target
+
+
+@pytest.fixture
+def expected() -> dict:
+    path = SAMPLE_DB.parent / "EXPECTED.json"
+    if not path.exists():
+        pytest.skip("../shared/data is not present in this checkout")
+    return json.loads(path.read_text())
+
+
+@pytest.fixture
+def product_db(tmp_path: Path) -> Path:
+    """The project's own small product-format workspace (schema-13 layout)."""
+    from fixtures.product_fixture import build
+
+    return build(tmp_path / "product.db")
+
+
+@pytest.fixture
+def newer_product_db(tmp_path: Path) -> Path:
+    """The same fixture in the product's newer layout (no ``_table`` suffix)."""
+    from fixtures.product_fixture import build
+
+    return build(tmp_path / "newer.db", layout="unsuffixed")
