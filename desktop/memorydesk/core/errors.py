@@ -14,6 +14,10 @@ class WorkspaceUnusable(MemoryDeskError):
     """The file cannot be opened as a workspace (not SQLite, truncated, locked, …)."""
 
 
+class WorkspaceBusy(WorkspaceUnusable):
+    """Another program held the write lock for longer than the busy timeout."""
+
+
 class SchemaTooNew(WorkspaceUnusable):
     """The file was written by a newer Memory Desk."""
 

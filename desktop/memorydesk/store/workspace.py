@@ -21,7 +21,7 @@ from pathlib import Path
 import sqlean
 from sqlalchemy import Connection, Engine, exc as sa_exc, select
 
-from memorydesk.core.errors import ReadOnlyWorkspace, SchemaTooNew, WorkspaceUnusable
+from memorydesk.core.errors import ReadOnlyWorkspace, SchemaTooNew, WorkspaceBusy, WorkspaceUnusable
 from memorydesk.store import files, ours
 from memorydesk.store.engine import BEGIN_OPTION, BUSY_TIMEOUT_MS, make_engine, raw_connect
 from memorydesk.store.layout import Layout, LAYOUTS, SUFFIXED, detect, table_names
@@ -112,7 +112,7 @@ def _translate_errors(path: Path) -> Iterator[None]:
     except sa_exc.OperationalError as exc:
         text = str(exc.orig) if exc.orig else str(exc)
         if "locked" in text or "busy" in text:
-            raise WorkspaceUnusable(
+            raise WorkspaceBusy(
                 f"{path}: the workspace is locked by another program; close it or open a copy"
             ) from exc
         if "unable to open" in text:

@@ -1,0 +1,270 @@
+"""The reviewer side: what people do to memory from the desk (DESIGN.md section 5).
+
+Every method is one transaction that changes the rows and writes the history row
+together, and returns a ``ChangeResult`` saying what changed. Edits supersede
+(a new fact, the person named in the history, the author left empty); deletes are
+soft (``superseded_by = 'human:deleted'``); purge removes the text for good.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy import Connection, select
+
+from memorydesk.core.errors import MemoryDeskError, StaleEdit
+from memorydesk.core.vocab import parse_permission
+from memorydesk.memory import history, reviewer_steps  # noqa: F401 - registers the actions
+from memorydesk.memory.embedder import Embedder
+from memorydesk.memory.history import ChangeResult, perform
+from memorydesk.memory.rows import drop_vectors, fact_row, new_id, now_s
+from memorydesk.memory.service import MemoryService, with_retry
+from memorydesk.store import Workspace
+from memorydesk.store.ours import VECTOR_TABLE, DeskHistory
+
+DELETED = reviewer_steps.DELETED
+
+
+class Reviewer:
+    """Reviewer actions on one workspace, attributed to ``actor`` (a person's name)."""
+
+    def __init__(self, ws: Workspace, actor: str, embedder: Embedder | None | bool = None) -> None:
+        self.ws = ws
+        self.actor = actor
+        self._vectors = MemoryService(ws, embedder)._vectors_for
+
+    # -- facts -----------------------------------------------------------------------------------
+    def edit_fact(self, fact_id: str, *, domain: str, topic: str, content: str, confidence: float,
+                  reason: str = "", expected_updated_at: int | None = None) -> ChangeResult:
+        domain, topic, content = domain.strip(), topic.strip(), content.strip()
+        if not (domain and topic and content):
+            raise MemoryDeskError("domain, topic and content must not be empty")
+        if not 0.0 <= confidence <= 1.0:
+            raise MemoryDeskError("confidence must be between 0 and 1")
+        vector = self._vectors([f"{topic} {content}"])[0]
+
+        def work(conn: Connection) -> ChangeResult:
+            old = fact_row(conn, self.ws.layout, fact_id)
+            if old is None:
+                raise StaleEdit(f"fact {fact_id} no longer exists")
+            if old.superseded_by is not None:
+                raise StaleEdit(f"fact {fact_id} was superseded by {old.superseded_by} since you opened it; "
+                                "edit the current version instead")
+            if expected_updated_at is not None and old.updated_at != expected_updated_at:
+                raise StaleEdit(f"an agent changed fact {fact_id} since you opened it; reload and edit again")
+            now = now_s()
+            new_row: dict[str, Any] = {
+                "id": new_id(), "workspace_id": old.workspace_id, "domain": domain, "topic": topic,
+                "content": content, "source_observation_ids": old.source_observation_ids,
+                "confidence": confidence, "authored_by_agent_id": None, "authored_by_role": None,
+                "memory_type": old.memory_type, "veracity": "stated", "valid_until": old.valid_until,
+                "temporal_tags": old.temporal_tags, "mention_count": 1, "created_at": now, "updated_at": now,
+                "embedding": None, "binary_embedding": None,
+            }
+            detail = {"old_id": fact_id, "new_id": new_row["id"], "new_row": new_row}
+            hid = perform(self.ws, conn, "fact.edit", entity_id=fact_id, actor=self.actor, reason=reason,
+                          detail=detail, before_id=fact_id, after_id=new_row["id"])
+            if vector is not None:
+                self._store_vector(conn, new_row["id"], vector)
+            return ChangeResult("fact", [fact_id, new_row["id"]], [hid], "fact edited (superseded)")
+
+        return with_retry(self.ws, work)
+
+    def _store_vector(self, conn: Connection, fact_id: str, vector: tuple[bytes, bytes]) -> None:
+        facts = self.ws.layout.facts
+        conn.execute(facts.update().where(facts.c.id == fact_id).values(embedding=vector[0],
+                                                                         binary_embedding=vector[1]))
+        if self.ws.has_vectors:
+            drop_vectors(conn, [fact_id], vectors=True)
+            conn.exec_driver_sql(f"INSERT INTO {VECTOR_TABLE}(fact_id, embedding) VALUES (?, ?)",
+                                 (fact_id, vector[0]))
+
+    def _each_fact(self, key: str, ids: Iterable[str], reason: str, detail_for, message: str) -> ChangeResult:
+        ids = list(dict.fromkeys(ids))
+
+        def work(conn: Connection) -> ChangeResult:
+            hids = [perform(self.ws, conn, key, entity_id=fid, actor=self.actor, reason=reason,
+                            detail=detail_for(fid)) for fid in ids]
+            return ChangeResult("fact", ids, hids, message.format(n=len(ids)))
+
+        return with_retry(self.ws, work)
+
+    def delete_facts(self, ids: Iterable[str], reason: str = "") -> ChangeResult:
+        return self._each_fact("fact.delete", ids, reason, lambda fid: {"id": fid, "before": None},
+                               "{n} fact(s) deleted")
+
+    def restore_facts(self, ids: Iterable[str], reason: str = "") -> ChangeResult:
+        return self._each_fact("fact.restore", ids, reason, lambda fid: {"id": fid, "before": None},
+                               "{n} fact(s) restored")
+
+    def purge_facts(self, ids: Iterable[str], reason: str = "") -> ChangeResult:
+        """Remove the facts, their earlier versions and every copy of their text. Not undoable."""
+        ids = list(dict.fromkeys(ids))
+
+        def work(conn: Connection) -> ChangeResult:
+            chain: list[str] = []
+            hids = []
+            for fid in ids:
+                versions = [v for v in self._with_earlier_versions(conn, [fid]) if v not in chain]
+                chain.extend(versions)
+                hids.append(perform(self.ws, conn, "fact.purge", entity_id=fid, actor=self.actor, reason=reason,
+                                    detail={"ids": versions}))
+            h = DeskHistory.__table__
+            scrub = (h.c.entity_id.in_(chain) | h.c.before_id.in_(chain) | h.c.after_id.in_(chain))
+            conn.execute(h.update().where(scrub & (h.c.action != "purge")).values(detail='{"purged":true}'))
+            return ChangeResult("fact", chain, hids, f"{len(chain)} fact version(s) purged")
+
+        result = with_retry(self.ws, work)
+        self._compact()
+        return result
+
+    def _with_earlier_versions(self, conn: Connection, ids: list[str]) -> list[str]:
+        facts = self.ws.layout.facts
+        found, frontier = list(ids), list(ids)
+        while frontier:
+            earlier = conn.execute(select(facts.c.id).where(facts.c.superseded_by.in_(frontier))).scalars().all()
+            frontier = [f for f in earlier if f not in found]
+            found.extend(frontier)
+        return found
+
+    def _compact(self) -> None:
+        """Merge the full-text index and checkpoint, so freed pages (zeroed) hold no old text."""
+        fts = self.ws.layout.fts
+        with self.ws.write() as conn:
+            conn.exec_driver_sql(f"INSERT INTO {fts}({fts}) VALUES('optimize')")
+        raw = self.ws.engine.raw_connection()
+        try:
+            raw.driver_connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            raw.close()
+
+    # -- conflicts -------------------------------------------------------------------------------
+    def restore_loser(self, conflict_id: str, reason: str = "") -> ChangeResult:
+        def work(conn: Connection) -> ChangeResult:
+            row = self._conflict(conn, conflict_id)
+            winner = row.winning_fact_id or row.fact_b_id
+            loser = row.fact_a_id
+            detail = {"conflict": conflict_id, "loser": loser, "winner": winner,
+                      "loser_before": self._superseded(conn, loser), "winner_before": self._superseded(conn, winner)}
+            hid = perform(self.ws, conn, "conflict.restore_loser", entity_id=conflict_id, actor=self.actor,
+                          reason=reason, detail=detail, before_id=winner, after_id=loser)
+            return ChangeResult("conflict", [conflict_id, loser, winner], [hid], "loser restored")
+
+        return with_retry(self.ws, work)
+
+    def confirm_conflict(self, conflict_id: str, reason: str = "") -> ChangeResult:
+        def work(conn: Connection) -> ChangeResult:
+            self._conflict(conn, conflict_id)
+            hid = perform(self.ws, conn, "conflict.confirm", entity_id=conflict_id, actor=self.actor,
+                          reason=reason, detail={"conflict": conflict_id})
+            return ChangeResult("conflict", [conflict_id], [hid], "resolution confirmed")
+
+        return with_retry(self.ws, work)
+
+    def _conflict(self, conn: Connection, conflict_id: str):
+        conflicts = self.ws.layout.conflicts
+        row = conn.execute(select(conflicts).where(conflicts.c.id == conflict_id)).first()
+        if row is None:
+            raise MemoryDeskError(f"conflict {conflict_id} does not exist")
+        return row
+
+    def _superseded(self, conn: Connection, fact_id: str) -> str | None:
+        row = fact_row(conn, self.ws.layout, fact_id)
+        if row is None:
+            raise StaleEdit(f"fact {fact_id} no longer exists")
+        return row.superseded_by
+
+    # -- policies --------------------------------------------------------------------------------
+    def edit_policy(self, policy_id: str, *, domain: str, rule: str, required_role: str | None,
+                    reason: str = "") -> ChangeResult:
+        if not rule.strip() or not domain.strip():
+            raise MemoryDeskError("domain and rule must not be empty")
+
+        def work(conn: Connection) -> ChangeResult:
+            old = self._policy(conn, policy_id)
+            now = now_s()
+            new_row = {"id": new_id(), "workspace_id": old.workspace_id, "domain": domain.strip(),
+                       "rule": rule.strip(), "source_fact_ids": old.source_fact_ids,
+                       "required_role": required_role, "active": 1, "created_at": now, "updated_at": now}
+            hid = perform(self.ws, conn, "policy.edit", entity_id=policy_id, actor=self.actor, reason=reason,
+                          detail={"old_id": policy_id, "new_id": new_row["id"], "new_row": new_row,
+                                  "old_active": old.active}, before_id=policy_id, after_id=new_row["id"])
+            return ChangeResult("policy", [policy_id, new_row["id"]], [hid], "policy edited (superseded)")
+
+        return with_retry(self.ws, work)
+
+    def delete_policy(self, policy_id: str, reason: str = "") -> ChangeResult:
+        def work(conn: Connection) -> ChangeResult:
+            row = dict(self._policy(conn, policy_id)._mapping)
+            hid = perform(self.ws, conn, "policy.delete", entity_id=policy_id, actor=self.actor, reason=reason,
+                          detail={"row": row})
+            return ChangeResult("policy", [policy_id], [hid], "policy deleted")
+
+        return with_retry(self.ws, work)
+
+    def set_policy_active(self, policy_id: str, active: bool, reason: str = "") -> ChangeResult:
+        def work(conn: Connection) -> ChangeResult:
+            row = self._policy(conn, policy_id)
+            hid = perform(self.ws, conn, "policy.activate", entity_id=policy_id, actor=self.actor, reason=reason,
+                          detail={"id": policy_id, "before": row.active, "after": int(active)})
+            return ChangeResult("policy", [policy_id], [hid], "policy activated" if active else "policy deactivated")
+
+        return with_retry(self.ws, work)
+
+    def _policy(self, conn: Connection, policy_id: str):
+        policies = self.ws.layout.policies
+        row = conn.execute(select(policies).where(policies.c.id == policy_id)).first()
+        if row is None:
+            raise StaleEdit(f"policy {policy_id} no longer exists")
+        return row
+
+    # -- grants ----------------------------------------------------------------------------------
+    def set_grant(self, role: str, domain: str, permission: str, reason: str = "") -> ChangeResult:
+        permission = permission.strip().lower()
+        if permission not in ("none", "read", "write") or parse_permission(permission).value != permission:
+            raise MemoryDeskError(f"permission must be none, read or write, not {permission!r}")
+        return self._grant("grant.set", role, domain, permission, reason)
+
+    def remove_grant(self, role: str, domain: str, reason: str = "") -> ChangeResult:
+        return self._grant("grant.remove", role, domain, None, reason)
+
+    def _grant(self, key: str, role: str, domain: str, after: str | None, reason: str) -> ChangeResult:
+        grants = self.ws.layout.grants
+
+        def work(conn: Connection) -> ChangeResult:
+            before = conn.execute(select(grants.c.permission).where(
+                (grants.c.workspace_id == self.ws.workspace_id) & (grants.c.agent_role == role)
+                & (grants.c.memory_domain == domain))).scalar()
+            hid = perform(self.ws, conn, key, entity_id=f"{role}/{domain}", actor=self.actor, reason=reason,
+                          detail={"role": role, "domain": domain, "before": before, "after": after})
+            return ChangeResult("grant", [f"{role}/{domain}"], [hid], f"grant {role} × {domain}: {after or 'removed'}")
+
+        return with_retry(self.ws, work)
+
+    # -- history ---------------------------------------------------------------------------------
+    def undo(self, history_id: int | None = None, reason: str = "") -> ChangeResult:
+        def work(conn: Connection) -> ChangeResult:
+            target = history_id if history_id is not None else history.latest_undoable(conn)
+            if target is None:
+                raise MemoryDeskError("nothing to undo")
+            return history.undo(self.ws, conn, target, self.actor, reason)
+
+        return with_retry(self.ws, work)
+
+    def redo(self, reason: str = "") -> ChangeResult:
+        def work(conn: Connection) -> ChangeResult:
+            target = history.latest_redoable(conn)
+            if target is None:
+                raise MemoryDeskError("nothing to redo")
+            return history.undo(self.ws, conn, target, self.actor, reason)
+
+        return with_retry(self.ws, work)
+
+    def history(self, entity: str | None = None, entity_id: str | None = None) -> list[dict]:
+        with self.ws.read() as conn:
+            rows = history.entries(conn, entity, entity_id)
+        for row in rows:
+            row["detail"] = json.loads(row["detail"] or "{}")
+        return rows

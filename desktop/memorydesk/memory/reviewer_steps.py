@@ -1,0 +1,168 @@
+"""The forward and inverse steps of every reviewer action (see ``history``).
+
+Each step checks that the rows are still as the previous step left them, so an undo
+never overwrites what an agent changed in the meantime: it is refused with
+``StaleEdit`` instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Connection, and_, select
+
+from memorydesk.core.errors import StaleEdit
+from memorydesk.memory.history import action
+from memorydesk.memory.rows import drop_vectors, fact_row, insert_fact
+from memorydesk.store import Workspace
+
+DELETED = "human:deleted"
+UNDONE = "human:undone"
+
+
+def _set_superseded(ws: Workspace, conn: Connection, fact_id: str, expect: str | None, value: str | None) -> None:
+    facts = ws.layout.facts
+    row = fact_row(conn, ws.layout, fact_id)
+    if row is None:
+        raise StaleEdit(f"fact {fact_id} no longer exists")
+    if row.superseded_by != expect:
+        state = "active" if row.superseded_by is None else f"superseded by {row.superseded_by}"
+        raise StaleEdit(f"fact {fact_id} changed since (it is now {state}); nothing was changed")
+    conn.execute(facts.update().where(facts.c.id == fact_id).values(superseded_by=value))
+
+
+# -- facts ---------------------------------------------------------------------------------------
+def _edit_inverse(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
+    _set_superseded(ws, conn, d["new_id"], None, UNDONE)
+    _set_superseded(ws, conn, d["old_id"], d["new_id"], None)
+
+
+@action("fact", "edit", inverse_of=_edit_inverse)
+def _edit_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
+    _set_superseded(ws, conn, d["old_id"], None, d["new_id"])
+    if fact_row(conn, ws.layout, d["new_id"]) is None:
+        row = dict(d["new_row"])
+        insert_fact(conn, ws.layout, row, vectors=ws.has_vectors)
+    else:
+        _set_superseded(ws, conn, d["new_id"], UNDONE, None)
+
+
+def _delete_inverse(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
+    _set_superseded(ws, conn, d["id"], DELETED, d.get("before"))
+
+
+@action("fact", "delete", inverse_of=_delete_inverse)
+def _delete_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
+    _set_superseded(ws, conn, d["id"], d.get("before"), DELETED)
+
+
+@action("fact", "restore", inverse_of=_delete_forward)
+def _restore_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
+    _delete_inverse(ws, conn, d)
+
+
+@action("fact", "purge")
+def _purge_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
+    """Delete the facts (their FTS entries go by trigger) and everything that quotes them."""
+    layout, ids = ws.layout, d["ids"]
+    facts, edges, conflicts, beliefs = layout.facts, layout.edges, layout.conflicts, layout.beliefs
+    conn.execute(facts.delete().where(facts.c.id.in_(ids)))
+    drop_vectors(conn, ids, vectors=ws.has_vectors)
+    conn.execute(edges.delete().where(edges.c.source_fact_id.in_(ids) | edges.c.target_fact_id.in_(ids)))
+    conn.execute(conflicts.delete().where(conflicts.c.fact_a_id.in_(ids) | conflicts.c.fact_b_id.in_(ids)))
+    for belief in conn.execute(select(beliefs.c.id, beliefs.c.provenance_fact_ids)).all():
+        if any(fid in (belief.provenance_fact_ids or "") for fid in ids):
+            conn.execute(beliefs.delete().where(beliefs.c.id == belief.id))
+
+
+# -- conflicts -----------------------------------------------------------------------------------
+def _restore_loser_inverse(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
+    _set_superseded(ws, conn, d["winner"], d["loser"], d["winner_before"])
+    _set_superseded(ws, conn, d["loser"], None, d["loser_before"])
+
+
+@action("conflict", "restore_loser", inverse_of=_restore_loser_inverse)
+def _restore_loser_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
+    _set_superseded(ws, conn, d["loser"], d["loser_before"], None)
+    _set_superseded(ws, conn, d["winner"], d["winner_before"], d["loser"])
+
+
+def _nothing(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
+    """Confirming a resolution records a review; the rows stay as they are."""
+
+
+action("conflict", "confirm", inverse_of=_nothing)(_nothing)
+
+
+# -- policies ------------------------------------------------------------------------------------
+def _policy(ws: Workspace, conn: Connection, policy_id: str):
+    policies = ws.layout.policies
+    return conn.execute(select(policies).where(policies.c.id == policy_id)).first()
+
+
+def _set_active(ws: Workspace, conn: Connection, policy_id: str, expect: int | None, value: int) -> None:
+    row = _policy(ws, conn, policy_id)
+    if row is None:
+        raise StaleEdit(f"policy {policy_id} no longer exists")
+    if expect is not None and row.active != expect:
+        raise StaleEdit(f"policy {policy_id} changed since; nothing was changed")
+    policies = ws.layout.policies
+    conn.execute(policies.update().where(policies.c.id == policy_id).values(active=value))
+
+
+def _policy_edit_inverse(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
+    _set_active(ws, conn, d["new_id"], 1, 0)
+    _set_active(ws, conn, d["old_id"], 0, d.get("old_active", 1))
+
+
+@action("policy", "edit", inverse_of=_policy_edit_inverse)
+def _policy_edit_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
+    _set_active(ws, conn, d["old_id"], d.get("old_active", 1), 0)
+    if _policy(ws, conn, d["new_id"]) is None:
+        conn.execute(ws.layout.policies.insert().values(**d["new_row"]))
+    else:
+        _set_active(ws, conn, d["new_id"], 0, 1)
+
+
+def _policy_delete_inverse(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
+    conn.execute(ws.layout.policies.insert().values(**d["row"]))
+
+
+@action("policy", "delete", inverse_of=_policy_delete_inverse)
+def _policy_delete_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
+    policies = ws.layout.policies
+    conn.execute(policies.delete().where(policies.c.id == d["row"]["id"]))
+
+
+def _activate_inverse(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
+    _set_active(ws, conn, d["id"], d["after"], d["before"])
+
+
+@action("policy", "activate", inverse_of=_activate_inverse)
+def _activate_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
+    _set_active(ws, conn, d["id"], d["before"], d["after"])
+
+
+# -- grants --------------------------------------------------------------------------------------
+def _put_grant(ws: Workspace, conn: Connection, role: str, domain: str, permission: str | None) -> None:
+    grants = ws.layout.grants
+    where = and_(grants.c.workspace_id == ws.workspace_id, grants.c.agent_role == role,
+                 grants.c.memory_domain == domain)
+    conn.execute(grants.delete().where(where))
+    if permission is not None:
+        conn.execute(grants.insert().values(workspace_id=ws.workspace_id, agent_role=role, memory_domain=domain,
+                                            permission=permission))
+
+
+def _grant_inverse(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
+    _put_grant(ws, conn, d["role"], d["domain"], d["before"])
+
+
+@action("grant", "set", inverse_of=_grant_inverse)
+def _grant_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
+    _put_grant(ws, conn, d["role"], d["domain"], d["after"])
+
+
+action("grant", "remove", inverse_of=_grant_inverse)(_grant_forward)
+
+

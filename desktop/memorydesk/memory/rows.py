@@ -1,0 +1,59 @@
+"""Small helpers every service module shares: ids, clocks, JSON lists, fact rows."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from sqlalchemy import Connection, Row, literal_column, select
+
+from memorydesk.store.layout import Layout
+from memorydesk.store.ours import VECTOR_TABLE
+
+
+ROWID = literal_column("rowid")  # insertion order, the tie-breaker the product gets for free
+
+
+def now_s() -> int:
+    """The product's clock: whole unix seconds."""
+    return int(time.time())
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+def json_list(values: Iterable[str]) -> str:
+    """Compact JSON like Dart's ``jsonEncode`` (no spaces, non-ASCII unescaped)."""
+    return json.dumps(list(values), ensure_ascii=False, separators=(",", ":"))
+
+
+def read_json_list(value: str | None) -> list[str]:
+    """The product's reading: invalid or non-list JSON reads as an empty list."""
+    try:
+        parsed = json.loads(value) if value else []
+    except (TypeError, ValueError):
+        return []
+    return [x for x in parsed if isinstance(x, str)] if isinstance(parsed, list) else []
+
+
+def fact_row(conn: Connection, layout: Layout, fact_id: str) -> Row | None:
+    facts = layout.facts
+    return conn.execute(select(facts).where(facts.c.id == fact_id)).first()
+
+
+def insert_fact(conn: Connection, layout: Layout, values: Mapping[str, Any], *, vectors: bool) -> None:
+    """Insert a fact row (FTS follows by trigger) and keep our vector index in step."""
+    conn.execute(layout.facts.insert().values(**values))
+    if vectors and values.get("embedding") is not None:
+        conn.exec_driver_sql(f"INSERT INTO {VECTOR_TABLE}(fact_id, embedding) VALUES (?, ?)",
+                             (values["id"], values["embedding"]))
+
+
+def drop_vectors(conn: Connection, ids: Iterable[str], *, vectors: bool) -> None:
+    if vectors:
+        for fid in ids:
+            conn.exec_driver_sql(f"DELETE FROM {VECTOR_TABLE} WHERE fact_id = ?", (fid,))
