@@ -1,0 +1,315 @@
+"""Rank fusion as the product does it: RRF, the hybrid four-voice score, and MMR.
+
+Ranks are 0-based: an id at rank ``r`` of a voice with weight ``w`` adds
+``w · (1 / (60 + r + 1))``, so the first hit adds ``w/61``. (DESIGN's ``w/(60+r+1)``
+with the product's loop index ``r`` starting at 0 — ``polyphonic_recall.dart``,
+``rrf.dart``.) Floating-point operations follow the product's order so scores match
+to the last bit; in particular the voices are summed in the order the product
+registers them: fact, vector, temporal, graph.
+
+Equal scores are ordered by the Dart VM's ``List.sort`` (``dart_sort``), which is a
+stable insertion sort up to 33 items and an unstable dual-pivot quicksort beyond;
+ties are common in semantic mode (an FTS-only and a vector-only hit at the same rank).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Final, Mapping, Sequence
+
+from memorydesk.core.dart_sort import dart_compare_doubles, dart_sort
+from memorydesk.core.decay import weibull_at
+from memorydesk.core.intent import QueryIntent
+from memorydesk.core.text import jaccard, whitespace_tokens
+
+__all__ = [
+    "BASE_VOICE_WEIGHTS",
+    "FusedId",
+    "FusionRecord",
+    "HybridHit",
+    "HybridResult",
+    "MMR_LAMBDA",
+    "MmrPick",
+    "RRF_K",
+    "TOP_K",
+    "VOICE_LIMITS",
+    "VOICE_ORDER",
+    "VoiceContribution",
+    "Voice",
+    "hybrid_fuse",
+    "mmr_rerank",
+    "rrf_fuse",
+    "rrf_term",
+    "semantic_fuse",
+    "voice_weights",
+]
+
+RRF_K: Final = 60
+TOP_K: Final = 10
+MMR_LAMBDA: Final = 0.7
+
+
+class Voice(StrEnum):
+    """The four recall voices of hybrid search."""
+
+    VECTOR = "vector"
+    GRAPH = "graph"
+    FACT = "fact"
+    TEMPORAL = "temporal"
+
+
+#: The order in which the product accumulates the voices' RRF terms.
+VOICE_ORDER: Final = (Voice.FACT, Voice.VECTOR, Voice.TEMPORAL, Voice.GRAPH)
+
+BASE_VOICE_WEIGHTS: Final[Mapping[Voice, float]] = {
+    Voice.VECTOR: 0.35,
+    Voice.GRAPH: 0.25,
+    Voice.FACT: 0.25,
+    Voice.TEMPORAL: 0.15,
+}
+
+#: How many ids of each voice count (FTS top 20, KNN top 30, 30 newest; graph uncapped).
+VOICE_LIMITS: Final[Mapping[Voice, int | None]] = {
+    Voice.FACT: 20,
+    Voice.VECTOR: 30,
+    Voice.TEMPORAL: 30,
+    Voice.GRAPH: None,
+}
+
+
+def _by_score_desc(scores: Sequence[float]) -> list[int]:
+    order = list(range(len(scores)))
+    dart_sort(order, lambda x, y: dart_compare_doubles(scores[y], scores[x]))
+    return order
+
+
+# --- reciprocal rank fusion ------------------------------------------------------------
+
+
+def rrf_term(rank: int, weight: float = 1.0, k: int = RRF_K) -> float:
+    """What an id at 0-based ``rank`` adds: ``weight · (1 / (k + rank + 1))``."""
+    return weight * (1.0 / (k + rank + 1))
+
+
+@dataclass(frozen=True, slots=True)
+class FusedId:
+    """An id with its fused RRF score."""
+
+    id: str
+    score: float
+
+
+def rrf_fuse(
+    ranked_lists: Sequence[Sequence[str]], k: int = RRF_K, limit: int | None = None
+) -> list[FusedId]:
+    """Unweighted RRF of ranked id lists, best first, cut to ``limit`` if given."""
+    scores: dict[str, float] = {}
+    for ids in ranked_lists:
+        for rank, id_ in enumerate(ids):
+            scores[id_] = scores.get(id_, 0.0) + 1.0 / (k + rank + 1)
+    fused = [FusedId(id_, score) for id_, score in scores.items()]
+    dart_sort(fused, lambda x, y: dart_compare_doubles(y.score, x.score))
+    if limit is not None and limit >= 0:
+        return fused[:limit]
+    return fused
+
+
+def semantic_fuse(fts_ids: Sequence[str], vector_ids: Sequence[str]) -> list[FusedId]:
+    """Semantic mode: RRF (k=60) of the FTS top 20 and the vector top 30, limit 10."""
+    return rrf_fuse(
+        [fts_ids[: VOICE_LIMITS[Voice.FACT]], vector_ids[: VOICE_LIMITS[Voice.VECTOR]]],
+        k=RRF_K,
+        limit=TOP_K,
+    )
+
+
+# --- MMR -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MmrPick:
+    """One MMR choice: the input index, its max Jaccard to earlier picks, and the value.
+
+    The first pick is taken on score alone (similarity 0, value ``λ·score``).
+    """
+
+    index: int
+    similarity: float
+    penalty: float
+    value: float
+
+
+def mmr_rerank(
+    scores: Sequence[float],
+    texts: Sequence[str],
+    lam: float = MMR_LAMBDA,
+    top_k: int = TOP_K,
+) -> list[MmrPick]:
+    """Greedy MMR over items given as parallel ``scores`` and ``texts``.
+
+    Best score first; then repeatedly the item maximising
+    ``λ·score − (1−λ)·max Jaccard(item, chosen)`` (lower-cased whitespace tokens;
+    the first maximum wins), until ``top_k`` are chosen.
+    """
+    limit = max(top_k, 0)
+    if limit == 0:
+        return []
+    if len(scores) <= 1:
+        return [MmrPick(i, 0.0, 0.0, lam * scores[i]) for i in range(len(scores))][:limit]
+    tokens = [whitespace_tokens(text) for text in texts]
+    remaining = _by_score_desc(scores)
+    first = remaining.pop(0)
+    picks = [MmrPick(first, 0.0, 0.0, lam * scores[first])]
+    diversity = 1.0 - lam
+    while remaining and len(picks) < limit:
+        best_at, best = 0, MmrPick(-1, 0.0, 0.0, float("-inf"))
+        for at, i in enumerate(remaining):
+            sim = 0.0
+            for pick in picks:
+                s = jaccard(tokens[i], tokens[pick.index])
+                if s > sim:
+                    sim = s
+            penalty = diversity * sim
+            value = lam * scores[i] - penalty
+            if value > best.value:
+                best_at, best = at, MmrPick(i, sim, penalty, value)
+        if best.index < 0:  # every value NaN: the product takes the first remaining
+            i = remaining[0]
+            best = MmrPick(i, 0.0, 0.0, lam * scores[i])
+        remaining.pop(best_at)
+        picks.append(best)
+    return picks
+
+
+# --- hybrid ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FusionRecord:
+    """What fusion needs to know about one fact (read by the store layer)."""
+
+    created_at: float  # unix seconds
+    memory_type: str | None
+    confidence: float
+    text: str  # topic + " " + content
+    boost: float = 1.0  # newer product: 1.35 for the caller's repo, else 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class VoiceContribution:
+    """One voice's share of a hit's RRF sum."""
+
+    voice: Voice
+    rank: int  # 0-based
+    weight: float  # base weight × intent bias
+    contribution: float
+
+
+@dataclass(frozen=True, slots=True)
+class HybridHit:
+    """A scored candidate with everything that decided its place."""
+
+    id: str
+    contributions: tuple[VoiceContribution, ...]
+    rrf: float
+    weibull: float
+    decay_factor: float  # 0.02 + 0.98·weibull
+    confidence_factor: float  # 0.8 + 0.2·clamp(confidence, 0, 1)
+    boost: float
+    score: float  # rrf × decay_factor × confidence_factor × boost
+    score_rank: int  # 0-based place by score alone
+    position: int | None = None  # 0-based place after MMR; None if not chosen
+    mmr_similarity: float = 0.0
+    mmr_penalty: float = 0.0
+    mmr_value: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HybridResult:
+    """The outcome of one hybrid search, explained."""
+
+    intent: QueryIntent | None
+    weights: Mapping[Voice, float]
+    hits: tuple[HybridHit, ...]  # chosen, in final order
+    candidates: tuple[HybridHit, ...]  # every scored candidate, by score rank
+    unknown_ids: tuple[str, ...]  # ranked ids that had no record (skipped)
+
+
+def voice_weights(intent: QueryIntent | None) -> dict[Voice, float]:
+    """Base voice weights times the intent's biases (graph is never biased)."""
+    base = dict(BASE_VOICE_WEIGHTS)
+    if intent is None:
+        return base
+    bias = intent.bias
+    base[Voice.VECTOR] *= bias.vec
+    base[Voice.FACT] *= bias.fts
+    base[Voice.TEMPORAL] *= bias.importance
+    return base
+
+
+def hybrid_fuse(
+    voices: Mapping[Voice, Sequence[str]],
+    records: Mapping[str, FusionRecord],
+    intent: QueryIntent | None,
+    now: float,
+    top_k: int = TOP_K,
+    lam: float = MMR_LAMBDA,
+) -> HybridResult:
+    """Fuse the voices' ranked ids into the hybrid top ``top_k``, with explanations.
+
+    ``voices`` holds each voice's ids best first (a missing voice contributes
+    nothing, e.g. no vector voice without a query embedding); ``records`` the
+    facts behind them; ``now`` is unix seconds.
+    """
+    weights = voice_weights(intent)
+    rrf: dict[str, float] = {}
+    parts: dict[str, list[VoiceContribution]] = {}
+    for voice in VOICE_ORDER:
+        ids = voices.get(voice)
+        weight = weights[voice]
+        if ids is None or weight <= 0:
+            continue
+        limit = VOICE_LIMITS[voice]
+        for rank, id_ in enumerate(ids if limit is None else ids[:limit]):
+            term = rrf_term(rank, weight)
+            rrf[id_] = rrf.get(id_, 0.0) + term
+            parts.setdefault(id_, []).append(VoiceContribution(voice, rank, weight, term))
+
+    scored: list[HybridHit] = []
+    unknown: list[str] = []
+    for id_, total in rrf.items():
+        record = records.get(id_)
+        if record is None:
+            unknown.append(id_)
+            continue
+        decay = weibull_at(record.memory_type, record.created_at, now)
+        decay_factor = 0.02 + 0.98 * decay
+        confidence_factor = 0.8 + 0.2 * min(max(record.confidence, 0.0), 1.0)
+        score = total * decay_factor * confidence_factor * record.boost
+        scored.append(
+            HybridHit(
+                id_, tuple(parts[id_]), total, decay, decay_factor,
+                confidence_factor, record.boost, score, score_rank=-1,
+            )
+        )
+
+    scores = [hit.score for hit in scored]
+    for place, i in enumerate(_by_score_desc(scores)):
+        scored[i] = replace(scored[i], score_rank=place)
+    picks = mmr_rerank(scores, [records[h.id].text for h in scored], lam, top_k)
+    for position, pick in enumerate(picks):
+        scored[pick.index] = replace(
+            scored[pick.index],
+            position=position,
+            mmr_similarity=pick.similarity,
+            mmr_penalty=pick.penalty,
+            mmr_value=pick.value,
+        )
+    return HybridResult(
+        intent=intent,
+        weights=weights,
+        hits=tuple(scored[pick.index] for pick in picks),
+        candidates=tuple(sorted(scored, key=lambda h: h.score_rank)),
+        unknown_ids=tuple(unknown),
+    )
