@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import Connection, and_, select
 
+from memorydesk.core.errors import MemoryDeskError
 from memorydesk.core.vocab import is_consolidatable
 from memorydesk.memory.facts import propose_fact
 from memorydesk.memory.rows import ROWID, new_id, now_s
@@ -33,6 +34,9 @@ def update_my_notes(ws: Workspace, conn: Connection, agent_id: str, content: str
     notes, now = ws.layout.notes, now_s() if now is None else now
     row = agent_note(ws, conn, agent_id)
     if row is None:
+        agents = ws.layout.agents
+        if conn.execute(select(agents.c.id).where(agents.c.id == agent_id)).first() is None:
+            raise MemoryDeskError(f"agent {agent_id} does not exist in this workspace")
         note_id = new_id()
         conn.execute(notes.insert().values(id=note_id, workspace_id=ws.workspace_id, agent_id=agent_id,
                                            content=content, updated_at=now))
