@@ -1,0 +1,42 @@
+"""Receipts stored in a workspace: all or nothing, contract fields only."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from memorydesk.core.errors import BadInput
+from memorydesk.lineage.jsonl import parse_jsonl
+from memorydesk.lineage.receipt_store import ingest, load
+from memorydesk.store import open_workspace
+
+
+def line(**fields) -> str:
+    base = {"runId": "run-1", "userScope": "user:lena", "assistantScope": "asst:companion", "tier": "stm",
+            "status": "committed", "version": "v1", "atUtc": "2026-11-20T10:00:00Z",
+            "sourceVersion": "memorydesk 0.1.0"}
+    base.update(fields)
+    return json.dumps(base)
+
+
+def test_ingest_round_trips_and_drops_extension_fields(tmp_path: Path) -> None:
+    receipts = parse_jsonl([line(sourcePresent=False, waitingUntil="2026-11-21T00:00:00Z", **{"x-trace": "abc"}),
+                            line(tier="retrieval", status="verified", expectedVersion="v1", receiptId="r-2")])
+    with open_workspace(tmp_path / "ws.db") as ws:
+        assert ingest(ws, receipts) == 2
+        back = load(ws)
+        with ws.read() as conn:
+            columns = [r[1] for r in conn.exec_driver_sql("PRAGMA table_info(memdesk_receipts)")]
+    assert back == [replace(r, extensions={}) for r in receipts]
+    assert not any(c.startswith("x") or c in ("content", "text", "extensions") for c in columns)
+    assert "abc" not in (tmp_path / "ws.db").read_bytes().decode("latin-1")
+
+
+def test_ingest_is_all_or_nothing(tmp_path: Path) -> None:
+    with open_workspace(tmp_path / "ws.db") as ws:
+        with pytest.raises(BadInput, match="line 2"):
+            ingest(ws, parse_jsonl([line(), line(text="the user's diary")]))
+        assert load(ws) == []
