@@ -1,0 +1,114 @@
+"""The dispatch preamble: exactly what an agent is handed (DESIGN.md §3 "Dispatch preamble").
+
+::
+
+    ## Agent Memory\\n\\n<sections joined by \\n\\n>\\n\\n_Search durable facts on demand with the `search_memory` tool._
+    section 1: ## Active Policies\\n<lines joined by \\n>
+    section 2: ## My Notes\\n<note as stored>
+    section 3: ## Possibly relevant facts (keyword match for this task)\\n<lines joined by \\n>\\n_Verify load-bearing items with `search_memory`._
+
+- Policies: every active policy of the workspace, unfiltered, most recently updated
+  first (equal ``updated_at`` keep table order), as ``- [domain] rule`` with the rule
+  as stored (it may span lines).
+- Notes: the agent's note verbatim, only when it is not blank (Dart ``trim``). If an
+  agent has several note rows, the most recently updated one.
+- Facts: only when the trimmed task is at least 20 characters (UTF-16 units); the
+  keyword search for the task, at most 5 lines ``- [domain/topic] snippet (confidence
+  0.9)``, stopping before a line would take the lines' total UTF-16 length (newlines not
+  counted) past 1,200. The section is left out when no line fits.
+- The whole preamble is ``""`` when no section has content.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import and_, select
+
+from memorydesk.core.text import dart_trim, format_confidence, snippet, utf16_len
+from memorydesk.memory.search_keyword import KEYWORD_LIMIT, keyword_rows
+from memorydesk.store import Workspace
+
+__all__ = [
+    "FACT_LINES_BUDGET",
+    "MAX_FACT_LINES",
+    "MIN_TASK_UNITS",
+    "build_preamble",
+    "fact_lines",
+    "note_section",
+    "policy_section",
+]
+
+HEADER = "## Agent Memory"
+FOOTER = "_Search durable facts on demand with the `search_memory` tool._"
+POLICIES_HEADING = "## Active Policies"
+NOTES_HEADING = "## My Notes"
+FACTS_HEADING = "## Possibly relevant facts (keyword match for this task)"
+VERIFY_LINE = "_Verify load-bearing items with `search_memory`._"
+MAX_FACT_LINES = 5
+FACT_LINES_BUDGET = 1200
+MIN_TASK_UNITS = 20
+
+
+def policy_lines(ws: Workspace) -> list[str]:
+    """``- [domain] rule`` for every active policy, most recently updated first."""
+    policies = ws.layout.policies.name
+    with ws.read() as conn:
+        rows = conn.exec_driver_sql(
+            f"SELECT domain, rule FROM {policies} WHERE workspace_id = ? AND active = 1 "
+            f"ORDER BY updated_at DESC, rowid",
+            (ws.workspace_id,),
+        ).fetchall()
+    return [f"- [{domain}] {rule}" for domain, rule in rows]
+
+
+def policy_section(ws: Workspace) -> str:
+    """The policies section exactly as injected, or ``""`` when no policy is active."""
+    lines = policy_lines(ws)
+    return POLICIES_HEADING + "\n" + "\n".join(lines) if lines else ""
+
+
+def note_section(ws: Workspace, agent_id: str) -> str:
+    """``## My Notes`` with the agent's note verbatim, or ``""`` when it is missing or blank."""
+    notes = ws.layout.notes
+    stmt = (
+        select(notes.c.content)
+        .where(and_(notes.c.workspace_id == ws.workspace_id, notes.c.agent_id == agent_id))
+        .order_by(notes.c.updated_at.desc())
+        .limit(1)
+    )
+    with ws.read() as conn:
+        content = conn.execute(stmt).scalar()
+    if content is None or not dart_trim(content):
+        return ""
+    return NOTES_HEADING + "\n" + content
+
+
+def fact_lines(ws: Workspace, task: str) -> list[str]:
+    """The fact lines the task earns (empty when the trimmed task is under 20 characters)."""
+    if utf16_len(dart_trim(task)) < MIN_TASK_UNITS:
+        return []
+    with ws.read() as conn:
+        _, rows = keyword_rows(conn, ws, task, limit=KEYWORD_LIMIT)
+    lines: list[str] = []
+    used = 0
+    for row in rows:
+        if len(lines) >= MAX_FACT_LINES:
+            break
+        line = f"- [{row.domain}/{row.topic}] {snippet(row.content)} (confidence {format_confidence(row.confidence)})"
+        size = utf16_len(line)
+        if used + size > FACT_LINES_BUDGET:
+            break
+        lines.append(line)
+        used += size
+    return lines
+
+
+def build_preamble(ws: Workspace, agent_id: str, task: str | None = None) -> str:
+    """The preamble ``agent_id`` gets for ``task``; ``""`` when there is nothing to say."""
+    sections = [policy_section(ws), note_section(ws, agent_id)]
+    lines = fact_lines(ws, task or "")
+    if lines:
+        sections.append(FACTS_HEADING + "\n" + "\n".join(lines) + "\n" + VERIFY_LINE)
+    present = [s for s in sections if s]
+    if not present:
+        return ""
+    return HEADER + "\n\n" + "\n\n".join(present) + "\n\n" + FOOTER

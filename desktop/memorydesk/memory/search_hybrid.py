@@ -1,0 +1,175 @@
+"""The other voices of recall and their fusion (DESIGN.md §3 "Retrieval", "Hybrid details").
+
+- fact: the keyword search order (FTS top 20);
+- vector: the 30 nearest embeddings, superseded ones dropped (``search_vector``);
+- temporal: the 30 newest active facts (``created_at`` descending; equal times
+  keep the later-inserted row first);
+- graph: for each seed in turn (top 3 fact, then top 3 vector, without repeats) a
+  breadth-first walk to depth 2 over episodic edges in both directions. Each level
+  asks for every edge touching the level's facts, heaviest first (equal weights in
+  table order), and takes each edge's far end once per walk (the seed itself is not
+  part of its own walk). The walks are concatenated, repeats removed, and only
+  active facts of the workspace kept.
+
+``core.fusion`` does the arithmetic (weights × intent biases, ``w/(60+r+1)``, Weibull
+decay, confidence factor, MMR); this module gathers what it needs from the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from sqlalchemy import Connection
+
+from memorydesk.core.fusion import FusionRecord, Voice
+from memorydesk.core.text import candidate_text
+from memorydesk.memory.search_keyword import RepoScope
+from memorydesk.memory.search_vector import active_in_scope
+from memorydesk.store import Workspace
+
+__all__ = [
+    "GRAPH_DEPTH",
+    "GRAPH_SEEDS",
+    "REPO_BOOST",
+    "TEMPORAL_LIMIT",
+    "FactBrief",
+    "fact_briefs",
+    "graph_ids",
+    "temporal_ids",
+]
+
+TEMPORAL_LIMIT = 30
+GRAPH_SEEDS = 3
+GRAPH_DEPTH = 2
+#: The newer product's boost for facts of the caller's own repo (``repo:<slug>/…``).
+REPO_BOOST = 1.35
+_CHUNK = 500
+
+
+def temporal_ids(ws: Workspace, conn: Connection, scope: RepoScope | None = None,
+                 limit: int = TEMPORAL_LIMIT) -> list[str]:
+    """The ``limit`` newest active facts of the workspace."""
+    facts = ws.layout.facts.name
+    scope_sql, scope_params = scope.sql("f") if scope is not None else ("", ())
+    rows = conn.exec_driver_sql(
+        f"SELECT f.id FROM {facts} f WHERE f.workspace_id = ? AND f.superseded_by IS NULL{scope_sql} "
+        f"ORDER BY f.created_at DESC, f.rowid DESC LIMIT ?",
+        (ws.workspace_id, *scope_params, int(limit)),
+    )
+    return [r[0] for r in rows]
+
+
+def graph_seeds(fact_ids: Sequence[str], vector_ids: Sequence[str], n: int = GRAPH_SEEDS) -> list[str]:
+    """Top ``n`` of the fact voice, then top ``n`` of the vector voice, without repeats."""
+    seeds: list[str] = []
+    for fid in [*fact_ids[:n], *vector_ids[:n]]:
+        if fid not in seeds:
+            seeds.append(fid)
+    return seeds
+
+
+def _edges_touching(ws: Workspace, conn: Connection, frontier: Sequence[str]) -> list[tuple[str, str]]:
+    edges = ws.layout.edges.name
+    found: list[tuple[float, int, str, str]] = []
+    for start in range(0, len(frontier), _CHUNK):
+        chunk = list(frontier[start : start + _CHUNK])
+        marks = ",".join("?" * len(chunk))
+        rows = conn.exec_driver_sql(
+            f"SELECT weight, rowid, source_fact_id, target_fact_id FROM {edges} "
+            f"WHERE workspace_id = ? AND (source_fact_id IN ({marks}) OR target_fact_id IN ({marks}))",
+            (ws.workspace_id, *chunk, *chunk),
+        )
+        found.extend((float(r[0] or 0.0), int(r[1]), r[2], r[3]) for r in rows)
+    if len(frontier) > _CHUNK:  # an edge may have come back from two chunks
+        found = list({(w, rid, s, t): None for w, rid, s, t in found})
+    found.sort(key=lambda e: (-e[0], e[1]))
+    return [(s, t) for _, _, s, t in found]
+
+
+def _walk(ws: Workspace, conn: Connection, seed: str, depth: int) -> list[str]:
+    visited = {seed}
+    frontier = [seed]
+    reached: list[str] = []
+    for _ in range(depth):
+        if not frontier:
+            break
+        members = set(frontier)
+        nxt: list[str] = []
+        for source, target in _edges_touching(ws, conn, frontier):
+            for near, far in ((source, target), (target, source)):
+                if near in members and far not in visited:
+                    visited.add(far)
+                    nxt.append(far)
+        reached.extend(nxt)
+        frontier = nxt
+    return reached
+
+
+def graph_ids(
+    ws: Workspace,
+    conn: Connection,
+    seeds: Sequence[str],
+    *,
+    depth: int = GRAPH_DEPTH,
+    scope: RepoScope | None = None,
+) -> list[str]:
+    """The graph voice's ids, in walk order."""
+    ordered: dict[str, None] = {}
+    for seed in seeds:
+        for fid in _walk(ws, conn, seed, depth):
+            ordered.setdefault(fid, None)
+    ids = list(ordered)
+    keep = active_in_scope(ws, conn, ids, scope)
+    return [fid for fid in ids if fid in keep]
+
+
+class FactBrief:
+    """The fields of a fact that results show and fusion needs."""
+
+    __slots__ = ("id", "domain", "topic", "content", "confidence", "memory_type", "created_at")
+
+    def __init__(self, id: str, domain: str, topic: str, content: str, confidence: float,
+                 memory_type: str | None, created_at: int | None) -> None:
+        self.id, self.domain, self.topic, self.content = id, domain, topic, content
+        self.confidence, self.memory_type, self.created_at = confidence, memory_type, created_at
+
+    def record(self, scope: RepoScope | None = None) -> FusionRecord:
+        boost = REPO_BOOST if scope is not None and self.domain.startswith(scope.prefix) else 1.0
+        created = float(self.created_at) if isinstance(self.created_at, (int, float)) else None
+        return FusionRecord(
+            created_at=created,  # type: ignore[arg-type]  # weibull_at reads None as 0.0
+            memory_type=self.memory_type,
+            confidence=self.confidence,
+            text=candidate_text(self.topic, self.content),
+            boost=boost,
+        )
+
+
+def _float(value: object) -> float:
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def fact_briefs(ws: Workspace, conn: Connection, ids: Sequence[str]) -> dict[str, FactBrief]:
+    """The facts behind ``ids`` (missing ids are simply absent)."""
+    facts = ws.layout.facts.name
+    out: dict[str, FactBrief] = {}
+    unique = list(dict.fromkeys(ids))
+    for start in range(0, len(unique), _CHUNK):
+        chunk = unique[start : start + _CHUNK]
+        marks = ",".join("?" * len(chunk))
+        rows = conn.exec_driver_sql(
+            f"SELECT id, domain, topic, content, confidence, memory_type, created_at FROM {facts} "
+            f"WHERE id IN ({marks})",
+            tuple(chunk),
+        )
+        for r in rows:
+            out[r[0]] = FactBrief(r[0], r[1] or "", r[2] or "", r[3] or "", _float(r[4]), r[5], r[6])
+    return out
+
+
+def voice_lists(**voices: Sequence[str] | None) -> Mapping[Voice, Sequence[str]]:
+    """``fact=…, vector=…`` keyword arguments as the mapping ``hybrid_fuse`` takes (None left out)."""
+    return {Voice(name): ids for name, ids in voices.items() if ids is not None}
