@@ -7,9 +7,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from sqlalchemy.exc import IntegrityError
 
 from memorydesk.core.errors import BadInput
 from memorydesk.lineage.jsonl import parse_jsonl
+from memorydesk.lineage import receipt_store
 from memorydesk.lineage.receipt_store import ingest, load
 from memorydesk.store import open_workspace
 
@@ -35,8 +37,16 @@ def test_ingest_round_trips_and_drops_extension_fields(tmp_path: Path) -> None:
     assert "abc" not in (tmp_path / "ws.db").read_bytes().decode("latin-1")
 
 
-def test_ingest_is_all_or_nothing(tmp_path: Path) -> None:
+def test_a_content_field_refuses_the_whole_file(tmp_path: Path) -> None:
+    with pytest.raises(BadInput, match="line 2"):
+        parse_jsonl([line(), line(text="the user's diary")])
+
+
+def test_ingest_is_all_or_nothing(tmp_path: Path, monkeypatch) -> None:
+    good, bad = parse_jsonl([line(), line(runId="run-2")])
+    object.__setattr__(bad, "run_id", None)  # a row the database refuses (NOT NULL), in the second batch
+    monkeypatch.setattr(receipt_store, "BATCH", 1)
     with open_workspace(tmp_path / "ws.db") as ws:
-        with pytest.raises(BadInput, match="line 2"):
-            ingest(ws, parse_jsonl([line(), line(text="the user's diary")]))
+        with pytest.raises(IntegrityError):
+            ingest(ws, [good, bad])
         assert load(ws) == []
