@@ -1,11 +1,30 @@
-"""`memory-desk preamble` (not yet available)."""
+"""``memory-desk preamble WORKSPACE --agent AGENT_ID [--task TEXT]``.
 
-from memorydesk.commands import not_yet
+Prints exactly the dispatch preamble the agent would get (DESIGN.md §3), followed by
+one newline; prints nothing at all when the preamble is empty. Read-only.
+"""
 
-run = not_yet("preamble")
+from __future__ import annotations
+
+import sys
+
+from memorydesk.memory.preamble import build_preamble
+from memorydesk.store import open_workspace
 
 
 def register(sub) -> None:
-    p = sub.add_parser("preamble", help="not yet available")
-    p.add_argument("rest", nargs="*")
+    p = sub.add_parser("preamble", help="print the dispatch preamble an agent would get (read-only)")
+    p.add_argument("workspace")
+    p.add_argument("--agent", required=True, metavar="AGENT_ID")
+    p.add_argument("--task", default="", metavar="TEXT",
+                   help="the task text (facts are added only when it is 20 characters or more)")
     p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    with open_workspace(args.workspace, read_only=True) as ws:
+        text = build_preamble(ws, args.agent, args.task)
+    if text:
+        sys.stdout.buffer.write((text + "\n").encode("utf-8"))
+        sys.stdout.flush()
+    return 0
