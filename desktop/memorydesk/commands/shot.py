@@ -1,11 +1,74 @@
-"""`memory-desk shot` (not yet available)."""
+"""`memory-desk shot WORKSPACE --tab T --out FILE.png [--size WxH]`: render one tab to a PNG.
 
-from memorydesk.commands import not_yet
+The workspace is opened read-only (the file is not changed) and the window is
+rendered off-screen when there is no display. The first fact (or policy) is
+selected so the detail pane shows, and rendering waits for background reads.
+"""
 
-run = not_yet("shot")
+from __future__ import annotations
+
+import argparse
+import re
+import time
+from pathlib import Path
+
+from memorydesk.core.errors import BadInput
+
+TABS = ("facts", "policies", "graph", "grants", "conflicts", "lineage")
+
+
+def _size(text: str) -> tuple[int, int]:
+    m = re.fullmatch(r"(\d{2,5})x(\d{2,5})", text.strip().lower())
+    if not m:
+        raise BadInput(f"--size: expected WIDTHxHEIGHT such as 1280x800, got {text!r}")
+    return int(m.group(1)), int(m.group(2))
+
+
+def run(args: argparse.Namespace) -> int:
+    width, height = _size(args.size)
+    out = Path(args.out)
+    if not out.parent.is_dir():
+        raise BadInput(f"--out: the folder {out.parent} does not exist")
+    from memorydesk.ui.app import ensure_app, ensure_offscreen_if_headless
+
+    ensure_offscreen_if_headless()
+    app = ensure_app()
+    from memorydesk.store import open_workspace
+    from memorydesk.ui.mainwindow import MainWindow
+
+    ws = open_workspace(Path(args.workspace), read_only=True)
+    window = MainWindow(ws)
+    window.resize(width, height)
+    window.show_tab(args.tab)
+    window.show()
+
+    def settle(seconds: float = 15.0) -> None:
+        deadline = time.monotonic() + seconds
+        quiet = 0
+        while time.monotonic() < deadline and quiet < 5:
+            app.processEvents()
+            quiet = quiet + 1 if window.ops.pending == 0 else 0
+            time.sleep(0.02)
+
+    settle()
+    if args.tab == "facts" and window.facts_tab and window.facts_tab.model.rowCount():
+        window.facts_tab.select_row(0)
+    if args.tab == "policies" and window.policies_tab and window.policies_tab.model.rowCount():
+        window.policies_tab.view.selectRow(0)
+    settle()
+    image = window.grab()
+    window.close()
+    app.processEvents()
+    if not image.save(str(out), "PNG"):
+        raise BadInput(f"--out: could not write {out}")
+    print(f"{out}: {args.tab} tab of {ws.name}, {width}x{height}")
+    return 0
 
 
 def register(sub) -> None:
-    p = sub.add_parser("shot", help="not yet available")
-    p.add_argument("rest", nargs="*")
+    p = sub.add_parser("shot", help="render a tab of the window to a PNG (off-screen)")
+    p.add_argument("workspace", help="workspace database (opened read-only)")
+    p.add_argument("--tab", choices=TABS, default="facts")
+    p.add_argument("--out", required=True, help="PNG file to write")
+    p.add_argument("--size", default="1280x800", help="window size WIDTHxHEIGHT (default 1280x800)")
     p.set_defaults(func=run)

@@ -1,11 +1,60 @@
-"""`memory-desk window` (not yet available)."""
+"""`memory-desk [WORKSPACE] [--read-only]` and `memory-desk --demo`: open the desk window.
 
-from memorydesk.commands import not_yet
+With no workspace it reopens the most recent one; `--demo` builds a fresh demo
+workspace first (through `memory-desk demo create`).
+"""
 
-run = not_yet("window")
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+
+from memorydesk.core.errors import BadInput
 
 
-def register(sub) -> None:
-    p = sub.add_parser("window", help="not yet available")
-    p.add_argument("rest", nargs="*")
+def _demo_path() -> Path:
+    from memorydesk.commands import demo
+
+    if not hasattr(demo, "create_demo") and not hasattr(demo, "build"):
+        raise BadInput("--demo: building a demo workspace is not part of this build yet; "
+                       "open a workspace file instead")
+    folder = Path(tempfile.mkdtemp(prefix="memorydesk-demo-"))
+    path = folder / "demo.db"
+    builder = getattr(demo, "create_demo", None) or getattr(demo, "build")
+    builder(path)
+    return path
+
+
+def run(args: argparse.Namespace) -> int:
+    from memorydesk.ui.app import ensure_app, ensure_offscreen_if_headless
+
+    ensure_offscreen_if_headless()
+    app = ensure_app()
+    from memorydesk.store import open_workspace
+    from memorydesk.ui import settings
+    from memorydesk.ui.mainwindow import MainWindow
+
+    path: Path | None
+    if args.demo:
+        path = _demo_path()
+    elif args.workspace:
+        path = Path(args.workspace)
+    else:
+        recent = settings.recent()
+        path = Path(recent[0]) if recent else None
+        if path is None:
+            raise BadInput("no workspace given and none opened before; try `memory-desk WORKSPACE` or --demo")
+    ws = open_workspace(path, read_only=bool(args.read_only))
+    print(f"Opened {ws.path} ({ws.mode}, {ws.layout.kind} layout)")
+    window = MainWindow(ws)
+    window.show()
+    return int(app.exec())
+
+
+def register(sub) -> None:  # the window is the default command (see memorydesk.cli)
+    p = sub.add_parser("window", help="open the desk window")
+    p.add_argument("workspace", nargs="?")
+    p.add_argument("--read-only", action="store_true")
+    p.add_argument("--demo", action="store_true")
     p.set_defaults(func=run)

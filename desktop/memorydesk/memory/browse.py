@@ -1,0 +1,479 @@
+"""The desk's read queries: what the Facts and Policies tabs show (no Qt, no writes).
+
+Everything is done in SQL and in windows: a view asks for the rows of one window of a
+filtered, sorted list (``fact_rows``), the count runs separately (``count_facts``) so
+the UI can run it in the background, and nothing here ever loads every row of a
+1,000,000-fact file. Every sort ends with ``rowid`` so a window is stable between
+calls; ``position_of`` finds where a fact sits in the list (to keep a selection
+across a refresh).
+"""
+
+from __future__ import annotations
+
+import array
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from sqlalchemy import (
+    ColumnElement, Select, and_, case, false, func, literal_column, or_, select,
+)
+
+from memorydesk.store.workspace import Workspace
+
+DELETED = "human:deleted"
+REPO_PREFIX = "repo:"
+
+MEMORY_TYPES = (
+    "fact", "preference", "decision", "commitment", "goal", "event", "instruction", "relationship",
+    "context", "learning", "observation", "error", "artifact", "request", "unknown",
+)
+VERACITIES = ("stated", "inferred", "tool", "imported", "unknown")
+STATES = ("all", "active", "expired", "superseded", "deleted")
+
+# the columns a list window carries (no embedding blobs: they are 1.5 KB each)
+LIST_COLUMNS = (
+    "key", "id", "domain", "topic", "content", "memory_type", "veracity", "confidence", "created_at",
+    "updated_at", "recall_count", "mention_count", "superseded_by", "valid_until", "has_embedding",
+)
+SORTABLE = (
+    "domain", "topic", "content", "memory_type", "veracity", "confidence", "created_at", "updated_at",
+    "recall_count", "mention_count", "state", "valid_until",
+)
+
+
+@dataclass(frozen=True)
+class FactQuery:
+    """A filter and a sort over the facts of a workspace.
+
+    ``domain``: an exact domain, ``repo:<slug>/*`` for every domain of one repo, or
+    ``*/<name>`` for a bare name together with its repo-scoped forms.
+    ``text``: a substring of topic or content (ASCII case-insensitive).
+    ``ids``: restrict to these ids (search results), or None.
+    """
+
+    domain: str | None = None
+    memory_type: str | None = None
+    veracity: str | None = None
+    state: str = "all"
+    min_confidence: float | None = None
+    max_confidence: float | None = None
+    created_from: int | None = None
+    created_to: int | None = None
+    has_embedding: bool | None = None
+    text: str = ""
+    ids: tuple[str, ...] | None = None
+    sort: str = "created_at"
+    descending: bool = True
+    now: int | None = field(default=None, compare=False)
+
+    def with_(self, **changes: Any) -> FactQuery:
+        return replace(self, **changes)
+
+    @property
+    def is_filtered(self) -> bool:
+        return self != FactQuery(sort=self.sort, descending=self.descending)
+
+
+@dataclass(frozen=True)
+class FactRow:
+    """One fact as a list shows it (``key`` is its rowid in this file)."""
+
+    key: int
+    id: str
+    domain: str
+    topic: str
+    content: str
+    memory_type: str
+    veracity: str
+    confidence: float
+    created_at: int
+    updated_at: int
+    recall_count: int
+    mention_count: int
+    superseded_by: str | None
+    valid_until: int | None
+    has_embedding: bool
+
+    def state(self, now: int | None = None) -> str:
+        return fact_state(self.superseded_by, self.valid_until, now)
+
+
+def fact_state(superseded_by: str | None, valid_until: int | None, now: int | None = None) -> str:
+    """active / expired / deleted / superseded (sentinels and fact ids alike)."""
+    if superseded_by is None:
+        if valid_until is not None and valid_until < (now if now is not None else int(time.time())):
+            return "expired"
+        return "active"
+    if superseded_by == DELETED:
+        return "deleted"
+    return "superseded"
+
+
+# --- building the statement ------------------------------------------------------------
+
+
+def _lowered(column: ColumnElement, value: str, known: Sequence[str], default: str) -> ColumnElement:
+    """The product parses enums case-insensitively, unknown strings as the default."""
+    value = value.lower()
+    if value == default:
+        return or_(func.lower(column) == value, func.lower(column).not_in(list(known)))
+    return func.lower(column) == value
+
+
+def _domain_clause(column: ColumnElement, domain: str) -> ColumnElement:
+    if domain.startswith(REPO_PREFIX) and domain.endswith("/*"):
+        prefix = domain[:-1]  # "repo:<slug>/"
+        return func.substr(column, 1, len(prefix)) == prefix
+    if domain.startswith("*/"):
+        name = domain[2:]
+        return or_(column == name, and_(func.substr(column, 1, len(REPO_PREFIX)) == REPO_PREFIX,
+                                        func.substr(column, -len(name) - 1) == "/" + name))
+    return column == domain
+
+
+def _where(ws: Workspace, q: FactQuery) -> list[ColumnElement]:
+    f = ws.layout.facts.c
+    now = q.now if q.now is not None else int(time.time())
+    clauses: list[ColumnElement] = []
+    if q.domain:
+        clauses.append(_domain_clause(f.domain, q.domain))
+    if q.memory_type:
+        clauses.append(_lowered(f.memory_type, q.memory_type, MEMORY_TYPES, "fact"))
+    if q.veracity:
+        clauses.append(_lowered(f.veracity, q.veracity, VERACITIES, "stated"))
+    if q.state == "active":
+        clauses.append(f.superseded_by.is_(None))
+    elif q.state == "expired":
+        clauses += [f.superseded_by.is_(None), f.valid_until.is_not(None), f.valid_until < now]
+    elif q.state == "deleted":
+        clauses.append(f.superseded_by == DELETED)
+    elif q.state == "superseded":
+        clauses += [f.superseded_by.is_not(None), f.superseded_by != DELETED]
+    elif q.state != "all":
+        raise ValueError(f"unknown state {q.state!r}; expected one of {', '.join(STATES)}")
+    if q.min_confidence is not None:
+        clauses.append(f.confidence >= q.min_confidence)
+    if q.max_confidence is not None:
+        clauses.append(f.confidence <= q.max_confidence)
+    if q.created_from is not None:
+        clauses.append(f.created_at >= q.created_from)
+    if q.created_to is not None:
+        clauses.append(f.created_at <= q.created_to)
+    if q.has_embedding is not None:
+        clauses.append(f.embedding.is_not(None) if q.has_embedding else f.embedding.is_(None))
+    if q.text.strip():
+        needle = q.text.strip().lower()
+        clauses.append(or_(func.instr(func.lower(f.topic), needle) > 0,
+                           func.instr(func.lower(f.content), needle) > 0))
+    if q.ids is not None:
+        clauses.append(f.id.in_(list(q.ids)) if q.ids else false())
+    return clauses
+
+
+def _sort_key(ws: Workspace, q: FactQuery) -> ColumnElement:
+    f = ws.layout.facts.c
+    if q.sort == "state":
+        return case((f.superseded_by.is_(None), 0), (f.superseded_by == DELETED, 2), else_=1)
+    if q.sort not in SORTABLE:
+        raise ValueError(f"cannot sort by {q.sort!r}")
+    return f[q.sort]
+
+
+def _order(ws: Workspace, q: FactQuery) -> list[ColumnElement]:
+    key = _sort_key(ws, q)
+    rowid = literal_column("rowid")
+    return [key.desc(), rowid.desc()] if q.descending else [key.asc(), rowid.asc()]
+
+
+def _list_select(ws: Workspace) -> Select:
+    f = ws.layout.facts.c
+    cols = [f[name] for name in LIST_COLUMNS if name not in ("key", "has_embedding")]
+    return select(literal_column("rowid").label("key"), *cols,
+                  f.embedding.is_not(None).label("has_embedding")).select_from(ws.layout.facts)
+
+
+def _row(r: Any) -> FactRow:
+    m = r._mapping
+    return FactRow(**{name: m[name] for name in LIST_COLUMNS if name != "has_embedding"},
+                   has_embedding=bool(m["has_embedding"]))
+
+
+def fact_keys(ws: Workspace, q: FactQuery) -> array.array:
+    """The row keys (rowids) of every matching fact, in list order, as a compact array.
+
+    This is the one query that touches every matching row (8 bytes each: about 0.7 s and
+    8 MB for 1,000,000 facts); run it off the UI thread. Windows of rows are then read
+    by key with ``rows_for_keys`` in a couple of milliseconds, wherever they are.
+    """
+    stmt = select(literal_column("rowid")).select_from(ws.layout.facts).where(*_where(ws, q)) \
+        .order_by(*_order(ws, q))
+    with ws.read() as conn:
+        compiled = stmt.compile(dialect=conn.dialect, compile_kwargs={"render_postcompile": True})
+        params = [compiled.params[name] for name in (compiled.positiontup or [])]
+        cursor = conn.connection.driver_connection.execute(str(compiled), params)
+        keys = array.array("q")
+        while chunk := cursor.fetchmany(65536):
+            keys.extend(r[0] for r in chunk)
+        return keys
+
+
+def rows_for_keys(ws: Workspace, keys: Sequence[int]) -> list[FactRow | None]:
+    """List rows for these row keys, in the order given; None where a row is gone."""
+    if not len(keys):
+        return []
+    found: dict[int, FactRow] = {}
+    wanted = list(keys)
+    with ws.read() as conn:
+        for start in range(0, len(wanted), 500):
+            stmt = _list_select(ws).where(literal_column("rowid").in_(wanted[start:start + 500]))
+            for r in conn.execute(stmt):
+                row = _row(r)
+                found[row.key] = row
+    return [found.get(k) for k in wanted]
+
+
+# --- the list ----------------------------------------------------------------------------
+
+
+def fact_rows(ws: Workspace, q: FactQuery, offset: int, limit: int) -> list[FactRow]:
+    """One window of the filtered, sorted list."""
+    stmt = _list_select(ws).where(*_where(ws, q)).order_by(*_order(ws, q)).offset(max(0, offset)).limit(limit)
+    with ws.read() as conn:
+        return [_row(r) for r in conn.execute(stmt)]
+
+
+def fact_ids(ws: Workspace, q: FactQuery, offset: int = 0, limit: int = 1000) -> list[str]:
+    """The ids of one window of the filtered, sorted list."""
+    f = ws.layout.facts
+    stmt = select(f.c.id).where(*_where(ws, q)).order_by(*_order(ws, q)).offset(max(0, offset)).limit(limit)
+    with ws.read() as conn:
+        return list(conn.execute(stmt).scalars())
+
+
+def rows_for_ids(ws: Workspace, ids: Sequence[str]) -> list[FactRow]:
+    """Full list rows for these ids, in the order given (missing ids are left out)."""
+    if not ids:
+        return []
+    f = ws.layout.facts
+    found: dict[str, FactRow] = {}
+    with ws.read() as conn:
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start:start + 500])
+            for r in conn.execute(_list_select(ws).where(f.c.id.in_(chunk))):
+                row = _row(r)
+                found[row.id] = row
+    return [found[i] for i in ids if i in found]
+
+
+def count_facts(ws: Workspace, q: FactQuery | None = None) -> int:
+    """How many facts match (all facts when ``q`` is None). Slow on huge files: run it off the UI thread."""
+    f = ws.layout.facts
+    where = _where(ws, q) if q is not None else []
+    with ws.read() as conn:
+        return int(conn.execute(select(func.count()).select_from(f).where(*where)).scalar_one())
+
+
+def position_of(ws: Workspace, q: FactQuery, fact_id: str) -> int | None:
+    """Index of a fact in the filtered, sorted list, or None when it is not in it."""
+    f = ws.layout.facts
+    key = _sort_key(ws, q)
+    rowid = literal_column("rowid")
+    with ws.read() as conn:
+        hit = conn.execute(select(key.label("k"), rowid.label("r")).select_from(f)
+                           .where(f.c.id == fact_id, *_where(ws, q))).first()
+        if hit is None:
+            return None
+        k, r = hit
+        if k is None:
+            before = or_(key.is_not(None), and_(key.is_(None), rowid > r)) if q.descending else \
+                and_(key.is_(None), rowid < r)
+        elif q.descending:
+            before = or_(key > k, and_(key == k, rowid > r))
+        else:
+            before = or_(key.is_(None), key < k, and_(key == k, rowid < r))
+        stmt = select(func.count()).select_from(f).where(before, *_where(ws, q))
+        return int(conn.execute(stmt).scalar_one())
+
+
+# --- one fact ---------------------------------------------------------------------------
+
+
+def _json_list(text: str | None) -> list[str]:
+    if not text:
+        return []
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return []
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def _brief(ws: Workspace, conn: Any, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    if not ids:
+        return {}
+    f = ws.layout.facts.c
+    rows = conn.execute(select(f.id, f.topic, f.domain, f.superseded_by, f.valid_until, f.created_at)
+                        .where(f.id.in_(list(ids)))).all()
+    return {r.id: {"id": r.id, "topic": r.topic, "domain": r.domain, "created_at": r.created_at,
+                   "state": fact_state(r.superseded_by, r.valid_until)} for r in rows}
+
+
+def fact_detail(ws: Workspace, fact_id: str) -> dict[str, Any] | None:
+    """Every field of one fact plus its neighbourhood, or None when it does not exist.
+
+    ``newer``: the facts it was superseded by, following ``superseded_by`` (stops on a
+    sentinel, a missing id or a cycle). ``older``: the facts that were superseded by it,
+    transitively. ``conflicts`` and ``edges`` name the other fact with its topic.
+    """
+    f = ws.layout.facts
+    with ws.read() as conn:
+        row = conn.execute(select(f).where(f.c.id == fact_id)).first()
+        if row is None:
+            return None
+        d = dict(row._mapping)
+        emb = d.pop("embedding")
+        d.pop("binary_embedding", None)
+        d["embedding_bytes"] = len(emb) if emb is not None else None
+        d["state"] = fact_state(d["superseded_by"], d["valid_until"])
+        d["source_observation_ids"] = _json_list(d["source_observation_ids"])
+        d["temporal_tags_list"] = _json_list(d["temporal_tags"])
+
+        newer: list[dict[str, Any]] = []
+        seen = {fact_id}
+        nxt = d["superseded_by"]
+        while nxt and nxt not in seen and len(newer) < 100:
+            seen.add(nxt)
+            hit = conn.execute(select(f.c.id, f.c.topic, f.c.superseded_by, f.c.valid_until, f.c.created_at)
+                               .where(f.c.id == nxt)).first()
+            if hit is None:
+                newer.append({"id": nxt, "topic": None, "state": "sentinel" if ":" in nxt else "missing"})
+                break
+            newer.append({"id": hit.id, "topic": hit.topic, "created_at": hit.created_at,
+                          "state": fact_state(hit.superseded_by, hit.valid_until)})
+            nxt = hit.superseded_by
+        d["newer"] = newer
+
+        older: list[dict[str, Any]] = []
+        frontier = [fact_id]
+        while frontier and len(older) < 100:
+            hits = conn.execute(select(f.c.id, f.c.topic, f.c.superseded_by, f.c.valid_until, f.c.created_at)
+                                .where(f.c.superseded_by.in_(frontier))).all()
+            frontier = []
+            for hit in hits:
+                if hit.id in seen:
+                    continue
+                seen.add(hit.id)
+                frontier.append(hit.id)
+                older.append({"id": hit.id, "topic": hit.topic, "created_at": hit.created_at,
+                              "state": fact_state(hit.superseded_by, hit.valid_until)})
+        d["older"] = older
+
+        c = ws.layout.conflicts.c
+        conflicts = [dict(r._mapping) for r in conn.execute(
+            select(c.id, c.fact_a_id, c.fact_b_id, c.conflict_type, c.resolution, c.winning_fact_id,
+                   c.resolved_at, c.created_at)
+            .where(or_(c.fact_a_id == fact_id, c.fact_b_id == fact_id)).order_by(c.created_at.desc()))]
+        e = ws.layout.edges.c
+        edges = [dict(r._mapping) for r in conn.execute(
+            select(e.id, e.source_fact_id, e.target_fact_id, e.edge_type, e.weight, e.created_at)
+            .where(or_(e.source_fact_id == fact_id, e.target_fact_id == fact_id)).order_by(e.weight.desc()))]
+        others = {x["fact_b_id"] if x["fact_a_id"] == fact_id else x["fact_a_id"] for x in conflicts}
+        others |= {x["target_fact_id"] if x["source_fact_id"] == fact_id else x["source_fact_id"] for x in edges}
+        brief = _brief(ws, conn, sorted(others))
+    for x in conflicts:
+        x["other_id"] = x["fact_b_id"] if x["fact_a_id"] == fact_id else x["fact_a_id"]
+        x["role"] = "loser" if x["fact_a_id"] == fact_id else "winner"
+        x["other_topic"] = brief.get(x["other_id"], {}).get("topic")
+    for x in edges:
+        x["direction"] = "out" if x["source_fact_id"] == fact_id else "in"
+        x["other_id"] = x["target_fact_id"] if x["direction"] == "out" else x["source_fact_id"]
+        x["other_topic"] = brief.get(x["other_id"], {}).get("topic")
+    d["conflicts"] = conflicts
+    d["edges"] = edges
+    return d
+
+
+# --- the rest ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DomainCount:
+    name: str
+    count: int
+
+    @property
+    def repo(self) -> str | None:
+        """The repo slug of a ``repo:<slug>/<name>`` domain, else None."""
+        if self.name.startswith(REPO_PREFIX) and "/" in self.name:
+            return self.name[len(REPO_PREFIX):].split("/", 1)[0]
+        return None
+
+    @property
+    def bare(self) -> str:
+        return self.name.split("/", 1)[1] if self.repo is not None else self.name
+
+
+def domains(ws: Workspace) -> list[DomainCount]:
+    """Every distinct fact domain with its fact count (uses the domain index)."""
+    f = ws.layout.facts.c
+    with ws.read() as conn:
+        rows = conn.execute(select(f.domain, func.count()).group_by(f.domain).order_by(f.domain)).all()
+    return [DomainCount(name, int(n)) for name, n in rows]
+
+
+def repo_groups(items: Sequence[DomainCount]) -> dict[str, list[DomainCount]]:
+    """Repo-scoped domains grouped by repo slug."""
+    groups: dict[str, list[DomainCount]] = {}
+    for item in items:
+        if item.repo is not None:
+            groups.setdefault(item.repo, []).append(item)
+    return groups
+
+
+def policies(ws: Workspace) -> list[dict[str, Any]]:
+    """Every policy: active first, then most recently updated."""
+    p = ws.layout.policies
+    stmt = select(p).order_by(p.c.active.desc(), p.c.updated_at.desc(), literal_column("rowid").desc())
+    with ws.read() as conn:
+        out = [dict(r._mapping) for r in conn.execute(stmt)]
+    for row in out:
+        row["source_fact_ids"] = _json_list(row["source_fact_ids"])
+    return out
+
+
+def policy(ws: Workspace, policy_id: str) -> dict[str, Any] | None:
+    p = ws.layout.policies
+    with ws.read() as conn:
+        r = conn.execute(select(p).where(p.c.id == policy_id)).first()
+    return dict(r._mapping) if r is not None else None
+
+
+def agents(ws: Workspace) -> list[dict[str, Any]]:
+    """Agents (id, name, title, role, lifecycle status), by name."""
+    a = ws.layout.agents.c
+    stmt = select(a.id, a.name, a.title, a.role, a.lifecycle_status).order_by(a.name)
+    with ws.read() as conn:
+        return [dict(r._mapping) for r in conn.execute(stmt)]
+
+
+def counts(ws: Workspace) -> dict[str, int]:
+    """Totals for the status bar: facts, active facts, policies, active policies."""
+    f, p = ws.layout.facts, ws.layout.policies
+    with ws.read() as conn:
+        facts_all = conn.execute(select(func.count()).select_from(f)).scalar_one()
+        facts_active = conn.execute(select(func.count()).select_from(f)
+                                    .where(f.c.superseded_by.is_(None))).scalar_one()
+        pol = conn.execute(select(func.count(), func.coalesce(func.sum(p.c.active), 0))
+                           .select_from(p)).one()
+    return {"facts": int(facts_all), "active_facts": int(facts_active),
+            "policies": int(pol[0]), "active_policies": int(pol[1])}
+
+
+__all__ = [
+    "DomainCount", "FactQuery", "FactRow", "agents", "count_facts", "counts", "domains", "fact_detail",
+    "fact_ids", "fact_keys", "rows_for_keys", "fact_rows", "fact_state", "policies", "policy", "position_of", "repo_groups",
+    "rows_for_ids",
+]

@@ -1,0 +1,1 @@
+"""The Policies tab: every policy, its edits, and what every dispatch carries."""

@@ -1,0 +1,64 @@
+"""The policy edit dialog: domain, rule, required role (advisory), reason."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QPlainTextEdit, QVBoxLayout, QWidget,
+)
+
+ROLES = ("ceo", "coder", "reviewer", "qa", "designer", "security", "devops", "pm", "general")
+
+
+class PolicyEditDialog(QDialog):
+    def __init__(self, policy: dict[str, Any], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("policy-edit")
+        self.setWindowTitle("Edit policy")
+        self.policy_id = policy["id"]
+        self.domain = QLineEdit(policy["domain"])
+        self.domain.setObjectName("domain")
+        self.rule = QPlainTextEdit(policy["rule"])
+        self.rule.setObjectName("rule")
+        self.role = QComboBox()
+        self.role.setObjectName("required_role")
+        self.role.addItem("none", None)
+        for role in ROLES:
+            self.role.addItem(role, role)
+        current = (policy.get("required_role") or "").lower()
+        self.role.setCurrentIndex(max(0, self.role.findData(current)) if current else 0)
+        self.reason = QLineEdit()
+        self.reason.setObjectName("reason")
+        self.reason.setPlaceholderText("Why (kept in the history)")
+        self.problem = QLabel("")
+        self.problem.setObjectName("problem")
+        self.problem.setStyleSheet("color: #c0392b")
+        form = QFormLayout()
+        form.addRow("Domain", self.domain)
+        form.addRow("Rule", self.rule)
+        form.addRow("Required role (advisory)", self.role)
+        form.addRow("Reason", self.reason)
+        note = QLabel("The required role is advisory: the product never enforces it. Every active policy "
+                      "is injected into every agent dispatch.")
+        note.setWordWrap(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self._check)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(note)
+        layout.addWidget(self.problem)
+        layout.addWidget(buttons)
+        self.resize(560, 380)
+
+    def values(self) -> dict[str, Any]:
+        return {"domain": self.domain.text().strip(), "rule": self.rule.toPlainText().strip(),
+                "required_role": self.role.currentData(), "reason": self.reason.text().strip()}
+
+    def _check(self) -> None:
+        v = self.values()
+        if not v["domain"] or not v["rule"]:
+            self.problem.setText("Domain and rule may not be empty.")
+            return
+        self.accept()

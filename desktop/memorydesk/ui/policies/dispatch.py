@@ -1,0 +1,137 @@
+"""What every dispatch carries (the policy section, exactly as injected) and a preview
+of one agent's whole dispatch preamble for a typed task."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import (
+    QComboBox, QFormLayout, QGroupBox, QLabel, QLineEdit, QPlainTextEdit, QVBoxLayout, QWidget,
+)
+
+from memorydesk.memory import browse
+from memorydesk.store.workspace import Workspace
+from memorydesk.ui import services
+from memorydesk.ui.operations import Operations
+from memorydesk.ui.text import tokens
+
+NOTE_AT, WARN_AT, ALARM_AT = 2_000, 4_000, 8_000  # characters of policy text in every dispatch
+
+
+def utf16_len(text: str) -> int:
+    """Length as the product counts it (UTF-16 code units)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def size_note(chars: int) -> tuple[str, str]:
+    """(sentence, colour) for a block of text every dispatch carries."""
+    base = f"{chars:,} characters · ~{tokens(chars):,} tokens (characters ÷ 4)"
+    if chars >= ALARM_AT:
+        return base + " — very large: every agent pays for this on every task; retire or merge policies.", "#c0392b"
+    if chars >= WARN_AT:
+        return base + " — large: consider retiring or merging policies.", "#d9822b"
+    if chars >= NOTE_AT:
+        return base + " — growing: it is added to every dispatch.", "#b7950b"
+    return base, ""
+
+
+def _mono(name: str) -> QPlainTextEdit:
+    box = QPlainTextEdit()
+    box.setObjectName(name)
+    box.setReadOnly(True)
+    box.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+    box.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+    return box
+
+
+class DispatchPanel(QWidget):
+    def __init__(self, ws: Workspace, ops: Operations, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ws, self.ops = ws, ops
+        self.section = _mono("policy-section")
+        self.section_size = QLabel("")
+        self.section_size.setObjectName("policy-section-size")
+        self.section_size.setWordWrap(True)
+        carries = QGroupBox("What every dispatch carries")
+        lay = QVBoxLayout(carries)
+        lay.addWidget(QLabel("The policy section exactly as it is injected into every agent's dispatch:"))
+        lay.addWidget(self.section, 1)
+        lay.addWidget(self.section_size)
+
+        self.agent = QComboBox()
+        self.agent.setObjectName("agent")
+        self.task = QLineEdit()
+        self.task.setObjectName("task")
+        self.task.setPlaceholderText("Type a task (20+ characters adds keyword-matched facts)")
+        self.preview = _mono("preamble")
+        self.preview_size = QLabel("")
+        self.preview_size.setObjectName("preamble-size")
+        preview = QGroupBox("Dispatch preview")
+        form = QFormLayout()
+        form.addRow("Agent", self.agent)
+        form.addRow("Task", self.task)
+        play = QVBoxLayout(preview)
+        play.addLayout(form)
+        play.addWidget(self.preview, 1)
+        play.addWidget(self.preview_size)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(carries, 1)
+        layout.addWidget(preview, 1)
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(300)
+        self._debounce.timeout.connect(self.update_preview)
+        self.task.textChanged.connect(lambda _t: self._debounce.start())
+        self.agent.currentIndexChanged.connect(lambda _i: self.update_preview())
+        self.refresh()
+
+    def refresh(self) -> None:
+        mod = services.preamble()
+        ws = self.ws
+        if mod is None:
+            self.section.setPlainText("")
+            self.section_size.setText("The dispatch preamble service is not part of this build, so the "
+                                      "exact injected text cannot be shown.")
+        else:
+            self.ops.run(lambda: mod.policy_section(ws), self._show_section, label="building the policy section")
+        self.ops.run(lambda: browse.agents(ws), self._show_agents, label="reading agents")
+
+    def _show_section(self, text: str) -> None:
+        self.section.setPlainText(text)
+        note, colour = size_note(utf16_len(text))
+        self.section_size.setText(note if text else "No active policies: dispatches carry no policy section.")
+        self.section_size.setStyleSheet(f"color: {colour}" if colour else "")
+
+    def _show_agents(self, agents: list[dict[str, Any]]) -> None:
+        current = self.agent.currentData()
+        self.agent.blockSignals(True)
+        self.agent.clear()
+        for a in agents:
+            label = a["name"] + (f" — {a['title']}" if a.get("title") else "")
+            self.agent.addItem(label, a["id"])
+        if current is not None and self.agent.findData(current) >= 0:
+            self.agent.setCurrentIndex(self.agent.findData(current))
+        self.agent.blockSignals(False)
+        self.update_preview()
+
+    def update_preview(self) -> None:
+        mod = services.preamble()
+        agent_id = self.agent.currentData()
+        if mod is None:
+            self.preview.setPlainText("")
+            self.preview_size.setText("Preview unavailable: the dispatch preamble service is not part of this build.")
+            return
+        if agent_id is None:
+            self.preview_size.setText("This workspace has no agents to preview.")
+            return
+        ws, task = self.ws, self.task.text()
+        self.ops.run(lambda: mod.build_preamble(ws, agent_id, task), self._show_preview,
+                     label="building the dispatch preview")
+
+    def _show_preview(self, text: str) -> None:
+        self.preview.setPlainText(text)
+        self.preview_size.setText(size_note(utf16_len(text))[0] if text else "Empty: this dispatch carries no memory.")

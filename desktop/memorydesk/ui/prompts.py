@@ -1,0 +1,38 @@
+"""Small window-modal prompts that never block the event loop (``open()``, not ``exec()``).
+
+Each takes a callback for the answer, so tests can drive the real widgets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+
+def confirm(parent: QWidget, title: str, text: str, on_yes: Callable[[], None], *,
+            yes_text: str = "OK", informative: str = "") -> QMessageBox:
+    box = QMessageBox(QMessageBox.Icon.Question, title, text, QMessageBox.StandardButton.Cancel, parent)
+    box.setObjectName("confirm")
+    yes = box.addButton(yes_text, QMessageBox.ButtonRole.AcceptRole)
+    yes.setObjectName("confirm-yes")
+    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+    if informative:
+        box.setInformativeText(informative)
+
+    def done(_result: int) -> None:
+        if box.clickedButton() is yes:
+            on_yes()
+        box.deleteLater()
+
+    box.finished.connect(done)
+    box.open()
+    return box
+
+
+def show_error(parent: QWidget, title: str, text: str) -> QMessageBox:
+    box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok, parent)
+    box.setObjectName("error")
+    box.finished.connect(lambda _r: box.deleteLater())
+    box.open()
+    return box

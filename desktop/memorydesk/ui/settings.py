@@ -1,0 +1,50 @@
+"""The desk's settings (QSettings, INI format): recent workspaces and the reviewer's name."""
+
+from __future__ import annotations
+
+import getpass
+from pathlib import Path
+
+from PySide6.QtCore import QSettings
+
+from memorydesk.ui.app import APPLICATION, ORGANIZATION
+
+MAX_RECENT = 10
+
+
+def _store() -> QSettings:
+    return QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, ORGANIZATION, APPLICATION)
+
+
+def recent() -> list[str]:
+    value = _store().value("recent", [])
+    if isinstance(value, str):
+        value = [value]
+    return [str(v) for v in (value or [])]
+
+
+def add_recent(path: str | Path) -> list[str]:
+    path = str(Path(path).resolve())
+    items = [path] + [p for p in recent() if p != path]
+    items = items[:MAX_RECENT]
+    store = _store()
+    store.setValue("recent", items)
+    store.sync()
+    return items
+
+
+def clear_recent() -> None:
+    store = _store()
+    store.remove("recent")
+    store.sync()
+
+
+def actor() -> str:
+    """Who the history names for a change: the configured name, else the login name."""
+    name = str(_store().value("actor", "") or "")
+    if name:
+        return name
+    try:
+        return getpass.getuser()
+    except Exception:  # noqa: BLE001 - no login name in some sandboxes
+        return "reviewer"

@@ -1,0 +1,123 @@
+"""How fast the desk is on a 1,000,000-fact workspace (run with ``make bench``).
+
+Measures, and prints: opening the workspace to the first rows painted in the Facts
+tab, a jump to the middle of the list, a jump to the end, and the background count.
+The 1M-fact file is built once with bulk SQL (FTS rebuilt in one pass) and kept in
+a cache folder under the system temp directory, keyed by its recipe version.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sqlite3
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest
+
+from memorydesk.store import open_workspace
+
+N_FACTS = int(os.environ.get("MEMDESK_BENCH_FACTS", "1000000"))
+RECIPE = 2
+DOMAINS = ["decisions", "ticket-outcomes", "pr-reviews", "orchestration", "release-notes",
+           "repo:acme-web/frontend", "repo:acme-web/infra", "repo:acme-api/backend", "working-memory"]
+TYPES = ["fact", "preference", "decision", "event", "observation", "learning", "goal"]
+VERACITIES = ["stated", "inferred", "tool", "imported"]
+WORDS = ("deploy cache schema token retry budget review queue latency index migration owner "
+         "release rollback canary tenant quota alert metric feature flag service gateway").split()
+
+
+def build_big(path: Path, n: int, seed: int = 1) -> Path:
+    """A workspace with ``n`` facts; the FTS index is rebuilt once at the end."""
+    ws = open_workspace(path)
+    ws_id, table = ws.workspace_id, ws.layout.facts.name
+    ws.close()
+    rnd = random.Random(seed)
+    now = int(time.time())
+    con = sqlite3.connect(path)
+    con.execute("PRAGMA journal_mode = WAL")
+    con.execute("PRAGMA synchronous = OFF")
+    trigger = con.execute("SELECT sql FROM sqlite_master WHERE name = 'memory_facts_ai'").fetchone()[0]
+    con.execute("DROP TRIGGER memory_facts_ai")
+
+    def rows():
+        for i in range(n):
+            words = rnd.sample(WORDS, 6)
+            created = now - (n - i) * 30
+            yield (str(uuid.UUID(int=rnd.getrandbits(128), version=4)), ws_id, rnd.choice(DOMAINS),
+                   f"{words[0]} {words[1]} #{i}", " ".join(words) + f" — note {i} about the {words[2]} path",
+                   round(rnd.random(), 3), None if rnd.random() > 0.1 else "human:deleted",
+                   rnd.choice(TYPES), rnd.choice(VERACITIES), rnd.randrange(20), 1 + rnd.randrange(5),
+                   created, created)
+
+    with con:
+        con.executemany(
+            f"INSERT INTO {table} (id, workspace_id, domain, topic, content, confidence, superseded_by, "
+            "memory_type, veracity, recall_count, mention_count, created_at, updated_at) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", rows())
+        con.execute("INSERT INTO memory_facts_fts(memory_facts_fts) VALUES ('rebuild')")
+        con.execute(trigger)
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+    return path
+
+
+@pytest.fixture(scope="session")
+def big_workspace() -> Path:
+    folder = Path(tempfile.gettempdir()) / "memorydesk-bench"
+    folder.mkdir(exist_ok=True)
+    path = folder / f"facts-{N_FACTS}-r{RECIPE}.db"
+    if not path.exists():
+        started = time.perf_counter()
+        partial = path.with_suffix(".partial")
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(partial) + suffix).unlink(missing_ok=True)
+        build_big(partial, N_FACTS)
+        partial.rename(path)
+        print(f"\nbuilt {N_FACTS:,} facts in {time.perf_counter() - started:.1f} s at {path}")
+    return path
+
+
+@pytest.mark.slow
+def test_open_scroll_and_count(big_workspace: Path, qtbot, tmp_path) -> None:
+    from PySide6.QtCore import QSettings
+
+    from memorydesk.ui.app import ensure_app
+    from memorydesk.ui.mainwindow import MainWindow
+
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path))
+    ensure_app()
+    t0 = time.perf_counter()
+    ws = open_workspace(big_workspace, read_only=True)
+    win = MainWindow(ws)
+    qtbot.addWidget(win)
+    win.resize(1280, 800)
+    win.show()
+    facts = win.facts_tab
+    qtbot.waitUntil(lambda: facts.model.rows_loaded() > 0, timeout=60000)
+    view = facts.view
+    view.viewport().repaint()
+    first = time.perf_counter() - t0
+    qtbot.waitUntil(lambda: facts.model.count_known(), timeout=120000)
+    counted = time.perf_counter() - t0
+    total = facts.model.rowCount()
+
+    def jump(row: int) -> float:
+        t = time.perf_counter()
+        view.scrollTo(facts.model.index(row, 0))
+        qtbot.waitUntil(lambda: facts.model.is_row_loaded(row), timeout=60000)
+        view.viewport().repaint()
+        return time.perf_counter() - t
+
+    middle = jump(total // 2)
+    end = jump(total - 1)
+    print(f"\n{N_FACTS:,} facts, {total:,} shown: first rows painted {first * 1000:.0f} ms; "
+          f"count known {counted * 1000:.0f} ms; jump to middle {middle * 1000:.0f} ms; "
+          f"jump to end {end * 1000:.0f} ms")
+    win.close()
+    ws.close()
