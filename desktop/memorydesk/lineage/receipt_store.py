@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 
 from memorydesk.core.receipts import Receipt, format_utc, parse_utc
 from memorydesk.memory.service import with_retry
@@ -33,16 +33,18 @@ def _row(r: Receipt) -> dict:
     }
 
 
+def insert(conn: Connection, receipts: Iterable[Receipt]) -> int:
+    """Add receipts inside the caller's transaction (a promotion writes its own this way)."""
+    rows = [_row(r) for r in receipts]
+    for start in range(0, len(rows), BATCH):
+        conn.execute(TABLE.insert(), rows[start:start + BATCH])
+    return len(rows)
+
+
 def ingest(ws: Workspace, receipts: Iterable[Receipt]) -> int:
     """Store every receipt in one transaction; on any failure none is stored."""
-    rows = [_row(r) for r in receipts]
-
-    def work(conn) -> int:
-        for start in range(0, len(rows), BATCH):
-            conn.execute(TABLE.insert(), rows[start:start + BATCH])
-        return len(rows)
-
-    return with_retry(ws, work) if rows else 0
+    receipts = list(receipts)
+    return with_retry(ws, lambda conn: insert(conn, receipts)) if receipts else 0
 
 
 def load(ws: Workspace, run_id: str | None = None) -> list[Receipt]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from sqlalchemy import Connection, Index, Integer, Text
+from sqlalchemy import Connection, Float, Index, Integer, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 if TYPE_CHECKING:
@@ -81,6 +81,63 @@ class DeskReceipt(DeskBase):
     canary: Mapped[int | None] = mapped_column(Integer)
 
 
+class DeskLane(DeskBase):
+    """One memory lane (user scope × assistant scope) and its version counter."""
+
+    __tablename__ = "memdesk_lanes"
+
+    user_scope: Mapped[str] = mapped_column(Text, primary_key=True)
+    assistant_scope: Mapped[str] = mapped_column(Text, primary_key=True)
+    last_version: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+
+
+class DeskMemoryVersion(DeskBase):
+    """The run, lane and version of a tiered memory, kept for its whole life (STM id as key)."""
+
+    __tablename__ = "memdesk_memory_versions"
+
+    item_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    run_id: Mapped[str] = mapped_column(Text, nullable=False)
+    user_scope: Mapped[str] = mapped_column(Text, nullable=False)
+    assistant_scope: Mapped[str] = mapped_column(Text, nullable=False)
+    version: Mapped[str] = mapped_column(Text, nullable=False)
+
+
+class DeskSegment(DeskBase):
+    """A mid-term segment: pages on one theme, with the heat that decides promotion."""
+
+    __tablename__ = "memdesk_mtm_segments"
+    __table_args__ = (Index("idx_memdesk_segments_lane", "user_scope", "assistant_scope"),)
+
+    id: Mapped[str] = mapped_column(Text, primary_key=True)
+    user_scope: Mapped[str] = mapped_column(Text, nullable=False)
+    assistant_scope: Mapped[str] = mapped_column(Text, nullable=False)
+    summary: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    keywords: Mapped[str] = mapped_column(Text, nullable=False, default="[]")
+    n_visit: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    l_interaction: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    last_visit_at: Mapped[int] = mapped_column(Integer, nullable=False)
+    created_at: Mapped[int] = mapped_column(Integer, nullable=False)
+
+
+class DeskPage(DeskBase):
+    """A mid-term page: one short-term item moved into a segment."""
+
+    __tablename__ = "memdesk_mtm_pages"
+    __table_args__ = (Index("idx_memdesk_pages_segment", "segment_id"),)
+
+    id: Mapped[str] = mapped_column(Text, primary_key=True)
+    segment_id: Mapped[str] = mapped_column(Text, nullable=False)
+    item_id: Mapped[str] = mapped_column(Text, nullable=False)
+    run_id: Mapped[str] = mapped_column(Text, nullable=False)
+    version: Mapped[str] = mapped_column(Text, nullable=False)
+    content: Mapped[str] = mapped_column(Text, nullable=False)
+    memory_type: Mapped[str] = mapped_column(Text, nullable=False)
+    veracity: Mapped[str] = mapped_column(Text, nullable=False)
+    importance: Mapped[float] = mapped_column(Float, nullable=False)
+    created_at: Mapped[int] = mapped_column(Integer, nullable=False)
+
+
 def _create_base(conn: Connection, layout: Layout) -> None:
     for model in (DeskMeta, DeskHistory, DeskReceipt):
         model.__table__.create(conn, checkfirst=True)
@@ -102,5 +159,11 @@ def _create_vectors(conn: Connection, layout: Layout) -> None:
     )
 
 
-MIGRATIONS: tuple[Callable[[Connection, Layout], None], ...] = (_create_base, _create_vectors)
+def _create_tiers(conn: Connection, layout: Layout) -> None:
+    """Lanes, short-term lineage and the mid-term tier (DESIGN.md section 4)."""
+    for model in (DeskLane, DeskMemoryVersion, DeskSegment, DeskPage):
+        model.__table__.create(conn, checkfirst=True)
+
+
+MIGRATIONS: tuple[Callable[[Connection, Layout], None], ...] = (_create_base, _create_vectors, _create_tiers)
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,0 +1,209 @@
+"""The operator gate: ``memory-desk canary WORKSPACE`` (DESIGN.md section 4).
+
+A canary memory with a random id and no personal content goes down the real path —
+store → promote → retrieve → dispatch — in two user scopes × two assistant scopes,
+with the STM capacity forced small so transitions happen, and in two batches run by
+two separate processes (a restart in between). Then it checks, one line each, that
+every cross-scope query returned nothing, that every source removal has its target
+commit, that the receipts say every run is healthy or waiting and are fresh, and
+finally removes the canary. The gate passes only when every check passes.
+
+This module is also the batch worker: ``python -m memorydesk.lineage.canary WS ID N``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from itertools import product
+from pathlib import Path
+
+from sqlalchemy import select
+
+from memorydesk.core.health import classify
+from memorydesk.lineage import receipt_store
+from memorydesk.lineage.recall import dispatch, retrieve
+from memorydesk.lineage.tiers import PAGES, SEGMENTS, VERSIONS, LANES, LPM_DOMAIN, TierConfig, TierEngine
+from memorydesk.memory.rows import read_json_list
+from memorydesk.memory.service import with_retry
+from memorydesk.store import Workspace, open_workspace
+from memorydesk.store.ours import DeskReceipt
+
+CAPACITY = 2
+PER_BATCH = 3
+FRESH_FOR = timedelta(hours=24)
+CONFIG = TierConfig(stm_capacity=CAPACITY, heat_threshold=2.0)
+
+
+def lanes(canary_id: str) -> list[tuple[str, str]]:
+    users = [f"{canary_id}/user-{x}" for x in "ab"]
+    assistants = [f"{canary_id}/assistant-{x}" for x in "12"]
+    return list(product(users, assistants))
+
+
+def lane_token(user: str, assistant: str) -> str:
+    """A word only this lane's canary memories contain (no personal content: just a hash)."""
+    return "lane" + hashlib.sha256(f"{user}|{assistant}".encode()).hexdigest()[:10]
+
+
+# -- the batch worker (runs in its own process) ---------------------------------------------------
+def run_batch(path: Path, canary_id: str, batch: int) -> dict:
+    report: dict = {"pid": os.getpid(), "batch": batch, "seen_before": {}, "cross_scope_hits": 0,
+                    "cross_scope_queries": 0, "dispatched": 0}
+    with open_workspace(path) as ws:
+        engine = TierEngine(ws, CONFIG, canary=True)
+        all_lanes = lanes(canary_id)
+        for user, assistant in all_lanes:
+            run_id = f"{canary_id}/run-{batch}/{user.rsplit('/', 1)[1]}-{assistant.rsplit('/', 1)[1]}"
+            token = lane_token(user, assistant)
+            report["seen_before"][token] = len(retrieve(engine, user, assistant, token).memories)
+            for n in range(PER_BATCH):
+                engine.remember(user, assistant, f"canary {token} batch {batch} note {n}", run_id=run_id,
+                                memory_type="fact", importance=0.5 + 0.1 * n)
+            if batch > 1:
+                engine.promote_hot(user, assistant)
+            found = retrieve(engine, user, assistant, token, run_id=run_id)
+            if found.memories:
+                dispatch(engine, user, assistant, f"recall {token}", run_id=run_id)
+                report["dispatched"] += 1
+        for (user, assistant), (other_user, other_assistant) in product(all_lanes, all_lanes):
+            if (user, assistant) == (other_user, other_assistant):
+                continue
+            report["cross_scope_queries"] += 1
+            hits = retrieve(engine, user, assistant, lane_token(other_user, other_assistant)).memories
+            report["cross_scope_hits"] += len(hits)
+    return report
+
+
+# -- the gate -------------------------------------------------------------------------------------
+@dataclass
+class Check:
+    name: str
+    passed: bool
+    detail: str
+
+    def line(self) -> str:
+        return f"{'PASS' if self.passed else 'FAIL'} {self.name}: {self.detail}"
+
+
+def _worker(path: Path, canary_id: str, batch: int) -> dict:
+    done = subprocess.run([sys.executable, "-m", "memorydesk.lineage.canary", str(path), canary_id, str(batch)],
+                          capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "worker failed")
+    return json.loads(done.stdout)
+
+
+def where_memories_are(ws: Workspace, canary_id: str) -> dict[str, list[str]]:
+    """For each canary memory (by its STM id), the tiers that hold it now."""
+    items, facts = ws.layout.items, ws.layout.facts
+    with ws.read() as conn:
+        ids = conn.execute(select(VERSIONS.c.item_id).where(VERSIONS.c.user_scope.like(f"{canary_id}/%"))
+                           ).scalars().all()
+        stm = set(conn.execute(select(items.c.id).where(items.c.id.in_(ids))).scalars())
+        mtm = set(conn.execute(select(PAGES.c.item_id).where(PAGES.c.item_id.in_(ids))).scalars())
+        lpm_rows = conn.execute(select(facts.c.source_observation_ids).where(
+            facts.c.domain == LPM_DOMAIN, facts.c.topic.like(f"{canary_id}/%"))).scalars()
+        lpm = {s for row in lpm_rows for s in read_json_list(row)}
+    return {i: [t for t, held in (("stm", stm), ("mtm", mtm), ("lpm", lpm)) if i in held] for i in ids}
+
+
+def remove_canary(ws: Workspace, canary_id: str) -> None:
+    layout, like = ws.layout, f"{canary_id}/%"
+
+    def work(conn) -> None:
+        facts = layout.facts
+        fact_ids = conn.execute(select(facts.c.id).where(facts.c.domain == LPM_DOMAIN,
+                                                         facts.c.topic.like(like))).scalars().all()
+        conn.execute(layout.edges.delete().where(layout.edges.c.source_fact_id.in_(fact_ids)
+                                                 | layout.edges.c.target_fact_id.in_(fact_ids)))
+        conn.execute(layout.conflicts.delete().where(layout.conflicts.c.fact_a_id.in_(fact_ids)
+                                                     | layout.conflicts.c.fact_b_id.in_(fact_ids)))
+        conn.execute(facts.delete().where(facts.c.id.in_(fact_ids)))
+        conn.execute(layout.items.delete().where(layout.items.c.session_id.like(like)))
+        segs = select(SEGMENTS.c.id).where(SEGMENTS.c.user_scope.like(like))
+        conn.execute(PAGES.delete().where(PAGES.c.segment_id.in_(segs)))
+        conn.execute(SEGMENTS.delete().where(SEGMENTS.c.user_scope.like(like)))
+        conn.execute(VERSIONS.delete().where(VERSIONS.c.user_scope.like(like)))
+        conn.execute(LANES.delete().where(LANES.c.user_scope.like(like)))
+        receipts = DeskReceipt.__table__
+        conn.execute(receipts.delete().where(receipts.c.user_scope.like(like)))
+
+    with_retry(ws, work)
+
+
+def run_gate(path: Path, out: Callable[[str], None] = print) -> bool:
+    path = Path(path)
+    canary_id = "canary-" + secrets.token_hex(6)
+    open_workspace(path).close()  # adopt/migrate once, before the workers
+    checks: list[Check] = []
+    first = _worker(path, canary_id, 1)
+    second = _worker(path, canary_id, 2)
+    with open_workspace(path) as ws:
+        try:
+            checks += _judge(ws, canary_id, first, second)
+        finally:
+            remove_canary(ws, canary_id)
+            left = where_memories_are(ws, canary_id)
+        checks.append(Check("cleanup", not left, "canary removed" if not left else f"{len(left)} canary rows left"))
+    for check in checks:
+        out(check.line())
+    return all(c.passed for c in checks)
+
+
+def _judge(ws: Workspace, canary_id: str, first: dict, second: dict) -> list[Check]:
+    n_lanes = len(lanes(canary_id))
+    places = where_memories_are(ws, canary_id)
+    receipts = [r for r in receipt_store.load(ws) if r.run_id.startswith(f"{canary_id}/")]
+    now = datetime.now(UTC)
+    verdicts = classify(receipts, now=now, fresh_for=FRESH_FOR)
+    moved = sum(1 for r in receipts if r.tier == "stm" and r.source_present is False)
+    durable = sum(1 for r in receipts if r.tier == "lpm" and r.status == "committed")
+    lost = sorted(i for i, tiers in places.items() if not tiers)
+    doubled = sorted(i for i, tiers in places.items() if len(tiers) > 1)
+    removed_without_target = [
+        r for r in receipts if r.tier == "stm" and r.source_present is False
+        and not any(m.tier == "mtm" and m.status in ("committed", "verified") and m.version == r.version
+                    and m.run_id == r.run_id for m in receipts)]
+    bad_runs = [v for v in verdicts if not v.ok]
+    newest = max((r.at_utc for r in receipts), default=None)
+    expected = 2 * n_lanes * PER_BATCH
+    return [
+        Check("store", len(places) == expected, f"{len(places)} of {expected} canary memories written in {n_lanes} lanes"),
+        Check("capacity", moved >= n_lanes and durable > 0,
+              f"{moved} forced STM→MTM promotions (capacity {CAPACITY}), {durable} MTM→LPM"),
+        Check("restart", first["pid"] != second["pid"] and all(v > 0 for v in second["seen_before"].values()),
+              "batch 2 ran in a new process and found batch 1's memory in every lane"),
+        Check("isolation", second["cross_scope_hits"] == 0 and first["cross_scope_hits"] == 0,
+              f"{first['cross_scope_queries'] + second['cross_scope_queries']} cross-scope queries, "
+              f"{first['cross_scope_hits'] + second['cross_scope_hits']} hits"),
+        Check("promotion", not removed_without_target and not lost and not doubled,
+              "every source removal has its target commit" if not (removed_without_target or lost or doubled)
+              else f"{len(removed_without_target)} removals without a target commit, {len(lost)} memories in no tier, "
+                   f"{len(doubled)} in two"),
+        Check("lineage", not bad_runs and bool(verdicts),
+              f"{len(verdicts)} runs healthy or waiting" if not bad_runs
+              else "; ".join(f"{v.run_id}: {v.state}" for v in bad_runs[:3])),
+        Check("dispatch", first["dispatched"] + second["dispatched"] == 2 * n_lanes
+              and any(r.tier == "generation" for r in receipts), "every lane dispatched with a generation receipt"),
+        Check("freshness", newest is not None and now - newest <= FRESH_FOR,
+              f"newest receipt {int((now - newest).total_seconds()) if newest else '-'} s old"),
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    path, canary_id, batch = Path(args[0]), args[1], int(args[2])
+    print(json.dumps(run_batch(path, canary_id, batch)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
