@@ -173,6 +173,9 @@ class SearchResult:
     notes: list[str] = field(default_factory=list)
     repo: str | None = None
     recorded: bool = False
+    #: hybrid: every scored candidate by score alone (1-based ``score_rank``), returned or not,
+    #: so the desk can say why a fact did not make the list
+    candidates: list[SearchHit] = field(default_factory=list)
 
     @property
     def ids(self) -> list[str]:
@@ -268,9 +271,12 @@ def _hybrid(ws: Workspace, conn: Any, query: str, scope: RepoScope | None, limit
     briefs = fact_briefs(ws, conn, [fid for ids in voices.values() for fid in ids])
     records = {fid: b.record(scope) for fid, b in briefs.items()}
     fused = hybrid_fuse(voices, records, intent, now, top_k=limit)
-    hits = [_hybrid_hit(briefs[h.id], h, intent.category.value) for h in fused.hits]
-    return SearchResult(query, "hybrid", hits, match=match, intent=intent.category.value, notes=notes,
-                        weights={v.value: w for v, w in fused.weights.items() if v in voices})
+    label = intent.category.value
+    hits = [_hybrid_hit(briefs[h.id], h, label) for h in fused.hits]
+    candidates = [_hybrid_hit(briefs[h.id], h, label) for h in fused.candidates]
+    return SearchResult(query, "hybrid", hits, match=match, intent=label, notes=notes,
+                        weights={v.value: w for v, w in fused.weights.items() if v in voices},
+                        candidates=candidates)
 
 
 def _hybrid_hit(brief: FactBrief, h: HybridHit, intent: str) -> SearchHit:
