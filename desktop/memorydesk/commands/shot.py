@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     if args.tab == "facts" and window.facts_tab and window.facts_tab.model.rowCount():
         window.facts_tab.select_row(0)
     if args.tab == "policies" and window.policies_tab and window.policies_tab.model.rowCount():
-        window.policies_tab.view.selectRow(0)
+        window.policies_tab.select_row(0)
     settle()
     image = window.grab()
     window.close()

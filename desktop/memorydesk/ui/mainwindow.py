@@ -222,10 +222,7 @@ class MainWindow(QMainWindow):
             self.live.setToolTip(f"Last change seen {dt.datetime.now():%H:%M:%S}")
             self.refresh_views()
 
-    def _changed(self, result: Any) -> None:
-        ids = list(getattr(result, "ids", []) or [])
-        if self.facts_tab is not None and getattr(result, "entity", "") == "fact" and ids:
-            self.facts_tab._pending_select = ids[-1]
+    def _changed(self, _result: Any) -> None:
         self.refresh_views()
 
     def _failed(self, label: str, message: str) -> None:

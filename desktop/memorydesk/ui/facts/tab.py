@@ -51,8 +51,12 @@ class FactsTab(QWidget):
         self._idle_note = "keyword search" if services.search_available() else "substring filter"
         self.filters.search_mode.setText(self._idle_note)
         self._pending_select: str | None = None
+        self.act_edit = self._action("Edit…", "F2", self.edit_selected, "edit")
+        self.act_delete = self._action("Delete", QKeySequence.StandardKey.Delete, self.delete_selected, "delete")
+        self.act_restore = self._action("Restore", None, self.restore_selected, "restore")
+        self.act_purge = self._action("Purge…", None, self.purge_selected, "purge")
+        self.write_actions = [self.act_edit, self.act_delete, self.act_restore, self.act_purge]
         self.model = FactTableModel(ws, self)
-        self.model.sort_requested = self._sort
         self.view = QTableView()
         self.view.setObjectName("facts-view")
         self.view.setModel(self.model)
@@ -75,6 +79,7 @@ class FactsTab(QWidget):
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         header.setSortIndicator(6, Qt.SortOrder.DescendingOrder)
         self.view.setSortingEnabled(True)
+        self.model.sort_requested = self._sort
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._menu)
         self.view.selectionModel().selectionChanged.connect(self._selection_changed)
@@ -83,11 +88,6 @@ class FactsTab(QWidget):
         self.detail = FactDetail()
         self.detail.open_fact.connect(self.select_fact)
 
-        self.act_edit = self._action("Edit…", "F2", self.edit_selected, "edit")
-        self.act_delete = self._action("Delete", QKeySequence.StandardKey.Delete, self.delete_selected, "delete")
-        self.act_restore = self._action("Restore", None, self.restore_selected, "restore")
-        self.act_purge = self._action("Purge…", None, self.purge_selected, "purge")
-        self.write_actions = [self.act_edit, self.act_delete, self.act_restore, self.act_purge]
         bar = QToolBar()
         bar.setObjectName("facts-toolbar")
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
@@ -200,8 +200,11 @@ class FactsTab(QWidget):
         self._selection_changed()
 
     def select_row(self, row: int) -> None:
-        self.view.selectRow(row)
-        self.view.scrollTo(self.model.index(row, 0))
+        """Select exactly this row (whatever keyboard modifiers are held) and show it."""
+        index = self.model.index(row, 0)
+        flags = QItemSelectionModel.SelectionFlag
+        self.view.selectionModel().setCurrentIndex(index, flags.ClearAndSelect | flags.Rows)
+        self.view.scrollTo(index)
 
     def select_fact(self, fact_id: str) -> None:
         """Select a fact by id (widening the state filter if it is hidden)."""
@@ -267,13 +270,16 @@ class FactsTab(QWidget):
 
     # --- actions ------------------------------------------------------------------------
 
-    def _write(self, label: str, call: Any) -> None:
+    def _write(self, label: str, call: Any, select_new: bool = False) -> None:
         ws = self.ws
 
         def work() -> Any:
             return call(services.reviewer(ws, settings.actor()))
 
         def done(result: Any) -> None:
+            ids = list(getattr(result, "ids", []) or [])
+            if select_new and ids:
+                self._pending_select = ids[-1]  # the new version
             self.status.emit(getattr(result, "message", "") or f"{label}: done")
             self.changed.emit(result)
 
@@ -295,7 +301,7 @@ class FactsTab(QWidget):
             v = dialog.values()
             self._write("editing the fact", lambda r: r.edit_fact(
                 fact["id"], domain=v["domain"], topic=v["topic"], content=v["content"],
-                confidence=v["confidence"], reason=v["reason"], expected_updated_at=fact["updated_at"]))
+                confidence=v["confidence"], reason=v["reason"], expected_updated_at=fact["updated_at"]), select_new=True)
 
         dialog.accepted.connect(save)
         dialog.finished.connect(lambda _r: dialog.deleteLater())

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView, QHeaderView, QLabel, QPlainTextEdit, QSplitter, QTableView, QToolBar, QVBoxLayout,
@@ -124,8 +124,12 @@ class PoliciesTab(QWidget):
         if current is not None:
             row = self.model.row_of(current["id"])
             if row is not None:
-                self.view.selectRow(row)
+                self.select_row(row)
         self._selection_changed()
+
+    def select_row(self, row: int) -> None:
+        flags = QItemSelectionModel.SelectionFlag
+        self.view.selectionModel().setCurrentIndex(self.model.index(row, 0), flags.ClearAndSelect | flags.Rows)
 
     def selected(self) -> dict[str, Any] | None:
         rows = self.view.selectionModel().selectedRows()

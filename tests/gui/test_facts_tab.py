@@ -1,0 +1,232 @@
+"""The Facts tab on real widgets: list, filters, sort, detail, and every reviewer action."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox, QStyleOptionViewItem
+
+import desk_sample
+from guihelp import focus, needs_reviewer, row_of_topic, topics, wait_idle
+from memorydesk.memory import browse
+from memorydesk.ui.facts.model import COLUMNS
+
+
+def _select(qtbot, tab, topic: str) -> None:
+    tab.select_row(row_of_topic(tab, topic))
+    qtbot.waitUntil(lambda: tab.detail.fact_id is not None and tab.ops.pending == 0, timeout=10000)
+
+
+def test_window_title_tabs_and_counts(open_window, sample_path) -> None:
+    win = open_window(sample_path)
+    assert "sample" in win.windowTitle() and "read-write" in win.windowTitle()
+    names = [win.tabs.tabText(i) for i in range(win.tabs.count())]
+    assert names == ["Facts", "Policies", "Knowledge Graph", "Grants", "Conflicts", "Lineage"]
+    assert "30 facts (26 active)" in win.counts.text()
+    assert "3 policies (2 active)" in win.counts.text()
+    assert win.live.text() == "● live"
+
+
+def test_models_pass_the_model_tester(open_window, sample_path, qtmodeltester, qtbot) -> None:
+    win = open_window(sample_path)
+    qtmodeltester.check(win.facts_tab.model)
+    qtbot.waitUntil(lambda: win.policies_tab.model.rowCount() == 3)
+    qtmodeltester.check(win.policies_tab.model)
+
+
+def test_default_list_hides_superseded_and_deleted(open_window, sample_path, qtbot) -> None:
+    tab = open_window(sample_path).facts_tab
+    assert tab.model.rowCount() == 26
+    assert "26 of 30 facts" in tab.filters.counts.text() and "4 hidden" in tab.filters.counts.text()
+    assert "deleted one" not in topics(tab)
+    assert topics(tab)[0] == "topic 1"  # newest first
+
+
+def test_filters_narrow_the_list(open_window, sample_path, qtbot) -> None:
+    win = open_window(sample_path)
+    tab = win.facts_tab
+    f = tab.filters
+
+    def choose(box, value) -> None:
+        box.setCurrentIndex(box.findData(value))
+        wait_idle(qtbot, win)
+
+    choose(f.state, "deleted")
+    assert topics(tab) == ["deleted one"]
+    choose(f.state, "superseded")
+    assert sorted(topics(tab)) == ["cleanup", "deploy day", "deploy day"]
+    choose(f.state, "expired")
+    assert topics(tab) == ["expired one"]
+    choose(f.state, "all")
+    assert tab.model.rowCount() == 30
+    choose(f.domain, "repo:acme-web/*")
+    assert sorted(topics(tab)) == ["button colour", "terraform"]
+    choose(f.domain, "*/frontend")
+    assert sorted(topics(tab)) == ["button colour", "lint"]
+    choose(f.domain, None)
+    choose(f.memory_type, "event")
+    assert topics(tab) == ["cleanup"]  # stored as "EVENT"
+    choose(f.memory_type, None)
+    choose(f.embedding, True)
+    assert topics(tab) == ["deploy day"]
+    f.reset()
+    wait_idle(qtbot, win)
+    assert tab.model.rowCount() == 26
+
+
+def test_search_box_filters(open_window, sample_path, qtbot) -> None:
+    win = open_window(sample_path)
+    tab = win.facts_tab
+    qtbot.keyClicks(tab.filters.search, "wednesday")
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 1 and win.ops.pending == 0)
+    assert topics(tab) == ["deploy day"]
+    assert tab.filters.search_mode.text()
+    tab.filters.search.clear()
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 26 and win.ops.pending == 0)
+
+
+def test_header_click_sorts(open_window, sample_path, qtbot) -> None:
+    win = open_window(sample_path)
+    tab = win.facts_tab
+    column = [name for name, _label in COLUMNS].index("confidence")
+    tab.view.sortByColumn(column, Qt.SortOrder.AscendingOrder)
+    wait_idle(qtbot, win)
+    values = [tab.model.fact(r).confidence for r in range(tab.model.rowCount())]
+    assert values == sorted(values)
+    tab.view.sortByColumn(column, Qt.SortOrder.DescendingOrder)
+    wait_idle(qtbot, win)
+    values = [tab.model.fact(r).confidence for r in range(tab.model.rowCount())]
+    assert values == sorted(values, reverse=True)
+
+
+def test_detail_shows_chain_conflicts_edges_and_decay(open_window, sample_path, qtbot) -> None:
+    win = open_window(sample_path)
+    tab = win.facts_tab
+    _select(qtbot, tab, "deploy day")
+    d = tab.detail
+    assert d.fact_id == desk_sample.fid(30)
+    assert d.values["state"].text() == "active"
+    assert d.values["embedding_bytes"].text() == "1536 bytes"
+    assert d.chain.text().count("deploy day") == 2 and "this fact" in d.chain.text()
+    assert "winner" in d.conflicts.text()
+    assert d.edges.text().count("related_to") == 2
+    assert "half-life" in d.decay.caption.text()
+    assert d.content.toPlainText() == "we deploy on wednesday"
+
+
+def test_hebrew_cells_are_laid_out_right_to_left(open_window, sample_path, qtbot) -> None:
+    win = open_window(sample_path)
+    tab = win.facts_tab
+    row = row_of_topic(tab, "הגדרות")
+    option = QStyleOptionViewItem()
+    tab.view.itemDelegate().initStyleOption(option, tab.model.index(row, 1))
+    assert option.direction == Qt.LayoutDirection.RightToLeft
+    option = QStyleOptionViewItem()
+    tab.view.itemDelegate().initStyleOption(option, tab.model.index(row, 0))
+    assert option.direction == Qt.LayoutDirection.LeftToRight  # "product" is Latin
+    _select(qtbot, tab, "הגדרות")
+    assert tab.detail.title.layoutDirection() == Qt.LayoutDirection.RightToLeft
+
+
+def _confirm(qtbot, tab) -> None:
+    box = tab.dialog
+    assert isinstance(box, QMessageBox) and box.isVisible()
+    qtbot.mouseClick(box.findChild(type(box.buttons()[0]), "confirm-yes"), Qt.MouseButton.LeftButton)
+
+
+def test_edit_supersedes_through_the_dialog(open_window, sample_path, qtbot) -> None:
+    needs_reviewer()
+    win = open_window(sample_path)
+    tab = win.facts_tab
+    _select(qtbot, tab, "topic 3")
+    focus(qtbot, tab.view)
+    qtbot.keyClick(tab.view, Qt.Key.Key_F2)
+    dialog = tab.dialog
+    assert dialog.isVisible() and dialog.topic.text() == "topic 3"
+    dialog.content.setPlainText("corrected content of fact 3")
+    dialog.reason.setText("was wrong")
+    dialog.buttons.button(dialog.buttons.StandardButton.Save).click()
+    qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.detail.content.toPlainText() == "corrected content of fact 3",
+                    timeout=20000)
+    old = browse.fact_detail(win.ws, desk_sample.fid(3))
+    assert old["state"] == "superseded"
+    new = browse.fact_detail(win.ws, old["superseded_by"])
+    assert new["content"] == "corrected content of fact 3" and new["veracity"] == "stated"
+    assert tab.model.rowCount() == 26  # one superseded, one new: nothing created beside the edit
+    assert "edit" in tab.detail.history.text() or tab.detail.history.text()
+
+
+def test_edit_refuses_empty_fields(open_window, sample_path, qtbot) -> None:
+    needs_reviewer()
+    tab = open_window(sample_path).facts_tab
+    _select(qtbot, tab, "topic 4")
+    tab.act_edit.trigger()
+    dialog = tab.dialog
+    dialog.topic.setText("   ")
+    dialog.buttons.button(dialog.buttons.StandardButton.Save).click()
+    assert dialog.isVisible() and "Topic" in dialog.problem.text()
+    dialog.reject()
+
+
+def test_delete_restore_undo_redo(open_window, sample_path, qtbot) -> None:
+    needs_reviewer()
+    win = open_window(sample_path)
+    tab = win.facts_tab
+    tab.select_row(row_of_topic(tab, "topic 5"))
+    tab.view.selectionModel().select(tab.model.index(row_of_topic(tab, "topic 6"), 0),
+                                     tab.view.selectionModel().SelectionFlag.Select
+                                     | tab.view.selectionModel().SelectionFlag.Rows)
+    assert len(tab.selected_facts()) == 2
+    focus(qtbot, tab.view)
+    qtbot.keyClick(tab.view, Qt.Key.Key_Delete)
+    _confirm(qtbot, tab)
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 24 and win.ops.pending == 0, timeout=10000)
+    assert browse.fact_detail(win.ws, desk_sample.fid(5))["state"] == "deleted"
+
+    focus(qtbot, tab.view)
+    qtbot.keyClick(tab.view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 25, timeout=10000)
+    qtbot.keyClick(tab.view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 24, timeout=10000)
+
+    tab.filters.state.setCurrentIndex(tab.filters.state.findData("deleted"))
+    wait_idle(qtbot, win)
+    tab.view.selectAll()
+    assert tab.act_restore.isEnabled() and not tab.act_edit.isEnabled()
+    tab.act_restore.trigger()
+    qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 0, timeout=10000)
+    for n in (5, 6, 25):
+        assert browse.fact_detail(win.ws, desk_sample.fid(n))["state"] == "active"
+
+
+def test_purge_needs_the_topic_typed(open_window, sample_path, qtbot) -> None:
+    needs_reviewer()
+    win = open_window(sample_path)
+    tab = win.facts_tab
+    _select(qtbot, tab, "topic 7")
+    tab.act_purge.trigger()
+    dialog = tab.dialog
+    assert not dialog.purge.isEnabled()
+    qtbot.keyClicks(dialog.typed, "topic")
+    assert not dialog.purge.isEnabled()
+    qtbot.keyClicks(dialog.typed, " 7")
+    assert dialog.purge.isEnabled()
+    qtbot.mouseClick(dialog.purge, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 25, timeout=10000)
+    assert browse.fact_detail(win.ws, desk_sample.fid(7)) is None or \
+        browse.fact_detail(win.ws, desk_sample.fid(7))["content"] != "content of fact 7"
+
+
+def test_errors_arrive_in_one_place(open_window, sample_path, qtbot) -> None:
+    from memorydesk.core.errors import StaleEdit
+
+    win = open_window(sample_path)
+
+    def boom() -> None:
+        raise StaleEdit("an agent changed fact X since you opened it")
+
+    with qtbot.waitSignal(win.ops.failed, timeout=5000) as blocker:
+        win.ops.run(boom, label="editing")
+    assert blocker.args == ["editing", "an agent changed fact X since you opened it"]
+    assert "an agent changed fact X" in win.statusBar().currentMessage()
+    assert win.error_box is not None and "an agent changed" in win.error_box.text()
+    win.error_box.close()
