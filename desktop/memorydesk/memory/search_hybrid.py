@@ -52,7 +52,7 @@ def temporal_ids(ws: Workspace, conn: Connection, scope: RepoScope | None = None
     facts = ws.layout.facts.name
     scope_sql, scope_params = scope.sql("f") if scope is not None else ("", ())
     rows = conn.exec_driver_sql(
-        f"SELECT f.id FROM {facts} f WHERE f.workspace_id = ? AND f.superseded_by IS NULL{scope_sql} "
+        f"SELECT f.id FROM {facts} f WHERE +f.workspace_id = ? AND +f.superseded_by IS NULL{scope_sql} "
         f"ORDER BY f.created_at DESC, f.rowid DESC LIMIT ?",
         (ws.workspace_id, *scope_params, int(limit)),
     )
@@ -69,21 +69,26 @@ def graph_seeds(fact_ids: Sequence[str], vector_ids: Sequence[str], n: int = GRA
 
 
 def _edges_touching(ws: Workspace, conn: Connection, frontier: Sequence[str]) -> list[tuple[str, str]]:
+    """Every edge with an end in ``frontier``, heaviest first (equal weights in table order).
+
+    Two lookups, one per end, so each uses its own index (an ``OR`` of two ``IN``s, or
+    the ``workspace_id`` term, would let SQLite scan the whole table; ``+`` keeps it off).
+    """
     edges = ws.layout.edges.name
-    found: list[tuple[float, int, str, str]] = []
-    for start in range(0, len(frontier), _CHUNK):
-        chunk = list(frontier[start : start + _CHUNK])
-        marks = ",".join("?" * len(chunk))
-        rows = conn.exec_driver_sql(
-            f"SELECT weight, rowid, source_fact_id, target_fact_id FROM {edges} "
-            f"WHERE workspace_id = ? AND (source_fact_id IN ({marks}) OR target_fact_id IN ({marks}))",
-            (ws.workspace_id, *chunk, *chunk),
-        )
-        found.extend((float(r[0] or 0.0), int(r[1]), r[2], r[3]) for r in rows)
-    if len(frontier) > _CHUNK:  # an edge may have come back from two chunks
-        found = list({(w, rid, s, t): None for w, rid, s, t in found})
-    found.sort(key=lambda e: (-e[0], e[1]))
-    return [(s, t) for _, _, s, t in found]
+    found: dict[int, tuple[float, str, str]] = {}
+    for column in ("source_fact_id", "target_fact_id"):
+        for start in range(0, len(frontier), _CHUNK):
+            chunk = list(frontier[start : start + _CHUNK])
+            marks = ",".join("?" * len(chunk))
+            rows = conn.exec_driver_sql(
+                f"SELECT rowid, weight, source_fact_id, target_fact_id FROM {edges} "
+                f"WHERE {column} IN ({marks}) AND +workspace_id = ?",
+                (*chunk, ws.workspace_id),
+            )
+            for rowid, weight, source, target in rows:
+                found[int(rowid)] = (_float(weight), source, target)
+    ordered = sorted(found.items(), key=lambda item: (-item[1][0], item[0]))
+    return [(source, target) for _, (_, source, target) in ordered]
 
 
 def _walk(ws: Workspace, conn: Connection, seed: str, depth: int) -> list[str]:

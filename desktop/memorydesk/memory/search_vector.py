@@ -133,7 +133,7 @@ def active_in_scope(ws: Workspace, conn: Connection, ids: list[str], scope: Repo
         chunk = ids[start : start + _CHUNK]
         marks = ",".join("?" * len(chunk))
         rows = conn.exec_driver_sql(
-            f"SELECT id, domain FROM {facts} WHERE id IN ({marks}) AND workspace_id = ? AND superseded_by IS NULL",
+            f"SELECT id, domain FROM {facts} WHERE id IN ({marks}) AND +workspace_id = ? AND +superseded_by IS NULL",
             (*chunk, ws.workspace_id),
         )
         keep.update(r[0] for r in rows if scope is None or scope.admits(r[1] or ""))
