@@ -1,0 +1,53 @@
+"""``memory-desk canary``: passes on a fresh workspace, fails naming the check when broken."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import sqlean
+
+from memorydesk.lineage.tiers import BREAK_PROMOTION_ENV
+
+
+def canary(path: Path, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "memorydesk", "canary", str(path)], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, **env})
+
+
+def canary_rows(path: Path) -> int:
+    conn = sqlean.connect(str(path))
+    try:
+        return sum(conn.execute(f"SELECT count(*) FROM {t} WHERE {c} LIKE 'canary-%'").fetchone()[0]
+                   for t, c in (("memdesk_receipts", "run_id"), ("working_memory_items_table", "session_id"),
+                                ("memory_facts_table", "topic"), ("memdesk_mtm_segments", "user_scope")))
+    finally:
+        conn.close()
+
+
+def test_canary_passes_on_a_fresh_workspace(tmp_path: Path) -> None:
+    path = tmp_path / "fresh.db"
+    result = canary(path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert [line.split(":")[0] for line in lines] == [
+        "PASS store", "PASS capacity", "PASS restart", "PASS isolation", "PASS promotion", "PASS lineage",
+        "PASS dispatch", "PASS freshness", "PASS cleanup"]
+    assert canary_rows(path) == 0
+
+
+def test_canary_passes_on_a_product_workspace(product_db: Path) -> None:
+    assert canary(product_db).returncode == 0
+
+
+def test_canary_fails_naming_the_broken_promotion(tmp_path: Path) -> None:
+    path = tmp_path / "broken.db"
+    result = canary(path, **{BREAK_PROMOTION_ENV: "1"})
+    assert result.returncode == 1
+    failed = [line for line in result.stdout.splitlines() if line.startswith("FAIL")]
+    assert any(line.startswith("FAIL promotion: ") and "16 removals without a target commit" in line
+               for line in failed)
+    assert any(line.startswith("FAIL lineage: ") and "source_at_risk" in line for line in failed)
+    assert canary_rows(path) == 0

@@ -1,0 +1,61 @@
+"""Crash safety: kill the process at random points of promotions, 50 times.
+
+Afterwards every memory is in its source tier or its target tier — never in
+neither, never in both — because each promotion is one SQLite transaction.
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from memorydesk.lineage.canary import where_memories_are
+from memorydesk.store import open_workspace
+
+WORKER = textwrap.dedent("""
+    import sys
+    from memorydesk.lineage.tiers import TierConfig, TierEngine
+    from memorydesk.store import open_workspace
+    path, round_ = sys.argv[1], sys.argv[2]
+    ws = open_workspace(path)
+    engine = TierEngine(ws, TierConfig(stm_capacity=2, heat_threshold=3.0))
+    print("ready", flush=True)
+    n = 0
+    while True:
+        n += 1
+        engine.remember(f"crash/user-{n % 2}", "crash/assistant", f"memory {round_}-{n} about topic {n % 3}",
+                        run_id=f"crash/{round_}")
+        engine.promote_hot()
+""")
+
+KILLS = 50
+
+
+@pytest.mark.slow
+def test_killed_promotions_never_lose_or_duplicate_memory(tmp_path: Path) -> None:
+    path = tmp_path / "crash.db"
+    open_workspace(path).close()
+    rng = random.Random(1234)
+    for round_ in range(KILLS):
+        with subprocess.Popen([sys.executable, "-c", WORKER, str(path), str(round_)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+            assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
+            time.sleep(rng.uniform(0.02, 0.25))
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=30)
+        assert proc.returncode == -signal.SIGKILL
+    with open_workspace(path) as ws:
+        places = where_memories_are(ws, "crash")
+        with ws.read() as conn:
+            integrity = conn.exec_driver_sql("PRAGMA integrity_check").scalar()
+    assert integrity == "ok"
+    tiers_seen = {t for held in places.values() for t in held}
+    assert len(places) > KILLS and tiers_seen == {"stm", "mtm", "lpm"}
+    assert [i for i, held in places.items() if len(held) != 1] == []
