@@ -1,11 +1,111 @@
-"""`memory-desk lineage` (not yet available)."""
+"""`memory-desk lineage`: judge lineage receipts (DESIGN.md §4 and §7).
+
+``lineage classify FILE.jsonl [--now T] [--fresh-for 24h] [--json]`` reads receipts
+(``-`` reads standard input) and prints one verdict per run, sorted by ``runId``:
+aligned text columns ``runId state color reason``, or with ``--json`` a list of
+``{"runId", "state", "color", "reason"}``. Exit 0 when every run is healthy or
+waiting (also when the file holds no receipt at all, which is said on stderr), 1
+otherwise, 2 on bad input: a bad receipt line is reported as ``line N: …`` on
+stderr and nothing is classified.
+
+``lineage ingest WORKSPACE FILE.jsonl`` stores receipts in a workspace, all or
+nothing. It lands together with the workspace's receipt table in the store; until
+then this build says so and exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import UTC, datetime, timedelta
 
 from memorydesk.commands import not_yet
-
-run = not_yet("lineage")
+from memorydesk.core.errors import BadInput
+from memorydesk.core.health import DEFAULT_FRESH_FOR, RunHealth, classify, format_duration, parse_duration
+from memorydesk.core.receipts import Receipt, parse_utc
+from memorydesk.lineage.jsonl import BadReceiptLine, parse_jsonl, read_jsonl
 
 
 def register(sub) -> None:
-    p = sub.add_parser("lineage", help="not yet available")
-    p.add_argument("rest", nargs="*")
-    p.set_defaults(func=run)
+    parser = sub.add_parser("lineage", help="lineage receipts: classify runs, ingest into a workspace")
+    commands = parser.add_subparsers(dest="lineage_command", required=True, metavar="{classify,ingest}")
+
+    c = commands.add_parser(
+        "classify",
+        help="classify each run of a JSON Lines receipt file",
+        description="Classify each run (DESIGN.md section 4). Exit 0 if every run is healthy or "
+        "waiting, 1 otherwise, 2 on bad input.",
+    )
+    c.add_argument("file", metavar="FILE.jsonl", help="receipts, one JSON object per line ('-' for stdin)")
+    c.add_argument("--now", metavar="T", help="judge at this RFC 3339 UTC time (default: the current time)")
+    c.add_argument(
+        "--fresh-for",
+        metavar="DURATION",
+        default=format_duration(DEFAULT_FRESH_FOR),
+        help="freshness window, e.g. 24h, 90m, 2d, 3600s (default: %(default)s)",
+    )
+    c.add_argument("--json", action="store_true", help='print [{"runId", "state", "color", "reason"}]')
+    c.set_defaults(func=run_classify)
+
+    i = commands.add_parser("ingest", help="store receipts in a workspace (not yet available)")
+    i.add_argument("workspace", metavar="WORKSPACE")
+    i.add_argument("file", metavar="FILE.jsonl")
+    i.set_defaults(func=not_yet("lineage ingest"))
+
+
+def run_classify(args: argparse.Namespace) -> int:
+    now = _parse_now(args.now)
+    fresh_for = _parse_fresh_for(args.fresh_for)
+    try:
+        receipts = _read(args.file)
+    except BadReceiptLine as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    results = classify(receipts, now=now, fresh_for=fresh_for)
+    if not results:
+        print(f"memory-desk: no receipts in {args.file}", file=sys.stderr)
+    sys.stdout.write(_as_json(results) if args.json else _as_text(results))
+    sys.stdout.flush()
+    return 0 if all(r.ok for r in results) else 1
+
+
+def _read(path: str) -> list[Receipt]:
+    if path == "-":
+        return parse_jsonl(sys.stdin.buffer)
+    return read_jsonl(path)
+
+
+def _parse_now(text: str | None) -> datetime:
+    if text is None:
+        return datetime.now(UTC)
+    try:
+        return parse_utc(text, "--now")
+    except BadInput as exc:
+        raise BadInput(str(exc).replace("field '--now'", "--now", 1)) from None
+
+
+def _parse_fresh_for(text: str) -> timedelta:
+    try:
+        return parse_duration(text)
+    except ValueError as exc:
+        raise BadInput(f"--fresh-for: {exc}") from None
+
+
+def _as_json(results: list[RunHealth]) -> str:
+    if not results:
+        return "[]\n"
+    rows = ",\n".join("  " + json.dumps(r.to_json(), ensure_ascii=False) for r in results)
+    return "[\n" + rows + "\n]\n"
+
+
+def _as_text(results: list[RunHealth]) -> str:
+    if not results:
+        return ""
+    run_width = max(len(r.run_id) for r in results)
+    state_width = max(len(r.state) for r in results)
+    color_width = max(len(r.color) for r in results)
+    return "".join(
+        f"{r.run_id:<{run_width}}  {r.state:<{state_width}}  {r.color:<{color_width}}  {r.reason}\n"
+        for r in results
+    )
