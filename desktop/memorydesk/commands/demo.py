@@ -1,11 +1,108 @@
-"""`memory-desk demo` (not yet available)."""
+"""``memory-desk demo create PATH [--facts N] [--seed S]``: build a demo workspace file.
 
-from memorydesk.commands import not_yet
+The workspace is written through the memory service (``memorydesk.memory.demo``)
+into a temporary file beside PATH and moved into place only when complete, so an
+interrupted or failed build never leaves a half-written workspace. An existing PATH
+is refused (exit 2) unless ``--force``.
+"""
 
-run = not_yet("demo")
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+from memorydesk.core.errors import BadInput
+
+SIDE_FILES = ("-wal", "-shm", "-journal")
 
 
 def register(sub) -> None:
-    p = sub.add_parser("demo", help="not yet available")
-    p.add_argument("rest", nargs="*")
-    p.set_defaults(func=run)
+    p = sub.add_parser("demo", help="build demo workspaces")
+    demo_sub = p.add_subparsers(dest="demo_command", required=True)
+    c = demo_sub.add_parser(
+        "create", help="build a demo workspace file through the memory service",
+        description="Build a realistic workspace of a software team's agents: facts over the past 120 days, "
+                    "contradictions and supersession chains, cross-agent conflicts, policies, grants with gaps, "
+                    "notes, consolidated hot items, episodic edges. Deterministic for a seed and --now.")
+    c.add_argument("path", help="the workspace file to create")
+    c.add_argument("--facts", type=int, default=2000, metavar="N",
+                   help="about how many facts to write (200 to 1,000,000; default 2000)")
+    c.add_argument("--seed", type=int, default=7, metavar="S", help="random seed (default 7)")
+    c.add_argument("--embed", type=int, default=None, metavar="N",
+                   help="compute real embeddings for the first N facts written (default 2000; 0 = none); "
+                        "the rest keep a NULL embedding")
+    c.add_argument("--now", default=None, metavar="T",
+                   help="reference time, unix seconds or ISO 8601 (default: now); the workspace covers the "
+                        "120 days before it")
+    c.add_argument("--bulk", choices=("auto", "on", "off"), default="auto",
+                   help="batch many facts per transaction (auto: above 5,000 facts)")
+    c.add_argument("--force", action="store_true", help="replace PATH if it exists")
+    c.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    c.set_defaults(func=run)
+
+
+def _parse_now(text: str | None) -> int | None:
+    if text is None:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise BadInput(f"--now: not unix seconds or an ISO 8601 time: {text!r}") from exc
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=timezone.utc)
+    return int(parsed.timestamp())
+
+
+def _remove(path: Path) -> None:
+    for suffix in ("", *SIDE_FILES):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    from memorydesk.memory import demo
+
+    path = Path(args.path).expanduser()
+    if not demo.MIN_FACTS <= args.facts <= demo.MAX_FACTS:
+        raise BadInput(f"--facts must be between {demo.MIN_FACTS:,} and {demo.MAX_FACTS:,}, not {args.facts:,}")
+    if args.embed is not None and args.embed < 0:
+        raise BadInput("--embed must be 0 or more")
+    if path.is_dir():
+        raise BadInput(f"{path}: is a folder; give the path of a workspace file to create")
+    if path.exists() and not args.force:
+        print(f"memory-desk: {path} already exists; choose another path or pass --force to replace it",
+              file=sys.stderr)
+        return 2
+    if not path.parent.is_dir():
+        raise BadInput(f"{path}: the folder {path.parent} does not exist")
+    now = _parse_now(args.now)
+    bulk = {"auto": None, "on": True, "off": False}[args.bulk]
+    embed = demo.DEFAULT_EMBED if args.embed is None else args.embed
+
+    def progress(line: str) -> None:
+        if not args.quiet:
+            print(line, file=sys.stderr, flush=True)
+
+    building = path.with_name(f".{path.name}.building-{os.getpid()}")
+    _remove(building)
+    progress(f"building a demo workspace of ~{args.facts:,} facts (seed {args.seed})…")
+    try:
+        summary = demo.build_demo(building, facts=args.facts, seed=args.seed, now=now, embed=embed, bulk=bulk,
+                                  progress=progress)
+        demo.finish_file(building)
+        if path.exists():
+            _remove(path)
+        os.replace(building, path)
+    except BaseException:
+        _remove(building)
+        raise
+    summary.path = path
+    for line in summary.lines():
+        print(line)
+    return 0
