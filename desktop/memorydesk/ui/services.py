@@ -49,12 +49,15 @@ def search_available() -> bool:
 
 
 def search_ids(ws: Workspace, text: str, limit: int = 200) -> tuple[list[str] | None, str]:
-    """(ids the product's keyword search returns for ``text``, a note), or (None, why) to filter instead."""
+    """(ids the product's keyword search returns for ``text``, "label|explanation"), or
+    (None, "label|why") when the desk filters by substring instead."""
     mod = _module("memorydesk.memory.search")
     fn = getattr(mod, "search", None) if mod is not None else None
     if fn is None:
-        return None, "substring filter (search is not part of this build)"
+        return None, "substring filter|search is not part of this build"
     result = fn(ws, text, mode="keyword", limit=limit)
     if getattr(result, "match", "") is None:
-        return None, "substring filter (the product's keyword search finds no terms in this text)"
-    return list(result.ids), f"keyword search: {len(result.ids)} best matches, product ranking"
+        return None, ("substring filter|the product's keyword search finds no terms in this text "
+                      "(it keeps only a-z and 0-9), so the desk filters by substring instead")
+    return list(result.ids), (f"keyword search · {len(result.ids)} hits|the product's keyword search "
+                              f"(FTS5 match {result.match!r}); its best {limit} matches are listed")

@@ -21,6 +21,8 @@ CREATED = (("Any time", None, None), ("Last 24 hours", -DAY, None), ("Last 7 day
 def _combo(name: str, items: list[tuple[str, object]]) -> QComboBox:
     box = QComboBox()
     box.setObjectName(name)
+    box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    box.setMinimumContentsLength(7)
     for label, value in items:
         box.addItem(label, value)
     return box
@@ -40,8 +42,7 @@ class FilterBar(QWidget):
         self.counts = QLabel("")
         self.counts.setObjectName("counts")
         self.domain = _combo("domain", [("All domains", None)])
-        self.domain.setMinimumContentsLength(18)
-        self.domain.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.domain.setMinimumContentsLength(13)
         self.memory_type = _combo("memory_type", [("Any type", None)] + [(t, t) for t in browse.MEMORY_TYPES])
         self.veracity = _combo("veracity", [("Any veracity", None)] + [(v, v) for v in browse.VERACITIES])
         self.state = _combo("state", [("Active", "active"), ("All states", "all"), ("Expired", "expired"),
@@ -56,20 +57,20 @@ class FilterBar(QWidget):
 
         top = QHBoxLayout()
         top.setContentsMargins(0, 0, 0, 0)
-        top.addWidget(self.search, 3)
+        top.addWidget(self.search, 1)
         top.addWidget(self.search_mode)
-        top.addStretch(1)
-        top.addWidget(self.counts)
+        top.addSpacing(12)
+        top.addWidget(QLabel("Confidence"))
+        top.addWidget(self.min_conf)
+        top.addWidget(QLabel("–"))
+        top.addWidget(self.max_conf)
+        top.addWidget(self.clear)
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         for w in (self.domain, self.memory_type, self.veracity, self.state, self.created, self.embedding):
             row.addWidget(w)
-        row.addWidget(QLabel("Confidence"))
-        row.addWidget(self.min_conf)
-        row.addWidget(QLabel("–"))
-        row.addWidget(self.max_conf)
         row.addStretch(1)
-        row.addWidget(self.clear)
+        row.addWidget(self.counts)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(6, 6, 6, 0)
         outer.addLayout(top)

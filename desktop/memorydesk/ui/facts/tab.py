@@ -152,7 +152,9 @@ class FactsTab(QWidget):
     def _loaded(self, generation: int, query: FactQuery, keys: Any, total: int, note: str) -> None:
         if generation != self._generation:
             return
-        self.filters.search_mode.setText(note or self._idle_note)
+        label, _sep, why = (note or self._idle_note).partition("|")
+        self.filters.search_mode.setText(label)
+        self.filters.search_mode.setToolTip(why)
         self.query, self.total = query, total
         restore = self._restore
         self.model.set_keys(keys)

@@ -42,7 +42,8 @@ class PolicyEditDialog(QDialog):
         note = QLabel("The required role is advisory: the product never enforces it. Every active policy "
                       "is injected into every agent dispatch.")
         note.setWordWrap(True)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons = buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
+                                                  | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self._check)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)

@@ -1,0 +1,109 @@
+"""The Policies tab: the list, the advisory role, edits, and what every dispatch carries."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
+
+import desk_sample
+from guihelp import focus, needs_reviewer
+from memorydesk.memory import browse
+
+
+def _ready(qtbot, win):
+    tab = win.policies_tab
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 3 and win.ops.pending == 0)
+    return tab
+
+
+def _row(tab, rule_start: str) -> int:
+    for r in range(tab.model.rowCount()):
+        if tab.model.policy(r)["rule"].startswith(rule_start):
+            return r
+    raise AssertionError(rule_start)
+
+
+def test_list_marks_active_and_the_advisory_role(open_window, sample_path, qtbot) -> None:
+    win = open_window(sample_path)
+    tab = _ready(qtbot, win)
+    m = tab.model
+    header = [m.headerData(c, Qt.Orientation.Horizontal) for c in range(m.columnCount())]
+    assert header == ["Status", "Domain", "Rule", "Required role (advisory)", "Updated"]
+    shown = [(m.index(r, 0).data(), m.index(r, 1).data(), m.index(r, 2).data()) for r in range(m.rowCount())]
+    assert shown == [("active", "security", "Never log secrets. Ever."), ("active", "codebase", "Always run the tests."),
+                     ("inactive", "old", "Use Jenkins.")]
+    assert "Advisory" in m.index(1, 3).data(Qt.ItemDataRole.ToolTipRole)
+    assert tab.summary.text() == "3 policies · 2 active"
+    tab.select_row(0)
+    assert tab.rule.toPlainText() == "Never log secrets.\nEver."
+    assert "(advisory)" in tab.rule_meta.text()
+
+
+def test_dispatch_panel_shows_the_injected_section_and_a_preview(open_window, sample_path, qtbot) -> None:
+    preamble = pytest.importorskip("memorydesk.memory.preamble")
+    win = open_window(sample_path)
+    tab = _ready(qtbot, win)
+    panel = tab.dispatch
+    qtbot.waitUntil(lambda: panel.section.toPlainText() != "" and panel.agent.count() == 2)
+    expected = preamble.policy_section(win.ws)
+    assert panel.section.toPlainText() == expected
+    assert f"{len(expected):,} characters" in panel.section_size.text()
+    assert f"~{(len(expected) + 3) // 4:,} tokens" in panel.section_size.text()
+    panel.agent.setCurrentIndex(panel.agent.findData(desk_sample.fid(900)))
+    qtbot.keyClicks(panel.task, "when do we deploy on wednesday next week")
+    want = preamble.build_preamble(win.ws, desk_sample.fid(900), "when do we deploy on wednesday next week")
+    qtbot.waitUntil(lambda: panel.preview.toPlainText() == want, timeout=5000)
+    assert "## My Notes\n- prefers small PRs" in want
+
+
+def test_size_warnings_grow_with_the_section() -> None:
+    from memorydesk.ui.policies.dispatch import size_note
+
+    assert size_note(100)[1] == ""
+    assert "growing" in size_note(2500)[0]
+    assert "large" in size_note(5000)[0]
+    assert "very large" in size_note(9000)[0]
+
+
+def test_edit_activate_deactivate_delete(open_window, sample_path, qtbot) -> None:
+    needs_reviewer()
+    win = open_window(sample_path)
+    tab = _ready(qtbot, win)
+    win.show_tab("policies")
+
+    tab.select_row(_row(tab, "Always"))
+    focus(qtbot, tab.view)
+    qtbot.keyClick(tab.view, Qt.Key.Key_F2)
+    dialog = tab.dialog
+    assert dialog.isVisible() and dialog.role.currentData() == "coder"
+    dialog.rule.setPlainText("Always run the whole test suite.")
+    dialog.role.setCurrentIndex(dialog.role.findData("qa"))
+    dialog.reason.setText("clearer")
+    qtbot.mouseClick(dialog.buttons.button(dialog.buttons.StandardButton.Save), Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: win.ops.pending == 0 and any(
+        p["rule"] == "Always run the whole test suite." for p in browse.policies(win.ws)), timeout=10000)
+    qtbot.waitUntil(lambda: any(tab.model.policy(r)["rule"] == "Always run the whole test suite."
+                                for r in range(tab.model.rowCount())))
+
+    tab.select_row(_row(tab, "Use Jenkins"))
+    assert tab.act_activate.isEnabled() and not tab.act_deactivate.isEnabled()
+    tab.act_activate.trigger()
+    qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.summary.text().endswith("3 active"), timeout=10000)
+
+    tab.select_row(_row(tab, "Use Jenkins"))
+    tab.act_deactivate.trigger()
+    qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.summary.text().endswith("2 active"), timeout=10000)
+
+    before = tab.model.rowCount()
+    tab.select_row(_row(tab, "Never log"))
+    focus(qtbot, tab.view)
+    qtbot.keyClick(tab.view, Qt.Key.Key_Delete)
+    box = tab.dialog
+    assert isinstance(box, QMessageBox)
+    box.findChild(type(box.buttons()[0]), "confirm-yes").click()
+    qtbot.waitUntil(lambda: win.ops.pending == 0 and not any(
+        tab.model.policy(r)["rule"].startswith("Never log") and tab.model.policy(r)["active"]
+        for r in range(tab.model.rowCount())), timeout=10000)
+    assert tab.model.rowCount() <= before
+    qtbot.waitUntil(lambda: "Never log" not in tab.dispatch.section.toPlainText(), timeout=10000)

@@ -1,0 +1,33 @@
+"""`memory-desk shot` renders each tab off-screen to a PNG without changing the file."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+
+import pytest
+from PySide6.QtGui import QImage
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tab", ["facts", "policies", "graph"])
+def test_shot_writes_a_png_of_the_tab(sample_path, tmp_path, tab) -> None:
+    out = tmp_path / f"{tab}.png"
+    before = hashlib.sha256(sample_path.read_bytes()).hexdigest()
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run([sys.executable, "-m", "memorydesk", "shot", str(sample_path), "--tab", tab,
+                           "--out", str(out), "--size", "1024x700"], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1024, 700)
+    assert hashlib.sha256(sample_path.read_bytes()).hexdigest() == before
+
+
+def test_shot_refuses_a_bad_size(sample_path, tmp_path) -> None:
+    done = subprocess.run([sys.executable, "-m", "memorydesk", "shot", str(sample_path), "--tab", "facts",
+                           "--out", str(tmp_path / "x.png"), "--size", "huge"], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2 and "--size" in done.stderr and "Traceback" not in done.stderr
