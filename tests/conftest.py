@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import sys
@@ -10,15 +9,9 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO.parent / "shared" / "data"
-SAMPLE_DB = SHARED_DATA / "cc-workspace" / "workspace.db"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-sys.path.insert(0, str(REPO / "tests"))
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+from helpers import SAMPLE_DB  # noqa: E402
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import sqlean
 
-from conftest import sha256
+from helpers import sha256
 from fixtures.product_fixture import PLANTED
 
 

@@ -115,8 +115,21 @@ def test_stdin_and_an_empty_file(tmp_path: Path) -> None:
     assert result.returncode == 0 and json.loads(result.stdout) == [] and "no receipts" in result.stderr
 
 
-def test_ingest_is_registered_but_not_yet_available(tmp_path: Path) -> None:
-    path = write(tmp_path, complete_lineage())
-    result = run("lineage", "ingest", str(tmp_path / "ws.db"), str(path))
-    assert result.returncode == 2 and "not yet available" in result.stderr
-    assert not (tmp_path / "ws.db").exists()
+def test_ingest_stores_all_or_nothing(tmp_path: Path) -> None:
+    from memorydesk.lineage.receipt_store import load
+    from memorydesk.store import open_workspace
+
+    ws_path = tmp_path / "ws.db"
+    good = write(tmp_path, complete_lineage("run-1"))
+    result = run("lineage", "ingest", str(ws_path), str(good))
+    assert result.returncode == 0, result.stderr
+    with open_workspace(ws_path, read_only=True) as ws:
+        stored = load(ws)
+    assert {r.run_id for r in stored} == {"run-1"} and len(stored) == len(complete_lineage("run-1"))
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(to_jsonl(complete_lineage("run-2")) + '{"runId": "run-2", "text": "the user said hi"}\n')
+    result = run("lineage", "ingest", str(ws_path), str(bad))
+    assert result.returncode == 2 and result.stderr.startswith(f"line {len(complete_lineage()) + 1}:")
+    with open_workspace(ws_path, read_only=True) as ws:
+        assert len(load(ws)) == len(stored)  # nothing of the bad file was stored

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import sha256
+from helpers import sha256
 from memorydesk.memory.preamble import build_preamble
 from memorydesk.store import open_workspace
 

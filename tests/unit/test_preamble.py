@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import sqlean
 
-from conftest import sha256
+from helpers import sha256
 from memorydesk.memory.preamble import build_preamble, policy_section
 from memorydesk.store import open_workspace
 

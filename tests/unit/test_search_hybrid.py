@@ -305,7 +305,7 @@ def test_read_only_product_file_searches_stored_embeddings_with_numpy(tmp_path: 
         conn.execute("UPDATE memory_facts_table SET embedding = ? WHERE id = 'f-02'", (to_blob(unit(1.0, 3)),))
         conn.execute("UPDATE memory_facts_table SET embedding = x'0011' WHERE id = 'f-01'")  # malformed
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    from conftest import sha256
+    from helpers import sha256
 
     before = sha256(path)
     with open_workspace(path, read_only=True) as ro:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import sqlean
 
-from conftest import sha256
+from helpers import sha256
 from memorydesk.core.errors import BadInput, ReadOnlyWorkspace
 from memorydesk.memory.search import is_keyword_reachable, keyword_search, search, unreachable_fact_ids
 from memorydesk.memory.search_keyword import repo_scope

@@ -12,7 +12,7 @@ import sqlean
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from conftest import sha256
+from helpers import sha256
 from memorydesk.core.errors import ReadOnlyWorkspace, SchemaTooNew, WorkspaceUnusable
 from memorydesk.store import files, open_workspace, ours
 from memorydesk.store.layout import SUFFIXED, UNSUFFIXED

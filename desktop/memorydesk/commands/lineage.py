@@ -9,8 +9,8 @@ otherwise, 2 on bad input: a bad receipt line is reported as ``line N: …`` on
 stderr and nothing is classified.
 
 ``lineage ingest WORKSPACE FILE.jsonl`` stores receipts in a workspace, all or
-nothing. It lands together with the workspace's receipt table in the store; until
-then this build says so and exits 2.
+nothing: a bad line stores none (``line N: …``, exit 2). ``x-`` extension fields are
+not stored.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import json
 import sys
 from datetime import UTC, datetime, timedelta
 
-from memorydesk.commands import not_yet
 from memorydesk.core.errors import BadInput
 from memorydesk.core.health import DEFAULT_FRESH_FOR, RunHealth, classify, format_duration, parse_duration
 from memorydesk.core.receipts import Receipt, parse_utc
@@ -48,10 +47,26 @@ def register(sub) -> None:
     c.add_argument("--json", action="store_true", help='print [{"runId", "state", "color", "reason"}]')
     c.set_defaults(func=run_classify)
 
-    i = commands.add_parser("ingest", help="store receipts in a workspace (not yet available)")
+    i = commands.add_parser("ingest", help="store receipts in a workspace, all or nothing")
     i.add_argument("workspace", metavar="WORKSPACE")
-    i.add_argument("file", metavar="FILE.jsonl")
-    i.set_defaults(func=not_yet("lineage ingest"))
+    i.add_argument("file", metavar="FILE.jsonl", help="receipts, one JSON object per line ('-' for stdin)")
+    i.set_defaults(func=run_ingest)
+
+
+def run_ingest(args: argparse.Namespace) -> int:
+    from memorydesk.lineage.receipt_store import ingest
+    from memorydesk.store import open_workspace
+
+    try:
+        receipts = _read(args.file)
+    except BadReceiptLine as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    with open_workspace(args.workspace) as ws:
+        stored = ingest(ws, receipts)
+    runs = len({r.run_id for r in receipts})
+    print(f"stored {stored} receipts of {runs} runs in {args.workspace}")
+    return 0
 
 
 def run_classify(args: argparse.Namespace) -> int:
