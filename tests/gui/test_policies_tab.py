@@ -29,7 +29,7 @@ def test_list_marks_active_and_the_advisory_role(open_window, sample_path, qtbot
     tab = _ready(qtbot, win)
     m = tab.model
     header = [m.headerData(c, Qt.Orientation.Horizontal) for c in range(m.columnCount())]
-    assert header == ["Status", "Domain", "Rule", "Required role (advisory)", "Updated"]
+    assert header == ["Status", "Domain", "Rule", "Role (advisory)", "Updated"]
     shown = [(m.index(r, 0).data(), m.index(r, 1).data(), m.index(r, 2).data()) for r in range(m.rowCount())]
     assert shown == [("active", "security", "Never log secrets. Ever."), ("active", "codebase", "Always run the tests."),
                      ("inactive", "old", "Use Jenkins.")]

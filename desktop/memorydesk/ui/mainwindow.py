@@ -52,6 +52,11 @@ class MainWindow(QMainWindow):
         self.counts.setObjectName("status-counts")
         self.live = QLabel("")
         self.live.setObjectName("status-live")
+        self.mode = QLabel("")
+        self.mode.setObjectName("status-mode")
+        for label in (self.mode, self.counts, self.live):
+            label.setContentsMargins(8, 0, 8, 0)
+        self.statusBar().addPermanentWidget(self.mode)
         self.statusBar().addPermanentWidget(self.counts)
         self.statusBar().addPermanentWidget(self.live)
         self.timer = QTimer(self)
@@ -136,6 +141,8 @@ class MainWindow(QMainWindow):
         self.act_read_only.setChecked(ws.read_only)
         self.act_read_only.blockSignals(False)
         settings.add_recent(ws.path)
+        self.mode.setText(f"{ws.name} · {'read-only' if ws.read_only else 'read-write'}")
+        self.mode.setToolTip(str(ws.path) + (f" — changes: {block}" if block else ""))
         self._update_title()
         self.refresh_counts()
         if ws.live_refresh:

@@ -67,9 +67,10 @@ class FilterBar(QWidget):
         top.addWidget(self.clear)
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
-        for w in (self.domain, self.memory_type, self.veracity, self.state, self.created, self.embedding):
-            row.addWidget(w)
-        row.addStretch(1)
+        for w, stretch in ((self.domain, 3), (self.memory_type, 2), (self.veracity, 2), (self.state, 2),
+                           (self.created, 2), (self.embedding, 2)):
+            row.addWidget(w, stretch)
+        row.addSpacing(12)
         row.addWidget(self.counts)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(6, 6, 6, 0)

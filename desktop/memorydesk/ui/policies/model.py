@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication
 from memorydesk.ui.text import one_line, when
 
 COLUMNS = (("active", "Status"), ("domain", "Domain"), ("rule", "Rule"),
-           ("required_role", "Required role (advisory)"), ("updated_at", "Updated"))
+           ("required_role", "Role (advisory)"), ("updated_at", "Updated"))
 Index = QModelIndex | QPersistentModelIndex
 
 

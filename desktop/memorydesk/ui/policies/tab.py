@@ -46,7 +46,7 @@ class PoliciesTab(QWidget):
         self.view.setAlternatingRowColors(True)
         self.view.verticalHeader().setVisible(False)
         header = self.view.horizontalHeader()
-        for i, width in enumerate((70, 130, 330, 150, 125)):
+        for i, width in enumerate((70, 130, 300, 120, 125)):
             header.resizeSection(i, width)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.view.selectionModel().selectionChanged.connect(lambda *_a: self._selection_changed())
