@@ -71,8 +71,8 @@ BATCH_SIZE = 5_000
 DEFAULT_EMBED = 2_000
 MIN_FACTS = 200
 MAX_FACTS = 1_000_000
-AREA_POOL = 32
-RECENT_POOL = 16
+AREA_POOL = 12
+RECENT_POOL = 4
 EMBED_CHUNK = 128
 CONSOLIDATION_RESERVE = 20  # about as many facts as the scenario's consolidation passes write
 
