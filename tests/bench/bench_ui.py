@@ -84,6 +84,7 @@ def big_workspace() -> Path:
 
 
 @pytest.mark.slow
+@pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 def test_open_scroll_and_count(big_workspace: Path, qtbot, tmp_path) -> None:
     from PySide6.QtCore import QSettings
 

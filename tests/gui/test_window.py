@@ -9,6 +9,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QAction, QDropEvent, QGuiApplication
 from PySide6.QtWidgets import QAbstractItemView
@@ -166,3 +167,34 @@ def test_ctrl_f_focuses_the_search_box(open_window, sample_path, qtbot) -> None:
     qtbot.keyClick(win.policies_tab.view, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(win.facts_tab.filters.search.hasFocus)
     assert win.tabs.currentWidget() is win.facts_tab
+
+
+def test_open_dialog_opens_the_chosen_file(open_window, sample_path, tmp_path, qtbot, monkeypatch) -> None:
+    from PySide6.QtWidgets import QFileDialog
+
+    other = desk_sample.build(tmp_path / "chosen.db", desk_sample.sample_facts()[:2])
+    win = open_window(sample_path)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (str(other), "")))
+    focus(qtbot, win.facts_tab.view)
+    qtbot.keyClick(win.facts_tab.view, Qt.Key.Key_O, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: win.ws.path == other, timeout=10000)
+    wait_idle(qtbot, win)
+    assert win.facts_tab.model.rowCount() == 2 and "chosen" in win.windowTitle()
+
+
+@pytest.mark.shared
+def test_the_product_sample_opens_read_only_unchanged(open_window, sample_db, qtbot, qtmodeltester) -> None:
+    before = sha256(sample_db)
+    win = open_window(sample_db, read_only=True)
+    assert "291 facts (263 active)" in win.counts.text()
+    facts = win.facts_tab
+    assert facts.model.rowCount() == 263
+    qtmodeltester.check(facts.model)
+    facts.filters.state.setCurrentIndex(facts.filters.state.findData("all"))
+    wait_idle(qtbot, win)
+    for row in range(facts.model.rowCount()):  # every row of the awkward sample can be shown
+        facts.select_row(row)
+        qtbot.waitUntil(lambda: win.ops.pending == 0)
+        assert facts.detail.fact_id == facts.model.fact(row).id
+    win.close()
+    assert sha256(sample_db) == before

@@ -14,15 +14,14 @@ from memorydesk.core.errors import BadInput
 
 
 def _demo_path() -> Path:
-    from memorydesk.commands import demo
+    """A fresh demo workspace, built by `memory-desk demo create` (through the memory service)."""
+    from memorydesk import cli
 
-    if not hasattr(demo, "create_demo") and not hasattr(demo, "build"):
-        raise BadInput("--demo: building a demo workspace is not part of this build yet; "
-                       "open a workspace file instead")
     folder = Path(tempfile.mkdtemp(prefix="memorydesk-demo-"))
     path = folder / "demo.db"
-    builder = getattr(demo, "create_demo", None) or getattr(demo, "build")
-    builder(path)
+    code = cli.main(["demo", "create", str(path), "--facts", "2000", "--quiet"])
+    if code != 0 or not path.exists():
+        raise BadInput("--demo: the demo workspace could not be built (see the message above)")
     return path
 
 

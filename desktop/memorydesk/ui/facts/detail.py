@@ -54,6 +54,14 @@ class DecayPlot(QWidget):
         self.plot.setLabel("bottom", "age (days)")
         self.plot.setLabel("left", "weight")
         self.plot.setYRange(0, 1.02, padding=0)
+        # items are made once and updated (clearing and re-adding items per fact is slow and fragile)
+        self.curve = self.plot.plot([], [], pen=pg.mkPen(pal.color(QPalette.ColorRole.Highlight), width=2))
+        self.half_line = pg.InfiniteLine(pos=0, angle=90, pen=pg.mkPen(
+            pal.color(QPalette.ColorRole.PlaceholderText), style=Qt.PenStyle.DashLine))
+        self.today_line = pg.InfiniteLine(pos=0, angle=90, pen=pg.mkPen("#d9822b", width=2))
+        self.plot.addItem(self.half_line)
+        self.plot.addItem(self.today_line)
+        self.today_dot = self.plot.plot([], [], pen=None, symbol="o", symbolBrush="#d9822b", symbolSize=8)
         self.caption = QLabel("")
         self.caption.setObjectName("decay-caption")
         self.caption.setWordWrap(True)
@@ -71,14 +79,10 @@ class DecayPlot(QWidget):
         xs = [span_h * i / steps for i in range(steps + 1)]
         ys = [decay.weight(x, memory_type) for x in xs]
         today = decay.weight(age_h, memory_type)
-        pal = QApplication.palette()
-        self.plot.clear()
-        self.plot.plot([x / 24 for x in xs], ys, pen=pg.mkPen(pal.color(QPalette.ColorRole.Highlight), width=2))
-        self.plot.addItem(pg.InfiniteLine(pos=half / 24, angle=90,
-                                          pen=pg.mkPen(pal.color(QPalette.ColorRole.PlaceholderText),
-                                                       style=Qt.PenStyle.DashLine)))
-        self.plot.addItem(pg.InfiniteLine(pos=age_h / 24, angle=90, pen=pg.mkPen("#d9822b", width=2)))
-        self.plot.plot([age_h / 24], [today], pen=None, symbol="o", symbolBrush="#d9822b", symbolSize=8)
+        self.curve.setData([x / 24 for x in xs], ys)
+        self.half_line.setValue(half / 24)
+        self.today_line.setValue(age_h / 24)
+        self.today_dot.setData([age_h / 24], [today])
         self.plot.setXRange(0, span_h / 24, padding=0.02)
         self.caption.setText(
             f"Decay of a “{name}” (k {k}, η {eta:.0f} h): today (orange) age {decay.human_hours(age_h)}, "

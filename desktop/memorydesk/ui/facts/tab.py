@@ -107,8 +107,8 @@ class FactsTab(QWidget):
         layout.addWidget(bar)
         layout.addWidget(split, 1)
         self._update_actions()
+        self.reload()  # the list first: it is what a person waits for
         self.reload_domains()
-        self.reload()
 
     def _action(self, text: str, key: Any, slot: Any, name: str) -> QAction:
         action = QAction(text, self)
@@ -330,7 +330,10 @@ class FactsTab(QWidget):
         dialog = PurgeDialog([f.topic for f in facts], self)
         self.dialog = dialog
         ids = [f.id for f in facts]
-        dialog.accepted.connect(lambda: self._write(
-            "purging facts", lambda r: r.purge_facts(ids, reason=dialog.reason.text().strip())))
+        def purge() -> None:
+            reason = dialog.reason.text().strip()  # read here: the worker never touches widgets
+            self._write("purging facts", lambda r: r.purge_facts(ids, reason=reason))
+
+        dialog.accepted.connect(purge)
         dialog.finished.connect(lambda _r: dialog.deleteLater())
         dialog.open()
