@@ -14,6 +14,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QObject, Signal
 
 from memorydesk.core.errors import MemoryDeskError
@@ -58,6 +59,21 @@ class Operations(QObject):
             self.busy_changed.emit(True)
         future = self._executor.submit(fn)
         future.add_done_callback(lambda f: self._from_worker(f, on_success, on_failure, label))
+
+    def run_for(self, owner: QObject, fn: Callable[[], Any], on_success: Callable[[Any], None] | None = None,
+                **kwargs: Any) -> None:
+        """``run`` for a widget that may be gone when the result arrives (then it is dropped)."""
+        if on_success is None:
+            self.run(fn, None, **kwargs)
+            return
+
+        def deliver(result: Any) -> None:
+            if shiboken6.isValid(owner):
+                on_success(result)
+            else:
+                log.debug("dropped a result for a closed view")
+
+        self.run(fn, deliver, **kwargs)
 
     def _from_worker(self, future: Future, on_success: Any, on_failure: Any, label: str) -> None:
         # worker thread: only emit; the queued signal delivers on the UI thread

@@ -123,7 +123,7 @@ class FactsTab(QWidget):
     # --- loading ------------------------------------------------------------------------
 
     def reload_domains(self) -> None:
-        self.ops.run(lambda: browse.domains(self.ws), self.filters.set_domains, label="reading domains")
+        self.ops.run_for(self, lambda: browse.domains(self.ws), self.filters.set_domains, label="reading domains")
 
     def reload(self, keep_selection: bool = False) -> None:
         """Re-read the list for the current filters, in the background."""
@@ -147,7 +147,7 @@ class FactsTab(QWidget):
             return browse.fact_keys(ws, q), browse.count_facts(ws, FactQuery(state="all")), note
 
         self.filters.show_counts(None, None)
-        self.ops.run(work, lambda result: self._loaded(generation, query, *result), label="reading facts")
+        self.ops.run_for(self, work, lambda result: self._loaded(generation, query, *result), label="reading facts")
 
     def _loaded(self, generation: int, query: FactQuery, keys: Any, total: int, note: str) -> None:
         if generation != self._generation:
@@ -218,7 +218,7 @@ class FactsTab(QWidget):
             if position is not None:
                 self.select_row(position)
         query = self.query
-        self.ops.run(lambda: browse.position_of(self.ws, query, fact_id), found, label="finding the fact")
+        self.ops.run_for(self, lambda: browse.position_of(self.ws, query, fact_id), found, label="finding the fact")
 
     def _selection_changed(self, *_args: Any) -> None:
         self._update_actions()
@@ -243,7 +243,7 @@ class FactsTab(QWidget):
             if len(current) == 1 and current[0].id == fact_id:
                 self.detail.show_fact(*result)
 
-        self.ops.run(work, show, label="reading the fact")
+        self.ops.run_for(self, work, show, label="reading the fact")
 
     def _update_actions(self) -> None:
         block = self.write_block
@@ -285,7 +285,7 @@ class FactsTab(QWidget):
             self.status.emit(getattr(result, "message", "") or f"{label}: done")
             self.changed.emit(result)
 
-        self.ops.run(work, done, label=label)
+        self.ops.run_for(self, work, done, label=label)
 
     def edit_selected(self) -> None:
         facts = self.selected_facts()

@@ -97,8 +97,8 @@ class DispatchPanel(QWidget):
             self.section_size.setText("The dispatch preamble service is not part of this build, so the "
                                       "exact injected text cannot be shown.")
         else:
-            self.ops.run(lambda: mod.policy_section(ws), self._show_section, label="building the policy section")
-        self.ops.run(lambda: browse.agents(ws), self._show_agents, label="reading agents")
+            self.ops.run_for(self, lambda: mod.policy_section(ws), self._show_section, label="building the policy section")
+        self.ops.run_for(self, lambda: browse.agents(ws), self._show_agents, label="reading agents")
 
     def _show_section(self, text: str) -> None:
         self.section.setPlainText(text)
@@ -129,7 +129,7 @@ class DispatchPanel(QWidget):
             self.preview_size.setText("This workspace has no agents to preview.")
             return
         ws, task = self.ws, self.task.text()
-        self.ops.run(lambda: mod.build_preamble(ws, agent_id, task), self._show_preview,
+        self.ops.run_for(self, lambda: mod.build_preamble(ws, agent_id, task), self._show_preview,
                      label="building the dispatch preview")
 
     def _show_preview(self, text: str) -> None:

@@ -110,7 +110,7 @@ class PoliciesTab(QWidget):
 
     def reload(self) -> None:
         ws = self.ws
-        self.ops.run(lambda: browse.policies(ws), self._loaded, label="reading policies")
+        self.ops.run_for(self, lambda: browse.policies(ws), self._loaded, label="reading policies")
 
     def refresh(self) -> None:
         self.reload()
@@ -171,7 +171,7 @@ class PoliciesTab(QWidget):
             self.status.emit(getattr(result, "message", "") or f"{label}: done")
             self.changed.emit(result)
 
-        self.ops.run(lambda: call(services.reviewer(ws, settings.actor())), done, label=label)
+        self.ops.run_for(self, lambda: call(services.reviewer(ws, settings.actor())), done, label=label)
 
     def edit_selected(self) -> None:
         p = self.selected()
