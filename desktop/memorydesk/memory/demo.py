@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import heapq
 import itertools
 import random
 import re
@@ -54,7 +53,6 @@ from pathlib import Path
 
 from sqlalchemy import event, func, select
 
-from memorydesk.core.text import remention_key
 from memorydesk.memory import demo_text as T
 from memorydesk.memory import facts as fact_ops
 from memorydesk.memory import links, policies, rows, working
@@ -74,7 +72,7 @@ MAX_FACTS = 1_000_000
 AREA_POOL = 12
 RECENT_POOL = 4
 EMBED_CHUNK = 128
-CONSOLIDATION_RESERVE = 20  # about as many facts as the scenario's consolidation passes write
+CONSOLIDATION_RESERVE = 15  # about as many facts as the scenario's consolidation passes write
 
 # -- deterministic ids ---------------------------------------------------------------------------
 
@@ -129,6 +127,16 @@ class Proposal:
     area: str = ""
     name: str | None = None  # scenario handle, to refer to the fact later
     scripted: bool = False  # part of the hand-written scenario (always written)
+    valid_for: int | None = None  # stream facts: valid_until = at + valid_for, set when timed
+    week_tag: bool = False  # stream facts: temporal tag "week-N" of their time, set when timed
+
+    def stamp(self, at: int) -> None:
+        """Give a generated fact its time (and what derives from it)."""
+        self.at = at
+        if self.valid_for is not None:
+            self.valid_until = at + self.valid_for
+        if self.week_tag:
+            self.temporal_tags = (f"week-{time.gmtime(at).tm_yday // 7 + 1}",)
 
 
 @dataclass(slots=True)
@@ -192,14 +200,14 @@ def _fill(rng: random.Random, template: str, slots: dict, **fixed: str) -> str:
 
 
 class _Stream:
-    """Generated facts in time order, until ``target`` distinct (domain, topic, content) were proposed.
+    """Generated facts, untimed: the builder stamps each with its time when it writes it.
 
-    Times advance with the count of distinct proposals, so the stream spans
-    ``start``..``end`` whatever the share of re-mentions.
+    ``done`` tells the stream when enough facts were written (the builder sets it).
     """
 
-    def __init__(self, rng: random.Random, target: int, start: int, end: int) -> None:
-        self.rng, self.target, self.start, self.end = rng, target, start, end
+    def __init__(self, rng: random.Random, target: int) -> None:
+        self.rng, self.target = rng, target
+        self.done: Callable[[], bool] = lambda: False
         components = [f"{p} {s}" for p in T.COMPONENT_PREFIXES for s in T.COMPONENT_SUFFIXES]
         rng.shuffle(components)
         self.components = components
@@ -212,8 +220,12 @@ class _Stream:
         self.prs: deque = deque(maxlen=60)
         self.next_ticket, self.next_pr, self.next_incident = 1200, 3400, 1
         self.release = [2, 14, 0]
-        self.seen: set[bytes] = set()
-        self.distinct = 0
+
+    def __iter__(self) -> Iterator[Proposal]:
+        for _ in range(20 * self.target):  # a bound, in case nothing is ever written
+            if self.done():
+                return
+            yield self._one(0)
 
     # helpers
     def _component(self) -> str:
@@ -229,18 +241,6 @@ class _Stream:
     def _vc(self) -> tuple[str, float]:
         veracity = self.rng.choices(_VERACITIES, _VERACITY_WEIGHTS)[0]
         return veracity, self.rng.choice(_CONFIDENCES)
-
-    def __iter__(self) -> Iterator[Proposal]:
-        span = self.end - self.start
-        while self.distinct < self.target:
-            at = self.start + span * self.distinct // self.target
-            p = self._one(at)
-            key = hashlib.blake2b(f"{p.domain}\x1f{p.topic}\x1f{remention_key(p.content)}".encode(),
-                                  digest_size=8).digest()
-            if key not in self.seen:
-                self.seen.add(key)
-                self.distinct += 1
-            yield p
 
     def _one(self, at: int) -> Proposal:
         rng = self.rng
@@ -296,15 +296,14 @@ class _Stream:
             return Proposal(at, "pr-reviews", topic, content, "dara", confidence, "decision", "tool"
                             if rng.random() < 0.3 else veracity, area=comp)
         if kind == "incident":
-            year = time.gmtime(at).tm_year
-            ident = f"INC-{year}-{self.next_incident:04d}"
+            ident = f"INC-{self.next_incident:05d}"
             self.next_incident += 1
             minutes = rng.choice((4, 12, 25, 47, 90))
             content = (f"{T.REPO_LABEL[repo]} / {comp}: {ident} {rng.choice(T.INCIDENT_SYMPTOMS)} for {minutes} "
                        f"minutes; mitigated by {rng.choice(T.INCIDENT_MITIGATIONS)}, follow-up owner "
                        f"@{rng.choice(('farah', 'bram', 'ivo'))}.")
             return Proposal(at, "incidents", ident, content, rng.choice(("farah", "ivo")), confidence, "event",
-                            veracity, valid_until=at + rng.choice((7, 14, 30)) * DAY, area=comp)
+                            veracity, valid_for=rng.choice((7, 14, 30)) * DAY, area=comp)
         if kind == "release":
             self.release[2] += 1
             if rng.random() < 0.15:
@@ -314,8 +313,7 @@ class _Stream:
             content = (f"{T.REPO_LABEL[repo]} / {comp}: release {version} of {repo} shipped {rng.randint(3, 40)} "
                        f"changes, including {rng.choice(T.RELEASE_CHANGES)}; rollback is the previous image tag.")
             return Proposal(at, f"repo:{repo}/releases", f"release {version}", content, "farah", confidence,
-                            "artifact", veracity, temporal_tags=(f"week-{time.gmtime(at).tm_yday // 7 + 1}",),
-                            area=comp)
+                            "artifact", veracity, week_tag=True, area=comp)
         if kind == "design":
             ui = rng.choice(T.DESIGN_TOPICS)
             content = _fill(rng, rng.choice(T.DESIGN_TEMPLATES), T.DESIGN_SLOTS, ui=ui)
@@ -515,6 +513,10 @@ class DemoBuilder:
         self.area_pools: dict[str, deque] = {}
         self.recent: deque = deque(maxlen=RECENT_POOL)
         self.written = 0
+        self.stream_written = 0  # rows written by the generated stream
+        self.stream_pending = 0  # stream proposals waiting in the batch (counted as written)
+        self.stream_processed = 0  # stream proposals taken from the stream so far
+        self.stream_target = facts
         self.embedded = 0
         self.embed_note = ""
         self.started = time.monotonic()
@@ -578,15 +580,23 @@ class DemoBuilder:
         return kw
 
     def _done(self, p: Proposal, result: fact_ops.ProposeResult) -> None:
+        if not p.scripted and self.bulk:
+            self.stream_pending -= 1
         if result.action == "inserted":
             self.written += 1
+            self.stream_written += not p.scripted
             if p.name:
                 self.named[p.name] = result.fact_id
         self._report()
 
     def propose(self, p: Proposal, vector) -> None:
+        if not p.scripted:
+            self.stream_processed += 1
+            if self.stream_written + self.stream_pending >= self.stream_target:
+                return  # the stream's share is written; the rest of the look-ahead is dropped
         if self.bulk:
             self.batch.append((p, vector))
+            self.stream_pending += not p.scripted
             if len(self.batch) >= BATCH_SIZE:
                 self.flush()
             return
@@ -645,45 +655,58 @@ class DemoBuilder:
             self.progress(f"  {self.written:,} / ~{self.facts:,} facts ({rate:,.0f} facts/s)")
 
     # the run
-    def run(self, scenario: list[Event], stream: _Stream) -> None:
+    def run(self, scenario: list[Event], stream: _Stream, start: int, end: int) -> None:
+        """Write the stream, stamping each fact with the time its position implies, and run
+        each scenario event when the clock passes it."""
         self.add_agents()
-        events = heapq.merge(scenario, stream, key=lambda e: e.at)
-        first: list[Event] = []
-        pending = 0
-        for event in events:  # the first `embed` proposals get vectors, computed in one batch
-            first.append(event)
-            if isinstance(event, Proposal):
-                pending += 1
-                if pending >= self.embed_n:
-                    break
-        head = [e for e in first if isinstance(e, Proposal)] if self.embed_n else []
-        if head:
-            self.progress(f"  embedding the first {len(head):,} facts (in the background, {EMBED_CHUNK} at a time)…")
-        # The model runs in a worker thread, one chunk after another, while the facts are
-        # written; a fact waits only if its chunk is not ready yet.
+        self.stream_target = stream.target
+        span, clock = end - start, start
+        budget = self.embed_n
+        stream.done = lambda: self.stream_written + self.stream_pending >= stream.target
+        scripted = [e for e in scenario if isinstance(e, Proposal)][:budget]
+        budget -= len(scripted)
+        vectors = dict(zip(map(id, scripted), self._vectors(scripted)))
+        queue = deque(scenario)
+        if budget:
+            self.progress(f"  embedding the first {self.embed_n:,} facts in the background, {EMBED_CHUNK} at a time…")
+        # Generated facts are taken a chunk at a time; the model embeds the next chunk in a
+        # worker thread while the current one is written.
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="demo-embed")
-        chunks = [head[i:i + EMBED_CHUNK] for i in range(0, len(head), EMBED_CHUNK)]
-        futures = [pool.submit(self._vectors, chunk) for chunk in chunks]
-        where = {id(p): (c, k) for c, chunk in enumerate(chunks) for k, p in enumerate(chunk)}
+        source = iter(stream)
 
-        def vector_for(p: Proposal):
-            place = where.pop(id(p), None)
-            return None if place is None else futures[place[0]].result()[place[1]]
+        def next_chunk():
+            nonlocal budget
+            chunk = list(itertools.islice(source, EMBED_CHUNK))
+            wanted = chunk[:budget]
+            budget -= len(wanted)
+            return chunk, wanted, (pool.submit(self._vectors, wanted) if wanted else None)
 
-        scripted_left = sum(isinstance(e, Proposal) and e.scripted for e in scenario)
-        budget = self.facts - CONSOLIDATION_RESERVE
-        for event in itertools.chain(first, events):
-            if isinstance(event, Proposal):
-                if event.scripted:
-                    scripted_left -= 1
-                elif self.written + len(self.batch) + scripted_left >= budget:
-                    continue  # enough facts: the rest of the stream is skipped, the scenario still runs
-                self.propose(event, vector_for(event))
-            else:
-                self.flush()
-                event.run(self)
-        self.flush()
-        pool.shutdown(wait=True, cancel_futures=True)
+        def run_due(until: int) -> None:
+            while queue and queue[0].at <= until:
+                event = queue.popleft()
+                if isinstance(event, Proposal):
+                    self.propose(event, vectors.pop(id(event), None))
+                else:
+                    self.flush()
+                    event.run(self)
+
+        try:
+            current = next_chunk()
+            while current[0]:
+                upcoming = next_chunk()
+                chunk, wanted, future = current
+                if future is not None:
+                    vectors.update(zip(map(id, wanted), future.result()))
+                for p in chunk:
+                    clock = max(clock, start + span * (self.stream_written + self.stream_pending) // stream.target)
+                    run_due(clock)
+                    p.stamp(clock)
+                    self.propose(p, vectors.pop(id(p), None))
+                current = upcoming
+            run_due(self.now)
+            self.flush()
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
         self._report(force=True)
 
     def adjust_access(self) -> None:
@@ -752,14 +775,14 @@ def build_demo(path: str | Path, *, facts: int = 2_000, seed: int = 7, now: int 
     scenario = _scenario(random.Random(f"{seed}-scenario"), now)
     scenario_facts = sum(isinstance(e, Proposal) for e in scenario)
     target = max(facts - scenario_facts - CONSOLIDATION_RESERVE, 1)
-    stream = _Stream(rng, target, now - SPAN_DAYS * DAY, now - 3600)
+    stream = _Stream(rng, target)
     embed = max(0, min(embed, facts))
     with deterministic_ids(seed):
         ws = open_workspace(path, name="Acme demo")
         try:
             _no_sync(ws)
             builder = DemoBuilder(ws, facts=facts, seed=seed, now=now, embed=embed, bulk=bulk, progress=progress)
-            builder.run(scenario, stream)
+            builder.run(scenario, stream, now - SPAN_DAYS * DAY, now - 3600)
             builder.adjust_access()
             counts = _counts(ws)
         finally:
