@@ -203,3 +203,21 @@ def test_cli_builds_and_replaces_with_force(tmp_path: Path, capsys) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["demo.db"]
     with open_workspace(target, read_only=True) as ws:
         assert integrity.check(ws).problems == []
+
+
+@pytest.mark.parametrize("bulk", [False, True])
+def test_the_first_facts_get_real_embeddings_and_the_index_agrees(tmp_path: Path, bulk: bool) -> None:
+    from memorydesk.memory.embedder import embedder_status
+
+    ok, reason = embedder_status()
+    if not ok:
+        pytest.skip(reason)
+    summary = build_demo(tmp_path / "vec.db", facts=300, seed=5, now=NOW, embed=60, bulk=bulk)
+    assert 40 <= summary.embedded <= 60 < summary.counts["facts"]
+    assert "first 60" in summary.embed_note
+    with open_workspace(summary.path, read_only=True) as ws:
+        assert integrity.check(ws).problems == []
+        with ws.read() as conn:
+            blobs = conn.execute(select(ws.layout.facts.c.embedding, ws.layout.facts.c.binary_embedding).where(
+                ws.layout.facts.c.embedding.is_not(None))).all()
+    assert all(len(e) == 1536 and len(b) == 48 for e, b in blobs)

@@ -518,7 +518,6 @@ class DemoBuilder:
         self.stream_processed = 0  # stream proposals taken from the stream so far
         self.stream_target = facts
         self.analyzed_at = 0
-        self.embedded = 0
         self.embed_note = ""
         self.started = time.monotonic()
         self._last_report = self.started
@@ -547,8 +546,8 @@ class DemoBuilder:
                 conn.execute(agents.insert().values(
                     id=self.agent_ids[key], name=name, title=title, agent_md_path="",
                     workspace_id=self.ws.workspace_id, reports_to=None, skills=skills,
-                    persona=f"{name}, {title.lower()} at Acme.", system_prompt=None, adapter_id="claude-code",
-                    model_id="claude-sonnet", strict_mode=0, effort=effort, context_size=200_000,
+                    persona=f"{name}, {title.lower()} at Acme.", system_prompt=None, adapter_id="agent-cli",
+                    model_id="general-large", strict_mode=0, effort=effort, context_size=200_000,
                     sandbox_capabilities_json="", command_policy_json="", role=role,
                     monthly_budget_cents=5_000 if role else 0, max_concurrent_tasks=1 if role != "coder" else 2,
                     visibility="workspace", lifecycle_status="active", created_at=start + i * 3600))
