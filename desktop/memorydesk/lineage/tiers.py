@@ -199,7 +199,7 @@ class TierEngine:
         with self.ws.read() as conn:
             segment = conn.execute(select(SEGMENTS).where(SEGMENTS.c.id == segment_id)).first()
             pages = conn.execute(select(PAGES).where(PAGES.c.segment_id == segment_id)
-                                 .order_by(PAGES.c.created_at, PAGES.c.id)).all()
+                                 .order_by(PAGES.c.created_at, literal_column("rowid"))).all()
         if segment is None:
             return []
         vectors = self._vectors([f"{segment.user_scope} {p.content}" for p in pages])
