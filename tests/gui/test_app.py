@@ -1,4 +1,4 @@
-"""Bootstrap pieces: the None-reference guard, palettes, error wording, text helpers."""
+"""Bootstrap pieces: the Qt bindings we pin, palettes, error wording, text helpers."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from memorydesk.ui.text import is_rtl, one_line, tokens
 
 
 def test_many_void_calls_do_not_exhaust_none(qapp) -> None:
+    """PySide6 6.12.0 on Python 3.11 drops a reference to None on every void call and
+    aborts long sessions; pyproject.toml excludes it. This fails on such a binding."""
     bootstrap.ensure_app()
     probe = QObject()
     for _ in range(100_000):

@@ -27,39 +27,8 @@ def ensure_offscreen_if_headless() -> None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
-def guard_none_refcount() -> bool:
-    """Work around a binding bug that crashes long sessions on Python 3.11.
-
-    With shiboken6 6.12 on Python < 3.12, every call of a Qt method returning ``void``
-    takes one reference from ``None`` without giving it back (and some conversions do
-    the same to ``True``/``False``); after some tens of thousands of calls Python aborts
-    with "deallocating None". (On 3.12+ these objects are immortal and the bug is
-    harmless.) When the leak is detected, ``None``, ``True`` and ``False`` are given a
-    reserve of references large enough for any session. Returns True when applied.
-    """
-    if sys.version_info >= (3, 12) or getattr(guard_none_refcount, "applied", False):
-        return False
-    from PySide6.QtCore import QObject
-
-    probe = QObject()
-    before = sys.getrefcount(None)
-    for _ in range(64):
-        probe.setObjectName("probe")
-    leaked = before - sys.getrefcount(None)
-    if leaked < 32:
-        return False
-    import ctypes
-
-    for singleton in (None, True, False):
-        ctypes.c_ssize_t.from_address(id(singleton)).value += 1 << 40
-    guard_none_refcount.applied = True  # type: ignore[attr-defined]
-    log.info("Qt bindings leak references to None on this Python; a reserve was added")
-    return True
-
-
 def ensure_app(argv: list[str] | None = None) -> QApplication:
     """The QApplication, created once, with names, style and palette set."""
-    guard_none_refcount()
     app = QApplication.instance()
     if app is None:
         app = QApplication(argv or [APPLICATION])
