@@ -30,6 +30,14 @@ How it is written
 - Embeddings are real (the shipped model) for the first ``embed`` facts written
   (default 2,000); later facts keep a NULL embedding, as facts written without the
   model installed do in the product.
+- Build mechanics that change no memory semantics: the new file is written with
+  ``synchronous = OFF`` (a failed build is deleted, and the command moves the file into
+  place only when complete); ``ANALYZE`` runs as the fact table grows, so SQLite uses
+  the topic index for the service's same-topic lookup; the model embeds the next chunk
+  of facts in a worker thread while the current chunk is written.
+- Rates on a shared 2-CPU machine: 2,000 facts on the service path with embeddings
+  ~25 s; the bulk path ~300-480 facts/s (10,000 in ~21-33 s, 100,000 in ~6 min),
+  dominated by building a SQLAlchemy statement per row inside the service.
 - Deterministic for a seed and a reference time: content comes from
   ``random.Random(seed)``, and ids from a seeded UUID generator patched in for the
   build (``deterministic_ids``), so two builds give identical rows apart from the
