@@ -79,6 +79,7 @@ MIN_FACTS = 200
 MAX_FACTS = 1_000_000
 AREA_POOL = 12
 RECENT_POOL = 4
+CELL_FACTS = 15_000  # one more cell per this many facts
 EMBED_CHUNK = 128
 CONSOLIDATION_RESERVE = 15  # about as many facts as the scenario's consolidation passes write
 
@@ -228,6 +229,9 @@ class _Stream:
         self.prs: deque = deque(maxlen=60)
         self.next_ticket, self.next_pr, self.next_incident = 1200, 3400, 1
         self.release = [2, 14, 0]
+        # Large workspaces run each component in several cells (deployment shards), so
+        # the convention topics grow with the workspace instead of being re-contradicted.
+        self.cells = max(1, target // CELL_FACTS)
 
     def __iter__(self) -> Iterator[Proposal]:
         for _ in range(20 * self.target):  # a bound, in case nothing is ever written
@@ -264,7 +268,8 @@ class _Stream:
                 entry = rng.choice(T.CONVENTIONS)
                 aspect = entry[0]
             _, bare, mtype, roles, template = entry
-            topic = f"{_slug(comp)}-{aspect}"
+            where = comp if self.cells == 1 else f"{comp} (cell-{rng.randrange(self.cells):02d})"
+            topic = f"{_slug(where)}-{aspect}"
             scoped = int.from_bytes(hashlib.blake2b(topic.encode(), digest_size=2).digest(), "big") % 10 >= 3
             domain = f"repo:{repo}/{bare}" if scoped else bare
             role = roles[0] if rng.random() < 0.8 else rng.choice(roles)
@@ -276,7 +281,7 @@ class _Stream:
                 mtype = "observation"
             else:
                 content = _fill(rng, template, T.SLOTS)
-            content = f"{T.REPO_LABEL[repo]} / {comp}: {content}"
+            content = f"{T.REPO_LABEL[repo]} / {where}: {content}"
             return Proposal(at, domain, topic, content, agent, confidence, mtype, veracity, area=comp)
         if kind == "ticket":
             if self.tickets and rng.random() < 0.25:
