@@ -120,3 +120,17 @@ def test_harmonize_beliefs_and_cross_agent_conflicts(svc: MemoryService) -> None
     assert all(c["winning_fact_id"] is None and c["resolved_at"] is None for c in unresolved)
     assert svc.harmonize_memory(now=T + 6).beliefs == 1  # a pass replaces the beliefs
     assert len(svc.list_memory_conflicts(unresolved_only=True)) == 4  # and adds fresh conflict rows
+
+
+def test_harmonize_numbers_clusters_by_jaccard(svc: MemoryService) -> None:
+    for agent, domain in (("x", "a"), ("y", "b")):
+        svc.propose_fact(domain=domain, topic="stack", content="the api is written in go", agent_id=agent, now=T)
+        svc.propose_fact(domain=domain + "2", topic="stack", content="frontend uses react and vite",
+                         agent_id=agent, now=T)
+    svc.propose_fact(domain="c", topic="stack", content="the api is written in rust", agent_id="z", now=T)
+    assert svc.harmonize_memory(now=T + 1).beliefs == 2
+    beliefs = svc.ws.layout.beliefs
+    with svc.ws.read() as conn:
+        rows = dict(conn.execute(select(beliefs.c.content, beliefs.c.cluster_id)).all())
+    # "…written in go" and "…written in rust" share 5 of 7 tokens: one cluster; react/vite another
+    assert rows == {"the api is written in go": "cluster-0", "frontend uses react and vite": "cluster-1"}

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from sqlalchemy import Connection, and_, select
+from sqlalchemy import Connection, and_, literal_column, select
 
 from memorydesk.core.text import CONTRADICTION_JACCARD, is_remention, token_jaccard
 from memorydesk.core.vocab import parse_memory_type, parse_veracity, veracity_weight
@@ -22,6 +22,13 @@ from memorydesk.memory.rows import ROWID, insert_fact, json_list, new_id, now_s
 from memorydesk.store import Workspace
 
 REMENTION_BUMP = 0.3
+
+
+def unindexed(table, column: str):
+    """``+table.column``: keeps SQLite off that column's index. Without statistics it would
+    pick the domain (or workspace) index and read a whole domain per write; the topic
+    index finds the few same-topic facts directly."""
+    return literal_column(f"+{table.name}.{column}")
 
 
 @dataclass
@@ -58,7 +65,7 @@ def propose_fact(ws: Workspace, conn: Connection, *, domain: str, topic: str, co
     facts = ws.layout.facts
     same = conn.execute(
         select(facts.c.id, facts.c.content, facts.c.confidence, facts.c.veracity, facts.c.created_at)
-        .where(and_(facts.c.workspace_id == ws.workspace_id, facts.c.domain == domain,
+        .where(and_(unindexed(facts, "workspace_id") == ws.workspace_id, unindexed(facts, "domain") == domain,
                     facts.c.topic == topic, facts.c.superseded_by.is_(None)))
         .order_by(facts.c.created_at, ROWID)
     ).all()

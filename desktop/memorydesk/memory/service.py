@@ -90,20 +90,22 @@ class MemoryService:
             self.ws, conn, role=role, domain=policies.domain_slug(domain), rule=rule,
             source_fact_ids=source_fact_ids, now=now))
 
-    def supersede_policy(self, old_id: str, *, role: str, rule: str, domain: str | None = None) -> str:
+    def supersede_policy(self, old_id: str, *, role: str, rule: str, domain: str | None = None,
+                         now: int | None = None) -> str:
         return with_retry(self.ws, lambda conn: policies.supersede_policy(
-            self.ws, conn, old_id, role=role, rule=rule, domain=domain))
+            self.ws, conn, old_id, role=role, rule=rule, domain=domain, now=now))
 
     def permission(self, role: str | None, domain: str) -> str:
         with self.ws.read() as conn:
             return policies.resolve_permission(self.ws, conn, role, domain).value
 
     # -- working memory --------------------------------------------------------------------------
-    def update_my_notes(self, agent_id: str, content: str) -> str:
-        return with_retry(self.ws, lambda conn: working.update_my_notes(self.ws, conn, agent_id, content))
+    def update_my_notes(self, agent_id: str, content: str, now: int | None = None) -> str:
+        return with_retry(self.ws, lambda conn: working.update_my_notes(self.ws, conn, agent_id, content, now))
 
-    def record_observation(self, agent_id: str, observation: str) -> str:
-        return with_retry(self.ws, lambda conn: working.record_observation(self.ws, conn, agent_id, observation))
+    def record_observation(self, agent_id: str, observation: str, now: int | None = None) -> str:
+        return with_retry(self.ws, lambda conn: working.record_observation(
+            self.ws, conn, agent_id, observation, now))
 
     def remember(self, agent_id: str, content: str, **kwargs: Any) -> str:
         return with_retry(self.ws, lambda conn: working.remember(self.ws, conn, agent_id, content, **kwargs))
