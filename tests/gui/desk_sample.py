@@ -1,7 +1,7 @@
 """A small workspace with the situations the desk must show (test data, no Qt).
 
 Built with ``open_workspace`` on a new path and SQLAlchemy Core inserts into the
-layout's tables: active, expired, deleted and superseded facts (a three-step chain),
+layout's tables (facts oldest first, as the product writes them): active, expired, deleted and superseded facts (a three-step chain),
 a sentinel, Hebrew text, repo-scoped domains, a conflict, edges, policies, agents
 and one agent note.
 """
@@ -69,7 +69,8 @@ def populate(ws: Workspace, facts: list[dict[str, Any]]) -> None:
     wid = ws.workspace_id
     with ws.write() as conn:
         if facts:
-            conn.execute(L.facts.insert(), [{"workspace_id": wid, **f} for f in facts])
+            in_time_order = sorted(facts, key=lambda f: f["created_at"])
+            conn.execute(L.facts.insert(), [{"workspace_id": wid, **f} for f in in_time_order])
         conn.execute(L.agents.insert(), [
             {"id": fid(900), "name": "coder-1", "title": "Coder", "agent_md_path": "", "workspace_id": wid,
              "skills": "go", "role": "coder"},

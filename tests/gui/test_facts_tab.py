@@ -7,8 +7,8 @@ from PySide6.QtWidgets import QMessageBox, QStyleOptionViewItem
 
 import desk_sample
 from guihelp import focus, needs_reviewer, row_of_topic, topics, wait_idle
-from memorydesk.memory import browse
-from memorydesk.ui.facts.model import COLUMNS
+from memorydesk.memory import browse_detail
+from memorydesk.ui.facts.model import COLUMNS, column
 
 
 def _select(qtbot, tab, topic: str) -> None:
@@ -118,10 +118,10 @@ def test_hebrew_cells_are_laid_out_right_to_left(open_window, sample_path, qtbot
     tab = win.facts_tab
     row = row_of_topic(tab, "הגדרות")
     option = QStyleOptionViewItem()
-    tab.view.itemDelegate().initStyleOption(option, tab.model.index(row, 1))
+    tab.view.itemDelegate().initStyleOption(option, tab.model.index(row, column("topic")))
     assert option.direction == Qt.LayoutDirection.RightToLeft
     option = QStyleOptionViewItem()
-    tab.view.itemDelegate().initStyleOption(option, tab.model.index(row, 0))
+    tab.view.itemDelegate().initStyleOption(option, tab.model.index(row, column("domain")))
     assert option.direction == Qt.LayoutDirection.LeftToRight  # "product" is Latin
     _select(qtbot, tab, "הגדרות")
     assert tab.detail.title.layoutDirection() == Qt.LayoutDirection.RightToLeft
@@ -147,9 +147,9 @@ def test_edit_supersedes_through_the_dialog(open_window, sample_path, qtbot) -> 
     dialog.buttons.button(dialog.buttons.StandardButton.Save).click()
     qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.detail.content.toPlainText() == "corrected content of fact 3",
                     timeout=20000)
-    old = browse.fact_detail(win.ws, desk_sample.fid(3))
+    old = browse_detail.fact_detail(win.ws, desk_sample.fid(3))
     assert old["state"] == "superseded"
-    new = browse.fact_detail(win.ws, old["superseded_by"])
+    new = browse_detail.fact_detail(win.ws, old["superseded_by"])
     assert new["content"] == "corrected content of fact 3" and new["veracity"] == "stated"
     assert tab.model.rowCount() == 26  # one superseded, one new: nothing created beside the edit
     assert "edit" in tab.detail.history.text() or tab.detail.history.text()
@@ -180,7 +180,7 @@ def test_delete_restore_undo_redo(open_window, sample_path, qtbot) -> None:
     qtbot.keyClick(tab.view, Qt.Key.Key_Delete)
     _confirm(qtbot, tab)
     qtbot.waitUntil(lambda: tab.model.rowCount() == 24 and win.ops.pending == 0, timeout=10000)
-    assert browse.fact_detail(win.ws, desk_sample.fid(5))["state"] == "deleted"
+    assert browse_detail.fact_detail(win.ws, desk_sample.fid(5))["state"] == "deleted"
 
     focus(qtbot, tab.view)
     qtbot.keyClick(tab.view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
@@ -195,7 +195,7 @@ def test_delete_restore_undo_redo(open_window, sample_path, qtbot) -> None:
     tab.act_restore.trigger()
     qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 0, timeout=10000)
     for n in (5, 6, 25):
-        assert browse.fact_detail(win.ws, desk_sample.fid(n))["state"] == "active"
+        assert browse_detail.fact_detail(win.ws, desk_sample.fid(n))["state"] == "active"
 
 
 def test_purge_needs_the_topic_typed(open_window, sample_path, qtbot) -> None:
@@ -212,8 +212,8 @@ def test_purge_needs_the_topic_typed(open_window, sample_path, qtbot) -> None:
     assert dialog.purge.isEnabled()
     qtbot.mouseClick(dialog.purge, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 25, timeout=10000)
-    assert browse.fact_detail(win.ws, desk_sample.fid(7)) is None or \
-        browse.fact_detail(win.ws, desk_sample.fid(7))["content"] != "content of fact 7"
+    assert browse_detail.fact_detail(win.ws, desk_sample.fid(7)) is None or \
+        browse_detail.fact_detail(win.ws, desk_sample.fid(7))["content"] != "content of fact 7"
 
 
 def test_errors_arrive_in_one_place(open_window, sample_path, qtbot) -> None:

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QMessageBox
 
 import desk_sample
 from guihelp import focus, needs_reviewer
-from memorydesk.memory import browse
+from memorydesk.memory import browse_detail
 
 
 def _ready(qtbot, win):
@@ -82,7 +82,7 @@ def test_edit_activate_deactivate_delete(open_window, sample_path, qtbot) -> Non
     dialog.reason.setText("clearer")
     qtbot.mouseClick(dialog.buttons.button(dialog.buttons.StandardButton.Save), Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: win.ops.pending == 0 and any(
-        p["rule"] == "Always run the whole test suite." for p in browse.policies(win.ws)), timeout=10000)
+        p["rule"] == "Always run the whole test suite." for p in browse_detail.policies(win.ws)), timeout=10000)
     qtbot.waitUntil(lambda: any(tab.model.policy(r)["rule"] == "Always run the whole test suite."
                                 for r in range(tab.model.rowCount())))
 

@@ -1,4 +1,4 @@
-"""memory.browse: the desk's read queries (no Qt)."""
+"""memory.browse and memory.browse_detail: the desk's read queries (no Qt)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memorydesk.memory import browse
+from memorydesk.memory import browse, browse_detail
 from memorydesk.memory.browse import FactQuery
 from memorydesk.store import open_workspace
 
@@ -116,37 +116,37 @@ def test_keys_and_rows_for_keys(ws) -> None:
 
 
 def test_fact_detail_neighbourhood(ws) -> None:
-    d = browse.fact_detail(ws, fid(29))
+    d = browse_detail.fact_detail(ws, fid(29))
     assert d is not None and d["state"] == "superseded"
     assert [x["id"] for x in d["newer"]] == [fid(30)]
     assert [x["id"] for x in d["older"]] == [fid(28)]
     assert d["conflicts"][0]["role"] == "loser" and d["conflicts"][0]["other_id"] == fid(30)
-    top = browse.fact_detail(ws, fid(30))
+    top = browse_detail.fact_detail(ws, fid(30))
     assert [x["id"] for x in top["older"]] == [fid(29), fid(28)]
     assert top["newer"] == []
     assert top["embedding_bytes"] == 1536 and "embedding" not in top
     assert {(e["direction"], e["other_id"]) for e in top["edges"]} == {("out", fid(1)), ("in", fid(2))}
     assert top["edges"][0]["other_topic"] == "topic 1"  # heaviest first
-    cleanup = browse.fact_detail(ws, fid(27))
+    cleanup = browse_detail.fact_detail(ws, fid(27))
     assert cleanup["newer"] == [{"id": "system:cleanup", "topic": None, "state": "sentinel"}]
-    assert browse.fact_detail(ws, "nope") is None
+    assert browse_detail.fact_detail(ws, "nope") is None
 
 
 def test_supersession_cycle_terminates(tmp_path) -> None:
     facts = [sample.fact(1, superseded_by=fid(2)), sample.fact(2, superseded_by=fid(1))]
     path = sample.build(tmp_path / "cycle.db", facts)
     with open_workspace(path, read_only=True) as ws:
-        d = browse.fact_detail(ws, fid(1))
+        d = browse_detail.fact_detail(ws, fid(1))
         assert [x["id"] for x in d["newer"]] == [fid(2)]
         assert d["older"] == []  # fid(2) is already on the chain
 
 
 def test_policies_agents_counts(ws) -> None:
-    pol = browse.policies(ws)
+    pol = browse_detail.policies(ws)
     assert [p["rule"] for p in pol] == ["Never log secrets.\nEver.", "Always run the tests.", "Use Jenkins."]
     assert pol[0]["source_fact_ids"] == []
-    assert browse.policy(ws, fid(802))["active"] == 0
-    assert [a["name"] for a in browse.agents(ws)] == ["coder-1", "reviewer-1"]
+    assert browse_detail.policy(ws, fid(802))["active"] == 0
+    assert [a["name"] for a in browse_detail.agents(ws)] == ["coder-1", "reviewer-1"]
     assert browse.counts(ws) == {"facts": 30, "active_facts": 26, "policies": 3, "active_policies": 2}
 
 
@@ -154,3 +154,26 @@ def test_query_helpers() -> None:
     q = FactQuery(state="active")
     assert q.is_filtered and not FactQuery(sort="topic").is_filtered
     assert q.with_(text="x").text == "x" and q.text == ""
+
+
+def test_natural_order_is_newest_written_first(ws) -> None:
+    q = FactQuery()
+    assert q.sort == browse.NATURAL and q.pages_by_key
+    assert not q.with_(sort="created_at").pages_by_key
+    keys = browse.fact_keys(ws, q)
+    assert list(keys) == sorted(keys, reverse=True)
+    first = browse.fact_rows(ws, q, 0, 5)
+    assert [r.key for r in first] == list(keys[:5])
+    assert [r.topic for r in first][:2] == ["topic 1", "topic 2"]  # the sample is written oldest first
+    oldest = browse.fact_rows(ws, q.with_(descending=False), 0, 1)
+    assert oldest[0].key == keys[-1]
+    ids = browse.fact_ids(ws, q, 0, 100)
+    assert [browse.position_of(ws, q, i) for i in ids] == list(range(30))
+
+
+def test_rows_say_whether_keyword_search_can_reach_them(ws) -> None:
+    rows = {r.topic: r for r in browse.fact_rows(ws, FactQuery(), 0, 100)}
+    assert rows["הגדרות"].keyword_reachable is False  # Hebrew only: no [a-z0-9] term
+    assert rows["topic 1"].keyword_reachable is True
+    assert browse_detail.fact_detail(ws, fid(24))["keyword_reachable"] is False
+    assert browse_detail.fact_detail(ws, fid(1))["keyword_reachable"] is True

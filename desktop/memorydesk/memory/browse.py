@@ -1,4 +1,4 @@
-"""The desk's read queries: what the Facts and Policies tabs show (no Qt, no writes).
+"""The fact list's read queries: what the Facts tab lists (no Qt, no writes).
 
 Everything is done in SQL and in windows: a view asks for the rows of one window of a
 filtered, sorted list (``fact_rows``), the count runs separately (``count_facts``) so
@@ -6,12 +6,20 @@ the UI can run it in the background, and nothing here ever loads every row of a
 1,000,000-fact file. Every sort ends with ``rowid`` so a window is stable between
 calls; ``position_of`` finds where a fact sits in the list (to keep a selection
 across a refresh).
+
+The default order, ``NATURAL``, is the order facts were written, newest first: the
+product inserts facts as they happen, so this is newest first by time too, and SQLite
+pages it by key without sorting anything (the first window of 1,000,000 facts comes
+back in about a millisecond). Other sorts need every matching row sorted first; the
+product's tables have no index for them and the desk may not add one, so the UI asks
+for those (``fact_keys``) in the background.
+
+One fact in full, policies and agents are in ``browse_detail``.
 """
 
 from __future__ import annotations
 
 import array
-import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -21,6 +29,7 @@ from sqlalchemy import (
     ColumnElement, Select, and_, case, false, func, literal_column, or_, select,
 )
 
+from memorydesk.memory.search import is_keyword_reachable
 from memorydesk.store.workspace import Workspace
 
 DELETED = "human:deleted"
@@ -32,6 +41,8 @@ MEMORY_TYPES = (
 )
 VERACITIES = ("stated", "inferred", "tool", "imported", "unknown")
 STATES = ("all", "active", "expired", "superseded", "deleted")
+#: the order facts were written (rowid); see the module docstring
+NATURAL = "rowid"
 
 # the columns a list window carries (no embedding blobs: they are 1.5 KB each)
 LIST_COLUMNS = (
@@ -39,7 +50,7 @@ LIST_COLUMNS = (
     "updated_at", "recall_count", "mention_count", "superseded_by", "valid_until", "has_embedding",
 )
 SORTABLE = (
-    "domain", "topic", "content", "memory_type", "veracity", "confidence", "created_at", "updated_at",
+    NATURAL, "domain", "topic", "content", "memory_type", "veracity", "confidence", "created_at", "updated_at",
     "recall_count", "mention_count", "state", "valid_until",
 )
 
@@ -52,6 +63,7 @@ class FactQuery:
     ``*/<name>`` for a bare name together with its repo-scoped forms.
     ``text``: a substring of topic or content (ASCII case-insensitive).
     ``ids``: restrict to these ids (search results), or None.
+    ``sort``: a column of ``SORTABLE``; ``NATURAL`` (the default) is the order written.
     """
 
     domain: str | None = None
@@ -65,7 +77,7 @@ class FactQuery:
     has_embedding: bool | None = None
     text: str = ""
     ids: tuple[str, ...] | None = None
-    sort: str = "created_at"
+    sort: str = NATURAL
     descending: bool = True
     now: int | None = field(default=None, compare=False)
 
@@ -76,10 +88,21 @@ class FactQuery:
     def is_filtered(self) -> bool:
         return self != FactQuery(sort=self.sort, descending=self.descending)
 
+    @property
+    def pages_by_key(self) -> bool:
+        """Whether the first window comes back without sorting every matching row."""
+        return self.sort == NATURAL
+
 
 @dataclass(frozen=True)
 class FactRow:
-    """One fact as a list shows it (``key`` is its rowid in this file)."""
+    """One fact as a list shows it (``key`` is its rowid in this file).
+
+    ``keyword_reachable``: whether any keyword query of the product can match its text
+    at all (``search_keyword.is_keyword_reachable``); a fact without a single
+    ``[a-z0-9]`` term — pure Hebrew, say — is invisible to the agent's keyword search
+    and to the dispatch preamble, however it is worded.
+    """
 
     key: int
     id: str
@@ -96,6 +119,7 @@ class FactRow:
     superseded_by: str | None
     valid_until: int | None
     has_embedding: bool
+    keyword_reachable: bool = True
 
     def state(self, now: int | None = None) -> str:
         return fact_state(self.superseded_by, self.valid_until, now)
@@ -175,6 +199,8 @@ def _where(ws: Workspace, q: FactQuery) -> list[ColumnElement]:
 
 def _sort_key(ws: Workspace, q: FactQuery) -> ColumnElement:
     f = ws.layout.facts.c
+    if q.sort == NATURAL:
+        return literal_column("rowid")
     if q.sort == "state":
         return case((f.superseded_by.is_(None), 0), (f.superseded_by == DELETED, 2), else_=1)
     if q.sort not in SORTABLE:
@@ -185,6 +211,8 @@ def _sort_key(ws: Workspace, q: FactQuery) -> ColumnElement:
 def _order(ws: Workspace, q: FactQuery) -> list[ColumnElement]:
     key = _sort_key(ws, q)
     rowid = literal_column("rowid")
+    if q.sort == NATURAL:
+        return [rowid.desc() if q.descending else rowid.asc()]
     return [key.desc(), rowid.desc()] if q.descending else [key.asc(), rowid.asc()]
 
 
@@ -198,7 +226,8 @@ def _list_select(ws: Workspace) -> Select:
 def _row(r: Any) -> FactRow:
     m = r._mapping
     return FactRow(**{name: m[name] for name in LIST_COLUMNS if name != "has_embedding"},
-                   has_embedding=bool(m["has_embedding"]))
+                   has_embedding=bool(m["has_embedding"]),
+                   keyword_reachable=is_keyword_reachable(m["topic"], m["content"]))
 
 
 def fact_keys(ws: Workspace, q: FactQuery) -> array.array:
@@ -239,7 +268,11 @@ def rows_for_keys(ws: Workspace, keys: Sequence[int]) -> list[FactRow | None]:
 
 
 def fact_rows(ws: Workspace, q: FactQuery, offset: int, limit: int) -> list[FactRow]:
-    """One window of the filtered, sorted list."""
+    """One window of the filtered, sorted list.
+
+    In the ``NATURAL`` order the first window is immediate at any size; in any other
+    order this sorts every matching row (seconds at 1,000,000): prefer ``fact_keys``.
+    """
     stmt = _list_select(ws).where(*_where(ws, q)).order_by(*_order(ws, q)).offset(max(0, offset)).limit(limit)
     with ws.read() as conn:
         return [_row(r) for r in conn.execute(stmt)]
@@ -298,105 +331,7 @@ def position_of(ws: Workspace, q: FactQuery, fact_id: str) -> int | None:
         return int(conn.execute(stmt).scalar_one())
 
 
-# --- one fact ---------------------------------------------------------------------------
-
-
-def _json_list(text: str | None) -> list[str]:
-    if not text:
-        return []
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return []
-    return [str(v) for v in value] if isinstance(value, list) else []
-
-
-def _brief(ws: Workspace, conn: Any, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-    if not ids:
-        return {}
-    f = ws.layout.facts.c
-    rows = conn.execute(select(f.id, f.topic, f.domain, f.superseded_by, f.valid_until, f.created_at)
-                        .where(f.id.in_(list(ids)))).all()
-    return {r.id: {"id": r.id, "topic": r.topic, "domain": r.domain, "created_at": r.created_at,
-                   "state": fact_state(r.superseded_by, r.valid_until)} for r in rows}
-
-
-def fact_detail(ws: Workspace, fact_id: str) -> dict[str, Any] | None:
-    """Every field of one fact plus its neighbourhood, or None when it does not exist.
-
-    ``newer``: the facts it was superseded by, following ``superseded_by`` (stops on a
-    sentinel, a missing id or a cycle). ``older``: the facts that were superseded by it,
-    transitively. ``conflicts`` and ``edges`` name the other fact with its topic.
-    """
-    f = ws.layout.facts
-    with ws.read() as conn:
-        row = conn.execute(select(f).where(f.c.id == fact_id)).first()
-        if row is None:
-            return None
-        d = dict(row._mapping)
-        emb = d.pop("embedding")
-        d.pop("binary_embedding", None)
-        d["embedding_bytes"] = len(emb) if emb is not None else None
-        d["state"] = fact_state(d["superseded_by"], d["valid_until"])
-        d["source_observation_ids"] = _json_list(d["source_observation_ids"])
-        d["temporal_tags_list"] = _json_list(d["temporal_tags"])
-
-        newer: list[dict[str, Any]] = []
-        seen = {fact_id}
-        nxt = d["superseded_by"]
-        while nxt and nxt not in seen and len(newer) < 100:
-            seen.add(nxt)
-            hit = conn.execute(select(f.c.id, f.c.topic, f.c.superseded_by, f.c.valid_until, f.c.created_at)
-                               .where(f.c.id == nxt)).first()
-            if hit is None:
-                newer.append({"id": nxt, "topic": None, "state": "sentinel" if ":" in nxt else "missing"})
-                break
-            newer.append({"id": hit.id, "topic": hit.topic, "created_at": hit.created_at,
-                          "state": fact_state(hit.superseded_by, hit.valid_until)})
-            nxt = hit.superseded_by
-        d["newer"] = newer
-
-        older: list[dict[str, Any]] = []
-        frontier = [fact_id]
-        while frontier and len(older) < 100:
-            hits = conn.execute(select(f.c.id, f.c.topic, f.c.superseded_by, f.c.valid_until, f.c.created_at)
-                                .where(f.c.superseded_by.in_(frontier))).all()
-            frontier = []
-            for hit in hits:
-                if hit.id in seen:
-                    continue
-                seen.add(hit.id)
-                frontier.append(hit.id)
-                older.append({"id": hit.id, "topic": hit.topic, "created_at": hit.created_at,
-                              "state": fact_state(hit.superseded_by, hit.valid_until)})
-        d["older"] = older
-
-        c = ws.layout.conflicts.c
-        conflicts = [dict(r._mapping) for r in conn.execute(
-            select(c.id, c.fact_a_id, c.fact_b_id, c.conflict_type, c.resolution, c.winning_fact_id,
-                   c.resolved_at, c.created_at)
-            .where(or_(c.fact_a_id == fact_id, c.fact_b_id == fact_id)).order_by(c.created_at.desc()))]
-        e = ws.layout.edges.c
-        edges = [dict(r._mapping) for r in conn.execute(
-            select(e.id, e.source_fact_id, e.target_fact_id, e.edge_type, e.weight, e.created_at)
-            .where(or_(e.source_fact_id == fact_id, e.target_fact_id == fact_id)).order_by(e.weight.desc()))]
-        others = {x["fact_b_id"] if x["fact_a_id"] == fact_id else x["fact_a_id"] for x in conflicts}
-        others |= {x["target_fact_id"] if x["source_fact_id"] == fact_id else x["source_fact_id"] for x in edges}
-        brief = _brief(ws, conn, sorted(others))
-    for x in conflicts:
-        x["other_id"] = x["fact_b_id"] if x["fact_a_id"] == fact_id else x["fact_a_id"]
-        x["role"] = "loser" if x["fact_a_id"] == fact_id else "winner"
-        x["other_topic"] = brief.get(x["other_id"], {}).get("topic")
-    for x in edges:
-        x["direction"] = "out" if x["source_fact_id"] == fact_id else "in"
-        x["other_id"] = x["target_fact_id"] if x["direction"] == "out" else x["source_fact_id"]
-        x["other_topic"] = brief.get(x["other_id"], {}).get("topic")
-    d["conflicts"] = conflicts
-    d["edges"] = edges
-    return d
-
-
-# --- the rest ----------------------------------------------------------------------------
+# --- domains and totals (the filter bar, the status bar) -------------------------------
 
 
 @dataclass(frozen=True)
@@ -433,32 +368,6 @@ def repo_groups(items: Sequence[DomainCount]) -> dict[str, list[DomainCount]]:
     return groups
 
 
-def policies(ws: Workspace) -> list[dict[str, Any]]:
-    """Every policy: active first, then most recently updated."""
-    p = ws.layout.policies
-    stmt = select(p).order_by(p.c.active.desc(), p.c.updated_at.desc(), literal_column("rowid").desc())
-    with ws.read() as conn:
-        out = [dict(r._mapping) for r in conn.execute(stmt)]
-    for row in out:
-        row["source_fact_ids"] = _json_list(row["source_fact_ids"])
-    return out
-
-
-def policy(ws: Workspace, policy_id: str) -> dict[str, Any] | None:
-    p = ws.layout.policies
-    with ws.read() as conn:
-        r = conn.execute(select(p).where(p.c.id == policy_id)).first()
-    return dict(r._mapping) if r is not None else None
-
-
-def agents(ws: Workspace) -> list[dict[str, Any]]:
-    """Agents (id, name, title, role, lifecycle status), by name."""
-    a = ws.layout.agents.c
-    stmt = select(a.id, a.name, a.title, a.role, a.lifecycle_status).order_by(a.name)
-    with ws.read() as conn:
-        return [dict(r._mapping) for r in conn.execute(stmt)]
-
-
 def counts(ws: Workspace) -> dict[str, int]:
     """Totals for the status bar: facts, active facts, policies, active policies."""
     f, p = ws.layout.facts, ws.layout.policies
@@ -473,7 +382,7 @@ def counts(ws: Workspace) -> dict[str, int]:
 
 
 __all__ = [
-    "DomainCount", "FactQuery", "FactRow", "agents", "count_facts", "counts", "domains", "fact_detail",
-    "fact_ids", "fact_keys", "rows_for_keys", "fact_rows", "fact_state", "policies", "policy", "position_of", "repo_groups",
-    "rows_for_ids",
+    "DomainCount", "FactQuery", "FactRow", "LIST_COLUMNS", "MEMORY_TYPES", "NATURAL", "SORTABLE", "STATES",
+    "VERACITIES", "count_facts", "counts", "domains", "fact_ids", "fact_keys", "fact_rows", "fact_state",
+    "position_of", "repo_groups", "rows_for_ids", "rows_for_keys",
 ]

@@ -1,7 +1,8 @@
 """The service modules the UI calls, looked up once (some land later than the UI).
 
-The UI calls these and nothing else for memory: reads through ``memory.browse``,
-writes through the Reviewer, the dispatch text through ``memory.preamble``.
+The UI calls these and nothing else for memory: reads through ``memory.browse`` and
+``memory.browse_detail``, searches through ``memory.search``, writes through the
+Reviewer, the dispatch text through ``memory.preamble``.
 """
 
 from __future__ import annotations
@@ -41,23 +42,3 @@ def reviewer(ws: Workspace, actor: str) -> Any:
 def preamble() -> ModuleType | None:
     mod = _module("memorydesk.memory.preamble")
     return mod if mod is not None and hasattr(mod, "build_preamble") else None
-
-
-def search_available() -> bool:
-    mod = _module("memorydesk.memory.search")
-    return mod is not None and hasattr(mod, "search")
-
-
-def search_ids(ws: Workspace, text: str, limit: int = 200) -> tuple[list[str] | None, str]:
-    """(ids the product's keyword search returns for ``text``, "label|explanation"), or
-    (None, "label|why") when the desk filters by substring instead."""
-    mod = _module("memorydesk.memory.search")
-    fn = getattr(mod, "search", None) if mod is not None else None
-    if fn is None:
-        return None, "substring filter|search is not part of this build"
-    result = fn(ws, text, mode="keyword", limit=limit)
-    if getattr(result, "match", "") is None:
-        return None, ("substring filter|the product's keyword search finds no terms in this text "
-                      "(it keeps only a-z and 0-9), so the desk filters by substring instead")
-    return list(result.ids), (f"keyword search · {len(result.ids)} hits|the product's keyword search "
-                              f"(FTS5 match {result.match!r}); its best {limit} matches are listed")

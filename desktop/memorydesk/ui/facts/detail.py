@@ -1,5 +1,7 @@
 """The detail pane: every field of the selected fact, its supersession chain, history,
-conflicts, edges, and its decay curve (pyqtgraph)."""
+conflicts, edges, and its decay curve (pyqtgraph); a marker when the agent's keyword
+search can never return it; in the agent view, why the agent's search placed it where
+it did."""
 
 from __future__ import annotations
 
@@ -16,13 +18,14 @@ from PySide6.QtWidgets import (
 )
 
 from memorydesk.ui.facts import decay
+from memorydesk.ui.facts.model import UNREACHABLE_TIP, unreachable_icon
 from memorydesk.ui.text import direction, when
 
 FIELDS = (
     ("id", "Id"), ("domain", "Domain"), ("state", "State"), ("memory_type", "Type"), ("veracity", "Veracity"),
     ("confidence", "Confidence"), ("created_at", "Created"), ("updated_at", "Updated"),
     ("valid_until", "Valid until"), ("recall_count", "Recalls"), ("last_recalled_at", "Last recalled"),
-    ("mention_count", "Mentions"), ("authored_by_agent_id", "Author agent"), ("authored_by_role", "Author role"),
+    ("mention_count", "Mentions"), ("keyword_reachable", "Keyword search"), ("authored_by_agent_id", "Author agent"), ("authored_by_role", "Author role"),
     ("superseded_by", "Superseded by"), ("source_observation_ids", "Source observations"),
     ("temporal_tags", "Temporal tags"), ("embedding_bytes", "Embedding"), ("workspace_id", "Workspace"),
 )
@@ -118,10 +121,28 @@ class FactDetail(QWidget):
         self.content = QPlainTextEdit()
         self.content.setObjectName("detail-content")
         self.content.setReadOnly(True)
+        self.unreachable = QWidget()
+        self.unreachable.setObjectName("detail-unreachable")
+        icon = QLabel()
+        icon.setPixmap(unreachable_icon().pixmap(16, 16))
+        icon.setAlignment(Qt.AlignmentFlag.AlignTop)
+        words = QLabel("<b>Unreachable by keyword search.</b> Its topic and content have no a–z/0–9 word the "
+                       "product's keyword search could match: agents never get it from a keyword search or "
+                       "a dispatch preamble.")
+        words.setWordWrap(True)
+        words.setToolTip(UNREACHABLE_TIP)
+        ul = QHBoxLayout(self.unreachable)
+        ul.setContentsMargins(4, 2, 4, 2)
+        ul.addWidget(icon)
+        ul.addWidget(words, 1)
+        self.unreachable.setStyleSheet("#detail-unreachable { background: rgba(142, 68, 173, 28); "
+                                       "border: 1px solid rgba(142, 68, 173, 90); border-radius: 3px; }")
+        self.unreachable.hide()
         text_col = QWidget()
         tl = QVBoxLayout(text_col)
         tl.setContentsMargins(0, 0, 0, 0)
         tl.addWidget(self.title)
+        tl.addWidget(self.unreachable)
         tl.addWidget(self.content, 1)
 
         fields = QWidget()
@@ -149,8 +170,17 @@ class FactDetail(QWidget):
         self.pages = QTabWidget()
         self.pages.setObjectName("detail-pages")
         self.pages.setDocumentMode(True)
+        self.why = QLabel("")
+        self.why.setObjectName("detail-why")
+        self.why.setWordWrap(True)
+        self.why.setTextFormat(Qt.TextFormat.RichText)
+        self.why.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.why.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.why.setContentsMargins(4, 4, 4, 4)
+        self.pages.addTab(_scroll(self.why), "Why this place")
         self.pages.addTab(_scroll(fields), "Fields")
         self.pages.addTab(_scroll(links), "Chain, history, links")
+        self.pages.setTabVisible(0, False)
         self.decay = DecayPlot()
         self.placeholder = QLabel("Select a fact to see everything about it: every field, its supersession "
                                   "chain, history, conflicts, edges and decay curve.")
@@ -170,6 +200,21 @@ class FactDetail(QWidget):
         self.fact_id: str | None = None
         self.show_fact(None)
 
+    def set_agent_view(self, on: bool) -> None:
+        """Show the "Why this place" page (first) in the agent view, hide it otherwise."""
+        was = self.pages.isTabVisible(0)
+        self.pages.setTabVisible(0, on)
+        if on and not was:
+            self.pages.setCurrentIndex(0)
+        elif not on and self.pages.currentIndex() == 0:
+            self.pages.setCurrentIndex(1)
+        if not on:
+            self.why.setText("")
+
+    def show_hit(self, text: str) -> None:
+        """The explanation of the selected hit's place (rich text)."""
+        self.why.setText(text)
+
     def _links(self, name: str) -> QLabel:
         label = QLabel("")
         label.setObjectName(f"detail-{name}")
@@ -183,6 +228,7 @@ class FactDetail(QWidget):
         self.placeholder.setVisible(d is None)
         self.columns.setVisible(d is not None)
         if d is None:
+            self.unreachable.hide()
             self.title.setText("Select a fact to see everything about it.")
             self.content.setPlainText("")
             for value in self.values.values():
@@ -190,6 +236,7 @@ class FactDetail(QWidget):
             for w in (self.chain, self.history, self.conflicts, self.edges):
                 w.setText("")
             return
+        self.unreachable.setVisible(d.get("superseded_by") is None and d.get("keyword_reachable") is False)
         self.title.setText(d["topic"])
         self.title.setLayoutDirection(direction(d["topic"]))
         self.content.setPlainText(d["content"])
@@ -236,6 +283,10 @@ class FactDetail(QWidget):
             if value is None:
                 return "none"
             return f"{value} bytes" + ("" if value == 1536 else " (malformed: expected 1,536)")
+        if key == "keyword_reachable":
+            if value is None:
+                return "—"
+            return "reachable" if value else "unreachable: no a–z/0–9 word a keyword query could match"
         if key == "memory_type":
             name, _k, _eta = decay.params(value)
             return value if value == name else f"{value!r} (read as {name})"

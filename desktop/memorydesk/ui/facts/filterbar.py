@@ -1,12 +1,15 @@
-"""The filter bar above the fact list: search box, filters, and the hidden-row count."""
+"""The filter bar above the fact list: the search box and how it searches, filters, the
+hidden-row count with a busy bar while the list is read, and a note line for what a
+search has to say (nothing found by keyword, no vector voice …)."""
 
 from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
-    QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget,
+    QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QVBoxLayout,
+    QWidget,
 )
 
 from memorydesk.memory import browse
@@ -16,6 +19,11 @@ DAY = 86400
 CREATED = (("Any time", None, None), ("Last 24 hours", -DAY, None), ("Last 7 days", -7 * DAY, None),
            ("Last 30 days", -30 * DAY, None), ("Older than 30 days", None, -30 * DAY),
            ("Older than a year", None, -365 * DAY))
+MATCHES = (("Keyword", "keyword", "The product's own keyword search: what an agent's search_memory finds "
+            "in keyword mode (only a–z and 0–9 words count)."),
+           ("Substring", "substring", "The desk's plain text filter on topic and content. Agents never search "
+            "this way: use it to find facts, not to judge what agents see."))
+PENDING = {"counting": "counting…", "sorting": "sorting…", "searching": "searching…"}
 
 
 def _combo(name: str, items: list[tuple[str, object]]) -> QComboBox:
@@ -36,11 +44,34 @@ class FilterBar(QWidget):
         self.search = QLineEdit()
         self.search.setObjectName("search")
         self.search.setClearButtonEnabled(True)
-        self.search.setPlaceholderText("Filter by text in topic or content  (Ctrl+F)")
-        self.search_mode = QLabel("substring filter")
+        self.search.setPlaceholderText("Search facts as the agent's keyword search does  (Ctrl+F)")
+        self.agent_view = QCheckBox("As the agent sees it")
+        self.agent_view.setObjectName("agent-view")
+        self.agent_view.setToolTip("Show the agent's hybrid search for this text: its hits in its order, each "
+                                   "with the voices, decay and confidence that placed it. A preview: no recall "
+                                   "is recorded.")
+        self.match = _combo("match", [(label, value) for label, value, _tip in MATCHES])
+        self.match.setMinimumContentsLength(9)
+        for i, (_label, _value, tip) in enumerate(MATCHES):
+            self.match.setItemData(i, tip, Qt.ItemDataRole.ToolTipRole)
+        self.match.setToolTip(MATCHES[0][2])
+        self.search_mode = QLabel("keyword")
         self.search_mode.setObjectName("search-mode")
         self.counts = QLabel("")
         self.counts.setObjectName("counts")
+        self.busy = QProgressBar()
+        self.busy.setObjectName("busy")
+        self.busy.setRange(0, 0)
+        self.busy.setTextVisible(False)
+        self.busy.setFixedSize(60, 10)
+        self.busy.hide()
+        self.note = QLabel("")
+        self.note.setObjectName("search-note")
+        self.note.setWordWrap(True)
+        self.note.setTextFormat(Qt.TextFormat.PlainText)
+        self.note.setStyleSheet("QLabel { background: rgba(142, 68, 173, 28); border: 1px solid rgba(142, 68, 173, 90);"
+                                " border-radius: 3px; padding: 3px 6px; }")
+        self.note.hide()
         self.domain = _combo("domain", [("All domains", None)])
         self.domain.setMinimumContentsLength(13)
         self.memory_type = _combo("memory_type", [("Any type", None)] + [(t, t) for t in browse.MEMORY_TYPES])
@@ -58,6 +89,8 @@ class FilterBar(QWidget):
         top = QHBoxLayout()
         top.setContentsMargins(0, 0, 0, 0)
         top.addWidget(self.search, 1)
+        top.addWidget(self.match)
+        top.addWidget(self.agent_view)
         top.addWidget(self.search_mode)
         top.addSpacing(12)
         top.addWidget(QLabel("Confidence"))
@@ -71,22 +104,56 @@ class FilterBar(QWidget):
                            (self.created, 2), (self.embedding, 2)):
             row.addWidget(w, stretch)
         row.addSpacing(12)
+        row.addWidget(self.busy)
         row.addWidget(self.counts)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(6, 6, 6, 0)
         outer.addLayout(top)
         outer.addLayout(row)
+        outer.addWidget(self.note)
 
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(250)
         self._debounce.timeout.connect(self.changed)
         self.search.textChanged.connect(lambda _t: self._debounce.start())
+        self._debounce.timeout.connect(self._sync_enabled)
         for box in (self.domain, self.memory_type, self.veracity, self.state, self.created, self.embedding):
             box.currentIndexChanged.connect(lambda _i: self.changed.emit())
         for spin in (self.min_conf, self.max_conf):
             spin.valueChanged.connect(lambda _v: self._debounce.start())
         self.clear.clicked.connect(self.reset)
+        self.match.currentIndexChanged.connect(self._match_changed)
+        self.agent_view.toggled.connect(self._agent_toggled)
+
+    def search_kind(self) -> str:
+        """keyword | substring | agent (the agent view of a non-empty search)."""
+        if self.agent_view.isChecked() and self.search.text().strip():
+            return "agent"
+        return str(self.match.currentData())
+
+    def _match_changed(self, index: int) -> None:
+        self.match.setToolTip(MATCHES[index][2])
+        if self.search.text().strip():
+            self.changed.emit()
+
+    def _agent_toggled(self, _on: bool) -> None:
+        self._sync_enabled()
+        self.changed.emit()
+
+    def _sync_enabled(self) -> None:
+        """The agent view ignores the match choice and the filters: say so by disabling them."""
+        self.match.setEnabled(not self.agent_view.isChecked())
+        on = self.search_kind() == "agent"
+        why = "The agent view lists the agent's hits, whatever these filters say" if on else ""
+        for w in (self.domain, self.memory_type, self.veracity, self.state, self.created, self.embedding,
+                  self.min_conf, self.max_conf):
+            w.setEnabled(not on)
+            w.setToolTip(why)
+
+    def set_note(self, text: str) -> None:
+        self.note.setText(text)
+        self.note.setVisible(bool(text))
 
     @staticmethod
     def _spin(name: str, value: float) -> QDoubleSpinBox:
@@ -99,17 +166,20 @@ class FilterBar(QWidget):
         return spin
 
     def reset(self) -> None:
-        widgets = (self.search, self.domain, self.memory_type, self.veracity, self.state, self.created,
-                   self.embedding, self.min_conf, self.max_conf)
+        widgets = (self.search, self.match, self.agent_view, self.domain, self.memory_type, self.veracity,
+                   self.state, self.created, self.embedding, self.min_conf, self.max_conf)
         for w in widgets:
             w.blockSignals(True)
         self.search.clear()
+        self.match.setCurrentIndex(0)
+        self.agent_view.setChecked(False)
         for box in (self.domain, self.memory_type, self.veracity, self.state, self.created, self.embedding):
             box.setCurrentIndex(0)
         self.min_conf.setValue(0.0)
         self.max_conf.setValue(1.0)
         for w in widgets:
             w.blockSignals(False)
+        self._sync_enabled()
         self.changed.emit()
 
     def set_domains(self, items: list[DomainCount]) -> None:
@@ -143,10 +213,18 @@ class FilterBar(QWidget):
             text=self.search.text(),
         )
 
-    def show_counts(self, shown: int | None, total: int | None) -> None:
-        if shown is None:
-            self.counts.setText("counting…")
+    def show_counts(self, shown: int | None, total: int | None, pending: str | None = None,
+                    order: str = "") -> None:
+        """``shown`` None: not known yet (``pending`` says why: counting, sorting, searching);
+        with ``pending`` and ``shown`` the rows already there (``200+``)."""
+        self.busy.setVisible(pending is not None)
+        if pending is not None:
+            head = f"{shown:,}+ facts · " if shown else ""
+            self.counts.setText(head + PENDING.get(pending, pending))
+        elif shown is None:
+            self.counts.setText("")
         elif total is None or total == shown:
             self.counts.setText(f"{shown:,} facts")
         else:
             self.counts.setText(f"{shown:,} of {total:,} facts · {total - shown:,} hidden by filters")
+        self.counts.setToolTip(order)

@@ -1,20 +1,29 @@
 """A lazy table model over the facts of one filter and sort.
 
-It holds the list's row keys (8 bytes a fact, read once off the UI thread) and a
-cache of row windows read on demand (``WINDOW`` rows at a time, a couple of
-milliseconds each, wherever they are in the list). A window that cannot be read
-is drawn as disabled "unavailable" rows rather than raising. The model is read-only:
-no editing, no inserting, no dropping.
+It holds the list's row keys (8 bytes a fact, read off the UI thread) and a cache of
+row windows read on demand (``WINDOW`` rows at a time, a couple of milliseconds each,
+wherever they are in the list). A window that cannot be read is drawn as disabled
+"unavailable" rows rather than raising. The model is read-only: no editing, no
+inserting, no dropping.
+
+A list arrives in two steps when that is faster: ``set_first`` shows the first window
+at once (the model then has just those rows and ``count_known()`` is False), and
+``set_keys`` brings the whole list later; when the first rows are still its head the
+rest is inserted below them, so the selection and scroll position survive.
+
+In the agent view (``set_hits``) the rows are a search's hits in rank order, and the
+columns ``rank``, ``score`` and ``why`` say how each got its place.
 """
 
 from __future__ import annotations
 
 import array
 import logging
+from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtGui import QBrush, QColor, QPalette
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QPointF, Qt
+from PySide6.QtGui import QBrush, QColor, QIcon, QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import QApplication
 
 from memorydesk.memory import browse
@@ -26,13 +35,62 @@ log = logging.getLogger("memorydesk.ui.facts")
 
 WINDOW = 200
 COLUMNS: tuple[tuple[str, str], ...] = (
+    ("rank", "Rank"), ("score", "Score"), ("why", "Why this place"),
     ("domain", "Domain"), ("topic", "Topic"), ("content", "Content"), ("memory_type", "Type"),
     ("veracity", "Veracity"), ("confidence", "Confidence"), ("created_at", "Created"),
     ("recall_count", "Recalls"), ("mention_count", "Mentions"), ("state", "State"),
 )
-NUMERIC = {"confidence", "recall_count", "mention_count"}
+NAMES = tuple(name for name, _label in COLUMNS)
+AGENT_ONLY = frozenset({"rank", "score", "why"})  # shown in the agent view only
+NUMERIC = {"confidence", "recall_count", "mention_count", "rank", "score"}
+#: data role: True when the agent's keyword search can never return this (active) fact
+UNREACHABLE_ROLE = int(Qt.ItemDataRole.UserRole) + 1
+UNREACHABLE_TIP = (
+    "Keyword search can never return this fact. The product's keyword search keeps only "
+    "a–z and 0–9 words of two or more letters that are not stopwords, and this fact's topic "
+    "and content have none (Hebrew, another script, or only stopwords). Agents do not get it "
+    "from search_memory in keyword mode nor in a dispatch preamble; in hybrid mode only the "
+    "vector, temporal and graph voices can bring it."
+)
 _FAILED = object()
+_icons: dict[str, QIcon] = {}
 Index = QModelIndex | QPersistentModelIndex
+
+
+def column(name: str) -> int:
+    return NAMES.index(name)
+
+
+def unreachable_icon() -> QIcon:
+    """A small "no entry" sign (made once, on the UI thread)."""
+    icon = _icons.get("unreachable")
+    if icon is None:
+        pix = QPixmap(16, 16)
+        pix.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(pix)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(QPen(QColor("#8e44ad"), 2))
+        painter.drawEllipse(QPointF(8, 8), 6, 6)
+        painter.drawLine(QPointF(3.8, 12.2), QPointF(12.2, 3.8))
+        painter.end()
+        icon = _icons["unreachable"] = QIcon(pix)
+    return icon
+
+
+def is_unreachable(fact: FactRow) -> bool:
+    """Active (or merely expired) and still out of reach of every keyword query."""
+    return fact.superseded_by is None and not fact.keyword_reachable
+
+
+def short_why(hit: Any) -> str:
+    """The voices that placed a hit, and the factors that moved it, in a few words."""
+    voices = " · ".join(f"{name} #{share.rank}" for name, share in hit.voices.items()) or "no voice"
+    if hit.decay_factor is None:
+        return voices
+    text = f"{voices} · decay ×{hit.decay_factor:.2f}"
+    if hit.mmr_penalty:
+        text += f" · MMR −{hit.mmr_penalty:.2f}"
+    return text
 
 
 class FactTableModel(QAbstractTableModel):
@@ -40,26 +98,70 @@ class FactTableModel(QAbstractTableModel):
         super().__init__(parent)
         self._ws = ws
         self._keys: array.array | None = None
+        self._first: list[FactRow] | None = None  # the first window while the whole list is being read
         self._windows: dict[int, Any] = {}
-        self._sort: tuple[int, Qt.SortOrder] = (6, Qt.SortOrder.DescendingOrder)
+        self._hits: dict[str, tuple[int, Any]] = {}  # agent view: fact id -> (rank, SearchHit)
         self.sort_requested = None  # set by the tab: callable(column_name, descending)
 
     # --- state --------------------------------------------------------------------------
 
+    def set_first(self, rows: Sequence[FactRow]) -> None:
+        """Show the first window of a list whose keys are not known yet."""
+        self.beginResetModel()
+        self._keys = None
+        self._first = list(rows[:WINDOW])
+        self._windows = {0: self._first} if self._first else {}
+        self._hits = {}
+        self.endResetModel()
+
     def set_keys(self, keys: array.array) -> None:
+        """The whole list. Grows the first window in place when it is still the list's head."""
+        first = self._first
+        head = [r.key for r in first] if first is not None else None
+        if (first and self._keys is None and len(first) == min(WINDOW, len(keys))
+                and list(keys[:len(first)]) == head):
+            if len(keys) > len(first):
+                self.beginInsertRows(QModelIndex(), len(first), len(keys) - 1)
+                self._keys, self._first = keys, None
+                self.endInsertRows()
+            else:
+                self._keys, self._first = keys, None
+            return
         self.beginResetModel()
         self._keys = keys
+        self._first = None
         self._windows.clear()
+        self._hits = {}
+        self.endResetModel()
+
+    def set_hits(self, rows: Sequence[FactRow], hits: Sequence[Any]) -> None:
+        """The agent view: ``rows`` are the hits' facts in rank order."""
+        self.beginResetModel()
+        self._keys = array.array("q", [r.key for r in rows])
+        self._first = None
+        self._windows = {w: list(rows[w * WINDOW:(w + 1) * WINDOW]) for w in range((len(rows) + WINDOW - 1) // WINDOW)}
+        self._hits = {h.id: (i + 1, h) for i, h in enumerate(hits)}
         self.endResetModel()
 
     def invalidate(self) -> None:
         """Forget the cached rows (they are read again when drawn)."""
+        if self._first is not None or self._hits:
+            return  # these rows are the list itself, not a cache
         self._windows.clear()
         if self.rowCount():
             self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, len(COLUMNS) - 1))
 
     def count_known(self) -> bool:
+        """Whether the whole list is here (False while only the first window is)."""
         return self._keys is not None
+
+    @property
+    def agent_view(self) -> bool:
+        return bool(self._hits)
+
+    def hit(self, fact_id: str) -> tuple[int, Any] | None:
+        """(rank, SearchHit) of a fact in the agent view, else None."""
+        return self._hits.get(fact_id)
 
     def rows_loaded(self) -> int:
         return sum(len(w) for w in self._windows.values() if w is not _FAILED)
@@ -69,11 +171,15 @@ class FactTableModel(QAbstractTableModel):
         return w is not None and w is not _FAILED
 
     def key_at(self, row: int) -> int | None:
+        if self._first is not None:
+            return self._first[row].key if 0 <= row < len(self._first) else None
         if self._keys is None or not 0 <= row < len(self._keys):
             return None
         return self._keys[row]
 
     def row_of_key(self, key: int) -> int | None:
+        if self._first is not None:
+            return next((i for i, r in enumerate(self._first) if r.key == key), None)
         if self._keys is None:
             return None
         try:
@@ -82,18 +188,17 @@ class FactTableModel(QAbstractTableModel):
             return None
 
     def fact(self, row: int) -> FactRow | None:
-        if self._keys is None or not 0 <= row < len(self._keys):
+        if not 0 <= row < self.rowCount():
             return None
         window = self._window(row // WINDOW)
-        if window is _FAILED:
+        if window is _FAILED or row % WINDOW >= len(window):
             return None
         return window[row % WINDOW]
 
     def _window(self, w: int) -> Any:
         cached = self._windows.get(w)
-        if cached is not None:
-            return cached
-        assert self._keys is not None
+        if cached is not None or self._keys is None:
+            return cached if cached is not None else _FAILED
         keys = self._keys[w * WINDOW:(w + 1) * WINDOW]
         try:
             cached = browse.rows_for_keys(self._ws, keys)
@@ -106,9 +211,11 @@ class FactTableModel(QAbstractTableModel):
     # --- Qt model -----------------------------------------------------------------------
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:
-        if parent.isValid() or self._keys is None:
+        if parent.isValid():
             return 0
-        return len(self._keys)
+        if self._first is not None:
+            return len(self._first)
+        return len(self._keys) if self._keys is not None else 0
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(COLUMNS)
@@ -119,6 +226,9 @@ class FactTableModel(QAbstractTableModel):
                 return COLUMNS[section][1]
             if orientation == Qt.Orientation.Vertical:
                 return str(section + 1)
+        if role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Horizontal \
+                and 0 <= section < len(COLUMNS) and COLUMNS[section][0] in AGENT_ONLY:
+            return "How the agent's hybrid search placed this fact (select a row for the whole calculation)"
         return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:
@@ -135,10 +245,21 @@ class FactTableModel(QAbstractTableModel):
         name = COLUMNS[index.column()][0]
         if fact is None:
             if role == Qt.ItemDataRole.DisplayRole:
-                return "unavailable" if index.column() == 2 else ""
+                return "unavailable" if name == "content" else ""
             return None
+        if name in AGENT_ONLY:
+            return self._agent_data(fact, name, role)
         if role == Qt.ItemDataRole.DisplayRole:
             return self._display(fact, name)
+        if role == UNREACHABLE_ROLE:
+            return is_unreachable(fact)
+        if name == "state" and is_unreachable(fact):
+            if role == Qt.ItemDataRole.DecorationRole:
+                return unreachable_icon()
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return UNREACHABLE_TIP
+            if role == Qt.ItemDataRole.BackgroundRole:
+                return QBrush(QColor(142, 68, 173, 45))
         if role == Qt.ItemDataRole.ToolTipRole and name in ("content", "topic", "domain"):
             return one_line(getattr(fact, name), 1000)
         if role == Qt.ItemDataRole.TextAlignmentRole:
@@ -149,6 +270,25 @@ class FactTableModel(QAbstractTableModel):
             return QBrush(QApplication.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
         if role == Qt.ItemDataRole.BackgroundRole and name == "state" and fact.state() == "expired":
             return QBrush(QColor(230, 160, 40, 60))
+        if role == Qt.ItemDataRole.UserRole:
+            return fact.id
+        return None
+
+    def _agent_data(self, fact: FactRow, name: str, role: int) -> Any:
+        found = self._hits.get(fact.id)
+        if found is None:
+            return None
+        rank, hit = found
+        if role == Qt.ItemDataRole.DisplayRole:
+            if name == "rank":
+                return str(rank)
+            if name == "score":
+                return f"{hit.score:.5f}"
+            return short_why(hit)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return hit.explain()
+        if role == Qt.ItemDataRole.TextAlignmentRole and name in NUMERIC:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.UserRole:
             return fact.id
         return None
@@ -168,11 +308,16 @@ class FactTableModel(QAbstractTableModel):
         return str(getattr(fact, name))
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
-        if not 0 <= column < len(COLUMNS):
+        """A header click. Column -1 (the indicator cleared) is the order facts were written."""
+        if column == -1:
+            name, descending = browse.NATURAL, True
+        elif 0 <= column < len(COLUMNS) and COLUMNS[column][0] not in AGENT_ONLY:
+            name, descending = COLUMNS[column][0], order == Qt.SortOrder.DescendingOrder
+        else:
             return
-        self._sort = (column, order)
         if self.sort_requested is not None:
-            self.sort_requested(COLUMNS[column][0], order == Qt.SortOrder.DescendingOrder)
+            self.sort_requested(name, descending)
 
 
-__all__ = ["COLUMNS", "FactTableModel", "WINDOW", "is_rtl"]
+__all__ = ["AGENT_ONLY", "COLUMNS", "FactTableModel", "NAMES", "UNREACHABLE_ROLE", "WINDOW", "column", "is_rtl",
+           "short_why", "unreachable_icon"]

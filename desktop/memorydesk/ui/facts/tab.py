@@ -1,33 +1,43 @@
 """The Facts tab: filter bar, lazy fact list, detail pane, and the reviewer's actions.
 
-There is no way to create a fact here (memory is written by agents): edit supersedes,
-delete is soft, restore undoes a delete, purge erases content after the topic is typed.
+Reading the list is one to three operations, so the first rows show at once at any size:
+
+- the default order (newest written first) pages by key, so the first window is read
+  alone and shown, then the whole list's keys and counts follow ("counting…");
+- any other order needs every matching row sorted; that runs in the background with
+  the old rows still shown ("sorting…");
+- a search is the agent's keyword search by default (its hits, filtered and sorted like
+  the list), or, with "As the agent sees it", the agent's hybrid ranking in its own order
+  with the reason for every place (a preview: no recall is recorded).
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (
-    QAbstractItemView, QHeaderView, QMenu, QSplitter, QTableView, QToolBar, QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QSplitter, QTableView, QToolBar, QVBoxLayout, QWidget
 
-from memorydesk.memory import browse
+from memorydesk.memory import browse, browse_detail
 from memorydesk.memory.browse import FactQuery
 from memorydesk.store.workspace import Workspace
 from memorydesk.ui import services, settings
 from memorydesk.ui.delegates import BidiDelegate
+from memorydesk.ui.facts import searching
+from memorydesk.ui.facts.actions import FactActions
 from memorydesk.ui.facts.detail import FactDetail
-from memorydesk.ui.facts.dialogs import FactEditDialog, PurgeDialog
 from memorydesk.ui.facts.filterbar import FilterBar
-from memorydesk.ui.facts.model import COLUMNS, FactTableModel
+from memorydesk.ui.facts.model import AGENT_ONLY, COLUMNS, WINDOW, FactTableModel, column
 from memorydesk.ui.operations import Operations
-from memorydesk.ui.prompts import confirm
 
 log = logging.getLogger("memorydesk.ui.facts")
+
+WIDTHS = {"rank": 44, "score": 74, "why": 230, "domain": 150, "topic": 170, "content": 420, "memory_type": 85,
+          "veracity": 72, "confidence": 80, "created_at": 120, "recall_count": 60, "mention_count": 70, "state": 92}
+HIDDEN_IN_AGENT_VIEW = ("veracity", "recall_count", "mention_count")
+NATURAL_ORDER = "Newest first, in the order the facts were written (click a column to sort by it)"
 
 
 class FactsTab(QWidget):
@@ -39,23 +49,25 @@ class FactsTab(QWidget):
         super().__init__(parent)
         self.setObjectName("facts-tab")
         self.ws, self.ops, self.write_block = ws, ops, write_block
-        self.base = FactQuery(state="active")
-        self.query = self.base
+        self.query = FactQuery(state="active")
         self.total: int | None = None
+        self.agent_result: Any = None  # the hybrid search shown in the agent view
+        self.agent_now: float | None = None  # the clock it ran with (decay depends on it)
         self._generation = 0
         self._restore: tuple[list[int], int | None, int] | None = None
-        self.dialog: Any = None
+        self._pending_select: str | None = None
 
         self.filters = FilterBar()
         self.filters.changed.connect(self.reload)
-        self._idle_note = "keyword search" if services.search_available() else "substring filter"
-        self.filters.search_mode.setText(self._idle_note)
-        self._pending_select: str | None = None
-        self.act_edit = self._action("Edit…", "F2", self.edit_selected, "edit")
-        self.act_delete = self._action("Delete", QKeySequence.StandardKey.Delete, self.delete_selected, "delete")
-        self.act_restore = self._action("Restore", None, self.restore_selected, "restore")
-        self.act_purge = self._action("Purge…", None, self.purge_selected, "purge")
-        self.write_actions = [self.act_edit, self.act_delete, self.act_restore, self.act_purge]
+        self.acts = FactActions(self, ws, ops, write_block, self.selected_facts, self._domain_names)
+        self.acts.changed.connect(self.changed)
+        self.acts.status.connect(self.status)
+        self.acts.select_after.connect(self._select_after_reload)
+        self.act_edit, self.act_delete, self.act_restore, self.act_purge = self.acts.all
+        self.write_actions = self.acts.all
+        self.edit_selected, self.delete_selected = self.acts.edit_selected, self.acts.delete_selected
+        self.restore_selected, self.purge_selected = self.acts.restore_selected, self.acts.purge_selected
+
         self.model = FactTableModel(ws, self)
         self.view = QTableView()
         self.view.setObjectName("facts-view")
@@ -72,14 +84,14 @@ class FactsTab(QWidget):
         self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        widths = {"domain": 150, "topic": 170, "content": 420, "memory_type": 85, "veracity": 72,
-                  "confidence": 80, "created_at": 120, "recall_count": 60, "mention_count": 70, "state": 80}
         for i, (name, _label) in enumerate(COLUMNS):
-            header.resizeSection(i, widths[name])
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        header.setSortIndicator(6, Qt.SortOrder.DescendingOrder)
+            header.resizeSection(i, WIDTHS[name])
+        header.setSectionResizeMode(column("content"), QHeaderView.ResizeMode.Stretch)
+        header.setSortIndicatorClearable(True)  # the third click goes back to the order written
+        header.setSortIndicator(-1, Qt.SortOrder.DescendingOrder)
         self.view.setSortingEnabled(True)
         self.model.sort_requested = self._sort
+        self._show_agent_columns(False)
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._menu)
         self.view.selectionModel().selectionChanged.connect(self._selection_changed)
@@ -106,19 +118,18 @@ class FactsTab(QWidget):
         layout.addWidget(self.filters)
         layout.addWidget(bar)
         layout.addWidget(split, 1)
-        self._update_actions()
+        self.acts.update()
         self.reload()  # the list first: it is what a person waits for
         self.reload_domains()
 
-    def _action(self, text: str, key: Any, slot: Any, name: str) -> QAction:
-        action = QAction(text, self)
-        action.setObjectName(f"fact-{name}")
-        if key is not None:
-            action.setShortcut(QKeySequence(key))
-            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        action.triggered.connect(slot)
-        self.addAction(action)
-        return action
+    @property
+    def dialog(self) -> Any:
+        return self.acts.dialog
+
+    def _domain_names(self) -> list[str]:
+        box = self.filters.domain
+        names = [box.itemData(i) for i in range(box.count())]
+        return [d for d in names if d and not d.endswith("/*") and not d.startswith("*/")]
 
     # --- loading ------------------------------------------------------------------------
 
@@ -126,56 +137,130 @@ class FactsTab(QWidget):
         self.ops.run_for(self, lambda: browse.domains(self.ws), self.filters.set_domains, label="reading domains")
 
     def reload(self, keep_selection: bool = False) -> None:
-        """Re-read the list for the current filters, in the background."""
+        """Read the list again for the current search, filters and sort, in the background."""
         query = self.filters.query(self.query)
+        kind = self.filters.search_kind()
+        text = query.text.strip()
         self._generation += 1
         generation = self._generation
+        self._restore = None
         if keep_selection:
             self._restore = (self.selected_keys(), self.model.key_at(self.view.currentIndex().row()),
                              self.view.verticalScrollBar().value())
-        else:
-            self._restore = None
         ws = self.ws
-        text = query.text.strip()
+        if kind == "agent":
+            now = time.time()
+            self.filters.show_counts(None, None, "searching")
+            self.ops.run_for(self, lambda: searching.agent_hits(ws, text, now),
+                             lambda found: self._agent_loaded(generation, query, found), label="searching as the agent")
+            return
+        if kind == "keyword" and text:
+            self.filters.show_counts(None, None, "searching")
+            self.ops.run_for(self, lambda: searching.keyword_list(ws, query, text),
+                             lambda found: self._listed(generation, query, found), label="searching")
+            return
+        if kind != "substring":
+            query = query.with_(text="")
+        self.filters.search_mode.setText("substring" if text else kind)
+        self.filters.search_mode.setToolTip(searching.SUBSTRING_TIP if text else "")
+        if query.pages_by_key and not keep_selection:
+            self.filters.show_counts(None, None, "counting")
+            self.ops.run_for(self, lambda: browse.fact_rows(ws, query, 0, WINDOW),
+                             lambda rows: self._first_loaded(generation, query, rows), label="reading facts")
+            return
+        if query.pages_by_key or (query.sort, query.descending) == (self.query.sort, self.query.descending):
+            self.filters.show_counts(None, None, "counting")
+        else:
+            label = dict(COLUMNS).get(query.sort, query.sort)
+            self.filters.show_counts(None, None, f"sorting by {label.lower()}…")
+        self._read_keys(generation, query)
 
-        def work() -> tuple[Any, int, str]:
-            q, note = query, ""
-            if text:
-                ids, note = services.search_ids(ws, text)
-                if ids is not None:
-                    q = query.with_(text="", ids=tuple(ids))
-            return browse.fact_keys(ws, q), browse.count_facts(ws, FactQuery(state="all")), note
+    def _read_keys(self, generation: int, query: FactQuery) -> None:
+        ws = self.ws
 
-        self.filters.show_counts(None, None)
-        self.ops.run_for(self, work, lambda result: self._loaded(generation, query, *result), label="reading facts")
+        def work() -> searching.Listing:
+            return searching.Listing(browse.fact_keys(ws, query), browse.count_facts(ws, FactQuery()))
 
-    def _loaded(self, generation: int, query: FactQuery, keys: Any, total: int, note: str) -> None:
+        self.ops.run_for(self, work, lambda found: self._listed(generation, query, found), label="reading facts")
+
+    def _first_loaded(self, generation: int, query: FactQuery, rows: list[browse.FactRow]) -> None:
         if generation != self._generation:
             return
-        label, _sep, why = (note or self._idle_note).partition("|")
-        self.filters.search_mode.setText(label)
-        self.filters.search_mode.setToolTip(why)
-        self.query, self.total = query, total
+        self.query = query
+        self._set_agent_view(None)
+        self.model.set_first(rows)
+        self.filters.set_note("")
+        self.filters.show_counts(len(rows), None, "counting")
+        self._after_rows()
+        self._read_keys(generation, query)  # the rest of the list, and the counts
+
+    def _listed(self, generation: int, query: FactQuery, found: searching.Listing) -> None:
+        if generation != self._generation:
+            return
+        if found.label:
+            self.filters.search_mode.setText(found.label)
+            self.filters.search_mode.setToolTip(found.tip)
+        self.filters.set_note(found.note)
+        self.query, self.total = query, found.total
         restore = self._restore
-        self.model.set_keys(keys)
-        self.filters.show_counts(len(keys), total)
+        self._set_agent_view(None)
+        self.model.set_keys(found.keys)
+        natural = query.sort == browse.NATURAL and query.descending
+        self.filters.show_counts(len(found.keys), found.total, order=NATURAL_ORDER if natural else "")
         if restore is not None:
             selected, current, scroll = restore
             self.view.verticalScrollBar().setValue(scroll)
             self._select_keys(selected, current)
+        self._after_rows()
+
+    def _agent_loaded(self, generation: int, query: FactQuery, found: searching.AgentHits) -> None:
+        if generation != self._generation:
+            return
+        self.query = query
+        restore = self._restore
+        self._set_agent_view(found)
+        self.model.set_hits(found.rows, found.result.hits)
+        n = len(found.result.hits)
+        self.filters.search_mode.setText(f"agent view · {n} hit{'s' if n != 1 else ''}")
+        self.filters.search_mode.setToolTip("The agent's hybrid search (the product's default), in its order. "
+                                            "A preview: nothing is recorded.")
+        self.filters.set_note(searching.agent_note(found))
+        self.filters.show_counts(n, None, order="The agent's order: rank 1 first")
+        if restore is not None:
+            self._select_keys(restore[0], restore[1])
+        self._after_rows()
+
+    def _after_rows(self) -> None:
         if self._pending_select is not None:
             fact_id, self._pending_select = self._pending_select, None
             self.select_fact(fact_id)
-        self._update_actions()
+        self.acts.update()
+
+    def _set_agent_view(self, found: searching.AgentHits | None) -> None:
+        self.agent_result = found.result if found is not None else None
+        self.agent_now = found.now if found is not None else None
+        self._show_agent_columns(found is not None)
+        self.detail.set_agent_view(found is not None)
+
+    def _show_agent_columns(self, on: bool) -> None:
+        for i, (name, _label) in enumerate(COLUMNS):
+            hidden = not on if name in AGENT_ONLY else on and name in HIDDEN_IN_AGENT_VIEW
+            self.view.setColumnHidden(i, hidden)
+        header = self.view.horizontalHeader()
+        header.setSectionsClickable(not on)  # the agent's order is the point; no re-sorting
+        header.setSortIndicatorShown(not on)
 
     def refresh(self) -> None:
         """The file changed: read the list again, keeping selection and scroll position."""
         self.reload(keep_selection=True)
         self.reload_domains()
 
-    def _sort(self, column: str, descending: bool) -> None:
-        self.query = self.query.with_(sort=column, descending=descending)
+    def _sort(self, column_name: str, descending: bool) -> None:
+        self.query = self.query.with_(sort=column_name, descending=descending)
         self.reload(keep_selection=True)
+
+    def _select_after_reload(self, fact_id: str) -> None:
+        self._pending_select = fact_id
 
     # --- selection ----------------------------------------------------------------------
 
@@ -209,28 +294,42 @@ class FactsTab(QWidget):
         self.view.scrollTo(index)
 
     def select_fact(self, fact_id: str) -> None:
-        """Select a fact by id (widening the state filter if it is hidden)."""
+        """Select a fact by id (leaving the agent view, widening the state filter if it is hidden)."""
+        if self.model.agent_view:
+            for row in range(self.model.rowCount()):
+                fact = self.model.fact(row)
+                if fact is not None and fact.id == fact_id:
+                    self.select_row(row)
+                    return
+            self._pending_select = fact_id
+            self.filters.agent_view.setChecked(False)
+            return
+
         def found(position: int | None) -> None:
             if position is None and self.filters.state.currentData() != "all":
                 self.filters.state.setCurrentIndex(self.filters.state.findData("all"))
                 self._pending_select = fact_id
                 return
-            if position is not None:
+            if position is not None and position < self.model.rowCount():
                 self.select_row(position)
         query = self.query
         self.ops.run_for(self, lambda: browse.position_of(self.ws, query, fact_id), found, label="finding the fact")
 
     def _selection_changed(self, *_args: Any) -> None:
-        self._update_actions()
+        self.acts.update()
         facts = self.selected_facts()
         if len(facts) != 1:
             self.detail.show_fact(None)
             return
         fact_id = facts[0].id
         ws = self.ws
+        found = self.model.hit(fact_id)
+        if found is not None and self.agent_result is not None:
+            self.detail.show_hit(searching.explain_html(self.agent_result, found[0], found[1],
+                                                        self.agent_now or time.time()))
 
         def work() -> tuple[Any, Any]:
-            d = browse.fact_detail(ws, fact_id)
+            d = browse_detail.fact_detail(ws, fact_id)
             history = None
             if ws.desk_schema == 0:
                 history = []  # a product file never opened for writing: the desk has no history here
@@ -245,95 +344,8 @@ class FactsTab(QWidget):
 
         self.ops.run_for(self, work, show, label="reading the fact")
 
-    def _update_actions(self) -> None:
-        block = self.write_block
-        facts = self.selected_facts()
-        states = {f.state() for f in facts}
-        rules = {
-            self.act_edit: (len(facts) == 1 and "deleted" not in states, "Select one fact that is not deleted"),
-            self.act_delete: (bool(facts) and states != {"deleted"}, "Select facts to delete"),
-            self.act_restore: ("deleted" in states, "Select deleted facts to restore them"),
-            self.act_purge: (bool(facts), "Select facts to purge"),
-        }
-        for action, (ok, why) in rules.items():
-            base = action.text().rstrip("…")
-            if block:
-                action.setEnabled(False)
-                action.setToolTip(f"{base}: unavailable — {block}")
-            else:
-                action.setEnabled(ok)
-                action.setToolTip(base if ok else f"{base}: {why.lower()}")
-
     def _menu(self, pos: Any) -> None:
         menu = QMenu(self)
         for action in self.write_actions:
             menu.addAction(action)
         menu.popup(self.view.viewport().mapToGlobal(pos))
-
-    # --- actions ------------------------------------------------------------------------
-
-    def _write(self, label: str, call: Any, select_new: bool = False) -> None:
-        ws = self.ws
-
-        def work() -> Any:
-            return call(services.reviewer(ws, settings.actor()))
-
-        def done(result: Any) -> None:
-            ids = list(getattr(result, "ids", []) or [])
-            if select_new and ids:
-                self._pending_select = ids[-1]  # the new version
-            self.status.emit(getattr(result, "message", "") or f"{label}: done")
-            self.changed.emit(result)
-
-        self.ops.run_for(self, work, done, label=label)
-
-    def edit_selected(self) -> None:
-        facts = self.selected_facts()
-        if not self.act_edit.isEnabled() or len(facts) != 1:
-            return
-        fact = browse.fact_detail(self.ws, facts[0].id)
-        if fact is None:
-            return
-        domains = [self.filters.domain.itemData(i) for i in range(self.filters.domain.count())]
-        dialog = FactEditDialog(fact, [d for d in domains if d and not d.endswith("/*") and not d.startswith("*/")],
-                                self)
-        self.dialog = dialog
-
-        def save() -> None:
-            v = dialog.values()
-            self._write("editing the fact", lambda r: r.edit_fact(
-                fact["id"], domain=v["domain"], topic=v["topic"], content=v["content"],
-                confidence=v["confidence"], reason=v["reason"], expected_updated_at=fact["updated_at"]), select_new=True)
-
-        dialog.accepted.connect(save)
-        dialog.finished.connect(lambda _r: dialog.deleteLater())
-        dialog.open()
-
-    def delete_selected(self) -> None:
-        ids = [f.id for f in self.selected_facts() if f.state() != "deleted"]
-        if not self.act_delete.isEnabled() or not ids:
-            return
-        what = "this fact" if len(ids) == 1 else f"{len(ids)} facts"
-        self.dialog = confirm(self, "Delete facts", f"Delete {what}?", lambda: self._write(
-            "deleting facts", lambda r: r.delete_facts(ids)), yes_text="Delete",
-            informative="Deleted facts stop reaching agents. They stay in the file and can be restored.")
-
-    def restore_selected(self) -> None:
-        ids = [f.id for f in self.selected_facts() if f.state() == "deleted"]
-        if self.act_restore.isEnabled() and ids:
-            self._write("restoring facts", lambda r: r.restore_facts(ids))
-
-    def purge_selected(self) -> None:
-        facts = self.selected_facts()
-        if not self.act_purge.isEnabled() or not facts:
-            return
-        dialog = PurgeDialog([f.topic for f in facts], self)
-        self.dialog = dialog
-        ids = [f.id for f in facts]
-        def purge() -> None:
-            reason = dialog.reason.text().strip()  # read here: the worker never touches widgets
-            self._write("purging facts", lambda r: r.purge_facts(ids, reason=reason))
-
-        dialog.accepted.connect(purge)
-        dialog.finished.connect(lambda _r: dialog.deleteLater())
-        dialog.open()

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (
     QComboBox, QFormLayout, QGroupBox, QLabel, QLineEdit, QPlainTextEdit, QVBoxLayout, QWidget,
 )
 
-from memorydesk.memory import browse
+from memorydesk.memory import browse_detail
 from memorydesk.store.workspace import Workspace
 from memorydesk.ui import services
 from memorydesk.ui.operations import Operations
@@ -98,7 +98,7 @@ class DispatchPanel(QWidget):
                                       "exact injected text cannot be shown.")
         else:
             self.ops.run_for(self, lambda: mod.policy_section(ws), self._show_section, label="building the policy section")
-        self.ops.run_for(self, lambda: browse.agents(ws), self._show_agents, label="reading agents")
+        self.ops.run_for(self, lambda: browse_detail.agents(ws), self._show_agents, label="reading agents")
 
     def _show_section(self, text: str) -> None:
         self.section.setPlainText(text)

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memorydesk.memory import browse
+from memorydesk.memory import browse_detail
 from memorydesk.store.workspace import Workspace
 from memorydesk.ui import services, settings
 from memorydesk.ui.delegates import BidiDelegate
@@ -110,7 +110,7 @@ class PoliciesTab(QWidget):
 
     def reload(self) -> None:
         ws = self.ws
-        self.ops.run_for(self, lambda: browse.policies(ws), self._loaded, label="reading policies")
+        self.ops.run_for(self, lambda: browse_detail.policies(ws), self._loaded, label="reading policies")
 
     def refresh(self) -> None:
         self.reload()

@@ -1,0 +1,144 @@
+"""The Facts tab's search, run as operations: the agent's keyword search (the default),
+the agent's hybrid ranking ("as the agent sees it", a preview), and how to explain it.
+
+``keyword_list`` and ``agent_hits`` run on the worker thread and touch no widget; the
+text helpers build what the tab shows. A preview never records a recall: the desk calls
+``search`` with ``record_recall`` left off, so nothing in the file changes.
+"""
+
+from __future__ import annotations
+
+import array
+import html
+from dataclasses import dataclass, field
+from typing import Any
+
+from memorydesk.memory import browse, search
+from memorydesk.memory.browse import FactQuery, FactRow
+from memorydesk.store.workspace import Workspace
+from memorydesk.ui.facts import decay
+
+#: how many keyword hits the list shows (an agent gets the best 20)
+KEYWORD_LIST = 200
+AGENT_KEYWORD = 20
+SUBSTRING_TIP = ("The desk's plain text filter on topic and content. Agents never search this way: it finds "
+                 "facts for you, it does not show what an agent gets.")
+
+
+@dataclass
+class Listing:
+    """A list read in one go: its keys, the workspace's total, and what the search said."""
+
+    keys: array.array
+    total: int
+    label: str = ""
+    tip: str = ""
+    note: str = ""  # a sentence for the banner under the filters, or ""
+
+
+@dataclass
+class AgentHits:
+    result: Any  # search.SearchResult
+    rows: list[FactRow]
+    now: float
+    notes: list[str] = field(default_factory=list)
+
+
+def nothing_note(text: str) -> str:
+    return (f"The agent's keyword search finds nothing for this text: it keeps only a–z and 0–9 words of two "
+            f"or more letters that are not stopwords, and “{text}” has none. An agent searching for it by "
+            f"keyword gets nothing, and no dispatch preamble picks facts with it. Switch on “As the agent "
+            f"sees it” for the hybrid ranking, or choose “Substring” to find the facts yourself.")
+
+
+def keyword_list(ws: Workspace, query: FactQuery, text: str) -> Listing:
+    """The facts the product's keyword search returns for ``text`` (worker thread)."""
+    result = search.keyword_search(ws, text, limit=KEYWORD_LIST)
+    total = browse.count_facts(ws, FactQuery())
+    if result.match is None:
+        return Listing(array.array("q"), total, "keyword · nothing",
+                       "The product's keyword search finds no terms in this text.", nothing_note(text))
+    keys = browse.fact_keys(ws, query.with_(text="", ids=tuple(result.ids)))
+    n = len(result.ids)
+    capped = f"; the list shows its best {KEYWORD_LIST}" if n >= KEYWORD_LIST else ""
+    tip = (f"The product's keyword search (FTS5 match {result.match}), with the filters above applied. "
+           f"An agent gets the best {AGENT_KEYWORD}{capped}.")
+    note = "" if n else f"The agent's keyword search finds no fact for “{text}”."
+    return Listing(keys, total, f"keyword · {n:,} hit{'s' if n != 1 else ''}", tip, note)
+
+
+def agent_hits(ws: Workspace, text: str, now: float) -> AgentHits:
+    """What an agent's hybrid ``search_memory`` returns for ``text``, as a preview (worker thread)."""
+    result = search.search(ws, text, mode="hybrid", now=now)
+    rows = browse.rows_for_ids(ws, result.ids)
+    return AgentHits(result, rows, now, list(result.notes))
+
+
+def agent_note(found: AgentHits) -> str:
+    notes = found.notes
+    if not found.result.hits:
+        notes = ["the agent's hybrid search returns nothing for this text", *notes]
+    if not notes:
+        return ""
+    return "As the agent sees it — " + "; ".join(notes) + "."
+
+
+# --- the explanation of one hit -------------------------------------------------------------
+
+
+def _num(value: float, digits: int = 5) -> str:
+    return f"{value:.{digits}f}"
+
+
+def _age(created_at: int | None, now: float) -> str:
+    if created_at is None:
+        return "of unknown age"
+    return decay.human_hours(max(0.0, (now - created_at) / 3600)) + " old"
+
+
+def explain_html(result: Any, rank: int, hit: Any, now: float) -> str:
+    """Every factor of one hybrid hit's score, as rich text for the detail pane."""
+    e = html.escape
+    rows = []
+    for name in ("fact", "vector", "temporal", "graph"):
+        share = hit.voices.get(name)
+        weight = result.weights.get(name)
+        if weight is None:
+            rows.append(f"<tr><td>{name}</td><td colspan=3><i>did not run</i></td></tr>")
+        elif share is None:
+            rows.append(f"<tr><td>{name}</td><td align=right>{weight:.3f}</td><td>—</td>"
+                        f"<td><i>not among its candidates</i></td></tr>")
+        else:
+            rows.append(f"<tr><td>{name}</td><td align=right>{share.weight:.3f}</td>"
+                        f"<td align=right>#{share.rank}</td>"
+                        f"<td align=right>{share.weight:.3f} / (60 + {share.rank}) = {_num(share.contribution)}</td></tr>")
+    table = ("<table cellspacing=0 cellpadding=3 border=0><tr><th align=left>voice</th><th>weight</th>"
+             "<th>rank</th><th align=left>contribution</th></tr>" + "".join(rows) + "</table>")
+    steps = [f"voices together (RRF) <b>{_num(hit.rrf or 0.0)}</b>"]
+    if hit.decay_factor is not None:
+        steps.append(f"× decay 0.02 + 0.98 × {hit.decay:.3f} = <b>{hit.decay_factor:.3f}</b> "
+                     f"(a “{e(decay.params(hit.memory_type)[0])}”, {e(_age(hit.created_at, now))})")
+    if hit.confidence_factor is not None:
+        steps.append(f"× confidence 0.8 + 0.2 × {min(max(hit.confidence, 0.0), 1.0):.2f} = "
+                     f"<b>{hit.confidence_factor:.3f}</b>")
+    if hit.boost != 1.0:
+        steps.append(f"× repo boost <b>{hit.boost:g}</b>")
+    steps.append(f"= score <b>{hit.score:.6f}</b>")
+    n = len(result.hits)
+    place = f"<b>#{rank}</b> of {n} the agent gets"
+    if hit.score_rank is not None and hit.score_rank != rank:
+        place += f" (#{hit.score_rank} by score alone of {len(result.candidates)} candidates)"
+    mmr = ""
+    if hit.mmr_penalty:
+        mmr = (f"<p>Diversity (MMR): similarity {hit.mmr_similarity:.2f} to a hit above costs it "
+               f"−{hit.mmr_penalty:.3f} (0.7 × score − 0.3 × similarity; the score term is tiny, so "
+               f"similarity decides).</p>")
+    elif rank > 1 and hit.mmr_similarity is not None:
+        mmr = "<p>Diversity (MMR): no overlap with the hits above.</p>"
+    intent = e(result.intent or "general")
+    notes = "".join(f"<li>{e(note)}</li>" for note in result.notes)
+    return (f"<p>{place} for “{e(result.query)}” · intent <b>{intent}</b> "
+            f"(weights are the base weights × this intent's biases)</p>{table}"
+            f"<p>{'<br>'.join(steps)}</p>{mmr}"
+            + (f"<p>How the search ran:</p><ul>{notes}</ul>" if notes else "")
+            + f"<p style='color:gray'>{e(hit.explain())}</p>")
