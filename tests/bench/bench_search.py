@@ -1,23 +1,58 @@
 """Search and preamble latency on large synthetic workspaces, with a naive baseline.
 
-Run with ``pytest tests/bench/bench_search.py -s`` (or ``python`` on this file; set
-``MEMDESK_BENCH_SIZES=10000,100000,1000000`` to choose sizes). Prints p50/p95 in ms;
-asserts nothing about time. Workspaces are built once with bulk Core inserts
-(synthetic but varied text, random unit vectors) and cached in the temp folder.
+Run with ``pytest tests/bench/bench_search.py -s`` (or ``python`` on this file). Prints
+p50/p95 in ms and asserts nothing about time. Settings (environment):
+
+- ``MEMDESK_BENCH_SIZES``: comma-separated fact counts (default ``10000,100000``;
+  add ``1000000`` for the large run, which takes a few minutes to build once);
+- ``MEMDESK_BENCH_QUERIES``: queries (and preamble tasks) per mode, default 100.
+
+Workspaces are built once with bulk inserts through the product's own schema (the FTS
+index filled by the product's triggers, our sqlite-vec index beside it) and cached in
+the temp folder under a name that carries the generator's version.
 
 Goals: keyword p95 ≤ 30 ms at 1M; hybrid p95 ≤ 150 ms at 100k including the query
-embedding; preamble p95 ≤ 20 ms at 1M. The baseline, measured in the same run, is
-what a straightforward implementation does: one FTS5 query plus a numpy brute-force
-cosine over every vector held in memory.
+embedding; preamble p95 ≤ 20 ms at 1M. The baseline, measured in the same run, is what a
+straightforward implementation does: one FTS5 query, plus (for the fused modes) the
+query embedding and a numpy brute-force cosine over every vector held in memory. Each
+mode is reported with its time over the baseline's (keyword and preamble over the FTS5
+query alone, semantic and hybrid over the whole baseline).
+
+The text generator (why the figures mean something)
+-----------------------------------------------------
+Real workspaces have a wide vocabulary, and a query's terms match a small part of the
+facts. A generator that reuses a few dozen phrases makes every query match most facts
+and measures a worst case nobody has. So:
+
+- a vocabulary of ``VOCAB_SIZE`` words: a few hundred real engineering words first,
+  then pronounceable made-up words, ranked, with a Zipf–Mandelbrot frequency
+  (``1 / (rank + 2.7) ** 1.07``), as word frequencies in real text are;
+- ``len(DOMAINS)`` domains (workspace-wide and ``repo:<slug>/…``), themselves chosen
+  with a Zipf weight; each has its own lexicon of ``LEXICON_SIZE`` words drawn from the
+  vocabulary (mid-frequency words become a domain's common words, as "terraform" is
+  common in infrastructure facts and rare elsewhere);
+- a fact's content is 6–60 tokens (log-normal length, median about 18): about a third
+  English function words (indexed, but stopwords to the query builder), the rest from
+  the domain's lexicon (Zipf, s = 1) or the whole vocabulary, with an occasional number
+  or version; the topic is one to three of the domain's common words joined by ``-``;
+- a query picks a domain the same way and 2–5 content words from it (mostly the
+  domain's lexicon, sometimes any word), put in one of a dozen question shapes ("how do
+  we … the …", "why does … fail", bare keywords …); a preamble task is a 4–7 word
+  instruction built the same way;
+- embeddings are random unit vectors (latency does not depend on what they mean);
+  5% of facts are superseded by their predecessor; each fact has two episodic edges to
+  random facts; ``created_at`` grows with the insertion order.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import statistics
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -31,76 +66,213 @@ from memorydesk.store import open_workspace
 from memorydesk.store.ours import VECTOR_TABLE
 
 SIZES = [int(s) for s in os.environ.get("MEMDESK_BENCH_SIZES", "10000,100000").split(",") if s]
-N_QUERIES = int(os.environ.get("MEMDESK_BENCH_QUERIES", "60"))
+N_QUERIES = int(os.environ.get("MEMDESK_BENCH_QUERIES", "100"))
 CACHE = Path(tempfile.gettempdir()) / "memorydesk-bench"
+GENERATOR_VERSION = 2
 T0 = 1_790_000_000
 AGENT = "bench-agent"
 
-_SUBJECTS = ["The Go API", "The web app", "Terraform", "The staging cluster", "Billing", "The backup job",
-             "The release train", "Sentry", "The design system", "On-call", "Postgres", "The CDN", "Redis",
-             "The search service", "Playwright", "The invoice exporter", "Kafka", "The auth gateway"]
-_VERBS = ["must run", "should be reviewed", "is deployed", "fails", "is throttled", "was migrated",
-          "needs approval", "is rolled back", "gets rotated", "is cached", "times out", "is sharded"]
-_DETAILS = ["before every production release", "every weekday at 10:00 UTC", "when the error budget is low",
-            "after the smoke tests pass", "by two reviewers", "with the feature flag off", "using pnpm",
-            "behind the VPN only", "within one working day", "with banker's rounding (half-even)",
-            "and snapshots are checked in Chromatic", "because the quota was exceeded", "in eu-central-1"]
+# --- vocabulary ---------------------------------------------------------------------------
+
+VOCAB_SIZE = 8000
+LEXICON_SIZE = 600
+ZIPF_S = 1.07
+ZIPF_Q = 2.7
+
+_REAL_WORDS = """
+api deploy release backup restore database postgres redis kafka terraform cluster staging production
+service worker gateway queue cache index schema migration rollback pipeline build test lint review
+merge branch commit tag version changelog token secret credential password certificate rotation vault
+latency timeout retry throttle quota limit budget alert incident outage postmortem oncall pager
+dashboard metric log trace span sentry grafana prometheus datadog monitor health check probe
+docker image container kubernetes helm chart pod node region zone bucket storage snapshot replica
+shard partition consumer producer topic offset lag broker stream event webhook callback handler
+endpoint route request response header payload json yaml config setting flag feature toggle rollout
+canary experiment variant metric funnel checkout cart payment invoice refund coupon price tax
+currency rounding ledger account customer user profile session login signup password oauth saml
+permission role grant policy audit compliance gdpr retention deletion export import csv report
+frontend backend mobile android ios react nextjs typescript javascript golang python rust swift
+kotlin css tailwind component storybook design token theme font icon layout accessibility contrast
+playwright cypress jest vitest pytest fixture mock stub coverage flaky snapshot regression smoke
+load stress benchmark profile memory cpu disk network dns cdn tls proxy firewall vpn ssh bastion
+cron schedule job batch nightly weekly monthly daily hourly window maintenance freeze calendar
+owner team squad lead manager approver reviewer author assignee ticket issue epic sprint roadmap
+estimate deadline priority severity blocker bug fix patch hotfix upgrade dependency package library
+npm pnpm yarn pip poetry cargo gradle maven makefile script cli tool sdk client server protocol
+grpc rest graphql websocket sse polling pagination cursor filter sort search query ranking
+embedding vector model prompt agent memory fact note summary context window chunk tokenizer
+email sms push notification template locale translation language timezone utc date format
+upload download file media video image thumbnail resize compress encode decode encrypt hash sign
+verify validate sanitize escape parse serialize cache invalidate evict warm cold hot tier archive
+cost billing invoice spend forecast capacity scale autoscale instance spot reserved savings
+fail fails failed change changed owns documented settings works broken slow fast missing wrong
+""".split()
+
+_FUNCTION_WORDS = """
+the the the the a a an to to to of of of and and in in is is for for on on with that this
+it be are as at by we our from or not when after before every only all if then must should
+can will was has have no new each per into via than
+""".split()
+
+_DOMAINS = [
+    "codebase", "infrastructure", "conventions", "decisions", "product", "pr-reviews", "security",
+    "testing", "design", "billing", "analytics", "support", "onboarding", "release", "incidents",
+    "data", "mobile", "frontend", "backend", "platform", "compliance", "observability", "performance",
+    "documentation", "hiring", "vendors", "costs", "roadmap", "experiments", "integrations",
+    "repo:acme-web/conventions", "repo:acme-web/architecture", "repo:acme-api/architecture",
+    "repo:acme-api/conventions", "repo:acme-infra/runbooks", "repo:acme-infra/conventions",
+    "repo:acme-mobile/architecture", "repo:acme-mobile/release", "repo:acme-data/pipelines",
+    "repo:acme-docs/style",
+]
 _TYPES = ["fact"] * 6 + ["decision", "preference", "event", "request", "learning", "observation"]
-_DOMAINS = ["codebase", "infrastructure", "conventions", "decisions", "product", "pr-reviews",
-            "repo:acme-web/conventions", "repo:acme-api/architecture"]
-QUERIES = ["how do we deploy the api", "backup retention", "who approves terraform changes", "sentry quota",
-           "invoice rounding rule", "pnpm or npm", "review turnaround time", "feature flags in production",
-           "staging cluster region", "release day", "redis cache invalidation", "kafka consumer lag"]
-TASKS = ["Prepare the production release of the Go API and check the smoke tests",
-         "Rotate the Redis credentials behind the VPN before Friday",
-         "Investigate why the invoice exporter times out on large accounts"]
+
+_QUERY_SHAPES = [
+    "{} {}", "{} {} {}", "how do we {} the {}", "what is the {} for {}", "why does {} {} fail",
+    "when did we change the {} {}", "who owns {} {} {}", "{} {} {} settings",
+    "where is the {} {} documented", "should we {} {} or {}", "how to {} {} in {}",
+    "{} {} {} {} {}",
+]
+_TASK_SHAPES = [
+    "Investigate why the {} {} {} fails on {}", "Prepare the {} release and check {} {} {}",
+    "Update the {} {} documentation for {} {}", "Rotate the {} {} before the {} {} window",
+    "Fix the flaky {} {} test in {} {} {}", "Review the {} {} change to {} {}",
+    "Migrate {} {} from {} to {} {}", "Add {} {} alerts for the {} {}",
+]
+
+
+def _zipf_cdf(n: int, s: float = ZIPF_S, q: float = ZIPF_Q) -> np.ndarray:
+    w = 1.0 / np.power(np.arange(n, dtype=np.float64) + q, s)
+    cdf = np.cumsum(w)
+    return cdf / cdf[-1]
+
+
+def _made_up_words(rng: random.Random, n: int, taken: set[str]) -> list[str]:
+    onsets = ["b", "br", "c", "ch", "d", "dr", "f", "fl", "g", "gr", "h", "j", "k", "kl", "l", "m", "n",
+              "p", "pl", "qu", "r", "s", "sh", "sk", "st", "t", "tr", "v", "w", "z"]
+    vowels = ["a", "e", "i", "o", "u", "ai", "ea", "io", "ou", "y"]
+    codas = ["", "", "", "n", "r", "s", "l", "t", "x", "nd", "rk", "st", "m"]
+    out: list[str] = []
+    while len(out) < n:
+        word = "".join(rng.choice(onsets) + rng.choice(vowels) for _ in range(rng.choice([1, 2, 2, 2, 3, 3])))
+        word += rng.choice(codas)
+        if len(word) >= 3 and word not in taken:
+            taken.add(word)
+            out.append(word)
+    return out
+
+
+class TextModel:
+    """The generator described in the module docstring (deterministic for a seed)."""
+
+    def __init__(self, seed: int = 11) -> None:
+        rng = random.Random(seed)
+        real = list(dict.fromkeys(_REAL_WORDS))
+        rng.shuffle(real)
+        taken = set(real) | set(_FUNCTION_WORDS)
+        self.vocab = np.array(real + _made_up_words(rng, VOCAB_SIZE - len(real), taken), dtype=object)
+        self.vocab_cdf = _zipf_cdf(VOCAB_SIZE)
+        self.function_words = np.array(_FUNCTION_WORDS, dtype=object)
+        self.domain_cdf = _zipf_cdf(len(_DOMAINS), s=0.8, q=1.0)
+        nrng = np.random.default_rng(seed)
+        # a domain's lexicon leans to mid-frequency words (weights: global Zipf ** 0.5)
+        flat = 1.0 / np.sqrt(np.arange(VOCAB_SIZE, dtype=np.float64) + ZIPF_Q)
+        flat /= flat.sum()
+        self.lexicons = [nrng.choice(VOCAB_SIZE, size=LEXICON_SIZE, replace=False, p=flat) for _ in _DOMAINS]
+        self.lexicon_cdf = _zipf_cdf(LEXICON_SIZE, s=1.0, q=1.0)
+
+    def _words(self, nrng: np.random.Generator, domain: int, n: int, p_function: float) -> list[str]:
+        kinds = nrng.random(n)
+        picks = nrng.random(n)
+        out: list[str] = []
+        lexicon = self.lexicons[domain]
+        for kind, pick in zip(kinds, picks):
+            if kind < p_function:
+                out.append(self.function_words[int(pick * len(self.function_words))])
+            elif kind < p_function + (1 - p_function) * 0.62:
+                out.append(self.vocab[lexicon[np.searchsorted(self.lexicon_cdf, pick)]])
+            elif kind < 0.985:
+                out.append(self.vocab[min(VOCAB_SIZE - 1, np.searchsorted(self.vocab_cdf, pick))])
+            else:
+                out.append(str(int(pick * 5000)) if pick < 0.5 else f"v{int(pick * 20)}")
+        return out
+
+    def domain(self, nrng: np.random.Generator) -> int:
+        return int(np.searchsorted(self.domain_cdf, nrng.random()))
+
+    def fact(self, nrng: np.random.Generator) -> tuple[str, str, str]:
+        d = self.domain(nrng)
+        n = int(min(60, max(6, round(math.exp(nrng.normal(math.log(18), 0.55))))))
+        words = self._words(nrng, d, n, p_function=0.33)
+        sentence = " ".join(words)
+        content = sentence[:1].upper() + sentence[1:] + "."
+        lexicon = self.lexicons[d]
+        topic = "-".join(self.vocab[lexicon[int(x)]]
+                         for x in nrng.integers(0, 150, size=int(nrng.integers(1, 4))))
+        return _DOMAINS[d], topic, content
+
+    def _fill(self, nrng: np.random.Generator, shapes: Sequence[str]) -> str:
+        shape = shapes[int(nrng.integers(0, len(shapes)))]
+        slots = shape.count("{}")
+        d = self.domain(nrng)
+        words = [w for w in self._words(nrng, d, slots * 3, p_function=0.0) if not w[0].isdigit()][:slots]
+        while len(words) < slots:
+            words.append(self.vocab[self.lexicons[d][int(nrng.integers(0, 50))]])
+        return shape.format(*words)
+
+    def query(self, nrng: np.random.Generator) -> str:
+        return self._fill(nrng, _QUERY_SHAPES)
+
+    def task(self, nrng: np.random.Generator) -> str:
+        return self._fill(nrng, _TASK_SHAPES)
+
+
+# --- building a workspace ------------------------------------------------------------------
 
 
 def _build(path: Path, n: int, seed: int = 11) -> None:
+    model = TextModel(seed)
     rng = random.Random(seed)
     nrng = np.random.default_rng(seed)
     tmp = path.with_suffix(".building")
     for suffix in ("", "-wal", "-shm"):
         Path(str(tmp) + suffix).unlink(missing_ok=True)
     ws = open_workspace(tmp)
-    facts = ws.layout.facts
-    batch = 5000
+    facts, edges = ws.layout.facts.name, ws.layout.edges.name
+    wid = ws.workspace_id
+    batch = 20_000
     ids = [f"bench-{i:07d}" for i in range(n)]
     with ws.write() as conn:
         conn.execute(ws.layout.agents.insert().values(id=AGENT, name="Bench", title="Bench", agent_md_path="",
-                                                      workspace_id=ws.workspace_id, skills="", created_at=T0))
-        conn.execute(ws.layout.notes.insert().values(id="note-1", workspace_id=ws.workspace_id, agent_id=AGENT,
+                                                      workspace_id=wid, skills="", created_at=T0))
+        conn.execute(ws.layout.notes.insert().values(id="note-1", workspace_id=wid, agent_id=AGENT,
                                                      content="- prefers small PRs\n- watch the flaky suite",
                                                      updated_at=T0))
         for i in range(12):
+            domain, _, rule = model.fact(nrng)
             conn.execute(ws.layout.policies.insert().values(
-                id=f"pol-{i}", workspace_id=ws.workspace_id, domain=rng.choice(_DOMAINS),
-                rule=f"{rng.choice(_SUBJECTS)} {rng.choice(_VERBS)} {rng.choice(_DETAILS)}.", active=True,
+                id=f"pol-{i}", workspace_id=wid, domain=domain, rule=rule, active=True,
                 created_at=T0, updated_at=T0 + i))
-        for start in range(0, n, batch):
-            stop = min(start + batch, n)
-            vecs = nrng.standard_normal((stop - start, DIM)).astype(np.float32)
-            vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-            rows = []
-            for j, i in enumerate(range(start, stop)):
-                sentences = " ".join(
-                    f"{rng.choice(_SUBJECTS)} {rng.choice(_VERBS)} {rng.choice(_DETAILS)} (ref {rng.randrange(10**6)})."
-                    for _ in range(rng.choice([1, 1, 2, 3])))
-                rows.append({
-                    "id": ids[i], "workspace_id": ws.workspace_id, "domain": rng.choice(_DOMAINS),
-                    "topic": f"topic-{rng.randrange(5000)}", "content": sentences,
-                    "confidence": round(rng.uniform(0.3, 1.0), 2), "memory_type": rng.choice(_TYPES),
-                    "superseded_by": ids[i - 1] if i and rng.random() < 0.05 else None,
-                    "embedding": vecs[j].tobytes(), "created_at": T0 + i * 30, "updated_at": T0 + i * 30,
-                })
-            conn.execute(facts.insert(), rows)
+    fact_sql = (f"INSERT INTO {facts} (id, workspace_id, domain, topic, content, confidence, memory_type, "
+                f"superseded_by, embedding, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)")
+    edge_sql = (f"INSERT INTO {edges} (id, workspace_id, source_fact_id, target_fact_id, edge_type, weight, "
+                f"created_at) VALUES (?,?,?,?,?,?,?)")
+    for start in range(0, n, batch):
+        stop = min(start + batch, n)
+        vecs = nrng.standard_normal((stop - start, DIM)).astype(np.float32)
+        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+        rows = []
+        for j, i in enumerate(range(start, stop)):
+            domain, topic, content = model.fact(nrng)
+            rows.append((ids[i], wid, domain, topic, content, round(rng.uniform(0.3, 1.0), 2), rng.choice(_TYPES),
+                         ids[i - 1] if i and rng.random() < 0.05 else None, vecs[j].tobytes(),
+                         T0 + i * 30, T0 + i * 30))
+        edge_rows = [(f"edge-{i}-{k}", wid, ids[i], ids[rng.randrange(n)], ("related_to", "contextual")[k],
+                      round(rng.uniform(0.35, 1.0), 3), T0) for i in range(start, stop) for k in range(2)]
+        with ws.write() as conn:
+            conn.exec_driver_sql(fact_sql, rows)
             conn.exec_driver_sql(f"INSERT INTO {VECTOR_TABLE}(fact_id, embedding) VALUES (?, ?)",
-                                 [(r["id"], r["embedding"]) for r in rows])
-            edges = [{"id": f"edge-{i}-{k}", "workspace_id": ws.workspace_id, "source_fact_id": ids[i],
-                      "target_fact_id": ids[rng.randrange(n)], "edge_type": ("related_to", "contextual")[k],
-                      "weight": round(rng.uniform(0.35, 1.0), 3), "created_at": T0}
-                     for i in range(start, stop) for k in range(2)]
-            conn.execute(ws.layout.edges.insert(), edges)
+                                 [(r[0], r[8]) for r in rows])
+            conn.exec_driver_sql(edge_sql, edge_rows)
     ws.close()
     for suffix in ("", "-wal", "-shm"):
         src = Path(str(tmp) + suffix)
@@ -110,12 +282,15 @@ def _build(path: Path, n: int, seed: int = 11) -> None:
 
 def workspace_of(n: int) -> Path:
     CACHE.mkdir(parents=True, exist_ok=True)
-    path = CACHE / f"search-{n}.db"
+    path = CACHE / f"search-v{GENERATOR_VERSION}-{n}.db"
     if not path.exists():
         started = time.perf_counter()
         _build(path, n)
-        print(f"  built {n:,} facts in {time.perf_counter() - started:.1f} s → {path}")
+        print(f"  built {n:,} facts in {time.perf_counter() - started:.1f} s")
     return path
+
+
+# --- timing --------------------------------------------------------------------------------
 
 
 def _pct(samples: list[float]) -> tuple[float, float]:
@@ -124,8 +299,8 @@ def _pct(samples: list[float]) -> tuple[float, float]:
     return statistics.median(ordered) * 1000, p95 * 1000
 
 
-def _time(fn, args_list) -> tuple[float, float]:
-    fn(args_list[0])  # warm
+def _time(fn: Callable[[str], object], args_list: Sequence[str]) -> tuple[float, float]:
+    fn(args_list[0])  # warm (caches are built here, once per file version)
     samples = []
     for args in args_list:
         started = time.perf_counter()
@@ -146,6 +321,10 @@ class _RandomEmbedder:
         return v / np.linalg.norm(v)
 
 
+BASELINE = "baseline (FTS5 + numpy cosine)"
+BASELINE_FTS = "baseline FTS5 query alone"
+
+
 def run_size(n: int) -> dict[str, tuple[float, float]]:
     path = workspace_of(n)
     embedder = get_embedder()
@@ -153,12 +332,14 @@ def run_size(n: int) -> dict[str, tuple[float, float]]:
     if not ok:
         print(f"  ({reason}; timing with random query vectors instead)")
         embedder = _RandomEmbedder()  # type: ignore[assignment]
-    queries = [QUERIES[i % len(QUERIES)] + ("" if i < len(QUERIES) else f" {i}") for i in range(N_QUERIES)]
+    model = TextModel(11)
+    qrng = np.random.default_rng(5)
+    queries = [model.query(qrng) for _ in range(N_QUERIES)]
+    tasks = [model.task(qrng) for _ in range(N_QUERIES)]
     figures: dict[str, tuple[float, float]] = {}
     with open_workspace(path, read_only=True) as ws:
         for mode in ("keyword", "semantic", "hybrid"):
             figures[mode] = _time(lambda q, m=mode: search(ws, q, mode=m, embedder=embedder), queries)
-        tasks = [TASKS[i % len(TASKS)] for i in range(N_QUERIES)]
         figures["preamble"] = _time(lambda t: build_preamble(ws, AGENT, t), tasks)
         figures["query embedding"] = _time(lambda q: embedder.embed_one(q), queries)
 
@@ -167,32 +348,42 @@ def run_size(n: int) -> dict[str, tuple[float, float]]:
             rows = conn.exec_driver_sql("SELECT id, embedding FROM memory_facts_table").fetchall()
         ids = [r[0] for r in rows]
         matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(len(rows), DIM)
+        del rows
         conn = ws.engine.raw_connection()
         try:
+            def fts(q: str) -> None:
+                match = scoped_match(q, ws.workspace_id)
+                if match:
+                    conn.driver_connection.execute(
+                        "SELECT f.id FROM memory_facts_fts JOIN memory_facts_table f "
+                        "ON f.rowid = memory_facts_fts.rowid "
+                        "WHERE memory_facts_fts MATCH ? AND f.superseded_by IS NULL ORDER BY rank LIMIT 20",
+                        (match,)).fetchall()
+
             def baseline(q: str) -> None:
                 qv = embedder.embed_one(q)
                 sims = matrix @ qv
                 top = np.argpartition(-sims, 30)[:30]
                 _ = [ids[i] for i in top[np.argsort(-sims[top])]]
-                match = scoped_match(q, ws.workspace_id)
-                if match:
-                    conn.driver_connection.execute(
-                        "SELECT f.id FROM memory_facts_fts JOIN memory_facts_table f ON f.rowid = memory_facts_fts.rowid "
-                        "WHERE memory_facts_fts MATCH ? AND f.superseded_by IS NULL ORDER BY rank LIMIT 20",
-                        (match,)).fetchall()
+                fts(q)
 
-            figures["baseline (FTS5 + numpy cosine)"] = _time(baseline, queries)
+            figures[BASELINE_FTS] = _time(fts, queries)
+            figures[BASELINE] = _time(baseline, queries)
         finally:
             conn.close()
     return figures
 
 
 def report(n: int, figures: dict[str, tuple[float, float]]) -> None:
-    base = figures["baseline (FTS5 + numpy cosine)"][0]
-    print(f"\n{n:,} facts ({N_QUERIES} queries each)")
+    print(f"\n{n:,} facts ({N_QUERIES} queries each; p50 / p95 in ms; ratio = ours / baseline, p50 and p95)")
     for name, (p50, p95) in figures.items():
-        ratio = f"  ×{p50 / base:.2f} of baseline p50" if name in ("semantic", "hybrid") else ""
-        print(f"  {name:<32} p50 {p50:8.2f} ms   p95 {p95:8.2f} ms{ratio}")
+        base = {"keyword": BASELINE_FTS, "preamble": BASELINE_FTS, "semantic": BASELINE,
+                "hybrid": BASELINE}.get(name)
+        ratio = ""
+        if base is not None:
+            b50, b95 = figures[base]
+            ratio = f"   ×{p50 / b50:.2f} / ×{p95 / b95:.2f} of {'FTS5 alone' if base == BASELINE_FTS else 'baseline'}"
+        print(f"  {name:<32} {p50:8.2f} {p95:8.2f}{ratio}")
 
 
 @pytest.mark.slow

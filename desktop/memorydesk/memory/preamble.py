@@ -17,14 +17,17 @@
   0.9)``, stopping before a line would take the lines' total UTF-16 length (newlines not
   counted) past 1,200. The section is left out when no line fits.
 - The whole preamble is ``""`` when no section has content.
+
+The policy lines are kept while the file's version is unchanged (``search_keyword.cached``);
+everything is read in one snapshot.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import and_, select
+from sqlalchemy import Connection, and_, select
 
 from memorydesk.core.text import dart_trim, format_confidence, snippet, utf16_len
-from memorydesk.memory.search_keyword import KEYWORD_LIMIT, keyword_rows
+from memorydesk.memory.search_keyword import KEYWORD_LIMIT, cached, keyword_rows, snapshot_version
 from memorydesk.store import Workspace
 
 __all__ = [
@@ -48,26 +51,36 @@ FACT_LINES_BUDGET = 1200
 MIN_TASK_UNITS = 20
 
 
-def policy_lines(ws: Workspace) -> list[str]:
+def policy_lines(ws: Workspace, conn: Connection | None = None) -> list[str]:
     """``- [domain] rule`` for every active policy, most recently updated first."""
+    if conn is None:
+        with ws.read() as own:
+            snapshot_version(ws, own)
+            return policy_lines(ws, own)
+    return list(cached(ws, conn, ("policy-lines",), lambda: tuple(_policy_lines(ws, conn))))
+
+
+def _policy_lines(ws: Workspace, conn: Connection) -> list[str]:
     policies = ws.layout.policies.name
-    with ws.read() as conn:
-        rows = conn.exec_driver_sql(
-            f"SELECT domain, rule FROM {policies} WHERE workspace_id = ? AND active = 1 "
-            f"ORDER BY updated_at DESC, rowid",
-            (ws.workspace_id,),
-        ).fetchall()
+    rows = conn.exec_driver_sql(
+        f"SELECT domain, rule FROM {policies} WHERE workspace_id = ? AND active = 1 "
+        f"ORDER BY updated_at DESC, rowid",
+        (ws.workspace_id,),
+    ).fetchall()
     return [f"- [{domain}] {rule}" for domain, rule in rows]
 
 
-def policy_section(ws: Workspace) -> str:
+def policy_section(ws: Workspace, conn: Connection | None = None) -> str:
     """The policies section exactly as injected, or ``""`` when no policy is active."""
-    lines = policy_lines(ws)
+    lines = policy_lines(ws, conn)
     return POLICIES_HEADING + "\n" + "\n".join(lines) if lines else ""
 
 
-def note_section(ws: Workspace, agent_id: str) -> str:
+def note_section(ws: Workspace, agent_id: str, conn: Connection | None = None) -> str:
     """``## My Notes`` with the agent's note verbatim, or ``""`` when it is missing or blank."""
+    if conn is None:
+        with ws.read() as own:
+            return note_section(ws, agent_id, own)
     notes = ws.layout.notes
     stmt = (
         select(notes.c.content)
@@ -75,19 +88,21 @@ def note_section(ws: Workspace, agent_id: str) -> str:
         .order_by(notes.c.updated_at.desc())
         .limit(1)
     )
-    with ws.read() as conn:
-        content = conn.execute(stmt).scalar()
+    content = conn.execute(stmt).scalar()
     if content is None or not dart_trim(content):
         return ""
     return NOTES_HEADING + "\n" + content
 
 
-def fact_lines(ws: Workspace, task: str) -> list[str]:
+def fact_lines(ws: Workspace, task: str, conn: Connection | None = None) -> list[str]:
     """The fact lines the task earns (empty when the trimmed task is under 20 characters)."""
     if utf16_len(dart_trim(task)) < MIN_TASK_UNITS:
         return []
-    with ws.read() as conn:
-        _, rows = keyword_rows(conn, ws, task, limit=KEYWORD_LIMIT)
+    if conn is None:
+        with ws.read() as own:
+            snapshot_version(ws, own)
+            return fact_lines(ws, task, own)
+    _, rows = keyword_rows(conn, ws, task, limit=KEYWORD_LIMIT)
     lines: list[str] = []
     used = 0
     for row in rows:
@@ -104,8 +119,10 @@ def fact_lines(ws: Workspace, task: str) -> list[str]:
 
 def build_preamble(ws: Workspace, agent_id: str, task: str | None = None) -> str:
     """The preamble ``agent_id`` gets for ``task``; ``""`` when there is nothing to say."""
-    sections = [policy_section(ws), note_section(ws, agent_id)]
-    lines = fact_lines(ws, task or "")
+    with ws.read() as conn:
+        snapshot_version(ws, conn)  # before any read: lets the per-version caches serve this call
+        sections = [policy_section(ws, conn), note_section(ws, agent_id, conn)]
+        lines = fact_lines(ws, task or "", conn)
     if lines:
         sections.append(FACTS_HEADING + "\n" + "\n".join(lines) + "\n" + VERIFY_LINE)
     present = [s for s in sections if s]

@@ -53,6 +53,7 @@ from memorydesk.memory.search_keyword import (
     is_keyword_reachable,
     keyword_rows,
     repo_scope,
+    snapshot_version,
     unreachable_fact_ids,
 )
 from memorydesk.memory.search_vector import VECTOR_K, has_embeddings, vector_ids
@@ -199,6 +200,7 @@ def keyword_search(ws: Workspace, query: str, *, limit: int = KEYWORD_LIMIT, rep
     scope = repo_scope(repo)
     notes: list[str] = []
     with ws.read() as conn:
+        snapshot_version(ws, conn)  # before any read: lets the per-version caches serve this search
         match, rows = keyword_rows(conn, ws, query, limit=limit, scope=scope, notes=notes)
     if match is None:
         notes.append("the query has no keyword terms (only [a-z0-9] words of 2+ letters that are not stopwords count)")
@@ -321,6 +323,7 @@ def search(
         scope = repo_scope(repo)
         notes: list[str] = []
         with ws.read() as conn:
+            snapshot_version(ws, conn)  # before any read: lets the per-version caches serve this search
             if mode == "semantic":
                 result = _semantic(ws, conn, query, scope, TOP_K if limit is None else limit, embedder, notes)
             else:

@@ -3,7 +3,9 @@
 - fact: the keyword search order (FTS top 20);
 - vector: the 30 nearest embeddings, superseded ones dropped (``search_vector``);
 - temporal: the 30 newest active facts (``created_at`` descending; equal times
-  keep the later-inserted row first);
+  keep the later-inserted row first). Without an index on ``created_at`` (the
+  product's table has none, and the desk adds nothing to product tables) this is a
+  scan of the table, so the list is kept while the file's version is unchanged;
 - graph: for each seed in turn (top 3 fact, then top 3 vector, without repeats) a
   breadth-first walk to depth 2 over episodic edges in both directions. Each level
   asks for every edge touching the level's facts, heaviest first (equal weights in
@@ -23,7 +25,7 @@ from sqlalchemy import Connection
 
 from memorydesk.core.fusion import FusionRecord, Voice
 from memorydesk.core.text import candidate_text
-from memorydesk.memory.search_keyword import RepoScope
+from memorydesk.memory.search_keyword import RepoScope, cached
 from memorydesk.memory.search_vector import active_in_scope
 from memorydesk.store import Workspace
 
@@ -49,6 +51,11 @@ _CHUNK = 500
 def temporal_ids(ws: Workspace, conn: Connection, scope: RepoScope | None = None,
                  limit: int = TEMPORAL_LIMIT) -> list[str]:
     """The ``limit`` newest active facts of the workspace."""
+    key = ("temporal", scope.slug if scope is not None else None, int(limit))
+    return list(cached(ws, conn, key, lambda: tuple(_newest(ws, conn, scope, limit))))
+
+
+def _newest(ws: Workspace, conn: Connection, scope: RepoScope | None, limit: int) -> list[str]:
     facts = ws.layout.facts.name
     scope_sql, scope_params = scope.sql("f") if scope is not None else ("", ())
     rows = conn.exec_driver_sql(

@@ -10,20 +10,62 @@ Nothing in a query can reach FTS5 as syntax: the builder leaves only ``[a-z0-9]`
 tokens. A query without terms (Hebrew, only stopwords, only punctuation) finds
 nothing, as in the product.
 
-Also here: the repo scope shared by all voices, and keyword reachability (which
-active facts no keyword query of the product can ever return).
+Two ways to the same rows
+-------------------------
+``_product_rows`` runs the product's SQL as it is. It is exact by definition and slow on
+large files: for every query FTS5 scores every row that matches any term, and its bm25
+counts the rows matching each phrase, including the workspace phrase, which matches
+every row of the workspace (most of the time goes there).
+
+``_fast_rows`` returns the same rows with the same bm25 values, bit for bit, from
+pieces FTS5 computes itself:
+
+- FTS5's bm25 is ``-Σ idf_p · tf_p / (tf_p + k1·(1 - b + b·D/avgdl))`` over the query's
+  phrases in order (``fts5_aux.c``), each term of the sum depending only on its own
+  phrase and the row. A one-term query ``{topic content} : (tok*)`` therefore returns,
+  as ``-rank``, exactly the summand that phrase adds in the product's query. These
+  per-term summands are cached per file version (frequent terms recur across queries);
+- the summands are added in the product's phrase order, as FTS5 adds them (a phrase a
+  row does not match adds ``0.0``, which changes nothing);
+- the workspace phrase comes last; its summand is computed here with FTS5's own
+  formula from the row's length (``%_docsize``), the index averages (``%_data``) and
+  the count of rows matching that phrase (cached per file version);
+- the best rows are picked with a bound (the workspace summand is at most
+  ``idf · (k1 + 1)``), looking up only the few rows needed, then filtered with the
+  product's own predicates (active, this workspace, ``--repo``);
+- equal scores among the returned rows (or at the cut) would be ordered by FTS5's
+  sorter, which this path cannot see: such a query is answered by ``_product_rows``.
+
+Before first use in a process the fast path checks itself against ``_product_rows`` on a
+small scratch index (two workspaces, varied text); if any score differs in any bit
+(say, a SQLite build that fuses multiply-adds), only ``_product_rows`` is used.
+
+Also here: the repo scope shared by all voices, keyword reachability (which active
+facts no keyword query of the product can ever return), and the per-file caches the
+search modules share (``cached``: values kept while the file's ``data_version`` is
+unchanged, tied to the read snapshot they were computed in).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+import logging
+import math
+import random
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
+import numpy as np
+import sqlean
 from sqlalchemy import Connection, and_, select
 from sqlalchemy import exc as sa_exc
 
 from memorydesk.core.errors import BadInput
-from memorydesk.core.fts_query import keyword_terms, scoped_match
+from memorydesk.core.fts_query import FACT_TEXT_COLUMNS, keyword_terms, scoped_match
 from memorydesk.core.vocab import REPO_DOMAIN_PREFIX, parse_domain_scope, slugify_repo_scope
 from memorydesk.store import Workspace
 
@@ -31,14 +73,109 @@ __all__ = [
     "KEYWORD_LIMIT",
     "KeywordRow",
     "RepoScope",
+    "cached",
     "is_keyword_reachable",
     "keyword_rows",
     "repo_scope",
+    "snapshot_version",
     "unreachable_fact_ids",
 ]
 
+log = logging.getLogger("memorydesk.search")
+
 #: The product's ``LIMIT`` on keyword search.
 KEYWORD_LIMIT = 20
+
+T = TypeVar("T")
+
+
+# --- per-file caches -----------------------------------------------------------------------
+#
+# A value derived from the file (a vector matrix, the temporal voice, a term's postings) is
+# kept while the file's ``data_version`` does not change. The version is read around the
+# start of the connection's read snapshot (before and after its first read): when both
+# readings agree, the snapshot shows exactly that version, so a value computed in it is
+# valid for every later snapshot showing the same version. When a commit slips in between,
+# the search runs without caches. Versions are only comparable for one ``Workspace`` object
+# (they come from its watcher connection), so the cache belongs to one object at a time.
+
+_lock = threading.Lock()
+_snapshots: weakref.WeakKeyDictionary[Connection, tuple[Any, int | None]] = weakref.WeakKeyDictionary()
+_owner: list[Any] = [None]  # weakref to the Workspace the cache belongs to
+_entries: OrderedDict[tuple[Any, ...], tuple[int, Any, int]] = OrderedDict()  # key -> (version, value, size)
+_sized_total = [0]
+#: Sized values (a term's postings: one rowid and one float each) kept at most, in elements
+#: (16 bytes each); the oldest go first.
+SIZED_BUDGET = 10_000_000
+
+
+def snapshot_version(ws: Workspace, conn: Connection) -> int | None:
+    """The ``data_version`` this connection's read snapshot shows, or None when unknown.
+
+    The first call on a connection that has not read anything yet starts its read
+    transaction; later calls in the same transaction return the same answer.
+    """
+    txn = conn.get_transaction()
+    with _lock:
+        known = _snapshots.get(conn)
+    if known is not None and txn is not None and known[0] is txn:
+        return known[1]
+    if txn is not None:  # something already ran in this transaction: its snapshot is unknown
+        version: int | None = None
+    else:
+        before = ws.data_version()
+        conn.exec_driver_sql(f"SELECT 1 FROM {ws.layout.facts.name} LIMIT 1").all()  # begins the snapshot
+        after = ws.data_version()
+        version = before if before == after else None
+    with _lock:
+        _snapshots[conn] = (conn.get_transaction(), version)
+    return version
+
+
+def cached(ws: Workspace, conn: Connection, key: tuple[Any, ...], build: Callable[[], T],
+           *, size: Callable[[T], int] | None = None) -> T:
+    """``build()``, or the value it gave before for this file version (``key`` names it).
+
+    Values with a ``size`` count against ``SIZED_BUDGET``. Values of other versions are
+    dropped as soon as a new version's value is stored.
+    """
+    version = snapshot_version(ws, conn)
+    if version is None:
+        return build()
+    with _lock:
+        if _owner[0] is None or _owner[0]() is not ws:
+            _reset(ws)
+        hit = _entries.get(key)
+        if hit is not None and hit[0] == version:
+            _entries.move_to_end(key)
+            return hit[1]
+    value = build()
+    n = size(value) if size is not None else 0
+    with _lock:
+        if _owner[0] is None or _owner[0]() is not ws:
+            return value
+        for k in [k for k, v in _entries.items() if v[0] != version or k == key]:
+            _sized_total[0] -= _entries.pop(k)[2]
+        _entries[key] = (version, value, n)
+        _sized_total[0] += n
+        if _sized_total[0] > SIZED_BUDGET:
+            for k in [k for k, v in _entries.items() if v[2] and k != key]:
+                _sized_total[0] -= _entries.pop(k)[2]
+                if _sized_total[0] <= SIZED_BUDGET:
+                    break
+    return value
+
+
+def _reset(ws: Workspace | None) -> None:
+    _entries.clear()
+    _sized_total[0] = 0
+    _owner[0] = weakref.ref(ws) if ws is not None else None
+
+
+def clear_caches() -> None:
+    """Forget every cached value (for tests and benchmarks)."""
+    with _lock:
+        _reset(None)
 
 
 # --- repo scope ------------------------------------------------------------------------
@@ -104,6 +241,17 @@ class KeywordRow:
     bm25: float
 
 
+_ROW_COLUMNS = "f.id, f.domain, f.topic, f.content, f.confidence, f.memory_type, f.created_at"
+
+
+def _keyword_row(r: Sequence[Any], bm25: float) -> KeywordRow:
+    return KeywordRow(
+        id=r[0], domain=r[1] if r[1] is not None else "", topic=r[2] if r[2] is not None else "",
+        content=r[3] if r[3] is not None else "", confidence=_as_float(r[4]), memory_type=r[5],
+        created_at=r[6], bm25=float(bm25),
+    )
+
+
 def _is_fts_query_error(exc: sa_exc.OperationalError) -> bool:
     text = str(exc.orig) if exc.orig is not None else str(exc)
     return "fts5" in text or "MATCH" in text
@@ -127,30 +275,32 @@ def keyword_rows(
     match = scoped_match(query, ws.workspace_id)
     if match is None or limit <= 0:
         return match, []
+    fast = _fast_keyword(conn, ws, query, match, int(limit), scope)
+    if fast is not None:
+        return match, fast
     fts, facts = ws.layout.fts, ws.layout.facts.name
     scope_sql, scope_params = scope.sql("f") if scope is not None else ("", ())
-    sql = (
-        f"SELECT f.id, f.domain, f.topic, f.content, f.confidence, f.memory_type, f.created_at, {fts}.rank "
-        f"FROM {fts} JOIN {facts} f ON f.rowid = {fts}.rowid "
-        f"WHERE {fts} MATCH ? AND f.workspace_id = ? AND f.superseded_by IS NULL{scope_sql} "
-        f"ORDER BY {fts}.rank LIMIT ?"
-    )
     try:
-        rows = conn.exec_driver_sql(sql, (match, ws.workspace_id, *scope_params, int(limit))).fetchall()
+        rows = conn.exec_driver_sql(
+            _product_sql(fts, facts, scope_sql), (match, ws.workspace_id, *scope_params, int(limit))
+        ).fetchall()
     except sa_exc.OperationalError as exc:
         if not _is_fts_query_error(exc):
             raise
         if notes is not None:
             notes.append(f"the full-text index refused the query: {exc.orig}")
         return match, []
-    return match, [
-        KeywordRow(
-            id=r[0], domain=r[1] if r[1] is not None else "", topic=r[2] if r[2] is not None else "",
-            content=r[3] if r[3] is not None else "", confidence=_as_float(r[4]), memory_type=r[5],
-            created_at=r[6], bm25=float(r[7]),
-        )
-        for r in rows
-    ]
+    return match, [_keyword_row(r, r[7]) for r in rows]
+
+
+def _product_sql(fts: str, facts: str, scope_sql: str) -> str:
+    """The product's query: parameters MATCH, workspace id, scope parameters, limit."""
+    return (
+        f"SELECT {_ROW_COLUMNS}, {fts}.rank "
+        f"FROM {fts} JOIN {facts} f ON f.rowid = {fts}.rowid "
+        f"WHERE {fts} MATCH ? AND f.workspace_id = ? AND f.superseded_by IS NULL{scope_sql} "
+        f"ORDER BY {fts}.rank LIMIT ?"
+    )
 
 
 def _as_float(value: object) -> float:
@@ -158,6 +308,314 @@ def _as_float(value: object) -> float:
         return float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return 0.0
+
+
+# --- keyword search, the fast way (same rows, same bits) ---------------------------------
+
+#: FTS5's bm25 constants (``fts5_aux.c``).
+_K1 = 1.2
+_B = 0.75
+_WS_CLAUSE = ") AND (workspace_id : "
+_TEXT_COLSET = "{" + " ".join(FACT_TEXT_COLUMNS) + "}"
+
+
+class _Unsure(Exception):
+    """The fast path cannot vouch for this query's answer; the product's SQL gives it."""
+
+
+@dataclass(frozen=True)
+class _IndexShape:
+    """What the workspace phrase adds to bm25, for one snapshot of the index."""
+
+    n_row: int
+    avgdl: float
+    idf: float | None  # None: the product's MATCH has no workspace phrase
+    members: np.ndarray | None  # by rowid: rows matching the workspace phrase (None: every row)
+
+
+def _varints(blob: bytes) -> list[int]:
+    """SQLite varints, as FTS5 stores its sizes."""
+    out: list[int] = []
+    i, n = 0, len(blob)
+    while i < n:
+        value = 0
+        for k in range(9):
+            if i >= n:
+                raise _Unsure("truncated varint")
+            byte = blob[i]
+            i += 1
+            if k == 8:
+                value = (value << 8) | byte
+                break
+            value = (value << 7) | (byte & 0x7F)
+            if byte < 0x80:
+                break
+        out.append(value)
+    return out
+
+
+def _workspace_phrase(match: str) -> str | None:
+    """The quoted workspace phrase of the product's MATCH, or None when it has none."""
+    at = match.rfind(_WS_CLAUSE)
+    if at < 0 or not match.endswith(")"):
+        return None
+    return match[at + len(_WS_CLAUSE) : -1]
+
+
+def _index_shape(raw: Any, fts: str, phrase: str | None) -> _IndexShape | None:
+    """Row count, average length and the workspace phrase's idf and rows (None: not ours to do)."""
+    if raw.execute(f"SELECT 1 FROM {fts}_config WHERE k = 'rank'").fetchall():
+        return None  # a rank function configured for the table: leave it to FTS5
+    block = raw.execute(f"SELECT block FROM {fts}_data WHERE id = 1").fetchone()
+    if block is None or block[0] is None:
+        return None
+    sizes = _varints(bytes(block[0]))
+    n_row, n_token = sizes[0], sum(sizes[1:])
+    if n_row <= 0:
+        return None
+    avgdl = float(n_token) / float(n_row)
+    if phrase is None:
+        return _IndexShape(n_row, avgdl, None, None)
+    expr = f"workspace_id : {phrase}"
+    n_hit = int(raw.execute(f"SELECT count(*) FROM {fts} WHERE {fts} MATCH ?", (expr,)).fetchone()[0])
+    idf = math.log((n_row - n_hit + 0.5) / (n_hit + 0.5))
+    if idf <= 0.0:
+        idf = 1e-6
+    members = None
+    if n_hit != n_row:
+        ids = np.fromiter((r[0] for r in raw.execute(f"SELECT rowid FROM {fts} WHERE {fts} MATCH ?", (expr,))),
+                          dtype=np.int64)
+        members = np.zeros(int(ids.max()) + 1 if len(ids) else 1, dtype=bool)
+        members[ids] = True
+    return _IndexShape(n_row, avgdl, idf, members)
+
+
+def _term_postings(raw: Any, fts: str, term: str) -> tuple[np.ndarray, np.ndarray]:
+    """Rows matching ``term*`` in topic/content, and what that phrase adds to their bm25."""
+    rows = raw.execute(f"SELECT rowid, rank FROM {fts} WHERE {fts} MATCH ?",
+                       (f"{_TEXT_COLSET} : ({term}*)",)).fetchall()
+    if not rows:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+    arr = np.array(rows, dtype=np.float64)
+    rowids = arr[:, 0].astype(np.int64)
+    if len(rowids) > 1 and not bool(np.all(rowids[1:] > rowids[:-1])):
+        raise _Unsure("postings out of rowid order")
+    return rowids, -arr[:, 1]  # rank = -1.0 * (0.0 + summand): the summand exactly
+
+
+def _summed(postings: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Matched rowids and their summed bm25 parts, added in phrase order as FTS5 adds them."""
+    total = sum(len(r) for r, _ in postings)
+    if total == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+    top = max(int(r[-1]) for r, _ in postings if len(r))
+    if top < 16 * total + 65_536:  # dense: one slot per rowid
+        score = np.zeros(top + 1, dtype=np.float64)
+        for rows, parts in postings:
+            if len(rows):
+                score[rows] += parts
+        matched = np.flatnonzero(score)
+        return matched, score[matched]
+    everything = np.concatenate([r for r, _ in postings])
+    matched, where = np.unique(everything, return_inverse=True)
+    acc = np.zeros(len(matched), dtype=np.float64)
+    start = 0
+    for rows, parts in postings:
+        acc[where[start : start + len(rows)]] += parts
+        start += len(rows)
+    return matched, acc
+
+
+def _fast_rows(
+    raw: Any,
+    fts: str,
+    facts: str,
+    workspace_id: str,
+    postings: Sequence[tuple[np.ndarray, np.ndarray]],
+    limit: int,
+    scope: RepoScope | None,
+    shape: _IndexShape,
+) -> list[KeywordRow]:
+    """The product's rows for one query, from its terms' postings."""
+    matched, partial = _summed(postings)
+    if shape.members is not None and len(matched):
+        inside = matched < len(shape.members)
+        keep = np.zeros(len(matched), dtype=bool)
+        keep[inside] = shape.members[matched[inside]]
+        matched, partial = matched[keep], partial[keep]
+    n = len(matched)
+    if n == 0:
+        return []
+    bound = shape.idf * (_K1 + 1.0) * (1.0 + 1e-9) if shape.idf is not None else 0.0
+    scope_sql, scope_params = scope.sql("f") if scope is not None else ("", ())
+    row_sql = (f"SELECT f.rowid, {_ROW_COLUMNS} FROM {facts} f "
+               f"WHERE f.rowid IN (SELECT value FROM json_each(?)) AND f.workspace_id = ? "
+               f"AND f.superseded_by IS NULL{scope_sql}")
+    ranked: list[tuple[float, int, Sequence[Any]]] = []
+    examined = np.zeros(n, dtype=bool)
+    take = min(n, max(4 * limit, 64))
+    while True:
+        if take < n:
+            part = np.argpartition(-partial, take - 1)[:take]
+            floor: float | None = float(partial[part].min())  # everything outside ``part`` scores ≤ floor
+        else:
+            part, floor = np.arange(n), None
+        fresh = part[~examined[part]]
+        examined[fresh] = True
+        if len(fresh):
+            ranked.extend(_scored(raw, fts, row_sql, workspace_id, scope_params, matched[fresh], partial[fresh],
+                                  shape))
+        ranked.sort(key=lambda item: (-item[0], item[1]))  # equal scores: FTS5's sorter keeps rowid order
+        if floor is None:
+            break
+        if len(ranked) >= limit and floor + bound < ranked[limit - 1][0]:
+            break  # nobody left can reach (or tie) the last place
+        take = min(n, take * 4)
+    return [_keyword_row(r, -score) for score, _, r in ranked[:limit]]
+
+
+def _scored(raw: Any, fts: str, row_sql: str, workspace_id: str, scope_params: tuple[object, ...],
+            rowids: np.ndarray, partial: np.ndarray, shape: _IndexShape) -> list[tuple[float, int, Sequence[Any]]]:
+    """The rows among ``rowids`` the product's join keeps, with their full bm25 score (positive)."""
+    ids = json.dumps([int(x) for x in rowids])
+    rows = raw.execute(row_sql, (ids, workspace_id, *scope_params)).fetchall()
+    if not rows:
+        return []
+    part_of = dict(zip(rowids.tolist(), partial.tolist()))
+    if shape.idf is None:
+        return [(part_of[r[0]], r[0], r[1:]) for r in rows]
+    kept = json.dumps([r[0] for r in rows])
+    sizes = dict(raw.execute(f"SELECT id, sz FROM {fts}_docsize WHERE id IN (SELECT value FROM json_each(?))",
+                             (kept,)).fetchall())
+    out: list[tuple[float, int, Sequence[Any]]] = []
+    idf, avgdl, tf = shape.idf, shape.avgdl, 1.0
+    for r in rows:
+        blob = sizes.get(r[0])
+        if blob is None:
+            raise _Unsure("row without a size")
+        d = float(sum(_varints(bytes(blob))))
+        # fts5Bm25Function, the workspace phrase's summand, in FTS5's order of operations
+        ws_part = idf * ((tf * (_K1 + 1.0)) / (tf + _K1 * (1 - _B + _B * d / avgdl)))
+        out.append((part_of[r[0]] + ws_part, r[0], r[1:]))
+    return out
+
+
+def _fast_keyword(conn: Connection, ws: Workspace, query: str, match: str, limit: int,
+                  scope: RepoScope | None) -> list[KeywordRow] | None:
+    """``keyword_rows``' answer the fast way, or None when the product's SQL must give it."""
+    if not fast_path_available():
+        return None
+    if snapshot_version(ws, conn) is None:
+        return None
+    raw = conn.connection.driver_connection
+    fts, facts = ws.layout.fts, ws.layout.facts.name
+    phrase = _workspace_phrase(match)
+    try:
+        shape = cached(ws, conn, ("fts-shape", phrase), lambda: _index_shape(raw, fts, phrase))
+        if shape is None:
+            return None
+        postings = [
+            cached(ws, conn, ("fts-term", term), lambda term=term: _term_postings(raw, fts, term),
+                   size=lambda v: len(v[0]))
+            for term in keyword_terms(query)
+        ]
+        return _fast_rows(raw, fts, facts, ws.workspace_id, postings, limit, scope, shape)
+    except (_Unsure, sqlean.Error):
+        return None
+
+
+# --- the fast path's self-check -----------------------------------------------------------
+
+_check_lock = threading.Lock()
+_checked: list[bool | None] = [None]
+
+
+def fast_path_available() -> bool:
+    """Whether the fast keyword path gave the product's answer on the scratch index."""
+    if _checked[0] is None:
+        with _check_lock:
+            if _checked[0] is None:
+                try:
+                    _checked[0] = _self_check()
+                except Exception:  # noqa: BLE001 - any surprise means: use the product's SQL
+                    log.warning("fast keyword search disabled: its self-check failed", exc_info=True)
+                    _checked[0] = False
+                if not _checked[0]:
+                    log.warning("fast keyword search disabled: it disagreed with FTS5 on the scratch index")
+    return bool(_checked[0])
+
+
+_CHECK_WORDS = (
+    "deploy deployment deployed api apis rapid release releases rel backup back postgres post cache cached "
+    "redis kafka terraform staging stage prod production review reviewer rotate rotation secret token tokens "
+    "alpha beta gamma delta kiwi banana cherry x9 v2 2024 build builds builder night nightly weekly "
+    "café naïve löschfrist überall"
+).split()
+
+
+def _self_check(rounds: int = 40) -> bool:
+    """Compare the fast path with the product's SQL on a small scratch index, bit for bit."""
+    from memorydesk.store.product_ddl import fts_statements
+
+    rng = random.Random(20240531)
+    raw = sqlean.connect(":memory:", isolation_level=None)
+    fts, facts = "memory_facts_fts", "check_facts"
+    try:
+        raw.execute(f"CREATE TABLE {facts} (id TEXT NOT NULL PRIMARY KEY, workspace_id TEXT NOT NULL, "
+                    "domain TEXT NOT NULL, topic TEXT NOT NULL, content TEXT NOT NULL, confidence REAL, "
+                    "memory_type TEXT, superseded_by TEXT, created_at INTEGER)")
+        for statement in fts_statements(facts):
+            raw.execute(statement)
+        spaces = ("3f2a9c1e-5b7d-4e21-9a0b-7c6d5e4f3a21", "small-team-42")  # 3/4 and 1/4 of the rows
+        rows: list[tuple[object, ...]] = []
+        for i in range(400):
+            content = " ".join(rng.choice(_CHECK_WORDS) for _ in range(rng.choice([1, 2, 3, 5, 8, 13, 21, 34, 55])))
+            if i % 97 == 5:
+                content = str(rows[-1][4])  # a duplicate now and then
+            rows.append((f"c{i:04d}", spaces[0] if rng.random() < 0.75 else spaces[1],
+                         rng.choice(["codebase", "repo:acme-web/x", "repo:acme-api/y", "repo:odd"]),
+                         "-".join(rng.choice(_CHECK_WORDS) for _ in range(rng.randint(1, 3))), content,
+                         round(rng.random(), 2), "fact", "c0000" if rng.random() < 0.1 else None, 1_700_000_000 + i))
+        raw.executemany(f"INSERT INTO {facts} VALUES (?,?,?,?,?,?,?,?,?)", rows)
+        raw.execute("BEGIN")
+        shapes: dict[str | None, _IndexShape | None] = {}
+        postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        compared = 0
+        for _ in range(rounds):
+            query = " ".join(rng.choice(_CHECK_WORDS)[: rng.choice([2, 3, 4, 9])] for _ in range(rng.randint(1, 4)))
+            for wid in spaces:
+                match = scoped_match(query, wid)
+                if match is None:
+                    continue
+                scope = RepoScope("acme-web") if rng.random() < 0.3 else None
+                limit = rng.choice([3, 20])
+                scope_sql, scope_params = scope.sql("f") if scope is not None else ("", ())
+                want = [(r[0], r[7]) for r in raw.execute(_product_sql(fts, facts, scope_sql),
+                                                          (match, wid, *scope_params, limit))]
+                phrase = _workspace_phrase(match)
+                if phrase not in shapes:
+                    shapes[phrase] = _index_shape(raw, fts, phrase)
+                shape = shapes[phrase]
+                if shape is None:
+                    return False
+                terms = keyword_terms(query)
+                for t in terms:
+                    if t not in postings:
+                        postings[t] = _term_postings(raw, fts, t)
+                try:
+                    got = [(r.id, r.bm25) for r in _fast_rows(raw, fts, facts, wid, [postings[t] for t in terms],
+                                                               limit, scope, shape)]
+                except _Unsure:
+                    continue
+                if [g[0] for g in got] != [w[0] for w in want]:
+                    return False
+                if any(float(g[1]).hex() != float(w[1]).hex() for g, w in zip(got, want)):
+                    return False
+                compared += bool(want)
+        raw.execute("ROLLBACK")
+        return compared >= rounds
+    finally:
+        raw.close()
 
 
 # --- reachability ----------------------------------------------------------------------

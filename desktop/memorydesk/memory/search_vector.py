@@ -5,11 +5,20 @@ vectors), takes the 30 nearest, then drops superseded ones, so fewer than 30 may
 remain. Two ways to get the same list:
 
 - a file the desk has adopted has our sqlite-vec index (``memdesk_fact_vectors``, a
-  derived copy of the ``embedding`` column): one KNN query;
+  derived copy of the ``embedding`` column): its KNN query defines the answer;
 - a product file opened read-only has no index and must not get one: the stored
   blobs are read into a float32 matrix (malformed ones, not 1,536 bytes, skipped)
-  and scanned with numpy. The matrix is kept while the file's ``data_version`` is
-  unchanged, so repeated searches don't re-read it.
+  and scanned with numpy (``_nearest_in_matrix``, the answer on that path).
+
+The KNN query scans every vector in C on each search. The same list comes faster
+from a copy of the index's vectors held in memory while the file's version is
+unchanged (read straight from the index's chunk tables, checked for consistency):
+a float32 matrix product gives every distance to within a bound far below the gaps
+that matter, the few candidates within that bound of the 30th are measured again with
+sqlite-vec's own ``vec_distance_l2`` (the function its KNN uses, so the same bits), and
+sorted. When two of the kept distances are equal (identical vectors) the index's own
+tie order is not ours to guess and the KNN query answers instead; so does it when
+the chunk tables are not laid out as expected.
 
 Facts of other workspaces in the same file and facts outside a ``--repo`` scope are
 dropped with the superseded ones, after the cut to 30.
@@ -17,35 +26,35 @@ dropped with the superseded ones, after the cut to 30.
 
 from __future__ import annotations
 
-import threading
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 
 import numpy as np
+import sqlean
 from sqlalchemy import Connection
 
 from memorydesk.memory.embedder import BLOB_BYTES, DIM, to_blob
-from memorydesk.memory.search_keyword import RepoScope
+from memorydesk.memory.search_keyword import RepoScope, cached, snapshot_version
 from memorydesk.store import Workspace
 from memorydesk.store.ours import VECTOR_TABLE
 
-__all__ = ["VECTOR_K", "VectorIndex", "has_embeddings", "vector_ids"]
+__all__ = ["VECTOR_K", "VectorIndex", "has_embeddings", "matrix_index", "vector_ids"]
 
 #: How many nearest neighbours the vector voice asks for.
 VECTOR_K = 30
 _CHUNK = 500
+#: Candidates measured exactly at most; beyond that (a crowd of near-identical vectors) the KNN query answers.
+_MAX_CANDIDATES = 4096
 
 
 @dataclass
 class VectorIndex:
-    """Stored embeddings of one file, as a matrix (the read-only path)."""
+    """Stored embeddings of one file, as a matrix."""
 
     ids: list[str]
     matrix: np.ndarray  # (n, 384) float32
     sq_norms: np.ndarray  # (n,) float32
-
-
-_cache: dict[str, tuple[int, VectorIndex]] = {}
-_cache_lock = threading.Lock()
+    max_norm: float = field(default=0.0)
 
 
 def _load_index(ws: Workspace, conn: Connection) -> VectorIndex:
@@ -63,22 +72,16 @@ def _load_index(ws: Workspace, conn: Connection) -> VectorIndex:
 
 
 def matrix_index(ws: Workspace, conn: Connection) -> VectorIndex:
-    """The file's embeddings as a matrix, cached per file while nobody commits to it."""
-    key = str(ws.path.resolve())
-    version = ws.data_version()
-    with _cache_lock:
-        hit = _cache.get(key)
-        if hit is not None and hit[0] == version:
-            return hit[1]
-    index = _load_index(ws, conn)
-    with _cache_lock:
-        _cache.clear()  # one file at a time is plenty for the desk and the CLI
-        _cache[key] = (version, index)
-    return index
+    """The file's embedding column as a matrix, kept while nobody commits to the file."""
+    return cached(ws, conn, ("embedding-matrix",), lambda: _load_index(ws, conn))
 
 
 def has_embeddings(ws: Workspace, conn: Connection) -> bool:
     """Whether any fact has a usable stored embedding."""
+    return cached(ws, conn, ("has-embeddings", ws.has_vectors), lambda: _has_embeddings(ws, conn))
+
+
+def _has_embeddings(ws: Workspace, conn: Connection) -> bool:
     if ws.has_vectors:
         return conn.exec_driver_sql(f"SELECT 1 FROM {VECTOR_TABLE} LIMIT 1").first() is not None
     facts = ws.layout.facts.name
@@ -87,14 +90,111 @@ def has_embeddings(ws: Workspace, conn: Connection) -> bool:
     ).first() is not None
 
 
-def _nearest(ws: Workspace, conn: Connection, qvec: np.ndarray, k: int) -> list[tuple[str, float]]:
-    if ws.has_vectors:
-        rows = conn.exec_driver_sql(
-            f"SELECT fact_id, distance FROM {VECTOR_TABLE} WHERE embedding MATCH ? AND k = ? ORDER BY distance",
-            (to_blob(qvec), int(k)),
-        ).fetchall()
-        return [(r[0], float(r[1])) for r in rows]
-    index = matrix_index(ws, conn)
+# --- the sqlite-vec index, answered from memory -----------------------------------------------
+
+
+def _vec0_copy(raw: object) -> VectorIndex | None:
+    """The vectors the KNN query scans, read from the index's chunk tables (None: unexpected layout)."""
+    run = raw.execute  # type: ignore[attr-defined]
+    t = VECTOR_TABLE
+    expected = {
+        f"{t}_chunks": ["chunk_id", "size", "validity", "rowids"],
+        f"{t}_rowids": ["rowid", "id", "chunk_id", "chunk_offset"],
+        f"{t}_vector_chunks00": ["rowid", "vectors"],
+    }
+    for table, columns in expected.items():
+        if [r[1] for r in run(f"PRAGMA table_info({table})")] != columns:
+            return None
+    if run(f"SELECT 1 FROM sqlite_master WHERE name = '{t}_vector_chunks01'").fetchall():
+        return None  # a second vector column: not the layout this reads
+    row_bytes = DIM * 4
+    slot_rowids: list[np.ndarray] = []
+    slot_vectors: list[np.ndarray] = []
+    slot_place: list[np.ndarray] = []
+    for chunk_id, size, validity, rowids, vectors in run(
+        f"SELECT c.chunk_id, c.size, c.validity, c.rowids, v.vectors FROM {t}_chunks c "
+        f"JOIN {t}_vector_chunks00 v ON v.rowid = c.chunk_id ORDER BY c.chunk_id"
+    ):
+        size = int(size)
+        if (len(validity) * 8 < size or len(rowids) != size * 8 or vectors is None
+                or len(vectors) != size * row_bytes):
+            return None
+        valid = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")[:size].astype(bool)
+        slots = np.flatnonzero(valid)
+        if not len(slots):
+            continue
+        slot_rowids.append(np.frombuffer(rowids, dtype="<i8")[slots])
+        slot_vectors.append(np.frombuffer(vectors, dtype="<f4").reshape(size, DIM)[slots])
+        slot_place.append(np.stack([np.full(len(slots), int(chunk_id), dtype=np.int64), slots.astype(np.int64)]))
+    known = run(f"SELECT rowid, id, chunk_id, chunk_offset FROM {t}_rowids WHERE chunk_id IS NOT NULL").fetchall()
+    if not slot_rowids:
+        return VectorIndex([], np.zeros((0, DIM), dtype=np.float32), np.zeros(0, dtype=np.float32)) if not known \
+            else None
+    internal = np.concatenate(slot_rowids)
+    if len(known) != len(internal):
+        return None
+    by_rowid = {int(r[0]): (r[1], int(r[2]), int(r[3])) for r in known}
+    place = np.concatenate(slot_place, axis=1)
+    ids: list[str] = []
+    for i, rid in enumerate(internal.tolist()):
+        entry = by_rowid.get(rid)
+        if entry is None or entry[1] != place[0, i] or entry[2] != place[1, i] or not isinstance(entry[0], str):
+            return None
+        ids.append(entry[0])
+    matrix = np.ascontiguousarray(np.concatenate(slot_vectors).astype(np.float32))
+    if not bool(np.isfinite(matrix).all()):
+        return None  # NaN distances compare in ways only the KNN itself knows
+    sq = np.einsum("ij,ij->i", matrix, matrix)
+    return VectorIndex(ids, matrix, sq, float(np.sqrt(sq.max())))
+
+
+def _exact_distances(raw: object, matrix: np.ndarray, rows: np.ndarray, qblob: bytes) -> list[float]:
+    """sqlite-vec's own L2 distances from the query to ``rows`` of ``matrix``."""
+    out: list[float] = []
+    for start in range(0, len(rows), 400):
+        part = rows[start : start + 400]
+        cols = ", ".join(f"vec_distance_l2(?1, ?{j + 2})" for j in range(len(part)))
+        got = raw.execute(f"SELECT {cols}", (qblob, *(matrix[i].tobytes() for i in part))).fetchone()  # type: ignore[attr-defined]
+        out.extend(float(x) for x in got)
+    return out
+
+
+def _nearest_from_copy(raw: object, index: VectorIndex, qvec: np.ndarray, k: int) -> list[tuple[str, float]] | None:
+    """The KNN query's answer from the in-memory copy, or None when it must be asked itself."""
+    n = len(index.ids)
+    if n == 0:
+        return []
+    q = np.asarray(qvec, dtype=np.float32)
+    if q.shape != (DIM,) or not bool(np.isfinite(q).all()):
+        return None
+    want = min(k, n)
+    approx = index.sq_norms - 2.0 * (index.matrix @ q) + np.float32(q @ q)
+    cut = float(np.partition(approx, want - 1)[want - 1])
+    # both the float32 product here and sqlite-vec's float32 sum are within ~400·2⁻²⁴·(|x|+|q|)² of
+    # the true squared distance: anything that can be (or tie with) the k-th is within twice that
+    reach = 1e-4 * (index.max_norm + math.sqrt(float(q @ q))) ** 2 + 1e-6
+    candidates = np.flatnonzero(approx <= cut + 2.0 * reach)
+    if len(candidates) > _MAX_CANDIDATES:
+        return None
+    exact = _exact_distances(raw, index.matrix, candidates, to_blob(q))
+    order = sorted(range(len(candidates)), key=lambda j: exact[j])
+    kept = order[: want + 1]
+    for a, b in zip(kept, kept[1:]):
+        if exact[a] == exact[b]:
+            return None  # identical distances: the index's tie order decides
+    return [(index.ids[int(candidates[j])], exact[j]) for j in order[:want]]
+
+
+def _knn_query(conn: Connection, qvec: np.ndarray, k: int) -> list[tuple[str, float]]:
+    rows = conn.exec_driver_sql(
+        f"SELECT fact_id, distance FROM {VECTOR_TABLE} WHERE embedding MATCH ? AND k = ? ORDER BY distance",
+        (to_blob(qvec), int(k)),
+    ).fetchall()
+    return [(r[0], float(r[1])) for r in rows]
+
+
+def _nearest_in_matrix(index: VectorIndex, qvec: np.ndarray, k: int) -> list[tuple[str, float]]:
+    """The read-only path's answer: float32 distances from the matrix, ties in file order."""
     n = len(index.ids)
     if n == 0:
         return []
@@ -107,6 +207,22 @@ def _nearest(ws: Workspace, conn: Connection, qvec: np.ndarray, k: int) -> list[
         part = np.arange(n)
     order = part[np.lexsort((part, sq[part]))]  # distance, then file order
     return [(index.ids[i], float(np.sqrt(sq[i]))) for i in order]
+
+
+def _nearest(ws: Workspace, conn: Connection, qvec: np.ndarray, k: int) -> list[tuple[str, float]]:
+    if ws.has_vectors:
+        if k > 0 and snapshot_version(ws, conn) is not None:
+            raw = conn.connection.driver_connection
+            try:
+                index = cached(ws, conn, ("vec0-copy",), lambda: _vec0_copy(raw))
+                if index is not None:
+                    found = _nearest_from_copy(raw, index, qvec, k)
+                    if found is not None:
+                        return found
+            except sqlean.Error:
+                pass
+        return _knn_query(conn, qvec, k)
+    return _nearest_in_matrix(matrix_index(ws, conn), qvec, k)
 
 
 def vector_ids(
