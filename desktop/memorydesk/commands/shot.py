@@ -1,8 +1,11 @@
-"""`memory-desk shot WORKSPACE --tab T --out FILE.png [--size WxH]`: render one tab to a PNG.
+"""`memory-desk shot WORKSPACE --tab T --out FILE.png [--size WxH] [--search TEXT [--agent-view]]`:
+render one tab to a PNG.
 
 The workspace is opened read-only (the file is not changed) and the window is
 rendered off-screen when there is no display. The first fact (or policy) is
 selected so the detail pane shows, and rendering waits for background reads.
+``--search`` types a search into the Facts tab first (the agent's keyword search);
+``--agent-view`` shows it as the agent sees it (the hybrid ranking, a preview).
 """
 
 from __future__ import annotations
@@ -26,6 +29,12 @@ def _size(text: str) -> tuple[int, int]:
 
 def run(args: argparse.Namespace) -> int:
     width, height = _size(args.size)
+    search = getattr(args, "search", None)
+    agent_view = bool(getattr(args, "agent_view", False))
+    if (search is not None or agent_view) and args.tab != "facts":
+        raise BadInput("--search and --agent-view need --tab facts")
+    if agent_view and not (search or "").strip():
+        raise BadInput("--agent-view needs --search TEXT")
     out = Path(args.out)
     if not out.parent.is_dir():
         raise BadInput(f"--out: the folder {out.parent} does not exist")
@@ -51,6 +60,9 @@ def run(args: argparse.Namespace) -> int:
             time.sleep(0.02)
 
     settle()
+    if search is not None and window.facts_tab is not None:
+        window.facts_tab.filters.set_search(search, agent_view=agent_view)
+        settle()
     if args.tab == "facts" and window.facts_tab and window.facts_tab.model.rowCount():
         window.facts_tab.select_row(0)
     if args.tab == "policies" and window.policies_tab and window.policies_tab.model.rowCount():
@@ -71,4 +83,7 @@ def register(sub) -> None:
     p.add_argument("--tab", choices=TABS, default="facts")
     p.add_argument("--out", required=True, help="PNG file to write")
     p.add_argument("--size", default="1280x800", help="window size WIDTHxHEIGHT (default 1280x800)")
+    p.add_argument("--search", metavar="TEXT", help="facts tab: search for TEXT first (the agent's keyword search)")
+    p.add_argument("--agent-view", action="store_true",
+                   help="with --search: show the agent's hybrid ranking with its explanations (a preview)")
     p.set_defaults(func=run)

@@ -19,9 +19,9 @@ DAY = 86400
 CREATED = (("Any time", None, None), ("Last 24 hours", -DAY, None), ("Last 7 days", -7 * DAY, None),
            ("Last 30 days", -30 * DAY, None), ("Older than 30 days", None, -30 * DAY),
            ("Older than a year", None, -365 * DAY))
-MATCHES = (("Keyword", "keyword", "The product's own keyword search: what an agent's search_memory finds "
+MATCHES = (("Keyword search", "keyword", "The product's own keyword search: what an agent's search_memory finds "
             "in keyword mode (only a–z and 0–9 words count)."),
-           ("Substring", "substring", "The desk's plain text filter on topic and content. Agents never search "
+           ("Substring filter", "substring", "The desk's plain text filter on topic and content. Agents never search "
             "this way: use it to find facts, not to judge what agents see."))
 PENDING = {"counting": "counting…", "sorting": "sorting…", "searching": "searching…"}
 
@@ -51,11 +51,11 @@ class FilterBar(QWidget):
                                    "with the voices, decay and confidence that placed it. A preview: no recall "
                                    "is recorded.")
         self.match = _combo("match", [(label, value) for label, value, _tip in MATCHES])
-        self.match.setMinimumContentsLength(9)
+        self.match.setMinimumContentsLength(14)
         for i, (_label, _value, tip) in enumerate(MATCHES):
             self.match.setItemData(i, tip, Qt.ItemDataRole.ToolTipRole)
         self.match.setToolTip(MATCHES[0][2])
-        self.search_mode = QLabel("keyword")
+        self.search_mode = QLabel("")
         self.search_mode.setObjectName("search-mode")
         self.counts = QLabel("")
         self.counts.setObjectName("counts")
@@ -151,6 +151,18 @@ class FilterBar(QWidget):
             w.setEnabled(not on)
             w.setToolTip(why)
 
+    def set_search(self, text: str, agent_view: bool = False) -> None:
+        """Search for ``text`` now (no typing pause), as the agent sees it or by the chosen match."""
+        for w in (self.search, self.agent_view):
+            w.blockSignals(True)
+        self.search.setText(text)
+        self.agent_view.setChecked(agent_view)
+        for w in (self.search, self.agent_view):
+            w.blockSignals(False)
+        self._debounce.stop()
+        self._sync_enabled()
+        self.changed.emit()
+
     def set_note(self, text: str) -> None:
         self.note.setText(text)
         self.note.setVisible(bool(text))
@@ -214,9 +226,10 @@ class FilterBar(QWidget):
         )
 
     def show_counts(self, shown: int | None, total: int | None, pending: str | None = None,
-                    order: str = "") -> None:
+                    order: str = "", searched: bool = False) -> None:
         """``shown`` None: not known yet (``pending`` says why: counting, sorting, searching);
-        with ``pending`` and ``shown`` the rows already there (``200+``)."""
+        with ``pending`` and ``shown`` the rows already there (``200+``). ``searched``: the
+        rows are a search's hits, not just what the filters leave."""
         self.busy.setVisible(pending is not None)
         if pending is not None:
             head = f"{shown:,}+ facts · " if shown else ""
@@ -225,6 +238,8 @@ class FilterBar(QWidget):
             self.counts.setText("")
         elif total is None or total == shown:
             self.counts.setText(f"{shown:,} facts")
+        elif searched:
+            self.counts.setText(f"{shown:,} of {total:,} facts found")
         else:
             self.counts.setText(f"{shown:,} of {total:,} facts · {total - shown:,} hidden by filters")
         self.counts.setToolTip(order)

@@ -34,11 +34,12 @@ from memorydesk.ui.text import is_rtl, one_line, when
 log = logging.getLogger("memorydesk.ui.facts")
 
 WINDOW = 200
+# the agent view's columns come last here (column 0 is always shown); the view moves them first
 COLUMNS: tuple[tuple[str, str], ...] = (
-    ("rank", "Rank"), ("score", "Score"), ("why", "Why this place"),
     ("domain", "Domain"), ("topic", "Topic"), ("content", "Content"), ("memory_type", "Type"),
     ("veracity", "Veracity"), ("confidence", "Confidence"), ("created_at", "Created"),
     ("recall_count", "Recalls"), ("mention_count", "Mentions"), ("state", "State"),
+    ("rank", "Rank"), ("score", "Score"), ("why", "Why this place"),
 )
 NAMES = tuple(name for name, _label in COLUMNS)
 AGENT_ONLY = frozenset({"rank", "score", "why"})  # shown in the agent view only

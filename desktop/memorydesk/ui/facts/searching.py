@@ -44,9 +44,14 @@ class AgentHits:
     notes: list[str] = field(default_factory=list)
 
 
+def quoted(text: str) -> str:
+    """“text”, isolated so a right-to-left query does not flip the quotes around it."""
+    return f"“\u2068{text}\u2069”"
+
+
 def nothing_note(text: str) -> str:
     return (f"The agent's keyword search finds nothing for this text: it keeps only a–z and 0–9 words of two "
-            f"or more letters that are not stopwords, and “{text}” has none. An agent searching for it by "
+            f"or more letters that are not stopwords, and {quoted(text)} has none. An agent searching for it by "
             f"keyword gets nothing, and no dispatch preamble picks facts with it. Switch on “As the agent "
             f"sees it” for the hybrid ranking, or choose “Substring” to find the facts yourself.")
 
@@ -63,7 +68,7 @@ def keyword_list(ws: Workspace, query: FactQuery, text: str) -> Listing:
     capped = f"; the list shows its best {KEYWORD_LIST}" if n >= KEYWORD_LIST else ""
     tip = (f"The product's keyword search (FTS5 match {result.match}), with the filters above applied. "
            f"An agent gets the best {AGENT_KEYWORD}{capped}.")
-    note = "" if n else f"The agent's keyword search finds no fact for “{text}”."
+    note = "" if n else f"The agent's keyword search finds no fact for {quoted(text)}."
     return Listing(keys, total, f"keyword · {n:,} hit{'s' if n != 1 else ''}", tip, note)
 
 
@@ -125,7 +130,7 @@ def explain_html(result: Any, rank: int, hit: Any, now: float) -> str:
         steps.append(f"× repo boost <b>{hit.boost:g}</b>")
     steps.append(f"= score <b>{hit.score:.6f}</b>")
     n = len(result.hits)
-    place = f"<b>#{rank}</b> of {n} the agent gets"
+    place = f"<b>#{rank}</b> of the {n} the agent gets"
     if hit.score_rank is not None and hit.score_rank != rank:
         place += f" (#{hit.score_rank} by score alone of {len(result.candidates)} candidates)"
     mmr = ""
@@ -140,5 +145,4 @@ def explain_html(result: Any, rank: int, hit: Any, now: float) -> str:
     return (f"<p>{place} for “{e(result.query)}” · intent <b>{intent}</b> "
             f"(weights are the base weights × this intent's biases)</p>{table}"
             f"<p>{'<br>'.join(steps)}</p>{mmr}"
-            + (f"<p>How the search ran:</p><ul>{notes}</ul>" if notes else "")
-            + f"<p style='color:gray'>{e(hit.explain())}</p>")
+            + (f"<p>How the search ran:</p><ul>{notes}</ul>" if notes else ""))

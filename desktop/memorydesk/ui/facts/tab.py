@@ -34,7 +34,7 @@ from memorydesk.ui.operations import Operations
 
 log = logging.getLogger("memorydesk.ui.facts")
 
-WIDTHS = {"rank": 44, "score": 74, "why": 230, "domain": 150, "topic": 170, "content": 420, "memory_type": 85,
+WIDTHS = {"rank": 44, "score": 74, "why": 300, "domain": 150, "topic": 170, "content": 420, "memory_type": 85,
           "veracity": 72, "confidence": 80, "created_at": 120, "recall_count": 60, "mention_count": 70, "state": 92}
 HIDDEN_IN_AGENT_VIEW = ("veracity", "recall_count", "mention_count")
 NATURAL_ORDER = "Newest first, in the order the facts were written (click a column to sort by it)"
@@ -87,6 +87,8 @@ class FactsTab(QWidget):
         for i, (name, _label) in enumerate(COLUMNS):
             header.resizeSection(i, WIDTHS[name])
         header.setSectionResizeMode(column("content"), QHeaderView.ResizeMode.Stretch)
+        for place, name in enumerate(("rank", "score", "why")):
+            header.moveSection(header.visualIndex(column(name)), place)
         header.setSortIndicatorClearable(True)  # the third click goes back to the order written
         header.setSortIndicator(-1, Qt.SortOrder.DescendingOrder)
         self.view.setSortingEnabled(True)
@@ -161,7 +163,7 @@ class FactsTab(QWidget):
             return
         if kind != "substring":
             query = query.with_(text="")
-        self.filters.search_mode.setText("substring" if text else kind)
+        self.filters.search_mode.setText("substring filter" if text else "")
         self.filters.search_mode.setToolTip(searching.SUBSTRING_TIP if text else "")
         if query.pages_by_key and not keep_selection:
             self.filters.show_counts(None, None, "counting")
@@ -206,7 +208,8 @@ class FactsTab(QWidget):
         self._set_agent_view(None)
         self.model.set_keys(found.keys)
         natural = query.sort == browse.NATURAL and query.descending
-        self.filters.show_counts(len(found.keys), found.total, order=NATURAL_ORDER if natural else "")
+        self.filters.show_counts(len(found.keys), found.total, order=NATURAL_ORDER if natural else "",
+                                 searched=bool(query.text.strip()) or bool(found.label))
         if restore is not None:
             selected, current, scroll = restore
             self.view.verticalScrollBar().setValue(scroll)

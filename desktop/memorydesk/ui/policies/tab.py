@@ -45,6 +45,7 @@ class PoliciesTab(QWidget):
         self.view.setWordWrap(False)
         self.view.setAlternatingRowColors(True)
         self.view.verticalHeader().setVisible(False)
+        self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)  # as in Facts
         header = self.view.horizontalHeader()
         for i, width in enumerate((70, 130, 300, 120, 125)):
             header.resizeSection(i, width)
