@@ -16,9 +16,12 @@ unchanged (read straight from the index's chunk tables, checked for consistency)
 a float32 matrix product gives every distance to within a bound far below the gaps
 that matter, the few candidates within that bound of the 30th are measured again with
 sqlite-vec's own ``vec_distance_l2`` (the function its KNN uses, so the same bits), and
-sorted. When two of the kept distances are equal (identical vectors) the index's own
-tie order is not ours to guess and the KNN query answers instead; so does it when
-the chunk tables are not laid out as expected.
+sorted. Equal distances (identical vectors are common: a fact stored twice) come out
+in the index's own order: sqlite-vec 0.1.9 keeps the earlier chunk first and, within a
+chunk, the later slot first (its per-chunk ``min_idx`` takes the last of equal values,
+its merge keeps the earlier list first on ties). That order is only assumed for the
+version the tests check it on; with any other version equal distances send the query
+to the KNN query itself, as does a chunk table laid out differently.
 
 Facts of other workspaces in the same file and facts outside a ``--repo`` scope are
 dropped with the superseded ones, after the cut to 30.
@@ -45,6 +48,8 @@ VECTOR_K = 30
 _CHUNK = 500
 #: Candidates measured exactly at most; beyond that (a crowd of near-identical vectors) the KNN query answers.
 _MAX_CANDIDATES = 4096
+#: The sqlite-vec release whose order of equal distances ``_nearest_from_copy`` reproduces (tested).
+TIE_ORDER_VERSION = "v0.1.9"
 
 
 @dataclass
@@ -55,6 +60,9 @@ class VectorIndex:
     matrix: np.ndarray  # (n, 384) float32
     sq_norms: np.ndarray  # (n,) float32
     max_norm: float = field(default=0.0)
+    #: the index's scan order: (n,) chunk id and (n,) slot, when equal distances may be ordered here
+    chunk: np.ndarray | None = None
+    slot: np.ndarray | None = None
 
 
 def _load_index(ws: Workspace, conn: Connection) -> VectorIndex:
@@ -128,8 +136,9 @@ def _vec0_copy(raw: object) -> VectorIndex | None:
         slot_place.append(np.stack([np.full(len(slots), int(chunk_id), dtype=np.int64), slots.astype(np.int64)]))
     known = run(f"SELECT rowid, id, chunk_id, chunk_offset FROM {t}_rowids WHERE chunk_id IS NOT NULL").fetchall()
     if not slot_rowids:
-        return VectorIndex([], np.zeros((0, DIM), dtype=np.float32), np.zeros(0, dtype=np.float32)) if not known \
-            else None
+        if known:
+            return None
+        return VectorIndex([], np.zeros((0, DIM), dtype=np.float32), np.zeros(0, dtype=np.float32))
     internal = np.concatenate(slot_rowids)
     if len(known) != len(internal):
         return None
@@ -145,7 +154,9 @@ def _vec0_copy(raw: object) -> VectorIndex | None:
     if not bool(np.isfinite(matrix).all()):
         return None  # NaN distances compare in ways only the KNN itself knows
     sq = np.einsum("ij,ij->i", matrix, matrix)
-    return VectorIndex(ids, matrix, sq, float(np.sqrt(sq.max())))
+    version = run("SELECT vec_version()").fetchone()[0]
+    chunk, slot = (place[0], place[1]) if version == TIE_ORDER_VERSION else (None, None)
+    return VectorIndex(ids, matrix, sq, float(np.sqrt(sq.max())), chunk, slot)
 
 
 def _exact_distances(raw: object, matrix: np.ndarray, rows: np.ndarray, qblob: bytes) -> list[float]:
@@ -177,11 +188,14 @@ def _nearest_from_copy(raw: object, index: VectorIndex, qvec: np.ndarray, k: int
     if len(candidates) > _MAX_CANDIDATES:
         return None
     exact = _exact_distances(raw, index.matrix, candidates, to_blob(q))
-    order = sorted(range(len(candidates)), key=lambda j: exact[j])
-    kept = order[: want + 1]
-    for a, b in zip(kept, kept[1:]):
-        if exact[a] == exact[b]:
-            return None  # identical distances: the index's tie order decides
+    if index.chunk is not None and index.slot is not None:
+        chunk, slot = index.chunk[candidates].tolist(), index.slot[candidates].tolist()
+        order = sorted(range(len(candidates)), key=lambda j: (exact[j], chunk[j], -slot[j]))
+    else:
+        order = sorted(range(len(candidates)), key=lambda j: exact[j])
+        kept = order[: want + 1]
+        if any(exact[a] == exact[b] for a, b in zip(kept, kept[1:])):
+            return None  # equal distances, and an index whose tie order is not known here
     return [(index.ids[int(candidates[j])], exact[j]) for j in order[:want]]
 
 
