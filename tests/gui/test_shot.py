@@ -31,3 +31,23 @@ def test_shot_refuses_a_bad_size(sample_path, tmp_path) -> None:
                            "--out", str(tmp_path / "x.png"), "--size", "huge"], capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 2 and "--size" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+def test_shot_of_a_search_as_the_agent_sees_it(sample_path, tmp_path) -> None:
+    out = tmp_path / "agent.png"
+    before = hashlib.sha256(sample_path.read_bytes()).hexdigest()
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run([sys.executable, "-m", "memorydesk", "shot", str(sample_path), "--tab", "facts",
+                           "--out", str(out), "--search", "deploy on wednesday", "--agent-view"], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert (QImage(str(out)).width(), QImage(str(out)).height()) == (1280, 800)
+    assert hashlib.sha256(sample_path.read_bytes()).hexdigest() == before  # a preview records no recall
+
+
+def test_shot_refuses_agent_view_without_a_search(sample_path, tmp_path) -> None:
+    done = subprocess.run([sys.executable, "-m", "memorydesk", "shot", str(sample_path), "--tab", "facts",
+                           "--out", str(tmp_path / "x.png"), "--agent-view"], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2 and "--search" in done.stderr and "Traceback" not in done.stderr

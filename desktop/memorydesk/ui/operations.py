@@ -77,6 +77,8 @@ class Operations(QObject):
 
     def _from_worker(self, future: Future, on_success: Any, on_failure: Any, label: str) -> None:
         # worker thread: only emit; the queued signal delivers on the UI thread
+        if future.cancelled():  # shut down before it ran: nobody waits for it any more
+            return
         error = future.exception()
         result = None if error is not None else future.result()
         try:

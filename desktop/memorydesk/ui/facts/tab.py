@@ -49,7 +49,8 @@ class FactsTab(QWidget):
         super().__init__(parent)
         self.setObjectName("facts-tab")
         self.ws, self.ops, self.write_block = ws, ops, write_block
-        self.query = FactQuery(state="active")
+        self.query = FactQuery(state="active")  # what the list shows
+        self._order = (self.query.sort, self.query.descending)  # the order asked for (shown once read)
         self.total: int | None = None
         self.agent_result: Any = None  # the hybrid search shown in the agent view
         self.agent_now: float | None = None  # the clock it ran with (decay depends on it)
@@ -140,7 +141,7 @@ class FactsTab(QWidget):
 
     def reload(self, keep_selection: bool = False) -> None:
         """Read the list again for the current search, filters and sort, in the background."""
-        query = self.filters.query(self.query)
+        query = self.filters.query(self.query).with_(sort=self._order[0], descending=self._order[1])
         kind = self.filters.search_kind()
         text = query.text.strip()
         self._generation += 1
@@ -259,7 +260,7 @@ class FactsTab(QWidget):
         self.reload_domains()
 
     def _sort(self, column_name: str, descending: bool) -> None:
-        self.query = self.query.with_(sort=column_name, descending=descending)
+        self._order = (column_name, descending)
         self.reload(keep_selection=True)
 
     def _select_after_reload(self, fact_id: str) -> None:
