@@ -19,6 +19,7 @@ facts, those are sorted by score (Dart's unstable sort) and the first 5 are link
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from dataclasses import dataclass
 from typing import Final, Iterable
 
@@ -58,12 +59,14 @@ _NOT_ASCII_ALNUM = re.compile(r"[^a-z0-9]")
 _ENTITY = re.compile(rf"\b[A-Z][a-z]+(?:[{JS_WHITESPACE}]+[A-Z][a-z]+)*\b", re.ASCII)
 
 
+@lru_cache(maxsize=16384)  # a write scores one text against a pool that repeats across writes
 def significant_tokens(text: str) -> frozenset[str]:
     """Lower-cased ASCII alphanumeric tokens of 3+ characters, minus ``LINK_STOPWORDS``."""
     cleaned = _NOT_ASCII_ALNUM.sub(" ", dart_lower(text))
     return frozenset(t for t in cleaned.split() if len(t) >= 3 and t not in LINK_STOPWORDS)
 
 
+@lru_cache(maxsize=16384)
 def extract_entities(text: str) -> frozenset[str]:
     """Capitalised phrases (``Deploy Target``, ``Auth Service``), lower-cased."""
     return frozenset(dart_lower(m.group(0)) for m in _ENTITY.finditer(text))

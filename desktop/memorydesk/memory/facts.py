@@ -95,10 +95,10 @@ def propose_fact(ws: Workspace, conn: Connection, *, domain: str, topic: str, co
         winner, loser = (row.id, fact_id) if old_strength > new_strength else (fact_id, row.id)
         conn.execute(facts.update().where(facts.c.id == loser).values(superseded_by=winner, updated_at=now))
         conflict_id = new_id()
-        conn.execute(ws.layout.conflicts.insert().values(
-            id=conflict_id, workspace_id=ws.workspace_id, fact_a_id=loser, fact_b_id=winner,
-            conflict_type="contradiction", resolution="superseded", winning_fact_id=winner,
-            resolved_at=now, created_at=now))
+        conn.execute(ws.layout.conflicts.insert(), {
+            "id": conflict_id, "workspace_id": ws.workspace_id, "fact_a_id": loser, "fact_b_id": winner,
+            "conflict_type": "contradiction", "resolution": "superseded", "winning_fact_id": winner,
+            "resolved_at": now, "created_at": now})
         result.superseded.append(loser)
         result.conflicts.append(conflict_id)
         if loser == fact_id:

@@ -18,14 +18,12 @@ from memorydesk.store import Workspace
 
 def write_links(ws: Workspace, conn: Connection, fact_id: str, content: str, created_at: int,
                 pool: Iterable[tuple[str, str]]) -> list[str]:
-    made = []
-    for link in propose_links(fact_id, content, pool):
-        edge_id = new_id()
-        conn.execute(ws.layout.edges.insert().prefix_with("OR IGNORE").values(
-            id=edge_id, workspace_id=ws.workspace_id, source_fact_id=fact_id, target_fact_id=link.target_id,
-            edge_type="related_to", weight=link.weight, created_at=created_at))
-        made.append(edge_id)
-    return made
+    rows = [{"id": new_id(), "workspace_id": ws.workspace_id, "source_fact_id": fact_id,
+             "target_fact_id": link.target_id, "edge_type": "related_to", "weight": link.weight,
+             "created_at": created_at} for link in propose_links(fact_id, content, pool)]
+    if rows:
+        conn.execute(ws.layout.edges.insert().prefix_with("OR IGNORE"), rows)
+    return [row["id"] for row in rows]
 
 
 def link_new_fact(ws: Workspace, conn: Connection, fact_id: str, content: str, created_at: int) -> list[str]:

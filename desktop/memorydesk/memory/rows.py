@@ -47,7 +47,7 @@ def fact_row(conn: Connection, layout: Layout, fact_id: str) -> Row | None:
 
 def insert_fact(conn: Connection, layout: Layout, values: Mapping[str, Any], *, vectors: bool) -> None:
     """Insert a fact row (FTS follows by trigger) and keep our vector index in step."""
-    conn.execute(layout.facts.insert().values(**values))
+    conn.execute(layout.facts.insert(), dict(values))
     if vectors and values.get("embedding") is not None:
         conn.exec_driver_sql(f"INSERT INTO {VECTOR_TABLE}(fact_id, embedding) VALUES (?, ?)",
                              (values["id"], values["embedding"]))
