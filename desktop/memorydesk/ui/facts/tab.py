@@ -51,6 +51,7 @@ class FactsTab(QWidget):
         self.ws, self.ops, self.write_block = ws, ops, write_block
         self.query = FactQuery(state="active")  # what the list shows
         self._order = (self.query.sort, self.query.descending)  # the order asked for (shown once read)
+        self._sorting = False  # a new order is being read
         self.total: int | None = None
         self.agent_result: Any = None  # the hybrid search shown in the agent view
         self.agent_now: float | None = None  # the clock it ran with (decay depends on it)
@@ -147,6 +148,8 @@ class FactsTab(QWidget):
         self._generation += 1
         generation = self._generation
         self._restore = None
+        if (query.sort, query.descending) == (self.query.sort, self.query.descending):
+            self._sorting = False
         if keep_selection:
             self._restore = (self.selected_keys(), self.model.key_at(self.view.currentIndex().row()),
                              self.view.verticalScrollBar().value())
@@ -205,6 +208,7 @@ class FactsTab(QWidget):
             self.filters.search_mode.setToolTip(found.tip)
         self.filters.set_note(found.note)
         self.query, self.total = query, found.total
+        self._sorting = False
         restore = self._restore
         self._set_agent_view(None)
         self.model.set_keys(found.keys)
@@ -260,7 +264,10 @@ class FactsTab(QWidget):
         self.reload_domains()
 
     def _sort(self, column_name: str, descending: bool) -> None:
+        if (column_name, descending) == self._order and self._sorting:
+            return  # QTableView.sortByColumn asks twice; a sort of 1,000,000 rows is worth doing once
         self._order = (column_name, descending)
+        self._sorting = True
         self.reload(keep_selection=True)
 
     def _select_after_reload(self, fact_id: str) -> None:
