@@ -144,14 +144,6 @@ class FactTableModel(QAbstractTableModel):
         self._hits = {h.id: (i + 1, h) for i, h in enumerate(hits)}
         self.endResetModel()
 
-    def invalidate(self) -> None:
-        """Forget the cached rows (they are read again when drawn)."""
-        if self._first is not None or self._hits:
-            return  # these rows are the list itself, not a cache
-        self._windows.clear()
-        if self.rowCount():
-            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, len(COLUMNS) - 1))
-
     def count_known(self) -> bool:
         """Whether the whole list is here (False while only the first window is)."""
         return self._keys is not None
