@@ -216,9 +216,17 @@ class Fixed:
         return self.vec
 
 
+def _warm(ws, query: str = "deploy api") -> None:
+    """Two searches: the fast keyword path starts with a process's second search, the copy of
+    the vector index with a file version's second search."""
+    for _ in range(2):
+        search(ws, query, mode="hybrid", now=NOW, embedder=Fixed(np.eye(DIM, dtype=np.float32)[0]))
+
+
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory):
     w = World(tmp_path_factory.mktemp("equivalence") / "world.db")
+    _warm(w.ws)
     yield w
     w.close()
 
@@ -246,6 +254,36 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
 
 def test_the_fast_keyword_path_is_available_here() -> None:
     assert search_keyword.fast_path_available()
+
+
+def test_one_shot_commands_and_busy_files_take_the_plain_queries(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first keyword search of a process, and the first vector search of a file version,
+    use the product's SQL and the KNN query: building caches would not pay off for them."""
+    monkeypatch.setattr(search_keyword, "_keyword_calls", [0])
+    calls = {"fast": 0, "copy": 0}
+    fast_rows, vec0_copy = search_keyword._fast_rows, search_vector._vec0_copy
+
+    def counting_rows(*args, **kwargs):
+        calls["fast"] += 1
+        return fast_rows(*args, **kwargs)
+
+    def counting_copy(*args, **kwargs):
+        calls["copy"] += 1
+        return vec0_copy(*args, **kwargs)
+
+    monkeypatch.setattr(search_keyword, "_fast_rows", counting_rows)
+    monkeypatch.setattr(search_vector, "_vec0_copy", counting_copy)
+    world = World(tmp_path / "small.db", seed=3)
+    try:
+        qvec = world.vectors[5]
+        first = search(world.ws, "deploy api", mode="hybrid", now=NOW, embedder=Fixed(qvec))
+        assert calls == {"fast": 0, "copy": 0}
+        second = search(world.ws, "deploy api", mode="hybrid", now=NOW, embedder=Fixed(qvec))
+        assert calls == {"fast": 1, "copy": 1}
+        assert [(h.id, h.score) for h in first.hits] == [(h.id, h.score) for h in second.hits]
+    finally:
+        world.close()
 
 
 def test_keyword_search_equals_the_products_query(world: World, counted: dict[str, int]) -> None:
@@ -295,6 +333,8 @@ def test_equal_distances_keep_the_index_order_within_and_across_chunks(tmp_path:
             conn.exec_driver_sql(f"INSERT INTO {VECTOR_TABLE}(fact_id, embedding) VALUES (?, ?)",
                                  [(r[0], r[7]) for r in rows])
             conn.exec_driver_sql(f"DELETE FROM {VECTOR_TABLE} WHERE fact_id = 't0701'")
+        _warm(ws)
+        counted["vector"] = 0
         for qvec in (shared, (shared + 0.01 * _unit(nrng)) / 1.0001):
             for k in (3, 6, 30):
                 with ws.read() as conn:

@@ -79,21 +79,22 @@ def _edges_touching(ws: Workspace, conn: Connection, frontier: Sequence[str]) ->
     """Every edge with an end in ``frontier``, heaviest first (equal weights in table order).
 
     Two lookups, one per end, so each uses its own index (an ``OR`` of two ``IN``s, or
-    the ``workspace_id`` term, would let SQLite scan the whole table; ``+`` keeps it off).
+    the ``workspace_id`` term, would let SQLite scan the whole table; ``+`` keeps it off);
+    they go to SQLite as one ``UNION ALL`` statement.
     """
     edges = ws.layout.edges.name
     found: dict[int, tuple[float, str, str]] = {}
-    for column in ("source_fact_id", "target_fact_id"):
-        for start in range(0, len(frontier), _CHUNK):
-            chunk = list(frontier[start : start + _CHUNK])
-            marks = ",".join("?" * len(chunk))
-            rows = conn.exec_driver_sql(
-                f"SELECT rowid, weight, source_fact_id, target_fact_id FROM {edges} "
-                f"WHERE {column} IN ({marks}) AND +workspace_id = ?",
-                (*chunk, ws.workspace_id),
-            )
-            for rowid, weight, source, target in rows:
-                found[int(rowid)] = (_float(weight), source, target)
+    for start in range(0, len(frontier), _CHUNK):
+        chunk = list(frontier[start : start + _CHUNK])
+        marks = ",".join("?" * len(chunk))
+        part = f"SELECT rowid, weight, source_fact_id, target_fact_id FROM {edges} WHERE {{}} IN ({marks}) " \
+               f"AND +workspace_id = ?"
+        rows = conn.exec_driver_sql(
+            part.format("source_fact_id") + " UNION ALL " + part.format("target_fact_id"),
+            (*chunk, ws.workspace_id, *chunk, ws.workspace_id),
+        ).fetchall()
+        for rowid, weight, source, target in rows:
+            found[int(rowid)] = (_float(weight), source, target)
     ordered = sorted(found.items(), key=lambda item: (-item[1][0], item[0]))
     return [(source, target) for _, (_, source, target) in ordered]
 
@@ -176,7 +177,7 @@ def fact_briefs(ws: Workspace, conn: Connection, ids: Sequence[str]) -> dict[str
             f"SELECT id, domain, topic, content, confidence, memory_type, created_at FROM {facts} "
             f"WHERE id IN ({marks})",
             tuple(chunk),
-        )
+        ).fetchall()
         for r in rows:
             out[r[0]] = FactBrief(r[0], r[1] or "", r[2] or "", r[3] or "", _float(r[4]), r[5], r[6])
     return out

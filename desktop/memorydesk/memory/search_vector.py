@@ -116,43 +116,57 @@ def _vec0_copy(raw: object) -> VectorIndex | None:
     if run(f"SELECT 1 FROM sqlite_master WHERE name = '{t}_vector_chunks01'").fetchall():
         return None  # a second vector column: not the layout this reads
     row_bytes = DIM * 4
-    slot_rowids: list[np.ndarray] = []
-    slot_vectors: list[np.ndarray] = []
-    slot_place: list[np.ndarray] = []
-    for chunk_id, size, validity, rowids, vectors in run(
-        f"SELECT c.chunk_id, c.size, c.validity, c.rowids, v.vectors FROM {t}_chunks c "
-        f"JOIN {t}_vector_chunks00 v ON v.rowid = c.chunk_id ORDER BY c.chunk_id"
-    ):
+    chunks = run(f"SELECT chunk_id, size, validity, rowids FROM {t}_chunks ORDER BY chunk_id").fetchall()
+    slots_of: dict[int, np.ndarray] = {}
+    for chunk_id, size, validity, rowids in chunks:
         size = int(size)
-        if (len(validity) * 8 < size or len(rowids) != size * 8 or vectors is None
-                or len(vectors) != size * row_bytes):
+        if len(validity) * 8 < size or len(rowids) != size * 8:
             return None
-        valid = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")[:size].astype(bool)
-        slots = np.flatnonzero(valid)
+        slots_of[int(chunk_id)] = np.flatnonzero(
+            np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")[:size])
+    total = sum(len(v) for v in slots_of.values())
+    start_of: dict[int, int] = {}
+    for chunk_id in sorted(slots_of):  # rows go in chunk order, the order the KNN scans them
+        start_of[chunk_id] = sum(len(slots_of[c]) for c in start_of)
+    matrix = np.empty((total, DIM), dtype=np.float32)
+    internal = np.empty(total, dtype=np.int64)
+    place = np.empty((2, total), dtype=np.int64)
+    size_of = {int(r[0]): (int(r[1]), r[3]) for r in chunks}
+    done = 0
+    for chunk_id, vectors in run(f"SELECT rowid, vectors FROM {t}_vector_chunks00"):  # a scan: no sorting of blobs
+        chunk_id = int(chunk_id) if isinstance(chunk_id, int) else -1
+        if chunk_id not in size_of:
+            continue  # a vector chunk without a chunk row is not scanned by the KNN either
+        size, rowids = size_of.pop(chunk_id)
+        if vectors is None or len(vectors) != size * row_bytes:
+            return None
+        slots = slots_of[chunk_id]
         if not len(slots):
             continue
-        slot_rowids.append(np.frombuffer(rowids, dtype="<i8")[slots])
-        slot_vectors.append(np.frombuffer(vectors, dtype="<f4").reshape(size, DIM)[slots])
-        slot_place.append(np.stack([np.full(len(slots), int(chunk_id), dtype=np.int64), slots.astype(np.int64)]))
-    known = run(f"SELECT rowid, id, chunk_id, chunk_offset FROM {t}_rowids WHERE chunk_id IS NOT NULL").fetchall()
-    if not slot_rowids:
-        if known:
-            return None
-        return VectorIndex([], np.zeros((0, DIM), dtype=np.float32), np.zeros(0, dtype=np.float32))
-    internal = np.concatenate(slot_rowids)
-    if len(known) != len(internal):
+        part = np.frombuffer(vectors, dtype="<f4").reshape(size, DIM)[slots]
+        if not bool(np.isfinite(part).all()):
+            return None  # NaN distances compare in ways only the KNN itself knows
+        at, end = start_of[chunk_id], start_of[chunk_id] + len(slots)
+        matrix[at:end] = part
+        internal[at:end] = np.frombuffer(rowids, dtype="<i8")[slots]
+        place[0, at:end] = chunk_id
+        place[1, at:end] = slots
+        done += len(slots)
+    if done != total or any(len(slots_of[c]) for c in size_of):
+        return None  # a chunk with vectors in use but no vector row
+    known = run(f"SELECT rowid, id, chunk_id, chunk_offset FROM {t}_rowids WHERE chunk_id IS NOT NULL "
+                f"ORDER BY rowid").fetchall()
+    if len(known) != total or not all(isinstance(r[1], str) for r in known):
         return None
-    by_rowid = {int(r[0]): (r[1], int(r[2]), int(r[3])) for r in known}
-    place = np.concatenate(slot_place, axis=1)
-    ids: list[str] = []
-    for i, rid in enumerate(internal.tolist()):
-        entry = by_rowid.get(rid)
-        if entry is None or entry[1] != place[0, i] or entry[2] != place[1, i] or not isinstance(entry[0], str):
-            return None
-        ids.append(entry[0])
-    matrix = np.ascontiguousarray(np.concatenate(slot_vectors).astype(np.float32))
-    if not bool(np.isfinite(matrix).all()):
-        return None  # NaN distances compare in ways only the KNN itself knows
+    if total == 0:
+        return VectorIndex([], matrix, np.zeros(0, dtype=np.float32))
+    known_rowid = np.fromiter((r[0] for r in known), dtype=np.int64, count=len(known))
+    known_place = np.array([(r[2], r[3]) for r in known], dtype=np.int64).T
+    where = np.searchsorted(known_rowid, internal)
+    where[where >= len(known_rowid)] = 0
+    if not (np.array_equal(known_rowid[where], internal) and np.array_equal(known_place[:, where], place)):
+        return None  # the rowid table and the chunks disagree: let the KNN query answer
+    ids = [known[i][1] for i in where.tolist()]
     sq = np.einsum("ij,ij->i", matrix, matrix)
     version = run("SELECT vec_version()").fetchone()[0]
     chunk, slot = (place[0], place[1]) if version == TIE_ORDER_VERSION else (None, None)
@@ -179,7 +193,8 @@ def _nearest_from_copy(raw: object, index: VectorIndex, qvec: np.ndarray, k: int
     if q.shape != (DIM,) or not bool(np.isfinite(q).all()):
         return None
     want = min(k, n)
-    approx = index.sq_norms - 2.0 * (index.matrix @ q) + np.float32(q @ q)
+    # einsum: one core, steadier here than a threaded BLAS product next to the embedding model
+    approx = index.sq_norms - 2.0 * np.einsum("ij,j->i", index.matrix, q) + np.float32(q @ q)
     cut = float(np.partition(approx, want - 1)[want - 1])
     # both the float32 product here and sqlite-vec's float32 sum are within ~400·2⁻²⁴·(|x|+|q|)² of
     # the true squared distance: anything that can be (or tie with) the k-th is within twice that
@@ -228,7 +243,8 @@ def _nearest(ws: Workspace, conn: Connection, qvec: np.ndarray, k: int) -> list[
         if k > 0 and snapshot_version(ws, conn) is not None:
             raw = conn.connection.driver_connection
             try:
-                index = cached(ws, conn, ("vec0-copy",), lambda: _vec0_copy(raw))
+                # the copy costs about ten KNN queries to build: only for a version searched twice
+                index = cached(ws, conn, ("vec0-copy",), lambda: _vec0_copy(raw), after=2)
                 if index is not None:
                     found = _nearest_from_copy(raw, index, qvec, k)
                     if found is not None:
@@ -265,6 +281,6 @@ def active_in_scope(ws: Workspace, conn: Connection, ids: list[str], scope: Repo
         rows = conn.exec_driver_sql(
             f"SELECT id, domain FROM {facts} WHERE id IN ({marks}) AND +workspace_id = ? AND +superseded_by IS NULL",
             (*chunk, ws.workspace_id),
-        )
+        ).fetchall()
         keep.update(r[0] for r in rows if scope is None or scope.admits(r[1] or ""))
     return keep
