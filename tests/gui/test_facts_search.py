@@ -214,3 +214,16 @@ def test_sorting_runs_in_the_background_with_the_old_rows_shown(open_window, man
     tab.view.sortByColumn(-1, Qt.SortOrder.DescendingOrder)  # indicator cleared: the order written
     wait_idle(qtbot, win)
     assert [tab.model.key_at(r) for r in range(5)] == sorted(browse.fact_keys(win.ws, tab.query), reverse=True)[:5]
+
+
+def test_a_link_followed_from_the_agent_view_leaves_it(open_window, sample_path, qtbot) -> None:
+    win = open_window(sample_path)
+    tab = win.facts_tab
+    _search(qtbot, win, QUERY, agent=True)
+    outside = next(f"topic {n}" for n in range(20, 0, -1)
+                   if desk_sample.fid(n) not in {tab.model.fact(r).id for r in range(tab.model.rowCount())})
+    fact_id = desk_sample.fid(int(outside.split()[1]))
+    tab.detail.open_fact.emit(fact_id)
+    qtbot.waitUntil(lambda: tab.detail.fact_id == fact_id and win.ops.pending == 0, timeout=10000)
+    assert not tab.filters.agent_view.isChecked() and not tab.model.agent_view
+    assert [f.id for f in tab.selected_facts()] == [fact_id]

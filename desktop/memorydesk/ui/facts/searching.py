@@ -34,6 +34,7 @@ class Listing:
     label: str = ""
     tip: str = ""
     note: str = ""  # a sentence for the banner under the filters, or ""
+    query: FactQuery | None = None  # what was listed, when it is not the query asked for (search hits)
 
 
 @dataclass
@@ -62,14 +63,16 @@ def keyword_list(ws: Workspace, query: FactQuery, text: str) -> Listing:
     total = browse.count_facts(ws, FactQuery())
     if result.match is None:
         return Listing(array.array("q"), total, "keyword · nothing",
-                       "The product's keyword search finds no terms in this text.", nothing_note(text))
-    keys = browse.fact_keys(ws, query.with_(text="", ids=tuple(result.ids)))
+                       "The product's keyword search finds no terms in this text.", nothing_note(text),
+                       query.with_(text="", ids=()))
+    listed = query.with_(text="", ids=tuple(result.ids))
+    keys = browse.fact_keys(ws, listed)
     n = len(result.ids)
     capped = f"; the list shows its best {KEYWORD_LIST}" if n >= KEYWORD_LIST else ""
     tip = (f"The product's keyword search (FTS5 match {result.match}), with the filters above applied. "
            f"An agent gets the best {AGENT_KEYWORD}{capped}.")
     note = "" if n else f"The agent's keyword search finds no fact for {quoted(text)}."
-    return Listing(keys, total, f"keyword · {n:,} hit{'s' if n != 1 else ''}", tip, note)
+    return Listing(keys, total, f"keyword · {n:,} hit{'s' if n != 1 else ''}", tip, note, listed)
 
 
 def agent_hits(ws: Workspace, text: str, now: float) -> AgentHits:

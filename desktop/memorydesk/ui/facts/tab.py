@@ -50,6 +50,7 @@ class FactsTab(QWidget):
         self.setObjectName("facts-tab")
         self.ws, self.ops, self.write_block = ws, ops, write_block
         self.query = FactQuery(state="active")  # what the list shows
+        self._listed_query = self.query  # the same with a search's hits as ids (what position_of needs)
         self._order = (self.query.sort, self.query.descending)  # the order asked for (shown once read)
         self._sorting = False  # a new order is being read
         self.total: int | None = None
@@ -192,7 +193,7 @@ class FactsTab(QWidget):
     def _first_loaded(self, generation: int, query: FactQuery, rows: list[browse.FactRow]) -> None:
         if generation != self._generation:
             return
-        self.query = query
+        self.query = self._listed_query = query
         self._set_agent_view(None)
         self.model.set_first(rows)
         self.filters.set_note("")
@@ -208,6 +209,7 @@ class FactsTab(QWidget):
             self.filters.search_mode.setToolTip(found.tip)
         self.filters.set_note(found.note)
         self.query, self.total = query, found.total
+        self._listed_query = found.query or query
         self._sorting = False
         restore = self._restore
         self._set_agent_view(None)
@@ -241,7 +243,7 @@ class FactsTab(QWidget):
     def _after_rows(self) -> None:
         if self._pending_select is not None:
             fact_id, self._pending_select = self._pending_select, None
-            self.select_fact(fact_id)
+            self.select_fact(fact_id, leave_agent_view=False)
         self.acts.update()
 
     def _set_agent_view(self, found: searching.AgentHits | None) -> None:
@@ -304,26 +306,32 @@ class FactsTab(QWidget):
         self.view.selectionModel().setCurrentIndex(index, flags.ClearAndSelect | flags.Rows)
         self.view.scrollTo(index)
 
-    def select_fact(self, fact_id: str) -> None:
-        """Select a fact by id (leaving the agent view, widening the state filter if it is hidden)."""
+    def select_fact(self, fact_id: str, leave_agent_view: bool = True) -> None:
+        """Select a fact by id, widening the state filter if it is hidden. In the agent view a
+        fact that is not a hit is shown by leaving the view (a link followed), or not at all."""
         if self.model.agent_view:
             for row in range(self.model.rowCount()):
                 fact = self.model.fact(row)
                 if fact is not None and fact.id == fact_id:
                     self.select_row(row)
                     return
-            self._pending_select = fact_id
-            self.filters.agent_view.setChecked(False)
+            if leave_agent_view:
+                self._pending_select = fact_id
+                self.filters.agent_view.setChecked(False)
             return
 
         def found(position: int | None) -> None:
+            if position is None and self.filters.search.text().strip():
+                self._pending_select = fact_id
+                self.filters.set_search("")  # the search hides it: show the whole list
+                return
             if position is None and self.filters.state.currentData() != "all":
                 self.filters.state.setCurrentIndex(self.filters.state.findData("all"))
                 self._pending_select = fact_id
                 return
             if position is not None and position < self.model.rowCount():
                 self.select_row(position)
-        query = self.query
+        query = self._listed_query
         self.ops.run_for(self, lambda: browse.position_of(self.ws, query, fact_id), found, label="finding the fact")
 
     def _selection_changed(self, *_args: Any) -> None:
