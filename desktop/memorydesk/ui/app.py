@@ -95,8 +95,13 @@ _QT_LEVELS = {
 }
 
 
+# The offscreen platform (shots, tests) says this for every top-level window; it is not ours.
+_PLATFORM_NOISE = ("This plugin does not support propagateSizeHints()",)
+
+
 def _qt_message(kind: QtMsgType, context: object, message: str) -> None:
-    qt_log.log(_QT_LEVELS.get(kind, logging.WARNING), "%s", message)
+    level = logging.DEBUG if message in _PLATFORM_NOISE else _QT_LEVELS.get(kind, logging.WARNING)
+    qt_log.log(level, "%s", message)
 
 
 def install_hooks() -> None:
