@@ -217,8 +217,7 @@ class Fixed:
 
 
 def _warm(ws, query: str = "deploy api") -> None:
-    """Two searches: the fast keyword path starts with a process's second search, the copy of
-    the vector index with a file version's second search."""
+    """Two searches: the fast paths start with a file version's second search."""
     for _ in range(2):
         search(ws, query, mode="hybrid", now=NOW, embedder=Fixed(np.eye(DIM, dtype=np.float32)[0]))
 
@@ -258,9 +257,8 @@ def test_the_fast_keyword_path_is_available_here() -> None:
 
 def test_one_shot_commands_and_busy_files_take_the_plain_queries(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    """The first keyword search of a process, and the first vector search of a file version,
-    use the product's SQL and the KNN query: building caches would not pay off for them."""
-    monkeypatch.setattr(search_keyword, "_keyword_calls", [0])
+    """The first search of a file version uses the product's SQL and the KNN query: building
+    the caches would not pay off for a file that changes between searches or a one-shot command."""
     calls = {"fast": 0, "copy": 0}
     fast_rows, vec0_copy = search_keyword._fast_rows, search_vector._vec0_copy
 

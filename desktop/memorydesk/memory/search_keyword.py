@@ -520,27 +520,25 @@ def _fast_keyword(conn: Connection, ws: Workspace, query: str, match: str, limit
                   scope: RepoScope | None) -> list[KeywordRow] | None:
     """``keyword_rows``' answer the fast way, or None when the product's SQL must give it.
 
-    The first keyword search of a process takes the product's SQL: a one-shot command
-    would pay for the self-check and gain nothing.
+    The first search of each file version takes the product's SQL: counting the workspace
+    phrase's rows costs about one product query, so a file that changes between searches,
+    or a one-shot command, gains nothing from it (and never runs the self-check).
     """
-    _keyword_calls[0] += 1
-    if _keyword_calls[0] < 2 or not fast_path_available():
-        return None
     if snapshot_version(ws, conn) is None:
         return None
     raw = conn.connection.driver_connection
     fts, facts = ws.layout.fts, ws.layout.facts.name
     phrase = _workspace_phrase(match)
     try:
-        shape = cached(ws, conn, ("fts-shape", phrase), lambda: _index_shape(raw, fts, phrase))
-        if shape is None:
+        shape = cached(ws, conn, ("fts-shape", phrase), lambda: _index_shape(raw, fts, phrase), after=2)
+        if shape is None or not fast_path_available():
             return None
         postings = [
             cached(ws, conn, ("fts-term", term), lambda term=term: _term_postings(raw, fts, term),
                    size=lambda v: len(v[0]))
             for term in keyword_terms(query)
         ]
-        return _fast_rows(raw, fts, facts, ws.workspace_id, postings, limit, scope, shape)
+        return _fast_rows(raw, fts, facts, ws.workspace_id, postings, limit, scope, shape)  # type: ignore[arg-type]
     except (_Unsure, sqlean.Error):
         return None
 
@@ -549,7 +547,6 @@ def _fast_keyword(conn: Connection, ws: Workspace, query: str, match: str, limit
 
 _check_lock = threading.Lock()
 _checked: list[bool | None] = [None]
-_keyword_calls = [0]
 
 
 def fast_path_available() -> bool:
