@@ -299,6 +299,38 @@ def test_keyword_search_equals_the_products_query(world: World, counted: dict[st
     assert counted["keyword"] == asked > 300
 
 
+def test_equal_scores_keep_rowid_order_when_the_sorter_spills(tmp_path: Path, counted: dict[str, int]) -> None:
+    """Thousands of matches with a handful of distinct scores: the reference's sorter (with a
+    one-page cache) writes sorted runs to disk and merges them; the order must not change."""
+    rng = random.Random(5)
+    with open_workspace(tmp_path / "spill.db") as ws:
+        rows = [(f"s{i:05d}", ws.workspace_id, "codebase", rng.choice(["kiwi", "lime", "fig"]),
+                 " ".join(["kiwi"] * rng.randint(1, 3) + ["pear"] * rng.randint(0, 2)), 0.5, "fact", T0, T0)
+                for i in range(9000)]
+        with ws.write() as conn:
+            conn.exec_driver_sql(
+                f"INSERT INTO {ws.layout.facts.name} (id, workspace_id, domain, topic, content, confidence, "
+                "memory_type, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?)", rows)
+        ref = sqlean.connect(f"file:{tmp_path / 'spill.db'}?mode=ro", uri=True)
+        try:
+            ref.execute("PRAGMA cache_size = -1")
+            _warm(ws, "kiwi")
+            counted["keyword"] = 0
+            for query, limit in (("kiwi", 20), ("kiwi", 500), ("pear kiwi", 300), ("lime pear", 100), ("fi", 50)):
+                match = scoped_match(query, ws.workspace_id)
+                want = ref.execute(
+                    "SELECT f.id, memory_facts_fts.rank FROM memory_facts_fts JOIN memory_facts_table f "
+                    "ON f.rowid = memory_facts_fts.rowid WHERE memory_facts_fts MATCH ? AND f.workspace_id = ? "
+                    "AND f.superseded_by IS NULL ORDER BY memory_facts_fts.rank LIMIT ?",
+                    (match, ws.workspace_id, limit)).fetchall()
+                got = search(ws, query, mode="keyword", limit=limit)
+                assert [(h.id, h.bm25) for h in got.hits] == [tuple(r) for r in want], query
+                assert len({r[1] for r in want}) < len(want) / 5  # mostly equal scores
+        finally:
+            ref.close()
+    assert counted["keyword"] == 5
+
+
 def test_vector_voice_equals_the_knn_query(world: World, counted: dict[str, int]) -> None:
     rng, nrng = random.Random(12), np.random.default_rng(12)
     ties = 0

@@ -12,33 +12,35 @@ nothing, as in the product.
 
 Two ways to the same rows
 -------------------------
-``_product_rows`` runs the product's SQL as it is. It is exact by definition and slow on
-large files: for every query FTS5 scores every row that matches any term, and its bm25
-counts the rows matching each phrase, including the workspace phrase, which matches
-every row of the workspace (most of the time goes there).
+The product's SQL (``_product_sql``) is exact by definition and slow on large files: for
+every query FTS5 scores every row that matches any term, and its bm25 first counts the
+rows matching each phrase, including the workspace phrase, which matches every row of the
+workspace (on a 100k-fact file that count alone is more than half of the time).
 
-``_fast_rows`` returns the same rows with the same bm25 values, bit for bit, from
-pieces FTS5 computes itself:
+``_fast_rows`` returns the same rows with the same bm25 values, bit for bit, from pieces
+FTS5 computes itself:
 
-- FTS5's bm25 is ``-Σ idf_p · tf_p / (tf_p + k1·(1 - b + b·D/avgdl))`` over the query's
-  phrases in order (``fts5_aux.c``), each term of the sum depending only on its own
-  phrase and the row. A one-term query ``{topic content} : (tok*)`` therefore returns,
-  as ``-rank``, exactly the summand that phrase adds in the product's query. These
-  per-term summands are cached per file version (frequent terms recur across queries);
+- FTS5's bm25 is ``-Σ idf_p · tf_p·(k1+1) / (tf_p + k1·(1 - b + b·D/avgdl))`` over the
+  query's phrases in order (``fts5_aux.c``); each summand depends only on its own phrase
+  and the row. A one-term query ``{topic content} : (tok*)`` therefore returns, as
+  ``-rank``, exactly the summand that phrase adds in the product's query. These per-term
+  summands ("postings") are kept per file version, as frequent terms recur;
 - the summands are added in the product's phrase order, as FTS5 adds them (a phrase a
   row does not match adds ``0.0``, which changes nothing);
-- the workspace phrase comes last; its summand is computed here with FTS5's own
-  formula from the row's length (``%_docsize``), the index averages (``%_data``) and
-  the count of rows matching that phrase (cached per file version);
-- the best rows are picked with a bound (the workspace summand is at most
-  ``idf · (k1 + 1)``), looking up only the few rows needed, then filtered with the
-  product's own predicates (active, this workspace, ``--repo``);
-- equal scores among the returned rows (or at the cut) would be ordered by FTS5's
-  sorter, which this path cannot see: such a query is answered by ``_product_rows``.
+- the workspace phrase comes last; its summand is computed here with FTS5's formula from
+  the row's length (``%_docsize``), the index totals (``%_data``) and the number of rows
+  matching the phrase (counted once per file version);
+- the best rows are picked with a bound (the workspace summand is below ``idf·(k1+1)``),
+  looking up only the rows needed, which are then filtered with the product's own
+  predicates (active, this workspace, ``--repo``);
+- equal scores keep rowid order: FTS5 sorts the matches (found in rowid order) with
+  SQLite's sorter, which keeps the input order of equal keys, spilled runs included.
 
-Before first use in a process the fast path checks itself against ``_product_rows`` on a
-small scratch index (two workspaces, varied text); if any score differs in any bit
-(say, a SQLite build that fuses multiply-adds), only ``_product_rows`` is used.
+Before its first use in a process the fast path checks itself against the product's SQL
+on a small scratch index (two workspaces, short texts with many equal scores); if any row
+or any bit of any score differs (say, a SQLite build that fuses multiply-adds, or a
+future FTS5 with another formula), only the product's SQL is used. The first search of
+each file version also takes the product's SQL (see ``_fast_keyword``).
 
 Also here: the repo scope shared by all voices, keyword reachability (which active
 facts no keyword query of the product can ever return), and the per-file caches the
