@@ -81,3 +81,22 @@ def test_bench_command(receipts_file: Path) -> None:
     assert result.returncode in (0, 1), result.stderr
     print(f"[lineage] memory-desk lineage classify --json: {elapsed:.2f} s, "
           f"{len(result.stdout) / 1e6:.1f} MB of output, exit {result.returncode}")
+
+
+@pytest.mark.slow
+def test_bench_ingest(receipts_file: Path, tmp_path: Path) -> None:
+    """Receipts stored in a workspace, all in one transaction (goal ≥ 50,000 receipts/s)."""
+    from memorydesk.lineage.receipt_store import ingest
+    from memorydesk.store import open_workspace
+
+    receipts = read_jsonl(receipts_file)
+    rates = []
+    for attempt in range(REPEAT):
+        with open_workspace(tmp_path / f"ingest-{attempt}.db") as ws:
+            started = time.perf_counter()
+            stored = ingest(ws, receipts)
+            elapsed = time.perf_counter() - started
+        assert stored == len(receipts)
+        rates.append(stored / elapsed)
+    print(f"[lineage] ingest      median {statistics.median(rates):,.0f} receipts/s  (runs: "
+          + ", ".join(f"{r:,.0f}" for r in rates) + f"; {len(receipts):,} receipts each)")

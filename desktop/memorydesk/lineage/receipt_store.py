@@ -19,25 +19,27 @@ TABLE = DeskReceipt.__table__
 BATCH = 20_000
 
 
-def _row(r: Receipt) -> dict:
-    def flag(value: bool | None) -> int | None:
-        return None if value is None else int(value)
+COLUMNS = ("receipt_id", "run_id", "user_scope", "assistant_scope", "tier", "status", "version", "source_version",
+           "at_utc", "source_present", "waiting_until", "expected_version", "depends_on_version",
+           "outcome_receipt", "canary")
+INSERT = f"INSERT INTO {TABLE.name} ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
 
-    return {
-        "receipt_id": r.receipt_id, "run_id": r.run_id, "user_scope": r.user_scope,
-        "assistant_scope": r.assistant_scope, "tier": r.tier, "status": r.status, "version": r.version,
-        "source_version": r.source_version, "at_utc": format_utc(r.at_utc), "source_present": flag(r.source_present),
-        "waiting_until": format_utc(r.waiting_until) if r.waiting_until else None,
-        "expected_version": r.expected_version, "depends_on_version": r.depends_on_version,
-        "outcome_receipt": r.outcome_receipt, "canary": flag(r.canary),
-    }
+
+def _flag(value: bool | None) -> int | None:
+    return None if value is None else int(value)
+
+
+def _row(r: Receipt) -> tuple:
+    return (r.receipt_id, r.run_id, r.user_scope, r.assistant_scope, r.tier, r.status, r.version, r.source_version,
+            format_utc(r.at_utc), _flag(r.source_present), format_utc(r.waiting_until) if r.waiting_until else None,
+            r.expected_version, r.depends_on_version, r.outcome_receipt, _flag(r.canary))
 
 
 def insert(conn: Connection, receipts: Iterable[Receipt]) -> int:
     """Add receipts inside the caller's transaction (a promotion writes its own this way)."""
     rows = [_row(r) for r in receipts]
     for start in range(0, len(rows), BATCH):
-        conn.execute(TABLE.insert(), rows[start:start + BATCH])
+        conn.exec_driver_sql(INSERT, rows[start:start + BATCH])
     return len(rows)
 
 
