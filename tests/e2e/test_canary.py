@@ -51,3 +51,13 @@ def test_canary_fails_naming_the_broken_promotion(tmp_path: Path) -> None:
                for line in failed)
     assert any(line.startswith("FAIL lineage: ") and "source_at_risk" in line for line in failed)
     assert canary_rows(path) == 0
+
+
+def test_canary_passes_on_a_fresh_demo_workspace(tmp_path: Path) -> None:
+    path = tmp_path / "demo.db"
+    built = subprocess.run([sys.executable, "-m", "memorydesk", "demo", "create", str(path), "--facts", "300",
+                            "--embed", "0", "--quiet"], capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr
+    result = canary(path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert canary_rows(path) == 0
