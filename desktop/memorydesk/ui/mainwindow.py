@@ -16,12 +16,16 @@ from memorydesk.memory import browse
 from memorydesk.store import open_workspace
 from memorydesk.store.files import backup_copy
 from memorydesk.store.workspace import Workspace
-from memorydesk.ui import services, settings
+from memorydesk.memory.embedder import embedder_status
+from memorydesk.memory.reviewer import Reviewer
+from memorydesk.memory.vector_index import IndexProgress
+from memorydesk.ui import settings
 from memorydesk.ui.coming import ComingPage
 from memorydesk.ui.facts.tab import FactsTab
 from memorydesk.ui.operations import Operations
 from memorydesk.ui.policies.tab import PoliciesTab
 from memorydesk.ui.prompts import show_error
+from memorydesk.ui.vector_job import VectorIndexJob, summary
 
 log = logging.getLogger("memorydesk.ui")
 TABS = ("facts", "policies", "graph", "grants", "conflicts", "lineage")
@@ -42,6 +46,7 @@ class MainWindow(QMainWindow):
         self.facts_tab: FactsTab | None = None
         self.policies_tab: PoliciesTab | None = None
         self.error_box: Any = None
+        self.vector_job: VectorIndexJob | None = None
         self.last_error = ""
         self.tabs = QTabWidget()
         self.tabs.setObjectName("tabs")
@@ -95,6 +100,8 @@ class MainWindow(QMainWindow):
         self.act_redo = self._act(edit, "&Redo", self.redo, QKeySequence("Ctrl+Shift+Z"), "redo")
         edit.addSeparator()
         self.act_find = self._act(edit, "&Find Facts", self.focus_search, QKeySequence("Ctrl+F"), "find")
+        tools = bar.addMenu("&Tools")
+        self.act_index = self._act(tools, "Index &Missing Vectors…", self.index_vectors, None, "index-vectors")
         self.addActions([self.act_open, self.act_undo, self.act_redo, self.act_find])
 
     def _fill_recent(self) -> None:
@@ -113,7 +120,7 @@ class MainWindow(QMainWindow):
             return "no workspace is open"
         if self.ws.read_only:
             return "the workspace is open read-only (File ▸ Read-only, or open a copy)"
-        return services.reviewer_missing()
+        return None
 
     def set_workspace(self, ws: Workspace) -> None:
         old, self.ws = self.ws, ws
@@ -134,7 +141,7 @@ class MainWindow(QMainWindow):
         for tab in (self.facts_tab, self.policies_tab):
             tab.changed.connect(self._changed)
             tab.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
-        for action in (self.act_undo, self.act_redo):
+        for action in (self.act_undo, self.act_redo, self.act_index):
             action.setEnabled(block is None)
             action.setToolTip(f"Unavailable — {block}" if block else action.text().replace("&", ""))
         self.act_read_only.blockSignals(True)
@@ -248,7 +255,24 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(getattr(result, "message", "") or f"{label}: done", 8000)
             self.refresh_views()
 
-        self.ops.run(lambda: call(services.reviewer(ws, settings.actor())), done, label=label)
+        self.ops.run(lambda: call(Reviewer(ws, settings.actor())), done, label=label)
+
+    def index_vectors(self, batch: int | None = None) -> VectorIndexJob | None:
+        """Embed the facts that have no vector (progress, cancel, resumable)."""
+        if self.ws is None or self.write_block():
+            return None
+        ok, reason = embedder_status()
+        if not ok:
+            self._failed("indexing missing vectors", reason)
+            return None
+
+        def done(result: IndexProgress) -> None:
+            self.statusBar().showMessage(summary(result), 15000)
+            self.refresh_views()
+
+        self.vector_job = VectorIndexJob(self, self.ws, self.ops, done, *([batch] if batch else []))
+        self.vector_job.start()
+        return self.vector_job
 
     def undo(self) -> None:
         self._history_call("undoing the last change", lambda r: r.undo())

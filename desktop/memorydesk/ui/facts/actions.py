@@ -18,7 +18,8 @@ from PySide6.QtWidgets import QWidget
 from memorydesk.memory import browse_detail
 from memorydesk.memory.browse import FactRow
 from memorydesk.store.workspace import Workspace
-from memorydesk.ui import services, settings
+from memorydesk.memory.reviewer import Reviewer
+from memorydesk.ui import settings
 from memorydesk.ui.facts.dialogs import FactEditDialog, PurgeDialog
 from memorydesk.ui.operations import Operations
 from memorydesk.ui.prompts import confirm
@@ -75,7 +76,7 @@ class FactActions(QObject):
         ws = self.ws
 
         def work() -> Any:
-            return call(services.reviewer(ws, settings.actor()))
+            return call(Reviewer(ws, settings.actor()))
 
         def done(result: Any) -> None:
             ids = list(getattr(result, "ids", []) or [])

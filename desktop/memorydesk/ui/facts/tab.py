@@ -23,7 +23,8 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QSplitter, 
 from memorydesk.memory import browse, browse_detail
 from memorydesk.memory.browse import FactQuery
 from memorydesk.store.workspace import Workspace
-from memorydesk.ui import services, settings
+from memorydesk.memory.reviewer import Reviewer
+from memorydesk.ui import settings
 from memorydesk.ui.delegates import BidiDelegate
 from memorydesk.ui.facts import searching
 from memorydesk.ui.facts.actions import FactActions
@@ -352,8 +353,8 @@ class FactsTab(QWidget):
             history = None
             if ws.desk_schema == 0:
                 history = []  # a product file never opened for writing: the desk has no history here
-            elif services.reviewer_missing() is None:
-                history = services.reviewer(ws, settings.actor()).history(entity="fact", entity_id=fact_id)
+            else:
+                history = Reviewer(ws, settings.actor()).history(entity="fact", entity_id=fact_id)
             return d, history
 
         def show(result: tuple[Any, Any]) -> None:

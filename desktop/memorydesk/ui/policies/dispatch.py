@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
 
 from memorydesk.memory import browse_detail
 from memorydesk.store.workspace import Workspace
-from memorydesk.ui import services
+from memorydesk.memory import preamble
 from memorydesk.ui.operations import Operations
 from memorydesk.ui.text import tokens
 
@@ -90,14 +90,9 @@ class DispatchPanel(QWidget):
         self.refresh()
 
     def refresh(self) -> None:
-        mod = services.preamble()
         ws = self.ws
-        if mod is None:
-            self.section.setPlainText("")
-            self.section_size.setText("The dispatch preamble service is not part of this build, so the "
-                                      "exact injected text cannot be shown.")
-        else:
-            self.ops.run_for(self, lambda: mod.policy_section(ws), self._show_section, label="building the policy section")
+        self.ops.run_for(self, lambda: preamble.policy_section(ws), self._show_section,
+                         label="building the policy section")
         self.ops.run_for(self, lambda: browse_detail.agents(ws), self._show_agents, label="reading agents")
 
     def _show_section(self, text: str) -> None:
@@ -119,17 +114,12 @@ class DispatchPanel(QWidget):
         self.update_preview()
 
     def update_preview(self) -> None:
-        mod = services.preamble()
         agent_id = self.agent.currentData()
-        if mod is None:
-            self.preview.setPlainText("")
-            self.preview_size.setText("Preview unavailable: the dispatch preamble service is not part of this build.")
-            return
         if agent_id is None:
             self.preview_size.setText("This workspace has no agents to preview.")
             return
         ws, task = self.ws, self.task.text()
-        self.ops.run_for(self, lambda: mod.build_preamble(ws, agent_id, task), self._show_preview,
+        self.ops.run_for(self, lambda: preamble.build_preamble(ws, agent_id, task), self._show_preview,
                      label="building the dispatch preview")
 
     def _show_preview(self, text: str) -> None:

@@ -14,7 +14,8 @@ from PySide6.QtWidgets import (
 
 from memorydesk.memory import browse_detail
 from memorydesk.store.workspace import Workspace
-from memorydesk.ui import services, settings
+from memorydesk.memory.reviewer import Reviewer
+from memorydesk.ui import settings
 from memorydesk.ui.delegates import BidiDelegate
 from memorydesk.ui.operations import Operations
 from memorydesk.ui.policies.dialogs import PolicyEditDialog
@@ -172,7 +173,7 @@ class PoliciesTab(QWidget):
             self.status.emit(getattr(result, "message", "") or f"{label}: done")
             self.changed.emit(result)
 
-        self.ops.run_for(self, lambda: call(services.reviewer(ws, settings.actor())), done, label=label)
+        self.ops.run_for(self, lambda: call(Reviewer(ws, settings.actor())), done, label=label)
 
     def edit_selected(self) -> None:
         p = self.selected()
