@@ -428,7 +428,8 @@ def report(n: int, figures: dict[str, tuple[float, float]]) -> None:
         ratio = ""
         if base is not None:
             b50, b95 = figures[base]
-            ratio = f"   ×{p50 / b50:.2f} / ×{p95 / b95:.2f} of {'FTS5 alone' if base == BASELINE_FTS else 'baseline'}"
+            of = "FTS5 alone" if base == BASELINE_FTS else "baseline"
+            ratio = f"   ×{p50 / b50:.2f} / ×{p95 / b95:.2f} of {of}"
         print(f"  {name:<32} {p50:8.2f} {p95:8.2f}{ratio}")
 
 

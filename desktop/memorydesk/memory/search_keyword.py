@@ -103,7 +103,7 @@ T = TypeVar("T")
 # (they come from its watcher connection), so the cache belongs to one object at a time.
 
 _lock = threading.Lock()
-_snapshots: weakref.WeakKeyDictionary[Connection, tuple[Any, int | None]] = weakref.WeakKeyDictionary()
+_snapshots: weakref.WeakKeyDictionary[Connection, tuple[Callable[[], Any], int | None]] = weakref.WeakKeyDictionary()
 _owner: list[Any] = [None]  # weakref to the Workspace the cache belongs to
 _entries: OrderedDict[tuple[Any, ...], tuple[int, Any, int]] = OrderedDict()  # key -> (version, value, size)
 _sized_total = [0]
@@ -122,7 +122,7 @@ def snapshot_version(ws: Workspace, conn: Connection) -> int | None:
     txn = conn.get_transaction()
     with _lock:
         known = _snapshots.get(conn)
-    if known is not None and txn is not None and known[0] is txn:
+    if known is not None and txn is not None and known[0]() is txn:
         return known[1]
     if txn is not None:  # something already ran in this transaction: its snapshot is unknown
         version: int | None = None
@@ -131,9 +131,14 @@ def snapshot_version(ws: Workspace, conn: Connection) -> int | None:
         conn.exec_driver_sql(f"SELECT 1 FROM {ws.layout.facts.name} LIMIT 1").all()  # begins the snapshot
         after = ws.data_version()
         version = before if before == after else None
-    with _lock:
-        _snapshots[conn] = (conn.get_transaction(), version)
+    current = conn.get_transaction()
+    with _lock:  # a weak reference: the transaction refers to the connection, the key
+        _snapshots[conn] = (weakref.ref(current) if current is not None else _dead, version)
     return version
+
+
+def _dead() -> None:
+    return None
 
 
 def cached(ws: Workspace, conn: Connection, key: tuple[Any, ...], build: Callable[[], T],

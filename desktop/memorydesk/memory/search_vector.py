@@ -179,7 +179,8 @@ def _exact_distances(raw: object, matrix: np.ndarray, rows: np.ndarray, qblob: b
     for start in range(0, len(rows), 400):
         part = rows[start : start + 400]
         cols = ", ".join(f"vec_distance_l2(?1, ?{j + 2})" for j in range(len(part)))
-        got = raw.execute(f"SELECT {cols}", (qblob, *(matrix[i].tobytes() for i in part))).fetchone()  # type: ignore[attr-defined]
+        params = (qblob, *(matrix[i].tobytes() for i in part))
+        got = raw.execute(f"SELECT {cols}", params).fetchone()  # type: ignore[attr-defined]
         out.extend(float(x) for x in got)
     return out
 
