@@ -24,7 +24,11 @@ FTS5 computes itself:
   query's phrases in order (``fts5_aux.c``); each summand depends only on its own phrase
   and the row. A one-term query ``{topic content} : (tok*)`` therefore returns, as
   ``-rank``, exactly the summand that phrase adds in the product's query. These per-term
-  summands ("postings") are kept per file version, as frequent terms recur;
+  summands ("postings") are kept per file version, as frequent terms recur. A term seen
+  for the first time is counted faster from the index's instances (a temporary
+  ``fts5vocab`` table on the connection: tf per row, rows for the idf) and ``%_docsize``,
+  with bm25's formula in FTS5's order of operations; the self-check holds those numbers
+  to FTS5's own, bit for bit;
 - the summands are added in the product's phrase order, as FTS5 adds them (a phrase a
   row does not match adds ``0.0``, which changes nothing);
 - the workspace phrase comes last; its summand is computed here with FTS5's formula from
@@ -58,7 +62,7 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import numpy as np
@@ -354,6 +358,7 @@ class _IndexShape:
     avgdl: float
     idf: float | None  # None: the product's MATCH has no workspace phrase
     members: np.ndarray | None  # by rowid: rows matching the workspace phrase (None: every row)
+    doc_len: np.ndarray | None = None  # by rowid: the row's token count, all columns (-1: no row)
 
 
 def _varints(blob: bytes) -> list[int]:
@@ -385,8 +390,11 @@ def _workspace_phrase(match: str) -> str | None:
     return match[at + len(_WS_CLAUSE) : -1]
 
 
-def _index_shape(raw: Any, fts: str, phrase: str | None) -> _IndexShape | None:
-    """Row count, average length and the workspace phrase's idf and rows (None: not ours to do)."""
+def _index_shape(raw: Any, fts: str, phrase: str | None, lengths: bool = True) -> _IndexShape | None:
+    """Row count, average length, the workspace phrase's idf and rows, every row's length.
+
+    None: not ours to do (a rank function configured for the table).
+    """
     if raw.execute(f"SELECT 1 FROM {fts}_config WHERE k = 'rank'").fetchall():
         return None  # a rank function configured for the table: leave it to FTS5
     block = raw.execute(f"SELECT block FROM {fts}_data WHERE id = 1").fetchone()
@@ -397,8 +405,9 @@ def _index_shape(raw: Any, fts: str, phrase: str | None) -> _IndexShape | None:
     if n_row <= 0:
         return None
     avgdl = float(n_token) / float(n_row)
+    doc_len = _doc_lengths(raw, fts, len(sizes) - 1) if lengths else None
     if phrase is None:
-        return _IndexShape(n_row, avgdl, None, None)
+        return _IndexShape(n_row, avgdl, None, None, doc_len)
     expr = f"workspace_id : {phrase}"
     n_hit = int(raw.execute(f"SELECT count(*) FROM {fts} WHERE {fts} MATCH ?", (expr,)).fetchone()[0])
     idf = math.log((n_row - n_hit + 0.5) / (n_hit + 0.5))
@@ -410,11 +419,75 @@ def _index_shape(raw: Any, fts: str, phrase: str | None) -> _IndexShape | None:
                           dtype=np.int64)
         members = np.zeros(int(ids.max()) + 1 if len(ids) else 1, dtype=bool)
         members[ids] = True
-    return _IndexShape(n_row, avgdl, idf, members)
+    return _IndexShape(n_row, avgdl, idf, members, doc_len)
 
 
-def _term_postings(raw: Any, fts: str, term: str) -> tuple[np.ndarray, np.ndarray]:
+def _doc_lengths(raw: Any, fts: str, n_col: int) -> np.ndarray | None:
+    """Every indexed row's token count (what bm25 reads from ``%_docsize``), by rowid."""
+    rows = raw.execute(f"SELECT id, sz FROM {fts}_docsize").fetchall()
+    if not rows or n_col <= 0:
+        return None
+    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    if int(ids.min()) < 0 or int(ids.max()) > 64 * len(rows) + 1_000_000:
+        return None  # rowids too sparse for a table by rowid
+    out = np.full(int(ids.max()) + 1, -1, dtype=np.int64)
+    blobs = [bytes(r[1]) if r[1] is not None else b"" for r in rows]
+    plain = np.fromiter((len(b) == n_col for b in blobs), dtype=bool, count=len(blobs))
+    if plain.any():  # one byte per column (every count below 128): add the bytes up
+        packed = np.frombuffer(b"".join(b for b, p in zip(blobs, plain) if p), dtype=np.uint8).reshape(-1, n_col)
+        small = (packed < 0x80).all(axis=1)
+        at = np.flatnonzero(plain)
+        out[ids[at[small]]] = packed[small].sum(axis=1, dtype=np.int64)
+        plain[at[~small]] = False
+    for i in np.flatnonzero(~plain).tolist():
+        out[ids[i]] = sum(_varints(blobs[i]))
+    return out
+
+
+_INSTANCES = "memdesk_fts_instances"
+
+
+def _instances_table(raw: Any, fts: str) -> bool:
+    """A temporary ``fts5vocab`` view of the index's instances on this connection (not in the file)."""
+    try:
+        raw.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{_INSTANCES} USING fts5vocab(main, {fts}, instance)")
+        return True
+    except sqlean.Error:
+        return False
+
+
+def _term_postings_counted(raw: Any, term: str, shape: _IndexShape) -> tuple[np.ndarray, np.ndarray]:
+    """``_term_postings`` from the index's instances: bm25's own formula on the same numbers.
+
+    ``term*`` matches the indexed terms that start with ``term``; counting its instances in
+    topic/content per row gives tf, the rows counted give the idf, ``%_docsize`` the length.
+    About twice as fast as asking FTS5 to rank, and held to the same bits by the self-check.
+    """
+    upper = term[:-1] + chr(ord(term[-1]) + 1)  # terms are [a-z0-9]+: everything starting with ``term``
+    docs = np.fromiter((r[0] for r in raw.execute(
+        f"SELECT doc FROM temp.{_INSTANCES} WHERE term >= ? AND term < ? AND col IN ('topic', 'content')",
+        (term, upper))), dtype=np.int64)
+    if not len(docs):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+    rowids, counts = np.unique(docs, return_counts=True)
+    doc_len = shape.doc_len
+    assert doc_len is not None
+    if int(rowids[-1]) >= len(doc_len) or bool((doc_len[rowids] < 0).any()):
+        raise _Unsure("an instance of a row without a size")
+    n_hit = len(rowids)
+    idf = math.log((shape.n_row - n_hit + 0.5) / (n_hit + 0.5))
+    if idf <= 0.0:
+        idf = 1e-6
+    tf = counts.astype(np.float64)
+    d = doc_len[rowids].astype(np.float64)
+    # fts5Bm25Function's summand, in its order of operations
+    return rowids, idf * ((tf * (_K1 + 1.0)) / (tf + _K1 * (1 - _B + _B * d / shape.avgdl)))
+
+
+def _term_postings(raw: Any, fts: str, term: str, shape: _IndexShape) -> tuple[np.ndarray, np.ndarray]:
     """Rows matching ``term*`` in topic/content, and what that phrase adds to their bm25."""
+    if shape.doc_len is not None and _instances_table(raw, fts):
+        return _term_postings_counted(raw, term, shape)
     rows = raw.execute(f"SELECT rowid, rank FROM {fts} WHERE {fts} MATCH ?",
                        (f"{_TEXT_COLSET} : ({term}*)",)).fetchall()
     if not rows:
@@ -541,7 +614,7 @@ def _fast_keyword(conn: Connection, ws: Workspace, query: str, match: str, limit
         if shape is None or not fast_path_available():
             return None
         postings = [
-            cached(ws, conn, ("fts-term", term), lambda term=term: _term_postings(raw, fts, term),
+            cached(ws, conn, ("fts-term", term), lambda term=term: _term_postings(raw, fts, term, shape),
                    size=lambda v: len(v[0]))
             for term in keyword_terms(query)
         ]
@@ -627,7 +700,11 @@ def _self_check(rounds: int = 30) -> bool:
                 terms = keyword_terms(query)
                 for t in terms:
                     if t not in postings:
-                        postings[t] = _term_postings(raw, fts, t)
+                        postings[t] = _term_postings(raw, fts, t, shape)
+                        ranked = _term_postings(raw, fts, t, replace(shape, doc_len=None))
+                        if not (np.array_equal(postings[t][0], ranked[0])
+                                and postings[t][1].tobytes() == ranked[1].tobytes()):
+                            return False  # the counted postings must be FTS5's own numbers
                 try:
                     got = [(r.id, r.bm25) for r in _fast_rows(raw, fts, facts, wid, [postings[t] for t in terms],
                                                                limit, scope, shape)]
