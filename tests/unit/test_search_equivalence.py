@@ -233,13 +233,18 @@ def world(tmp_path_factory: pytest.TempPathFactory):
 @pytest.fixture
 def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     """How often each fast path answered (rather than handing over to the plain query)."""
-    counts = {"keyword": 0, "vector": 0}
+    counts = {"keyword": 0, "vector": 0, "counted terms": 0}
     fast_rows, from_copy = search_keyword._fast_rows, search_vector._nearest_from_copy
+    counted_terms = search_keyword._term_postings_counted
 
     def rows(*args, **kwargs):
         out = fast_rows(*args, **kwargs)
         counts["keyword"] += 1
         return out
+
+    def terms(*args, **kwargs):
+        counts["counted terms"] += 1
+        return counted_terms(*args, **kwargs)
 
     def nearest(*args, **kwargs):
         out = from_copy(*args, **kwargs)
@@ -247,6 +252,7 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
         return out
 
     monkeypatch.setattr(search_keyword, "_fast_rows", rows)
+    monkeypatch.setattr(search_keyword, "_term_postings_counted", terms)
     monkeypatch.setattr(search_vector, "_nearest_from_copy", nearest)
     return counts
 
@@ -287,11 +293,12 @@ def test_one_shot_commands_and_busy_files_take_the_plain_queries(tmp_path: Path,
 def _rewarm(world: World, counted: dict[str, int]) -> None:
     """The caches follow one workspace object at a time: another test's file may have taken them."""
     _warm(world.ws)
-    counted.update(keyword=0, vector=0)
+    counted.update({name: 0 for name in counted})
 
 
 def test_keyword_search_equals_the_products_query(world: World, counted: dict[str, int]) -> None:
     _rewarm(world, counted)
+    search_keyword.clear_caches("fts-term")
     rng = random.Random(11)
     asked = 0
     for _ in range(400):
@@ -304,6 +311,22 @@ def test_keyword_search_equals_the_products_query(world: World, counted: dict[st
         assert all(h.score == -h.bm25 for h in got.hits)
         asked += scoped_match(query, world.ws.workspace_id) is not None
     assert counted["keyword"] == asked > 300
+    assert counted["counted terms"] > 100  # first-seen terms came from the index's instances
+
+
+def test_keyword_search_without_the_instances_table(world: World, counted: dict[str, int],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where no temporary fts5vocab table can be made, FTS5 ranks each new term itself."""
+    monkeypatch.setattr(search_keyword, "_instances_table", lambda raw, fts: False)
+    _rewarm(world, counted)
+    search_keyword.clear_caches("fts-term")
+    rng = random.Random(21)
+    for _ in range(100):
+        query = world.query(rng)
+        repo = rng.choice(SCOPES)
+        got = search(world.ws, query, mode="keyword", repo=repo)
+        assert [(h.id, h.bm25) for h in got.hits] == world.keyword(query, 20, repo), query
+    assert counted["counted terms"] == 0 and counted["keyword"] > 80
 
 
 def test_equal_scores_keep_rowid_order_when_the_sorter_spills(tmp_path: Path, counted: dict[str, int]) -> None:
