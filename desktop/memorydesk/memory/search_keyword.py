@@ -191,6 +191,7 @@ def cached(ws: Workspace, conn: Connection, key: tuple[Any, ...], build: Callabl
 def _reset(ws: Workspace | None) -> None:
     _entries.clear()
     _asked.clear()
+    _spare.clear()
     _sized_total[0] = 0
     _owner[0] = weakref.ref(ws) if ws is not None else None
 
@@ -499,24 +500,49 @@ def _term_postings(raw: Any, fts: str, term: str, shape: _IndexShape) -> tuple[n
     return rowids, -arr[:, 1]  # rank = -1.0 * (0.0 + summand): the summand exactly
 
 
+_spare: list[np.ndarray] = []  # zeroed float64 buffers, one slot per rowid, lent to one search at a time
+
+
+def _borrow(n: int) -> np.ndarray:
+    with _lock:
+        for i, buf in enumerate(_spare):
+            if len(buf) >= n:
+                return _spare.pop(i)
+    return np.zeros(max(n, 1024), dtype=np.float64)
+
+
+def _give_back(buf: np.ndarray) -> None:
+    with _lock:
+        if len(_spare) < 2:
+            _spare.append(buf)
+
+
 def _summed(postings: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
-    """Matched rowids and their summed bm25 parts, added in phrase order as FTS5 adds them."""
-    total = sum(len(r) for r, _ in postings)
-    if total == 0:
+    """Candidate rowids and their summed bm25 parts, added in phrase order as FTS5 adds them.
+
+    A row matching several terms may appear once per term (with the same sum each time).
+    """
+    lists = [(rows, parts) for rows, parts in postings if len(rows)]
+    if not lists:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
-    top = max(int(r[-1]) for r, _ in postings if len(r))
-    if top < 16 * total + 65_536:  # dense: one slot per rowid
-        score = np.zeros(top + 1, dtype=np.float64)
-        for rows, parts in postings:
-            if len(rows):
+    if len(lists) == 1:
+        return lists[0]  # one phrase: 0.0 + part is the part
+    candidates = np.concatenate([rows for rows, _ in lists])
+    top = max(int(rows[-1]) for rows, _ in lists)
+    if top < 16 * len(candidates) + 65_536:  # dense: one slot per rowid, in a reused zeroed buffer
+        score = _borrow(top + 1)
+        try:
+            for rows, parts in lists:
                 score[rows] += parts
-        matched = np.flatnonzero(score)
-        return matched, score[matched]
-    everything = np.concatenate([r for r, _ in postings])
-    matched, where = np.unique(everything, return_inverse=True)
+            return candidates, score[candidates]
+        finally:
+            for rows, _ in lists:
+                score[rows] = 0.0
+            _give_back(score)
+    matched, where = np.unique(candidates, return_inverse=True)
     acc = np.zeros(len(matched), dtype=np.float64)
     start = 0
-    for rows, parts in postings:
+    for rows, parts in lists:
         acc[where[start : start + len(rows)]] += parts
         start += len(rows)
     return matched, acc
@@ -533,13 +559,13 @@ def _fast_rows(
     shape: _IndexShape,
 ) -> list[KeywordRow]:
     """The product's rows for one query, from its terms' postings."""
-    matched, partial = _summed(postings)
-    if shape.members is not None and len(matched):
-        inside = matched < len(shape.members)
-        keep = np.zeros(len(matched), dtype=bool)
-        keep[inside] = shape.members[matched[inside]]
-        matched, partial = matched[keep], partial[keep]
-    n = len(matched)
+    cand, partial = _summed(postings)
+    if shape.members is not None and len(cand):
+        inside = cand < len(shape.members)
+        keep = np.zeros(len(cand), dtype=bool)
+        keep[inside] = shape.members[cand[inside]]
+        cand, partial = cand[keep], partial[keep]
+    n = len(cand)
     if n == 0:
         return []
     bound = shape.idf * (_K1 + 1.0) * (1.0 + 1e-9) if shape.idf is not None else 0.0
@@ -548,19 +574,21 @@ def _fast_rows(
                f"WHERE f.rowid IN (SELECT value FROM json_each(?)) AND f.workspace_id = ? "
                f"AND f.superseded_by IS NULL{scope_sql}")
     ranked: list[tuple[float, int, Sequence[Any]]] = []
-    examined = np.zeros(n, dtype=bool)
-    take = min(n, max(4 * limit, 64))
+    done: set[int] = set()
+    take = min(n, max(4 * limit, 64))  # entries: a row may be there once per term it matches
     while True:
         if take < n:
             part = np.argpartition(-partial, take - 1)[:take]
-            floor: float | None = float(partial[part].min())  # everything outside ``part`` scores ≤ floor
+            floor: float | None = float(partial[part].min())  # every row outside ``part`` scores ≤ floor
         else:
             part, floor = np.arange(n), None
-        fresh = part[~examined[part]]
-        examined[fresh] = True
-        if len(fresh):
-            ranked.extend(_scored(raw, fts, row_sql, workspace_id, scope_params, matched[fresh], partial[fresh],
-                                  shape))
+        ids, first = np.unique(cand[part], return_index=True)
+        fresh = [i for i, rowid in enumerate(ids.tolist()) if rowid not in done]
+        if fresh:
+            rowids = ids[fresh]
+            done.update(rowids.tolist())
+            ranked.extend(_scored(raw, fts, row_sql, workspace_id, scope_params, rowids,
+                                  partial[part[first[fresh]]], shape))
         ranked.sort(key=lambda item: (-item[0], item[1]))  # equal scores: FTS5's sorter keeps rowid order
         if floor is None:
             break
