@@ -32,8 +32,8 @@ and measures a worst case nobody has. So:
 - a vocabulary of ``VOCAB_SIZE`` words: a few hundred real engineering words first,
   then pronounceable made-up words, ranked, with a Zipf–Mandelbrot frequency
   (``1 / (rank + 2.7) ** 1.07``), as word frequencies in real text are;
-- ``len(DOMAINS)`` domains (workspace-wide and ``repo:<slug>/…``), themselves chosen
-  with a Zipf weight; each has its own lexicon of ``LEXICON_SIZE`` words drawn from the
+- 40 domains (workspace-wide and ``repo:<slug>/…``), themselves chosen with a Zipf
+  weight; each has its own lexicon of ``LEXICON_SIZE`` words drawn from the
   vocabulary (mid-frequency words become a domain's common words, as "terraform" is
   common in infrastructure facts and rare elsewhere);
 - a fact's content is 6–60 tokens (log-normal length, median about 18): about a third
@@ -42,8 +42,8 @@ and measures a worst case nobody has. So:
   or version; the topic is one to three of the domain's common words joined by ``-``;
 - a query picks a domain the same way and 2–5 content words from it (mostly the
   domain's lexicon, sometimes any word), put in one of a dozen question shapes ("how do
-  we … the …", "why does … fail", bare keywords …); a preamble task is a 4–7 word
-  instruction built the same way;
+  we … the …", "why does … fail", bare keywords …); a preamble task is an instruction
+  with four or five content words built the same way ("Rotate the … before the … window");
 - embeddings are random unit vectors (latency does not depend on what they mean);
   5% of facts are superseded by their predecessor; each fact has two episodic edges to
   random facts; ``created_at`` grows with the insertion order.
