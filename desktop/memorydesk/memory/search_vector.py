@@ -49,9 +49,10 @@ VECTOR_K = 30
 _CHUNK = 500
 #: Candidates measured exactly at most; beyond that (a crowd of near-identical vectors) the KNN query answers.
 _MAX_CANDIDATES = 4096
-#: A file version gets its in-memory copy on its ``COPY_AFTER``-th vector search: the copy costs
-#: about ten KNN queries to build, so a file that changes every few searches keeps using the
-#: KNN query (never more than about 1.5 times what the KNN query alone would have cost).
+#: A file version gets its in-memory copy on its ``COPY_AFTER``-th vector search. The copy costs
+#: about ten KNN queries to build, so a file that changes every few searches keeps using the KNN
+#: query; the worst case, a change right after the copy was built, costs those five searches
+#: about three times what the KNN query alone would have.
 COPY_AFTER = 5
 #: The sqlite-vec release whose order of equal distances ``_nearest_from_copy`` reproduces (tested).
 TIE_ORDER_VERSION = "v0.1.9"
