@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtWidgets import QMessageBox, QWidget
+from PySide6.QtWidgets import QLabel, QLineEdit, QMessageBox, QWidget
 
 
 def confirm(parent: QWidget, title: str, text: str, on_yes: Callable[[], None], *,
@@ -36,3 +36,14 @@ def show_error(parent: QWidget, title: str, text: str) -> QMessageBox:
     box.finished.connect(lambda _r: box.deleteLater())
     box.open()
     return box
+
+
+def reason_fields() -> tuple[QLineEdit, QLabel]:
+    """The two rows every edit dialog ends with: why (kept in the history), and what is wrong."""
+    reason = QLineEdit()
+    reason.setObjectName("reason")
+    reason.setPlaceholderText("Why (kept in the history)")
+    problem = QLabel("")
+    problem.setObjectName("problem")
+    problem.setStyleSheet("color: #c0392b")
+    return reason, problem

@@ -6,9 +6,20 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QComboBox, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit,
-    QSlider, QVBoxLayout, QWidget,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QSlider,
+    QVBoxLayout,
+    QWidget,
 )
+
+from memorydesk.ui.prompts import reason_fields
 
 
 class FactEditDialog(QDialog):
@@ -35,12 +46,7 @@ class FactEditDialog(QDialog):
         self.confidence_label = QLabel()
         self.confidence.valueChanged.connect(self._show_confidence)
         self._show_confidence()
-        self.reason = QLineEdit()
-        self.reason.setObjectName("reason")
-        self.reason.setPlaceholderText("Why (kept in the history)")
-        self.problem = QLabel("")
-        self.problem.setObjectName("problem")
-        self.problem.setStyleSheet("color: #c0392b")
+        self.reason, self.problem = reason_fields()
         conf = QHBoxLayout()
         conf.addWidget(self.confidence, 1)
         conf.addWidget(self.confidence_label)

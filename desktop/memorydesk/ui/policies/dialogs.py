@@ -5,8 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtWidgets import (
-    QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QPlainTextEdit, QVBoxLayout, QWidget,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QVBoxLayout,
+    QWidget,
 )
+
+from memorydesk.ui.prompts import reason_fields
 
 ROLES = ("ceo", "coder", "reviewer", "qa", "designer", "security", "devops", "pm", "general")
 
@@ -28,12 +38,7 @@ class PolicyEditDialog(QDialog):
             self.role.addItem(role, role)
         current = (policy.get("required_role") or "").lower()
         self.role.setCurrentIndex(max(0, self.role.findData(current)) if current else 0)
-        self.reason = QLineEdit()
-        self.reason.setObjectName("reason")
-        self.reason.setPlaceholderText("Why (kept in the history)")
-        self.problem = QLabel("")
-        self.problem.setObjectName("problem")
-        self.problem.setStyleSheet("color: #c0392b")
+        self.reason, self.problem = reason_fields()
         form = QFormLayout()
         form.addRow("Domain", self.domain)
         form.addRow("Rule", self.rule)
