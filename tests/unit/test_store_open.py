@@ -266,3 +266,15 @@ def test_data_version_sees_another_process_commit(product_db: Path) -> None:
 def test_backup_copy_is_a_consistent_database(product_db: Path, tmp_path: Path) -> None:
     target = files.backup_copy(product_db, tmp_path / "copy.db")
     assert _dump(target, ["memory_facts_table"]) == _dump(product_db, ["memory_facts_table"])
+
+
+def test_a_short_file_with_a_pending_wal_is_not_called_truncated(product_db: Path, tmp_path: Path) -> None:
+    """After a checkpoint cut short by a kill, page 1 may promise more pages than the file has
+    yet; the WAL beside it still holds them, so only a file without a WAL is truncated."""
+    data = product_db.read_bytes()
+    short = tmp_path / "short.db"
+    short.write_bytes(data[: len(data) - 4096])
+    with pytest.raises(WorkspaceUnusable, match="truncated"):
+        files.inspect_header(short)
+    Path(f"{short}-wal").write_bytes(b"\x37\x7f\x06\x82" + b"\x00" * 28)
+    files.inspect_header(short)  # no verdict from the header alone: SQLite recovers from the WAL

@@ -40,7 +40,12 @@ def inspect_header(path: Path) -> None:
     change_counter = int.from_bytes(head[24:28], "big")
     page_count = int.from_bytes(head[28:32], "big")
     valid_for = int.from_bytes(head[92:96], "big")
-    if valid_for == change_counter and page_count and size < page_count * page_size:
+    # With a WAL beside it, the file may legitimately be shorter than its header says: a
+    # checkpoint cut short (a killed process) writes page 1 before the file grows, and
+    # SQLite's recovery finishes the job from the WAL.
+    wal = Path(f"{path}-wal")
+    pending_wal = wal.exists() and wal.stat().st_size > 0
+    if valid_for == change_counter and page_count and size < page_count * page_size and not pending_wal:
         raise WorkspaceUnusable(
             f"{path}: the file is truncated ({size} bytes, its header says {page_count * page_size})"
         )
