@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from memorydesk.memory.demo import build_demo
+from memorydesk.demo.builder import build_demo
 from memorydesk.store import integrity, open_workspace
 
 NOW = 1_767_225_600

@@ -14,7 +14,7 @@ import time
 import numpy as np
 import pytest
 
-from memorydesk.memory.embedder import DIM, Embedder
+from memorydesk.embedding.embedder import DIM, Embedder
 
 BATCH_SIZE = 32
 N_TEXTS = 512

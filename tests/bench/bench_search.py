@@ -64,9 +64,9 @@ import numpy as np
 import pytest
 
 from memorydesk.core.fts_query import scoped_match
-from memorydesk.memory.embedder import DIM, get_embedder
-from memorydesk.memory.preamble import build_preamble
-from memorydesk.memory.search import search
+from memorydesk.embedding.embedder import DIM, get_embedder
+from memorydesk.search.agent import search
+from memorydesk.search.preamble import build_preamble
 from memorydesk.store import open_workspace
 from memorydesk.store.ours import VECTOR_TABLE
 
@@ -336,7 +336,7 @@ AFTER_WRITE_SEARCHES = 7
 def _forget(kind: str | None = None) -> None:
     """Drop the search caches (all, or one kind); a no-op for code without them."""
     try:
-        from memorydesk.memory.search_keyword import clear_caches
+        from memorydesk.search.cache import clear_caches
     except ImportError:
         return
     clear_caches(kind)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import sqlean
 
-from helpers import sha256
 from fixtures.product_fixture import PLANTED
+from helpers import sha256
 
 
 def run(*args: str) -> subprocess.CompletedProcess:

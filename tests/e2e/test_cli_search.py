@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from helpers import sha256
-from memorydesk.memory.preamble import build_preamble
+from memorydesk.search.preamble import build_preamble
 from memorydesk.store import open_workspace
 
 pytestmark = pytest.mark.shared

@@ -8,10 +8,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any QApplication
 
 from pathlib import Path
 
-import pytest
-
 import desk_sample
 import guihelp
+import pytest
 
 OFFSCREEN_NOISE = "This plugin does not support propagateSizeHints()"
 

@@ -8,13 +8,15 @@ import hashlib
 import threading
 from pathlib import Path
 
+import desk_sample
 import pytest
+from guihelp import row_of_topic, topics, wait_idle
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QIcon
 
-import desk_sample
-from guihelp import row_of_topic, topics, wait_idle
-from memorydesk.memory import browse, browse_detail, search
+from memorydesk.browse import detail as browse_detail
+from memorydesk.browse import facts as browse
+from memorydesk.search import agent as search
 from memorydesk.ui.facts.model import UNREACHABLE_ROLE, WINDOW, column
 
 QUERY = "when do we deploy on wednesday"

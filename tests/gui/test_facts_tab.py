@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import desk_sample
+from guihelp import focus, needs_reviewer, row_of_topic, topics, wait_idle
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QStyleOptionViewItem
 
-import desk_sample
-from guihelp import focus, needs_reviewer, row_of_topic, topics, wait_idle
-from memorydesk.memory import browse_detail
+from memorydesk.browse import detail as browse_detail
 from memorydesk.ui.facts.model import COLUMNS, column
 
 

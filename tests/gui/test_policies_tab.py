@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import desk_sample
 import pytest
+from guihelp import focus, needs_reviewer
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
-import desk_sample
-from guihelp import focus, needs_reviewer
-from memorydesk.memory import browse_detail
+from memorydesk.browse import detail as browse_detail
 
 
 def _ready(qtbot, win):
@@ -41,7 +41,7 @@ def test_list_marks_active_and_the_advisory_role(open_window, sample_path, qtbot
 
 
 def test_dispatch_panel_shows_the_injected_section_and_a_preview(open_window, sample_path, qtbot) -> None:
-    preamble = pytest.importorskip("memorydesk.memory.preamble")
+    preamble = pytest.importorskip("memorydesk.search.preamble")
     win = open_window(sample_path)
     tab = _ready(qtbot, win)
     panel = tab.dispatch

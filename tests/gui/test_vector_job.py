@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 
-from memorydesk.memory.embedder import get_embedder
+from memorydesk.embedding.embedder import get_embedder
 from memorydesk.memory.service import MemoryService
 from memorydesk.memory.vector_index import missing_count
 from memorydesk.store import open_workspace

@@ -9,13 +9,13 @@ import sys
 import textwrap
 from pathlib import Path
 
+import desk_sample
 import pytest
+from guihelp import focus, row_of_topic, wait_idle
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QAction, QDropEvent, QGuiApplication
 from PySide6.QtWidgets import QAbstractItemView
 
-import desk_sample
-from guihelp import focus, row_of_topic, wait_idle
 from memorydesk.ui import settings
 
 CREATE_WORDS = re.compile(r"\b(new|add|create|insert|duplicate|import)\b", re.IGNORECASE)

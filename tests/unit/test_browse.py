@@ -1,4 +1,4 @@
-"""memory.browse and memory.browse_detail: the desk's read queries (no Qt)."""
+"""browse.facts and browse.detail: the desk's read queries (no Qt)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from memorydesk.memory import browse, browse_detail
-from memorydesk.memory.browse import FactQuery
+from memorydesk.browse import detail as browse_detail
+from memorydesk.browse import facts as browse
+from memorydesk.browse.facts import FactQuery
 from memorydesk.store import open_workspace
 
 _spec = importlib.util.spec_from_file_location("desk_sample", Path(__file__).parents[1] / "gui" / "desk_sample.py")

@@ -9,8 +9,8 @@ import pytest
 from sqlalchemy import select
 
 from memorydesk.cli import main
+from memorydesk.demo.builder import build_demo
 from memorydesk.memory import policies
-from memorydesk.memory.demo import build_demo
 from memorydesk.store import integrity, open_workspace
 
 NOW = 1_767_225_600  # 2026-01-01T00:00:00Z: a fixed reference time keeps builds comparable
@@ -207,7 +207,7 @@ def test_cli_builds_and_replaces_with_force(tmp_path: Path, capsys) -> None:
 
 @pytest.mark.parametrize("bulk", [False, True])
 def test_the_first_facts_get_real_embeddings_and_the_index_agrees(tmp_path: Path, bulk: bool) -> None:
-    from memorydesk.memory.embedder import embedder_status
+    from memorydesk.embedding.embedder import embedder_status
 
     ok, reason = embedder_status()
     if not ok:

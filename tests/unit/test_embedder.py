@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from memorydesk.core.errors import MemoryDeskError
-from memorydesk.memory import embedder as emb
-from memorydesk.memory.embedder import (
+from memorydesk.embedding import embedder as emb
+from memorydesk.embedding.embedder import (
     BINARY_BYTES,
     BLOB_BYTES,
     DIM,
@@ -169,7 +169,7 @@ def test_concurrent_first_use_loads_once_and_agrees() -> None:
 
 def test_import_does_not_load_onnxruntime() -> None:
     code = (
-        "import sys, memorydesk.memory.embedder as e; "
+        "import sys, memorydesk.embedding.embedder as e; "
         "e.Embedder(); "
         "print('onnxruntime' in sys.modules, 'tokenizers' in sys.modules)"
     )

@@ -9,7 +9,7 @@ import pytest
 import sqlean
 
 from helpers import sha256
-from memorydesk.memory.preamble import build_preamble, policy_section
+from memorydesk.search.preamble import build_preamble, policy_section
 from memorydesk.store import open_workspace
 
 FOOTER = "_Search durable facts on demand with the `search_memory` tool._"
@@ -180,7 +180,7 @@ def test_sample_fact_lines_follow_keyword_search(sample_db: Path, expected: dict
     task = "Raise the sentry quota before the launch and check invoice rounding"
     with open_workspace(sample_db, read_only=True) as ws:
         text = build_preamble(ws, "nobody", task)
-        from memorydesk.memory.search import keyword_search
+        from memorydesk.search.agent import keyword_search
 
         hits = keyword_search(ws, task).hits
     section = text.split(FACTS_HEAD + "\n", 1)[1].split("\n" + VERIFY, 1)[0]

@@ -10,8 +10,8 @@ import pytest
 from sqlalchemy.exc import IntegrityError
 
 from memorydesk.core.errors import BadInput
-from memorydesk.lineage.jsonl import parse_jsonl
 from memorydesk.lineage import receipt_store
+from memorydesk.lineage.jsonl import parse_jsonl
 from memorydesk.lineage.receipt_store import ingest, load
 from memorydesk.store import open_workspace
 

@@ -29,11 +29,12 @@ from memorydesk.core.fts_query import scoped_match
 from memorydesk.core.fusion import FusionRecord, Voice, hybrid_fuse, rrf_fuse
 from memorydesk.core.intent import classify_intent
 from memorydesk.core.text import candidate_text
-from memorydesk.memory import search_keyword, search_vector
-from memorydesk.memory.embedder import DIM
-from memorydesk.memory.search import search
-from memorydesk.memory.search_hybrid import graph_ids
-from memorydesk.memory.search_keyword import repo_scope
+from memorydesk.embedding.embedder import DIM
+from memorydesk.search import bm25, cache
+from memorydesk.search import vector as search_vector
+from memorydesk.search.agent import search
+from memorydesk.search.hybrid import graph_ids
+from memorydesk.search.scope import repo_scope
 from memorydesk.store import open_workspace
 from memorydesk.store.ours import VECTOR_TABLE
 
@@ -234,8 +235,8 @@ def world(tmp_path_factory: pytest.TempPathFactory):
 def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     """How often each fast path answered (rather than handing over to the plain query)."""
     counts = {"keyword": 0, "vector": 0, "counted terms": 0}
-    fast_rows, from_copy = search_keyword._fast_rows, search_vector._nearest_from_copy
-    counted_terms = search_keyword._term_postings_counted
+    fast_rows, from_copy = bm25._fast_rows, search_vector._nearest_from_copy
+    counted_terms = bm25._term_postings_counted
 
     def rows(*args, **kwargs):
         out = fast_rows(*args, **kwargs)
@@ -251,14 +252,14 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
         counts["vector"] += out is not None
         return out
 
-    monkeypatch.setattr(search_keyword, "_fast_rows", rows)
-    monkeypatch.setattr(search_keyword, "_term_postings_counted", terms)
+    monkeypatch.setattr(bm25, "_fast_rows", rows)
+    monkeypatch.setattr(bm25, "_term_postings_counted", terms)
     monkeypatch.setattr(search_vector, "_nearest_from_copy", nearest)
     return counts
 
 
 def test_the_fast_keyword_path_is_available_here() -> None:
-    assert search_keyword.fast_path_available()
+    assert bm25.fast_path_available()
 
 
 def test_one_shot_commands_and_busy_files_take_the_plain_queries(tmp_path: Path,
@@ -267,7 +268,7 @@ def test_one_shot_commands_and_busy_files_take_the_plain_queries(tmp_path: Path,
     building the caches would not pay off for a file that changes between searches, or for
     a one-shot command."""
     calls = {"fast": 0, "copy": 0}
-    fast_rows, vec0_copy = search_keyword._fast_rows, search_vector._vec0_copy
+    fast_rows, vec0_copy = bm25._fast_rows, search_vector._vec0_copy
 
     def counting_rows(*args, **kwargs):
         calls["fast"] += 1
@@ -277,7 +278,7 @@ def test_one_shot_commands_and_busy_files_take_the_plain_queries(tmp_path: Path,
         calls["copy"] += 1
         return vec0_copy(*args, **kwargs)
 
-    monkeypatch.setattr(search_keyword, "_fast_rows", counting_rows)
+    monkeypatch.setattr(bm25, "_fast_rows", counting_rows)
     monkeypatch.setattr(search_vector, "_vec0_copy", counting_copy)
     world = World(tmp_path / "small.db", seed=3)
     try:
@@ -302,7 +303,7 @@ def _rewarm(world: World, counted: dict[str, int]) -> None:
 
 def test_keyword_search_equals_the_products_query(world: World, counted: dict[str, int]) -> None:
     _rewarm(world, counted)
-    search_keyword.clear_caches("fts-term")
+    cache.clear_caches("fts-term")
     rng = random.Random(11)
     asked = 0
     for _ in range(400):
@@ -321,9 +322,9 @@ def test_keyword_search_equals_the_products_query(world: World, counted: dict[st
 def test_keyword_search_without_the_instances_table(world: World, counted: dict[str, int],
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """Where no temporary fts5vocab table can be made, FTS5 ranks each new term itself."""
-    monkeypatch.setattr(search_keyword, "_instances_table", lambda raw, fts: False)
+    monkeypatch.setattr(bm25, "_instances_table", lambda raw, fts: False)
     _rewarm(world, counted)
-    search_keyword.clear_caches("fts-term")
+    cache.clear_caches("fts-term")
     rng = random.Random(21)
     for _ in range(100):
         query = world.query(rng)
@@ -374,7 +375,7 @@ def test_vector_voice_equals_the_knn_query(world: World, counted: dict[str, int]
         repo = rng.choice(SCOPES)
         want = world.vector(qvec, repo)
         with world.ws.read() as conn:
-            search_keyword.snapshot_version(world.ws, conn)
+            cache.snapshot_version(world.ws, conn)
             got = search_vector.vector_ids(world.ws, conn, qvec, scope=repo_scope(repo))
         assert got == want
         ties += len({d for _, d in want}) < len(want)
@@ -403,7 +404,7 @@ def test_equal_distances_keep_the_index_order_within_and_across_chunks(tmp_path:
         for qvec in (shared, (shared + 0.01 * _unit(nrng)) / 1.0001):
             for k in (3, 6, 30):
                 with ws.read() as conn:
-                    search_keyword.snapshot_version(ws, conn)
+                    cache.snapshot_version(ws, conn)
                     got = search_vector._nearest(ws, conn, qvec, k)
                     want = search_vector._knn_query(conn, qvec, k)
                 assert got == want

@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memorydesk.memory.embedder import DIM, get_embedder, to_blob
-from memorydesk.memory.search import search
-from memorydesk.memory.search_hybrid import graph_ids, temporal_ids
+from memorydesk.embedding.embedder import DIM, get_embedder, to_blob
+from memorydesk.search.agent import search
+from memorydesk.search.hybrid import graph_ids, temporal_ids
 from memorydesk.store import open_workspace
 from memorydesk.store.ours import VECTOR_TABLE
 

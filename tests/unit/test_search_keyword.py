@@ -10,8 +10,8 @@ import sqlean
 
 from helpers import sha256
 from memorydesk.core.errors import BadInput, ReadOnlyWorkspace
-from memorydesk.memory.search import is_keyword_reachable, keyword_search, search, unreachable_fact_ids
-from memorydesk.memory.search_keyword import repo_scope
+from memorydesk.search.agent import is_keyword_reachable, keyword_search, search, unreachable_fact_ids
+from memorydesk.search.scope import repo_scope
 from memorydesk.store import open_workspace
 
 pytestmark = pytest.mark.shared

@@ -127,6 +127,7 @@ def test_heat_formula() -> None:
 
 def test_hot_segments_become_durable_facts(ws, clock) -> None:
     eng = engine(ws, clock, stm_capacity=0, heat_threshold=3.5)
+
     def page(n: int) -> None:
         eng.remember("u", "a", f"hiking trail number {n} hiking", run_id="r", memory_type="preference",
                      importance=0.6)

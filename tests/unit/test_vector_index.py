@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import select
 
 from memorydesk.core.errors import ReadOnlyWorkspace
-from memorydesk.memory.embedder import fact_text, from_blob, get_embedder
+from memorydesk.embedding.embedder import fact_text, from_blob, get_embedder
 from memorydesk.memory.service import MemoryService
 from memorydesk.memory.vector_index import index_missing_vectors, missing_count
 from memorydesk.store import integrity, open_workspace

@@ -1,6 +1,6 @@
 """``memory-desk demo create PATH [--facts N] [--seed S]``: build a demo workspace file.
 
-The workspace is written through the memory service (``memorydesk.memory.demo``)
+The workspace is written through the memory service (``memorydesk.demo.builder``)
 into a temporary file beside PATH and moved into place only when complete, so an
 interrupted or failed build never leaves a half-written workspace. An existing PATH
 is refused (exit 2) unless ``--force``.
@@ -11,8 +11,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from memorydesk.core.errors import BadInput
 
@@ -66,7 +68,7 @@ def _remove(path: Path) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memorydesk.memory import demo
+    from memorydesk.demo import builder as demo
 
     path = Path(args.path).expanduser()
     if not demo.MIN_FACTS <= args.facts <= demo.MAX_FACTS:
@@ -81,20 +83,30 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if not path.parent.is_dir():
         raise BadInput(f"{path}: the folder {path.parent} does not exist")
-    now = _parse_now(args.now)
-    bulk = {"auto": None, "on": True, "off": False}[args.bulk]
-    embed = demo.DEFAULT_EMBED if args.embed is None else args.embed
 
     def progress(line: str) -> None:
         if not args.quiet:
             print(line, file=sys.stderr, flush=True)
 
+    summary = create(path, facts=args.facts, seed=args.seed, now=_parse_now(args.now), embed=args.embed,
+                     bulk={"auto": None, "on": True, "off": False}[args.bulk], progress=progress)
+    for line in summary.lines():
+        print(line)
+    return 0
+
+
+def create(path: Path, *, facts: int, seed: int = 7, now: int | None = None, embed: int | None = None,
+           bulk: bool | None = None, progress: Callable[[str], None] | None = None) -> Any:
+    """Build the demo beside ``path`` and move it into place when complete (replacing ``path``)."""
+    from memorydesk.demo import builder as demo
+
+    say = progress or (lambda _line: None)
     building = path.with_name(f".{path.name}.building-{os.getpid()}")
     _remove(building)
-    progress(f"building a demo workspace of ~{args.facts:,} facts (seed {args.seed})…")
+    say(f"building a demo workspace of ~{facts:,} facts (seed {seed})…")
     try:
-        summary = demo.build_demo(building, facts=args.facts, seed=args.seed, now=now, embed=embed, bulk=bulk,
-                                  progress=progress)
+        summary = demo.build_demo(building, facts=facts, seed=seed, now=now,
+                                  embed=demo.DEFAULT_EMBED if embed is None else embed, bulk=bulk, progress=progress)
         demo.finish_file(building)
         if path.exists():
             _remove(path)
@@ -103,6 +115,4 @@ def run(args: argparse.Namespace) -> int:
         _remove(building)
         raise
     summary.path = path
-    for line in summary.lines():
-        print(line)
-    return 0
+    return summary

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from memorydesk.memory.preamble import build_preamble
+from memorydesk.search.preamble import build_preamble
 from memorydesk.store import open_workspace
 
 

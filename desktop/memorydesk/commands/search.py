@@ -14,7 +14,7 @@ import json
 import sys
 
 from memorydesk.core.text import snippet
-from memorydesk.memory.search import MODES, search
+from memorydesk.search.agent import MODES, search
 from memorydesk.store import open_workspace
 
 

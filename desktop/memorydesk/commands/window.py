@@ -14,14 +14,12 @@ from memorydesk.core.errors import BadInput
 
 
 def _demo_path() -> Path:
-    """A fresh demo workspace, built by `memory-desk demo create` (through the memory service)."""
-    from memorydesk import cli
+    """A fresh demo workspace, built through the memory service (as `memory-desk demo create` does)."""
+    from memorydesk.commands import demo
 
     folder = Path(tempfile.mkdtemp(prefix="memorydesk-demo-"))
     path = folder / "demo.db"
-    code = cli.main(["demo", "create", str(path), "--facts", "2000", "--quiet"])
-    if code != 0 or not path.exists():
-        raise BadInput("--demo: the demo workspace could not be built (see the message above)")
+    demo.create(path, facts=2000)
     return path
 
 

@@ -19,8 +19,8 @@ facts, those are sorted by score (Dart's unstable sort) and the first 5 are link
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final, Iterable
 
 from memorydesk.core.dart_sort import dart_compare_doubles, dart_sort

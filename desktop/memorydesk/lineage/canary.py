@@ -30,11 +30,11 @@ from sqlalchemy import select
 from memorydesk.core.health import classify
 from memorydesk.lineage import receipt_store
 from memorydesk.lineage.recall import dispatch, retrieve
-from memorydesk.lineage.tiers import PAGES, SEGMENTS, VERSIONS, LANES, LPM_DOMAIN, TierConfig, TierEngine
+from memorydesk.lineage.tiers import LANES, LPM_DOMAIN, PAGES, SEGMENTS, VERSIONS, TierConfig, TierEngine
 from memorydesk.memory.rows import read_json_list
-from memorydesk.memory.service import with_retry
 from memorydesk.store import Workspace, open_workspace
 from memorydesk.store.ours import DeskReceipt
+from memorydesk.store.retry import with_retry
 
 CAPACITY = 2
 PER_BATCH = 3

@@ -18,7 +18,7 @@ from sqlalchemy import and_, select
 from memorydesk.lineage import receipt_store
 from memorydesk.lineage.tiers import LPM_DOMAIN, PAGES, SEGMENTS, VERSIONS, TierEngine, newest_version
 from memorydesk.memory.rows import read_json_list
-from memorydesk.memory.service import with_retry
+from memorydesk.store.retry import with_retry
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 

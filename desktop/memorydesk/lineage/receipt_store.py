@@ -11,9 +11,9 @@ from collections.abc import Iterable
 from sqlalchemy import Connection, select
 
 from memorydesk.core.receipts import Receipt, format_utc, parse_utc
-from memorydesk.memory.service import with_retry
 from memorydesk.store import Workspace
 from memorydesk.store.ours import DeskReceipt
+from memorydesk.store.retry import with_retry
 
 TABLE = DeskReceipt.__table__
 BATCH = 20_000

@@ -27,13 +27,14 @@ from sqlalchemy import Connection, and_, literal_column, select
 from memorydesk import SOURCE_VERSION
 from memorydesk.core.receipts import Receipt
 from memorydesk.core.text import jaccard
+from memorydesk.embedding.embedder import fact_vectors
 from memorydesk.lineage import receipt_store
 from memorydesk.lineage.summarizer import LocalSummarizer, Summarizer
 from memorydesk.memory import facts as fact_rules
 from memorydesk.memory.rows import new_id
-from memorydesk.memory.service import MemoryService, with_retry
 from memorydesk.store import Workspace
 from memorydesk.store.ours import DeskLane, DeskMemoryVersion, DeskPage, DeskSegment
+from memorydesk.store.retry import with_retry
 
 LANES, VERSIONS = DeskLane.__table__, DeskMemoryVersion.__table__
 SEGMENTS, PAGES = DeskSegment.__table__, DeskPage.__table__
@@ -68,7 +69,7 @@ class TierEngine:
                  clock: Callable[[], float] = time.time, embedder=False, canary: bool = False) -> None:
         self.ws, self.config, self.clock = ws, config or TierConfig(), clock
         self.summarizer = summarizer or LocalSummarizer()
-        self._vectors = MemoryService(ws, embedder)._vectors_for
+        self._embedder = embedder
         self.canary = canary
 
     # -- receipts --------------------------------------------------------------------------------
@@ -202,7 +203,7 @@ class TierEngine:
                                  .order_by(PAGES.c.created_at, literal_column("rowid"))).all()
         if segment is None:
             return []
-        vectors = self._vectors([f"{segment.user_scope} {p.content}" for p in pages])
+        vectors = fact_vectors([f"{segment.user_scope} {p.content}" for p in pages], self._embedder)
         now = self.clock()
 
         def work(conn: Connection) -> list[str]:
@@ -226,4 +227,3 @@ class TierEngine:
 
     def promote_hot(self, user: str | None = None, assistant: str | None = None) -> int:
         return sum(len(self.promote_to_lpm(s)) for s in self.hot_segments(user, assistant))
-

@@ -31,16 +31,19 @@ class Action:
     name: str
     forward: Step
     inverse: Step | None  # None: cannot be undone (purge)
+    touched: Callable[[dict[str, Any]], dict[str, list[str]]] | None = None  # other kinds it changes, with ids
 
 
 ACTIONS: dict[str, Action] = {}
 
 
-def action(entity: str, name: str, inverse_of: Step | None = None):
-    """Register ``forward`` for ``entity.name``; ``inverse_of`` is its undo."""
+def action(entity: str, name: str, inverse_of: Step | None = None,
+           touched: Callable[[dict[str, Any]], dict[str, list[str]]] | None = None):
+    """Register ``forward`` for ``entity.name``; ``inverse_of`` is its undo; ``touched(detail)``
+    names the other kinds of entity it changes (a conflict action changes facts)."""
 
     def register(forward: Step) -> Step:
-        ACTIONS[f"{entity}.{name}"] = Action(entity, name, forward, inverse_of)
+        ACTIONS[f"{entity}.{name}"] = Action(entity, name, forward, inverse_of, touched)
         return forward
 
     return register
@@ -48,10 +51,26 @@ def action(entity: str, name: str, inverse_of: Step | None = None):
 
 @dataclass
 class ChangeResult:
+    """What a reviewer action changed: its entity and ids, other kinds it touched (with ids),
+    the history rows it wrote, and a sentence for a person."""
+
     entity: str
     ids: list[str]
     history_ids: list[int] = field(default_factory=list)
     message: str = ""
+    touched: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def kinds(self) -> frozenset[str]:
+        """Every kind of entity this change touched (the history always)."""
+        return frozenset({self.entity, "history", *self.touched})
+
+    def ids_of(self, kind: str) -> list[str]:
+        if kind == self.entity:
+            return list(self.ids)
+        if kind == "history":
+            return [str(h) for h in self.history_ids]
+        return list(self.touched.get(kind, []))
 
 
 def record(conn: Connection, *, key: str, entity_id: str, actor: str, reason: str, detail: dict[str, Any],
@@ -119,7 +138,9 @@ def undo(ws: Workspace, conn: Connection, history_id: int, actor: str, reason: s
                     reason=reason or f"{name} of entry {history_id}", detail={"of": history_id},
                     before_id=original.after_id, after_id=original.before_id, undo_of=history_id)
     conn.execute(HISTORY.update().where(HISTORY.c.id == history_id).values(undone_by=new_id))
-    return ChangeResult(original.entity, [original.entity_id], [new_id], f"{name}: {original.action}")
+    ids = list(dict.fromkeys(i for i in (original.entity_id, original.before_id, original.after_id) if i))
+    touched = act.touched(detail) if act.touched is not None else {}
+    return ChangeResult(original.entity, ids, [new_id], f"{name}: {original.action}", touched)
 
 
 def entries(conn: Connection, entity: str | None = None, entity_id: str | None = None,

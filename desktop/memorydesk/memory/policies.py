@@ -13,7 +13,13 @@ from sqlalchemy import Connection, and_, func, select
 
 from memorydesk.core.errors import InsufficientMemoryPermission
 from memorydesk.core.vocab import (
-    AgentRole, Permission, bare_domain_name, parse_agent_role, parse_domain_scope, parse_permission, slugify_domain,
+    AgentRole,
+    Permission,
+    bare_domain_name,
+    parse_agent_role,
+    parse_domain_scope,
+    parse_permission,
+    slugify_domain,
 )
 from memorydesk.memory.rows import json_list, new_id, now_s
 from memorydesk.store import Workspace

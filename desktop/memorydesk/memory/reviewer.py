@@ -16,13 +16,14 @@ from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
 from memorydesk.core.vocab import parse_permission
+from memorydesk.embedding.embedder import Embedder, fact_text, fact_vectors
 from memorydesk.memory import history, reviewer_steps  # noqa: F401 - registers the actions
-from memorydesk.memory.embedder import Embedder
 from memorydesk.memory.history import ChangeResult, perform
-from memorydesk.memory.rows import drop_vectors, fact_row, new_id, now_s
-from memorydesk.memory.service import MemoryService, with_retry
+from memorydesk.memory.rows import fact_row, new_id, now_s
 from memorydesk.store import Workspace
-from memorydesk.store.ours import VECTOR_TABLE, DeskHistory
+from memorydesk.store.ours import DeskHistory
+from memorydesk.store.retry import with_retry
+from memorydesk.store.vectors import put_vector
 
 DELETED = reviewer_steps.DELETED
 
@@ -33,7 +34,7 @@ class Reviewer:
     def __init__(self, ws: Workspace, actor: str, embedder: Embedder | None | bool = None) -> None:
         self.ws = ws
         self.actor = actor
-        self._vectors = MemoryService(ws, embedder)._vectors_for
+        self._embedder = embedder
 
     # -- facts -----------------------------------------------------------------------------------
     def edit_fact(self, fact_id: str, *, domain: str, topic: str, content: str, confidence: float,
@@ -43,7 +44,7 @@ class Reviewer:
             raise MemoryDeskError("domain, topic and content must not be empty")
         if not 0.0 <= confidence <= 1.0:
             raise MemoryDeskError("confidence must be between 0 and 1")
-        vector = self._vectors([f"{topic} {content}"])[0]
+        vector = fact_vectors([fact_text(topic, content)], self._embedder)[0]
 
         def work(conn: Connection) -> ChangeResult:
             old = fact_row(conn, self.ws.layout, fact_id)
@@ -77,9 +78,7 @@ class Reviewer:
         conn.execute(facts.update().where(facts.c.id == fact_id).values(embedding=vector[0],
                                                                          binary_embedding=vector[1]))
         if self.ws.has_vectors:
-            drop_vectors(conn, [fact_id], vectors=True)
-            conn.exec_driver_sql(f"INSERT INTO {VECTOR_TABLE}(fact_id, embedding) VALUES (?, ?)",
-                                 (fact_id, vector[0]))
+            put_vector(conn, fact_id, vector[0])
 
     def _each_fact(self, key: str, ids: Iterable[str], reason: str, detail_for, message: str) -> ChangeResult:
         ids = list(dict.fromkeys(ids))
@@ -100,7 +99,9 @@ class Reviewer:
                                "{n} fact(s) restored")
 
     def purge_facts(self, ids: Iterable[str], reason: str = "") -> ChangeResult:
-        """Remove the facts, their earlier versions and every copy of their text. Not undoable."""
+        """Remove the facts, their earlier versions and every copy of their text. Not undoable.
+
+        Edges, conflicts and beliefs that name them go too."""
         ids = list(dict.fromkeys(ids))
 
         def work(conn: Connection) -> ChangeResult:
@@ -114,7 +115,8 @@ class Reviewer:
             h = DeskHistory.__table__
             scrub = (h.c.entity_id.in_(chain) | h.c.before_id.in_(chain) | h.c.after_id.in_(chain))
             conn.execute(h.update().where(scrub & (h.c.action != "purge")).values(detail='{"purged":true}'))
-            return ChangeResult("fact", chain, hids, f"{len(chain)} fact version(s) purged")
+            return ChangeResult("fact", chain, hids, f"{len(chain)} fact version(s) purged",
+                                {"edge": [], "conflict": [], "belief": []})
 
         result = with_retry(self.ws, work)
         self._compact()
@@ -150,7 +152,7 @@ class Reviewer:
                       "loser_before": self._superseded(conn, loser), "winner_before": self._superseded(conn, winner)}
             hid = perform(self.ws, conn, "conflict.restore_loser", entity_id=conflict_id, actor=self.actor,
                           reason=reason, detail=detail, before_id=winner, after_id=loser)
-            return ChangeResult("conflict", [conflict_id, loser, winner], [hid], "loser restored")
+            return ChangeResult("conflict", [conflict_id], [hid], "loser restored", {"fact": [loser, winner]})
 
         return with_retry(self.ws, work)
 

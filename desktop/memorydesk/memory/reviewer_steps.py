@@ -81,7 +81,11 @@ def _restore_loser_inverse(ws: Workspace, conn: Connection, d: dict[str, Any]) -
     _set_superseded(ws, conn, d["loser"], None, d["loser_before"])
 
 
-@action("conflict", "restore_loser", inverse_of=_restore_loser_inverse)
+def _conflict_facts(d: dict[str, Any]) -> dict[str, list[str]]:
+    return {"fact": [d["loser"], d["winner"]]}
+
+
+@action("conflict", "restore_loser", inverse_of=_restore_loser_inverse, touched=_conflict_facts)
 def _restore_loser_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
     _set_superseded(ws, conn, d["loser"], d["loser_before"], None)
     _set_superseded(ws, conn, d["winner"], d["winner_before"], d["loser"])
@@ -164,5 +168,3 @@ def _grant_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
 
 
 action("grant", "remove", inverse_of=_grant_inverse)(_grant_forward)
-
-

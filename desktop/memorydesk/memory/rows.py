@@ -10,9 +10,8 @@ from typing import Any
 
 from sqlalchemy import Connection, Row, literal_column, select
 
+from memorydesk.store import vectors as vector_store
 from memorydesk.store.layout import Layout
-from memorydesk.store.ours import VECTOR_TABLE
-
 
 ROWID = literal_column("rowid")  # insertion order, the tie-breaker the product gets for free
 
@@ -49,11 +48,9 @@ def insert_fact(conn: Connection, layout: Layout, values: Mapping[str, Any], *, 
     """Insert a fact row (FTS follows by trigger) and keep our vector index in step."""
     conn.execute(layout.facts.insert(), dict(values))
     if vectors and values.get("embedding") is not None:
-        conn.exec_driver_sql(f"INSERT INTO {VECTOR_TABLE}(fact_id, embedding) VALUES (?, ?)",
-                             (values["id"], values["embedding"]))
+        vector_store.add_vector(conn, values["id"], values["embedding"])
 
 
 def drop_vectors(conn: Connection, ids: Iterable[str], *, vectors: bool) -> None:
     if vectors:
-        for fid in ids:
-            conn.exec_driver_sql(f"DELETE FROM {VECTOR_TABLE} WHERE fact_id = ?", (fid,))
+        vector_store.drop_vectors(conn, ids)

@@ -9,34 +9,17 @@ a few retries) and never surfaces as "database is locked".
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import Connection, select
 
-from memorydesk.core.errors import WorkspaceBusy
+from memorydesk.embedding.embedder import Embedder, fact_text, fact_vectors
 from memorydesk.memory import facts, harmonize, policies, working
-from memorydesk.memory.embedder import Embedder, binary_blob, fact_text, get_embedder, to_blob
 from memorydesk.store import Workspace
+from memorydesk.store.retry import with_retry
 
 log = logging.getLogger("memorydesk.memory")
-T = TypeVar("T")
-RETRIES = 6
-
-
-def with_retry(ws: Workspace, work: Callable[[Connection], T]) -> T:
-    """Run ``work`` in one write transaction, retrying when another writer holds the lock."""
-    for attempt in range(RETRIES):
-        try:
-            with ws.write() as conn:
-                return work(conn)
-        except WorkspaceBusy:
-            if attempt == RETRIES - 1:
-                raise
-            log.info("workspace busy, retrying (%d)", attempt + 1)
-            time.sleep(0.05 * (attempt + 1))
-    raise AssertionError("unreachable")
 
 
 class MemoryService:
@@ -51,23 +34,9 @@ class MemoryService:
         self.ws = ws
         self._embedder = embedder
 
-    # -- vectors -------------------------------------------------------------------------------
-    def _vectors_for(self, texts: Sequence[str]) -> list[tuple[bytes, bytes] | None]:
-        embedder = self._embedder
-        if embedder is False:
-            return [None] * len(texts)
-        if embedder is None or embedder is True:
-            embedder = get_embedder()
-        ok, reason = embedder.status()
-        if not ok:
-            log.info("writing without vectors: %s", reason)
-            return [None] * len(texts)
-        vectors = embedder.embed(list(texts))
-        return [(to_blob(v), binary_blob(v)) for v in vectors]
-
     # -- facts -----------------------------------------------------------------------------------
     def propose_fact(self, *, domain: str, topic: str, content: str, **kwargs: Any) -> facts.ProposeResult:
-        vector = self._vectors_for([fact_text(topic, content)])[0]
+        vector = fact_vectors([fact_text(topic, content)], self._embedder)[0]
         if vector is not None:
             kwargs.setdefault("embedding", vector[0])
             kwargs.setdefault("binary_embedding", vector[1])

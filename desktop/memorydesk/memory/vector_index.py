@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 
 from memorydesk.core.errors import ReadOnlyWorkspace
-from memorydesk.memory.embedder import Embedder, binary_blob, fact_text, get_embedder, to_blob
-from memorydesk.memory.rows import ROWID, drop_vectors
-from memorydesk.memory.service import with_retry
+from memorydesk.embedding.embedder import Embedder, binary_blob, fact_text, get_embedder, to_blob
+from memorydesk.memory.rows import ROWID
 from memorydesk.store import Workspace
-from memorydesk.store.ours import VECTOR_TABLE
+from memorydesk.store.retry import with_retry
+from memorydesk.store.vectors import put_vector
 
 BATCH = 64
 
@@ -66,9 +66,7 @@ def index_missing_vectors(ws: Workspace, *, embedder: Embedder | None = None, ba
                 done = conn.execute(facts.update().where(facts.c.id == row.id, facts.c.embedding.is_(None))
                                     .values(embedding=blob, binary_embedding=binary_blob(vec)))
                 if done.rowcount and ws.has_vectors:  # skip facts an agent embedded meanwhile
-                    drop_vectors(conn, [row.id], vectors=True)
-                    conn.exec_driver_sql(f"INSERT INTO {VECTOR_TABLE}(fact_id, embedding) VALUES (?, ?)",
-                                         (row.id, blob))
+                    put_vector(conn, row.id, blob)
                 written += done.rowcount
             return written
 

@@ -233,5 +233,3 @@ def _grants(conn: Connection, ws: Workspace) -> list[Problem]:
     return [Problem("grant_permission_unknown", grants, f"{role}/{domain}",
                     f"permission {perm!r} is not none/read/write (the product reads it as read)")
             for role, domain, perm in rows]
-
-

@@ -9,7 +9,7 @@ exactly as the product stored it.
 
 from __future__ import annotations
 
-from sqlalchemy import CheckConstraint, ForeignKey, Index, Integer, LargeBinary, REAL, Text, text
+from sqlalchemy import REAL, CheckConstraint, ForeignKey, Index, Integer, LargeBinary, Text, text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 NOW = text("CAST(strftime('%s', CURRENT_TIMESTAMP) AS INTEGER)")

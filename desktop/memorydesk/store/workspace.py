@@ -19,12 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import sqlean
-from sqlalchemy import Connection, Engine, exc as sa_exc, select
+from sqlalchemy import Connection, Engine, select
+from sqlalchemy import exc as sa_exc
 
 from memorydesk.core.errors import ReadOnlyWorkspace, SchemaTooNew, WorkspaceBusy, WorkspaceUnusable
 from memorydesk.store import files, ours
 from memorydesk.store.engine import BEGIN_OPTION, BUSY_TIMEOUT_MS, make_engine, raw_connect
-from memorydesk.store.layout import Layout, LAYOUTS, SUFFIXED, detect, table_names
+from memorydesk.store.layout import LAYOUTS, SUFFIXED, Layout, detect, table_names
 from memorydesk.store.product_ddl import PRODUCT_USER_VERSION, product_schema_statements
 
 log = logging.getLogger("memorydesk.store")

@@ -12,13 +12,13 @@ from PySide6.QtCore import QStandardPaths, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QMenu, QTabWidget, QWidget
 
-from memorydesk.memory import browse
+from memorydesk.browse import facts as browse
+from memorydesk.embedding.embedder import embedder_status
+from memorydesk.memory.reviewer import Reviewer
+from memorydesk.memory.vector_index import IndexProgress
 from memorydesk.store import open_workspace
 from memorydesk.store.files import backup_copy
 from memorydesk.store.workspace import Workspace
-from memorydesk.memory.embedder import embedder_status
-from memorydesk.memory.reviewer import Reviewer
-from memorydesk.memory.vector_index import IndexProgress
 from memorydesk.ui import settings
 from memorydesk.ui.coming import ComingPage
 from memorydesk.ui.facts.tab import FactsTab

@@ -15,10 +15,10 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QWidget
 
-from memorydesk.memory import browse_detail
-from memorydesk.memory.browse import FactRow
-from memorydesk.store.workspace import Workspace
+from memorydesk.browse import detail as browse_detail
+from memorydesk.browse.facts import FactRow
 from memorydesk.memory.reviewer import Reviewer
+from memorydesk.store.workspace import Workspace
 from memorydesk.ui import settings
 from memorydesk.ui.facts.dialogs import FactEditDialog, PurgeDialog
 from memorydesk.ui.operations import Operations

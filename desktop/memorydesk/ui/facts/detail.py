@@ -13,7 +13,15 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
-    QApplication, QFormLayout, QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QScrollArea, QTabWidget, QVBoxLayout,
+    QApplication,
+    QFormLayout,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QScrollArea,
+    QTabWidget,
+    QVBoxLayout,
     QWidget,
 )
 

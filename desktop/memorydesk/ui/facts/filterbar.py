@@ -8,12 +8,20 @@ import time
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QVBoxLayout,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
     QWidget,
 )
 
-from memorydesk.memory import browse
-from memorydesk.memory.browse import DomainCount, FactQuery
+from memorydesk.browse import facts as browse
+from memorydesk.browse.facts import DomainCount, FactQuery
 
 DAY = 86400
 CREATED = (("Any time", None, None), ("Last 24 hours", -DAY, None), ("Last 7 days", -7 * DAY, None),

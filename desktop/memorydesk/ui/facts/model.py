@@ -26,8 +26,8 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush, QColor, QIcon, QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import QApplication
 
-from memorydesk.memory import browse
-from memorydesk.memory.browse import FactRow
+from memorydesk.browse import facts as browse
+from memorydesk.browse.facts import FactRow
 from memorydesk.store.workspace import Workspace
 from memorydesk.ui.text import is_rtl, one_line, when
 

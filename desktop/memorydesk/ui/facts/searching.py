@@ -13,8 +13,9 @@ import html
 from dataclasses import dataclass, field
 from typing import Any
 
-from memorydesk.memory import browse, search
-from memorydesk.memory.browse import FactQuery, FactRow
+from memorydesk.browse import facts as browse
+from memorydesk.browse.facts import FactQuery, FactRow
+from memorydesk.search import agent as search
 from memorydesk.store.workspace import Workspace
 from memorydesk.ui.facts import decay
 

@@ -18,12 +18,22 @@ import time
 from typing import Any
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt, Signal
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QSplitter, QTableView, QToolBar, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QMenu,
+    QSplitter,
+    QTableView,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
 
-from memorydesk.memory import browse, browse_detail
-from memorydesk.memory.browse import FactQuery
-from memorydesk.store.workspace import Workspace
+from memorydesk.browse import detail as browse_detail
+from memorydesk.browse import facts as browse
+from memorydesk.browse.facts import FactQuery
 from memorydesk.memory.reviewer import Reviewer
+from memorydesk.store.workspace import Workspace
 from memorydesk.ui import settings
 from memorydesk.ui.delegates import BidiDelegate
 from memorydesk.ui.facts import searching

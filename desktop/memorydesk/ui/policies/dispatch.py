@@ -8,12 +8,19 @@ from typing import Any
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
-    QComboBox, QFormLayout, QGroupBox, QLabel, QLineEdit, QPlainTextEdit, QVBoxLayout, QWidget,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QVBoxLayout,
+    QWidget,
 )
 
-from memorydesk.memory import browse_detail
+from memorydesk.browse import detail as browse_detail
+from memorydesk.search import preamble
 from memorydesk.store.workspace import Workspace
-from memorydesk.memory import preamble
 from memorydesk.ui.operations import Operations
 from memorydesk.ui.text import tokens
 

@@ -8,13 +8,20 @@ from typing import Any
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractItemView, QHeaderView, QLabel, QPlainTextEdit, QSplitter, QTableView, QToolBar, QVBoxLayout,
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QSplitter,
+    QTableView,
+    QToolBar,
+    QVBoxLayout,
     QWidget,
 )
 
-from memorydesk.memory import browse_detail
-from memorydesk.store.workspace import Workspace
+from memorydesk.browse import detail as browse_detail
 from memorydesk.memory.reviewer import Reviewer
+from memorydesk.store.workspace import Workspace
 from memorydesk.ui import settings
 from memorydesk.ui.delegates import BidiDelegate
 from memorydesk.ui.operations import Operations

@@ -18,6 +18,7 @@ the rest of the desk keeps working with keyword search only.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import threading
 from collections.abc import Sequence
@@ -29,6 +30,8 @@ import numpy as np
 
 from memorydesk.core.errors import MemoryDeskError
 from memorydesk.resources import resource_path
+
+log = logging.getLogger("memorydesk.embedding")
 
 #: Dimensions of an all-MiniLM-L6-v2 vector.
 DIM = 384
@@ -350,3 +353,22 @@ def embed(texts: Sequence[str], batch_size: int = DEFAULT_BATCH_SIZE) -> np.ndar
 def embed_one(text: str) -> np.ndarray:
     """The unit vector of one text with the process-wide embedder, shape ``(384,)``."""
     return get_embedder().embed_one(text)
+
+
+def fact_vectors(texts: Sequence[str], embedder: Embedder | None | bool = None) -> list[tuple[bytes, bytes] | None]:
+    """``(embedding, binary_embedding)`` blobs for fact texts, as a writer stores them.
+
+    ``embedder``: an ``Embedder``, ``None``/``True`` for the shared default, or ``False``
+    to write without vectors (as the product does when its model is not installed). A
+    model that is not available also gives ``None`` for every text (and a log line).
+    """
+    if embedder is False:
+        return [None] * len(texts)
+    if embedder is None or embedder is True:
+        embedder = get_embedder()
+    ok, reason = embedder.status()
+    if not ok:
+        log.info("writing without vectors: %s", reason)
+        return [None] * len(texts)
+    vectors = embedder.embed(list(texts))
+    return [(to_blob(v), binary_blob(v)) for v in vectors]

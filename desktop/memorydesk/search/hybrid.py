@@ -25,8 +25,9 @@ from sqlalchemy import Connection
 
 from memorydesk.core.fusion import FusionRecord, Voice
 from memorydesk.core.text import candidate_text
-from memorydesk.memory.search_keyword import RepoScope, cached
-from memorydesk.memory.search_vector import active_in_scope
+from memorydesk.search.cache import cached
+from memorydesk.search.scope import RepoScope
+from memorydesk.search.vector import active_in_scope
 from memorydesk.store import Workspace
 
 __all__ = [

@@ -37,8 +37,9 @@ import numpy as np
 import sqlean
 from sqlalchemy import Connection
 
-from memorydesk.memory.embedder import BLOB_BYTES, DIM, to_blob
-from memorydesk.memory.search_keyword import RepoScope, cached, snapshot_version
+from memorydesk.embedding.embedder import BLOB_BYTES, DIM, to_blob
+from memorydesk.search.cache import cached, snapshot_version
+from memorydesk.search.scope import RepoScope
 from memorydesk.store import Workspace
 from memorydesk.store.ours import VECTOR_TABLE
 

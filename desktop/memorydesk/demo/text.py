@@ -2,7 +2,7 @@
 
 The team ("Acme", a web shop: a Next.js storefront, a Go API, Terraform infrastructure
 and a React Native app) has agents with the product's roles. Everything here is plain
-data; ``memory.demo`` turns it into memory through the service. Templates are written
+data; ``demo.builder`` turns it into memory through the service. Templates are written
 so that two facts from the same template with different slot values share most of
 their whitespace tokens (token Jaccard ≥ 0.5: a contradiction when topic and domain
 match), while facts from different templates share few.

@@ -3,7 +3,7 @@
 Three modes, as in the product:
 
 - ``keyword``: the product's FTS5 query over active facts, ``ORDER BY rank LIMIT 20``
-  (``search_keyword``). Score = ``-bm25`` (higher is better).
+  (``search.keyword``). Score = ``-bm25`` (higher is better).
 - ``semantic``: reciprocal rank fusion (k = 60) of the FTS top 20 and the vector top
   30, limit 10.
 - ``hybrid`` (default): four voices (fact, vector, temporal, graph) weighted .25/.35/
@@ -44,19 +44,18 @@ from memorydesk.core.fusion import (
     rrf_term,
 )
 from memorydesk.core.intent import classify_intent
-from memorydesk.memory.embedder import Embedder, EmbedderUnavailable, get_embedder
-from memorydesk.memory.search_hybrid import FactBrief, fact_briefs, graph_ids, graph_seeds, temporal_ids
-from memorydesk.memory.search_keyword import (
+from memorydesk.embedding.embedder import Embedder, EmbedderUnavailable, get_embedder
+from memorydesk.search.cache import snapshot_version
+from memorydesk.search.hybrid import FactBrief, fact_briefs, graph_ids, graph_seeds, temporal_ids
+from memorydesk.search.keyword import (
     KEYWORD_LIMIT,
     KeywordRow,
-    RepoScope,
     is_keyword_reachable,
     keyword_rows,
-    repo_scope,
-    snapshot_version,
     unreachable_fact_ids,
 )
-from memorydesk.memory.search_vector import VECTOR_K, has_embeddings, vector_ids
+from memorydesk.search.scope import RepoScope, repo_scope
+from memorydesk.search.vector import VECTOR_K, has_embeddings, vector_ids
 from memorydesk.store import Workspace
 
 __all__ = [

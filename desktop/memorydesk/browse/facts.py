@@ -26,10 +26,18 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import (
-    ColumnElement, Select, and_, case, false, func, literal_column, or_, select,
+    ColumnElement,
+    Select,
+    and_,
+    case,
+    false,
+    func,
+    literal_column,
+    or_,
+    select,
 )
 
-from memorydesk.memory.search import is_keyword_reachable
+from memorydesk.search.agent import is_keyword_reachable
 from memorydesk.store.workspace import Workspace
 
 DELETED = "human:deleted"
@@ -99,7 +107,7 @@ class FactRow:
     """One fact as a list shows it (``key`` is its rowid in this file).
 
     ``keyword_reachable``: whether any keyword query of the product can match its text
-    at all (``search_keyword.is_keyword_reachable``); a fact without a single
+    at all (``search.keyword.is_keyword_reachable``); a fact without a single
     ``[a-z0-9]`` term — pure Hebrew, say — is invisible to the agent's keyword search
     and to the dispatch preamble, however it is worded.
     """

@@ -1,7 +1,7 @@
 """Build a realistic demo workspace through the memory service (DESIGN.md section 7).
 
 ``build_demo(path, facts=N, seed=S)`` writes a new workspace file holding the memory
-of a small software team (vocabulary in ``memory.demo_text``): agents with the
+of a small software team (vocabulary in ``demo.text``): agents with the
 product's roles, repo-scoped and workspace-wide domains, facts of every memory type
 and veracity spread over the past ~120 days, re-mentions, contradictions and
 supersession chains, cross-agent disagreements found by a harmonize pass, active
@@ -59,15 +59,16 @@ from pathlib import Path
 
 from sqlalchemy import event, func, select
 
-from memorydesk.memory import demo_text as T
+from memorydesk.demo import text as T
+from memorydesk.demo.story import DAY, SPAN_DAYS, Event, Proposal, Stream, timeline
+from memorydesk.embedding.embedder import binary_blob, fact_text, get_embedder, to_blob
 from memorydesk.memory import facts as fact_ops
 from memorydesk.memory import links, policies, rows
-from memorydesk.memory.demo_story import DAY, SPAN_DAYS, Event, Proposal, Stream, timeline
-from memorydesk.memory.embedder import binary_blob, fact_text, get_embedder, to_blob
 from memorydesk.memory.reviewer import Reviewer
-from memorydesk.memory.service import MemoryService, with_retry
+from memorydesk.memory.service import MemoryService
 from memorydesk.store import Workspace, open_workspace
 from memorydesk.store import workspace as workspace_module
+from memorydesk.store.retry import with_retry
 
 BULK_THRESHOLD = 5_000
 BATCH_SIZE = 5_000
@@ -137,8 +138,6 @@ class DemoSummary:
             f"  policies {c['policies']} ({c['policies_active']} active), notes {c['notes']}, "
             f"hot items {c['items']}, consolidation passes {c['consolidations']}",
         ]
-
-
 
 
 # -- the builder ---------------------------------------------------------------------------------

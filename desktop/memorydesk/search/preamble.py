@@ -18,7 +18,7 @@
   counted) past 1,200. The section is left out when no line fits.
 - The whole preamble is ``""`` when no section has content.
 
-The policy lines are kept while the file's version is unchanged (``search_keyword.cached``);
+The policy lines are kept while the file's version is unchanged (``search.cache.cached``);
 everything is read in one snapshot.
 """
 
@@ -27,7 +27,8 @@ from __future__ import annotations
 from sqlalchemy import Connection, and_, select
 
 from memorydesk.core.text import dart_trim, format_confidence, snippet, utf16_len
-from memorydesk.memory.search_keyword import KEYWORD_LIMIT, cached, keyword_rows, snapshot_version
+from memorydesk.search.cache import cached, snapshot_version
+from memorydesk.search.keyword import KEYWORD_LIMIT, keyword_rows
 from memorydesk.store import Workspace
 
 __all__ = [

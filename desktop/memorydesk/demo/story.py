@@ -17,11 +17,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from memorydesk.memory import demo_text as T
+from memorydesk.demo import text as T
 from memorydesk.memory import working
 
 if TYPE_CHECKING:
-    from memorydesk.memory.demo import DemoBuilder
+    from memorydesk.demo.builder import DemoBuilder
 
 DAY = 86_400
 SPAN_DAYS = 120

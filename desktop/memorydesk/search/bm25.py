@@ -1,21 +1,9 @@
-"""Keyword search as an agent's ``search_memory`` runs it (CC_SCHEMA.md §5, DESIGN.md §3).
+"""Keyword search the fast way: the product's rows and bm25 scores, bit for bit.
 
-The query goes through the product's builder (``core.fts_query``): lower-case, every
-character outside ``[a-z0-9]`` and whitespace becomes a space, tokens shorter than two
-characters and stopwords go, the rest are OR-ed as prefix terms. The MATCH is scoped
-to the workspace at the index level, and the SQL joins the index to the fact table on
-rowid, keeps active facts of the workspace and orders by FTS5 ``rank`` (bm25).
-
-Nothing in a query can reach FTS5 as syntax: the builder leaves only ``[a-z0-9]``
-tokens. A query without terms (Hebrew, only stopwords, only punctuation) finds
-nothing, as in the product.
-
-Two ways to the same rows
--------------------------
-The product's SQL (``_product_sql``) is exact by definition and slow on large files: for
-every query FTS5 scores every row that matches any term, and its bm25 first counts the
-rows matching each phrase, including the workspace phrase, which matches every row of the
-workspace (on a 100k-fact file that count alone is more than half of the time).
+The product's SQL (``fts.product_sql``) is exact by definition and slow on large files:
+for every query FTS5 scores every row that matches any term, and its bm25 first counts
+the rows matching each phrase, including the workspace phrase, which matches every row
+of the workspace (on a 100k-fact file that count alone is more than half of the time).
 
 ``_fast_rows`` returns the same rows with the same bm25 values, bit for bit, from pieces
 FTS5 computes itself:
@@ -44,12 +32,9 @@ Before its first use in a process the fast path checks itself against the produc
 on a small scratch index (two workspaces, short texts with many equal scores); if any row
 or any bit of any score differs (say, a SQLite build that fuses multiply-adds, or a
 future FTS5 with another formula), only the product's SQL is used. The first search of
-each file version also takes the product's SQL (see ``_fast_keyword``).
+each file version also takes the product's SQL (see ``fast_keyword``).
 
-Also here: the repo scope shared by all voices, keyword reachability (which active
-facts no keyword query of the product can ever return), and the per-file caches the
-search modules share (``cached``: values kept while the file's ``data_version`` is
-unchanged, tied to the read snapshot they were computed in).
+The per-term parts are kept per file version in the shared cache (``search.cache``).
 """
 
 from __future__ import annotations
@@ -59,286 +44,23 @@ import logging
 import math
 import random
 import threading
-import weakref
-from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 import sqlean
-from sqlalchemy import Connection, and_, select
-from sqlalchemy import exc as sa_exc
+from sqlalchemy import Connection
 
-from memorydesk.core.errors import BadInput
 from memorydesk.core.fts_query import FACT_TEXT_COLUMNS, keyword_terms, scoped_match
-from memorydesk.core.vocab import REPO_DOMAIN_PREFIX, parse_domain_scope, slugify_repo_scope
+from memorydesk.search.cache import cached, on_reset, snapshot_version
+from memorydesk.search.fts import ROW_COLUMNS, KeywordRow, keyword_row, product_sql
+from memorydesk.search.scope import RepoScope
 from memorydesk.store import Workspace
 
-__all__ = [
-    "KEYWORD_LIMIT",
-    "KeywordRow",
-    "RepoScope",
-    "cached",
-    "clear_caches",
-    "is_keyword_reachable",
-    "keyword_rows",
-    "repo_scope",
-    "snapshot_version",
-    "unreachable_fact_ids",
-]
+__all__ = ["fast_keyword", "fast_path_available"]
 
 log = logging.getLogger("memorydesk.search")
-
-#: The product's ``LIMIT`` on keyword search.
-KEYWORD_LIMIT = 20
-
-T = TypeVar("T")
-
-
-# --- per-file caches -----------------------------------------------------------------------
-#
-# A value derived from the file (a vector matrix, the temporal voice, a term's postings) is
-# kept while the file's ``data_version`` does not change. The version is read around the
-# start of the connection's read snapshot (before and after its first read): when both
-# readings agree, the snapshot shows exactly that version, so a value computed in it is
-# valid for every later snapshot showing the same version. When a commit slips in between,
-# the search runs without caches. Versions are only comparable for one ``Workspace`` object
-# (they come from its watcher connection), so the cache belongs to one object at a time.
-
-_lock = threading.Lock()
-_snapshots: weakref.WeakKeyDictionary[Connection, tuple[Callable[[], Any], int | None]] = weakref.WeakKeyDictionary()
-_owner: list[Any] = [None]  # weakref to the Workspace the cache belongs to
-_entries: OrderedDict[tuple[Any, ...], tuple[int, Any, int]] = OrderedDict()  # key -> (version, value, size)
-_sized_total = [0]
-_asked: dict[tuple[Any, ...], tuple[int, int]] = {}  # key -> (version, times asked), for ``after``
-#: Sized values (a term's postings: one rowid and one float each) kept at most, in elements
-#: (16 bytes each); the oldest go first.
-SIZED_BUDGET = 10_000_000
-
-
-def snapshot_version(ws: Workspace, conn: Connection) -> int | None:
-    """The ``data_version`` this connection's read snapshot shows, or None when unknown.
-
-    The first call on a connection that has not read anything yet starts its read
-    transaction; later calls in the same transaction return the same answer.
-    """
-    txn = conn.get_transaction()
-    with _lock:
-        known = _snapshots.get(conn)
-    if known is not None and txn is not None and known[0]() is txn:
-        return known[1]
-    if txn is not None:  # something already ran in this transaction: its snapshot is unknown
-        version: int | None = None
-    else:
-        before = ws.data_version()
-        conn.exec_driver_sql(f"SELECT 1 FROM {ws.layout.facts.name} LIMIT 1").all()  # begins the snapshot
-        after = ws.data_version()
-        version = before if before == after else None
-    current = conn.get_transaction()
-    with _lock:  # a weak reference: the transaction refers to the connection, the key
-        _snapshots[conn] = (weakref.ref(current) if current is not None else _dead, version)
-    return version
-
-
-def _dead() -> None:
-    return None
-
-
-def cached(ws: Workspace, conn: Connection, key: tuple[Any, ...], build: Callable[[], T],
-           *, size: Callable[[T], int] | None = None, after: int = 1) -> T | None:
-    """``build()``, or the value it gave before for this file version (``key`` names it).
-
-    ``after``: build only when this file version asks for the value for the ``after``-th
-    time, and answer None before (for values that cost many searches' worth to build:
-    a file that changes between every search, or a one-shot command, never pays for them).
-    Values with a ``size`` count against ``SIZED_BUDGET``. Values of other versions are
-    dropped as soon as a new version's value is stored.
-    """
-    version = snapshot_version(ws, conn)
-    if version is None:
-        return build() if after <= 1 else None
-    with _lock:
-        if _owner[0] is None or _owner[0]() is not ws:
-            _reset(ws)
-        hit = _entries.get(key)
-        if hit is not None and hit[0] == version:
-            _entries.move_to_end(key)
-            return hit[1]
-        if after > 1:
-            seen = _asked.get(key)
-            count = seen[1] + 1 if seen is not None and seen[0] == version else 1
-            _asked[key] = (version, count)
-            if count < after:
-                return None
-    value = build()
-    n = size(value) if size is not None else 0
-    with _lock:
-        if _owner[0] is None or _owner[0]() is not ws:
-            return value
-        for k in [k for k, v in _entries.items() if v[0] != version or k == key]:
-            _sized_total[0] -= _entries.pop(k)[2]
-        _entries[key] = (version, value, n)
-        _sized_total[0] += n
-        if _sized_total[0] > SIZED_BUDGET:
-            for k in [k for k, v in _entries.items() if v[2] and k != key]:
-                _sized_total[0] -= _entries.pop(k)[2]
-                if _sized_total[0] <= SIZED_BUDGET:
-                    break
-    return value
-
-
-def _reset(ws: Workspace | None) -> None:
-    _entries.clear()
-    _asked.clear()
-    _spare.clear()
-    _sized_total[0] = 0
-    _owner[0] = weakref.ref(ws) if ws is not None else None
-
-
-def clear_caches(kind: str | None = None) -> None:
-    """Forget cached values: all of them, or those whose key starts with ``kind`` (tests, benchmarks)."""
-    with _lock:
-        if kind is None:
-            _reset(None)
-            return
-        for key in [k for k in _entries if k and k[0] == kind]:
-            _sized_total[0] -= _entries.pop(key)[2]
-
-
-# --- repo scope ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class RepoScope:
-    """``--repo SLUG``: workspace-wide domains plus the ``repo:<slug>/…`` domains.
-
-    A domain is repo-scoped when ``parse_domain_scope`` says so (``repo:<slug>/<name>``
-    with a non-empty slug and name); malformed ``repo:`` names such as ``repo:scratch``
-    are workspace-wide, as the newer product shows them.
-    """
-
-    slug: str
-
-    @property
-    def prefix(self) -> str:
-        return f"{REPO_DOMAIN_PREFIX}{self.slug}/"
-
-    def admits(self, domain: str) -> bool:
-        scope = parse_domain_scope(domain)
-        return not scope.is_repo_scoped or scope.repo_slug == self.slug
-
-    def sql(self, alias: str) -> tuple[str, tuple[object, ...]]:
-        """An ``AND (…)`` clause over ``<alias>.domain`` equivalent to :meth:`admits`."""
-        d = f"{alias}.domain"
-        rest = f"substr({d}, 6)"
-        clause = (
-            f" AND (substr({d}, 1, 5) <> 'repo:'"
-            f" OR instr({rest}, '/') <= 1"
-            f" OR instr({rest}, '/') = length({rest})"
-            f" OR (substr({d}, 1, ?) = ? AND length({d}) > ?))"
-        )
-        n = len(self.prefix)
-        return clause, (n, self.prefix, n)
-
-
-def repo_scope(repo: str | None) -> RepoScope | None:
-    """The scope for a ``--repo`` argument (``owner/name`` or an already slugified name)."""
-    if repo is None:
-        return None
-    slug = slugify_repo_scope(repo)
-    if not slug:
-        raise BadInput(f"--repo {repo!r}: not a repository name (nothing is left after slugifying it)")
-    return RepoScope(slug)
-
-
-# --- keyword search --------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class KeywordRow:
-    """One keyword hit: the fact's fields that search results show, and its bm25 rank."""
-
-    id: str
-    domain: str
-    topic: str
-    content: str
-    confidence: float
-    memory_type: str | None
-    created_at: int | None
-    bm25: float
-
-
-_ROW_COLUMNS = "f.id, f.domain, f.topic, f.content, f.confidence, f.memory_type, f.created_at"
-
-
-def _keyword_row(r: Sequence[Any], bm25: float) -> KeywordRow:
-    return KeywordRow(
-        id=r[0], domain=r[1] if r[1] is not None else "", topic=r[2] if r[2] is not None else "",
-        content=r[3] if r[3] is not None else "", confidence=_as_float(r[4]), memory_type=r[5],
-        created_at=r[6], bm25=float(bm25),
-    )
-
-
-def _is_fts_query_error(exc: sa_exc.OperationalError) -> bool:
-    text = str(exc.orig) if exc.orig is not None else str(exc)
-    return "fts5" in text or "MATCH" in text
-
-
-def keyword_rows(
-    conn: Connection,
-    ws: Workspace,
-    query: str,
-    *,
-    limit: int = KEYWORD_LIMIT,
-    scope: RepoScope | None = None,
-    notes: list[str] | None = None,
-) -> tuple[str | None, list[KeywordRow]]:
-    """The MATCH expression built from ``query`` and the active facts it finds, best first.
-
-    ``(None, [])`` when the query has no terms. An error the full-text index reports
-    about the expression (it cannot happen with the builder's output, but a damaged
-    index can still refuse) gives no hits and a sentence in ``notes``.
-    """
-    match = scoped_match(query, ws.workspace_id)
-    if match is None or limit <= 0:
-        return match, []
-    fast = _fast_keyword(conn, ws, query, match, int(limit), scope)
-    if fast is not None:
-        return match, fast
-    fts, facts = ws.layout.fts, ws.layout.facts.name
-    scope_sql, scope_params = scope.sql("f") if scope is not None else ("", ())
-    try:
-        rows = conn.exec_driver_sql(
-            _product_sql(fts, facts, scope_sql), (match, ws.workspace_id, *scope_params, int(limit))
-        ).fetchall()
-    except sa_exc.OperationalError as exc:
-        if not _is_fts_query_error(exc):
-            raise
-        if notes is not None:
-            notes.append(f"the full-text index refused the query: {exc.orig}")
-        return match, []
-    return match, [_keyword_row(r, r[7]) for r in rows]
-
-
-def _product_sql(fts: str, facts: str, scope_sql: str) -> str:
-    """The product's query: parameters MATCH, workspace id, scope parameters, limit."""
-    return (
-        f"SELECT {_ROW_COLUMNS}, {fts}.rank "
-        f"FROM {fts} JOIN {facts} f ON f.rowid = {fts}.rowid "
-        f"WHERE {fts} MATCH ? AND f.workspace_id = ? AND f.superseded_by IS NULL{scope_sql} "
-        f"ORDER BY {fts}.rank LIMIT ?"
-    )
-
-
-def _as_float(value: object) -> float:
-    try:
-        return float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return 0.0
-
-
-# --- keyword search, the fast way (same rows, same bits) ---------------------------------
 
 #: FTS5's bm25 constants (``fts5_aux.c``).
 _K1 = 1.2
@@ -501,10 +223,12 @@ def _term_postings(raw: Any, fts: str, term: str, shape: _IndexShape) -> tuple[n
 
 
 _spare: list[np.ndarray] = []  # zeroed float64 buffers, one slot per rowid, lent to one search at a time
+_spare_lock = threading.Lock()
+on_reset(_spare.clear)
 
 
 def _borrow(n: int) -> np.ndarray:
-    with _lock:
+    with _spare_lock:
         for i, buf in enumerate(_spare):
             if len(buf) >= n:
                 return _spare.pop(i)
@@ -512,7 +236,7 @@ def _borrow(n: int) -> np.ndarray:
 
 
 def _give_back(buf: np.ndarray) -> None:
-    with _lock:
+    with _spare_lock:
         if len(_spare) < 2:
             _spare.append(buf)
 
@@ -570,7 +294,7 @@ def _fast_rows(
         return []
     bound = shape.idf * (_K1 + 1.0) * (1.0 + 1e-9) if shape.idf is not None else 0.0
     scope_sql, scope_params = scope.sql("f") if scope is not None else ("", ())
-    row_sql = (f"SELECT f.rowid, {_ROW_COLUMNS} FROM {facts} f "
+    row_sql = (f"SELECT f.rowid, {ROW_COLUMNS} FROM {facts} f "
                f"WHERE f.rowid IN (SELECT value FROM json_each(?)) AND f.workspace_id = ? "
                f"AND f.superseded_by IS NULL{scope_sql}")
     ranked: list[tuple[float, int, Sequence[Any]]] = []
@@ -595,7 +319,7 @@ def _fast_rows(
         if len(ranked) >= limit and floor + bound < ranked[limit - 1][0]:
             break  # nobody left can reach (or tie) the last place
         take = min(n, take * 4)
-    return [_keyword_row(r, -score) for score, _, r in ranked[:limit]]
+    return [keyword_row(r, -score) for score, _, r in ranked[:limit]]
 
 
 def _scored(raw: Any, fts: str, row_sql: str, workspace_id: str, scope_params: tuple[object, ...],
@@ -624,7 +348,7 @@ def _scored(raw: Any, fts: str, row_sql: str, workspace_id: str, scope_params: t
     return out
 
 
-def _fast_keyword(conn: Connection, ws: Workspace, query: str, match: str, limit: int,
+def fast_keyword(conn: Connection, ws: Workspace, query: str, match: str, limit: int,
                   scope: RepoScope | None) -> list[KeywordRow] | None:
     """``keyword_rows``' answer the fast way, or None when the product's SQL must give it.
 
@@ -717,7 +441,7 @@ def _self_check(rounds: int = 30) -> bool:
                 scope = RepoScope("acme-web") if rng.random() < 0.3 else None
                 limit = rng.choice([3, 20])
                 scope_sql, scope_params = scope.sql("f") if scope is not None else ("", ())
-                want = [(r[0], r[7]) for r in raw.execute(_product_sql(fts, facts, scope_sql),
+                want = [(r[0], r[7]) for r in raw.execute(product_sql(fts, facts, scope_sql),
                                                           (match, wid, *scope_params, limit))]
                 phrase = _workspace_phrase(match)
                 if phrase not in shapes:
@@ -747,30 +471,3 @@ def _self_check(rounds: int = 30) -> bool:
         return compared >= rounds
     finally:
         raw.close()
-
-
-# --- reachability ----------------------------------------------------------------------
-
-def is_keyword_reachable(topic: str | None, content: str | None) -> bool:
-    """Whether some keyword query of the product can match this fact at all.
-
-    The product's query keeps only ``[a-z0-9]`` tokens of two or more characters that
-    are not stopwords; a fact whose topic and content hold no such token (pure Hebrew,
-    Japanese, emoji, or only stopwords like "is it the") is invisible to the agent's
-    keyword path and to the dispatch preamble.
-    """
-    return bool(keyword_terms(f"{topic or ''} {content or ''}"))
-
-
-def _active_texts(ws: Workspace, conn: Connection) -> Iterator[tuple[str, str, str]]:
-    facts = ws.layout.facts
-    stmt = select(facts.c.id, facts.c.topic, facts.c.content).where(
-        and_(facts.c.workspace_id == ws.workspace_id, facts.c.superseded_by.is_(None))
-    )
-    yield from conn.execute(stmt.execution_options(yield_per=2000))  # type: ignore[misc]
-
-
-def unreachable_fact_ids(ws: Workspace) -> list[str]:
-    """Ids of the workspace's active facts that no keyword search can return."""
-    with ws.read() as conn:
-        return [fid for fid, topic, content in _active_texts(ws, conn) if not is_keyword_reachable(topic, content)]

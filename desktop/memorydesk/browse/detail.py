@@ -12,11 +12,12 @@ from typing import Any
 
 from sqlalchemy import literal_column, or_, select
 
-from memorydesk.memory.browse import fact_state
-from memorydesk.memory.search import is_keyword_reachable
+from memorydesk.browse.facts import fact_state
+from memorydesk.search.agent import is_keyword_reachable
 from memorydesk.store.workspace import Workspace
 
 __all__ = ["agents", "fact_detail", "policies", "policy"]
+
 
 def _json_list(text: str | None) -> list[str]:
     if not text:

@@ -1,0 +1,1 @@
+"""Read models for the desk's views: lists, counts and details, read in short transactions."""

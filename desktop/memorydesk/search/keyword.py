@@ -1,0 +1,98 @@
+"""Keyword search as an agent's ``search_memory`` runs it (CC_SCHEMA.md §5, DESIGN.md §3).
+
+The query goes through the product's builder (``core.fts_query``): lower-case, every
+character outside ``[a-z0-9]`` and whitespace becomes a space, tokens shorter than two
+characters and stopwords go, the rest are OR-ed as prefix terms. The MATCH is scoped
+to the workspace at the index level, and the SQL joins the index to the fact table on
+rowid, keeps active facts of the workspace and orders by FTS5 ``rank`` (bm25).
+
+Nothing in a query can reach FTS5 as syntax: the builder leaves only ``[a-z0-9]``
+tokens. A query without terms (Hebrew, only stopwords, only punctuation) finds
+nothing, as in the product.
+
+The product's SQL (``fts.product_sql``) is exact by definition and slow on large files;
+``bm25`` returns the same rows with the same scores, bit for bit, from per-term parts
+it keeps per file version, and falls back to the product's SQL whenever it cannot vouch
+for an answer.
+
+Also here: keyword reachability (which active facts no keyword query of the product
+can ever return).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from sqlalchemy import Connection, and_, select
+from sqlalchemy import exc as sa_exc
+
+from memorydesk.core.fts_query import keyword_terms, scoped_match
+from memorydesk.search.bm25 import fast_keyword
+from memorydesk.search.fts import KEYWORD_LIMIT, KeywordRow, is_fts_query_error, keyword_row, product_sql
+from memorydesk.search.scope import RepoScope
+from memorydesk.store import Workspace
+
+__all__ = ["KEYWORD_LIMIT", "KeywordRow", "is_keyword_reachable", "keyword_rows", "unreachable_fact_ids"]
+
+
+def keyword_rows(
+    conn: Connection,
+    ws: Workspace,
+    query: str,
+    *,
+    limit: int = KEYWORD_LIMIT,
+    scope: RepoScope | None = None,
+    notes: list[str] | None = None,
+) -> tuple[str | None, list[KeywordRow]]:
+    """The MATCH expression built from ``query`` and the active facts it finds, best first.
+
+    ``(None, [])`` when the query has no terms. An error the full-text index reports
+    about the expression (it cannot happen with the builder's output, but a damaged
+    index can still refuse) gives no hits and a sentence in ``notes``.
+    """
+    match = scoped_match(query, ws.workspace_id)
+    if match is None or limit <= 0:
+        return match, []
+    fast = fast_keyword(conn, ws, query, match, int(limit), scope)
+    if fast is not None:
+        return match, fast
+    fts, facts = ws.layout.fts, ws.layout.facts.name
+    scope_sql, scope_params = scope.sql("f") if scope is not None else ("", ())
+    try:
+        rows = conn.exec_driver_sql(
+            product_sql(fts, facts, scope_sql), (match, ws.workspace_id, *scope_params, int(limit))
+        ).fetchall()
+    except sa_exc.OperationalError as exc:
+        if not is_fts_query_error(exc):
+            raise
+        if notes is not None:
+            notes.append(f"the full-text index refused the query: {exc.orig}")
+        return match, []
+    return match, [keyword_row(r, r[7]) for r in rows]
+
+
+# --- reachability ----------------------------------------------------------------------
+
+def is_keyword_reachable(topic: str | None, content: str | None) -> bool:
+    """Whether some keyword query of the product can match this fact at all.
+
+    The product's query keeps only ``[a-z0-9]`` tokens of two or more characters that
+    are not stopwords; a fact whose topic and content hold no such token (pure Hebrew,
+    Japanese, emoji, or only stopwords like "is it the") is invisible to the agent's
+    keyword path and to the dispatch preamble.
+    """
+    return bool(keyword_terms(f"{topic or ''} {content or ''}"))
+
+
+def _active_texts(ws: Workspace, conn: Connection) -> Iterator[tuple[str, str, str]]:
+    facts = ws.layout.facts
+    stmt = select(facts.c.id, facts.c.topic, facts.c.content).where(
+        and_(facts.c.workspace_id == ws.workspace_id, facts.c.superseded_by.is_(None))
+    )
+    yield from conn.execute(stmt.execution_options(yield_per=2000))  # type: ignore[misc]
+
+
+def unreachable_fact_ids(ws: Workspace) -> list[str]:
+    """Ids of the workspace's active facts that no keyword search can return."""
+    with ws.read() as conn:
+        return [fid for fid, topic, content in _active_texts(ws, conn) if not is_keyword_reachable(topic, content)]
