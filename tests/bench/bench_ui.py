@@ -103,7 +103,7 @@ def test_open_scroll_and_count(big_workspace: Path, qtbot, tmp_path) -> None:
     qtbot.addWidget(win)
     win.resize(1280, 800)
     win.show()
-    facts = win.facts_tab
+    facts = win.tab("facts")
     qtbot.waitUntil(lambda: facts.model.rows_loaded() > 0, timeout=60000)
     view = facts.view
     view.viewport().repaint()

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 
 def wait_idle(qtbot: Any, win: Any, timeout: int = 15000) -> None:
-    """Until no operation is queued and the fact list is loaded."""
-    qtbot.waitUntil(lambda: win.ops.pending == 0 and win.facts_tab.model.count_known(), timeout=timeout)
+    """Until nothing is queued on the worker and the fact list (if it was opened) is loaded."""
 
+    def idle() -> bool:
+        facts = win.tab("facts")
+        opened = facts is not None and facts.session is not None
+        return win.ops.pending == 0 and (not opened or (facts.model.count_known() and not facts.model.loading()))
 
-def needs_reviewer() -> Any:
-    """The Reviewer module, or skip (the desk's writes need it)."""
-    return pytest.importorskip("memorydesk.memory.reviewer")
+    qtbot.waitUntil(idle, timeout=timeout)
 
 
 def row_of_topic(tab: Any, topic: str) -> int:
@@ -36,3 +35,16 @@ def focus(qtbot: Any, widget: Any) -> None:
     window.activateWindow()
     widget.setFocus()
     qtbot.waitUntil(widget.hasFocus, timeout=3000)
+
+
+def wait_dialog(qtbot: Any, owner: Any, timeout: int = 10000) -> Any:
+    """The dialog an action opened (a flow opens it after reading what it shows, on the worker)."""
+    qtbot.waitUntil(lambda: owner.dialog is not None and owner.dialog.isVisible(), timeout=timeout)
+    return owner.dialog
+
+
+def fact_at(qtbot: Any, tab: Any, row: int) -> Any:
+    """The fact in a row of the Facts list, once its window has been read (on the worker)."""
+    tab.model.fact(row)  # asks for the window
+    qtbot.waitUntil(lambda: tab.model.fact(row) is not None, timeout=10000)
+    return tab.model.fact(row)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import desk_sample
 import pytest
-from guihelp import row_of_topic, topics, wait_idle
+from guihelp import fact_at, row_of_topic, topics, wait_idle
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QIcon
 
@@ -23,7 +23,7 @@ QUERY = "when do we deploy on wednesday"
 
 
 def _search(qtbot, win, text: str, agent: bool = False) -> None:
-    tab = win.facts_tab
+    tab = win.tab("facts")
     tab.filters.agent_view.setChecked(agent)
     wait_idle(qtbot, win)
     tab.filters.search.setText(text)
@@ -38,7 +38,7 @@ def _ids(tab) -> list[str]:
 def test_agent_view_shows_the_hybrid_ranking_with_explanations(open_window, sample_path, qtbot,
                                                                qtmodeltester) -> None:
     win = open_window(sample_path)
-    tab = win.facts_tab
+    tab = win.tab("facts")
     _search(qtbot, win, QUERY, agent=True)
     assert tab.agent_result is not None and tab.model.agent_view
     expected = search.search(win.ws, QUERY, mode="hybrid", now=tab.agent_now)
@@ -77,7 +77,7 @@ def test_agent_view_shows_the_hybrid_ranking_with_explanations(open_window, samp
 def test_agent_view_is_a_preview_that_records_no_recall(open_window, sample_path, qtbot) -> None:
     before = hashlib.sha256(sample_path.read_bytes()).hexdigest()
     win = open_window(sample_path, read_only=True)
-    tab = win.facts_tab
+    tab = win.tab("facts")
     recalls = {r.id: r.recall_count for r in browse.fact_rows(win.ws, browse.FactQuery(), 0, 100)}
     _search(qtbot, win, QUERY, agent=True)
     assert tab.model.rowCount() > 0
@@ -99,7 +99,7 @@ def test_agent_view_leaves_recall_counts_alone_when_writable(open_window, sample
 
 def test_hebrew_query_finds_nothing_by_keyword_and_says_so(open_window, sample_path, qtbot) -> None:
     win = open_window(sample_path)
-    tab = win.facts_tab
+    tab = win.tab("facts")
     _search(qtbot, win, "שמירת")
     assert tab.model.rowCount() == 0  # no silent fallback to a substring match
     assert tab.filters.note.isVisible()
@@ -113,7 +113,7 @@ def test_hebrew_query_finds_nothing_by_keyword_and_says_so(open_window, sample_p
 
 def test_agent_view_of_a_hebrew_query_still_ranks_and_explains(open_window, sample_path, qtbot) -> None:
     win = open_window(sample_path)
-    tab = win.facts_tab
+    tab = win.tab("facts")
     _search(qtbot, win, "שמירת", agent=True)
     expected = search.search(win.ws, "שמירת", mode="hybrid", now=tab.agent_now)
     assert _ids(tab) == expected.ids
@@ -122,7 +122,7 @@ def test_agent_view_of_a_hebrew_query_still_ranks_and_explains(open_window, samp
 
 def test_unreachable_facts_are_marked(open_window, sample_path, qtbot) -> None:
     win = open_window(sample_path)
-    tab = win.facts_tab
+    tab = win.tab("facts")
     state = column("state")
     hebrew = row_of_topic(tab, "הגדרות")
     plain = row_of_topic(tab, "topic 1")
@@ -178,7 +178,7 @@ def test_first_window_shows_before_the_count(qtbot, qapp, many_path, gate, qtmod
     win = MainWindow(open_workspace(many_path, read_only=True))
     qtbot.addWidget(win)
     win.show()
-    tab = win.facts_tab
+    tab = win.tab("facts")
     qtbot.waitUntil(lambda: tab.model.rowCount() == WINDOW and entered.is_set(), timeout=10000)
     assert not tab.model.count_known()  # the whole list is still being read
     assert tab.model.fact(0).topic == "topic 1"  # newest written first
@@ -191,7 +191,7 @@ def test_first_window_shows_before_the_count(qtbot, qapp, many_path, gate, qtmod
     assert tab.model.rowCount() == 2 * WINDOW + 50
     assert tab.selected_rows() == [3]  # the rest was added below: nothing jumped
     assert tab.filters.counts.text() == f"{2 * WINDOW + 50:,} facts" and not tab.filters.busy.isVisibleTo(tab)
-    assert tab.model.fact(2 * WINDOW + 49).topic == f"topic {2 * WINDOW + 50}"
+    assert fact_at(qtbot, tab, 2 * WINDOW + 49).topic == f"topic {2 * WINDOW + 50}"
     qtmodeltester.check(tab.model)
     win.close()
 
@@ -200,7 +200,7 @@ def test_sorting_runs_in_the_background_with_the_old_rows_shown(open_window, man
     entered, release = gate
     release.set()
     win = open_window(many_path)
-    tab = win.facts_tab
+    tab = win.tab("facts")
     release.clear()
     entered.clear()
     before = tab.model.rowCount()
@@ -211,7 +211,7 @@ def test_sorting_runs_in_the_background_with_the_old_rows_shown(open_window, man
     release.set()
     wait_idle(qtbot, win)
     qtbot.waitUntil(lambda: not tab.filters.busy.isVisibleTo(tab), timeout=10000)
-    values = [tab.model.fact(r).confidence for r in range(tab.model.rowCount())]
+    values = [fact_at(qtbot, tab, r).confidence for r in range(tab.model.rowCount())]
     assert values == sorted(values)
     tab.view.sortByColumn(-1, Qt.SortOrder.DescendingOrder)  # indicator cleared: the order written
     wait_idle(qtbot, win)
@@ -220,7 +220,7 @@ def test_sorting_runs_in_the_background_with_the_old_rows_shown(open_window, man
 
 def test_a_link_followed_from_the_agent_view_leaves_it(open_window, sample_path, qtbot) -> None:
     win = open_window(sample_path)
-    tab = win.facts_tab
+    tab = win.tab("facts")
     _search(qtbot, win, QUERY, agent=True)
     outside = next(f"topic {n}" for n in range(20, 0, -1)
                    if desk_sample.fid(n) not in {tab.model.fact(r).id for r in range(tab.model.rowCount())})

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import desk_sample
-from guihelp import focus, needs_reviewer, row_of_topic, topics, wait_idle
+from guihelp import focus, row_of_topic, topics, wait_dialog, wait_idle
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QStyleOptionViewItem
 
@@ -28,13 +28,13 @@ def test_window_title_tabs_and_counts(open_window, sample_path) -> None:
 
 def test_models_pass_the_model_tester(open_window, sample_path, qtmodeltester, qtbot) -> None:
     win = open_window(sample_path)
-    qtmodeltester.check(win.facts_tab.model)
-    qtbot.waitUntil(lambda: win.policies_tab.model.rowCount() == 3)
-    qtmodeltester.check(win.policies_tab.model)
+    qtmodeltester.check(win.tab("facts").model)
+    qtbot.waitUntil(lambda: win.show_tab("policies").model.rowCount() == 3)
+    qtmodeltester.check(win.show_tab("policies").model)
 
 
 def test_default_list_hides_superseded_and_deleted(open_window, sample_path, qtbot) -> None:
-    tab = open_window(sample_path).facts_tab
+    tab = open_window(sample_path).tab("facts")
     assert tab.model.rowCount() == 26
     assert "26 of 30 facts" in tab.filters.counts.text() and "4 hidden" in tab.filters.counts.text()
     assert "deleted one" not in topics(tab)
@@ -43,7 +43,7 @@ def test_default_list_hides_superseded_and_deleted(open_window, sample_path, qtb
 
 def test_filters_narrow_the_list(open_window, sample_path, qtbot) -> None:
     win = open_window(sample_path)
-    tab = win.facts_tab
+    tab = win.tab("facts")
     f = tab.filters
 
     def choose(box, value) -> None:
@@ -75,7 +75,7 @@ def test_filters_narrow_the_list(open_window, sample_path, qtbot) -> None:
 
 def test_search_box_filters(open_window, sample_path, qtbot) -> None:
     win = open_window(sample_path)
-    tab = win.facts_tab
+    tab = win.tab("facts")
     qtbot.keyClicks(tab.filters.search, "wednesday")
     qtbot.waitUntil(lambda: tab.model.rowCount() == 1 and win.ops.pending == 0)
     assert topics(tab) == ["deploy day"]
@@ -86,7 +86,7 @@ def test_search_box_filters(open_window, sample_path, qtbot) -> None:
 
 def test_header_click_sorts(open_window, sample_path, qtbot) -> None:
     win = open_window(sample_path)
-    tab = win.facts_tab
+    tab = win.tab("facts")
     column = [name for name, _label in COLUMNS].index("confidence")
     tab.view.sortByColumn(column, Qt.SortOrder.AscendingOrder)
     wait_idle(qtbot, win)
@@ -100,7 +100,7 @@ def test_header_click_sorts(open_window, sample_path, qtbot) -> None:
 
 def test_detail_shows_chain_conflicts_edges_and_decay(open_window, sample_path, qtbot) -> None:
     win = open_window(sample_path)
-    tab = win.facts_tab
+    tab = win.tab("facts")
     _select(qtbot, tab, "deploy day")
     d = tab.detail
     assert d.fact_id == desk_sample.fid(30)
@@ -115,7 +115,7 @@ def test_detail_shows_chain_conflicts_edges_and_decay(open_window, sample_path, 
 
 def test_hebrew_cells_are_laid_out_right_to_left(open_window, sample_path, qtbot) -> None:
     win = open_window(sample_path)
-    tab = win.facts_tab
+    tab = win.tab("facts")
     row = row_of_topic(tab, "הגדרות")
     option = QStyleOptionViewItem()
     tab.view.itemDelegate().initStyleOption(option, tab.model.index(row, column("topic")))
@@ -128,20 +128,23 @@ def test_hebrew_cells_are_laid_out_right_to_left(open_window, sample_path, qtbot
 
 
 def _confirm(qtbot, tab) -> None:
-    box = tab.dialog
-    assert isinstance(box, QMessageBox) and box.isVisible()
+    box = _dialog(qtbot, tab)
+    assert isinstance(box, QMessageBox)
     qtbot.mouseClick(box.findChild(type(box.buttons()[0]), "confirm-yes"), Qt.MouseButton.LeftButton)
 
 
+def _dialog(qtbot, tab):
+    return wait_dialog(qtbot, tab)
+
+
 def test_edit_supersedes_through_the_dialog(open_window, sample_path, qtbot) -> None:
-    needs_reviewer()
     win = open_window(sample_path)
-    tab = win.facts_tab
+    tab = win.tab("facts")
     _select(qtbot, tab, "topic 3")
     focus(qtbot, tab.view)
     qtbot.keyClick(tab.view, Qt.Key.Key_F2)
-    dialog = tab.dialog
-    assert dialog.isVisible() and dialog.topic.text() == "topic 3"
+    dialog = _dialog(qtbot, tab)
+    assert dialog.topic.text() == "topic 3"
     dialog.content.setPlainText("corrected content of fact 3")
     dialog.reason.setText("was wrong")
     dialog.buttons.button(dialog.buttons.StandardButton.Save).click()
@@ -152,15 +155,16 @@ def test_edit_supersedes_through_the_dialog(open_window, sample_path, qtbot) -> 
     new = browse_detail.fact_detail(win.ws, old["superseded_by"])
     assert new["content"] == "corrected content of fact 3" and new["veracity"] == "stated"
     assert tab.model.rowCount() == 26  # one superseded, one new: nothing created beside the edit
-    assert "edit" in tab.detail.history.text() or tab.detail.history.text()
+    assert [f.id for f in tab.selected_facts()] == [new["id"]]  # the new version is selected and shown
+    qtbot.waitUntil(lambda: "edit by" in tab.detail.history.text(), timeout=10000)
+    assert "“was wrong”" in tab.detail.history.text()
 
 
 def test_edit_refuses_empty_fields(open_window, sample_path, qtbot) -> None:
-    needs_reviewer()
-    tab = open_window(sample_path).facts_tab
+    tab = open_window(sample_path).tab("facts")
     _select(qtbot, tab, "topic 4")
     tab.act_edit.trigger()
-    dialog = tab.dialog
+    dialog = _dialog(qtbot, tab)
     dialog.topic.setText("   ")
     dialog.buttons.button(dialog.buttons.StandardButton.Save).click()
     assert dialog.isVisible() and "Topic" in dialog.problem.text()
@@ -168,9 +172,8 @@ def test_edit_refuses_empty_fields(open_window, sample_path, qtbot) -> None:
 
 
 def test_delete_restore_undo_redo(open_window, sample_path, qtbot) -> None:
-    needs_reviewer()
     win = open_window(sample_path)
-    tab = win.facts_tab
+    tab = win.tab("facts")
     tab.select_row(row_of_topic(tab, "topic 5"))
     tab.view.selectionModel().select(tab.model.index(row_of_topic(tab, "topic 6"), 0),
                                      tab.view.selectionModel().SelectionFlag.Select
@@ -199,12 +202,11 @@ def test_delete_restore_undo_redo(open_window, sample_path, qtbot) -> None:
 
 
 def test_purge_needs_the_topic_typed(open_window, sample_path, qtbot) -> None:
-    needs_reviewer()
     win = open_window(sample_path)
-    tab = win.facts_tab
+    tab = win.tab("facts")
     _select(qtbot, tab, "topic 7")
     tab.act_purge.trigger()
-    dialog = tab.dialog
+    dialog = _dialog(qtbot, tab)
     assert not dialog.purge.isEnabled()
     qtbot.keyClicks(dialog.typed, "topic")
     assert not dialog.purge.isEnabled()

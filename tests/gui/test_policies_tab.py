@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import desk_sample
 import pytest
-from guihelp import focus, needs_reviewer
+from guihelp import focus, wait_dialog
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
@@ -12,7 +12,7 @@ from memorydesk.browse import detail as browse_detail
 
 
 def _ready(qtbot, win):
-    tab = win.policies_tab
+    tab = win.show_tab("policies")
     qtbot.waitUntil(lambda: tab.model.rowCount() == 3 and win.ops.pending == 0)
     return tab
 
@@ -67,7 +67,6 @@ def test_size_warnings_grow_with_the_section() -> None:
 
 
 def test_edit_activate_deactivate_delete(open_window, sample_path, qtbot) -> None:
-    needs_reviewer()
     win = open_window(sample_path)
     tab = _ready(qtbot, win)
     win.show_tab("policies")
@@ -75,8 +74,8 @@ def test_edit_activate_deactivate_delete(open_window, sample_path, qtbot) -> Non
     tab.select_row(_row(tab, "Always"))
     focus(qtbot, tab.view)
     qtbot.keyClick(tab.view, Qt.Key.Key_F2)
-    dialog = tab.dialog
-    assert dialog.isVisible() and dialog.role.currentData() == "coder"
+    dialog = wait_dialog(qtbot, tab)
+    assert dialog.role.currentData() == "coder"
     dialog.rule.setPlainText("Always run the whole test suite.")
     dialog.role.setCurrentIndex(dialog.role.findData("qa"))
     dialog.reason.setText("clearer")
@@ -99,7 +98,7 @@ def test_edit_activate_deactivate_delete(open_window, sample_path, qtbot) -> Non
     tab.select_row(_row(tab, "Never log"))
     focus(qtbot, tab.view)
     qtbot.keyClick(tab.view, Qt.Key.Key_Delete)
-    box = tab.dialog
+    box = wait_dialog(qtbot, tab)
     assert isinstance(box, QMessageBox)
     box.findChild(type(box.buttons()[0]), "confirm-yes").click()
     qtbot.waitUntil(lambda: win.ops.pending == 0 and not any(

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QPushButton
 
 from memorydesk.embedding.embedder import get_embedder
 from memorydesk.memory.service import MemoryService
@@ -29,34 +28,51 @@ def unembedded(tmp_path: Path) -> Path:
     return path
 
 
+def _started(qtbot, win, batch: int | None = None):
+    """Start Tools ▸ Index Missing Vectors; its Job, once it shows in the status bar."""
+    if batch is None:
+        win.act_index.trigger()
+    else:
+        win.ops.start(win.index_vectors(batch=batch))
+    qtbot.waitUntil(lambda: win.progress.current is not None, timeout=10_000)
+    return win.progress.current
+
+
 def test_index_missing_vectors_with_progress(qtbot, open_window, unembedded: Path) -> None:
     win = open_window(unembedded)
     seen: list[tuple[int, int]] = []
-    job = win.index_vectors()
-    job.progressed.connect(lambda done, total: seen.append((done, total)))  # a list append: any thread
-    with qtbot.waitSignal(job.finished, timeout=60_000):
+    job = _started(qtbot, win)
+    job.progressed.connect(lambda done, total, _text: seen.append((done, total)))
+    assert win.progress.isVisible() and job.title == "Index missing vectors"
+    with qtbot.waitSignal(win.ops.job_finished, timeout=60_000):
         pass
-    assert job.last.done == len(TEXTS) and not job.last.cancelled
     assert seen[-1] == (len(TEXTS), len(TEXTS)) and len(seen) >= 2
-    assert missing_count(win.ws) == 0
+    assert not win.progress.isVisible()
     assert "every fact now has a vector" in win.statusBar().currentMessage()
+    with open_workspace(unembedded, read_only=True) as ws:
+        assert missing_count(ws) == 0
 
 
 def test_cancel_keeps_what_was_done_and_resumes(qtbot, open_window, unembedded: Path) -> None:
     win = open_window(unembedded)
-    job = win.index_vectors(batch=10)  # small batches: Cancel lands while most are still to do
-    with qtbot.waitSignal(job.finished, timeout=60_000):
-        qtbot.waitUntil(lambda: job.dialog.value() > 0, timeout=30_000)
-        qtbot.mouseClick(job.dialog.findChild(QPushButton), Qt.MouseButton.LeftButton)  # the person presses Cancel
-    assert job.last.cancelled and 0 < job.last.done < len(TEXTS)
-    assert missing_count(win.ws) == len(TEXTS) - job.last.done
-    again = win.index_vectors()
-    with qtbot.waitSignal(again.finished, timeout=60_000):
+    job = _started(qtbot, win, batch=10)  # small batches: Cancel lands while most are still to do
+    with qtbot.waitSignal(win.ops.job_finished, timeout=60_000):
+        qtbot.waitUntil(lambda: win.progress.bar.value() > 0, timeout=30_000)
+        qtbot.mouseClick(win.progress.cancel, Qt.MouseButton.LeftButton)  # the person presses Cancel
+    assert job.cancelled and "Stopped:" in win.statusBar().currentMessage()
+    with open_workspace(unembedded, read_only=True) as ws:
+        left = missing_count(ws)
+    assert 0 < left < len(TEXTS)
+    _started(qtbot, win)
+    with qtbot.waitSignal(win.ops.job_finished, timeout=60_000):
         pass
-    assert missing_count(win.ws) == 0
+    with open_workspace(unembedded, read_only=True) as ws:
+        assert missing_count(ws) == 0
 
 
-def test_read_only_disables_the_action(open_window, unembedded: Path) -> None:
+def test_read_only_disables_the_action(qtbot, open_window, unembedded: Path) -> None:
     win = open_window(unembedded, read_only=True)
     assert not win.act_index.isEnabled() and "read-only" in win.act_index.toolTip()
-    assert win.index_vectors() is None
+    win.act_index.trigger()
+    qtbot.wait(50)
+    assert win.progress.current is None and win.ops.flows == 0

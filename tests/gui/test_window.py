@@ -11,7 +11,7 @@ from pathlib import Path
 
 import desk_sample
 import pytest
-from guihelp import focus, row_of_topic, wait_idle
+from guihelp import focus, row_of_topic, wait_dialog, wait_idle
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QAction, QDropEvent, QGuiApplication
 from PySide6.QtWidgets import QAbstractItemView
@@ -31,7 +31,9 @@ def test_there_is_no_create_path(open_window, sample_path, qtbot) -> None:
     assert actions
     offending = [a.text() for a in actions if CREATE_WORDS.search(a.text().replace("&", ""))]
     assert offending == []
-    for tab in (win.facts_tab, win.policies_tab):
+    for name in ("facts", "policies"):
+        tab = win.show_tab(name)
+        wait_idle(qtbot, win)
         model, view = tab.model, tab.view
         before = model.rowCount()
         assert model.insertRows(0, 1) is False and model.insertRow(0) is False
@@ -50,12 +52,15 @@ def test_there_is_no_create_path(open_window, sample_path, qtbot) -> None:
         if tab.dialog is not None and tab.dialog.isVisible():
             tab.dialog.reject()
     # double-click edits the existing row; it never appends one
-    facts = win.facts_tab
+    facts = win.tab("facts")
+    win.show_tab("facts")
     rect = facts.view.visualRect(facts.model.index(0, 1))
+    qtbot.mouseClick(facts.view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     qtbot.mouseDClick(facts.view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
-    if facts.dialog is not None:
-        assert facts.dialog.objectName() == "fact-edit" and facts.dialog.fact_id == facts.model.fact(0).id
-        facts.dialog.reject()
+    dialog = wait_dialog(qtbot, facts)
+    assert dialog.objectName() == "fact-edit" and dialog.fact_id == facts.model.fact(0).id
+    dialog.reject()
+    qtbot.waitUntil(lambda: win.ops.flows == 0)
     assert facts.model.rowCount() == 26
 
 
@@ -63,24 +68,32 @@ def test_read_only_disables_every_write_and_changes_no_byte(open_window, sample_
     before = sha256(sample_path)
     win = open_window(sample_path, read_only=True)
     assert "read-only" in win.windowTitle()
-    facts, policies = win.facts_tab, win.policies_tab
+    facts = win.tab("facts")
     facts.select_row(row_of_topic(facts, "topic 2"))
+    policies = win.show_tab("policies")
     qtbot.waitUntil(lambda: policies.model.rowCount() == 3)
     policies.select_row(0)
-    writes = facts.write_actions + policies.write_actions + [win.act_undo, win.act_redo]
+    writes = facts.write_actions + policies.write_actions + [win.act_undo, win.act_redo, win.act_index]
     for action in writes:
         assert not action.isEnabled(), action.text()
         assert "read-only" in action.toolTip(), action.toolTip()
+    win.show_tab("facts")
     focus(qtbot, facts.view)
-    for key, mods in ((Qt.Key.Key_Delete, Qt.KeyboardModifier.NoModifier), (Qt.Key.Key_F2, Qt.KeyboardModifier.NoModifier),
-                      (Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)):
+    for key, mods, name in ((Qt.Key.Key_Delete, Qt.KeyboardModifier.NoModifier, "Delete"),
+                            (Qt.Key.Key_F2, Qt.KeyboardModifier.NoModifier, "Edit"),
+                            (Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier, "Undo Last Change")):
+        win.statusBar().clearMessage()
         qtbot.keyClick(facts.view, key, mods)
+        # the key is answered: the status bar says why nothing happened
+        assert win.statusBar().currentMessage().startswith(f"{name}: "), win.statusBar().currentMessage()
+        assert "read-only" in win.statusBar().currentMessage()
     for action in writes:
         action.trigger()
-    facts.delete_selected()
-    facts.purge_selected()
+    facts.start(facts.delete_selected())
+    facts.start(facts.purge_selected())
     qtbot.wait(100)
     wait_idle(qtbot, win)
+    qtbot.waitUntil(lambda: win.ops.flows == 0, timeout=5000)  # each refused at once, nothing opened
     assert facts.dialog is None and policies.dialog is None
     win.close()
     assert sha256(sample_path) == before
@@ -88,7 +101,7 @@ def test_read_only_disables_every_write_and_changes_no_byte(open_window, sample_
 
 def test_live_refresh_shows_another_process_write(open_window, sample_path, qtbot) -> None:
     win = open_window(sample_path)
-    facts = win.facts_tab
+    facts = win.tab("facts")
     row = row_of_topic(facts, "topic 4")
     facts.select_row(row)
     qtbot.waitUntil(lambda: facts.detail.fact_id == desk_sample.fid(4))
@@ -118,7 +131,7 @@ def test_open_recent_drop_and_copy(open_window, sample_path, tmp_path, qtbot) ->
     win.open_path(other)
     qtbot.waitUntil(lambda: win.ws.path == other, timeout=10000)
     wait_idle(qtbot, win)
-    assert win.facts_tab.model.rowCount() == 3
+    assert win.tab("facts").model.rowCount() == 3
     assert settings.recent()[:2] == [str(other.resolve()), str(sample_path.resolve())]
     win.recent_menu.aboutToShow.emit()
     labels = [a.text() for a in win.recent_menu.actions()]
@@ -136,7 +149,7 @@ def test_open_recent_drop_and_copy(open_window, sample_path, tmp_path, qtbot) ->
     win.dropEvent(drop)
     qtbot.waitUntil(lambda: win.ws.path == sample_path, timeout=10000)
     wait_idle(qtbot, win)
-    assert win.facts_tab.model.rowCount() == 26
+    assert win.tab("facts").model.rowCount() == 26
 
     win.open_path(sample_path, read_only=True)
     qtbot.waitUntil(lambda: win.ws.read_only, timeout=10000)
@@ -144,8 +157,8 @@ def test_open_recent_drop_and_copy(open_window, sample_path, tmp_path, qtbot) ->
     win.open_copy()
     qtbot.waitUntil(lambda: not win.ws.read_only and win.ws.path != sample_path, timeout=10000)
     wait_idle(qtbot, win)
-    assert "-copy-" in win.ws.path.name and win.facts_tab.act_delete.toolTip() != ""
-    assert win.facts_tab.model.rowCount() == 26
+    assert "-copy-" in win.ws.path.name and win.tab("facts").act_delete.toolTip() != ""
+    assert win.tab("facts").model.rowCount() == 26
     assert sha256(sample_path) == before
 
 
@@ -163,10 +176,10 @@ def test_opening_a_bad_file_says_why(open_window, sample_path, tmp_path, qtbot) 
 def test_ctrl_f_focuses_the_search_box(open_window, sample_path, qtbot) -> None:
     win = open_window(sample_path)
     win.show_tab("policies")
-    focus(qtbot, win.policies_tab.view)
-    qtbot.keyClick(win.policies_tab.view, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
-    qtbot.waitUntil(win.facts_tab.filters.search.hasFocus)
-    assert win.tabs.currentWidget() is win.facts_tab
+    focus(qtbot, win.show_tab("policies").view)
+    qtbot.keyClick(win.show_tab("policies").view, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(win.tab("facts").filters.search.hasFocus)
+    assert win.tabs.currentWidget() is win.tab("facts")
 
 
 def test_open_dialog_opens_the_chosen_file(open_window, sample_path, tmp_path, qtbot, monkeypatch) -> None:
@@ -175,11 +188,11 @@ def test_open_dialog_opens_the_chosen_file(open_window, sample_path, tmp_path, q
     other = desk_sample.build(tmp_path / "chosen.db", desk_sample.sample_facts()[:2])
     win = open_window(sample_path)
     monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (str(other), "")))
-    focus(qtbot, win.facts_tab.view)
-    qtbot.keyClick(win.facts_tab.view, Qt.Key.Key_O, Qt.KeyboardModifier.ControlModifier)
+    focus(qtbot, win.tab("facts").view)
+    qtbot.keyClick(win.tab("facts").view, Qt.Key.Key_O, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: win.ws.path == other, timeout=10000)
     wait_idle(qtbot, win)
-    assert win.facts_tab.model.rowCount() == 2 and "chosen" in win.windowTitle()
+    assert win.tab("facts").model.rowCount() == 2 and "chosen" in win.windowTitle()
 
 
 @pytest.mark.shared
@@ -187,7 +200,7 @@ def test_the_product_sample_opens_read_only_unchanged(open_window, sample_db, qt
     before = sha256(sample_db)
     win = open_window(sample_db, read_only=True)
     assert "291 facts (263 active)" in win.counts.text()
-    facts = win.facts_tab
+    facts = win.tab("facts")
     assert facts.model.rowCount() == 263
     qtmodeltester.check(facts.model)
     facts.filters.state.setCurrentIndex(facts.filters.state.findData("all"))

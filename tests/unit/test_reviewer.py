@@ -17,18 +17,6 @@ T = 1_790_000_000
 
 
 @pytest.fixture
-def ws(tmp_path: Path):
-    workspace = open_workspace(tmp_path / "ws.db")
-    yield workspace
-    workspace.close()
-
-
-@pytest.fixture
-def svc(ws):
-    return MemoryService(ws, embedder=False)
-
-
-@pytest.fixture
 def rv(ws):
     return Reviewer(ws, "alice", embedder=False)
 

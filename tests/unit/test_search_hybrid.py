@@ -85,12 +85,6 @@ def fts_order(ws, term: str) -> list[str]:
             (f"{term}*",))]
 
 
-@pytest.fixture
-def ws(tmp_path: Path):
-    with open_workspace(tmp_path / "x.db") as w:
-        yield w
-
-
 # --- semantic ------------------------------------------------------------------------------
 
 

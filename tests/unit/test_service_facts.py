@@ -2,22 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from sqlalchemy import select
 
 from memorydesk.memory.service import MemoryService
-from memorydesk.store import open_workspace
 
 T = 1_790_000_000
-
-
-@pytest.fixture
-def svc(tmp_path: Path):
-    ws = open_workspace(tmp_path / "ws.db")
-    yield MemoryService(ws, embedder=False)
-    ws.close()
 
 
 def fact(svc: MemoryService, fact_id: str):

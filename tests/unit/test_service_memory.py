@@ -2,24 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from sqlalchemy import func, select
 
 from memorydesk.core.errors import InsufficientMemoryPermission, MemoryDeskError
 from memorydesk.memory.service import MemoryService
 from memorydesk.memory.working import KEEP_PER_AGENT
-from memorydesk.store import open_workspace
 
 T = 1_790_000_000
-
-
-@pytest.fixture
-def svc(tmp_path: Path):
-    ws = open_workspace(tmp_path / "ws.db")
-    yield MemoryService(ws, embedder=False)
-    ws.close()
 
 
 def put_grant(svc: MemoryService, role: str, domain: str, permission: str | None) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select
@@ -14,7 +13,6 @@ from memorydesk.core.health import HealthState, classify
 from memorydesk.lineage import receipt_store, tiers
 from memorydesk.lineage.recall import dispatch, retrieve
 from memorydesk.lineage.tiers import PAGES, SEGMENTS, TierConfig, TierEngine, heat
-from memorydesk.store import open_workspace
 
 T0 = 1_790_000_000.0
 
@@ -25,13 +23,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
-
-@pytest.fixture
-def ws(tmp_path: Path):
-    workspace = open_workspace(tmp_path / "ws.db")
-    yield workspace
-    workspace.close()
 
 
 @pytest.fixture

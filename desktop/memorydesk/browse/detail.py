@@ -142,3 +142,4 @@ def agents(ws: Workspace) -> list[dict[str, Any]]:
     stmt = select(a.id, a.name, a.title, a.role, a.lifecycle_status).order_by(a.name)
     with ws.read() as conn:
         return [dict(r._mapping) for r in conn.execute(stmt)]
+

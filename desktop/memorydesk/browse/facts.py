@@ -339,6 +339,20 @@ def position_of(ws: Workspace, q: FactQuery, fact_id: str) -> int | None:
         return int(conn.execute(stmt).scalar_one())
 
 
+def placements(ws: Workspace, q: FactQuery, fact_ids: Sequence[str]) -> dict[str, tuple[int | None, int | None]]:
+    """For each fact: (its row key, or None when it no longer exists; its place in the
+    filtered, sorted list, or None when it is not listed) — what a list needs to patch
+    itself after a change to a few facts."""
+    f = ws.layout.facts
+    out: dict[str, tuple[int | None, int | None]] = {}
+    with ws.read() as conn:
+        keys = dict(conn.execute(select(f.c.id, literal_column("rowid")).where(f.c.id.in_(list(fact_ids)))).all())
+    for fid in fact_ids:
+        key = keys.get(fid)
+        out[fid] = (key, position_of(ws, q, fid) if key is not None else None)
+    return out
+
+
 # --- domains and totals (the filter bar, the status bar) -------------------------------
 
 
@@ -392,5 +406,5 @@ def counts(ws: Workspace) -> dict[str, int]:
 __all__ = [
     "DomainCount", "FactQuery", "FactRow", "LIST_COLUMNS", "MEMORY_TYPES", "NATURAL", "SORTABLE", "STATES",
     "VERACITIES", "count_facts", "counts", "domains", "fact_ids", "fact_keys", "fact_rows", "fact_state",
-    "position_of", "repo_groups", "rows_for_ids", "rows_for_keys",
+    "placements", "position_of", "repo_groups", "rows_for_ids", "rows_for_keys",
 ]

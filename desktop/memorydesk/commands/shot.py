@@ -56,17 +56,16 @@ def run(args: argparse.Namespace) -> int:
         quiet = 0
         while time.monotonic() < deadline and quiet < 5:
             app.processEvents()
-            quiet = quiet + 1 if window.ops.pending == 0 else 0
+            quiet = quiet + 1 if window.ops.pending == 0 and window.ops.flows == 0 else 0
             time.sleep(0.02)
 
     settle()
-    if search is not None and window.facts_tab is not None:
-        window.facts_tab.filters.set_search(search, agent_view=agent_view)
+    tab = window.tab(args.tab)
+    if search is not None and tab is not None:
+        tab.filters.set_search(search, agent_view=agent_view)
         settle()
-    if args.tab == "facts" and window.facts_tab and window.facts_tab.model.rowCount():
-        window.facts_tab.select_row(0)
-    if args.tab == "policies" and window.policies_tab and window.policies_tab.model.rowCount():
-        window.policies_tab.select_row(0)
+    if tab is not None:
+        tab.prepare_shot()
     settle()
     image = window.grab()
     window.close()

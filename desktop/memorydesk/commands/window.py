@@ -7,6 +7,7 @@ workspace first (through `memory-desk demo create`).
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 from pathlib import Path
 
@@ -28,7 +29,6 @@ def run(args: argparse.Namespace) -> int:
 
     ensure_offscreen_if_headless()
     app = ensure_app()
-    from memorydesk.store import open_workspace
     from memorydesk.ui import settings
     from memorydesk.ui.mainwindow import MainWindow
 
@@ -42,10 +42,10 @@ def run(args: argparse.Namespace) -> int:
         path = Path(recent[0]) if recent else None
         if path is None:
             raise BadInput("no workspace given and none opened before; try `memory-desk WORKSPACE` or --demo")
-    ws = open_workspace(path, read_only=bool(args.read_only))
-    print(f"Opened {ws.path} ({ws.mode}, {ws.layout.kind} layout)")
-    window = MainWindow(ws)
+    window = MainWindow()
+    window.ops.failed.connect(lambda _label, message: print(f"memory-desk: {message}", file=sys.stderr))
     window.show()
+    window.open_path(path, read_only=bool(args.read_only))  # a file that cannot be opened gets a dialog too
     return int(app.exec())
 
 

@@ -153,3 +153,12 @@ def entries(conn: Connection, entity: str | None = None, entity_id: str | None =
                             | (HISTORY.c.after_id == entity_id))
     rows = conn.execute(query.order_by(HISTORY.c.id.desc()).limit(limit)).all()
     return [dict(r._mapping) for r in rows]
+
+
+def read_entries(ws: Workspace, entity: str | None = None, entity_id: str | None = None) -> list[dict[str, Any]]:
+    """History rows about an entity (newest first), their details decoded (one read)."""
+    with ws.read() as conn:
+        rows = entries(conn, entity, entity_id)
+    for row in rows:
+        row["detail"] = json.loads(row["detail"] or "{}")
+    return rows

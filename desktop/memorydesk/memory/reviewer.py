@@ -8,7 +8,6 @@ soft (``superseded_by = 'human:deleted'``); purge removes the text for good.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -265,8 +264,4 @@ class Reviewer:
         return with_retry(self.ws, work)
 
     def history(self, entity: str | None = None, entity_id: str | None = None) -> list[dict]:
-        with self.ws.read() as conn:
-            rows = history.entries(conn, entity, entity_id)
-        for row in rows:
-            row["detail"] = json.loads(row["detail"] or "{}")
-        return rows
+        return history.read_entries(self.ws, entity, entity_id)

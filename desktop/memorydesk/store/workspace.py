@@ -23,7 +23,7 @@ from sqlalchemy import Connection, Engine, select
 from sqlalchemy import exc as sa_exc
 
 from memorydesk.core.errors import ReadOnlyWorkspace, SchemaTooNew, WorkspaceBusy, WorkspaceUnusable
-from memorydesk.store import files, ours
+from memorydesk.store import files, guard, ours
 from memorydesk.store.engine import BEGIN_OPTION, BUSY_TIMEOUT_MS, make_engine, raw_connect
 from memorydesk.store.layout import LAYOUTS, SUFFIXED, Layout, detect, table_names
 from memorydesk.store.product_ddl import PRODUCT_USER_VERSION, product_schema_statements
@@ -48,6 +48,7 @@ class Workspace:
     _watch: sqlean.Connection | None = field(default=None, repr=False)
     _last_data_version: int | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _seen_lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
     @property
     def has_vectors(self) -> bool:
@@ -75,6 +76,7 @@ class Workspace:
 
     def data_version(self) -> int:
         """SQLite's ``data_version``: changes when another connection commits to the file."""
+        guard.check("a data_version read")
         with self._lock:
             if self._watch is None:
                 self._watch = raw_connect(self.path, read_only=True, immutable=self.immutable)
@@ -82,10 +84,20 @@ class Workspace:
 
     def changed_on_disk(self) -> bool:
         """True when someone else (or another of our connections) committed since the last call."""
-        current = self.data_version()
-        changed = self._last_data_version is not None and current != self._last_data_version
-        self._last_data_version = current
-        return changed
+        with self._seen_lock:
+            current = self.data_version()
+            changed = self._last_data_version is not None and current != self._last_data_version
+            self._last_data_version = current
+            return changed
+
+    @contextlib.contextmanager
+    def own_commits(self) -> Iterator[None]:
+        """Commits made inside are ours: ``changed_on_disk`` (the watcher, on another thread)
+        waits until they are done and does not report them. A commit by another process
+        during the block is taken as seen too; its next one is noticed."""
+        with self._seen_lock:
+            yield
+            self._last_data_version = self.data_version()
 
     @property
     def live_refresh(self) -> bool:

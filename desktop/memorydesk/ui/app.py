@@ -3,13 +3,15 @@ and one place where unexpected errors and Qt's own messages end up (``logging``)
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import sys
 import threading
 from types import TracebackType
 
-from PySide6.QtCore import QtMsgType, Qt, qInstallMessageHandler
+import qasync
+from PySide6.QtCore import Qt, QtMsgType, qInstallMessageHandler
 from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
@@ -28,7 +30,8 @@ def ensure_offscreen_if_headless() -> None:
 
 
 def ensure_app(argv: list[str] | None = None) -> QApplication:
-    """The QApplication, created once, with names, style and palette set."""
+    """The QApplication, created once, with names, style and palette set, and the asyncio
+    loop that runs on Qt's own event loop (qasync), so UI flows can ``await``."""
     app = QApplication.instance()
     if app is None:
         app = QApplication(argv or [APPLICATION])
@@ -38,7 +41,19 @@ def ensure_app(argv: list[str] | None = None) -> QApplication:
     app.setApplicationDisplayName("Memory Desk")
     apply_palette(app)
     install_hooks()
+    ensure_loop(app)
     return app
+
+
+def ensure_loop(app: QApplication) -> asyncio.AbstractEventLoop:
+    """One qasync loop for the application, set as running: Qt's event loop (``exec()`` or a
+    test's ``processEvents``) runs its callbacks, on the UI thread."""
+    loop = getattr(app, "_memdesk_loop", None)
+    if loop is None:
+        loop = qasync.QEventLoop(app, already_running=True)
+        asyncio.set_event_loop(loop)
+        app._memdesk_loop = loop  # type: ignore[attr-defined]
+    return loop
 
 
 def dark_scheme() -> bool:

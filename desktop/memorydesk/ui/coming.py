@@ -1,24 +1,40 @@
-"""A plain page for the tabs that are not built yet."""
+"""Plain pages for the tabs that are not built yet (each replaced by its own package)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-PLANNED = {
-    "Knowledge Graph": "facts and their episodic edges as a navigable graph",
-    "Grants": "the effective role × domain permission matrix, with fail-open cells marked",
-    "Conflicts": "which fact replaced which, when and why — restore the loser or confirm",
-    "Lineage": "memory moving between tiers, coloured healthy / waiting / at-risk / stale / uncertain",
-}
+from memorydesk.ui.tab import DeskTab
 
 
-class ComingPage(QWidget):
-    def __init__(self, title: str, parent: QWidget | None = None) -> None:
+class ComingTab(DeskTab):
+    planned = ""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setObjectName(f"coming-{title.lower().replace(' ', '-')}")
-        label = QLabel(f"<h2>{title}</h2><p>Coming in a later build: {PLANNED.get(title, '')}.</p>")
+        label = QLabel(f"<h2>{self.title}</h2><p>Coming in a later build: {self.planned}.</p>")
         label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         label.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.addWidget(label)
+
+
+class GraphComing(ComingTab):
+    name, title = "graph", "Knowledge Graph"
+    planned = "facts and their episodic edges as a navigable graph"
+
+
+class GrantsComing(ComingTab):
+    name, title = "grants", "Grants"
+    planned = "the effective role × domain permission matrix, with fail-open cells marked"
+
+
+class ConflictsComing(ComingTab):
+    name, title = "conflicts", "Conflicts"
+    planned = "which fact replaced which, when and why — restore the loser or confirm"
+
+
+class LineageComing(ComingTab):
+    name, title = "lineage", "Lineage"
+    planned = "memory moving between tiers, coloured healthy / waiting / at-risk / stale / uncertain"

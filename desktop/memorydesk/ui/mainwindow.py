@@ -1,57 +1,81 @@
-"""The main window: tabs, menus and shortcuts, status bar with counts and the live
-indicator, opening workspaces (dialog, recent list, drag and drop, read-only, a copy)."""
+"""The main window: the tabs (built from ``ui.tabs.TABS``), menus and shortcuts, the status
+bar (mode, counts, the live indicator, long work), and opening workspaces (dialog,
+recent list, drag and drop, read-only, a copy).
+
+Changes are routed, not broadcast: a write made through the session says which kinds
+of entity it touched, and only the tabs that show those kinds refresh — at once when
+shown, when next shown otherwise. Every second a watcher thread asks the file whether
+someone else committed (``data_version``); our own commits are taken as seen by the
+worker that made them, so only another process's change refreshes the tabs.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QStandardPaths, QTimer
+from PySide6.QtCore import QStandardPaths, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QMenu, QTabWidget, QWidget
+from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMainWindow, QMenu, QTabWidget, QWidget
 
 from memorydesk.browse import facts as browse
 from memorydesk.embedding.embedder import embedder_status
-from memorydesk.memory.reviewer import Reviewer
-from memorydesk.memory.vector_index import IndexProgress
+from memorydesk.memory.vector_index import index_missing_vectors, missing_count
 from memorydesk.store import open_workspace
 from memorydesk.store.files import backup_copy
 from memorydesk.store.workspace import Workspace
+from memorydesk.ui import help as help_dialogs
 from memorydesk.ui import settings
-from memorydesk.ui.coming import ComingPage
-from memorydesk.ui.facts.tab import FactsTab
+from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.operations import Operations
-from memorydesk.ui.policies.tab import PoliciesTab
+from memorydesk.ui.progress import JobProgress
 from memorydesk.ui.prompts import show_error
-from memorydesk.ui.vector_job import VectorIndexJob, summary
+from memorydesk.ui.session import Change, DeskSession
+from memorydesk.ui.tab import DeskTab
+from memorydesk.ui.tabs import TABS, tab_names
 
 log = logging.getLogger("memorydesk.ui")
-TABS = ("facts", "policies", "graph", "grants", "conflicts", "lineage")
 POLL_MS = 1000
+COUNT_KINDS = frozenset({"fact", "policy"})
+
+
+@dataclass
+class TabSlot:
+    tab: DeskTab
+    opened: bool = False
+    missed: Change | None = None  # changes made while the tab was hidden
 
 
 class MainWindow(QMainWindow):
     """Shows one workspace at a time; owns it (closes it when replaced or closed)."""
 
+    _polled = Signal(object)  # the watcher's answer: True/False, or an exception
+
     def __init__(self, ws: Workspace | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("main-window")
         self.setAcceptDrops(True)
+        self.setMinimumSize(900, 600)
         self.resize(1280, 800)
         self.ops = Operations(self)
         self.ops.failed.connect(self._failed)
         self.ws: Workspace | None = None
-        self.facts_tab: FactsTab | None = None
-        self.policies_tab: PoliciesTab | None = None
+        self.session: DeskSession | None = None
+        self.slots: list[TabSlot] = []
         self.error_box: Any = None
-        self.vector_job: VectorIndexJob | None = None
+        self.dialog: Any = None
         self.last_error = ""
+        self.refreshes: list[tuple[str, Change]] = []  # (tab name, change): what each refresh was handed
         self.tabs = QTabWidget()
         self.tabs.setObjectName("tabs")
         self.tabs.setDocumentMode(True)
+        self.tabs.currentChanged.connect(self._tab_shown)
         self.setCentralWidget(self.tabs)
+        self.writes = WriteActions(self, "window")
         self._build_menus()
         self.counts = QLabel("")
         self.counts.setObjectName("status-counts")
@@ -59,11 +83,18 @@ class MainWindow(QMainWindow):
         self.live.setObjectName("status-live")
         self.mode = QLabel("")
         self.mode.setObjectName("status-mode")
+        self.progress = JobProgress()
+        self.ops.job_started.connect(self.progress.add)
+        self.ops.job_finished.connect(self.progress.remove)
         for label in (self.mode, self.counts, self.live):
             label.setContentsMargins(8, 0, 8, 0)
+        self.statusBar().addPermanentWidget(self.progress)
         self.statusBar().addPermanentWidget(self.mode)
         self.statusBar().addPermanentWidget(self.counts)
         self.statusBar().addPermanentWidget(self.live)
+        self._watcher = ThreadPoolExecutor(1, thread_name_prefix="memorydesk-watch")
+        self._polling = False
+        self._polled.connect(self._poll_answer)
         self.timer = QTimer(self)
         self.timer.setInterval(POLL_MS)
         self.timer.timeout.connect(self.poll)
@@ -79,30 +110,44 @@ class MainWindow(QMainWindow):
         action.setObjectName(name)
         if key is not None:
             action.setShortcut(QKeySequence(key))
-        action.triggered.connect(slot)
+        action.triggered.connect(lambda _checked=False: slot())
         menu.addAction(action)
+        self.addAction(action)
         return action
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
         file = bar.addMenu("&File")
+        self.file_menu = file
         self.act_open = self._act(file, "&Open…", self.open_dialog, QKeySequence.StandardKey.Open, "open")
         self.recent_menu = file.addMenu("Open &Recent")
         self.recent_menu.setObjectName("recent-menu")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
-        self.act_copy = self._act(file, "Open a &Copy of This Workspace", lambda: self.open_copy(), None, "open-copy")
+        self.act_copy = self._act(file, "Open a &Copy of This Workspace", self.open_copy, None, "open-copy")
         self.act_read_only = self._act(file, "&Read-only", self._toggle_read_only, None, "read-only")
         self.act_read_only.setCheckable(True)
         file.addSeparator()
         self._act(file, "&Close Window", self.close, QKeySequence.StandardKey.Close, "close")
+        self.act_quit = self._act(file, "&Quit", self.quit, QKeySequence("Ctrl+Q"), "quit")
         edit = bar.addMenu("&Edit")
-        self.act_undo = self._act(edit, "&Undo Last Change", self.undo, QKeySequence("Ctrl+Z"), "undo")
-        self.act_redo = self._act(edit, "&Redo", self.redo, QKeySequence("Ctrl+Shift+Z"), "redo")
+        window = Qt.ShortcutContext.WindowShortcut
+        self.act_undo = self.writes.add("&Undo Last Change", self.undo, name="undo", key="Ctrl+Z", context=window)
+        self.act_redo = self.writes.add("&Redo", self.redo, name="redo", key="Ctrl+Shift+Z", context=window)
+        edit.addActions([self.act_undo, self.act_redo])
         edit.addSeparator()
         self.act_find = self._act(edit, "&Find Facts", self.focus_search, QKeySequence("Ctrl+F"), "find")
         tools = bar.addMenu("&Tools")
-        self.act_index = self._act(tools, "Index &Missing Vectors…", self.index_vectors, None, "index-vectors")
-        self.addActions([self.act_open, self.act_undo, self.act_redo, self.act_find])
+        self.tools_menu = tools
+        self.act_index = self.writes.add("Index &Missing Vectors…", self.index_vectors, name="index-vectors")
+        tools.addAction(self.act_index)
+        help_menu = bar.addMenu("&Help")
+        self.act_shortcuts = self._act(help_menu, "&Keyboard Shortcuts", self.show_shortcuts,
+                                       QKeySequence.StandardKey.HelpContents, "shortcuts")
+        self.act_guide = self._act(help_menu, "Memory Desk &Guide", self.show_guide, None, "guide")
+        help_menu.addSeparator()
+        self.act_about = self._act(help_menu, "&About Memory Desk", self.show_about, None, "about")
+        for action, name in ((self.act_undo, "undo"), (self.act_redo, "redo"), (self.act_index, "index-vectors")):
+            action.setObjectName(name)
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
@@ -123,27 +168,24 @@ class MainWindow(QMainWindow):
         return None
 
     def set_workspace(self, ws: Workspace) -> None:
+        current = self.current_tab_name()
         old, self.ws = self.ws, ws
         self.timer.stop()
-        self.tabs.clear()
-        for tab in (self.facts_tab, self.policies_tab):
-            if tab is not None:
-                tab.deleteLater()
+        self._close_tabs()
         if old is not None and old is not ws:
             old.close()
         block = self.write_block()
-        self.facts_tab = FactsTab(ws, self.ops, block)
-        self.policies_tab = PoliciesTab(ws, self.ops, block)
-        self.tabs.addTab(self.facts_tab, "Facts")
-        self.tabs.addTab(self.policies_tab, "Policies")
-        for title in ("Knowledge Graph", "Grants", "Conflicts", "Lineage"):
-            self.tabs.addTab(ComingPage(title), title)
-        for tab in (self.facts_tab, self.policies_tab):
-            tab.changed.connect(self._changed)
-            tab.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
-        for action in (self.act_undo, self.act_redo, self.act_index):
-            action.setEnabled(block is None)
-            action.setToolTip(f"Unavailable — {block}" if block else action.text().replace("&", ""))
+        self.session = DeskSession(ws, self.ops, settings.actor(), block, self)
+        self.session.changed.connect(self.route)
+        self.session.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self.session.navigate_to.connect(self.navigate)
+        self.writes.bind(self.session)
+        self.tabs.blockSignals(True)
+        for cls in TABS:
+            tab = cls()
+            self.slots.append(TabSlot(tab))
+            self.tabs.addTab(tab, tab.title)
+        self.tabs.blockSignals(False)
         self.act_read_only.blockSignals(True)
         self.act_read_only.setChecked(ws.read_only)
         self.act_read_only.blockSignals(False)
@@ -152,9 +194,10 @@ class MainWindow(QMainWindow):
         self.mode.setToolTip(str(ws.path) + (f" — changes: {block}" if block else ""))
         self._update_title()
         self.refresh_counts()
+        self.show_tab(current if current in tab_names() else TABS[0].name)
+        self._tab_shown(self.tabs.currentIndex())
         if ws.live_refresh:
-            ws.changed_on_disk()  # baseline
-            self.timer.start()
+            self._start_watching(ws)
             self.live.setText("● live")
             self.live.setToolTip("Watching the file: changes by agents appear within a second.")
         else:
@@ -162,6 +205,15 @@ class MainWindow(QMainWindow):
             self.live.setToolTip("; ".join(ws.notes) or "This file cannot be watched.")
         for note in ws.notes:
             self.statusBar().showMessage(note, 10000)
+
+    def _close_tabs(self) -> None:
+        for slot in self.slots:
+            slot.tab.close()
+            slot.tab.deleteLater()
+        self.slots = []
+        self.tabs.blockSignals(True)
+        self.tabs.clear()
+        self.tabs.blockSignals(False)
 
     def _update_title(self) -> None:
         if self.ws is None:
@@ -198,11 +250,67 @@ class MainWindow(QMainWindow):
 
         self.ops.run(work, self.set_workspace, label=f"copying {source.name}")
 
-    def _toggle_read_only(self, checked: bool) -> None:
+    def _toggle_read_only(self) -> None:
+        checked = self.act_read_only.isChecked()
         if self.ws is not None and checked != self.ws.read_only:
             self.open_path(self.ws.path, read_only=checked)
 
-    # --- refreshing ---------------------------------------------------------------------
+    # --- tabs and routing ----------------------------------------------------------------
+
+    def tab(self, name: str) -> DeskTab | None:
+        return next((s.tab for s in self.slots if s.tab.name == name), None)
+
+    def current_tab_name(self) -> str | None:
+        widget = self.tabs.currentWidget()
+        return widget.name if isinstance(widget, DeskTab) else None
+
+    def show_tab(self, name: str) -> DeskTab | None:
+        tab = self.tab(name)
+        if tab is not None:
+            self.tabs.setCurrentWidget(tab)
+        return tab
+
+    def _slot(self, tab: QWidget | None) -> TabSlot | None:
+        return next((s for s in self.slots if s.tab is tab), None)
+
+    def _tab_shown(self, _index: int) -> None:
+        slot = self._slot(self.tabs.currentWidget())
+        if slot is None or self.session is None:
+            return
+        if not slot.opened:
+            slot.opened, slot.missed = True, None
+            slot.tab.open(self.session)
+        elif slot.missed is not None:
+            missed, slot.missed = slot.missed, None
+            self._refresh(slot, missed)
+        focus = slot.tab.wants_keyboard()
+        if focus is not None:
+            focus.setFocus()
+
+    def route(self, change: Change) -> None:
+        """Hand a change to the tabs that show its kinds: now if shown, when shown otherwise."""
+        current = self.tabs.currentWidget()
+        for slot in self.slots:
+            if not slot.opened or not change.touches(slot.tab.kinds):
+                continue
+            if slot.tab is current:
+                self._refresh(slot, change)
+            else:
+                slot.missed = change.merged(slot.missed)
+        if change.touches(COUNT_KINDS):
+            self.refresh_counts()
+
+    def _refresh(self, slot: TabSlot, change: Change) -> None:
+        self.refreshes.append((slot.tab.name, change))
+        slot.tab.refresh(change)
+
+    def navigate(self, name: str, target: dict[str, Any]) -> None:
+        """Show tab ``name`` (opening it if needed) at ``target``."""
+        tab = self.show_tab(name)
+        if tab is not None:
+            tab.navigate(target)
+
+    # --- the counts and the watcher ---------------------------------------------------------
 
     def refresh_counts(self) -> None:
         ws = self.ws
@@ -215,79 +323,92 @@ class MainWindow(QMainWindow):
 
         self.ops.run(lambda: browse.counts(ws), show, label="counting")
 
-    def refresh_views(self) -> None:
-        for tab in (self.facts_tab, self.policies_tab):
-            if tab is not None:
-                tab.refresh()
-        self.refresh_counts()
+    def _start_watching(self, ws: Workspace) -> None:
+        self._watcher.submit(ws.changed_on_disk)  # the baseline
+        self.timer.start()
 
     def poll(self) -> None:
-        """Every second: did anyone (an agent, or us) commit to the file? Then refresh."""
-        if self.ws is None or not self.ws.live_refresh:
+        """Every second: did another process commit to the file? (Asked on the watcher thread.)"""
+        ws = self.ws
+        if ws is None or not ws.live_refresh or self._polling:
             return
-        try:
-            changed = self.ws.changed_on_disk()
-        except Exception as exc:  # noqa: BLE001 - the file went away or is locked; say so once
-            self.live.setText("○ live refresh paused")
-            self.live.setToolTip(str(exc))
-            return
-        if changed:
-            self.live.setText("● live")
-            self.live.setToolTip(f"Last change seen {dt.datetime.now():%H:%M:%S}")
-            self.refresh_views()
+        self._polling = True
 
-    def _changed(self, _result: Any) -> None:
-        self.refresh_views()
+        def ask() -> None:
+            try:
+                answer: Any = ws.changed_on_disk()
+            except Exception as exc:  # noqa: BLE001 - the file went away or is locked; shown, not raised
+                answer = exc
+            try:
+                self._polled.emit((ws, answer))
+            except RuntimeError:  # the window is gone
+                pass
+
+        self._watcher.submit(ask)
+
+    def _poll_answer(self, reply: tuple[Workspace, Any]) -> None:
+        self._polling = False
+        ws, answer = reply
+        if ws is not self.ws:
+            return
+        if isinstance(answer, Exception):
+            self.live.setText("○ live refresh paused")
+            self.live.setToolTip(str(answer))
+            return
+        if answer:
+            self.live.setText("● live")
+            self.live.setToolTip(f"Last change by another program seen {dt.datetime.now():%H:%M:%S}")
+            self.route(Change.from_outside())
 
     def _failed(self, label: str, message: str) -> None:
         self.last_error = message
         self.statusBar().showMessage(f"Failed {label}: {message}" if label else message, 15000)
         self.error_box = show_error(self, "Memory Desk", message)
 
-    # --- undo, find ---------------------------------------------------------------------
+    # --- undo, tools, find ----------------------------------------------------------------
 
-    def _history_call(self, label: str, call: Any) -> None:
-        ws = self.ws
-        if ws is None or self.write_block():
-            return
+    async def undo(self) -> None:
+        await self.session.write("undoing the last change", lambda r: r.undo())
 
-        def done(result: Any) -> None:
-            self.statusBar().showMessage(getattr(result, "message", "") or f"{label}: done", 8000)
-            self.refresh_views()
+    async def redo(self) -> None:
+        await self.session.write("redoing", lambda r: r.redo())
 
-        self.ops.run(lambda: call(Reviewer(ws, settings.actor())), done, label=label)
-
-    def index_vectors(self, batch: int | None = None) -> VectorIndexJob | None:
-        """Embed the facts that have no vector (progress, cancel, resumable)."""
-        if self.ws is None or self.write_block():
-            return None
+    async def index_vectors(self, batch: int | None = None) -> None:
+        """Embed the facts that have no vector (progress and Cancel in the status bar; resumable)."""
         ok, reason = embedder_status()
         if not ok:
             self._failed("indexing missing vectors", reason)
-            return None
+            return
 
-        def done(result: IndexProgress) -> None:
-            self.statusBar().showMessage(summary(result), 15000)
-            self.refresh_views()
+        def work(ws: Workspace, job: Any) -> Any:
+            total = missing_count(ws)
+            job.report(0, total, "embedding facts without a vector")
+            return index_missing_vectors(ws, cancelled=lambda: job.cancelled,
+                                         progress=lambda p: job.report(p.done, p.total), **({"batch": batch} if batch else {}))
 
-        self.vector_job = VectorIndexJob(self, self.ws, self.ops, done, *([batch] if batch else []))
-        self.vector_job.start()
-        return self.vector_job
-
-    def undo(self) -> None:
-        self._history_call("undoing the last change", lambda r: r.undo())
-
-    def redo(self) -> None:
-        self._history_call("redoing", lambda r: r.redo())
+        result = await self.session.job("Index missing vectors", work, kinds=frozenset({"fact"}))
+        self.statusBar().showMessage(vector_summary(result), 15000)
 
     def focus_search(self) -> None:
-        if self.facts_tab is not None:
-            self.tabs.setCurrentWidget(self.facts_tab)
-            self.facts_tab.filters.search.setFocus()
-            self.facts_tab.filters.search.selectAll()
+        tab = self.show_tab("facts")
+        if tab is not None:
+            tab.navigate({"focus": "search"})
 
-    def show_tab(self, name: str) -> None:
-        self.tabs.setCurrentIndex(TABS.index(name))
+    # --- help -----------------------------------------------------------------------------
+
+    def show_shortcuts(self) -> None:
+        groups = [("Window", [a for a in self.actions() if a.shortcut().toString()])]
+        for slot in self.slots:
+            groups.append((slot.tab.title, [a for a in slot.tab.actions() if a.shortcut().toString()]))
+        self.dialog = help_dialogs.ShortcutsDialog(help_dialogs.shortcut_rows(groups), self)
+        self.dialog.open()
+
+    def show_guide(self, section: str | None = None) -> None:
+        self.dialog = help_dialogs.GuideDialog(self, section)
+        self.dialog.open()
+
+    def show_about(self) -> None:
+        self.dialog = help_dialogs.show_about(self)
 
     # --- drag and drop, closing ---------------------------------------------------------
 
@@ -304,9 +425,25 @@ class MainWindow(QMainWindow):
             event.acceptProposedAction()
             self.open_path(urls[0].toLocalFile(), read_only=self.act_read_only.isChecked())
 
+    def quit(self) -> None:
+        """File ▸ Quit: close the window (finishing the current step of any work) and leave."""
+        if self.close():
+            QApplication.quit()
+
     def closeEvent(self, event: QCloseEvent) -> None:
         self.timer.stop()
+        for job in list(self.progress.jobs):
+            job.cancel()
+        self._close_tabs()
         self.ops.shutdown()
+        self._watcher.shutdown(wait=True, cancel_futures=True)
         if self.ws is not None:
             self.ws.close()
         super().closeEvent(event)
+
+
+def vector_summary(result: Any) -> str:
+    if result.cancelled:
+        left = result.total - result.done
+        return f"Stopped: {result.done:,} facts indexed, {left:,} still without a vector (run it again to resume)."
+    return f"{result.done:,} facts indexed; every fact now has a vector."

@@ -2,9 +2,15 @@
 
 It holds the list's row keys (8 bytes a fact, read off the UI thread) and a cache of
 row windows read on demand (``WINDOW`` rows at a time, a couple of milliseconds each,
-wherever they are in the list). A window that cannot be read is drawn as disabled
+wherever they are in the list). A window is read on the worker (``fetch``, set by the
+tab): until it arrives its rows say "loading…", then ``dataChanged`` repaints them; the
+UI thread never waits on the database. A window that cannot be read is drawn as disabled
 "unavailable" rows rather than raising. The model is read-only: no editing, no
 inserting, no dropping.
+
+A change to a few facts is patched in (``patch``): the rows that left the list are
+removed, new ones inserted where they belong, and only the windows around them are
+read again — the rest of a 1,000,000-row list, its selection and scroll position stay.
 
 A list arrives in two steps when that is faster: ``set_first`` shows the first window
 at once (the model then has just those rows and ``count_known()`` is False), and
@@ -19,16 +25,15 @@ from __future__ import annotations
 
 import array
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QPointF, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QPointF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QIcon, QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import QApplication
 
 from memorydesk.browse import facts as browse
 from memorydesk.browse.facts import FactRow
-from memorydesk.store.workspace import Workspace
 from memorydesk.ui.text import is_rtl, one_line, when
 
 log = logging.getLogger("memorydesk.ui.facts")
@@ -54,6 +59,9 @@ UNREACHABLE_TIP = (
     "vector, temporal and graph voices can bring it."
 )
 _FAILED = object()
+_LOADING = object()
+#: fetch(keys, deliver): read the rows of these keys on the worker, then call deliver(rows or None)
+Fetcher = Callable[[Sequence[int], Callable[[list[FactRow | None] | None], None]], None]
 _icons: dict[str, QIcon] = {}
 Index = QModelIndex | QPersistentModelIndex
 
@@ -95,28 +103,37 @@ def short_why(hit: Any) -> str:
 
 
 class FactTableModel(QAbstractTableModel):
-    def __init__(self, ws: Workspace, parent: Any = None) -> None:
+    window_loaded = Signal(int, int)  # first row, last row of a window that arrived
+
+    def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self._ws = ws
         self._keys: array.array | None = None
         self._first: list[FactRow] | None = None  # the first window while the whole list is being read
         self._windows: dict[int, Any] = {}
+        self._generation = 0  # windows asked for before a reset are dropped when they arrive
         self._hits: dict[str, tuple[int, Any]] = {}  # agent view: fact id -> (rank, SearchHit)
+        self.fetch: Fetcher | None = None  # set by the tab
         self.sort_requested = None  # set by the tab: callable(column_name, descending)
 
     # --- state --------------------------------------------------------------------------
 
+    def _reset_windows(self, windows: dict[int, Any] | None = None) -> None:
+        self._generation += 1
+        self._windows = dict(windows or {})
+
     def set_first(self, rows: Sequence[FactRow]) -> None:
         """Show the first window of a list whose keys are not known yet."""
         self.beginResetModel()
+        self._generation += 1
         self._keys = None
         self._first = list(rows[:WINDOW])
         self._windows = {0: self._first} if self._first else {}
         self._hits = {}
         self.endResetModel()
 
-    def set_keys(self, keys: array.array) -> None:
-        """The whole list. Grows the first window in place when it is still the list's head."""
+    def set_keys(self, keys: array.array, windows: dict[int, list[FactRow | None]] | None = None) -> None:
+        """The whole list (and, read with it, the windows about to be shown). Grows the first
+        window in place when it is still the list's head."""
         first = self._first
         head = [r.key for r in first] if first is not None else None
         if (first and self._keys is None and len(first) == min(WINDOW, len(keys))
@@ -131,7 +148,7 @@ class FactTableModel(QAbstractTableModel):
         self.beginResetModel()
         self._keys = keys
         self._first = None
-        self._windows.clear()
+        self._reset_windows(windows)
         self._hits = {}
         self.endResetModel()
 
@@ -140,7 +157,8 @@ class FactTableModel(QAbstractTableModel):
         self.beginResetModel()
         self._keys = array.array("q", [r.key for r in rows])
         self._first = None
-        self._windows = {w: list(rows[w * WINDOW:(w + 1) * WINDOW]) for w in range((len(rows) + WINDOW - 1) // WINDOW)}
+        self._reset_windows({w: list(rows[w * WINDOW:(w + 1) * WINDOW])
+                             for w in range((len(rows) + WINDOW - 1) // WINDOW)})
         self._hits = {h.id: (i + 1, h) for i, h in enumerate(hits)}
         self.endResetModel()
 
@@ -157,11 +175,15 @@ class FactTableModel(QAbstractTableModel):
         return self._hits.get(fact_id)
 
     def rows_loaded(self) -> int:
-        return sum(len(w) for w in self._windows.values() if w is not _FAILED)
+        return sum(len(w) for w in self._windows.values() if w is not _FAILED and w is not _LOADING)
 
     def is_row_loaded(self, row: int) -> bool:
         w = self._windows.get(row // WINDOW)
-        return w is not None and w is not _FAILED
+        return w is not None and w is not _FAILED and w is not _LOADING
+
+    def loading(self) -> bool:
+        """Some window was asked for and has not arrived."""
+        return any(w is _LOADING for w in self._windows.values())
 
     def key_at(self, row: int) -> int | None:
         if self._first is not None:
@@ -181,10 +203,11 @@ class FactTableModel(QAbstractTableModel):
             return None
 
     def fact(self, row: int) -> FactRow | None:
+        """The row's fact, or None while its window is loading (or could not be read)."""
         if not 0 <= row < self.rowCount():
             return None
         window = self._window(row // WINDOW)
-        if window is _FAILED or row % WINDOW >= len(window):
+        if window is _FAILED or window is _LOADING or row % WINDOW >= len(window):
             return None
         return window[row % WINDOW]
 
@@ -192,14 +215,60 @@ class FactTableModel(QAbstractTableModel):
         cached = self._windows.get(w)
         if cached is not None or self._keys is None:
             return cached if cached is not None else _FAILED
+        if self.fetch is None:
+            return _FAILED
         keys = self._keys[w * WINDOW:(w + 1) * WINDOW]
-        try:
-            cached = browse.rows_for_keys(self._ws, keys)
-        except Exception:  # noqa: BLE001 - drawn as unavailable rows, logged once
-            log.warning("could not read rows %d-%d", w * WINDOW, w * WINDOW + len(keys), exc_info=True)
-            cached = _FAILED
-        self._windows[w] = cached
-        return cached
+        self._windows[w] = _LOADING
+        generation = self._generation
+        self.fetch(keys, lambda rows: self._arrived(generation, w, rows))
+        return _LOADING
+
+    def _arrived(self, generation: int, w: int, rows: list[FactRow | None] | None) -> None:
+        if generation != self._generation or self._windows.get(w) is not _LOADING:
+            return  # the list changed meanwhile; a newer request will come
+        if rows is None:
+            log.warning("could not read rows %d-%d", w * WINDOW, (w + 1) * WINDOW - 1)
+        self._windows[w] = rows if rows is not None else _FAILED
+        first, last = w * WINDOW, min(self.rowCount(), (w + 1) * WINDOW) - 1
+        if last >= first:
+            self.dataChanged.emit(self.index(first, 0), self.index(last, len(COLUMNS) - 1))
+            self.window_loaded.emit(first, last)
+
+    def patch(self, placed: dict[int, int | None], old_keys: Sequence[int] = ()) -> bool:
+        """Apply a change to a few rows: ``placed`` maps row keys to their place in the list
+        now (None: no longer listed); ``old_keys`` are keys that left (e.g. a fact replaced).
+        Returns False when the list is not one this can patch (read it again instead)."""
+        if self._keys is None or self._first is not None or self._hits:
+            return False
+        keys = self._keys
+        changed = set(placed) | set(old_keys)
+        rows = sorted((r for r in (self.row_of_key(k) for k in changed) if r is not None), reverse=True)
+        single = len(rows) == 1 and len(placed) == 1 and placed.get(keys[rows[0]]) == rows[0]
+        if single:  # one row, same place: repaint it
+            self._drop_windows(rows[0], rows[0])
+            self.dataChanged.emit(self.index(rows[0], 0), self.index(rows[0], len(COLUMNS) - 1))
+            return True
+        low = min(rows) if rows else None
+        for row in rows:
+            self.beginRemoveRows(QModelIndex(), row, row)
+            del keys[row]
+            self.endRemoveRows()
+        for place, key in sorted((p, k) for k, p in placed.items() if p is not None):
+            place = min(place, len(keys))
+            self.beginInsertRows(QModelIndex(), place, place)
+            keys.insert(place, key)
+            self.endInsertRows()
+            low = place if low is None else min(low, place)
+        if low is not None:
+            self._drop_windows(low, len(keys))
+            if len(keys) > low:
+                self.dataChanged.emit(self.index(low, 0), self.index(len(keys) - 1, len(COLUMNS) - 1))
+        return True
+
+    def _drop_windows(self, first_row: int, last_row: int) -> None:
+        """Forget the cached windows from ``first_row`` to ``last_row`` (read again when shown)."""
+        for w in range(first_row // WINDOW, last_row // WINDOW + 1):
+            self._windows.pop(w, None)
 
     # --- Qt model -----------------------------------------------------------------------
 
@@ -224,10 +293,13 @@ class FactTableModel(QAbstractTableModel):
             return "How the agent's hybrid search placed this fact (select a row for the whole calculation)"
         return None
 
+    def is_loading(self, row: int) -> bool:
+        return self._windows.get(row // WINDOW) is _LOADING
+
     def flags(self, index: Index) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        if self.fact(index.row()) is None:
+        if self.fact(index.row()) is None and not self.is_loading(index.row()):
             return Qt.ItemFlag.NoItemFlags
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
 
@@ -237,8 +309,8 @@ class FactTableModel(QAbstractTableModel):
         fact = self.fact(index.row())
         name = COLUMNS[index.column()][0]
         if fact is None:
-            if role == Qt.ItemDataRole.DisplayRole:
-                return "unavailable" if name == "content" else ""
+            if role == Qt.ItemDataRole.DisplayRole and name == "content":
+                return "loading…" if self.is_loading(index.row()) else "unavailable"
             return None
         if name in AGENT_ONLY:
             return self._agent_data(fact, name, role)

@@ -18,6 +18,7 @@ from memorydesk.browse.facts import FactQuery, FactRow
 from memorydesk.search import agent as search
 from memorydesk.store.workspace import Workspace
 from memorydesk.ui.facts import decay
+from memorydesk.ui.facts.model import WINDOW
 
 #: how many keyword hits the list shows (an agent gets the best 20)
 KEYWORD_LIST = 200
@@ -36,6 +37,17 @@ class Listing:
     tip: str = ""
     note: str = ""  # a sentence for the banner under the filters, or ""
     query: FactQuery | None = None  # what was listed, when it is not the query asked for (search hits)
+    windows: dict[int, list[FactRow | None]] = field(default_factory=dict)  # rows read with the keys
+
+
+def read_windows(ws: Workspace, keys: array.array, windows: list[int]) -> dict[int, list[FactRow | None]]:
+    """The rows of these windows of a list (read with the list, so they show with it)."""
+    out = {}
+    for w in windows:
+        chunk = keys[w * WINDOW:(w + 1) * WINDOW]
+        if len(chunk):
+            out[w] = browse.rows_for_keys(ws, chunk)
+    return out
 
 
 @dataclass
@@ -58,7 +70,7 @@ def nothing_note(text: str) -> str:
             f"sees it” for the hybrid ranking, or choose “Substring” to find the facts yourself.")
 
 
-def keyword_list(ws: Workspace, query: FactQuery, text: str) -> Listing:
+def keyword_list(ws: Workspace, query: FactQuery, text: str, windows: list[int] = ()) -> Listing:
     """The facts the product's keyword search returns for ``text`` (worker thread)."""
     result = search.keyword_search(ws, text, limit=KEYWORD_LIST)
     total = browse.count_facts(ws, FactQuery())
@@ -73,7 +85,8 @@ def keyword_list(ws: Workspace, query: FactQuery, text: str) -> Listing:
     tip = (f"The product's keyword search (FTS5 match {result.match}), with the filters above applied. "
            f"An agent gets the best {AGENT_KEYWORD}{capped}.")
     note = "" if n else f"The agent's keyword search finds no fact for {quoted(text)}."
-    return Listing(keys, total, f"keyword · {n:,} hit{'s' if n != 1 else ''}", tip, note, listed)
+    return Listing(keys, total, f"keyword · {n:,} hit{'s' if n != 1 else ''}", tip, note, listed,
+                   read_windows(ws, keys, list(windows)))
 
 
 def agent_hits(ws: Workspace, text: str, now: float) -> AgentHits:

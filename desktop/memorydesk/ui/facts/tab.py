@@ -17,10 +17,9 @@ import logging
 import time
 from typing import Any
 
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt, Signal
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QHeaderView,
     QMenu,
     QSplitter,
     QTableView,
@@ -32,34 +31,39 @@ from PySide6.QtWidgets import (
 from memorydesk.browse import detail as browse_detail
 from memorydesk.browse import facts as browse
 from memorydesk.browse.facts import FactQuery
-from memorydesk.memory.reviewer import Reviewer
-from memorydesk.store.workspace import Workspace
-from memorydesk.ui import settings
+from memorydesk.memory import history
+from memorydesk.ui.columns import ColumnFitter
 from memorydesk.ui.delegates import BidiDelegate
 from memorydesk.ui.facts import searching
 from memorydesk.ui.facts.actions import FactActions
 from memorydesk.ui.facts.detail import FactDetail
 from memorydesk.ui.facts.filterbar import FilterBar
 from memorydesk.ui.facts.model import AGENT_ONLY, COLUMNS, WINDOW, FactTableModel, column
-from memorydesk.ui.operations import Operations
+from memorydesk.ui.session import Change, DeskSession
+from memorydesk.ui.tab import DeskTab
 
 log = logging.getLogger("memorydesk.ui.facts")
 
 WIDTHS = {"rank": 44, "score": 74, "why": 300, "domain": 150, "topic": 170, "content": 420, "memory_type": 85,
           "veracity": 72, "confidence": 80, "created_at": 120, "recall_count": 60, "mention_count": 70, "state": 92}
 HIDDEN_IN_AGENT_VIEW = ("veracity", "recall_count", "mention_count")
+#: columns that share the width left by the others: (minimum, share of the rest)
+FLEXIBLE = {"domain": (100, 0.6), "topic": (110, 0.8), "content": (200, 3.0), "why": (180, 1.5)}
+#: columns hidden, in this order, when even the minimums do not fit (900×600, say)
+STEP_OUT = ("mention_count", "recall_count", "veracity", "created_at")
 NATURAL_ORDER = "Newest first, in the order the facts were written (click a column to sort by it)"
 
 
-class FactsTab(QWidget):
-    changed = Signal(object)  # a ChangeResult after a successful write
-    status = Signal(str)
+#: a change to more facts than this reads the list again instead of patching it
+PATCH_LIMIT = 50
 
-    def __init__(self, ws: Workspace, ops: Operations, write_block: str | None,
-                 parent: QWidget | None = None) -> None:
+
+class FactsTab(DeskTab):
+    name, title = "facts", "Facts"
+    kinds = frozenset({"fact", "edge", "conflict", "history"})
+
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setObjectName("facts-tab")
-        self.ws, self.ops, self.write_block = ws, ops, write_block
         self.query = FactQuery(state="active")  # what the list shows
         self._listed_query = self.query  # the same with a search's hits as ids (what position_of needs)
         self._order = (self.query.sort, self.query.descending)  # the order asked for (shown once read)
@@ -73,16 +77,16 @@ class FactsTab(QWidget):
 
         self.filters = FilterBar()
         self.filters.changed.connect(self.reload)
-        self.acts = FactActions(self, ws, ops, write_block, self.selected_facts, self._domain_names)
-        self.acts.changed.connect(self.changed)
-        self.acts.status.connect(self.status)
+        self.acts = FactActions(self, self.selected_facts, self._domain_names)
         self.acts.select_after.connect(self._select_after_reload)
         self.act_edit, self.act_delete, self.act_restore, self.act_purge = self.acts.all
         self.write_actions = self.acts.all
         self.edit_selected, self.delete_selected = self.acts.edit_selected, self.acts.delete_selected
         self.restore_selected, self.purge_selected = self.acts.restore_selected, self.acts.purge_selected
 
-        self.model = FactTableModel(ws, self)
+        self.model = FactTableModel(self)
+        self.model.fetch = self._fetch_window
+        self.model.window_loaded.connect(self._window_loaded)
         self.view = QTableView()
         self.view.setObjectName("facts-view")
         self.view.setModel(self.model)
@@ -97,10 +101,7 @@ class FactsTab(QWidget):
         self.view.verticalHeader().setVisible(False)
         self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
         header = self.view.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for i, (name, _label) in enumerate(COLUMNS):
-            header.resizeSection(i, WIDTHS[name])
-        header.setSectionResizeMode(column("content"), QHeaderView.ResizeMode.Stretch)
+        self.columns = ColumnFitter(self.view, [name for name, _label in COLUMNS], WIDTHS, FLEXIBLE, STEP_OUT)
         for place, name in enumerate(("rank", "score", "why")):
             header.moveSection(header.visualIndex(column(name)), place)
         header.setSortIndicatorClearable(True)  # the third click goes back to the order written
@@ -111,7 +112,7 @@ class FactsTab(QWidget):
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._menu)
         self.view.selectionModel().selectionChanged.connect(self._selection_changed)
-        self.view.doubleClicked.connect(lambda _i: self.edit_selected())
+        self.view.doubleClicked.connect(lambda _i: self.act_edit.trigger())
 
         self.detail = FactDetail()
         self.detail.open_fact.connect(self.select_fact)
@@ -135,12 +136,30 @@ class FactsTab(QWidget):
         layout.addWidget(bar)
         layout.addWidget(split, 1)
         self.acts.update()
+
+    def open(self, session: DeskSession) -> None:
+        super().open(session)
+        self.acts.bind(session)
         self.reload()  # the list first: it is what a person waits for
         self.reload_domains()
 
     @property
     def dialog(self) -> Any:
         return self.acts.dialog
+
+    @property
+    def ops(self) -> Any:
+        return self.session.ops if self.session is not None else None
+
+    def _fetch_window(self, keys: Any, deliver: Any) -> None:
+        keys = list(keys)
+        self.run(lambda ws: browse.rows_for_keys(ws, keys), deliver, label="reading facts",
+                 on_failure=lambda _e: deliver(None))
+
+    def _window_loaded(self, first: int, last: int) -> None:
+        rows = self.selected_rows()
+        if rows and any(first <= r <= last for r in rows):
+            self._selection_changed()
 
     def _domain_names(self) -> list[str]:
         box = self.filters.domain
@@ -150,7 +169,7 @@ class FactsTab(QWidget):
     # --- loading ------------------------------------------------------------------------
 
     def reload_domains(self) -> None:
-        self.ops.run_for(self, lambda: browse.domains(self.ws), self.filters.set_domains, label="reading domains")
+        self.run(browse.domains, self.filters.set_domains, label="reading domains")
 
     def reload(self, keep_selection: bool = False) -> None:
         """Read the list again for the current search, filters and sort, in the background."""
@@ -165,17 +184,17 @@ class FactsTab(QWidget):
         if keep_selection:
             self._restore = (self.selected_keys(), self.model.key_at(self.view.currentIndex().row()),
                              self.view.verticalScrollBar().value())
-        ws = self.ws
         if kind == "agent":
             now = time.time()
             self.filters.show_counts(None, None, "searching")
-            self.ops.run_for(self, lambda: searching.agent_hits(ws, text, now),
-                             lambda found: self._agent_loaded(generation, query, found), label="searching as the agent")
+            self.run(lambda ws: searching.agent_hits(ws, text, now),
+                     lambda found: self._agent_loaded(generation, query, found), label="searching as the agent")
             return
         if kind == "keyword" and text:
             self.filters.show_counts(None, None, "searching")
-            self.ops.run_for(self, lambda: searching.keyword_list(ws, query, text),
-                             lambda found: self._listed(generation, query, found), label="searching")
+            windows = self._windows_to_read()
+            self.run(lambda ws: searching.keyword_list(ws, query, text, windows),
+                     lambda found: self._listed(generation, query, found), label="searching")
             return
         if kind != "substring":
             query = query.with_(text="")
@@ -183,8 +202,8 @@ class FactsTab(QWidget):
         self.filters.search_mode.setToolTip(searching.SUBSTRING_TIP if text else "")
         if query.pages_by_key and not keep_selection:
             self.filters.show_counts(None, None, "counting")
-            self.ops.run_for(self, lambda: browse.fact_rows(ws, query, 0, WINDOW),
-                             lambda rows: self._first_loaded(generation, query, rows), label="reading facts")
+            self.run(lambda ws: browse.fact_rows(ws, query, 0, WINDOW),
+                     lambda rows: self._first_loaded(generation, query, rows), label="reading facts")
             return
         if query.pages_by_key or (query.sort, query.descending) == (self.query.sort, self.query.descending):
             self.filters.show_counts(None, None, "counting")
@@ -193,13 +212,20 @@ class FactsTab(QWidget):
             self.filters.show_counts(None, None, f"sorting by {label.lower()}…")
         self._read_keys(generation, query)
 
+    def _windows_to_read(self) -> list[int]:
+        """The windows a list read now should bring with it: the first, and the one in view."""
+        top = self.view.rowAt(0)
+        return sorted({0, max(top, 0) // WINDOW})
+
     def _read_keys(self, generation: int, query: FactQuery) -> None:
-        ws = self.ws
+        windows = self._windows_to_read()
 
-        def work() -> searching.Listing:
-            return searching.Listing(browse.fact_keys(ws, query), browse.count_facts(ws, FactQuery()))
+        def work(ws: Any) -> searching.Listing:
+            keys = browse.fact_keys(ws, query)
+            return searching.Listing(keys, browse.count_facts(ws, FactQuery()),
+                                     windows=searching.read_windows(ws, keys, windows))
 
-        self.ops.run_for(self, work, lambda found: self._listed(generation, query, found), label="reading facts")
+        self.run(work, lambda found: self._listed(generation, query, found), label="reading facts")
 
     def _first_loaded(self, generation: int, query: FactQuery, rows: list[browse.FactRow]) -> None:
         if generation != self._generation:
@@ -224,7 +250,7 @@ class FactsTab(QWidget):
         self._sorting = False
         restore = self._restore
         self._set_agent_view(None)
-        self.model.set_keys(found.keys)
+        self.model.set_keys(found.keys, found.windows)
         natural = query.sort == browse.NATURAL and query.descending
         self.filters.show_counts(len(found.keys), found.total, order=NATURAL_ORDER if natural else "",
                                  searched=bool(query.text.strip()) or bool(found.label))
@@ -255,6 +281,9 @@ class FactsTab(QWidget):
         if self._pending_select is not None:
             fact_id, self._pending_select = self._pending_select, None
             self.select_fact(fact_id, leave_agent_view=False)
+        shown = self.detail.fact_id
+        if shown is not None and shown not in {f.id for f in self.selected_facts()}:
+            self._selection_changed()  # its fact left the list (a reset selects nothing)
         self.acts.update()
 
     def _set_agent_view(self, found: searching.AgentHits | None) -> None:
@@ -264,17 +293,47 @@ class FactsTab(QWidget):
         self.detail.set_agent_view(found is not None)
 
     def _show_agent_columns(self, on: bool) -> None:
-        for i, (name, _label) in enumerate(COLUMNS):
-            hidden = not on if name in AGENT_ONLY else on and name in HIDDEN_IN_AGENT_VIEW
-            self.view.setColumnHidden(i, hidden)
+        self.columns.set_hidden({name for name, _label in COLUMNS
+                                 if (not on if name in AGENT_ONLY else on and name in HIDDEN_IN_AGENT_VIEW)})
         header = self.view.horizontalHeader()
         header.setSectionsClickable(not on)  # the agent's order is the point; no re-sorting
         header.setSortIndicatorShown(not on)
 
-    def refresh(self) -> None:
-        """The file changed: read the list again, keeping selection and scroll position."""
-        self.reload(keep_selection=True)
-        self.reload_domains()
+    def refresh(self, change: Change) -> None:
+        """Read again what the change touched: a few facts are patched into the list (their
+        rows and neighbours); another process's change, a search or many facts read the list
+        again, keeping selection and scroll position."""
+        fact_ids = change.ids_of("fact")
+        if fact_ids is not None and not fact_ids:  # edges, conflicts, history: the detail pane only
+            self._selection_changed()
+            return
+        plain = self.filters.search_kind() == "substring" or not self.filters.search.text().strip()
+        if fact_ids is None or len(fact_ids) > PATCH_LIMIT or not plain or not self.model.count_known() \
+                or self.model.agent_view:
+            self.reload(keep_selection=True)
+            self.reload_domains()
+            return
+        query, generation, ids = self._listed_query, self._generation, sorted(fact_ids)
+        self.run(lambda ws: (browse.placements(ws, query, ids), browse.count_facts(ws, FactQuery()),
+                             browse.domains(ws)),
+                 lambda found: self._patch(generation, *found), label="reading the changed facts")
+
+    def _patch(self, generation: int, placed: dict[str, tuple[int | None, int | None]], total: int,
+               domains: Any) -> None:
+        if generation != self._generation:
+            return  # the list was read again meanwhile
+        gone = [f.key for f in self.selected_facts() if f.id in placed and placed[f.id][0] is None]
+        by_key = {key: place for key, place in placed.values() if key is not None}
+        if not self.model.patch(by_key, gone):
+            self.reload(keep_selection=True)
+            return
+        self.total = total
+        natural = self.query.sort == browse.NATURAL and self.query.descending
+        self.filters.show_counts(self.model.rowCount(), total, order=NATURAL_ORDER if natural else "",
+                                 searched=bool(self.query.text.strip()))
+        self.filters.set_domains(domains)
+        self._after_rows()
+        self._selection_changed()
 
     def _sort(self, column_name: str, descending: bool) -> None:
         if (column_name, descending) == self._order and self._sorting:
@@ -343,7 +402,7 @@ class FactsTab(QWidget):
             if position is not None and position < self.model.rowCount():
                 self.select_row(position)
         query = self._listed_query
-        self.ops.run_for(self, lambda: browse.position_of(self.ws, query, fact_id), found, label="finding the fact")
+        self.run(lambda ws: browse.position_of(ws, query, fact_id), found, label="finding the fact")
 
     def _selection_changed(self, *_args: Any) -> None:
         self.acts.update()
@@ -352,27 +411,41 @@ class FactsTab(QWidget):
             self.detail.show_fact(None)
             return
         fact_id = facts[0].id
-        ws = self.ws
         found = self.model.hit(fact_id)
         if found is not None and self.agent_result is not None:
             self.detail.show_hit(searching.explain_html(self.agent_result, found[0], found[1],
                                                         self.agent_now or time.time()))
 
-        def work() -> tuple[Any, Any]:
+        def work(ws: Any) -> tuple[Any, Any]:
             d = browse_detail.fact_detail(ws, fact_id)
-            history = None
-            if ws.desk_schema == 0:
-                history = []  # a product file never opened for writing: the desk has no history here
-            else:
-                history = Reviewer(ws, settings.actor()).history(entity="fact", entity_id=fact_id)
-            return d, history
+            # a product file never opened for writing has no history of ours
+            rows = [] if ws.desk_schema == 0 else history.read_entries(ws, entity="fact", entity_id=fact_id)
+            return d, rows
 
         def show(result: tuple[Any, Any]) -> None:
             current = self.selected_facts()
             if len(current) == 1 and current[0].id == fact_id:
                 self.detail.show_fact(*result)
 
-        self.ops.run_for(self, work, show, label="reading the fact")
+        self.run(work, show, label="reading the fact")
+
+    # --- the tab contract --------------------------------------------------------------------
+
+    def navigate(self, target: dict[str, Any]) -> None:
+        """``{"fact": id}`` selects that fact (widening the filters if needed);
+        ``{"focus": "search"}`` puts the cursor in the search box."""
+        if target.get("fact"):
+            self.select_fact(str(target["fact"]))
+        if target.get("focus") == "search":
+            self.filters.search.setFocus()
+            self.filters.search.selectAll()
+
+    def prepare_shot(self) -> None:
+        if self.model.rowCount():
+            self.select_row(0)
+
+    def wants_keyboard(self) -> QWidget | None:
+        return self.view
 
     def _menu(self, pos: Any) -> None:
         menu = QMenu(self)

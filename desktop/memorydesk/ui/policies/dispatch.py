@@ -3,6 +3,7 @@ of one agent's whole dispatch preamble for a typed task."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QTimer
@@ -20,8 +21,6 @@ from PySide6.QtWidgets import (
 
 from memorydesk.browse import detail as browse_detail
 from memorydesk.search import preamble
-from memorydesk.store.workspace import Workspace
-from memorydesk.ui.operations import Operations
 from memorydesk.ui.text import tokens
 
 NOTE_AT, WARN_AT, ALARM_AT = 2_000, 4_000, 8_000  # characters of policy text in every dispatch
@@ -54,9 +53,11 @@ def _mono(name: str) -> QPlainTextEdit:
 
 
 class DispatchPanel(QWidget):
-    def __init__(self, ws: Workspace, ops: Operations, parent: QWidget | None = None) -> None:
+    """``run(fn(ws), on_done, label=…)`` reads on the worker for it (the tab's ``run``)."""
+
+    def __init__(self, run: Callable[..., None], parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.ws, self.ops = ws, ops
+        self.run = run
         self.section = _mono("policy-section")
         self.section_size = QLabel("")
         self.section_size.setObjectName("policy-section-size")
@@ -75,6 +76,7 @@ class DispatchPanel(QWidget):
         self.preview = _mono("preamble")
         self.preview_size = QLabel("")
         self.preview_size.setObjectName("preamble-size")
+        self.preview_size.setWordWrap(True)  # a longer note must not widen the panel (the splitter stays)
         preview = QGroupBox("Dispatch preview")
         form = QFormLayout()
         form.addRow("Agent", self.agent)
@@ -94,13 +96,10 @@ class DispatchPanel(QWidget):
         self._debounce.timeout.connect(self.update_preview)
         self.task.textChanged.connect(lambda _t: self._debounce.start())
         self.agent.currentIndexChanged.connect(lambda _i: self.update_preview())
-        self.refresh()
 
     def refresh(self) -> None:
-        ws = self.ws
-        self.ops.run_for(self, lambda: preamble.policy_section(ws), self._show_section,
-                         label="building the policy section")
-        self.ops.run_for(self, lambda: browse_detail.agents(ws), self._show_agents, label="reading agents")
+        self.run(preamble.policy_section, self._show_section, label="building the policy section")
+        self.run(browse_detail.agents, self._show_agents, label="reading agents")
 
     def _show_section(self, text: str) -> None:
         self.section.setPlainText(text)
@@ -125,9 +124,9 @@ class DispatchPanel(QWidget):
         if agent_id is None:
             self.preview_size.setText("This workspace has no agents to preview.")
             return
-        ws, task = self.ws, self.task.text()
-        self.ops.run_for(self, lambda: preamble.build_preamble(ws, agent_id, task), self._show_preview,
-                     label="building the dispatch preview")
+        task = self.task.text()
+        self.run(lambda ws: preamble.build_preamble(ws, agent_id, task), self._show_preview,
+                 label="building the dispatch preview")
 
     def _show_preview(self, text: str) -> None:
         self.preview.setPlainText(text)

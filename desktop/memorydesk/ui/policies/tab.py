@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -20,26 +20,23 @@ from PySide6.QtWidgets import (
 )
 
 from memorydesk.browse import detail as browse_detail
-from memorydesk.memory.reviewer import Reviewer
-from memorydesk.store.workspace import Workspace
-from memorydesk.ui import settings
+from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.delegates import BidiDelegate
-from memorydesk.ui.operations import Operations
+from memorydesk.ui.operations import dialog_result
 from memorydesk.ui.policies.dialogs import PolicyEditDialog
 from memorydesk.ui.policies.dispatch import DispatchPanel
 from memorydesk.ui.policies.model import PolicyTableModel
-from memorydesk.ui.prompts import confirm
+from memorydesk.ui.prompts import confirm_async
+from memorydesk.ui.session import Change, DeskSession
+from memorydesk.ui.tab import DeskTab
 
 
-class PoliciesTab(QWidget):
-    changed = Signal(object)
-    status = Signal(str)
+class PoliciesTab(DeskTab):
+    name, title = "policies", "Policies"
+    kinds = frozenset({"policy", "fact", "note", "history"})  # the dispatch preview shows facts and notes
 
-    def __init__(self, ws: Workspace, ops: Operations, write_block: str | None,
-                 parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setObjectName("policies-tab")
-        self.ws, self.ops, self.write_block = ws, ops, write_block
         self.dialog: Any = None
         self.model = PolicyTableModel(self)
         self.view = QTableView()
@@ -59,7 +56,7 @@ class PoliciesTab(QWidget):
             header.resizeSection(i, width)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.view.selectionModel().selectionChanged.connect(lambda *_a: self._selection_changed())
-        self.view.doubleClicked.connect(lambda _i: self.edit_selected())
+        self.view.doubleClicked.connect(lambda _i: self.act_edit.trigger())
         self.rule = QPlainTextEdit()
         self.rule.setObjectName("policy-rule")
         self.rule.setReadOnly(True)
@@ -68,11 +65,13 @@ class PoliciesTab(QWidget):
         self.rule_meta.setObjectName("policy-meta")
         self.rule_meta.setWordWrap(True)
 
-        self.act_edit = self._action("Edit…", "F2", self.edit_selected, "edit")
-        self.act_delete = self._action("Delete", QKeySequence.StandardKey.Delete, self.delete_selected, "delete")
-        self.act_activate = self._action("Activate", None, lambda: self.set_active(True), "activate")
-        self.act_deactivate = self._action("Deactivate", None, lambda: self.set_active(False), "deactivate")
-        self.write_actions = [self.act_edit, self.act_delete, self.act_activate, self.act_deactivate]
+        self.acts = WriteActions(self, "policy")
+        self.act_edit = self.acts.add("Edit…", self.edit_selected, name="edit", key="F2")
+        self.act_delete = self.acts.add("Delete", self.delete_selected, name="delete",
+                                        key=QKeySequence.StandardKey.Delete)
+        self.act_activate = self.acts.add("Activate", lambda: self.set_active(True), name="activate")
+        self.act_deactivate = self.acts.add("Deactivate", lambda: self.set_active(False), name="deactivate")
+        self.write_actions = self.acts.all
         bar = QToolBar()
         bar.setObjectName("policies-toolbar")
         for action in self.write_actions:
@@ -96,8 +95,9 @@ class PoliciesTab(QWidget):
         inner.addWidget(rule_box)
         inner.setSizes([420, 220])
         lay.addWidget(inner, 1)
-        self.dispatch = DispatchPanel(ws, ops)
+        self.dispatch = DispatchPanel(self.run)
         split = QSplitter(Qt.Orientation.Horizontal)
+        split.setObjectName("policies-split")
         split.addWidget(left)
         split.addWidget(self.dispatch)
         split.setSizes([760, 500])
@@ -105,25 +105,28 @@ class PoliciesTab(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(split)
         self._update_actions()
-        self.reload()
 
-    def _action(self, text: str, key: Any, slot: Any, name: str) -> QAction:
-        action = QAction(text, self)
-        action.setObjectName(f"policy-{name}")
-        if key is not None:
-            action.setShortcut(QKeySequence(key))
-            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        action.triggered.connect(slot)
-        self.addAction(action)
-        return action
-
-    def reload(self) -> None:
-        ws = self.ws
-        self.ops.run_for(self, lambda: browse_detail.policies(ws), self._loaded, label="reading policies")
-
-    def refresh(self) -> None:
+    def open(self, session: DeskSession) -> None:
+        super().open(session)
+        self.acts.bind(session)
+        self._update_actions()
         self.reload()
         self.dispatch.refresh()
+
+    def reload(self) -> None:
+        self.run(browse_detail.policies, self._loaded, label="reading policies")
+
+    def refresh(self, change: Change) -> None:
+        if change.touches(frozenset({"policy"})):
+            self.reload()
+        self.dispatch.refresh()
+
+    def prepare_shot(self) -> None:
+        if self.model.rowCount():
+            self.select_row(0)
+
+    def wants_keyboard(self) -> QWidget | None:
+        return self.view
 
     def _loaded(self, rows: list[dict[str, Any]]) -> None:
         current = self.selected()
@@ -164,52 +167,37 @@ class PoliciesTab(QWidget):
             self.act_activate: (p is not None and not p["active"], "select an inactive policy"),
             self.act_deactivate: (p is not None and bool(p["active"]), "select an active policy"),
         }
-        for action, (ok, why) in rules.items():
-            base = action.text().rstrip("…")
-            if self.write_block:
-                action.setEnabled(False)
-                action.setToolTip(f"{base}: unavailable — {self.write_block}")
-            else:
-                action.setEnabled(ok)
-                action.setToolTip(base if ok else f"{base}: {why}")
+        self.acts.update(rules)
 
-    def _write(self, label: str, call: Any) -> None:
-        ws = self.ws
-
-        def done(result: Any) -> None:
-            self.status.emit(getattr(result, "message", "") or f"{label}: done")
-            self.changed.emit(result)
-
-        self.ops.run_for(self, lambda: call(Reviewer(ws, settings.actor())), done, label=label)
-
-    def edit_selected(self) -> None:
+    async def edit_selected(self) -> None:
         p = self.selected()
-        if p is None or not self.act_edit.isEnabled():
+        if p is None or not self.acts.allowed(self.act_edit) or self.session is None:
             return
         dialog = PolicyEditDialog(p, self)
         self.dialog = dialog
-
-        def save() -> None:
-            v = dialog.values()
-            self._write("editing the policy", lambda r: r.edit_policy(
+        accepted = await dialog_result(dialog)
+        v = dialog.values()
+        dialog.deleteLater()
+        self.dialog = None
+        if accepted:
+            await self.session.write("editing the policy", lambda r: r.edit_policy(
                 p["id"], domain=v["domain"], rule=v["rule"], required_role=v["required_role"], reason=v["reason"]))
 
-        dialog.accepted.connect(save)
-        dialog.finished.connect(lambda _r: dialog.deleteLater())
-        dialog.open()
-
-    def delete_selected(self) -> None:
+    async def delete_selected(self) -> None:
         p = self.selected()
-        if p is None or not self.act_delete.isEnabled():
+        if p is None or not self.acts.allowed(self.act_delete) or self.session is None:
             return
-        self.dialog = confirm(self, "Delete policy", "Delete this policy?", lambda: self._write(
-            "deleting the policy", lambda r: r.delete_policy(p["id"])), yes_text="Delete",
-            informative="It stops reaching agents at once. Undo brings it back.")
+        self.dialog, answer = confirm_async(self, "Delete policy", "Delete this policy?", yes_text="Delete",
+                                            informative="It stops reaching agents at once. Undo brings it back.")
+        confirmed = await answer
+        self.dialog = None
+        if confirmed:
+            await self.session.write("deleting the policy", lambda r: r.delete_policy(p["id"]))
 
-    def set_active(self, active: bool) -> None:
+    async def set_active(self, active: bool) -> None:
         p = self.selected()
         action = self.act_activate if active else self.act_deactivate
-        if p is None or not action.isEnabled():
+        if p is None or not self.acts.allowed(action) or self.session is None:
             return
-        self._write("activating the policy" if active else "deactivating the policy",
-                    lambda r: r.set_policy_active(p["id"], active))
+        await self.session.write("activating the policy" if active else "deactivating the policy",
+                                 lambda r: r.set_policy_active(p["id"], active))

