@@ -66,3 +66,18 @@ def open_window(qtbot, qapp):
     yield make
     for win in windows:
         win.close()
+
+
+@pytest.fixture
+def ui_thread_guarded():
+    """Every database access on this (the UI) thread is recorded and refused while it is on.
+
+    Open the window first with ``guard.allow()``; then ``guard.forbid()`` around the flow."""
+    import threading
+
+    from memorydesk.store import guard
+
+    guard.violations.clear()
+    guard.forbid(threading.get_ident())
+    yield guard.violations
+    guard.allow(threading.get_ident())

@@ -17,15 +17,6 @@ from memorydesk.store import guard
 from memorydesk.ui.tabs import TABS
 
 
-@pytest.fixture
-def ui_thread_guarded():
-    """Every database access on this (the UI) thread is recorded and refused while it is on."""
-    guard.violations.clear()
-    guard.forbid(threading.get_ident())
-    yield guard.violations
-    guard.allow(threading.get_ident())
-
-
 def _edit_topic_3(qtbot, win) -> None:
     facts = win.tab("facts")
     row = row_of_topic(facts, "topic 3")
