@@ -244,9 +244,12 @@ def _embedding_problem(value: Any) -> str | None:
     if not isinstance(value, list) or len(value) != EMBEDDING_DIM:
         size = len(value) if isinstance(value, list) else _kind(value)
         return f"expected {EMBEDDING_DIM} numbers, got {size}"
-    if not all(isinstance(x, int | float) and not isinstance(x, bool) for x in value):
+    try:
+        vector = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError):
         return "not all numbers"
-    vector = np.asarray(value, dtype=np.float64)
+    if vector.shape != (EMBEDDING_DIM,):
+        return "not a flat list of numbers"
     if not np.isfinite(vector).all():
         return "not all finite"
     norm = float(np.linalg.norm(vector))
