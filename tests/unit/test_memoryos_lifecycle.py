@@ -114,11 +114,18 @@ def test_a_promotion_and_a_new_profile(tmp_path: Path) -> None:
     folder.write()
     revised = import_directory(folder.root, workspace, "Europe/Berlin")
     assert revised.imported["facts"] == 1 and revised.imported["facts_superseded"] == 1
+    folder.profile["last_updated"] = "2025-05-04 09:00:00"  # rewritten, same text: nothing new
+    folder.write()
+    assert import_directory(folder.root, workspace, "Europe/Berlin").nothing_new
+    folder.profile = {"data": "Topic Interest ( High ): asks about topics.", "last_updated": "2025-05-05 09:00:00"}
+    folder.write()  # back to the first text: a third fact replaces the second
+    assert import_directory(folder.root, workspace, "Europe/Berlin").imported["facts_superseded"] == 1
     with open_workspace(workspace, read_only=True) as ws, ws.read() as conn:
         f = ws.layout.facts
         profiles = conn.execute(select(f.c.content, f.c.superseded_by, f.c.memory_type)
                                 .where(f.c.memory_type == "preference").order_by(f.c.created_at)).all()
-        assert [p.superseded_by is None for p in profiles] == [False, True]
+        assert [p.superseded_by is None for p in profiles] == [False, False, True]
+        assert profiles[-1].content == profiles[0].content
         assert integrity.check(ws).problems == []
 
 
@@ -208,9 +215,10 @@ def test_unusable_input_writes_nothing(tmp_path: Path, problem: str) -> None:
         stm.write_text(stm.read_text()[:-40])
     elif problem == "zone":
         zone = "Europe/Berlln"
-    elif problem == "not_memoryos":
+    elif problem == "not_memoryos":  # folders named like MemoryOS's, but none of its files
         source = tmp_path / "elsewhere"
-        (source / "notes").mkdir(parents=True)
+        (source / "users" / "ana").mkdir(parents=True)
+        (source / "users" / "ana" / "notes.json").write_text("{}")
     else:
         stm.write_text('[{"user_input": "q", "agent_response": "a", "timestamp": 5}]')
     before = _dump(workspace)

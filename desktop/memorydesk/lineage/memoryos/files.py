@@ -90,11 +90,12 @@ def find_layout(data_dir: str | os.PathLike[str]) -> Layout:
         raise NotMemoryOS(f"{root}: not a MemoryOS data directory (it has no users/<user_id>/ or "
                           f"assistants/<assistant_id>/ folders){hint}")
     layout = Layout(root, users, assistants)
-    for user in users:
-        for name in USER_FILES:
-            path = layout.user_file(user, name)
-            if path.exists() and not path.is_file():
-                raise NotMemoryOS(f"{layout.relative(path)}: is not a file")
+    for path in layout.files():
+        if path.exists() and not path.is_file():
+            raise NotMemoryOS(f"{layout.relative(path)}: is not a file")
+    if not any(path.is_file() for path in layout.files()):
+        raise NotMemoryOS(f"{root}: not a MemoryOS data directory (no users/<user_id>/{SHORT_TERM}, {MID_TERM} or "
+                          f"{LONG_TERM_USER}, no assistants/<assistant_id>/{LONG_TERM_ASSISTANT})")
     return layout
 
 

@@ -178,10 +178,11 @@ class _Builder:
     def long_term(self, files: UserFiles, assistant: str) -> None:
         if files.profile is not None:
             fact = rows.profile_fact(files.user, assistant, files.profile, self.workspace_id, _unix(self.now))
-            earlier = [f for f in self.state.owned(files.user, "profile") if f != fact["id"]]
-            if self.record(fact["id"], "profile", files.user):
+            active = [f for f in self.state.owned(files.user, "profile") if f in self.state.active_profiles]
+            unchanged = any(self.state.active_profiles[f] == fact["content"] for f in active)
+            if not unchanged and self.record(fact["id"], "profile", files.user):
                 self.plan.facts.append(fact)
-                self.plan.superseded += [(old, fact["id"]) for old in earlier if old in self.state.active_facts]
+                self.plan.superseded += [(old, fact["id"]) for old in active]
         self.facts(rows.knowledge_facts(files.user, assistant, "user", files.knowledge, self.workspace_id),
                    "knowledge", files.user)
         self.facts(rows.knowledge_facts(assistant, assistant, "assistant", files.assistant_knowledge,

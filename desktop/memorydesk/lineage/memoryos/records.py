@@ -295,7 +295,8 @@ def _session(reader: _Reader, session_id: str, raw: Any) -> Session:
                     for raw, page_id, where in zip(details, ids, paths, strict=True)),
         l_interaction=reader.integer(doc, "L_interaction", path), r_recency=reader.real(doc, "R_recency", path, 1.0),
         n_visit=reader.integer(doc, "N_visit", path), h_segment=reader.real(doc, "H_segment", path, None),
-        created=created, last_visit=reader.time(doc, "last_visit_time", path, created.local),
+        created=created,
+        last_visit=reader.time(doc, "last_visit_time", path) if doc.get("last_visit_time") is not None else created,
         access_count_lfu=reader.integer(doc, "access_count_lfu", path), path=path)
 
 

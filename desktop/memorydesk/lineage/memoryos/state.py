@@ -42,7 +42,7 @@ class State:
     hot_items: set[str] = field(default_factory=set)  # ledger STM items still in the hot tier
     segments: dict[str, dict[str, Any]] = field(default_factory=dict)  # segment id -> stored values
     pages: dict[str, dict[str, Any]] = field(default_factory=dict)  # page row id -> stored values
-    active_facts: set[str] = field(default_factory=set)  # imported profiles not superseded
+    active_profiles: dict[str, str] = field(default_factory=dict)  # imported profile not superseded -> its text
     agent_ids: set[str] = field(default_factory=set)
     agent_names: set[str] = field(default_factory=set)
     lanes: set[tuple[str, str]] = field(default_factory=set)
@@ -103,6 +103,6 @@ def load_state(conn: Connection | None, layout: Layout | None, users: list[str],
         state.pages[row.id] = _values(row, PAGES, ("id",)) | _values(row, PAGE_DETAILS, ("page_row_id",))
     facts = layout.facts
     fact_ids = by_kind.get("profile", [])
-    query = select(facts.c.id).where(facts.c.superseded_by.is_(None))
-    state.active_facts = {row.id for row in _rows(conn, query, facts.c.id, fact_ids)}
+    query = select(facts.c.id, facts.c.content).where(facts.c.superseded_by.is_(None))
+    state.active_profiles = {row.id: row.content for row in _rows(conn, query, facts.c.id, fact_ids)}
     return state
