@@ -264,3 +264,29 @@ def _dump(workspace: Path) -> str:
             for row in conn.execute(text(f'SELECT * FROM "{name}" ORDER BY rowid')).all():
                 digest.update(repr((name, tuple(row))).encode())
     return digest.hexdigest()
+
+
+def test_progress_names_each_file_and_can_stop_the_import_before_it_writes(tmp_path: Path) -> None:
+    folder, workspace = stm_three(tmp_path), tmp_path / "ws.db"
+    folder.user_knowledge = [knowledge("- Likes tea", "2025-05-01 11:00:00")]
+    folder.write()
+    told: list[tuple[int, int, str]] = []
+    import_directory(folder.root, workspace, "UTC", progress=lambda *step: told.append(step))
+    assert [what for _d, _t, what in told] == [
+        "reading users/ana/short_term.json", "reading users/ana/mid_term.json",
+        "reading users/ana/long_term_user.json", "checking", "writing"]
+    assert [d for d, _t, _w in told] == sorted(d for d, _t, _w in told) and {t for _d, t, _w in told} == {5}
+
+    class Stop(Exception):
+        pass
+
+    def stop_at_writing(_done: int, _total: int, what: str) -> None:
+        if what == "writing":
+            raise Stop
+
+    folder.short_term.append(qa(4, "2025-05-01 11:00:00"))
+    folder.write()
+    before = _dump(workspace)
+    with pytest.raises(Stop):
+        import_directory(folder.root, workspace, "UTC", progress=stop_at_writing)
+    assert _dump(workspace) == before

@@ -12,6 +12,7 @@ an embedding is left out, never recomputed).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -335,9 +336,14 @@ def _written_at(path) -> datetime | None:
         return None
 
 
-def read_directory(data_dir, zone: ZoneInfo, *, attempts: int = 3, pause: float = 0.1) -> Directory:
-    """Read every MemoryOS file under ``data_dir``; :class:`BadInput` if any is unusable."""
+def read_directory(data_dir, zone: ZoneInfo, *, attempts: int = 3, pause: float = 0.1,
+                   on_file: Callable[[str], None] | None = None) -> Directory:
+    """Read every MemoryOS file under ``data_dir``; :class:`BadInput` if any is unusable.
+
+    ``on_file(relative_path)`` is told before each file is read (progress; it may raise to stop).
+    """
     layout = find_layout(data_dir)
+    tell = on_file or (lambda _relative: None)
     anomalies: list[Anomaly] = []
     users: dict[str, UserFiles] = {}
     readers = ((SHORT_TERM, _short_term), (MID_TERM, _mid_term), (LONG_TERM_USER, _long_term_user))
@@ -345,6 +351,8 @@ def read_directory(data_dir, zone: ZoneInfo, *, attempts: int = 3, pause: float 
         user = UserFiles(name)
         for file_name, parse in readers:
             path = layout.user_file(name, file_name)
+            if path.is_file():
+                tell(user.file(file_name))
             doc = read_json(path, user.file(file_name), attempts=attempts, pause=pause)
             if doc is None:
                 continue
@@ -355,6 +363,8 @@ def read_directory(data_dir, zone: ZoneInfo, *, attempts: int = 3, pause: float 
     assistants: dict[str, AssistantFiles] = {}
     for name in layout.assistants:
         files = AssistantFiles(name)
+        if layout.assistant_file(name).is_file():
+            tell(files.file)
         doc = read_json(layout.assistant_file(name), files.file, attempts=attempts, pause=pause)
         if doc is not None:
             reader = _Reader(zone, None, files.file, anomalies)

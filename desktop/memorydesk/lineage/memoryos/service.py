@@ -17,6 +17,7 @@ from pathlib import Path
 from memorydesk.core.errors import BadInput
 from memorydesk.lineage.memoryos.anomalies import ordered
 from memorydesk.lineage.memoryos.checks import find_anomalies
+from memorydesk.lineage.memoryos.files import find_layout
 from memorydesk.lineage.memoryos.localtime import load_zone
 from memorydesk.lineage.memoryos.plan import Plan, build_plan
 from memorydesk.lineage.memoryos.records import Directory, read_directory
@@ -26,7 +27,9 @@ from memorydesk.lineage.memoryos.write import apply
 from memorydesk.store import Workspace, open_workspace
 from memorydesk.store.retry import with_retry
 
-Progress = Callable[[str], None]
+#: ``progress(done, total, what)``: told at each file read and each stage; it may raise to
+#: stop the import, which it can until the writing starts.
+Progress = Callable[[int, int, str], None]
 
 
 def _plan_in(ws: Workspace, conn, directory: Directory, now: datetime) -> Plan:
@@ -34,10 +37,22 @@ def _plan_in(ws: Workspace, conn, directory: Directory, now: datetime) -> Plan:
     return build_plan(directory, state, ws.workspace_id, now)
 
 
-def _dry_run(path: Path, directory: Directory, now: datetime) -> Plan:
-    if not path.exists():
+def _write_into(ws: Workspace, directory: Directory, now: datetime) -> Plan:
+    def work(conn) -> Plan:
+        plan = _plan_in(ws, conn, directory, now)
+        apply(ws, conn, plan)
+        return plan
+
+    return with_retry(ws, work)
+
+
+def _dry_run(target: Path | Workspace, directory: Directory, now: datetime) -> Plan:
+    if isinstance(target, Workspace):
+        with target.read() as conn:
+            return _plan_in(target, conn, directory, now)
+    if not target.exists():
         return build_plan(directory, State(), "", now)
-    with open_workspace(path, read_only=True) as ws, ws.read() as conn:
+    with open_workspace(target, read_only=True) as ws, ws.read() as conn:
         return _plan_in(ws, conn, directory, now)
 
 
@@ -54,12 +69,7 @@ def _write(path: Path, directory: Directory, now: datetime) -> tuple[Plan, bool]
         raise BadInput(f"{path}: the folder {path.parent} does not exist")
     ws = open_workspace(path)
     try:
-        def work(conn) -> Plan:
-            plan = _plan_in(ws, conn, directory, now)
-            apply(ws, conn, plan)
-            return plan
-
-        plan = with_retry(ws, work)
+        plan = _write_into(ws, directory, now)
     except BaseException:
         ws.close()
         if created:
@@ -69,26 +79,39 @@ def _write(path: Path, directory: Directory, now: datetime) -> tuple[Plan, bool]
     return plan, created
 
 
-def import_directory(data_dir: str | os.PathLike[str], workspace: str | os.PathLike[str], timezone: str | None, *,
-                     dry_run: bool = False, now: datetime | None = None, attempts: int = 3,
-                     progress: Progress | None = None) -> ImportResult:
+def import_directory(data_dir: str | os.PathLike[str], workspace: str | os.PathLike[str] | Workspace,
+                     timezone: str | None, *, dry_run: bool = False, now: datetime | None = None,
+                     attempts: int = 3, progress: Progress | None = None) -> ImportResult:
     """Import (or with ``dry_run`` only plan) one MemoryOS directory; see the module docstring.
 
-    ``progress`` is told each stage; it may raise to cancel (before anything is written).
+    ``workspace`` is a path (opened, or created when it does not exist, and closed again)
+    or an open :class:`Workspace` (the desk's), which is used and left open.
     """
-    say = progress or (lambda _stage: None)
+    report = progress or (lambda _done, _total, _what: None)
     zone = load_zone(timezone)
-    say("reading")
-    directory = read_directory(data_dir, zone, attempts=attempts)
-    say("checking")
+    layout = find_layout(data_dir)
+    total = sum(1 for path in layout.files() if path.is_file()) + 2
+    done = 0
+
+    def reading(relative: str) -> None:
+        nonlocal done
+        report(done, total, f"reading {relative}")
+        done += 1
+
+    directory = read_directory(layout.root, zone, attempts=attempts, on_file=reading)
+    report(done, total, "checking")
     anomalies = find_anomalies(directory)
-    path = Path(workspace).expanduser()
     moment = now or datetime.now(UTC)
-    say("writing" if not dry_run else "planning")
+    report(done + 1, total, "planning" if dry_run else "writing")
+    created = False
     if dry_run:
-        plan, created = _dry_run(path, directory, moment), False
+        plan = _dry_run(workspace if isinstance(workspace, Workspace) else Path(workspace).expanduser(),
+                        directory, moment)
+    elif isinstance(workspace, Workspace):
+        plan = _write_into(workspace, directory, moment)
     else:
-        plan, created = _write(path, directory, moment)
+        plan, created = _write(Path(workspace).expanduser(), directory, moment)
+    path = workspace.path if isinstance(workspace, Workspace) else Path(workspace).expanduser()
     users, assistants = summarize(directory)
     return ImportResult(
         data_dir=directory.layout.root, workspace=path, timezone=zone.key, dry_run=dry_run, users=users,
