@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import guihelp
@@ -17,7 +18,7 @@ from sqlalchemy import func, select
 from fixtures.memoryos_dir import MemoryOSDir, knowledge, page, qa, session
 from helpers import SHARED_DATA
 from memorydesk.lineage import receipt_store
-from memorydesk.store import open_workspace
+from memorydesk.store import guard, open_workspace
 
 
 @pytest.fixture
@@ -56,8 +57,11 @@ def test_the_zone_must_be_chosen_before_import(qtbot, open_window, sample_path: 
 
 
 def test_import_shows_progress_the_anomaly_table_and_opens_lineage(qtbot, qtmodeltester, open_window,
-                                                                   sample_path: Path, memoryos) -> None:
+                                                                   sample_path: Path, memoryos,
+                                                                   ui_thread_guarded) -> None:
+    guard.allow(threading.get_ident())
     win = open_window(sample_path)
+    guard.forbid(threading.get_ident())  # from here on the UI thread must not touch the database
     dialog = open_dialog(qtbot, win)
     dialog.folder.setText(str(memoryos.root))
     dialog.zone.setCurrentText("UTC")
@@ -77,6 +81,8 @@ def test_import_shows_progress_the_anomaly_table_and_opens_lineage(qtbot, qtmode
          result.anomalies[1].detail]]
     assert "ana (lane ana × helper): 2 STM · 1 sessions · 1 pages · 2 knowledge" in dialog.summary.text()
     guihelp.wait_idle(qtbot, win)
+    assert ui_thread_guarded == []
+    guard.allow(threading.get_ident())  # the test's own checks read the file
     assert hot_items(sample_path) == 2
     with open_workspace(sample_path, read_only=True) as ws:
         assert {r.run_id for r in receipt_store.load(ws)} == set(result.runs)
