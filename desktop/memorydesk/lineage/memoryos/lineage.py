@@ -74,7 +74,7 @@ class QaLife:
 
 
 def lives(user: UserFiles) -> list[QaLife]:
-    """Every QA of a user found in STM or as a page, in order of first appearance.
+    """Every QA of a user found in STM or as a page, ordered by the QA's own time.
 
     Two different QAs never share a life: a repeated STM entry or a second page id with
     the same text and time gets an identity of its own.

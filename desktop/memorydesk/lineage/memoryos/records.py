@@ -195,9 +195,9 @@ class _Reader:
             raise self.fail(_join(path, key), "expected a list of strings")
         return tuple(value)
 
-    def time(self, obj: dict[str, Any], key: str, path: str, default: Any = None) -> Reading:
+    def time(self, obj: dict[str, Any], key: str, path: str) -> Reading:
         where = _join(path, key)
-        value = obj.get(key, default)
+        value = obj.get(key)
         if value is None:
             raise self.fail(where, "missing")
         reading = read_local(value, self.zone, self.where(where))
