@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from sqlalchemy import Connection, Float, Index, Integer, Text
+from sqlalchemy import Connection, Float, Index, Integer, LargeBinary, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 if TYPE_CHECKING:
@@ -138,6 +138,64 @@ class DeskPage(DeskBase):
     created_at: Mapped[int] = mapped_column(Integer, nullable=False)
 
 
+class DeskMemoryOSUser(DeskBase):
+    """A MemoryOS user imported into this workspace: the lane it was given and the zone its times were read in."""
+
+    __tablename__ = "memdesk_memoryos_users"
+
+    user_scope: Mapped[str] = mapped_column(Text, primary_key=True)
+    assistant_scope: Mapped[str] = mapped_column(Text, nullable=False)
+    timezone: Mapped[str] = mapped_column(Text, nullable=False)
+
+
+class DeskMemoryOSItem(DeskBase):
+    """The import ledger: every row a MemoryOS import wrote (hot item, segment, page, fact, agent), by id.
+
+    A re-import adds only ids that are not here, so what a reviewer or the tier engine has
+    since removed does not come back.
+    """
+
+    __tablename__ = "memdesk_memoryos_items"
+    __table_args__ = (Index("idx_memdesk_memoryos_items_owner", "owner", "kind"),)
+
+    id: Mapped[str] = mapped_column(Text, primary_key=True)
+    kind: Mapped[str] = mapped_column(Text, nullable=False)  # stm, segment, page, profile, knowledge, agent
+    owner: Mapped[str] = mapped_column(Text, nullable=False)  # the user scope (assistant id for its knowledge)
+
+
+class DeskMemoryOSSession(DeskBase):
+    """What MemoryOS keeps about a mid-term session beyond our segment row (same id)."""
+
+    __tablename__ = "memdesk_memoryos_sessions"
+
+    segment_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    session_id: Mapped[str] = mapped_column(Text, nullable=False)
+    r_recency: Mapped[float | None] = mapped_column(Float)
+    h_segment: Mapped[float | None] = mapped_column(Float)
+    access_count_lfu: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    access_frequency: Mapped[int | None] = mapped_column(Integer)
+    created_local: Mapped[str] = mapped_column(Text, nullable=False)
+    last_visit_local: Mapped[str] = mapped_column(Text, nullable=False)
+    summary_embedding: Mapped[bytes | None] = mapped_column(LargeBinary)
+
+
+class DeskMemoryOSPage(DeskBase):
+    """What MemoryOS keeps about a mid-term page beyond our page row (same id)."""
+
+    __tablename__ = "memdesk_memoryos_pages"
+
+    page_row_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    page_id: Mapped[str] = mapped_column(Text, nullable=False)
+    pre_page: Mapped[str | None] = mapped_column(Text)
+    next_page: Mapped[str | None] = mapped_column(Text)
+    meta_info: Mapped[str | None] = mapped_column(Text)
+    keywords: Mapped[str] = mapped_column(Text, nullable=False, default="[]")
+    analyzed: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    preloaded: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    timestamp_local: Mapped[str] = mapped_column(Text, nullable=False)
+    page_embedding: Mapped[bytes | None] = mapped_column(LargeBinary)
+
+
 def _create_base(conn: Connection, layout: Layout) -> None:
     for model in (DeskMeta, DeskHistory, DeskReceipt):
         model.__table__.create(conn, checkfirst=True)
@@ -165,5 +223,12 @@ def _create_tiers(conn: Connection, layout: Layout) -> None:
         model.__table__.create(conn, checkfirst=True)
 
 
-MIGRATIONS: tuple[Callable[[Connection, Layout], None], ...] = (_create_base, _create_vectors, _create_tiers)
+def _create_memoryos(conn: Connection, layout: Layout) -> None:
+    """What a MemoryOS import records: its users, its ledger and MemoryOS's own session/page fields."""
+    for model in (DeskMemoryOSUser, DeskMemoryOSItem, DeskMemoryOSSession, DeskMemoryOSPage):
+        model.__table__.create(conn, checkfirst=True)
+
+
+MIGRATIONS: tuple[Callable[[Connection, Layout], None], ...] = (
+    _create_base, _create_vectors, _create_tiers, _create_memoryos)
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -127,6 +127,10 @@ class MainWindow(QMainWindow):
         self.act_read_only = self._act(file, "&Read-only", self._toggle_read_only, None, "read-only")
         self.act_read_only.setCheckable(True)
         file.addSeparator()
+        self.act_import_memoryos = self.writes.add("&Import MemoryOS Directory…", self.import_memoryos,
+                                                   name="import-memoryos")
+        file.addAction(self.act_import_memoryos)
+        file.addSeparator()
         self._act(file, "&Close Window", self.close, QKeySequence.StandardKey.Close, "close")
         self.act_quit = self._act(file, "&Quit", self.quit, QKeySequence("Ctrl+Q"), "quit")
         edit = bar.addMenu("&Edit")
@@ -393,6 +397,15 @@ class MainWindow(QMainWindow):
         tab = self.show_tab("facts")
         if tab is not None:
             tab.navigate({"focus": "search"})
+
+    # --- importing (ui/importer) -------------------------------------------------------------
+
+    def import_memoryos(self) -> None:
+        """File ▸ Import MemoryOS Directory…: the dialog runs the import into this workspace."""
+        from memorydesk.ui.importer import ImportDialog
+
+        self.dialog = ImportDialog(self.session, self)
+        self.dialog.open()
 
     # --- help -----------------------------------------------------------------------------
 

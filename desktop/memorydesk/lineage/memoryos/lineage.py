@@ -1,0 +1,140 @@
+"""Each QA's life through MemoryOS's tiers, and the content-free receipts the files prove.
+
+One run per QA (DESIGN.md section 4). A QA is the same one in ``short_term.json`` and,
+once migrated, as a page in ``mid_term.json``: MemoryOS copies its text and timestamp
+into the page, so the QA's identity is (user, timestamp, question, answer), hashed.
+
+What the files prove, and the receipts derived from it:
+
+* a QA in STM, or as a page: ``stm committed sourcePresent:true`` at the QA's own time;
+* a page in MTM (not also in STM): ``stm committed sourcePresent:false`` and ``mtm
+  committed``, at the latest time the files prove the page was there by — its
+  session's ``last_visit_time`` (MemoryOS sets it on every merge, retrieval and
+  analysis), never before the QA itself;
+* a page whose copy is ``analyzed`` (its session was promoted): ``lpm committed``, at
+  that session's ``last_visit_time``;
+* a QA an earlier import found in STM that is now in neither file:
+  ``stm committed sourcePresent:false`` at ``short_term.json``'s modification time
+  (MemoryOS removes the source first: until the page is written, nothing holds it).
+
+A QA keeps the version it was first seen with: the page id when first seen in MTM,
+``qa-<digest>`` when first seen in STM. No waiting window is declared (MemoryOS
+promises none), and nothing else is claimed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from memorydesk import SOURCE_VERSION
+from memorydesk.core.receipts import Receipt
+from memorydesk.lineage.memoryos.records import QA, Page, Session, UserFiles
+
+#: Names the importer and the MemoryOS layout it reads (``sourceVersion`` of every receipt).
+IMPORT_SOURCE = f"{SOURCE_VERSION} import memoryos (memoryos-pypi JSON files)"
+_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "memorydesk:memoryos-import")
+
+
+def stable_id(*parts: str) -> str:
+    """A UUID (the product's id shape) that is the same on every import of the same thing."""
+    return str(uuid.uuid5(_NAMESPACE, "\x1f".join(parts)))
+
+
+@dataclass
+class QaLife:
+    """One QA of one user: where the files show it now, and its run."""
+
+    user: str
+    qa: QA
+    identity: str
+    in_stm: bool = False
+    copies: list[tuple[Page, Session]] = field(default_factory=list)
+    run_id: str = ""
+    version: str = ""
+    known: bool = False  # an earlier import already registered its run and version
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(f"{self.user}\x1f{self.identity}".encode()).hexdigest()[:16]
+
+    @property
+    def item_id(self) -> str:
+        """The id of its hot item while in STM (and the ``item_id`` of its pages)."""
+        return stable_id("qa", self.user, self.identity)
+
+    def mtm_by(self) -> datetime:
+        return max(self.qa.at.utc, min(session.last_visit.utc for _, session in self.copies))
+
+    def lpm_by(self) -> datetime | None:
+        promoted = [session.last_visit.utc for page, session in self.copies if page.analyzed]
+        return max(self.qa.at.utc, min(promoted)) if promoted else None
+
+
+def lives(user: UserFiles) -> list[QaLife]:
+    """Every QA of a user found in STM or as a page, ordered by the QA's own time.
+
+    Two different QAs never share a life: a repeated STM entry or a second page id with
+    the same text and time gets an identity of its own.
+    """
+    found: dict[str, QaLife] = {}
+    page_identity: dict[str, str] = {}
+    for session in user.sessions:
+        for page in session.pages:
+            identity = page_identity.get(page.page_id)
+            if identity is None:
+                identity = page.qa.identity
+                if identity in found:  # same text and time, another page id: another QA
+                    identity = f"{identity}\x1f{page.page_id}"
+                page_identity[page.page_id] = identity
+                found[identity] = QaLife(user.user, page.qa, identity)
+            found[identity].copies.append((page, session))
+    seen_in_stm: dict[str, int] = {}
+    for qa in user.stm:
+        repeat = seen_in_stm.get(qa.identity, 0)
+        seen_in_stm[qa.identity] = repeat + 1
+        identity = qa.identity if repeat == 0 else f"{qa.identity}\x1f#{repeat}"
+        life = found.get(identity)
+        if life is None:
+            life = found[identity] = QaLife(user.user, qa, identity)
+        life.in_stm, life.qa = True, qa
+    return sorted(found.values(), key=lambda life: life.qa.at.utc)
+
+
+def assign_runs(user_lives: list[QaLife], registry: dict[str, tuple[str, str]]) -> None:
+    """Give each life its run and version: the registered ones, else new stable ones."""
+    for life in user_lives:
+        known = registry.get(life.item_id)
+        if known is not None:
+            life.run_id, life.version, life.known = known[0], known[1], True
+            continue
+        life.run_id = f"memoryos:{life.user}:{life.digest}"
+        life.version = life.copies[0][0].page_id if life.copies else f"qa-{life.digest}"
+
+
+def _receipt(life_run: str, user: str, assistant: str, tier: str, version: str, at: datetime, name: str,
+             source_present: bool | None = None) -> Receipt:
+    return Receipt(run_id=life_run, user_scope=user, assistant_scope=assistant, tier=tier, status="committed",
+                   version=version, at_utc=at, source_version=IMPORT_SOURCE, source_present=source_present,
+                   receipt_id=f"{life_run}/{name}")
+
+
+def receipts_for(life: QaLife, assistant: str) -> list[Receipt]:
+    run, user, version = life.run_id, life.user, life.version
+    made = [_receipt(run, user, assistant, "stm", version, life.qa.at.utc, "stm-present", True)]
+    if life.copies:
+        mtm = life.mtm_by()
+        if not life.in_stm:
+            made.append(_receipt(run, user, assistant, "stm", version, mtm, "stm-gone", False))
+        made.append(_receipt(run, user, assistant, "mtm", version, mtm, "mtm"))
+        lpm = life.lpm_by()
+        if lpm is not None:
+            made.append(_receipt(run, user, assistant, "lpm", version, lpm, "lpm"))
+    return made
+
+
+def gone_receipt(run_id: str, version: str, user: str, assistant: str, observed: datetime) -> Receipt:
+    """An STM entry an earlier import saw that is now in neither file, as of ``observed``."""
+    return _receipt(run_id, user, assistant, "stm", version, observed, "stm-gone", False)

@@ -1,0 +1,90 @@
+"""What an import found and did: the ``--json`` document and the lines a person reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memorydesk.core.receipts import Receipt
+from memorydesk.lineage.memoryos.anomalies import Anomaly
+from memorydesk.lineage.memoryos.checks import is_llm_error
+from memorydesk.lineage.memoryos.records import Directory
+
+
+def summarize(directory: Directory) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    """Per user and per assistant, what the files hold (the counts ``--json`` reports)."""
+    users = {}
+    for name, files in sorted(directory.users.items()):
+        profile = "absent" if files.profile is None else "error_text" if is_llm_error(files.profile.text) else "present"
+        users[name] = {
+            "stm": len(files.stm),
+            "mtm_sessions": len(files.sessions),
+            "mtm_pages": len({page.page_id for session in files.sessions for page in session.pages}),
+            "lpm_knowledge": len(files.knowledge),
+            "profile": profile,
+        }
+    assistants = {name: {"lpm_knowledge": len(files.knowledge)} for name, files in sorted(directory.assistants.items())}
+    return users, assistants
+
+
+@dataclass
+class ImportResult:
+    data_dir: Path
+    workspace: Path
+    timezone: str
+    dry_run: bool
+    users: dict[str, dict[str, Any]]
+    assistants: dict[str, dict[str, Any]]
+    lanes: dict[str, str]  # user scope -> assistant scope
+    anomalies: list[Anomaly]
+    receipts: list[Receipt]  # every receipt the files prove
+    imported: dict[str, int]  # what was (or, with dry_run, would be) written
+    created: bool = False  # the workspace did not exist and was created
+    runs: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.anomalies else 0
+
+    @property
+    def nothing_new(self) -> bool:
+        return not any(self.imported.values())
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "users": self.users,
+            "assistants": self.assistants,
+            "anomalies": [a.to_json() for a in self.anomalies],
+            "receipts": len(self.receipts),
+            "imported": self.imported,
+        }
+        if self.dry_run:
+            out["dry_run"] = True
+        return out
+
+    def lines(self) -> list[str]:
+        lines = []
+        for name, c in self.users.items():
+            lines.append(f"user {name} (lane {name} × {self.lanes.get(name, '?')}): {c['stm']} STM, "
+                         f"{c['mtm_sessions']} MTM sessions, {c['mtm_pages']} pages, {c['lpm_knowledge']} knowledge, "
+                         f"profile {c['profile']}")
+        for name, c in self.assistants.items():
+            lines.append(f"assistant {name}: {c['lpm_knowledge']} knowledge")
+        lines.append(f"{len(self.receipts)} receipts derived ({len(self.runs)} runs)")
+        if self.anomalies:
+            lines.append(f"{len(self.anomalies)} anomal{'y' if len(self.anomalies) == 1 else 'ies'}:")
+            lines += [f"  {a.kind}  {a.user or '-'}  {a.file}  {a.path}  {a.detail}" for a in self.anomalies]
+        else:
+            lines.append("no anomalies")
+        lines.append(self.outcome())
+        return lines
+
+    def outcome(self) -> str:
+        verb = "would write" if self.dry_run else "wrote"
+        if self.nothing_new:
+            return (f"nothing new: {self.workspace} already holds everything in {self.data_dir}"
+                    + (" (dry run)" if self.dry_run else ""))
+        written = ", ".join(f"{name.replace('_', ' ')} {n}" for name, n in self.imported.items() if n)
+        created = " (new workspace)" if self.created else ""
+        return f"{verb} into {self.workspace}{created}: {written}"

@@ -1,0 +1,273 @@
+"""The import dialog: a MemoryOS folder, the zone it ran in (chosen, never guessed), the
+import as a job (progress here and in the status bar, Cancel until it writes), then
+what was found — counts, the anomaly table — and a way to the imported runs in Lineage.
+
+The import runs on the worker through ``DeskSession.job`` into the open workspace, so
+its commits are the desk's own and the change reaches the tabs that show facts, tiers
+and receipts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QCompleter,
+    QDialog,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memorydesk.core.errors import MemoryDeskError
+from memorydesk.lineage.memoryos import ImportResult, import_directory, zone_names
+from memorydesk.ui.importer.model import AnomalyModel
+from memorydesk.ui.operations import Cancelled, Job
+from memorydesk.ui.session import DeskSession
+
+TITLE = "Import MemoryOS directory"
+KINDS = frozenset({"fact", "tier", "receipt"})
+
+
+def summary_text(result: ImportResult) -> str:
+    lines = [f"{user} (lane {user} × {result.lanes.get(user, '?')}): {c['stm']} STM · {c['mtm_sessions']} sessions · "
+             f"{c['mtm_pages']} pages · {c['lpm_knowledge']} knowledge · profile {c['profile']}"
+             for user, c in result.users.items()]
+    lines += [f"assistant {name}: {c['lpm_knowledge']} knowledge" for name, c in result.assistants.items()]
+    lines.append(f"{len(result.receipts):,} receipts in {len(result.runs):,} runs")
+    count = len(result.anomalies)
+    lines.append(f"{count} anomal{'y' if count == 1 else 'ies'}" if count else "No anomalies.")
+    lines.append(result.outcome()[:1].upper() + result.outcome()[1:] + ".")
+    return "\n".join(lines)
+
+
+class ImportDialog(QDialog):
+    imported = Signal(object)  # the ImportResult
+
+    def __init__(self, session: DeskSession, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("import-memoryos")
+        self.setWindowTitle("Import MemoryOS Directory")
+        self.resize(820, 240)  # grows when there is a report to show
+        self.session = session
+        self.result: ImportResult | None = None
+        self.running = False
+        self.job: Job | None = None
+        self._zones = zone_names()
+
+        self.folder = QLineEdit()
+        self.folder.setObjectName("folder")
+        self.folder.setPlaceholderText("MemoryOS's data folder (it holds users/ and assistants/)")
+        self.choose = QPushButton("Choose…")
+        self.choose.setObjectName("choose-folder")
+        row = QHBoxLayout()
+        row.addWidget(self.folder, 1)
+        row.addWidget(self.choose)
+        self.zone = QComboBox()
+        self.zone.setObjectName("zone")
+        self.zone.setEditable(True)
+        self.zone.addItems(self._zones)
+        self.zone.setCurrentIndex(-1)
+        self.zone.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.zone.lineEdit().setPlaceholderText("Choose the time zone MemoryOS ran in")
+        completer = QCompleter(self._zones, self.zone)
+        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        self.zone.setCompleter(completer)
+        note = QLabel("MemoryOS stores local wall-clock times without an offset: every time is read in this zone, "
+                      "with the offset of its own date (daylight saving included). Nothing is assumed.")
+        note.setWordWrap(True)
+        note.setStyleSheet("color: palette(placeholder-text)")
+        form = QFormLayout()
+        form.addRow("MemoryOS folder", row)
+        form.addRow("Time zone", self.zone)
+        form.addRow(note)
+
+        self.stage = QLabel("")
+        self.stage.setObjectName("stage")
+        self.bar = QProgressBar()
+        self.bar.setObjectName("progress")
+        self.bar.hide()
+        self.summary = QLabel("")
+        self.summary.setObjectName("summary")
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.model = AnomalyModel(self)
+        self.table = QTableView()
+        self.table.setObjectName("anomalies")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a path keeps its page id in view
+        rows = self.table.verticalHeader()
+        rows.hide()
+        rows.setDefaultSectionSize(self.fontMetrics().height() + 8)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+        self.table.hide()
+
+        self.import_button = QPushButton("Import")
+        self.import_button.setObjectName("import")
+        self.import_button.setDefault(True)
+        self.lineage_button = QPushButton("Open Imported Runs in Lineage")
+        self.lineage_button.setObjectName("open-lineage")
+        self.lineage_button.setEnabled(False)
+        self.close_button = QPushButton("Close")
+        self.close_button.setObjectName("close")
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.lineage_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.import_button)
+        buttons.addWidget(self.close_button)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.stage)
+        layout.addWidget(self.bar)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.table, 1)
+        layout.addStretch(0)
+        layout.addLayout(buttons)
+
+        self.choose.clicked.connect(self.choose_folder)
+        self.import_button.clicked.connect(self.start)
+        self.lineage_button.clicked.connect(self.open_lineage)
+        self.close_button.clicked.connect(self.reject)
+        self.folder.textChanged.connect(self._update)
+        self.zone.currentTextChanged.connect(self._update)
+        self._update()
+
+    # --- the form --------------------------------------------------------------------------
+
+    @property
+    def zone_name(self) -> str:
+        return self.zone.currentText().strip()
+
+    def ready(self) -> tuple[bool, str]:
+        if self.running:
+            return False, "an import is running"
+        if self.session.read_only:
+            return False, f"nothing can be imported: {self.session.write_block}"
+        if not self.folder.text().strip():
+            return False, "choose MemoryOS's data folder"
+        if self.zone_name not in self._zones:
+            return False, "choose the time zone MemoryOS ran in (its times carry no offset)"
+        return True, ""
+
+    def _update(self, *_args: Any) -> None:
+        ok, why = self.ready()
+        self.import_button.setEnabled(ok)
+        self.import_button.setToolTip("" if ok else why[:1].upper() + why[1:])
+        self.folder.setEnabled(not self.running)
+        self.choose.setEnabled(not self.running)
+        self.zone.setEnabled(not self.running)
+
+    def choose_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "MemoryOS data folder", self.folder.text())
+        if folder:
+            self.folder.setText(folder)
+
+    # --- the import --------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self.ready()[0]:
+            self.session.ops.start(self.run_import(), owner=self)
+
+    def _job_started(self, job: Job) -> None:
+        if job.title == TITLE and self.job is None:
+            self.job = job
+            job.progressed.connect(self._progressed)
+
+    def _progressed(self, done: int, total: int, text: str) -> None:
+        self.bar.setRange(0, max(total, 1))
+        self.bar.setValue(min(done, total))
+        self.stage.setText(text[:1].upper() + text[1:] + "…")
+
+    async def run_import(self) -> ImportResult | None:
+        folder, zone = Path(self.folder.text().strip()).expanduser(), self.zone_name
+        self.running, self.job, self.result = True, None, None
+        self.lineage_button.setEnabled(False)
+        self.summary.setText("")
+        self.model.set_anomalies([])
+        self.table.hide()
+        self.bar.show()
+        self.stage.setText(f"Importing {folder.name or folder}…")
+        self._update()
+
+        def work(ws: Any, job: Job) -> ImportResult:
+            def progress(done: int, total: int, what: str) -> None:
+                job.check()  # Cancel stops it here, before anything is written
+                job.report(done, total, what)
+
+            return import_directory(folder, ws, zone, progress=progress)
+
+        self.session.ops.job_started.connect(self._job_started)
+        try:
+            result = await self.session.job(TITLE, work, kinds=KINDS, label="importing the MemoryOS directory")
+        except Cancelled:
+            self.stage.setText("Stopped before anything was written.")
+            return None
+        except MemoryDeskError as exc:
+            self.stage.setText(f"Nothing was imported: {exc}")
+            return None
+        finally:
+            self.session.ops.job_started.disconnect(self._job_started)
+            self.running = False
+            self.bar.hide()
+            self._update()
+        self.show_result(result)
+        return result
+
+    def show_result(self, result: ImportResult) -> None:
+        self.result = result
+        self.stage.setText(f"Imported {result.data_dir} (times read in {result.timezone}).")
+        self.summary.setText(summary_text(result))
+        self.model.set_anomalies(result.anomalies)
+        self.table.setVisible(bool(result.anomalies))
+        if result.anomalies:
+            self.resize(max(self.width(), 1120), max(self.height(), 640))
+            self.fit_columns()
+        self.lineage_button.setEnabled(bool(result.runs))
+        self.session.status.emit(result.outcome())
+        self.imported.emit(result)
+
+    def fit_columns(self) -> None:
+        """Kind and user as wide as they are; file and path too, up to a share of the width
+        (elided in the middle beyond it); the detail takes the rest."""
+        self.table.resizeColumnsToContents()
+        width = self.table.viewport().width()
+        for column, share in ((2, 0.22), (3, 0.30)):
+            self.table.setColumnWidth(column, min(self.table.columnWidth(column), int(width * share)))
+
+    def resizeEvent(self, event: Any) -> None:
+        super().resizeEvent(event)
+        if self.table.isVisible():
+            self.fit_columns()
+
+    def reject(self) -> None:
+        """Close; an import still reading stops (one already writing finishes)."""
+        if self.running and self.job is not None:
+            self.job.cancel()
+        super().reject()
+
+    def open_lineage(self) -> None:
+        """Show the Lineage tab at the imported lanes and runs, and close the dialog."""
+        result = self.result
+        if result is None:
+            return
+        lanes = [{"user": user, "assistant": assistant} for user, assistant in sorted(result.lanes.items())]
+        self.session.navigate("lineage", scope=lanes, runs=list(result.runs))
+        self.accept()

@@ -1,0 +1,146 @@
+"""File ▸ Import MemoryOS Directory… on real widgets: the zone must be chosen, the import
+runs as a job with progress, the anomaly table holds the rows ``--json`` prints, Cancel
+stops it before it writes, and the imported runs open in the Lineage tab."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import guihelp
+import pytest
+from PySide6.QtCore import Qt
+from sqlalchemy import func, select
+
+from fixtures.memoryos_dir import MemoryOSDir, knowledge, page, qa, session
+from helpers import SHARED_DATA
+from memorydesk.lineage import receipt_store
+from memorydesk.store import guard, open_workspace
+
+
+@pytest.fixture
+def memoryos(tmp_path: Path) -> MemoryOSDir:
+    """Two QAs in STM, one session with a page whose link dangles, a knowledge line stored twice."""
+    folder = MemoryOSDir(tmp_path / "memoryos")
+    folder.short_term = [qa(2, "2025-05-01 10:05:00"), qa(3, "2025-05-01 10:10:00")]
+    folder.add_session(session("session_a", [page("page_1", qa(1, "2025-05-01 10:00:00"), nxt="page_9")],
+                               "2025-05-01 10:06:00"))
+    folder.user_knowledge = [knowledge("- Likes tea", "2025-05-01 11:00:00"),
+                             knowledge("- Likes tea", "2025-05-01 12:00:00")]
+    folder.write()
+    return folder
+
+
+def open_dialog(qtbot, win):
+    win.act_import_memoryos.trigger()
+    return guihelp.wait_dialog(qtbot, win)
+
+
+def hot_items(path: Path) -> int:
+    with open_workspace(path, read_only=True) as ws, ws.read() as conn:
+        return conn.execute(select(func.count()).select_from(ws.layout.items)).scalar()
+
+
+def test_the_zone_must_be_chosen_before_import(qtbot, open_window, sample_path: Path, memoryos) -> None:
+    win = open_window(sample_path)
+    dialog = open_dialog(qtbot, win)
+    assert dialog.zone.currentIndex() == -1 and dialog.zone_name == ""
+    dialog.folder.setText(str(memoryos.root))
+    assert not dialog.import_button.isEnabled() and "time zone" in dialog.import_button.toolTip()
+    dialog.zone.setEditText("Europe/Berl")  # typed (the completer's popup is not drawn offscreen)
+    assert not dialog.import_button.isEnabled()  # not a zone yet
+    dialog.zone.setEditText("Europe/Berlin")
+    assert dialog.zone_name == "Europe/Berlin" and dialog.import_button.isEnabled()
+
+
+def test_import_shows_progress_the_anomaly_table_and_opens_lineage(qtbot, qtmodeltester, open_window,
+                                                                   sample_path: Path, memoryos,
+                                                                   ui_thread_guarded) -> None:
+    guard.allow(threading.get_ident())
+    win = open_window(sample_path)
+    guard.forbid(threading.get_ident())  # from here on the UI thread must not touch the database
+    dialog = open_dialog(qtbot, win)
+    dialog.folder.setText(str(memoryos.root))
+    dialog.zone.setCurrentText("UTC")
+    progress: list[tuple[int, int, str]] = []
+    win.ops.job_started.connect(lambda job: job.progressed.connect(lambda *step: progress.append(step)))
+    with qtbot.waitSignal(dialog.imported, timeout=30_000) as done:
+        qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+    result = done.args[0]
+    assert [text for _d, _t, text in progress][-1] == "writing" and progress[0][1] == 5  # 3 files + 2 stages
+    assert dialog.table.isVisible() and dialog.model.rowCount() == len(result.anomalies) == 2
+    qtmodeltester.check(dialog.model)
+    rows = [[dialog.model.data(dialog.model.index(r, c)) for c in range(5)] for r in range(dialog.model.rowCount())]
+    assert rows == [
+        ["dangling_page_link", "ana", "users/ana/mid_term.json",
+         "sessions.session_a.details[page_id=page_1].next_page", result.anomalies[0].detail],
+        ["duplicate_knowledge", "ana", "users/ana/long_term_user.json", "knowledge_base[1].knowledge",
+         result.anomalies[1].detail]]
+    assert "ana (lane ana × helper): 2 STM · 1 sessions · 1 pages · 2 knowledge" in dialog.summary.text()
+    guihelp.wait_idle(qtbot, win)
+    assert ui_thread_guarded == []
+    guard.allow(threading.get_ident())  # the test's own checks read the file
+    assert hot_items(sample_path) == 2
+    with open_workspace(sample_path, read_only=True) as ws:
+        assert {r.run_id for r in receipt_store.load(ws)} == set(result.runs)
+    assert dialog.lineage_button.isEnabled()
+    qtbot.mouseClick(dialog.lineage_button, Qt.MouseButton.LeftButton)
+    assert win.current_tab_name() == "lineage" and not dialog.isVisible()
+
+
+def test_cancel_stops_before_anything_is_written(qtbot, open_window, sample_path: Path, memoryos) -> None:
+    win = open_window(sample_path)
+    dialog = open_dialog(qtbot, win)
+    dialog.folder.setText(str(memoryos.root))
+    dialog.zone.setCurrentText("UTC")
+    win.ops.job_started.connect(lambda job: job.cancel())  # the person presses Cancel at once
+    with qtbot.waitSignal(win.ops.job_finished, timeout=30_000):
+        qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not dialog.running, timeout=10_000)
+    assert dialog.stage.text() == "Stopped before anything was written."
+    assert dialog.result is None and hot_items(sample_path) == 0 and win.error_box is None
+
+
+def test_unusable_input_is_said_in_the_dialog(qtbot, open_window, sample_path: Path, tmp_path: Path) -> None:
+    win = open_window(sample_path)
+    dialog = open_dialog(qtbot, win)
+    (tmp_path / "notes").mkdir()
+    dialog.folder.setText(str(tmp_path / "notes"))
+    dialog.zone.setCurrentText("UTC")
+    qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "Nothing was imported" in dialog.stage.text(), timeout=10_000)
+    assert "not a MemoryOS data directory" in dialog.stage.text() and dialog.import_button.isEnabled()
+    assert hot_items(sample_path) == 0
+
+
+def test_read_only_disables_the_menu_entry(qtbot, open_window, sample_path: Path) -> None:
+    win = open_window(sample_path, read_only=True)
+    assert not win.act_import_memoryos.isEnabled() and "read-only" in win.act_import_memoryos.toolTip()
+    win.act_import_memoryos.trigger()
+    qtbot.wait(50)
+    assert win.dialog is None
+
+
+@pytest.mark.shared
+def test_the_table_has_the_rows_the_command_prints(qtbot, open_window, sample_path: Path, tmp_path: Path) -> None:
+    data = SHARED_DATA / "memoryos" / "llm_down" / "data"
+    if not data.exists():
+        pytest.skip("../shared/data/memoryos is not present in this checkout")
+    printed = subprocess.run([sys.executable, "-m", "memorydesk", "import", "memoryos", str(data),
+                              str(tmp_path / "cli.db"), "--timezone", "UTC", "--json"],
+                             capture_output=True, text=True, timeout=120, check=False)
+    want = json.loads(printed.stdout)["anomalies"]
+    win = open_window(sample_path)
+    dialog = open_dialog(qtbot, win)
+    dialog.folder.setText(str(data))
+    dialog.zone.setCurrentText("UTC")
+    with qtbot.waitSignal(dialog.imported, timeout=30_000):
+        qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+    got = [dict(zip(("kind", "user", "file", "path", "detail"),
+                    [dialog.model.data(dialog.model.index(r, c)) for c in range(5)], strict=True))
+           for r in range(dialog.model.rowCount())]
+    assert got == want and "profile error_text" in dialog.summary.text()
+    guihelp.wait_idle(qtbot, win)
