@@ -34,10 +34,10 @@ from typing import Any, Literal
 
 from memorydesk.core.errors import BadInput, ReadOnlyWorkspace
 from memorydesk.core.fusion import (
+    PRODUCT,
     RRF_K,
     TOP_K,
     VOICE_LIMITS,
-    PRODUCT,
     HybridHit,
     Variant,
     Voice,
@@ -67,6 +67,7 @@ __all__ = [
     "VoiceShare",
     "is_keyword_reachable",
     "keyword_search",
+    "nearest_ids",
     "record_recall",
     "search",
     "unreachable_fact_ids",
@@ -225,6 +226,18 @@ def _query_vector(ws: Workspace, conn: Any, query: str, embedder: Embedder | Non
     except EmbedderUnavailable as exc:
         notes.append(str(exc))
         return None
+
+
+def nearest_ids(ws: Workspace, query: str, *, k: int = VECTOR_K, embedder: Embedder | None = None) -> list[str]:
+    """The vector voice alone: the active facts nearest the query's embedding, best first
+    (empty without an embedder or without stored embeddings)."""
+    notes: list[str] = []
+    with ws.read() as conn:
+        snapshot_version(ws, conn)
+        qvec = _query_vector(ws, conn, query, embedder, notes)
+        if qvec is None:
+            return []
+        return [fid for fid, _ in vector_ids(ws, conn, qvec, k=k)]
 
 
 def _brief_hit(brief: FactBrief, score: float, voices: dict[str, VoiceShare], **extra: Any) -> SearchHit:

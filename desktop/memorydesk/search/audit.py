@@ -22,7 +22,7 @@ from sqlalchemy import literal_column, select
 from memorydesk.core.errors import BadInput
 from memorydesk.core.fusion import PRODUCT, TOP_K, VARIANTS, Variant
 from memorydesk.core.vocab import parse_memory_type, parse_veracity
-from memorydesk.search.agent import SearchResult, search
+from memorydesk.search.agent import SearchResult, keyword_search, nearest_ids, search
 from memorydesk.search.keyword import is_keyword_reachable
 from memorydesk.search.loss import STAGES, Loss, diagnose
 from memorydesk.store.workspace import Workspace
@@ -216,8 +216,28 @@ def audit_workspace(ws: Workspace, *, sample: int | None = None, seed: int = 0, 
     items = audit_facts(ws, facts, what_if=chosen, now=clock, progress=progress, cancelled=cancelled)
     summary = summarize(items, clock, chosen)
     summary.update(sampled=len(facts), seed=seed if sample is not None else None,
-                   complete=len(items) == len(facts), now=int(clock))
+                   complete=len(items) == len(facts), now=clock)
     return {"summary": summary, "facts": [i.to_json(clock) for i in items]}
+
+
+# --- what the agent misses for one query ----------------------------------------------------
+
+
+def best_missed(ws: Workspace, result: SearchResult) -> dict[str, str]:
+    """The best keyword match and the best semantic (nearest-embedding) match of the query
+    that are not among the hybrid hits: ``{"keyword": id, "semantic": id}`` (either may be
+    absent)."""
+    shown = set(result.ids)
+    out: dict[str, str] = {}
+    for fid in keyword_search(ws, result.query).ids:
+        if fid not in shown:
+            out["keyword"] = fid
+            break
+    for fid in nearest_ids(ws, result.query):
+        if fid not in shown:
+            out["semantic"] = fid
+            break
+    return out
 
 
 # --- people's own questions -----------------------------------------------------------------
@@ -267,9 +287,9 @@ def audit_queries(ws: Workspace, queries: Sequence[tuple[str, list[str]]], *, wh
     found = sum(1 for r in results if r["lost_at"] == "found")
     summary = {"targets": len(results), "found": found,
                "recall_at_10": round(found / len(results), 4) if results else None,
-               "stages": dict(Counter(r["lost_at"] for r in results)), "now": int(clock)}
+               "stages": dict(Counter(r["lost_at"] for r in results)), "now": clock}
     return {"summary": summary, "results": results}
 
 
-__all__ = ["AGE_BUCKETS", "Audited", "FactInfo", "Searcher", "audit_facts", "audit_queries", "audit_workspace",
+__all__ = ["AGE_BUCKETS", "Audited", "FactInfo", "Searcher", "audit_facts", "best_missed", "audit_queries", "audit_workspace",
            "read_queries", "sample_facts", "summarize", "variants"]
