@@ -31,14 +31,19 @@ __all__ = [
     "HybridResult",
     "MMR_LAMBDA",
     "MmrPick",
+    "PRODUCT",
+    "VARIANTS",
+    "Variant",
     "RRF_K",
     "TOP_K",
     "VOICE_LIMITS",
     "VOICE_ORDER",
     "VoiceContribution",
     "Voice",
+    "decay_factor_of",
     "hybrid_fuse",
     "mmr_rerank",
+    "rank_desc",
     "rrf_fuse",
     "rrf_term",
     "semantic_fuse",
@@ -82,6 +87,15 @@ def _by_score_desc(scores: Sequence[float]) -> list[int]:
     order = list(range(len(scores)))
     dart_sort(order, lambda x, y: dart_compare_doubles(scores[y], scores[x]))
     return order
+
+
+def rank_desc(values: Sequence[float]) -> list[int]:
+    """Each item's 0-based place when ``values`` are sorted best first as the product sorts
+    scores (the Dart VM's sort: equal values keep or lose their order as it does)."""
+    places = [0] * len(values)
+    for place, i in enumerate(_by_score_desc(values)):
+        places[i] = place
+    return places
 
 
 # --- reciprocal rank fusion ------------------------------------------------------------
@@ -131,13 +145,42 @@ def semantic_fuse(fts_ids: Sequence[str], vector_ids: Sequence[str]) -> list[Fus
 class MmrPick:
     """One MMR choice: the input index, its max Jaccard to earlier picks, and the value.
 
-    The first pick is taken on score alone (similarity 0, value ``λ·score``).
+    The first pick is taken on score alone (similarity 0, value ``λ·score``). ``against``
+    is the input index of the earlier pick it was most similar to (None for the first,
+    or when it shares no token with any).
     """
 
     index: int
     similarity: float
     penalty: float
     value: float
+    against: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """A what-if for the recall audit — NOT what the product does, which is ``PRODUCT``.
+
+    ``decay``: ``"product"`` (0.02 + 0.98·weibull), ``"none"`` (factor 1) or ``"floor"``
+    (the product's factor, but never below ``floor``); ``mmr``: ``"product"``,
+    ``"normalised"`` (the scores rescaled to 0..1 over the candidates, min to max, before
+    the diversity term) or ``"none"`` (the best ``top_k`` by score).
+    """
+
+    name: str = "product"
+    decay: str = "product"
+    floor: float = 0.0
+    mmr: str = "product"
+
+
+PRODUCT: Final = Variant()
+#: the named what-ifs of ``memory-desk audit recall --what-if NAME``
+VARIANTS: Final[Mapping[str, Variant]] = {
+    "no-decay": Variant("no-decay", decay="none"),
+    "decay-floor-0.3": Variant("decay-floor-0.3", decay="floor", floor=0.3),
+    "mmr-normalised": Variant("mmr-normalised", mmr="normalised"),
+    "no-mmr": Variant("no-mmr", mmr="none"),
+}
 
 
 def mmr_rerank(
@@ -145,41 +188,71 @@ def mmr_rerank(
     texts: Sequence[str],
     lam: float = MMR_LAMBDA,
     top_k: int = TOP_K,
+    relevance: Sequence[float] | None = None,
 ) -> list[MmrPick]:
     """Greedy MMR over items given as parallel ``scores`` and ``texts``.
 
     Best score first; then repeatedly the item maximising
     ``λ·score − (1−λ)·max Jaccard(item, chosen)`` (lower-cased whitespace tokens;
-    the first maximum wins), until ``top_k`` are chosen.
+    the first maximum wins), until ``top_k`` are chosen. ``relevance`` (a what-if) puts
+    other values in the relevance term; the order of the first pick stays by ``scores``.
     """
     limit = max(top_k, 0)
     if limit == 0:
         return []
+    rel = scores if relevance is None else relevance
     if len(scores) <= 1:
-        return [MmrPick(i, 0.0, 0.0, lam * scores[i]) for i in range(len(scores))][:limit]
+        return [MmrPick(i, 0.0, 0.0, lam * rel[i]) for i in range(len(scores))][:limit]
     tokens = [whitespace_tokens(text) for text in texts]
     remaining = _by_score_desc(scores)
     first = remaining.pop(0)
-    picks = [MmrPick(first, 0.0, 0.0, lam * scores[first])]
+    picks = [MmrPick(first, 0.0, 0.0, lam * rel[first])]
     diversity = 1.0 - lam
     while remaining and len(picks) < limit:
         best_at, best = 0, MmrPick(-1, 0.0, 0.0, float("-inf"))
         for at, i in enumerate(remaining):
-            sim = 0.0
+            sim, against = 0.0, None
             for pick in picks:
                 s = jaccard(tokens[i], tokens[pick.index])
                 if s > sim:
-                    sim = s
+                    sim, against = s, pick.index
             penalty = diversity * sim
-            value = lam * scores[i] - penalty
+            value = lam * rel[i] - penalty
             if value > best.value:
-                best_at, best = at, MmrPick(i, sim, penalty, value)
+                best_at, best = at, MmrPick(i, sim, penalty, value, against)
         if best.index < 0:  # every value NaN: the product takes the first remaining
             i = remaining[0]
-            best = MmrPick(i, 0.0, 0.0, lam * scores[i])
+            best = MmrPick(i, 0.0, 0.0, lam * rel[i])
         remaining.pop(best_at)
         picks.append(best)
     return picks
+
+
+def _normalised(scores: Sequence[float]) -> list[float]:
+    """The scores rescaled to 0..1, lowest to highest (all 1.0 when they are equal)."""
+    if not scores:
+        return []
+    low, high = min(scores), max(scores)
+    if high <= low:
+        return [1.0 for _ in scores]
+    return [(s - low) / (high - low) for s in scores]
+
+
+def _chosen(scores: Sequence[float], texts: Sequence[str], lam: float, top_k: int, variant: Variant) -> list[MmrPick]:
+    if variant.mmr == "none":
+        return [MmrPick(i, 0.0, 0.0, scores[i]) for i in _by_score_desc(scores)[: max(top_k, 0)]]
+    relevance = _normalised(scores) if variant.mmr == "normalised" else None
+    return mmr_rerank(scores, texts, lam, top_k, relevance)
+
+
+def decay_factor_of(weibull: float, variant: Variant) -> float:
+    """The factor decay puts on a score: the product's ``0.02 + 0.98·weibull``, or a what-if's."""
+    factor = 0.02 + 0.98 * weibull
+    if variant.decay == "none":
+        return 1.0
+    if variant.decay == "floor":
+        return max(variant.floor, factor)
+    return factor
 
 
 # --- hybrid ----------------------------------------------------------------------------
@@ -223,6 +296,7 @@ class HybridHit:
     mmr_similarity: float = 0.0
     mmr_penalty: float = 0.0
     mmr_value: float | None = None
+    mmr_against: str | None = None  # the chosen hit it was most similar to
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,12 +329,14 @@ def hybrid_fuse(
     now: float,
     top_k: int = TOP_K,
     lam: float = MMR_LAMBDA,
+    variant: Variant = PRODUCT,
 ) -> HybridResult:
     """Fuse the voices' ranked ids into the hybrid top ``top_k``, with explanations.
 
     ``voices`` holds each voice's ids best first (a missing voice contributes
     nothing, e.g. no vector voice without a query embedding); ``records`` the
-    facts behind them; ``now`` is unix seconds.
+    facts behind them; ``now`` is unix seconds. ``variant`` is for the recall audit's
+    what-ifs only; the agent's search always runs ``PRODUCT``.
     """
     weights = voice_weights(intent)
     rrf: dict[str, float] = {}
@@ -284,7 +360,7 @@ def hybrid_fuse(
             unknown.append(id_)
             continue
         decay = weibull_at(record.memory_type, record.created_at, now)
-        decay_factor = 0.02 + 0.98 * decay
+        decay_factor = decay_factor_of(decay, variant)
         confidence_factor = 0.8 + 0.2 * min(max(record.confidence, 0.0), 1.0)
         score = total * decay_factor * confidence_factor * record.boost
         scored.append(
@@ -297,7 +373,8 @@ def hybrid_fuse(
     scores = [hit.score for hit in scored]
     for place, i in enumerate(_by_score_desc(scores)):
         scored[i] = replace(scored[i], score_rank=place)
-    picks = mmr_rerank(scores, [records[h.id].text for h in scored], lam, top_k)
+    picks = _chosen(scores, [records[h.id].text for h in scored], lam, top_k, variant)
+    ids = [h.id for h in scored]
     for position, pick in enumerate(picks):
         scored[pick.index] = replace(
             scored[pick.index],
@@ -305,6 +382,7 @@ def hybrid_fuse(
             mmr_similarity=pick.similarity,
             mmr_penalty=pick.penalty,
             mmr_value=pick.value,
+            mmr_against=ids[pick.against] if pick.against is not None else None,
         )
     return HybridResult(
         intent=intent,

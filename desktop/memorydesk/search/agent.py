@@ -34,10 +34,12 @@ from typing import Any, Literal
 
 from memorydesk.core.errors import BadInput, ReadOnlyWorkspace
 from memorydesk.core.fusion import (
+    PRODUCT,
     RRF_K,
     TOP_K,
     VOICE_LIMITS,
     HybridHit,
+    Variant,
     Voice,
     hybrid_fuse,
     rrf_fuse,
@@ -65,6 +67,7 @@ __all__ = [
     "VoiceShare",
     "is_keyword_reachable",
     "keyword_search",
+    "nearest_ids",
     "record_recall",
     "search",
     "unreachable_fact_ids",
@@ -113,6 +116,8 @@ class SearchHit:
     mmr_similarity: float | None = None
     mmr_penalty: float | None = None
     bm25: float | None = None
+    mmr_value: float | None = None  # 0.7·score − 0.3·similarity: what MMR compared (chosen hits)
+    mmr_against: str | None = None  # the hit above it was most similar to
 
     def to_json(self) -> dict[str, Any]:
         """The CLI contract's ``{id, domain, topic, score, voices}`` (plus the explanation)."""
@@ -223,6 +228,18 @@ def _query_vector(ws: Workspace, conn: Any, query: str, embedder: Embedder | Non
         return None
 
 
+def nearest_ids(ws: Workspace, query: str, *, k: int = VECTOR_K, embedder: Embedder | None = None) -> list[str]:
+    """The vector voice alone: the active facts nearest the query's embedding, best first
+    (empty without an embedder or without stored embeddings)."""
+    notes: list[str] = []
+    with ws.read() as conn:
+        snapshot_version(ws, conn)
+        qvec = _query_vector(ws, conn, query, embedder, notes)
+        if qvec is None:
+            return []
+        return [fid for fid, _ in vector_ids(ws, conn, qvec, k=k)]
+
+
 def _brief_hit(brief: FactBrief, score: float, voices: dict[str, VoiceShare], **extra: Any) -> SearchHit:
     return SearchHit(
         id=brief.id, domain=brief.domain, topic=brief.topic, content=brief.content, score=score, voices=voices,
@@ -256,7 +273,7 @@ def _semantic(ws: Workspace, conn: Any, query: str, scope: RepoScope | None, lim
 
 
 def _hybrid(ws: Workspace, conn: Any, query: str, scope: RepoScope | None, limit: int,
-            embedder: Embedder | None, notes: list[str], now: float) -> SearchResult:
+            embedder: Embedder | None, notes: list[str], now: float, variant: Variant = PRODUCT) -> SearchResult:
     intent = classify_intent(query)
     match, rows = keyword_rows(conn, ws, query, scope=scope, notes=notes)
     fts = [r.id for r in rows]
@@ -271,7 +288,7 @@ def _hybrid(ws: Workspace, conn: Any, query: str, scope: RepoScope | None, limit
         voices[Voice.VECTOR] = vec
     briefs = fact_briefs(ws, conn, [fid for ids in voices.values() for fid in ids])
     records = {fid: b.record(scope) for fid, b in briefs.items()}
-    fused = hybrid_fuse(voices, records, intent, now, top_k=limit)
+    fused = hybrid_fuse(voices, records, intent, now, top_k=limit, variant=variant)
     label = intent.category.value
     hits = [_hybrid_hit(briefs[h.id], h, label) for h in fused.hits]
     candidates = [_hybrid_hit(briefs[h.id], h, label) for h in fused.candidates]
@@ -285,7 +302,7 @@ def _hybrid_hit(brief: FactBrief, h: HybridHit, intent: str) -> SearchHit:
     return _brief_hit(
         brief, h.score, shares, intent=intent, decay=h.weibull, decay_factor=h.decay_factor,
         confidence_factor=h.confidence_factor, boost=h.boost, rrf=h.rrf, score_rank=h.score_rank + 1,
-        mmr_similarity=h.mmr_similarity, mmr_penalty=h.mmr_penalty,
+        mmr_similarity=h.mmr_similarity, mmr_penalty=h.mmr_penalty, mmr_value=h.mmr_value, mmr_against=h.mmr_against,
     )
 
 
@@ -302,17 +319,22 @@ def search(
     record_recall: bool = False,
     now: float | None = None,
     embedder: Embedder | None = None,
+    variant: Variant = PRODUCT,
 ) -> SearchResult:
     """Run ``search_memory`` as the product would.
 
     ``limit`` defaults to the product's (20 keyword, 10 semantic/hybrid) and sets how
     many come back; the voices keep their own sizes (FTS 20, KNN 30, temporal 30).
     ``now`` (unix seconds) is the clock for decay and for ``last_recalled_at``.
+    ``variant`` (hybrid only) is a recall-audit what-if, NOT what the product does; a
+    what-if never records a recall.
     """
     if mode not in MODES:
         raise BadInput(f"unknown search mode {mode!r}; use one of {', '.join(MODES)}")
     if limit is not None and limit < 0:
         raise BadInput(f"--limit must be 0 or more, not {limit}")
+    if variant is not PRODUCT and (mode != "hybrid" or record_recall):
+        raise BadInput("a what-if ranking is for the hybrid mode's audit only and never records a recall")
     if record_recall and ws.read_only:
         raise ReadOnlyWorkspace(f"{ws.path.name} is open read-only; a recall cannot be recorded")
     clock = time.time() if now is None else float(now)
@@ -327,7 +349,7 @@ def search(
                 result = _semantic(ws, conn, query, scope, TOP_K if limit is None else limit, embedder, notes)
             else:
                 result = _hybrid(ws, conn, query, scope, TOP_K if limit is None else limit, embedder, notes,
-                                 clock)
+                                 clock, variant)
         if result.match is None:
             notes.insert(0, "the query has no keyword terms: the fact voice is empty")
         result.repo = scope.slug if scope else None

@@ -144,6 +144,7 @@ class MainWindow(QMainWindow):
         self.tools_menu = tools
         self.act_index = self.writes.add("Index &Missing Vectors…", self.index_vectors, name="index-vectors")
         tools.addAction(self.act_index)
+        self.act_audit = self._act(tools, "Recall &Audit…", self.show_audit, None, "recall-audit")
         help_menu = bar.addMenu("&Help")
         self.act_shortcuts = self._act(help_menu, "&Keyboard Shortcuts", self.show_shortcuts,
                                        QKeySequence.StandardKey.HelpContents, "shortcuts")
@@ -422,6 +423,15 @@ class MainWindow(QMainWindow):
 
     def show_about(self) -> None:
         self.dialog = help_dialogs.show_about(self)
+
+    def show_audit(self) -> None:
+        """Tools ▸ Recall Audit: which facts the agent can never get back (a window of its own)."""
+        if self.session is None:
+            return
+        from memorydesk.ui.audit.dialog import RecallAuditDialog
+
+        self.dialog = RecallAuditDialog(self.session, self)
+        self.dialog.show()
 
     # --- drag and drop, closing ---------------------------------------------------------
 

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from memorydesk.ui.facts import decay
 from memorydesk.ui.facts.model import UNREACHABLE_TIP, unreachable_icon
+from memorydesk.ui.facts.recall_page import RecallPage
 from memorydesk.ui.text import direction, when
 
 FIELDS = (
@@ -188,6 +189,8 @@ class FactDetail(QWidget):
         self.pages.addTab(_scroll(self.why), "Why this place")
         self.pages.addTab(_scroll(fields), "Fields")
         self.pages.addTab(_scroll(links), "Chain, history, links")
+        self.recall = RecallPage()
+        self.pages.addTab(_scroll(self.recall), "Agent recall")
         self.pages.setTabVisible(0, False)
         self.decay = DecayPlot()
         self.placeholder = QLabel("Select a fact to see everything about it: every field, its supersession "
@@ -236,6 +239,7 @@ class FactDetail(QWidget):
         self.placeholder.setVisible(d is None)
         self.columns.setVisible(d is not None)
         if d is None:
+            self.recall.set_fact(None, "")
             self.unreachable.hide()
             self.title.setText("Select a fact to see everything about it.")
             self.content.setPlainText("")
@@ -245,6 +249,7 @@ class FactDetail(QWidget):
                 w.setText("")
             return
         self.unreachable.setVisible(d.get("superseded_by") is None and d.get("keyword_reachable") is False)
+        self.recall.set_fact(d["id"], d["topic"])
         self.title.setText(d["topic"])
         self.title.setLayoutDirection(direction(d["topic"]))
         self.content.setPlainText(d["content"])

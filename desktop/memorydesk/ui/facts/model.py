@@ -44,11 +44,11 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("domain", "Domain"), ("topic", "Topic"), ("content", "Content"), ("memory_type", "Type"),
     ("veracity", "Veracity"), ("confidence", "Confidence"), ("created_at", "Created"),
     ("recall_count", "Recalls"), ("mention_count", "Mentions"), ("state", "State"),
-    ("rank", "Rank"), ("score", "Score"), ("why", "Why this place"),
+    ("rank", "Rank"), ("score", "Score"), ("mmr", "After MMR"), ("why", "Why this place"),
 )
 NAMES = tuple(name for name, _label in COLUMNS)
-AGENT_ONLY = frozenset({"rank", "score", "why"})  # shown in the agent view only
-NUMERIC = {"confidence", "recall_count", "mention_count", "rank", "score"}
+AGENT_ONLY = frozenset({"rank", "score", "mmr", "why"})  # shown in the agent view only
+NUMERIC = {"confidence", "recall_count", "mention_count", "rank", "score", "mmr"}
 #: data role: True when the agent's keyword search can never return this (active) fact
 UNREACHABLE_ROLE = int(Qt.ItemDataRole.UserRole) + 1
 UNREACHABLE_TIP = (
@@ -290,6 +290,9 @@ class FactTableModel(QAbstractTableModel):
                 return str(section + 1)
         if role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Horizontal \
                 and 0 <= section < len(COLUMNS) and COLUMNS[section][0] in AGENT_ONLY:
+            if COLUMNS[section][0] == "mmr":
+                return ("The value MMR compared when it chose this hit: 0.7 × score − 0.3 × its similarity to the "
+                        "hits above. Ranks follow this, not the score: the similarity term is far larger.")
             return "How the agent's hybrid search placed this fact (select a row for the whole calculation)"
         return None
 
@@ -349,6 +352,8 @@ class FactTableModel(QAbstractTableModel):
                 return str(rank)
             if name == "score":
                 return f"{hit.score:.5f}"
+            if name == "mmr":  # what MMR compared: 0.7·score − 0.3·similarity (why ranks do not follow scores)
+                return f"{hit.mmr_value:.5f}" if hit.mmr_value is not None else ""
             return short_why(hit)
         if role == Qt.ItemDataRole.ToolTipRole:
             return hit.explain()

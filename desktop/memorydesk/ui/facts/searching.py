@@ -16,8 +16,9 @@ from typing import Any
 from memorydesk.browse import facts as browse
 from memorydesk.browse.facts import FactQuery, FactRow
 from memorydesk.search import agent as search
+from memorydesk.search.loss import diagnose
 from memorydesk.store.workspace import Workspace
-from memorydesk.ui.facts import decay
+from memorydesk.ui.facts import decay, recall
 from memorydesk.ui.facts.model import WINDOW
 
 #: how many keyword hits the list shows (an agent gets the best 20)
@@ -56,6 +57,8 @@ class AgentHits:
     rows: list[FactRow]
     now: float
     notes: list[str] = field(default_factory=list)
+    losses: dict[str, Any] = field(default_factory=dict)  # hit id -> search.loss.Loss (its funnel)
+    missed: list[Any] = field(default_factory=list)  # recall.Missed: what the agent does not get
 
 
 def quoted(text: str) -> str:
@@ -93,7 +96,8 @@ def agent_hits(ws: Workspace, text: str, now: float) -> AgentHits:
     """What an agent's hybrid ``search_memory`` returns for ``text``, as a preview (worker thread)."""
     result = search.search(ws, text, mode="hybrid", now=now)
     rows = browse.rows_for_ids(ws, result.ids)
-    return AgentHits(result, rows, now, list(result.notes))
+    return AgentHits(result, rows, now, list(result.notes), diagnose(result, result.ids),
+                     recall.misses(ws, result) if text.strip() else [])
 
 
 def agent_note(found: AgentHits) -> str:
@@ -118,7 +122,7 @@ def _age(created_at: int | None, now: float) -> str:
     return decay.human_hours(max(0.0, (now - created_at) / 3600)) + " old"
 
 
-def explain_html(result: Any, rank: int, hit: Any, now: float) -> str:
+def explain_html(result: Any, rank: int, hit: Any, now: float, loss: Any = None) -> str:
     """Every factor of one hybrid hit's score, as rich text for the detail pane."""
     e = html.escape
     rows = []
@@ -152,14 +156,16 @@ def explain_html(result: Any, rank: int, hit: Any, now: float) -> str:
         place += f" (#{hit.score_rank} by score alone of {len(result.candidates)} candidates)"
     mmr = ""
     if hit.mmr_penalty:
+        value = f"; its MMR value {hit.mmr_value:.5f}" if hit.mmr_value is not None else ""
         mmr = (f"<p>Diversity (MMR): similarity {hit.mmr_similarity:.2f} to a hit above costs it "
                f"−{hit.mmr_penalty:.3f} (0.7 × score − 0.3 × similarity; the score term is tiny, so "
-               f"similarity decides).</p>")
+               f"similarity decides){value}.</p>")
     elif rank > 1 and hit.mmr_similarity is not None:
         mmr = "<p>Diversity (MMR): no overlap with the hits above.</p>"
     intent = e(result.intent or "general")
     notes = "".join(f"<li>{e(note)}</li>" for note in result.notes)
+    funnel = recall.funnel_html(loss) if loss is not None else ""
     return (f"<p>{place} for “{e(result.query)}” · intent <b>{intent}</b> "
             f"(weights are the base weights × this intent's biases)</p>{table}"
-            f"<p>{'<br>'.join(steps)}</p>{mmr}"
+            f"<p>{'<br>'.join(steps)}</p>{mmr}{funnel}"
             + (f"<p>How the search ran:</p><ul>{notes}</ul>" if notes else ""))

@@ -13,6 +13,7 @@ Reading the list is one to three operations, so the first rows show at once at a
 
 from __future__ import annotations
 
+import html
 import logging
 import time
 from typing import Any
@@ -20,6 +21,7 @@ from typing import Any
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QLabel,
     QMenu,
     QSplitter,
     QTableView,
@@ -34,7 +36,7 @@ from memorydesk.browse.facts import FactQuery
 from memorydesk.memory import history
 from memorydesk.ui.columns import ColumnFitter
 from memorydesk.ui.delegates import BidiDelegate
-from memorydesk.ui.facts import searching
+from memorydesk.ui.facts import recall, searching
 from memorydesk.ui.facts.actions import FactActions
 from memorydesk.ui.facts.detail import FactDetail
 from memorydesk.ui.facts.filterbar import FilterBar
@@ -44,7 +46,7 @@ from memorydesk.ui.tab import DeskTab
 
 log = logging.getLogger("memorydesk.ui.facts")
 
-WIDTHS = {"rank": 44, "score": 74, "why": 300, "domain": 150, "topic": 170, "content": 420, "memory_type": 85,
+WIDTHS = {"rank": 44, "score": 74, "mmr": 80, "why": 300, "domain": 150, "topic": 170, "content": 420, "memory_type": 85,
           "veracity": 72, "confidence": 80, "created_at": 120, "recall_count": 60, "mention_count": 70, "state": 92}
 HIDDEN_IN_AGENT_VIEW = ("veracity", "recall_count", "mention_count")
 #: columns that share the width left by the others: (minimum, share of the rest)
@@ -52,6 +54,13 @@ FLEXIBLE = {"domain": (100, 0.6), "topic": (110, 0.8), "content": (200, 3.0), "w
 #: columns hidden, in this order, when even the minimums do not fit (900×600, say)
 STEP_OUT = ("mention_count", "recall_count", "veracity", "created_at")
 NATURAL_ORDER = "Newest first, in the order the facts were written (click a column to sort by it)"
+
+
+def fact_and_history(ws: Any, fact_id: str) -> tuple[Any, list[dict[str, Any]]]:
+    """Everything the detail pane shows of a fact (worker thread); a product file never
+    opened for writing has no history of ours."""
+    rows = [] if ws.desk_schema == 0 else history.read_entries(ws, entity="fact", entity_id=fact_id)
+    return browse_detail.fact_detail(ws, fact_id), rows
 
 
 #: a change to more facts than this reads the list again instead of patching it
@@ -70,6 +79,7 @@ class FactsTab(DeskTab):
         self._sorting = False  # a new order is being read
         self.total: int | None = None
         self.agent_result: Any = None  # the hybrid search shown in the agent view
+        self.agent_losses: dict[str, Any] = {}  # hit id -> where it stood after each step
         self.agent_now: float | None = None  # the clock it ran with (decay depends on it)
         self._generation = 0
         self._restore: tuple[list[int], int | None, int] | None = None
@@ -102,7 +112,7 @@ class FactsTab(DeskTab):
         self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
         header = self.view.horizontalHeader()
         self.columns = ColumnFitter(self.view, [name for name, _label in COLUMNS], WIDTHS, FLEXIBLE, STEP_OUT)
-        for place, name in enumerate(("rank", "score", "why")):
+        for place, name in enumerate(("rank", "score", "mmr", "why")):
             header.moveSection(header.visualIndex(column(name)), place)
         header.setSortIndicatorClearable(True)  # the third click goes back to the order written
         header.setSortIndicator(-1, Qt.SortOrder.DescendingOrder)
@@ -116,6 +126,17 @@ class FactsTab(DeskTab):
 
         self.detail = FactDetail()
         self.detail.open_fact.connect(self.select_fact)
+        self.detail.recall.asked.connect(self._ask_recall)
+        self.misses = QLabel("")
+        self.misses.setObjectName("agent-misses")
+        self.misses.setWordWrap(True)
+        self.misses.setTextFormat(Qt.TextFormat.RichText)
+        self.misses.setContentsMargins(6, 4, 6, 4)
+        self.misses.setStyleSheet("#agent-misses { background: rgba(230, 160, 40, 30); "
+                                  "border-top: 1px solid rgba(230, 160, 40, 120); }")
+        self.misses.linkActivated.connect(lambda href: self._show_missed(href.removeprefix("fact:")))
+        self.misses.hide()
+        self._missed: dict[str, Any] = {}
 
         bar = QToolBar()
         bar.setObjectName("facts-toolbar")
@@ -125,7 +146,13 @@ class FactsTab(DeskTab):
 
         split = QSplitter(Qt.Orientation.Vertical)
         split.setObjectName("facts-split")
-        split.addWidget(self.view)
+        listing = QWidget()
+        ll = QVBoxLayout(listing)
+        ll.setContentsMargins(0, 0, 0, 0)
+        ll.setSpacing(0)
+        ll.addWidget(self.view, 1)
+        ll.addWidget(self.misses)
+        split.addWidget(listing)
         split.addWidget(self.detail)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
@@ -273,6 +300,8 @@ class FactsTab(DeskTab):
                                             "A preview: nothing is recorded.")
         self.filters.set_note(searching.agent_note(found))
         self.filters.show_counts(n, None, order="The agent's order: rank 1 first")
+        self._missed = {m.loss.target: m for m in found.missed}
+        self.misses.setText(recall.misses_html(found.missed, found.now))
         if restore is not None:
             self._select_keys(restore[0], restore[1])
         self._after_rows()
@@ -289,6 +318,8 @@ class FactsTab(DeskTab):
     def _set_agent_view(self, found: searching.AgentHits | None) -> None:
         self.agent_result = found.result if found is not None else None
         self.agent_now = found.now if found is not None else None
+        self.agent_losses = found.losses if found is not None else {}
+        self.misses.setVisible(found is not None)
         self._show_agent_columns(found is not None)
         self.detail.set_agent_view(found is not None)
 
@@ -414,20 +445,38 @@ class FactsTab(DeskTab):
         found = self.model.hit(fact_id)
         if found is not None and self.agent_result is not None:
             self.detail.show_hit(searching.explain_html(self.agent_result, found[0], found[1],
-                                                        self.agent_now or time.time()))
-
-        def work(ws: Any) -> tuple[Any, Any]:
-            d = browse_detail.fact_detail(ws, fact_id)
-            # a product file never opened for writing has no history of ours
-            rows = [] if ws.desk_schema == 0 else history.read_entries(ws, entity="fact", entity_id=fact_id)
-            return d, rows
+                                                        self.agent_now or time.time(),
+                                                        self.agent_losses.get(fact_id)))
 
         def show(result: tuple[Any, Any]) -> None:
             current = self.selected_facts()
             if len(current) == 1 and current[0].id == fact_id:
                 self.detail.show_fact(*result)
 
-        self.run(work, show, label="reading the fact")
+        self.run(lambda ws: fact_and_history(ws, fact_id), show, label="reading the fact")
+
+    # --- can the agent get it back? ------------------------------------------------------------
+
+    def _ask_recall(self, fact_id: str, query: str) -> None:
+        self.run(lambda ws: recall.ask(ws, fact_id, query), self.detail.recall.show_answer,
+                 label="asking the agent's recall")
+
+    def _show_missed(self, fact_id: str) -> None:
+        """A fact the agent misses: its details, and why it is not among the 10."""
+        missed = self._missed.get(fact_id)
+        if missed is None or self.agent_result is None:
+            return
+        self.view.clearSelection()
+        now = self.agent_now or time.time()
+
+        def show(result: tuple[Any, Any]) -> None:
+            self.detail.show_fact(*result)
+            self.detail.show_hit(f"<p>{recall.KIND_WORDS[missed.kind]} for “{html.escape(self.agent_result.query)}”, "
+                                 f"not among the agent's 10.</p><p>{recall.verdict_html(missed.loss, now)}</p>"
+                                 f"{recall.funnel_html(missed.loss)}")
+            self.detail.pages.setCurrentIndex(0)
+
+        self.run(lambda ws: fact_and_history(ws, fact_id), show, label="reading the fact")
 
     # --- the tab contract --------------------------------------------------------------------
 
