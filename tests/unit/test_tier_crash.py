@@ -33,6 +33,8 @@ WORKER = textwrap.dedent("""
         engine.remember(f"crash/user-{n % 2}", "crash/assistant", f"memory {round_}-{n} about topic {n % 3}",
                         run_id=f"crash/{round_}")
         engine.promote_hot()
+        if n == 1:
+            print("wrote", flush=True)  # one memory is in: the kill may come at any point from here
 """)
 
 KILLS = 50
@@ -47,7 +49,9 @@ def test_killed_promotions_never_lose_or_duplicate_memory(tmp_path: Path) -> Non
         with subprocess.Popen([sys.executable, "-c", WORKER, str(path), str(round_)],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
             assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
-            time.sleep(rng.uniform(0.02, 0.25))
+            # at least one memory per round, however busy the machine: the kill lands after it
+            assert proc.stdout.readline().strip() == "wrote", proc.stderr.read()
+            time.sleep(rng.uniform(0.0, 0.25))
             proc.send_signal(signal.SIGKILL)
             proc.wait(timeout=30)
         assert proc.returncode == -signal.SIGKILL
@@ -57,5 +61,5 @@ def test_killed_promotions_never_lose_or_duplicate_memory(tmp_path: Path) -> Non
             integrity = conn.exec_driver_sql("PRAGMA integrity_check").scalar()
     assert integrity == "ok"
     tiers_seen = {t for held in places.values() for t in held}
-    assert len(places) > KILLS and tiers_seen == {"stm", "mtm", "lpm"}
+    assert len(places) >= KILLS and tiers_seen == {"stm", "mtm", "lpm"}
     assert [i for i, held in places.items() if len(held) != 1] == []
