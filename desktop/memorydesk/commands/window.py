@@ -29,7 +29,8 @@ def data_folder() -> Path:
     return Path(QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppLocalDataLocation))
 
 
-def demo_workspace(folder: Path, *, fresh: bool = False, progress: Callable[[str], None] | None = None) -> Path:
+def demo_workspace(folder: Path, *, fresh: bool = False, progress: Callable[[str], None] | None = None,
+                   facts: int = DEMO_FACTS) -> Path:
     """The demo workspace in ``folder``: the one built before, or a new one (``fresh``, or none yet)."""
     from memorydesk.commands import demo
 
@@ -39,7 +40,7 @@ def demo_workspace(folder: Path, *, fresh: bool = False, progress: Callable[[str
             progress(f"using the demo workspace {path} (--fresh builds a new one)")
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
-    demo.create(path, facts=DEMO_FACTS, progress=progress)
+    demo.create(path, facts=facts, progress=progress)
     if progress is not None:
         progress(f"demo workspace ready: {path}")
     return path
