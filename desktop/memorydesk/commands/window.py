@@ -1,9 +1,11 @@
 """`memory-desk [WORKSPACE] [--read-only]` and `memory-desk --demo [--fresh]`: open the desk window.
 
-With no workspace it reopens the most recent one that still exists, or else the demo.
-The demo workspace lives in the user's data folder (``demo/workspace.db`` there); it is
-built once, through the memory service as `memory-desk demo create` does, printing its
-progress on the terminal, and reused afterwards unless ``--fresh`` asks for a new one.
+The window opens at once; the workspace is opened behind it (a file that cannot be
+opened gets a dialog, and a line on the terminal). With no workspace it reopens the
+most recent one that still exists, or else the demo. The demo workspace lives in the
+user's data folder; the first time it is built behind the window's progress bar (and
+on the terminal), afterwards it is reused unless ``--fresh`` asks for a new one
+(``memorydesk.ui.first_run``).
 
 Before the QApplication exists, the platform Qt will use is checked: a library the
 X11 platform needs, or an X server that cannot be reached, is named in one sentence
@@ -18,32 +20,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memorydesk.core.errors import BadInput
-
-DEMO_FACTS = 2000
-
-
-def data_folder() -> Path:
-    """The desk's folder for its own files (the QApplication must exist: it names it)."""
-    from PySide6.QtCore import QStandardPaths
-
-    return Path(QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppLocalDataLocation))
-
-
-def demo_workspace(folder: Path, *, fresh: bool = False, progress: Callable[[str], None] | None = None,
-                   facts: int = DEMO_FACTS) -> Path:
-    """The demo workspace in ``folder``: the one built before, or a new one (``fresh``, or none yet)."""
-    from memorydesk.commands import demo
-
-    path = folder / "demo" / "workspace.db"
-    if path.is_file() and not fresh:
-        if progress is not None:
-            progress(f"using the demo workspace {path} (--fresh builds a new one)")
-        return path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    demo.create(path, facts=facts, progress=progress)
-    if progress is not None:
-        progress(f"demo workspace ready: {path}")
-    return path
 
 
 def last_workspace(recent: list[str], say: Callable[[str], None]) -> Path | None:
@@ -72,22 +48,23 @@ def run(args: argparse.Namespace) -> int:
     require_platform()
     app = ensure_app()
     from memorydesk.ui import settings
+    from memorydesk.ui.first_run import DemoSetup, demo_path
     from memorydesk.ui.mainwindow import MainWindow
 
-    path: Path | None
-    if args.workspace:
-        path = Path(args.workspace)
-    elif args.demo:
-        path = demo_workspace(data_folder(), fresh=args.fresh, progress=_say)
-    else:
+    read_only = bool(args.read_only)
+    path = Path(args.workspace) if args.workspace else None
+    if path is None and not args.demo:
         path = last_workspace(settings.recent(), _say)
         if path is None:
             _say("no workspace given and none opened before: opening the demo workspace")
-            path = demo_workspace(data_folder(), progress=_say)
     window = MainWindow()
     window.ops.failed.connect(lambda _label, message: print(f"memory-desk: {message}", file=sys.stderr))
     window.show()
-    window.open_path(path, read_only=bool(args.read_only))  # a file that cannot be opened gets a dialog too
+    demo = demo_path()
+    if path is not None and path.resolve() != demo.resolve():
+        window.open_path(path, read_only=read_only)  # a file that cannot be opened gets a dialog too
+    else:  # the demo, opened as the demo: built if need be, its missing vectors resumed
+        DemoSetup(window, demo, fresh=bool(args.fresh), read_only=read_only, echo=_say).start()
     return int(app.exec())
 
 
