@@ -1,21 +1,13 @@
 """Memory Desk: review and repair the memory of AI agents.
 
-The version is written once, in ``pyproject.toml``; an installed Memory Desk reads it
-from its package metadata. The one-folder app carries no metadata, so its build
-writes the same number into ``memorydesk/_resources/VERSION``.
+The version is written once, in ``pyproject.toml``; an installed Memory Desk (a wheel,
+an editable install, the one-folder app) reads it from its package metadata.
 """
 
 from importlib import metadata as _metadata
-from pathlib import Path as _Path
 
-
-def _version() -> str:
-    try:
-        return _metadata.version("memory-desk")
-    except _metadata.PackageNotFoundError:
-        frozen = _Path(__file__).resolve().parent / "_resources" / "VERSION"
-        return frozen.read_text(encoding="utf-8").strip() if frozen.is_file() else "0+unknown"
-
-
-__version__ = _version()
+try:
+    __version__ = _metadata.version("memory-desk")
+except _metadata.PackageNotFoundError:  # a bare checkout on PYTHONPATH, never installed
+    __version__ = "0+unknown"
 SOURCE_VERSION = f"memorydesk {__version__}"
