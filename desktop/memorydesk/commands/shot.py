@@ -73,9 +73,8 @@ def run(args: argparse.Namespace) -> int:
     image = window.grab()
     shown = (image.width(), image.height())
     if shown[0] > width or shown[1] > height:
-        least = window.minimumSizeHint().expandedTo(window.minimumSize())
-        print(f"memory-desk: --size {width}x{height} is below the window's minimum size "
-              f"({least.width()}x{least.height()}); the shot is {shown[0]}x{shown[1]}", file=sys.stderr)
+        print(f"memory-desk: --size {width}x{height} is below the window's minimum size; "
+              f"the shot is {shown[0]}x{shown[1]}", file=sys.stderr)
     window.close()
     app.processEvents()
     if not image.save(str(out), "PNG"):
