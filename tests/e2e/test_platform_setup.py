@@ -117,3 +117,15 @@ def test_an_x_server_that_cannot_be_reached_is_said_in_one_line(tmp_path: Path, 
     assert result.returncode == 2
     assert result.stderr == ("memory-desk: Qt's xcb platform cannot start: cannot connect to the X display ':93'. "
                              "(To render without a screen, set QT_QPA_PLATFORM=offscreen.)\n")
+
+
+def test_the_window_without_a_display_says_so(tmp_path: Path, product_db: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"}}
+    env["HOME"] = str(tmp_path)
+    result = subprocess.run([sys.executable, "-m", "memorydesk", str(product_db)], env=env, capture_output=True,
+                            text=True, timeout=120)
+    if "cannot load" in result.stderr:
+        pytest.skip("this machine lacks the xcb libraries themselves: " + result.stderr)
+    assert result.returncode == 2
+    assert result.stderr == ("memory-desk: Qt's xcb platform cannot start: no X display: DISPLAY is not set. "
+                             "(To render without a screen, set QT_QPA_PLATFORM=offscreen.)\n")

@@ -8,8 +8,8 @@ on the terminal), afterwards it is reused unless ``--fresh`` asks for a new one
 (``memorydesk.ui.first_run``).
 
 Before the QApplication exists, the platform Qt will use is checked: a library the
-X11 platform needs, or an X server that cannot be reached, is named in one sentence
-instead of Qt aborting the process.
+X11 platform needs, or an X server that cannot be reached (or none at all), is named in
+one sentence instead of Qt aborting the process.
 """
 
 from __future__ import annotations
@@ -41,11 +41,10 @@ def run(args: argparse.Namespace) -> int:
         raise BadInput("--fresh goes with --demo (it builds a new demo workspace)")
     if args.demo and args.workspace:
         raise BadInput("give a WORKSPACE or --demo, not both")
-    from memorydesk.ui.app import ensure_app, ensure_offscreen_if_headless
+    from memorydesk.ui.app import ensure_app
     from memorydesk.ui.platform_check import require_platform
 
-    ensure_offscreen_if_headless()
-    require_platform()
+    require_platform()  # without a display this says so (a window nobody can see helps nobody)
     app = ensure_app()
     from memorydesk.ui import settings
     from memorydesk.ui.first_run import DemoSetup, demo_path
