@@ -67,6 +67,18 @@ def test_the_library_list_covers_what_the_xcb_plugin_links() -> None:
     assert listed["libxcb-keysyms.so.1"] == "libxcb-keysyms1"
 
 
+@pytest.mark.skipif(shutil.which("dpkg-query") is None, reason="the list names Debian packages")
+def test_each_listed_package_is_the_one_that_carries_its_library() -> None:
+    """The installed libraries are owned by the packages the list names (so apt can install them)."""
+    owners = {}
+    for library, package in debian_packages().items():
+        found = subprocess.run(["dpkg-query", "-S", f"*/{library}"], capture_output=True, text=True, timeout=60)
+        if found.returncode == 0:
+            owners[library] = {line.split(":")[0] for line in found.stdout.splitlines()}
+            assert package in owners[library], f"{library} is in {owners[library]}, not {package}"
+    assert len(owners) >= 10  # most of the list is installed wherever the suite runs
+
+
 def test_a_missing_library_gets_its_debian_package_named() -> None:
     text = explain_missing("xcb", ["libxcb-icccm.so.4", "libxcb-keysyms.so.1"], "")
     assert "missing libraries libxcb-icccm.so.4, libxcb-keysyms.so.1" in text
