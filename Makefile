@@ -1,32 +1,59 @@
 # Two commands do all set-up on a fresh machine: `make run` and `make test`.
+# Each first checks the system libraries Qt needs (packaging/system-deps.sh: as root it
+# installs them, otherwise it names the one command that would) before the long work.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-DEMO ?= demo/workspace.db
+DIST_STAMP := $(VENV)/.installed-dist
 
-.PHONY: run test bench install demo clean
+.PHONY: run test bench install window-test dist dist-test clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	touch $(STAMP)
 
+$(DIST_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[test,dist]"
+	touch $(DIST_STAMP)
+
 install: $(STAMP)
 
-run: $(STAMP)
-	@mkdir -p $(dir $(DEMO))
-	@test -f $(DEMO) || $(BIN)/memory-desk demo create $(DEMO) --facts 2000 --seed 7
-	@echo "Opening demo workspace $(DEMO)"
-	$(BIN)/memory-desk $(DEMO)
+# The window on the demo workspace (kept in your data folder; `memory-desk --demo --fresh`
+# builds a new one).
+run:
+	@sh packaging/system-deps.sh xcb
+	@$(MAKE) --no-print-directory install
+	$(BIN)/memory-desk --demo
 
-test: $(STAMP)
+test:
+	@sh packaging/system-deps.sh offscreen
+	@$(MAKE) --no-print-directory install
 	QT_QPA_PLATFORM=offscreen $(BIN)/lint-imports
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
 
+# The real window on the X11 (xcb) platform under Xvfb (CI runs it; needs Xvfb).
+window-test:
+	@sh packaging/system-deps.sh xcb
+	@command -v Xvfb >/dev/null || { echo "window-test needs Xvfb: sudo apt-get install -y xvfb xauth" >&2; exit 1; }
+	@$(MAKE) --no-print-directory install
+	env -u QT_QPA_PLATFORM $(BIN)/python -m pytest tests/window -p no:randomly
+
 bench: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest tests/bench -s -p no:randomly
+
+# dist/: the sdist, the wheel, and the one-folder app dist/memory-desk/ (PyInstaller).
+dist: $(DIST_STAMP)
+	rm -rf dist build/pyinstaller
+	$(BIN)/python -m build --no-isolation --outdir dist .
+	$(BIN)/pyinstaller --noconfirm --log-level WARN --distpath dist --workpath build/pyinstaller \
+		packaging/memory-desk.spec
+
+# Runs the built app (not part of `make test`: building it takes minutes).
+dist-test: dist
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest tests/dist -p no:randomly
 
 clean:
 	rm -rf $(VENV) demo build dist

@@ -1,4 +1,13 @@
-"""Memory Desk: review and repair the memory of AI agents."""
+"""Memory Desk: review and repair the memory of AI agents.
 
-__version__ = "0.1.0"
+The version is written once, in ``pyproject.toml``; an installed Memory Desk (a wheel,
+an editable install, the one-folder app) reads it from its package metadata.
+"""
+
+from importlib import metadata as _metadata
+
+try:
+    __version__ = _metadata.version("memory-desk")
+except _metadata.PackageNotFoundError:  # a bare checkout on PYTHONPATH, never installed
+    __version__ = "0+unknown"
 SOURCE_VERSION = f"memorydesk {__version__}"

@@ -16,7 +16,7 @@ import sys
 from memorydesk import __version__
 from memorydesk.core.errors import MemoryDeskError
 
-SUBCOMMANDS = ("check", "search", "preamble", "lineage", "canary", "demo", "shot", "import", "audit")
+SUBCOMMANDS = ("check", "search", "preamble", "agents", "lineage", "canary", "demo", "shot", "import", "audit")
 _MODULES = {"import": "importer"}
 
 log = logging.getLogger("memorydesk.cli")
@@ -40,7 +40,9 @@ def _window_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"memory-desk {__version__}")
     parser.add_argument("workspace", nargs="?", help="workspace database to open")
     parser.add_argument("--read-only", action="store_true", help="open without writing anything")
-    parser.add_argument("--demo", action="store_true", help="build a fresh demo workspace and open it")
+    parser.add_argument("--demo", action="store_true",
+                        help="open the demo workspace (built in your data folder the first time, then reused)")
+    parser.add_argument("--fresh", action="store_true", help="with --demo: build a new demo workspace first")
     return parser
 
 

@@ -1,16 +1,27 @@
 """Where the files shipped with Memory Desk live.
 
-The ``resources/`` folder sits at the repository root, two levels above this
-package (``desktop/memorydesk/``). The project is installed editable, so the
-folder is found relative to this file rather than through package data.
+They are kept in ``resources/`` at the repository root. A built wheel and the
+one-folder app carry a copy inside the package (``memorydesk/_resources``, put there
+by ``setup.py`` and the PyInstaller spec); a checkout or an editable install uses the
+folder at the root. The packaged copy wins when both exist.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-#: The ``resources/`` folder at the repository root.
-RESOURCES_DIR: Path = Path(__file__).resolve().parents[2] / "resources"
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def _find() -> Path:
+    packaged = _PACKAGE / "_resources"
+    if packaged.is_dir():
+        return packaged
+    return _PACKAGE.parents[1] / "resources"
+
+
+#: The folder of shipped resources (see the module docstring).
+RESOURCES_DIR: Path = _find()
 
 
 def resource_path(name: str) -> Path:

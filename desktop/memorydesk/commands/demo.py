@@ -1,24 +1,19 @@
 """``memory-desk demo create PATH [--facts N] [--seed S]``: build a demo workspace file.
 
 The workspace is written through the memory service (``memorydesk.demo.builder``)
-into a temporary file beside PATH and moved into place only when complete, so an
-interrupted or failed build never leaves a half-written workspace. An existing PATH
-is refused (exit 2) unless ``--force``.
+into a temporary file beside PATH and moved into place only when complete
+(``memorydesk.demo.place``), so an interrupted or failed build never leaves a
+half-written workspace. An existing PATH is refused (exit 2) unless ``--force``.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from memorydesk.core.errors import BadInput
-
-SIDE_FILES = ("-wal", "-shm", "-journal")
 
 
 def register(sub) -> None:
@@ -62,13 +57,9 @@ def _parse_now(text: str | None) -> int | None:
     return int(parsed.timestamp())
 
 
-def _remove(path: Path) -> None:
-    for suffix in ("", *SIDE_FILES):
-        Path(str(path) + suffix).unlink(missing_ok=True)
-
-
 def run(args: argparse.Namespace) -> int:
     from memorydesk.demo import builder as demo
+    from memorydesk.demo.place import create
 
     path = Path(args.path).expanduser()
     if not demo.MIN_FACTS <= args.facts <= demo.MAX_FACTS:
@@ -93,26 +84,3 @@ def run(args: argparse.Namespace) -> int:
     for line in summary.lines():
         print(line)
     return 0
-
-
-def create(path: Path, *, facts: int, seed: int = 7, now: int | None = None, embed: int | None = None,
-           bulk: bool | None = None, progress: Callable[[str], None] | None = None) -> Any:
-    """Build the demo beside ``path`` and move it into place when complete (replacing ``path``)."""
-    from memorydesk.demo import builder as demo
-
-    say = progress or (lambda _line: None)
-    building = path.with_name(f".{path.name}.building-{os.getpid()}")
-    _remove(building)
-    say(f"building a demo workspace of ~{facts:,} facts (seed {seed})…")
-    try:
-        summary = demo.build_demo(building, facts=facts, seed=seed, now=now,
-                                  embed=demo.DEFAULT_EMBED if embed is None else embed, bulk=bulk, progress=progress)
-        demo.finish_file(building)
-        if path.exists():
-            _remove(path)
-        os.replace(building, path)
-    except BaseException:
-        _remove(building)
-        raise
-    summary.path = path
-    return summary

@@ -1,4 +1,4 @@
-"""`memory-desk lineage`: judge lineage receipts (DESIGN.md §4 and §7).
+"""`memory-desk lineage`: judge lineage receipts.
 
 ``lineage classify FILE.jsonl [--now T] [--fresh-for 24h] [--json]`` reads receipts
 (``-`` reads standard input) and prints one verdict per run, sorted by ``runId``:
@@ -33,8 +33,11 @@ def register(sub) -> None:
     c = commands.add_parser(
         "classify",
         help="classify each run of a JSON Lines receipt file",
-        description="Classify each run (DESIGN.md section 4). Exit 0 if every run is healthy or "
-        "waiting, 1 otherwise, 2 on bad input.",
+        description="Classify each run of a lineage receipts file. The first rule that holds decides a run's "
+        "state: scope_conflict, source_at_risk, promotion_missing (at-risk); stale_retrieval (stale); "
+        "generation_unverified, uncertain (uncertain); stale_evidence (stale); waiting; healthy. "
+        "Exit 0 if every run is healthy or waiting, 1 otherwise, 2 on bad input. "
+        "resources/examples/receipts.jsonl holds one run in each state.",
     )
     c.add_argument("file", metavar="FILE.jsonl", help="receipts, one JSON object per line ('-' for stdin)")
     c.add_argument("--now", metavar="T", help="judge at this RFC 3339 UTC time (default: the current time)")

@@ -1,13 +1,16 @@
-"""``memory-desk preamble WORKSPACE --agent AGENT_ID [--task TEXT]``.
+"""``memory-desk preamble WORKSPACE --agent AGENT [--task TEXT]``.
 
-Prints exactly the dispatch preamble the agent would get (DESIGN.md §3), followed by
-one newline; prints nothing at all when the preamble is empty. Read-only.
+Prints exactly the dispatch preamble the agent would get, followed by one newline;
+prints nothing at all when the preamble is empty. ``--agent`` takes an agent's id or
+its exact name; one that names no agent is refused (exit 2) with the close matches.
+Read-only.
 """
 
 from __future__ import annotations
 
 import sys
 
+from memorydesk.browse.agents import resolve_agent
 from memorydesk.search.preamble import build_preamble
 from memorydesk.store import open_workspace
 
@@ -15,7 +18,8 @@ from memorydesk.store import open_workspace
 def register(sub) -> None:
     p = sub.add_parser("preamble", help="print the dispatch preamble an agent would get (read-only)")
     p.add_argument("workspace")
-    p.add_argument("--agent", required=True, metavar="AGENT_ID")
+    p.add_argument("--agent", required=True, metavar="AGENT",
+                   help="the agent's id or exact name (`memory-desk agents WORKSPACE` lists them)")
     p.add_argument("--task", default="", metavar="TEXT",
                    help="the task text (facts are added only when it is 20 characters or more)")
     p.set_defaults(func=run)
@@ -23,7 +27,7 @@ def register(sub) -> None:
 
 def run(args) -> int:
     with open_workspace(args.workspace, read_only=True) as ws:
-        text = build_preamble(ws, args.agent, args.task)
+        text = build_preamble(ws, resolve_agent(ws, args.agent), args.task)
     if text:
         sys.stdout.buffer.write((text + "\n").encode("utf-8"))
         sys.stdout.flush()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 import time
 from pathlib import Path
 
@@ -39,8 +40,10 @@ def run(args: argparse.Namespace) -> int:
     if not out.parent.is_dir():
         raise BadInput(f"--out: the folder {out.parent} does not exist")
     from memorydesk.ui.app import ensure_app, ensure_offscreen_if_headless
+    from memorydesk.ui.platform_check import require_platform
 
     ensure_offscreen_if_headless()
+    require_platform()
     app = ensure_app()
     from memorydesk.store import open_workspace
     from memorydesk.ui.mainwindow import MainWindow
@@ -68,11 +71,15 @@ def run(args: argparse.Namespace) -> int:
         tab.prepare_shot()
     settle()
     image = window.grab()
+    shown = (image.width(), image.height())
+    if shown[0] > width or shown[1] > height:
+        print(f"memory-desk: --size {width}x{height} is below the window's minimum size; "
+              f"the shot is {shown[0]}x{shown[1]}", file=sys.stderr)
     window.close()
     app.processEvents()
     if not image.save(str(out), "PNG"):
         raise BadInput(f"--out: could not write {out}")
-    print(f"{out}: {args.tab} tab of {ws.name}, {width}x{height}")
+    print(f"{out}: {args.tab} tab of {ws.name}, {shown[0]}x{shown[1]}")
     return 0
 
 
@@ -81,7 +88,9 @@ def register(sub) -> None:
     p.add_argument("workspace", help="workspace database (opened read-only)")
     p.add_argument("--tab", choices=TABS, default="facts")
     p.add_argument("--out", required=True, help="PNG file to write")
-    p.add_argument("--size", default="1280x800", help="window size WIDTHxHEIGHT (default 1280x800)")
+    p.add_argument("--size", default="1280x800",
+                   help="window size WIDTHxHEIGHT (default 1280x800); a size below the window's minimum is "
+                        "raised to it, and said so")
     p.add_argument("--search", metavar="TEXT", help="facts tab: search for TEXT first (the agent's keyword search)")
     p.add_argument("--agent-view", action="store_true",
                    help="with --search: show the agent's hybrid ranking with its explanations (a preview)")

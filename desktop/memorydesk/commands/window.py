@@ -1,51 +1,69 @@
-"""`memory-desk [WORKSPACE] [--read-only]` and `memory-desk --demo`: open the desk window.
+"""`memory-desk [WORKSPACE] [--read-only]` and `memory-desk --demo [--fresh]`: open the desk window.
 
-With no workspace it reopens the most recent one; `--demo` builds a fresh demo
-workspace first (through `memory-desk demo create`).
+The window opens at once; the workspace is opened behind it (a file that cannot be
+opened gets a dialog, and a line on the terminal). With no workspace it reopens the
+most recent one that still exists, or else the demo. The demo workspace lives in the
+user's data folder; the first time it is built behind the window's progress bar (and
+on the terminal), afterwards it is reused unless ``--fresh`` asks for a new one
+(``memorydesk.ui.first_run``).
+
+Before the QApplication exists, the platform Qt will use is checked: a library the
+X11 platform needs, or an X server that cannot be reached (or none at all), is named in
+one sentence instead of Qt aborting the process.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from memorydesk.core.errors import BadInput
 
 
-def _demo_path() -> Path:
-    """A fresh demo workspace, built through the memory service (as `memory-desk demo create` does)."""
-    from memorydesk.commands import demo
+def last_workspace(recent: list[str], say: Callable[[str], None]) -> Path | None:
+    """The most recent workspace that still exists (the ones gone are named and skipped)."""
+    for item in recent:
+        path = Path(item)
+        if path.is_file():
+            return path
+        say(f"skipping {path}: it no longer exists")
+    return None
 
-    folder = Path(tempfile.mkdtemp(prefix="memorydesk-demo-"))
-    path = folder / "demo.db"
-    demo.create(path, facts=2000)
-    return path
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 def run(args: argparse.Namespace) -> int:
-    from memorydesk.ui.app import ensure_app, ensure_offscreen_if_headless
+    if args.fresh and not args.demo:
+        raise BadInput("--fresh goes with --demo (it builds a new demo workspace)")
+    if args.demo and args.workspace:
+        raise BadInput("give a WORKSPACE or --demo, not both")
+    from memorydesk.ui.app import ensure_app
+    from memorydesk.ui.platform_check import require_platform
 
-    ensure_offscreen_if_headless()
+    require_platform()  # without a display this says so (a window nobody can see helps nobody)
     app = ensure_app()
     from memorydesk.ui import settings
+    from memorydesk.ui.first_run import DemoSetup, demo_path
     from memorydesk.ui.mainwindow import MainWindow
 
-    path: Path | None
-    if args.demo:
-        path = _demo_path()
-    elif args.workspace:
-        path = Path(args.workspace)
-    else:
-        recent = settings.recent()
-        path = Path(recent[0]) if recent else None
+    read_only = bool(args.read_only)
+    path = Path(args.workspace) if args.workspace else None
+    if path is None and not args.demo:
+        path = last_workspace(settings.recent(), _say)
         if path is None:
-            raise BadInput("no workspace given and none opened before; try `memory-desk WORKSPACE` or --demo")
+            _say("no workspace given and none opened before: opening the demo workspace")
     window = MainWindow()
     window.ops.failed.connect(lambda _label, message: print(f"memory-desk: {message}", file=sys.stderr))
     window.show()
-    window.open_path(path, read_only=bool(args.read_only))  # a file that cannot be opened gets a dialog too
+    demo = demo_path()
+    if path is not None and path.resolve() != demo.resolve():
+        window.open_path(path, read_only=read_only)  # a file that cannot be opened gets a dialog too
+    else:  # the demo, opened as the demo: built if need be, its missing vectors resumed
+        DemoSetup(window, demo, fresh=bool(args.fresh), read_only=read_only, echo=_say).start()
     return int(app.exec())
 
 
@@ -54,4 +72,5 @@ def register(sub) -> None:  # the window is the default command (see memorydesk.
     p.add_argument("workspace", nargs="?")
     p.add_argument("--read-only", action="store_true")
     p.add_argument("--demo", action="store_true")
+    p.add_argument("--fresh", action="store_true")
     p.set_defaults(func=run)

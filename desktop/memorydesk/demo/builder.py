@@ -147,10 +147,12 @@ class DemoBuilder:
     """Runs the timeline against one new workspace."""
 
     def __init__(self, ws: Workspace, *, facts: int, seed: int, now: int, embed: int,
-                 bulk: bool, progress: Callable[[str], None] | None = None) -> None:
+                 bulk: bool, progress: Callable[[str], None] | None = None,
+                 counted: Callable[[int, int], None] | None = None) -> None:
         self.ws, self.facts, self.seed, self.now, self.embed_n = ws, facts, seed, now, embed
         self.bulk = bulk
         self.progress = progress or (lambda _line: None)
+        self.counted = counted
         self.svc = MemoryService(ws, embedder=False)  # vectors are computed here, in batches
         self.agent_ids: dict[str, str] = {}
         self.agent_roles: dict[str, str | None] = {}
@@ -168,7 +170,7 @@ class DemoBuilder:
         self.analyzed_at = 0
         self.embed_note = ""
         self.started = time.monotonic()
-        self._last_report = self.started
+        self._last_report = self._last_count = self.started
 
     # small helpers used by scenario ops
     def tx(self, work):
@@ -310,6 +312,9 @@ class DemoBuilder:
 
     def _report(self, force: bool = False) -> None:
         now = time.monotonic()
+        if self.counted is not None and (force or now - self._last_count >= 0.25):
+            self._last_count = now
+            self.counted(self.written, self.facts)
         if force or now - self._last_report >= 2.0:
             self._last_report = now
             rate = self.written / max(now - self.started, 1e-9)
@@ -417,14 +422,17 @@ def _no_sync(ws: Workspace) -> None:
 
 def build_demo(path: str | Path, *, facts: int = 2_000, seed: int = 7, now: int | None = None,
                embed: int = DEFAULT_EMBED, bulk: bool | None = None,
-               progress: Callable[[str], None] | None = None) -> DemoSummary:
+               progress: Callable[[str], None] | None = None,
+               counted: Callable[[int, int], None] | None = None) -> DemoSummary:
     """Write a new demo workspace at ``path`` (which must not exist) and return what it holds.
 
     ``facts``: about how many fact rows to write (the scenario and consolidation add
     a few; re-mentions add none). ``embed``: how many of the first facts get a real
     embedding (0 = none). ``bulk``: force the bulk path on or off (default: on above
     ``BULK_THRESHOLD`` facts). ``now``: the reference time (default: the current
-    minute); the workspace spans the 120 days before it.
+    minute); the workspace spans the 120 days before it. ``progress`` gets a line of
+    text every two seconds, ``counted(written, facts)`` every quarter second (either may
+    raise to stop the build).
     """
     path = Path(path)
     if not MIN_FACTS <= facts <= MAX_FACTS:
@@ -444,7 +452,8 @@ def build_demo(path: str | Path, *, facts: int = 2_000, seed: int = 7, now: int 
         ws = open_workspace(path, name="Acme demo")
         try:
             _no_sync(ws)
-            builder = DemoBuilder(ws, facts=facts, seed=seed, now=now, embed=embed, bulk=bulk, progress=progress)
+            builder = DemoBuilder(ws, facts=facts, seed=seed, now=now, embed=embed, bulk=bulk, progress=progress,
+                                  counted=counted)
             builder.run(scenario, stream, now - SPAN_DAYS * DAY, now - 3600)
             builder.adjust_access()
             counts = _counts(ws)
