@@ -54,11 +54,13 @@ class Burst:
 
     @property
     def reason(self) -> str:
-        parts = []
-        if self.rapid:
-            parts.append(f"{len(self.wins)} wins within {max(self.last_at - self.first_at, 0) + 1} s")
+        n = len(self.wins)
+        if self.first_at == self.last_at:
+            text = f"one write superseded {n} facts"
+            return text + (f" across {len(self.topics)} topics" if self.wide else "")
+        parts = [f"{n} wins within {self.last_at - self.first_at + 1} s"] if self.rapid else []
         if self.wide:
-            parts.append(f"one write superseded facts of {len(self.topics)} topics")
+            parts.append(f"a single write superseded facts across {len(self.topics)} topics")
         return "; ".join(parts)
 
     @property
