@@ -44,7 +44,7 @@ def _iso(ts: Any) -> str | None:
     if ts is None:
         return None
     try:
-        return dt.datetime.fromtimestamp(int(ts), dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return dt.datetime.fromtimestamp(int(ts), dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     except (OverflowError, OSError, ValueError, TypeError):
         return str(ts)
 
@@ -223,7 +223,8 @@ def _burst_md(doc: dict[str, Any]) -> list[str]:
            f"- from {_iso(doc.get('first_at'))} to {_iso(doc.get('last_at'))}, {doc.get('topics')} topic(s)",
            f"- exported {doc.get('exported_at')} by {doc.get('exported_by') or '—'}"
            + (" (content-free: texts are sha256 hashes)" if doc.get("content_free") else ""), "",
-           "| conflict | displaced fact | topic | state now | at | confidence | decisions |", "|---|---|---|---|---|---|---|"]
+           "| conflict | displaced fact | topic | state now | at | confidence | decisions |",
+           "|---|---|---|---|---|---|---|"]
     for item in doc["displaced"]:
         if not item.get("exists"):
             out.append(f"| {item['conflict']} | (row gone) | | | | | |")

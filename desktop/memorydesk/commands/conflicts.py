@@ -32,7 +32,7 @@ def register(sub) -> None:
 
 def _when(ts: int) -> str:
     try:
-        return dt.datetime.fromtimestamp(ts, dt.timezone.utc).strftime("%Y-%m-%d %H:%M")
+        return dt.datetime.fromtimestamp(ts, dt.UTC).strftime("%Y-%m-%d %H:%M")
     except (OverflowError, OSError, ValueError):
         return str(ts)
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from memorydesk.core.vocab import parse_veracity, veracity_weight
 
-__all__ = ["Decision", "Side", "decide"]
+__all__ = ["Decision", "Side", "decide", "num"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,11 +59,11 @@ class Decision:
     def lines(self, names: tuple[str, str] = ("A", "B")) -> list[str]:
         """The arithmetic, one line per fact, then the verdict (plain text)."""
         out = []
-        for key, side, name in (("a", self.a, names[0]), ("b", self.b, names[1])):
+        for side, name in ((self.a, names[0]), (self.b, names[1])):
             raw = side.veracity if side.veracity is not None else "NULL"
             read = "" if raw == side.veracity_read_as else f" (read as {side.veracity_read_as})"
-            out.append(f"{name}: confidence {_num(side.confidence)} × weight {_num(side.weight)} "
-                       f"[veracity {raw!s}{read}] = {_num(side.strength)}")
+            out.append(f"{name}: confidence {num(side.confidence)} × weight {num(side.weight)} "
+                       f"[veracity {raw!s}{read}] = {num(side.strength)}")
         win = names[0] if self.winner == "a" else names[1]
         if self.tie:
             out.append(f"Equal strengths: the newer fact wins, so {win}.")
@@ -72,7 +72,7 @@ class Decision:
         return out
 
 
-def _num(value: float) -> str:
+def num(value: float) -> str:
     """Enough digits to show the exact comparison (3 usually, up to 17 when needed)."""
     text = f"{value:.3f}"
     return text if float(text) == value else repr(float(value))
