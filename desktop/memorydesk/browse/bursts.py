@@ -56,7 +56,7 @@ def _resolved(ws: Workspace) -> list[Any]:
 def _candidates(ws: Workspace, conn: Connection) -> list[str]:
     c = ws.layout.conflicts.c
     per_minute = select(_winner(c).label("w")).where(*_resolved(ws)) \
-        .group_by(_winner(c), c.created_at / WINDOW_S).having(func.count() >= 2).subquery()
+        .group_by(_winner(c), c.created_at // WINDOW_S).having(func.count() >= 2).subquery()
     return list(conn.execute(select(per_minute.c.w).distinct()).scalars())
 
 

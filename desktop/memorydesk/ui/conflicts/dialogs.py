@@ -35,7 +35,6 @@ class DecisionDialog(QDialog):
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.ok = self.buttons.addButton(button, QDialogButtonBox.ButtonRole.AcceptRole)
         self.ok.setObjectName("decide")
-        self.ok.setDefault(True)
         self.buttons.accepted.connect(self._check)
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
@@ -44,6 +43,7 @@ class DecisionDialog(QDialog):
         layout.addWidget(self.reason)
         layout.addWidget(self.problem)
         layout.addWidget(self.buttons)
+        self.ok.setDefault(True)  # once the buttons are the dialog's: Return decides
         self.reason.setFocus()
         self.resize(520, 240)
 
@@ -112,6 +112,8 @@ class BurstReviewDialog(QDialog):
         layout.addWidget(self.reason)
         layout.addWidget(self.problem)
         layout.addWidget(self.buttons)
+        self.ok.setDefault(True)
+        self.reason.setFocus()
         self.resize(820, 460)
 
     def set_restore(self, conflict_ids: set[str]) -> None:
