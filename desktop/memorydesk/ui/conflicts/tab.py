@@ -178,19 +178,24 @@ class ConflictsTab(DeskTab):
             self.show_conflict(str(target["conflict"]))
 
     def prepare_shot(self) -> None:
-        """Select a resolved contradiction whose facts both exist (a full trail), else the first line."""
-        best = None
-        for row in range(min(self.model.rowCount(), WINDOW)):
-            line = self.model.line(row)
-            if line is None:
-                continue
-            if best is None:
-                best = row
-            if line.type == browse.CONTRADICTION and not line.dangling and line.b.state == "active":
-                best = row
-                break
-        if best is not None:
-            self.select_row(best)
+        """Show a full trail: the newest resolved contradiction a person reviewed (its chain, the
+        decision and who made it), else the first listed one whose facts both exist."""
+        def chosen(conflict_id: str | None) -> None:
+            if conflict_id is not None:
+                self.show_conflict(conflict_id)
+                return
+            best = None
+            for row in range(min(self.model.rowCount(), WINDOW)):
+                line = self.model.line(row)
+                if line is not None and (best is None or (line.type == browse.CONTRADICTION and not line.dangling
+                                                          and line.b.state == "active")):
+                    best = row
+                    if line.type == browse.CONTRADICTION and not line.dangling:
+                        break
+            if best is not None:
+                self.select_row(best)
+
+        self.run(browse.newest_reviewed, chosen, label="choosing a conflict to show")
 
     def wants_keyboard(self) -> QWidget | None:
         return self.view
