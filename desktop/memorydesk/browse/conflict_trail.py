@@ -258,17 +258,27 @@ def _conflict(ws: Workspace, conn: Connection, conflict_id: str) -> dict[str, An
 
 def _related(ws: Workspace, conn: Connection, conflict: dict[str, Any],
              facts: dict[str, Any]) -> tuple[list[int], dict[int, list[str]]]:
-    """Keys of the lines of the same topic or naming either fact (newest first), and why."""
+    """Keys of the lines of the same topic or naming either fact (newest first), and why.
+
+    Found through indexes only (no pass over the conflict table): rows whose fact A is a
+    fact of the topic, is A or B, or was superseded by A or B. That is every row the
+    product writes (both facts of a row share its topic); a row naming A or B only as its
+    fact B, with a fact A of another topic or deleted, is found by the list's "touches
+    fact" filter instead."""
     c, f = ws.layout.conflicts, ws.layout.facts
     own = {r["id"] for r in conflict["rows"]}
     named = {conflict["fact_a"]: "fact A", conflict["fact_b"]: "fact B"}
-    topics = {x["topic"] for x in facts.values() if x.get("exists")}
-    topic_ids = set(conn.execute(select(f.c.id).where(f.c.topic.in_(sorted(topics))).limit(TOPIC_FACTS_LIMIT))
-                    .scalars()) if topics else set()
-    ids = sorted(topic_ids | set(named))
-    found = conn.execute(select(listing.ROWID.label("key"), c.c.id, c.c.conflict_type, c.c.fact_a_id, c.c.fact_b_id)
-                         .where(or_(c.c.fact_a_id.in_(ids), c.c.fact_b_id.in_(ids)))
-                         .order_by(listing.ROWID.desc())).all()
+    topics = {(x["domain"], x["topic"]) for x in facts.values() if x.get("exists")}
+    ids = set(named)
+    for _domain, topic in topics:
+        ids.update(conn.execute(select(f.c.id).where(f.c.topic == topic).limit(TOPIC_FACTS_LIMIT)).scalars())
+    ids.update(conn.execute(select(f.c.id).where(f.c.superseded_by.in_(list(named)))).scalars())
+    found = []
+    wanted = sorted(ids)
+    for start in range(0, len(wanted), 500):
+        found.extend(conn.execute(select(listing.ROWID.label("key"), c.c.id, c.c.conflict_type, c.c.fact_a_id,
+                                         c.c.fact_b_id).where(c.c.fact_a_id.in_(wanted[start:start + 500]))).all())
+    found.sort(key=lambda r: r.key, reverse=True)
     keys: list[int] = []
     why: dict[int, list[str]] = {}
     seen: set[tuple[str, str]] = set()

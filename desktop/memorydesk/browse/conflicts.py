@@ -20,7 +20,7 @@ person's decisions come from our ``memdesk_conflict_reviews`` table when the fil
 from __future__ import annotations
 
 import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -86,7 +86,23 @@ class Listing:
 # --- the filter -----------------------------------------------------------------------------
 
 
-def _where(ws: Workspace, conn: Connection, q: ConflictQuery) -> list[ColumnElement]:
+def _fact_conditions(ws: Workspace, q: ConflictQuery) -> list[ColumnElement]:
+    """The filters on facts (domain, agent, text); a row matches each through either fact."""
+    f = ws.layout.facts.c
+    out: list[ColumnElement] = []
+    if q.domain:
+        out.append(f.domain == q.domain)
+    if q.agent:
+        out.append(f.authored_by_agent_id == q.agent)
+    if q.text.strip():
+        needle = q.text.strip().lower()
+        out.append(or_(func.instr(func.lower(f.topic), needle) > 0, func.instr(func.lower(f.content), needle) > 0))
+    return out
+
+
+def _where(ws: Workspace, conn: Connection, q: ConflictQuery, probe_facts: bool) -> list[ColumnElement]:
+    """The filter as SQL. The filters on facts are probed row by row (``probe_facts``: cheap
+    while reading the newest rows until a window is full) or left to the caller."""
     c, f = ws.layout.conflicts.c, ws.layout.facts
     clauses: list[ColumnElement] = []
     if q.type:
@@ -98,18 +114,10 @@ def _where(ws: Workspace, conn: Connection, q: ConflictQuery) -> list[ColumnElem
     if q.fact:
         clauses.append(or_(c.fact_a_id == q.fact, c.fact_b_id == q.fact))
 
-    def either(condition: ColumnElement) -> ColumnElement:
-        ids = select(f.c.id).where(condition)
-        return or_(c.fact_a_id.in_(ids), c.fact_b_id.in_(ids))
-
-    if q.domain:
-        clauses.append(either(f.c.domain == q.domain))
-    if q.agent:
-        clauses.append(either(f.c.authored_by_agent_id == q.agent))
-    if q.text.strip():
-        needle = q.text.strip().lower()
-        clauses.append(either(or_(func.instr(func.lower(f.c.topic), needle) > 0,
-                                  func.instr(func.lower(f.c.content), needle) > 0)))
+    if probe_facts:
+        for condition in _fact_conditions(ws, q):
+            clauses.append(or_(exists().where(f.c.id == c.fact_a_id, condition),
+                               exists().where(f.c.id == c.fact_b_id, condition)))
     if q.state == "dangling":
         clauses.append(or_(~exists().where(f.c.id == c.fact_a_id), ~exists().where(f.c.id == c.fact_b_id)))
     elif q.state in ("open", "resolved", "reviewed"):
@@ -132,24 +140,32 @@ def _where(ws: Workspace, conn: Connection, q: ConflictQuery) -> list[ColumnElem
     return clauses
 
 
-def _raw_rows(ws: Workspace, conn: Connection, q: ConflictQuery) -> Any:
-    """A cursor over (rowid, pair-or-NULL) of the matching rows, newest first; the pair
-    (``lo|hi``) only for ``cross_agent`` rows, so a contradiction costs an int."""
+def _raw_rows(ws: Workspace, conn: Connection, q: ConflictQuery, *, probe_facts: bool,
+              with_facts: bool = False) -> Any:
+    """A cursor over (rowid, pair-or-NULL[, fact_a, fact_b]) of the matching rows, newest
+    first; the pair (``lo|hi``) only for ``cross_agent`` rows, so a contradiction costs an int."""
     c = ws.layout.conflicts.c
     lo, hi = func.min(c.fact_a_id, c.fact_b_id), func.max(c.fact_a_id, c.fact_b_id)
     pair = case((c.conflict_type == CROSS, lo + "|" + hi), else_=None)
-    stmt = select(ROWID, pair).select_from(ws.layout.conflicts).where(*_where(ws, conn, q)).order_by(ROWID.desc())
+    columns = [ROWID, pair, c.fact_a_id, c.fact_b_id] if with_facts else [ROWID, pair]
+    stmt = select(*columns).select_from(ws.layout.conflicts).where(*_where(ws, conn, q, probe_facts)) \
+        .order_by(ROWID.desc())
     compiled = stmt.compile(dialect=conn.dialect, compile_kwargs={"render_postcompile": True})
     params = [compiled.params[name] for name in (compiled.positiontup or [])]
     return conn.connection.driver_connection.execute(str(compiled), params)
 
 
-def _fold(cursor: Any, limit: int | None = None) -> tuple[array.array, int]:
+def _chunks(cursor: Any, size: int) -> Iterator[list[Any]]:
+    while chunk := cursor.fetchmany(size):
+        yield chunk
+
+
+def _fold(chunks: Iterable[list[Any]], limit: int | None = None) -> tuple[array.array, int]:
     """Line keys from (rowid, pair) rows newest first: a pair's line sits at its newest row."""
     keys = array.array("q")
     seen: set[str] = set()
     rows = 0
-    while chunk := cursor.fetchmany(65536 if limit is None else 256):
+    for chunk in chunks:
         for key, pair in chunk:
             rows += 1
             if pair is not None:
@@ -166,10 +182,24 @@ def line_keys(ws: Workspace, q: ConflictQuery) -> Listing:
     """Every matching line's key, newest first, and how many rows they fold.
 
     One pass over the matching rows (ints, plus the pair of each cross-agent row): about
-    a second for 450,000 rows. Filters on the facts (domain, agent, text) add one pass
-    over the facts. Run it off the UI thread."""
+    a second for 600,000 rows. A filter on the facts (domain, agent, text) first reads the
+    ids of the facts it matches (one pass over the facts, or the domain index), then keeps
+    the rows naming one of them: probing the fact table for every row would take tens of
+    seconds. Run it off the UI thread."""
+    f = ws.layout.facts
     with ws.read() as conn:
-        keys, rows = _fold(_raw_rows(ws, conn, q))
+        conditions = _fact_conditions(ws, q)
+        if not conditions:
+            keys, rows = _fold(_chunks(_raw_rows(ws, conn, q, probe_facts=False), 65536))
+            return Listing(keys, rows)
+        matching = [set(conn.execute(select(f.c.id).where(cond)).scalars()) for cond in conditions]
+        cursor = _raw_rows(ws, conn, q, probe_facts=False, with_facts=True)
+
+        def kept() -> Iterator[list[Any]]:
+            for chunk in _chunks(cursor, 65536):
+                yield [(key, pair) for key, pair, a, b in chunk if all(a in ids or b in ids for ids in matching)]
+
+        keys, rows = _fold(kept())
     return Listing(keys, rows)
 
 
@@ -177,9 +207,9 @@ def first_lines(ws: Workspace, q: ConflictQuery, limit: int) -> list[ConflictLin
     """The first ``limit`` lines, read from the newest rows only (immediate at any size
     without filters on the facts)."""
     with ws.read() as conn:
-        cursor = _raw_rows(ws, conn, q)
+        cursor = _raw_rows(ws, conn, q, probe_facts=True)
         try:
-            keys, _rows = _fold(cursor, limit)
+            keys, _rows = _fold(_chunks(cursor, 256), limit)
         finally:
             cursor.close()
     return [line for line in lines_for_keys(ws, keys) if line is not None]

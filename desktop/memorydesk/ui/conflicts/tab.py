@@ -139,7 +139,7 @@ class ConflictsTab(DeskTab):
         self.split.addWidget(below)
         self.split.setStretchFactor(0, 2)
         self.split.setStretchFactor(1, 3)
-        self.split.setSizes([260, 420])
+        self.split.setSizes([220, 460])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.filters)

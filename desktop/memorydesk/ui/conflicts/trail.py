@@ -150,32 +150,36 @@ def _decision(t: dict[str, Any]) -> str:
     return "".join(out)
 
 
-def _chain(name: str, f: dict[str, Any], chain: dict[str, Any]) -> str:
-    parts = [f"<p><b>{name}</b> — now <b>{esc(f.get('state'))}</b>"]
+def _chain(name: str, f: dict[str, Any], chain: dict[str, Any], names: dict[str, str]) -> str:
+    """One fact's chain: what it replaced (earlier versions), then each step forward to the
+    version in force, each with when and who. ``names`` labels the conflict's two facts A and B."""
+    def label(fact_id: str, exists: bool = True) -> str:
+        if ":" in fact_id:
+            return f"<code>{esc(fact_id)}</code>"
+        return fact_link(fact_id, names.get(fact_id), exists)
+
+    head = f"<p><b>{name}</b> — now <b>{esc(f.get('state'))}</b>"
     older = chain.get("older", [])
     newer = chain.get("newer", [])
     if not f.get("exists"):
-        return parts[0] + ": no longer in the file, so its chain cannot be followed.</p>"
+        return head + ": no longer in the file, so its chain cannot be followed.</p>"
     if not older and len(newer) <= 1:
-        return parts[0] + ": never superseded, and it replaced nothing.</p>"
-    parts.append("</p><ul>")
+        return head + ": never superseded, and it replaced nothing.</p>"
+    parts = [head, "</p><ul>"]
     for o in older[:12]:
-        parts.append(f"<li>earlier {fact_link(o['id'], o.get('topic'))} <i>({esc(o['state'])})</i> was superseded "
-                     f"into {fact_link(o['into'])} on {esc(when(o.get('at')))} by {who_text(o.get('who'))}</li>")
+        parts.append(f"<li>earlier {label(o['id'])} <small>(created {esc(when(o.get('created_at')))})</small> → "
+                     f"{label(o['into'])} on {esc(when(o.get('at')))} by {who_text(o.get('who'))}</li>")
     if len(older) > 12:
         parts.append(f"<li>… and {len(older) - 12} earlier versions</li>")
     for node in newer:
         nxt = node.get("next")
-        if not nxt:
-            continue
-        target = nxt["id"]
-        label = f"<code>{esc(target)}</code>" if ":" in target else fact_link(target)
-        cycle = " <b>(a cycle)</b>" if nxt.get("cycle") else ""
-        parts.append(f"<li>{fact_link(node['id'], node.get('topic'))} → {label} on {esc(when(nxt.get('at')))} by "
-                     f"{who_text(nxt.get('who'))}{cycle}</li>")
+        if nxt:
+            cycle = " <b>(a cycle)</b>" if nxt.get("cycle") else ""
+            parts.append(f"<li>{label(node['id'])} → {label(nxt['id'])} on {esc(when(nxt.get('at')))} by "
+                         f"{who_text(nxt.get('who'))}{cycle}</li>")
     if len(newer) > 1:
         tail = newer[-1]
-        parts.append(f"<li>in force now: {fact_link(tail['id'], tail.get('topic'), tail.get('state') != 'missing')}"
+        parts.append(f"<li>in force now: {label(tail['id'], tail.get('state') not in ('missing', 'purged'))}"
                      f" <i>({esc(tail.get('state'))})</i></li>")
     parts.append("</ul>")
     return "".join(parts)
@@ -204,14 +208,15 @@ def trail_html(t: dict[str, Any], burst: str | None = None) -> str:
     la = "A — lost, superseded by B" if resolved else "A"
     lb = "B — won" if resolved else "B"
     ca, cb = _content_cells(a, b)
+    names = {a["id"]: "A", b["id"]: "B"}
     facts = ("<table width='100%' cellpadding=5 cellspacing=0 border=1 style='border-collapse: collapse'>"
              f"<tr><th width='50%' align=left>{la} · {fact_link(a['id'], exists=a.get('exists', False))}</th>"
              f"<th width='50%' align=left>{lb} · {fact_link(b['id'], exists=b.get('exists', False))}</th></tr>"
              f"<tr><td valign=top{_cell_dir(a)}>{ca}</td><td valign=top{_cell_dir(b)}>{cb}</td></tr>"
              f"<tr><td valign=top>{provenance(a)}</td><td valign=top>{provenance(b)}</td></tr></table>")
     chains = ("<table width='100%' cellpadding=2 cellspacing=0><tr>"
-              f"<td width='50%' valign=top>{_chain('A', a, t['chains']['a'])}</td>"
-              f"<td width='50%' valign=top>{_chain('B', b, t['chains']['b'])}</td></tr></table>")
+              f"<td width='50%' valign=top>{_chain('A', a, t['chains']['a'], names)}</td>"
+              f"<td width='50%' valign=top>{_chain('B', b, t['chains']['b'], names)}</td></tr></table>")
     people = "".join(f"<li>{esc(when(h['at']))} {esc(h['action'])} by <b>{esc(h['actor'])}</b>"
                      + (f" — “{esc(h['reason'])}”" if h.get("reason") else "")
                      + (" <i>(undone)</i>" if h.get("undone") else "") + "</li>" for h in t.get("history", []))
