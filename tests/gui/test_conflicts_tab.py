@@ -234,3 +234,31 @@ def test_the_ui_thread_never_reads_the_database(open_window, workspace, qtbot, u
     tab.filters.text.setText("escalation")
     qtbot.waitUntil(lambda: tab.model.rowCount() == 4, timeout=10000)
     assert ui_thread_guarded == []
+
+
+def test_right_to_left_facts_are_laid_out_right_to_left(qtbot) -> None:
+    from memorydesk.ui.conflicts.trail import TrailView
+
+    view = TrailView()
+    qtbot.addWidget(view)
+    hebrew = {"id": "h1", "exists": True, "state": "superseded", "content": "הפריסה לייצור ביום שלישי בשעה 10",
+              "domain": "ops", "topic": "פריסה", "weight": 1.0, "confidence": 0.6, "veracity": "stated",
+              "veracity_read_as": "stated", "superseded_by": "h2"}
+    newer = {**hebrew, "id": "h2", "state": "active", "content": "הפריסה לייצור ביום רביעי בשעה 10",
+             "confidence": 0.9, "superseded_by": None}
+    trail = {"conflict": {"id": "c1", "type": "contradiction", "state": "superseded", "recorded_winner": "h2",
+                          "fact_a": "h1", "fact_b": "h2", "created_at": 1, "resolved_at": 1, "rows": [{"id": "c1"}],
+                          "first_at": 1, "last_at": 1},
+             "facts": {"a": hebrew, "b": newer}, "decision": {"rule_winner": None, "note": "n"},
+             "chains": {"a": {}, "b": {}}, "history": [], "related": [], "reviews": []}
+    view.show_trail(trail)
+    doc = view.document()
+    block = doc.begin()
+    directions = {}
+    while block.isValid():
+        if "ביום" in block.text():
+            fmt = block.blockFormat()
+            directions[block.text()] = (fmt.layoutDirection(), bool(fmt.alignment() & Qt.AlignmentFlag.AlignRight))
+        block = block.next()
+    assert len(directions) == 2
+    assert set(directions.values()) == {(Qt.LayoutDirection.RightToLeft, True)}  # set, not guessed

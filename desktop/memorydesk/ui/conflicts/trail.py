@@ -80,7 +80,7 @@ def _content_cells(a: dict[str, Any], b: dict[str, Any]) -> tuple[str, str]:
                 "the conflict row still names it.</p>")
 
     if not (a.get("exists") and b.get("exists")):
-        one = lambda f: esc(f.get("content", ""))[:TEXT_LIMIT] if f.get("exists") else missing(f)  # noqa: E731
+        one = lambda f: esc(f.get("content", "")[:TEXT_LIMIT]) if f.get("exists") else missing(f)  # noqa: E731
         return one(a), one(b)
     pa, pb = word_diff(a["content"], b["content"])
     return _diffed(pa), _diffed(pb)
@@ -88,6 +88,13 @@ def _content_cells(a: dict[str, Any], b: dict[str, Any]) -> tuple[str, str]:
 
 def _cell_dir(f: dict[str, Any]) -> str:
     return " dir='rtl' align='right'" if is_rtl(f.get("content")) else ""
+
+
+def _text_cell(f: dict[str, Any], body: str) -> str:
+    """A table cell holding a fact's text, laid out right-to-left when the text is."""
+    if is_rtl(f.get("content")):
+        return f"<td valign=top align='right'><div dir='rtl' align='right'>{body}</div></td>"
+    return f"<td valign=top>{body}</td>"
 
 
 def _state(f: dict[str, Any]) -> str:
@@ -212,7 +219,7 @@ def trail_html(t: dict[str, Any], burst: str | None = None) -> str:
     facts = ("<table width='100%' cellpadding=5 cellspacing=0 border=1 style='border-collapse: collapse'>"
              f"<tr><th width='50%' align=left>{la} · {fact_link(a['id'], exists=a.get('exists', False))}</th>"
              f"<th width='50%' align=left>{lb} · {fact_link(b['id'], exists=b.get('exists', False))}</th></tr>"
-             f"<tr><td valign=top{_cell_dir(a)}>{ca}</td><td valign=top{_cell_dir(b)}>{cb}</td></tr>"
+             f"<tr>{_text_cell(a, ca)}{_text_cell(b, cb)}</tr>"
              f"<tr><td valign=top>{provenance(a)}</td><td valign=top>{provenance(b)}</td></tr></table>")
     chains = ("<table width='100%' cellpadding=2 cellspacing=0><tr>"
               f"<td width='50%' valign=top>{_chain('A', a, t['chains']['a'], names)}</td>"
@@ -249,11 +256,11 @@ def burst_html(d: dict[str, Any], reason: str) -> str:
         decided = ", ".join(DECISIONS.get(r["decision"], r["decision"]) + f" by {r['actor']}"
                             for r in item.get("reviews", []))
         still = "" if item["still_superseded_by_winner"] else " <i>(no longer superseded by the winner)</i>"
-        text = esc(f.get("content", ""))[:400] if f.get("exists") else "<i>missing</i>"
+        text = esc(f.get("content", "")[:400]) if f.get("exists") else "<i>missing</i>"
         rows.append(
             f"<tr><td valign=top>{fact_link(f['id'], f.get('topic'), f.get('exists', False))}<br>"
             f"<small>{esc(f.get('domain'))} · {esc(short(f['id']))}</small></td>"
-            f"<td valign=top{_cell_dir(f)}>{text}</td>"
+            f"{_text_cell(f, text)}"
             f"<td valign=top>{esc(f.get('state'))}{still}</td>"
             f"<td valign=top>{'<br>'.join(esc(x) for x in rule.get('lines', []))}</td>"
             f"<td valign=top><a href='conflict:{esc(item['conflict'])}'>trail</a><br>{esc(decided)}</td></tr>")
@@ -263,7 +270,7 @@ def burst_html(d: dict[str, Any], reason: str) -> str:
         f"<i>({esc(w.get('state'))})</i> by agent {esc(w.get('agent_name') or w.get('agent_id') or '—')} displaced "
         f"<b>{len(d['displaced'])}</b> fact(s) of {d.get('topics')} topic(s), {esc(when(d.get('first_at')))} … "
         f"{esc(when(d.get('last_at')))}.</p>",
-        f"<p{_cell_dir(w)}>{esc(w.get('content', ''))[:TEXT_LIMIT]}</p>" if w.get("exists") else "",
+        f"<p{_cell_dir(w)}>{esc(w.get('content', '')[:TEXT_LIMIT])}</p>" if w.get("exists") else "",
         "<p>This is the “collateral invalidation” graph memories are known for: one write, many facts gone. "
         "Review them together (Review Burst…): restore the ones that were still true, confirm the rest.</p>",
         "<table width='100%' cellpadding=4 cellspacing=0 border=1 style='border-collapse: collapse'>"
@@ -293,8 +300,13 @@ class TrailView(QTextBrowser):
         self.setHtml(f"<p style='color: gray'>{esc(text)}</p>")
 
     def show_trail(self, trail: dict[str, Any], burst: str | None = None) -> None:
+        """Show a trail; the same conflict read again keeps its place on the page."""
+        same = self.trail is not None and self.trail["conflict"]["id"] == trail["conflict"]["id"]
+        scroll = self.verticalScrollBar().value()
         self.trail, self.burst = trail, None
         self.setHtml(trail_html(trail, burst))
+        if same:
+            self.verticalScrollBar().setValue(scroll)
 
     def show_burst(self, detail: dict[str, Any], reason: str) -> None:
         self.trail, self.burst = None, detail
