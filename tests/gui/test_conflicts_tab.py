@@ -10,11 +10,11 @@ import threading
 from pathlib import Path
 
 import pytest
-from fixtures.conflicts import build
 from guihelp import focus, wait_idle
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
+from fixtures.conflicts import build
 from memorydesk.store import guard
 from memorydesk.ui.conflicts.model import column
 

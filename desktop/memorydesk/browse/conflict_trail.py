@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlalchemy import Connection, or_, select
+from sqlalchemy import Connection, select
 
 from memorydesk.browse import conflicts as listing
 from memorydesk.browse.facts import fact_state
