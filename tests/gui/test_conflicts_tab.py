@@ -93,7 +93,7 @@ def test_the_trail_shows_both_facts_the_decision_and_the_chain(open_window, work
     assert "eu-west-1" in text and "eu-central-1" in text
     assert "line-through" in tab.trail.toHtml() and "The recorded winner (B) is what the rule gives today" in text
     assert "0.600" in text and "× 1.000" in text and "= 0.800" in text
-    assert "in force now: staging" in text and "agent ada (its write)" in text
+    assert f"in force now: {v3[:8]}… (active)" in text and "A → B on" in text and "agent ada (its write)" in text
     assert "Related conflicts (1)" in text
     # the restore action is off here: the winner v2 was superseded since
     assert not tab.acts.restore.isEnabled() and tab.acts.confirm.isEnabled()

@@ -100,9 +100,8 @@ def _fact_conditions(ws: Workspace, q: ConflictQuery) -> list[ColumnElement]:
     return out
 
 
-def _where(ws: Workspace, conn: Connection, q: ConflictQuery, probe_facts: bool) -> list[ColumnElement]:
-    """The filter as SQL. The filters on facts are probed row by row (``probe_facts``: cheap
-    while reading the newest rows until a window is full) or left to the caller."""
+def _where(ws: Workspace, conn: Connection, q: ConflictQuery) -> list[ColumnElement]:
+    """The filter as SQL, but for the filters on facts (see ``_matching``)."""
     c, f = ws.layout.conflicts.c, ws.layout.facts
     clauses: list[ColumnElement] = []
     if q.type:
@@ -114,10 +113,6 @@ def _where(ws: Workspace, conn: Connection, q: ConflictQuery, probe_facts: bool)
     if q.fact:
         clauses.append(or_(c.fact_a_id == q.fact, c.fact_b_id == q.fact))
 
-    if probe_facts:
-        for condition in _fact_conditions(ws, q):
-            clauses.append(or_(exists().where(f.c.id == c.fact_a_id, condition),
-                               exists().where(f.c.id == c.fact_b_id, condition)))
     if q.state == "dangling":
         clauses.append(or_(~exists().where(f.c.id == c.fact_a_id), ~exists().where(f.c.id == c.fact_b_id)))
     elif q.state in ("open", "resolved", "reviewed"):
@@ -140,15 +135,14 @@ def _where(ws: Workspace, conn: Connection, q: ConflictQuery, probe_facts: bool)
     return clauses
 
 
-def _raw_rows(ws: Workspace, conn: Connection, q: ConflictQuery, *, probe_facts: bool,
-              with_facts: bool = False) -> Any:
+def _raw_rows(ws: Workspace, conn: Connection, q: ConflictQuery, *, with_facts: bool = False) -> Any:
     """A cursor over (rowid, pair-or-NULL[, fact_a, fact_b]) of the matching rows, newest
     first; the pair (``lo|hi``) only for ``cross_agent`` rows, so a contradiction costs an int."""
     c = ws.layout.conflicts.c
     lo, hi = func.min(c.fact_a_id, c.fact_b_id), func.max(c.fact_a_id, c.fact_b_id)
     pair = case((c.conflict_type == CROSS, lo + "|" + hi), else_=None)
     columns = [ROWID, pair, c.fact_a_id, c.fact_b_id] if with_facts else [ROWID, pair]
-    stmt = select(*columns).select_from(ws.layout.conflicts).where(*_where(ws, conn, q, probe_facts)) \
+    stmt = select(*columns).select_from(ws.layout.conflicts).where(*_where(ws, conn, q)) \
         .order_by(ROWID.desc())
     compiled = stmt.compile(dialect=conn.dialect, compile_kwargs={"render_postcompile": True})
     params = [compiled.params[name] for name in (compiled.positiontup or [])]
@@ -178,28 +172,36 @@ def _fold(chunks: Iterable[list[Any]], limit: int | None = None) -> tuple[array.
     return keys, rows
 
 
+def _matching(ws: Workspace, conn: Connection, q: ConflictQuery, chunk: int) -> Iterator[list[Any]]:
+    """Chunks of (rowid, pair) of the matching rows, newest first.
+
+    A filter on the facts (domain, agent, text) first reads the ids of the facts it
+    matches (the domain index, or one pass over the facts), then keeps the rows naming
+    one of them: asking the fact table about every row instead takes tens of seconds on
+    600,000 rows, and more when few match."""
+    conditions = _fact_conditions(ws, q)
+    if not conditions:
+        yield from _chunks(_raw_rows(ws, conn, q), chunk)
+        return
+    f = ws.layout.facts
+    matching = [set(conn.execute(select(f.c.id).where(cond)).scalars()) for cond in conditions]
+    for rows in _chunks(_raw_rows(ws, conn, q, with_facts=True), chunk):
+        yield [(key, pair) for key, pair, a, b in rows if all(a in ids or b in ids for ids in matching)]
+
+
+def reads_facts(q: ConflictQuery) -> bool:
+    """Whether the filter needs the facts (a read of seconds on a 1,000,000-fact file)."""
+    return bool(q.domain or q.agent or q.text.strip())
+
+
 def line_keys(ws: Workspace, q: ConflictQuery) -> Listing:
     """Every matching line's key, newest first, and how many rows they fold.
 
-    One pass over the matching rows (ints, plus the pair of each cross-agent row): about
-    a second for 600,000 rows. A filter on the facts (domain, agent, text) first reads the
-    ids of the facts it matches (one pass over the facts, or the domain index), then keeps
-    the rows naming one of them: probing the fact table for every row would take tens of
-    seconds. Run it off the UI thread."""
-    f = ws.layout.facts
+    One pass over the matching rows (ints, plus the pair of each cross-agent row): a
+    second or two for 600,000 rows; a filter on the facts adds a read of the facts it
+    matches. Run it off the UI thread."""
     with ws.read() as conn:
-        conditions = _fact_conditions(ws, q)
-        if not conditions:
-            keys, rows = _fold(_chunks(_raw_rows(ws, conn, q, probe_facts=False), 65536))
-            return Listing(keys, rows)
-        matching = [set(conn.execute(select(f.c.id).where(cond)).scalars()) for cond in conditions]
-        cursor = _raw_rows(ws, conn, q, probe_facts=False, with_facts=True)
-
-        def kept() -> Iterator[list[Any]]:
-            for chunk in _chunks(cursor, 65536):
-                yield [(key, pair) for key, pair, a, b in chunk if all(a in ids or b in ids for ids in matching)]
-
-        keys, rows = _fold(kept())
+        keys, rows = _fold(_matching(ws, conn, q, 65536))
     return Listing(keys, rows)
 
 
@@ -207,11 +209,11 @@ def first_lines(ws: Workspace, q: ConflictQuery, limit: int) -> list[ConflictLin
     """The first ``limit`` lines, read from the newest rows only (immediate at any size
     without filters on the facts)."""
     with ws.read() as conn:
-        cursor = _raw_rows(ws, conn, q, probe_facts=True)
+        rows = _matching(ws, conn, q, 256)
         try:
-            keys, _rows = _fold(_chunks(cursor, 256), limit)
+            keys, _rows = _fold(rows, limit)
         finally:
-            cursor.close()
+            rows.close()  # the rest of the table is not read
     return [line for line in lines_for_keys(ws, keys) if line is not None]
 
 
@@ -342,4 +344,4 @@ def newest_reviewed(ws: Workspace) -> str | None:
 
 __all__ = ["CONTRADICTION", "CROSS", "STATES", "TYPES", "ConflictLine", "ConflictQuery", "FactBrief", "Listing",
            "Reviews", "agent_names", "first_lines", "has_reviews", "head", "iter_lines", "line_key_of", "line_keys",
-           "lines_for_keys", "newest_reviewed", "pair_key", "read_reviews"]
+           "lines_for_keys", "newest_reviewed", "pair_key", "read_reviews", "reads_facts"]

@@ -220,6 +220,10 @@ class ConflictsTab(DeskTab):
             self.filters.show_counts(None, None, "reading…")
             self._read_keys(generation, query, (current, scroll))
             return
+        if browse.reads_facts(query):  # the facts are read once, for the whole list
+            self.filters.show_counts(None, None, "filtering…")
+            self._read_keys(generation, query)
+            return
         self.filters.show_counts(None, None, "reading…")
         self.run(lambda ws: browse.first_lines(ws, query, WINDOW),
                  lambda lines: self._first(generation, query, lines), label="reading conflicts")
