@@ -192,7 +192,7 @@ def test_navigation_both_ways_with_the_facts_tab(open_window, workspace, qtbot) 
     winner = ids["burst_winner"]
     facts.select_fact(winner)
     qtbot.waitUntil(lambda: [f.id for f in facts.selected_facts()] == [winner], timeout=10000)
-    facts.act_conflicts.trigger()  # Show Its Conflicts (in the list's context menu)
+    facts.acts.conflicts.trigger()  # Show Its Conflicts (in the list's context menu)
     tab = win.tab("conflicts")
     assert win.tabs.currentWidget() is tab
     qtbot.waitUntil(lambda: tab.model.rowCount() == 4 and tab.trail.trail is not None, timeout=15000)

@@ -19,7 +19,6 @@ import time
 from typing import Any
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
-from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QLabel,
@@ -124,9 +123,6 @@ class FactsTab(DeskTab):
         self.view.customContextMenuRequested.connect(self._menu)
         self.view.selectionModel().selectionChanged.connect(self._selection_changed)
         self.view.doubleClicked.connect(lambda _i: self.act_edit.trigger())
-        self.act_conflicts = QAction("Show Its Conflicts", self)
-        self.act_conflicts.setObjectName("fact-show-conflicts")
-        self.act_conflicts.triggered.connect(self.show_conflicts)
 
         self.detail = FactDetail()
         self.detail.open_fact.connect(self.select_fact)
@@ -500,17 +496,10 @@ class FactsTab(DeskTab):
     def wants_keyboard(self) -> QWidget | None:
         return self.view
 
-    def show_conflicts(self) -> None:
-        """The Conflicts tab, listing the selected fact's conflicts."""
-        facts = self.selected_facts()
-        if len(facts) == 1 and self.session is not None:
-            self.session.navigate("conflicts", fact=facts[0].id)
-
     def _menu(self, pos: Any) -> None:
         menu = QMenu(self)
         for action in self.write_actions:
             menu.addAction(action)
         menu.addSeparator()
-        self.act_conflicts.setEnabled(len(self.selected_facts()) == 1)
-        menu.addAction(self.act_conflicts)
+        menu.addAction(self.acts.conflicts)
         menu.popup(self.view.viewport().mapToGlobal(pos))
