@@ -262,3 +262,30 @@ def test_right_to_left_facts_are_laid_out_right_to_left(qtbot) -> None:
         block = block.next()
     assert len(directions) == 2
     assert set(directions.values()) == {(Qt.LayoutDirection.RightToLeft, True)}  # set, not guessed
+
+
+def test_a_harmonize_pass_by_another_process_folds_into_the_line(open_window, workspace, qtbot) -> None:
+    import subprocess
+    import sys
+    import textwrap
+
+    path, ids = workspace
+    win = open_window(path)
+    tab = ready(qtbot, win)
+    row = row_of(tab, *ids["pair"])
+    assert tab.model.line(row).count == 3
+    lines = tab.model.rowCount()
+    a, b = ids["pair"]
+    script = textwrap.dedent(f"""
+        import sqlite3
+        con = sqlite3.connect({str(path)!r}, timeout=5)
+        ws = con.execute("SELECT workspace_id FROM memory_facts_table LIMIT 1").fetchone()[0]
+        with con:
+            con.execute("INSERT INTO memory_conflicts_table (id, workspace_id, fact_a_id, fact_b_id, conflict_type, "
+                        "created_at) VALUES ('from-outside', ?, ?, ?, 'cross_agent', 1790000000)", (ws, {a!r}, {b!r}))
+        con.close()
+    """)
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=30)
+    qtbot.waitUntil(lambda: tab.model.line(0) is not None and tab.model.line(0).count == 4, timeout=15000)
+    assert tab.model.rowCount() == lines  # the same line, one more row
+    assert tab.model.line(0).ids[0] == "from-outside"

@@ -129,3 +129,15 @@ def test_bursts_are_found_on_a_workspace_with_known_bursts(built, ro) -> None:
     assert detail["winner"]["id"] == ids["burst_winner"] and detail["topics"] == 1
     assert all(d["still_superseded_by_winner"] and d["rule"]["winner_still_wins"] for d in detail["displaced"])
     assert {d["fact"]["id"] for d in detail["displaced"]} == set(ids["burst_losers"])
+
+
+@pytest.mark.parametrize("layout", ["product_db", "newer_product_db"])
+def test_both_product_layouts_are_listed(layout: str, request) -> None:
+    """The schema-13 layout and the newer one (no ``_table`` suffix): the same lines."""
+    with open_workspace(request.getfixturevalue(layout), read_only=True) as ws:
+        lines = {line.id: line for line in iter_lines(ws, ConflictQuery())}
+        assert set(lines) == {"c-1", "c-2"}
+        assert lines["c-1"].recorded_winner == "f-01" and not lines["c-1"].dangling
+        assert lines["c-2"].dangling and not lines["c-2"].b.exists and lines["c-2"].state == "open"
+        assert [x.id for x in iter_lines(ws, ConflictQuery(state="dangling"))] == ["c-2"]
+        assert browse_bursts.bursts(ws) == []
