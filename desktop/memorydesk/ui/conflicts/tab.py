@@ -76,7 +76,6 @@ class ConflictsTab(DeskTab):
         self._trail_for: str | None = None  # the conflict the trail pane shows (or is reading)
         self._pending: str | None = None  # a conflict to show once the list is read
         self._select_first = False
-        self.rows = 0
         self.bursts_read = False
         self._burst_of: dict[str, str] = {}  # conflict id -> the reason of its burst
         self.shown_burst: Any = None
@@ -256,7 +255,6 @@ class ConflictsTab(DeskTab):
     def _listed(self, generation: int, listing: browse.Listing, restore: tuple | None) -> None:
         if generation != self._generation:
             return
-        self.rows = listing.rows
         current = self.model.key_at(self.view.currentIndex().row()) if restore is None else restore[0]
         head = self.model.rowCount()
         grows = restore is None and head and len(listing.keys) >= head and \
