@@ -16,7 +16,8 @@ import sys
 from memorydesk import __version__
 from memorydesk.core.errors import MemoryDeskError
 
-SUBCOMMANDS = ("check", "search", "preamble", "agents", "lineage", "canary", "demo", "shot", "import", "audit")
+SUBCOMMANDS = ("check", "search", "preamble", "agents", "lineage", "canary", "demo", "shot", "import", "audit",
+               "conflicts")
 _MODULES = {"import": "importer"}
 
 log = logging.getLogger("memorydesk.cli")

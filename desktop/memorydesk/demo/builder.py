@@ -388,6 +388,24 @@ class DemoBuilder:
             person.remove_grant(role, domain, reason="tidying up grants nobody uses")
         person.set_policy_active(self.policy_ids["release-label"], False,
                                  reason="the release-notes label was replaced by the changelog bot")
+        self._review_conflicts(person)
+
+    def _review_conflicts(self, person: Reviewer) -> None:
+        """Conflicts a person already looked at: one disagreement kept as two valid rules, one
+        supersession confirmed (the rest stay open for the visitor)."""
+        conflicts, facts = self.ws.layout.conflicts, self.ws.layout.facts
+        with self.ws.read() as conn:
+            def newest(topic: str, kind: str) -> str | None:
+                return conn.execute(
+                    select(conflicts.c.id).join(facts, facts.c.id == conflicts.c.fact_b_id)
+                    .where(facts.c.topic == topic, conflicts.c.conflict_type == kind)
+                    .order_by(conflicts.c.created_at.desc()).limit(1)).scalar()
+
+            budget, deploy = newest("error-budget", "cross_agent"), newest("deploy-window", "contradiction")
+        if budget is not None:
+            person.keep_both(budget, reason="both hold: the freeze pauses features, security patches still ship")
+        if deploy is not None:
+            person.confirm_conflict(deploy, reason="checked with Farah: the Monday/Thursday window is current")
 
 
 def _counts(ws: Workspace) -> dict[str, int]:

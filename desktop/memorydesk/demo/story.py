@@ -284,6 +284,16 @@ def timeline(rng: random.Random, now: int) -> list[Event]:
     fact(26, "oncall", "error-budget",
          "Security patches ship even when the error budget is spent; they never wait for the freeze.",
          "ivo", 0.95, "instruction")
+    # A burst ("collateral invalidation"): a summary written in one go supersedes four detailed
+    # facts of the topic at once, each of which overlaps it by more than half (but not one another).
+    oncall = ("Checkout on-call", "pages go to platform", "escalation after 15 minutes", "runbooks in the wiki",
+              "incident reviews every Monday")
+    for days, facets, agent, confidence in ((29, (1, 2), "farah", 0.85), (28.5, (3, 4), "ivo", 0.8),
+                                            (28, (1, 3), "eli", 0.9), (27.5, (2, 4), "bram", 0.85)):
+        fact(days, "oncall", "checkout-oncall", " — ".join((oncall[0], *(oncall[i] for i in facets))), agent,
+             confidence, "instruction", area="oncall")
+    fact(25, "oncall", "checkout-oncall", " — ".join(oncall), "juno", 0.95, "instruction", name="oncall-summary",
+         area="oncall")
     # A belief: the identical statement written by two agents in two domains.
     commits = "Commit messages follow Conventional Commits; the type decides the changelog section."
     fact(90, "conventions", "commit-messages", commits, "dara", 0.9, "instruction", name="commits")
@@ -384,6 +394,8 @@ def timeline(rng: random.Random, now: int) -> list[Event]:
     remember(1, "ada", 3, "run-2688")  # still hot: remembered after the last pass
     remember(1, "chen", 2, None, expire_days=2)
 
-    # Harmonize at the end: beliefs and open cross-agent conflicts.
+    # Harmonize twice, as the product does on a schedule: beliefs and open cross-agent
+    # conflicts; the second pass flags the still-open pairs again (new rows, same pairs).
+    op(7, "harmonize", lambda b, at=ago(7): b.svc.harmonize_memory(now=at))
     op(0.02, "harmonize", lambda b, at=ago(0.02): b.svc.harmonize_memory(now=at))
     return sorted(ev, key=lambda e: e.at)

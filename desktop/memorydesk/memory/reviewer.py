@@ -18,6 +18,7 @@ from memorydesk.core.vocab import parse_permission
 from memorydesk.embedding.embedder import Embedder, fact_text, fact_vectors
 from memorydesk.memory import history, reviewer_steps  # noqa: F401 - registers the actions
 from memorydesk.memory.history import ChangeResult, perform
+from memorydesk.memory.reviewer_conflicts import ConflictDecisions
 from memorydesk.memory.rows import fact_row, new_id, now_s
 from memorydesk.store import Workspace
 from memorydesk.store.ours import DeskHistory
@@ -27,8 +28,11 @@ from memorydesk.store.vectors import put_vector
 DELETED = reviewer_steps.DELETED
 
 
-class Reviewer:
-    """Reviewer actions on one workspace, attributed to ``actor`` (a person's name)."""
+class Reviewer(ConflictDecisions):
+    """Reviewer actions on one workspace, attributed to ``actor`` (a person's name).
+
+    Conflict decisions (restore the loser, confirm, keep A/B/both, review a burst) are in
+    ``reviewer_conflicts``."""
 
     def __init__(self, ws: Workspace, actor: str, embedder: Embedder | None | bool = None) -> None:
         self.ws = ws
@@ -140,42 +144,6 @@ class Reviewer:
             raw.driver_connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
             raw.close()
-
-    # -- conflicts -------------------------------------------------------------------------------
-    def restore_loser(self, conflict_id: str, reason: str = "") -> ChangeResult:
-        def work(conn: Connection) -> ChangeResult:
-            row = self._conflict(conn, conflict_id)
-            winner = row.winning_fact_id or row.fact_b_id
-            loser = row.fact_a_id
-            detail = {"conflict": conflict_id, "loser": loser, "winner": winner,
-                      "loser_before": self._superseded(conn, loser), "winner_before": self._superseded(conn, winner)}
-            hid = perform(self.ws, conn, "conflict.restore_loser", entity_id=conflict_id, actor=self.actor,
-                          reason=reason, detail=detail, before_id=winner, after_id=loser)
-            return ChangeResult("conflict", [conflict_id], [hid], "loser restored", {"fact": [loser, winner]})
-
-        return with_retry(self.ws, work)
-
-    def confirm_conflict(self, conflict_id: str, reason: str = "") -> ChangeResult:
-        def work(conn: Connection) -> ChangeResult:
-            self._conflict(conn, conflict_id)
-            hid = perform(self.ws, conn, "conflict.confirm", entity_id=conflict_id, actor=self.actor,
-                          reason=reason, detail={"conflict": conflict_id})
-            return ChangeResult("conflict", [conflict_id], [hid], "resolution confirmed")
-
-        return with_retry(self.ws, work)
-
-    def _conflict(self, conn: Connection, conflict_id: str):
-        conflicts = self.ws.layout.conflicts
-        row = conn.execute(select(conflicts).where(conflicts.c.id == conflict_id)).first()
-        if row is None:
-            raise MemoryDeskError(f"conflict {conflict_id} does not exist")
-        return row
-
-    def _superseded(self, conn: Connection, fact_id: str) -> str | None:
-        row = fact_row(conn, self.ws.layout, fact_id)
-        if row is None:
-            raise StaleEdit(f"fact {fact_id} no longer exists")
-        return row.superseded_by
 
     # -- policies --------------------------------------------------------------------------------
     def edit_policy(self, policy_id: str, *, domain: str, rule: str, required_role: str | None,

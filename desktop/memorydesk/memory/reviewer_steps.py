@@ -20,7 +20,8 @@ DELETED = "human:deleted"
 UNDONE = "human:undone"
 
 
-def _set_superseded(ws: Workspace, conn: Connection, fact_id: str, expect: str | None, value: str | None) -> None:
+def set_superseded(ws: Workspace, conn: Connection, fact_id: str, expect: str | None, value: str | None) -> None:
+    """Point ``fact_id`` at ``value``, refusing (``StaleEdit``) unless it points at ``expect`` now."""
     facts = ws.layout.facts
     row = fact_row(conn, ws.layout, fact_id)
     if row is None:
@@ -33,27 +34,27 @@ def _set_superseded(ws: Workspace, conn: Connection, fact_id: str, expect: str |
 
 # -- facts ---------------------------------------------------------------------------------------
 def _edit_inverse(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    _set_superseded(ws, conn, d["new_id"], None, UNDONE)
-    _set_superseded(ws, conn, d["old_id"], d["new_id"], None)
+    set_superseded(ws, conn, d["new_id"], None, UNDONE)
+    set_superseded(ws, conn, d["old_id"], d["new_id"], None)
 
 
 @action("fact", "edit", inverse_of=_edit_inverse)
 def _edit_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    _set_superseded(ws, conn, d["old_id"], None, d["new_id"])
+    set_superseded(ws, conn, d["old_id"], None, d["new_id"])
     if fact_row(conn, ws.layout, d["new_id"]) is None:
         row = dict(d["new_row"])
         insert_fact(conn, ws.layout, row, vectors=ws.has_vectors)
     else:
-        _set_superseded(ws, conn, d["new_id"], UNDONE, None)
+        set_superseded(ws, conn, d["new_id"], UNDONE, None)
 
 
 def _delete_inverse(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    _set_superseded(ws, conn, d["id"], DELETED, d.get("before"))
+    set_superseded(ws, conn, d["id"], DELETED, d.get("before"))
 
 
 @action("fact", "delete", inverse_of=_delete_inverse)
 def _delete_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    _set_superseded(ws, conn, d["id"], d.get("before"), DELETED)
+    set_superseded(ws, conn, d["id"], d.get("before"), DELETED)
 
 
 @action("fact", "restore", inverse_of=_delete_forward)
@@ -73,29 +74,6 @@ def _purge_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
     for belief in conn.execute(select(beliefs.c.id, beliefs.c.provenance_fact_ids)).all():
         if any(fid in (belief.provenance_fact_ids or "") for fid in ids):
             conn.execute(beliefs.delete().where(beliefs.c.id == belief.id))
-
-
-# -- conflicts -----------------------------------------------------------------------------------
-def _restore_loser_inverse(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    _set_superseded(ws, conn, d["winner"], d["loser"], d["winner_before"])
-    _set_superseded(ws, conn, d["loser"], None, d["loser_before"])
-
-
-def _conflict_facts(d: dict[str, Any]) -> dict[str, list[str]]:
-    return {"fact": [d["loser"], d["winner"]]}
-
-
-@action("conflict", "restore_loser", inverse_of=_restore_loser_inverse, touched=_conflict_facts)
-def _restore_loser_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    _set_superseded(ws, conn, d["loser"], d["loser_before"], None)
-    _set_superseded(ws, conn, d["winner"], d["winner_before"], d["loser"])
-
-
-def _nothing(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    """Confirming a resolution records a review; the rows stay as they are."""
-
-
-action("conflict", "confirm", inverse_of=_nothing)(_nothing)
 
 
 # -- policies ------------------------------------------------------------------------------------

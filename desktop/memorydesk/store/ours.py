@@ -196,6 +196,30 @@ class DeskMemoryOSPage(DeskBase):
     page_embedding: Mapped[bytes | None] = mapped_column(LargeBinary)
 
 
+class DeskConflictReview(DeskBase):
+    """A person's decision on a conflict, kept in our tables so the product's rows stay untouched.
+
+    ``decision``: ``confirmed``, ``restored`` (the loser), ``kept_a`` / ``kept_b`` (one fact of
+    an open cross-agent pair superseded by the other) or ``kept_both``. ``conflict_id`` is
+    the row acted on; ``fact_a_id``/``fact_b_id`` name the pair, so a decision on an open
+    cross-agent pair covers every row the product wrote for it, later passes included.
+    One row per action; undo deletes it.
+    """
+
+    __tablename__ = "memdesk_conflict_reviews"
+    __table_args__ = (Index("idx_memdesk_conflict_reviews_conflict", "conflict_id"),
+                      Index("idx_memdesk_conflict_reviews_pair", "fact_a_id", "fact_b_id"))
+
+    id: Mapped[str] = mapped_column(Text, primary_key=True)
+    conflict_id: Mapped[str] = mapped_column(Text, nullable=False)
+    fact_a_id: Mapped[str] = mapped_column(Text, nullable=False)
+    fact_b_id: Mapped[str] = mapped_column(Text, nullable=False)
+    decision: Mapped[str] = mapped_column(Text, nullable=False)
+    actor: Mapped[str] = mapped_column(Text, nullable=False)
+    reason: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    at: Mapped[int] = mapped_column(Integer, nullable=False)
+
+
 def _create_base(conn: Connection, layout: Layout) -> None:
     for model in (DeskMeta, DeskHistory, DeskReceipt):
         model.__table__.create(conn, checkfirst=True)
@@ -229,6 +253,11 @@ def _create_memoryos(conn: Connection, layout: Layout) -> None:
         model.__table__.create(conn, checkfirst=True)
 
 
+def _create_conflict_reviews(conn: Connection, layout: Layout) -> None:
+    """People's decisions on conflicts (keep both, keep one, confirm, restore)."""
+    DeskConflictReview.__table__.create(conn, checkfirst=True)
+
+
 MIGRATIONS: tuple[Callable[[Connection, Layout], None], ...] = (
-    _create_base, _create_vectors, _create_tiers, _create_memoryos)
+    _create_base, _create_vectors, _create_tiers, _create_memoryos, _create_conflict_reviews)
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -30,11 +30,6 @@ class GrantsComing(ComingTab):
     planned = "the effective role × domain permission matrix, with fail-open cells marked"
 
 
-class ConflictsComing(ComingTab):
-    name, title = "conflicts", "Conflicts"
-    planned = "which fact replaced which, when and why — restore the loser or confirm"
-
-
 class LineageComing(ComingTab):
     name, title = "lineage", "Lineage"
     planned = "memory moving between tiers, coloured healthy / waiting / at-risk / stale / uncertain"

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QKeySequence
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QWidget
 
 from memorydesk.browse import detail as browse_detail
@@ -38,6 +38,9 @@ class FactActions(QObject):
         self.restore = self.acts.add("Restore", self.restore_selected, name="restore")
         self.purge = self.acts.add("Purge…", self.purge_selected, name="purge")
         self.all = self.acts.all
+        self.conflicts = QAction("Show Its Conflicts", owner)  # not a write: the Conflicts tab, filtered to it
+        self.conflicts.setObjectName("fact-show-conflicts")
+        self.conflicts.triggered.connect(self.show_conflicts)
 
     def bind(self, session: DeskSession) -> None:
         self.session = session
@@ -48,12 +51,18 @@ class FactActions(QObject):
         """Enable what the selection allows, and say why the rest is off."""
         facts = self.selected()
         states = {f.state() for f in facts}
+        self.conflicts.setEnabled(len(facts) == 1)
         self.acts.update({
             self.edit: (len(facts) == 1 and "deleted" not in states, "Select one fact that is not deleted"),
             self.delete: (bool(facts) and states != {"deleted"}, "Select facts to delete"),
             self.restore: ("deleted" in states, "Select deleted facts to restore them"),
             self.purge: (bool(facts), "Select facts to purge"),
         })
+
+    def show_conflicts(self) -> None:
+        facts = self.selected()
+        if len(facts) == 1 and self.session is not None:
+            self.session.navigate("conflicts", fact=facts[0].id)
 
     async def edit_selected(self) -> None:
         facts = self.selected()

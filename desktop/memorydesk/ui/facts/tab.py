@@ -500,4 +500,6 @@ class FactsTab(DeskTab):
         menu = QMenu(self)
         for action in self.write_actions:
             menu.addAction(action)
+        menu.addSeparator()
+        menu.addAction(self.acts.conflicts)
         menu.popup(self.view.viewport().mapToGlobal(pos))

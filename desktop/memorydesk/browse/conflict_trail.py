@@ -1,0 +1,344 @@
+"""The trail of one conflict: everything support staff need on one screen (no Qt, no writes).
+
+``conflict_trail(ws, conflict_id)`` returns a plain, JSON-ready dict:
+
+- ``conflict``: the row (and, for an open pair the product flagged again and again,
+  every row of the pair), its state, the person's decisions on it;
+- ``facts``: the two facts in full, with provenance (author agent and role, veracity
+  read as the product reads it and its weight, confidence, times, mentions, source
+  observations, embedding) and whether each is active, superseded, deleted, missing or
+  purged;
+- ``decision``: the product's rule recomputed on the facts as they are now, with its
+  arithmetic, and whether the recorded winner is still what it gives (and why not);
+- ``chains``: each fact's supersession chain forward (what replaced it, up to the
+  version in force) and back (what it replaced), every step with its time and who made
+  it: an agent (its write), ``system:*``, ``human:*``, or a person named in our history;
+- ``history``: what people did to this conflict in the desk;
+- ``related``: the other conflicts of the same topic and of either fact.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlalchemy import Connection, select
+
+from memorydesk.browse import conflicts as listing
+from memorydesk.browse.facts import fact_state
+from memorydesk.core.conflict_rule import Side, decide
+from memorydesk.core.vocab import parse_agent_role, parse_memory_type, parse_veracity, veracity_weight
+from memorydesk.memory import history
+from memorydesk.store.ours import DeskHistory
+from memorydesk.store.workspace import Workspace
+
+CHAIN_LIMIT = 50
+RELATED_LIMIT = 60
+TOPIC_FACTS_LIMIT = 2_000
+HISTORY = DeskHistory.__table__
+
+
+def _json_list(text: str | None) -> list[str]:
+    try:
+        value = json.loads(text) if text else []
+    except ValueError:
+        return []
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+class _Context:
+    """What the trail reads once: agents, history (when the file has ours), purged ids."""
+
+    def __init__(self, ws: Workspace, conn: Connection) -> None:
+        self.ws, self.conn = ws, conn
+        self.agents = {r.id: (r.name, r.role) for r in conn.execute(
+            select(ws.layout.agents.c.id, ws.layout.agents.c.name, ws.layout.agents.c.role))}
+        self.has_history = ws.desk_schema > 0 and conn.exec_driver_sql(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (HISTORY.name,)).first() is not None
+        self.purged: dict[str, dict[str, Any]] = {}
+        if self.has_history:
+            for row in conn.execute(select(HISTORY).where(HISTORY.c.entity == "fact", HISTORY.c.action == "purge")):
+                try:
+                    ids = json.loads(row.detail or "{}").get("ids", [])
+                except (ValueError, AttributeError):
+                    ids = []
+                for fid in ids if isinstance(ids, list) else []:
+                    self.purged[str(fid)] = {"actor": row.actor, "at": row.at}
+        self._history: dict[str, list[dict[str, Any]]] = {}
+
+    def history_of(self, entity_id: str) -> list[dict[str, Any]]:
+        if not self.has_history:
+            return []
+        if entity_id not in self._history:
+            rows = history.entries(self.conn, entity_id=entity_id, limit=200)
+            for r in rows:
+                try:
+                    r["detail"] = json.loads(r["detail"] or "{}")
+                except ValueError:
+                    r["detail"] = {}
+            self._history[entity_id] = rows
+        return self._history[entity_id]
+
+    def fact(self, fact_id: str) -> Any:
+        f = self.ws.layout.facts
+        return self.conn.execute(select(f).where(f.c.id == fact_id)).first()
+
+    def agent(self, agent_id: str | None) -> tuple[str | None, str | None]:
+        return self.agents.get(agent_id, (None, None)) if agent_id else (None, None)
+
+
+def _missing_state(ctx: _Context, fact_id: str) -> str:
+    if fact_id.startswith(("system:", "human:")):
+        return "sentinel"
+    return "purged" if fact_id in ctx.purged else "missing"
+
+
+def _fact(ctx: _Context, fact_id: str) -> dict[str, Any]:
+    row = ctx.fact(fact_id)
+    if row is None:
+        state = _missing_state(ctx, fact_id)
+        out: dict[str, Any] = {"id": fact_id, "exists": False, "state": state}
+        if state == "purged":
+            out["purged"] = ctx.purged[fact_id]
+        return out
+    m = dict(row._mapping)
+    emb = m.get("embedding")
+    name, agent_role = ctx.agent(m["authored_by_agent_id"])
+    role = parse_agent_role(m["authored_by_role"])
+    return {
+        "id": fact_id, "exists": True, "key": None, "state": fact_state(m["superseded_by"], m["valid_until"]),
+        "domain": m["domain"], "topic": m["topic"], "content": m["content"],
+        "memory_type": m["memory_type"], "memory_type_read_as": parse_memory_type(m["memory_type"]).value,
+        "veracity": m["veracity"], "veracity_read_as": parse_veracity(m["veracity"]).value,
+        "weight": veracity_weight(m["veracity"]), "confidence": float(m["confidence"]),
+        "strength": float(m["confidence"]) * veracity_weight(m["veracity"]),
+        "created_at": m["created_at"], "updated_at": m["updated_at"], "mention_count": m["mention_count"],
+        "recall_count": m["recall_count"], "source_observation_ids": _json_list(m["source_observation_ids"]),
+        "embedding_bytes": len(emb) if emb is not None else None,
+        "agent_id": m["authored_by_agent_id"], "agent_name": name, "agent_known": name is not None,
+        "role": m["authored_by_role"], "role_read_as": role.value if role else None, "agent_role_now": agent_role,
+        "superseded_by": m["superseded_by"], "valid_until": m["valid_until"],
+    }
+
+
+# --- who superseded what ----------------------------------------------------------------------
+
+
+def _who(ctx: _Context, old: Any, new_id: str) -> dict[str, Any]:
+    """Who made ``old`` point at ``new_id``, and when: a person (our history), a sentinel's
+    system or human, the agent whose write caused the contradiction, or unknown."""
+    for h in ctx.history_of(old.id):
+        d, act = h["detail"], f"{h['entity']}.{h['action']}"
+        made = ((act == "fact.edit" and h["before_id"] == old.id and h["after_id"] == new_id)
+                or (act == "fact.delete" and h["entity_id"] == old.id and new_id == "human:deleted")
+                or (act == "conflict.restore_loser" and d.get("winner") == old.id and d.get("loser") == new_id)
+                or (act == "conflict.keep" and d.get("dropped") == old.id and d.get("kept") == new_id))
+        if made:
+            return {"kind": "person", "name": h["actor"], "at": h["at"], "action": act, "reason": h["reason"]}
+    if new_id.startswith("system:"):
+        return {"kind": "system", "name": new_id, "at": None}
+    if new_id.startswith("human:"):
+        return {"kind": "human", "name": new_id, "at": None}
+    c = ctx.ws.layout.conflicts.c
+    row = ctx.conn.execute(select(c.resolved_at, c.created_at).where(
+        c.fact_a_id == old.id, c.fact_b_id == new_id, c.conflict_type == listing.CONTRADICTION)).first()
+    if row is not None:
+        new = ctx.fact(new_id)
+        writer = old
+        if new is not None and (new.created_at, new.id) >= (old.created_at, old.id):
+            writer = new
+        name, _role = ctx.agent(writer.authored_by_agent_id)
+        return {"kind": "agent", "name": name or writer.authored_by_agent_id, "agent_id": writer.authored_by_agent_id,
+                "at": row.resolved_at or row.created_at, "action": "contradiction",
+                "write": writer.id}
+    return {"kind": "unknown", "name": None, "at": None}
+
+
+def _step(ctx: _Context, row: Any) -> dict[str, Any]:
+    return {"id": row.id, "topic": row.topic, "state": fact_state(row.superseded_by, row.valid_until),
+            "created_at": row.created_at, "updated_at": row.updated_at}
+
+
+def _newer(ctx: _Context, start: Any) -> list[dict[str, Any]]:
+    """The fact itself, then what superseded it, up to the version in force (or a sentinel,
+    a missing id, a cycle)."""
+    nodes = [_step(ctx, start)]
+    seen = {start.id}
+    row = start
+    while row is not None and row.superseded_by is not None and len(nodes) <= CHAIN_LIMIT:
+        nxt = row.superseded_by
+        who = _who(ctx, row, nxt)
+        nodes[-1]["next"] = {"id": nxt, "at": who.pop("at", None) or row.updated_at, "who": who}
+        if nxt in seen:
+            nodes[-1]["next"]["cycle"] = True
+            break
+        seen.add(nxt)
+        row = ctx.fact(nxt)
+        nodes.append(_step(ctx, row) if row is not None else {"id": nxt, "state": _missing_state(ctx, nxt)})
+    return nodes
+
+
+def _older(ctx: _Context, start_id: str) -> list[dict[str, Any]]:
+    """What the fact superseded, transitively (newest first, with depth)."""
+    f = ctx.ws.layout.facts
+    out: list[dict[str, Any]] = []
+    seen, frontier, depth = {start_id}, [start_id], 1
+    while frontier and len(out) < CHAIN_LIMIT:
+        rows = ctx.conn.execute(select(f).where(f.c.superseded_by.in_(frontier))
+                                .order_by(f.c.created_at.desc())).all()
+        frontier = []
+        for row in rows:
+            if row.id in seen:
+                continue
+            seen.add(row.id)
+            frontier.append(row.id)
+            who = _who(ctx, row, row.superseded_by)
+            out.append({**_step(ctx, row), "into": row.superseded_by, "depth": depth,
+                        "at": who.pop("at", None) or row.updated_at, "who": who})
+        depth += 1
+    return out[:CHAIN_LIMIT]
+
+
+# --- the decision ---------------------------------------------------------------------------
+
+
+def _decision(conflict: dict[str, Any], a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    recorded = conflict["recorded_winner"]
+    out: dict[str, Any] = {"recorded_winner": recorded, "rule_winner": None, "matches": None}
+    if not (a["exists"] and b["exists"]):
+        out["note"] = "one of the facts no longer exists: the rule cannot be applied"
+        return out
+    sa = Side(a["confidence"], a["veracity"], a["created_at"], a.get("key") or 0)
+    sb = Side(b["confidence"], b["veracity"], b["created_at"], b.get("key") or 0)
+    d = decide(sa, sb)
+    winner = a["id"] if d.winner == "a" else b["id"]
+    out.update(rule_winner=winner, tie=d.tie, newer=a["id"] if d.newer == "a" else b["id"], lines=d.lines(),
+               a={"confidence": sa.confidence, "weight": sa.weight, "strength": sa.strength,
+                  "veracity_read_as": sa.veracity_read_as},
+               b={"confidence": sb.confidence, "weight": sb.weight, "strength": sb.strength,
+                  "veracity_read_as": sb.veracity_read_as})
+    if recorded is None:
+        out["note"] = ("the product leaves cross-agent conflicts open; applied to the facts as they are now, "
+                       f"its rule would keep {'A' if d.winner == 'a' else 'B'}")
+        return out
+    out["matches"] = recorded == winner
+    if not out["matches"]:
+        decided = conflict.get("resolved_at") or conflict["created_at"]
+        later = [name for name, f in (("A", a), ("B", b)) if (f.get("updated_at") or 0) > decided]
+        why = (f"{' and '.join(later)} changed after the decision (updated since): a re-mention raises "
+               "confidence, and an edit in the product's dialog changes confidence in place"
+               if later else "the facts' confidence or veracity no longer give the recorded winner")
+        out["note"] = f"the recorded winner is not what the rule gives today: {why}"
+    return out
+
+
+# --- the trail -----------------------------------------------------------------------------
+
+
+def _conflict(ws: Workspace, conn: Connection, conflict_id: str) -> dict[str, Any] | None:
+    c = ws.layout.conflicts
+    row = conn.execute(select(listing.ROWID.label("key"), c).where(c.c.id == conflict_id)).first()
+    if row is None:
+        return None
+    rows = [row]
+    if row.conflict_type == listing.CROSS:
+        a, b = listing.pair_key(row.fact_a_id, row.fact_b_id)
+        found = conn.execute(select(listing.ROWID.label("key"), c).where(
+            c.c.fact_a_id.in_([a, b]), c.c.conflict_type == listing.CROSS)).all()
+        rows = sorted((r for r in found if listing.pair_key(r.fact_a_id, r.fact_b_id) == (a, b)),
+                      key=lambda r: r.key, reverse=True) or [row]
+    winner = row.winning_fact_id if row.winning_fact_id is not None else (
+        row.fact_b_id if row.resolution is not None else None)
+    return {"id": row.id, "key": int(row.key), "type": row.conflict_type, "resolution": row.resolution,
+            "recorded_winner": winner, "fact_a": row.fact_a_id, "fact_b": row.fact_b_id,
+            "created_at": row.created_at, "resolved_at": row.resolved_at, "workspace_id": row.workspace_id,
+            "rows": [{"id": r.id, "created_at": r.created_at, "key": int(r.key)} for r in rows],
+            "first_at": min(r.created_at for r in rows), "last_at": max(r.created_at for r in rows)}
+
+
+def _related(ws: Workspace, conn: Connection, conflict: dict[str, Any],
+             facts: dict[str, Any]) -> tuple[list[int], dict[int, list[str]]]:
+    """Keys of the lines of the same topic or naming either fact (newest first), and why.
+
+    Found through indexes only (no pass over the conflict table): rows whose fact A is a
+    fact of the topic, is A or B, or was superseded by A or B. That is every row the
+    product writes (both facts of a row share its topic); a row naming A or B only as its
+    fact B, with a fact A of another topic or deleted, is found by the list's "touches
+    fact" filter instead."""
+    c, f = ws.layout.conflicts, ws.layout.facts
+    own = {r["id"] for r in conflict["rows"]}
+    named = {conflict["fact_a"]: "fact A", conflict["fact_b"]: "fact B"}
+    topics = {(x["domain"], x["topic"]) for x in facts.values() if x.get("exists")}
+    ids = set(named)
+    for _domain, topic in topics:
+        ids.update(conn.execute(select(f.c.id).where(f.c.topic == topic).limit(TOPIC_FACTS_LIMIT)).scalars())
+    ids.update(conn.execute(select(f.c.id).where(f.c.superseded_by.in_(list(named)))).scalars())
+    found = []
+    wanted = sorted(ids)
+    for start in range(0, len(wanted), 500):
+        found.extend(conn.execute(select(listing.ROWID.label("key"), c.c.id, c.c.conflict_type, c.c.fact_a_id,
+                                         c.c.fact_b_id).where(c.c.fact_a_id.in_(wanted[start:start + 500]))).all())
+    found.sort(key=lambda r: r.key, reverse=True)
+    keys: list[int] = []
+    why: dict[int, list[str]] = {}
+    seen: set[tuple[str, str]] = set()
+    for r in found:
+        if r.id in own:
+            continue
+        if r.conflict_type == listing.CROSS:
+            pair = listing.pair_key(r.fact_a_id, r.fact_b_id)
+            if pair in seen:
+                continue
+            seen.add(pair)
+        keys.append(int(r.key))
+        why[int(r.key)] = [named[x] for x in (r.fact_a_id, r.fact_b_id) if x in named] or ["same topic"]
+        if len(keys) >= RELATED_LIMIT:
+            break
+    return keys, why
+
+
+def conflict_trail(ws: Workspace, conflict_id: str) -> dict[str, Any] | None:
+    """The whole trail of one conflict (see the module docstring), or None when the row is gone."""
+    with ws.read() as conn:
+        conflict = _conflict(ws, conn, conflict_id)
+        if conflict is None:
+            return None
+        ctx = _Context(ws, conn)
+        facts = {"a": _fact(ctx, conflict["fact_a"]), "b": _fact(ctx, conflict["fact_b"])}
+        keys = dict(conn.execute(select(ws.layout.facts.c.id, listing.ROWID).where(
+            ws.layout.facts.c.id.in_([conflict["fact_a"], conflict["fact_b"]]))).all())
+        for side in facts.values():
+            if side["exists"]:
+                side["key"] = int(keys[side["id"]])
+        chains = {}
+        for name, side in facts.items():
+            row = ctx.fact(side["id"]) if side["exists"] else None
+            chains[name] = {"newer": _newer(ctx, row) if row is not None else [],
+                            "older": _older(ctx, side["id"]) if side["exists"] else []}
+        desk = []
+        for r in conflict["rows"]:
+            desk.extend(h for h in ctx.history_of(r["id"]) if h["entity"] == "conflict")
+        reviews = listing.Reviews(listing.read_reviews(conn)).of(
+            conflict["type"], conflict["id"], conflict["fact_a"], conflict["fact_b"])
+        related_keys, why = _related(ws, conn, conflict, facts)
+    related = []
+    for line in listing.lines_for_keys(ws, related_keys):
+        if line is not None:
+            related.append({"id": line.id, "ids": list(line.ids), "type": line.type, "state": line.state,
+                            "fact_a": line.fact_a, "fact_b": line.fact_b, "topic": line.topic, "domain": line.domain,
+                            "last_at": line.last_at, "count": line.count, "why": why[line.key],
+                            "dangling": line.dangling})
+    settled = [r for r in reviews if r["decision"] in listing.SETTLING]
+    if conflict["resolution"] is not None:
+        conflict["state"] = conflict["resolution"]
+    else:
+        conflict["state"] = "reviewed" if settled else "open"
+    desk.sort(key=lambda h: h["id"], reverse=True)
+    return {"conflict": conflict, "facts": facts, "decision": _decision(conflict, facts["a"], facts["b"]),
+            "chains": chains, "reviews": reviews,
+            "history": [{"id": h["id"], "at": h["at"], "action": h["action"], "actor": h["actor"],
+                         "reason": h["reason"], "undone": h["undone_by"] is not None} for h in desk],
+            "related": related}
+
+
+__all__ = ["conflict_trail"]

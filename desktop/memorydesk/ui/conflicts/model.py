@@ -1,0 +1,310 @@
+"""Table models of the Conflicts tab: the lazy list of conflict lines, and the bursts.
+
+``ConflictListModel`` holds the keys of every line (an array of ints, read on the
+worker) and a cache of windows of lines, read on the worker when a window comes into
+view; a window that could not be read draws as "unavailable". ``BurstModel`` holds the
+bursts (a workspace has hundreds, not millions).
+"""
+
+from __future__ import annotations
+
+import array
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QPalette
+from PySide6.QtWidgets import QApplication, QStyle
+
+from memorydesk.browse.bursts import BurstRow
+from memorydesk.browse.conflicts import ConflictLine, FactBrief
+from memorydesk.ui.text import one_line, when
+
+log = logging.getLogger("memorydesk.ui.conflicts")
+Index = QModelIndex | QPersistentModelIndex
+WINDOW = 200
+COLUMNS = (("type", "Type"), ("state", "State"), ("topic", "Domain / topic"), ("a", "Fact A"), ("b", "Fact B"),
+           ("agents", "Agents"), ("when", "When"), ("count", "×"))
+NAMES = [name for name, _label in COLUMNS]
+DECISIONS = {"confirmed": "confirmed", "restored": "loser restored", "kept_a": "kept A", "kept_b": "kept B",
+             "kept_both": "kept both"}
+DANGLING = QColor(192, 57, 43)
+_FAILED = object()
+_LOADING = object()
+#: fetch(keys, deliver): read these lines on the worker, then call deliver(lines or None)
+Fetcher = Callable[[Sequence[int], Callable[[list[ConflictLine | None] | None], None]], None]
+
+
+def column(name: str) -> int:
+    return NAMES.index(name)
+
+
+def state_text(line: ConflictLine) -> str:
+    """The product's state, then what a person decided (if anything)."""
+    decided = DECISIONS.get(line.review["decision"], line.review["decision"]) if line.review else None
+    if line.state == "reviewed" and decided:
+        text = decided
+    else:
+        text = line.state + (f" · {decided}" if decided else "")
+    return text + (" · dangling" if line.dangling else "")
+
+
+def fact_text(f: FactBrief) -> str:
+    if not f.exists:
+        return f"missing fact {f.id[:8]}…"
+    return f.head or "(empty)"
+
+
+def agent_text(f: FactBrief) -> str:
+    if not f.exists:
+        return "?"
+    return f.agent_name or (f.agent_id[:8] if f.agent_id else "—")
+
+
+class ConflictListModel(QAbstractTableModel):
+    window_loaded = Signal(int, int)
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._keys = array.array("q")
+        self._windows: dict[int, Any] = {}
+        self._generation = 0
+        self.fetch: Fetcher | None = None
+
+    # --- state --------------------------------------------------------------------------
+
+    def set_keys(self, keys: array.array, windows: dict[int, list[ConflictLine | None]] | None = None) -> None:
+        self.beginResetModel()
+        self._generation += 1
+        self._keys = keys
+        self._windows = dict(windows or {})
+        self.endResetModel()
+
+    def set_first(self, lines: Sequence[ConflictLine]) -> None:
+        """The first window while the whole list is read (its keys are the list's head)."""
+        self.set_keys(array.array("q", [line.key for line in lines]), {0: list(lines)})
+
+    def extend_keys(self, keys: array.array) -> None:
+        """The whole list, whose head is what is shown: the rest is appended (the selection stays)."""
+        head = len(self._keys)
+        if len(keys) > head:
+            self.beginInsertRows(QModelIndex(), head, len(keys) - 1)
+            self._keys = keys
+            self.endInsertRows()
+        else:
+            self._keys = keys
+
+    def forget_windows(self) -> None:
+        """Read every window again when next shown (the facts or decisions changed)."""
+        self._generation += 1
+        self._windows = {}
+        if self.rowCount():
+            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, len(COLUMNS) - 1))
+
+    def key_at(self, row: int) -> int | None:
+        return self._keys[row] if 0 <= row < len(self._keys) else None
+
+    def row_of_key(self, key: int) -> int | None:
+        try:
+            return self._keys.index(key)
+        except ValueError:
+            return None
+
+    def loading(self) -> bool:
+        return any(w is _LOADING for w in self._windows.values())
+
+    def line(self, row: int) -> ConflictLine | None:
+        if not 0 <= row < len(self._keys):
+            return None
+        window = self._window(row // WINDOW)
+        if window is _FAILED or window is _LOADING or row % WINDOW >= len(window):
+            return None
+        return window[row % WINDOW]
+
+    def _window(self, w: int) -> Any:
+        cached = self._windows.get(w)
+        if cached is not None:
+            return cached
+        if self.fetch is None:
+            return _FAILED
+        keys = self._keys[w * WINDOW:(w + 1) * WINDOW]
+        self._windows[w] = _LOADING
+        generation = self._generation
+        self.fetch(keys, lambda lines: self._arrived(generation, w, lines))
+        return _LOADING
+
+    def _arrived(self, generation: int, w: int, lines: list[ConflictLine | None] | None) -> None:
+        if generation != self._generation or self._windows.get(w) is not _LOADING:
+            return
+        if lines is None:
+            log.warning("could not read conflict lines %d-%d", w * WINDOW, (w + 1) * WINDOW - 1)
+        self._windows[w] = lines if lines is not None else _FAILED
+        first, last = w * WINDOW, min(self.rowCount(), (w + 1) * WINDOW) - 1
+        if last >= first:
+            self.dataChanged.emit(self.index(first, 0), self.index(last, len(COLUMNS) - 1))
+            self.window_loaded.emit(first, last)
+
+    # --- Qt model -----------------------------------------------------------------------
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._keys)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section][1]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return {"a": "A: the loser of a contradiction (the first fact of an open pair)",
+                    "b": "B: the winner of a contradiction (the second fact of an open pair); bold = recorded winner",
+                    "count": "How many rows the product wrote for this pair (one per harmonize pass)"}.get(
+                COLUMNS[section][0])
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        if self.line(index.row()) is None and self._windows.get(index.row() // WINDOW) is not _LOADING:
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.column() < len(COLUMNS):
+            return None
+        line = self.line(index.row())
+        name = NAMES[index.column()]
+        if line is None:
+            if role == Qt.ItemDataRole.DisplayRole and name == "topic":
+                return "loading…" if self._windows.get(index.row() // WINDOW) is _LOADING else "unavailable"
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(line, name)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(line, name)
+        if role == Qt.ItemDataRole.UserRole:
+            return line.id
+        side = line.a if name == "a" else line.b if name == "b" else None
+        if side is not None and not side.exists:
+            if role == Qt.ItemDataRole.ForegroundRole:
+                return QBrush(DANGLING)
+            if role == Qt.ItemDataRole.DecorationRole:
+                return QApplication.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
+        if role == Qt.ItemDataRole.FontRole and side is not None and line.recorded_winner == side.id:
+            font = QFont()
+            font.setBold(True)
+            return font
+        if role == Qt.ItemDataRole.ForegroundRole and side is not None and side.state not in ("active", "expired"):
+            return QBrush(QApplication.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
+        if role == Qt.ItemDataRole.BackgroundRole and name == "state":
+            if line.dangling:
+                return QBrush(QColor(192, 57, 43, 40))
+            if line.state == "open":
+                return QBrush(QColor(230, 160, 40, 60))
+        if role == Qt.ItemDataRole.TextAlignmentRole and name == "count":
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    @staticmethod
+    def _display(line: ConflictLine, name: str) -> str:
+        if name == "type":
+            return "cross-agent" if line.type == "cross_agent" else line.type
+        if name == "state":
+            return state_text(line)
+        if name == "topic":
+            return one_line(f"{line.domain} / {line.topic}" if (line.a.exists or line.b.exists) else "?", 200)
+        if name in ("a", "b"):
+            return one_line(fact_text(line.a if name == "a" else line.b), 200)
+        if name == "agents":
+            arrow = " ↔ " if line.recorded_winner is None else " → "
+            return agent_text(line.a) + arrow + agent_text(line.b)
+        if name == "when":
+            return when(line.last_at)
+        return f"×{line.count}" if line.count > 1 else "1"
+
+    @staticmethod
+    def _tooltip(line: ConflictLine, name: str) -> str | None:
+        if name in ("a", "b"):
+            f = line.a if name == "a" else line.b
+            if not f.exists:
+                return f"Fact {f.id} no longer exists; the product kept this row (a dangling conflict)."
+            role = "the recorded winner" if line.recorded_winner == f.id else (
+                "the loser" if line.recorded_winner else "one side of an open disagreement")
+            return f"{f.id} — {role}, now {f.state}\n{f.head}"
+        if name in ("when", "count"):
+            if line.count > 1:
+                return f"Flagged {line.count} times, first {when(line.first_at)}, last {when(line.last_at)}"
+            return f"Recorded {when(line.last_at)}"
+        if name == "state" and line.review:
+            r = line.review
+            return f"{DECISIONS.get(r['decision'], r['decision'])} by {r['actor']} on {when(r['at'])}" + (
+                f": “{r['reason']}”" if r.get("reason") else "")
+        return None
+
+
+BURST_COLUMNS = (("topic", "Winner"), ("count", "Displaced"), ("topics", "Topics"), ("when", "When"),
+                 ("why", "Why a burst"), ("reviewed", "Reviewed"))
+
+
+class BurstModel(QAbstractTableModel):
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._rows: list[BurstRow] = []
+
+    def set_rows(self, rows: list[BurstRow]) -> None:
+        self.beginResetModel()
+        self._rows = list(rows)
+        self.endResetModel()
+
+    def burst(self, row: int) -> BurstRow | None:
+        return self._rows[row] if 0 <= row < len(self._rows) else None
+
+    def row_of(self, key: str) -> int | None:
+        return next((i for i, b in enumerate(self._rows) if b.key == key), None)
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(BURST_COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal \
+                and 0 <= section < len(BURST_COLUMNS):
+            return BURST_COLUMNS[section][1]
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows) \
+                or not 0 <= index.column() < len(BURST_COLUMNS):
+            return None
+        b = self._rows[index.row()]
+        name = BURST_COLUMNS[index.column()][0]
+        if role == Qt.ItemDataRole.DisplayRole:
+            if name == "topic":
+                where = f"{b.winner_domain} / {b.winner_topic}" if b.winner_topic is not None else b.winner[:8] + "…"
+                return one_line(where, 200)
+            if name == "count":
+                return str(b.count)
+            if name == "topics":
+                return str(b.topics)
+            if name == "when":
+                return when(b.last_at)
+            if name == "why":
+                return b.reason
+            return f"{b.reviewed} of {b.count}" if b.reviewed else "—"
+        if role == Qt.ItemDataRole.ToolTipRole and name == "topic":
+            return f"Winner {b.winner} ({b.winner_state})"
+        if role == Qt.ItemDataRole.TextAlignmentRole and name in ("count", "topics"):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.UserRole:
+            return b.key
+        return None

@@ -1,0 +1,411 @@
+"""The Conflicts tab: the audit trail support staff open first when an agent "forgot" something.
+
+Top, the filter bar; then the list of every conflict row (newest first, the repeats of
+one open pair folded into one line, dangling rows marked) and, on a second page, the
+bursts (facts that displaced many others at once); below, the trail of the selected
+conflict or burst, with the decisions a person can make and the export.
+
+Reading is lazy at any size: the first window of lines is read alone and shown, then
+the keys of the whole list (a second or so on a 1,000,000-fact file), then windows of
+lines as they scroll into view. Bursts are read when their page is first shown.
+
+Targets (``navigate``): ``{"fact": id}`` lists that fact's conflicts (every other
+filter off) and shows the first; ``{"conflict": id}`` shows that conflict's trail.
+"""
+
+from __future__ import annotations
+
+import array
+from typing import Any
+
+from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QMenu,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QToolBar,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memorydesk.browse import bursts as browse_bursts
+from memorydesk.browse import conflicts as browse
+from memorydesk.browse.conflict_trail import conflict_trail
+from memorydesk.browse.facts import domains
+from memorydesk.ui.columns import ColumnFitter
+from memorydesk.ui.conflicts.actions import ConflictActions
+from memorydesk.ui.conflicts.filterbar import ConflictFilterBar
+from memorydesk.ui.conflicts.model import NAMES, WINDOW, BurstModel, ConflictListModel
+from memorydesk.ui.conflicts.trail import TrailView
+from memorydesk.ui.delegates import BidiDelegate
+from memorydesk.ui.session import Change, DeskSession
+from memorydesk.ui.tab import DeskTab
+
+WIDTHS = {"type": 100, "state": 150, "topic": 200, "a": 260, "b": 260, "agents": 130, "when": 120, "count": 44}
+FLEXIBLE = {"topic": (120, 1.0), "a": (150, 2.0), "b": (150, 2.0)}
+STEP_OUT = ("agents", "type")
+LIST_PAGE, BURST_PAGE = 0, 1
+
+
+def _table(name: str) -> QTableView:
+    view = QTableView()
+    view.setObjectName(name)
+    view.setItemDelegate(BidiDelegate(view))
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.setWordWrap(False)
+    view.setTextElideMode(Qt.TextElideMode.ElideRight)
+    view.setAlternatingRowColors(True)
+    view.verticalHeader().setVisible(False)
+    view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8)
+    return view
+
+
+class ConflictsTab(DeskTab):
+    name, title = "conflicts", "Conflicts"
+    kinds = frozenset({"conflict", "fact", "history"})
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._generation = 0
+        self._trail_for: str | None = None  # the conflict the trail pane shows (or is reading)
+        self._pending: str | None = None  # a conflict to show once the list is read
+        self._select_first = False
+        self.bursts_read = False
+        self._burst_of: dict[str, str] = {}  # conflict id -> the reason of its burst
+        self.shown_burst: Any = None
+
+        self.filters = ConflictFilterBar()
+        self.filters.changed.connect(self.reload)
+        self.model = ConflictListModel(self)
+        self.model.fetch = self._fetch_window
+        self.model.window_loaded.connect(self._window_loaded)
+        self.view = _table("conflicts-view")
+        self.view.setModel(self.model)
+        self.columns = ColumnFitter(self.view, NAMES, WIDTHS, FLEXIBLE, STEP_OUT)
+        self.view.selectionModel().selectionChanged.connect(lambda *_a: self._selection_changed())
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.view.customContextMenuRequested.connect(self._menu)
+
+        self.burst_model = BurstModel(self)
+        self.burst_view = _table("bursts-view")
+        self.burst_view.setModel(self.burst_model)
+        header = self.burst_view.horizontalHeader()
+        for i, width in enumerate((260, 80, 60, 120, 300, 80)):
+            header.resizeSection(i, width)
+        header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+        self.burst_view.selectionModel().selectionChanged.connect(lambda *_a: self._burst_selected())
+        self.burst_view.doubleClicked.connect(lambda _i: self.acts.review_burst.trigger())
+
+        self.pages = QTabWidget()
+        self.pages.setObjectName("conflict-pages")
+        self.pages.setDocumentMode(True)
+        self.pages.addTab(self.view, "Conflicts")
+        self.pages.addTab(self.burst_view, "Bursts")
+        self.pages.currentChanged.connect(self._page_changed)
+
+        self.trail = TrailView()
+        self.trail.open_fact.connect(lambda fid: self.session and self.session.navigate("facts", fact=fid))
+        self.trail.open_conflict.connect(self.show_conflict)
+        self.acts = ConflictActions(self, self._shown)
+        bar = QToolBar()
+        bar.setObjectName("conflicts-toolbar")
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        for action in self.acts.writes:
+            bar.addAction(action)
+        bar.addSeparator()
+        bar.addAction(self.acts.open_a)
+        bar.addAction(self.acts.open_b)
+        export = QToolButton()
+        export.setObjectName("conflict-export")
+        export.setText("Export")
+        export.setMenu(self.acts.export_menu)
+        export.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        bar.addWidget(export)
+        below = QWidget()
+        lay = QVBoxLayout(below)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(bar)
+        lay.addWidget(self.trail, 1)
+        self.split = QSplitter(Qt.Orientation.Vertical)
+        self.split.setObjectName("conflicts-split")
+        self.split.addWidget(self.pages)
+        self.split.addWidget(below)
+        self.split.setStretchFactor(0, 2)
+        self.split.setStretchFactor(1, 3)
+        self.split.setSizes([220, 460])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.filters)
+        layout.addWidget(self.split, 1)
+        self.acts.update()
+
+    # --- the contract ---------------------------------------------------------------------
+
+    def open(self, session: DeskSession) -> None:
+        super().open(session)
+        self.acts.bind(session)
+        self.reload()
+        self.reload_choices()
+
+    def refresh(self, change: Change) -> None:
+        """New or changed conflict rows (ours or another process's) read the list again,
+        keeping the selection; a change to facts only redraws the lines and the trail."""
+        if change.external or change.ids_of("conflict") != frozenset():
+            self.reload(keep_selection=True)
+            self.reload_choices()
+        else:
+            self.model.forget_windows()
+        if self.bursts_read:
+            self.bursts_read = False
+            if self.pages.currentIndex() == BURST_PAGE:
+                self.read_bursts()
+        if self.pages.currentIndex() == LIST_PAGE:
+            self._show_trail(self._trail_for)
+
+    def navigate(self, target: dict[str, Any]) -> None:
+        if target.get("fact"):
+            self._select_first = True
+            self.pages.setCurrentIndex(LIST_PAGE)
+            self.filters.reset(fact=str(target["fact"]))
+        elif target.get("conflict"):
+            self.show_conflict(str(target["conflict"]))
+
+    def prepare_shot(self) -> None:
+        """Show a full trail: the newest resolved contradiction a person reviewed (its chain, the
+        decision and who made it), else the first listed one whose facts both exist."""
+        def chosen(conflict_id: str | None) -> None:
+            if conflict_id is not None:
+                self.show_conflict(conflict_id)
+                return
+            best = None
+            for row in range(min(self.model.rowCount(), WINDOW)):
+                line = self.model.line(row)
+                if line is not None and (best is None or (line.type == browse.CONTRADICTION and not line.dangling
+                                                          and line.b.state == "active")):
+                    best = row
+                    if line.type == browse.CONTRADICTION and not line.dangling:
+                        break
+            if best is not None:
+                self.select_row(best)
+
+        self.run(browse.newest_reviewed, chosen, label="choosing a conflict to show")
+
+    def wants_keyboard(self) -> QWidget | None:
+        return self.view
+
+    # --- reading the list -------------------------------------------------------------------
+
+    def reload_choices(self) -> None:
+        def work(ws: Any) -> tuple[list[str], list[tuple[str, str]]]:
+            with ws.read() as conn:
+                names = browse.agent_names(ws, conn)
+            return [d.name for d in domains(ws)], sorted(((n, i) for i, n in names.items()), key=lambda x: x[0])
+
+        self.run(work, lambda found: self.filters.set_choices(*found), label="reading domains and agents")
+
+    def reload(self, keep_selection: bool = False) -> None:
+        query = self.filters.query()
+        self._generation += 1
+        generation = self._generation
+        if keep_selection and self.model.rowCount():
+            current = self.model.key_at(self.view.currentIndex().row())
+            scroll = self.view.verticalScrollBar().value()
+            self.filters.show_counts(None, None, "reading…")
+            self._read_keys(generation, query, (current, scroll))
+            return
+        if browse.reads_facts(query):  # the facts are read once, for the whole list
+            self.filters.show_counts(None, None, "filtering…")
+            self._read_keys(generation, query)
+            return
+        self.filters.show_counts(None, None, "reading…")
+        self.run(lambda ws: browse.first_lines(ws, query, WINDOW),
+                 lambda lines: self._first(generation, query, lines), label="reading conflicts")
+
+    def _windows_to_read(self) -> list[int]:
+        top = self.view.rowAt(0)
+        return sorted({0, max(top, 0) // WINDOW})
+
+    def _read_keys(self, generation: int, query: browse.ConflictQuery, restore: tuple | None = None) -> None:
+        windows = self._windows_to_read()
+
+        def work(ws: Any) -> browse.Listing:
+            listing = browse.line_keys(ws, query)
+            for w in windows:
+                keys = listing.keys[w * WINDOW:(w + 1) * WINDOW]
+                if len(keys):
+                    listing.windows[w] = browse.lines_for_keys(ws, keys)
+            return listing
+
+        self.run(work, lambda listing: self._listed(generation, listing, restore), label="reading conflicts")
+
+    def _first(self, generation: int, query: browse.ConflictQuery, lines: list[browse.ConflictLine]) -> None:
+        if generation != self._generation:
+            return
+        self.model.set_first(lines)
+        self.filters.show_counts(len(lines), None, "counting…")
+        self._after_rows()
+        self._read_keys(generation, query)
+
+    def _listed(self, generation: int, listing: browse.Listing, restore: tuple | None) -> None:
+        if generation != self._generation:
+            return
+        current = self.model.key_at(self.view.currentIndex().row()) if restore is None else restore[0]
+        head = self.model.rowCount()
+        grows = restore is None and head and len(listing.keys) >= head and \
+            array.array("q", listing.keys[:head]) == array.array("q", [self.model.key_at(r) for r in range(head)])
+        if grows:
+            self.model.extend_keys(listing.keys)
+        else:
+            self.model.set_keys(listing.keys, listing.windows)
+            if restore is not None:
+                self.view.verticalScrollBar().setValue(restore[1])
+            row = self.model.row_of_key(current) if current is not None else None
+            if row is not None:
+                self.select_row(row, scroll=False)
+        self.filters.show_counts(len(listing.keys), listing.rows)
+        self._after_rows(complete=True)
+
+    def _after_rows(self, complete: bool = False) -> None:
+        if self._pending is not None:
+            if complete:
+                self._select_conflict(self._pending)
+        elif self._select_first and self.model.rowCount():
+            self._select_first = False
+            self.select_row(0)
+        elif not self.view.selectionModel().hasSelection() and self.pages.currentIndex() == LIST_PAGE \
+                and self.trail.trail is not None and self.trail.trail["conflict"]["id"] != self._trail_for:
+            self.trail.show_nothing()
+        self.acts.update()
+
+    def _fetch_window(self, keys: Any, deliver: Any) -> None:
+        keys = list(keys)
+        self.run(lambda ws: browse.lines_for_keys(ws, keys), deliver, label="reading conflicts",
+                 on_failure=lambda _e: deliver(None))
+
+    def _window_loaded(self, first: int, last: int) -> None:
+        row = self.view.currentIndex().row()
+        if first <= row <= last and self._trail_for is None:
+            self._selection_changed()
+
+    # --- selection and the trail --------------------------------------------------------------
+
+    def select_row(self, row: int, scroll: bool = True) -> None:
+        index = self.model.index(row, 0)
+        flags = QItemSelectionModel.SelectionFlag
+        self.view.selectionModel().setCurrentIndex(index, flags.ClearAndSelect | flags.Rows)
+        if scroll:
+            self.view.scrollTo(index)
+
+    def selected_line(self) -> browse.ConflictLine | None:
+        rows = self.view.selectionModel().selectedRows()
+        return self.model.line(rows[0].row()) if rows else None
+
+    def _selection_changed(self) -> None:
+        line = self.selected_line()
+        if line is None:
+            self._trail_for = None
+            self.acts.update()
+            return
+        if line.id != self._trail_for or self.trail.trail is None:
+            self._show_trail(line.id)
+
+    def show_conflict(self, conflict_id: str) -> None:
+        """Show a conflict's trail, and select its line when the list holds it (now, or once read)."""
+        self.pages.setCurrentIndex(LIST_PAGE)
+        self._show_trail(conflict_id)
+        self._pending = conflict_id
+        self._select_conflict(conflict_id)
+
+    def _select_conflict(self, conflict_id: str) -> None:
+        def found(key: int | None) -> None:
+            row = self.model.row_of_key(key) if key is not None else None
+            if row is not None and self._pending == conflict_id:
+                self._pending = None
+                self._trail_for = conflict_id
+                self.select_row(row)
+
+        self.run(lambda ws: browse.line_key_of(ws, conflict_id), found, label="finding the conflict")
+
+    def _show_trail(self, conflict_id: str | None) -> None:
+        self._trail_for = conflict_id
+        if conflict_id is None:
+            return
+
+        def show(trail: dict[str, Any] | None) -> None:
+            if self._trail_for != conflict_id:
+                return
+            if trail is None:
+                self.trail.show_nothing("That conflict is no longer in the workspace.")
+            else:
+                ids = [r["id"] for r in trail["conflict"]["rows"]]
+                self.trail.show_trail(trail, next((self._burst_of[i] for i in ids if i in self._burst_of), None))
+            self.acts.update()
+
+        self.run(lambda ws: conflict_trail(ws, conflict_id), show, label="reading the trail")
+
+    def _shown(self) -> tuple[dict | None, dict | None, Any]:
+        return self.trail.trail, self.trail.burst, self.shown_burst
+
+    # --- bursts ---------------------------------------------------------------------------
+
+    def _page_changed(self, index: int) -> None:
+        if index == BURST_PAGE:
+            if not self.bursts_read:
+                self.read_bursts()
+            else:
+                self._burst_selected()
+        else:
+            self._trail_for = None
+            self._selection_changed()
+
+    def read_bursts(self) -> None:
+        self.pages.setTabText(BURST_PAGE, "Bursts (finding…)")
+        self.run(browse_bursts.bursts, self._bursts_loaded, label="finding bursts")
+
+    def _bursts_loaded(self, rows: list[browse_bursts.BurstRow]) -> None:
+        current = self.shown_burst.key if self.shown_burst is not None else None
+        self.bursts_read = True
+        self.burst_model.set_rows(rows)
+        self._burst_of = {cid: b.reason for b in rows for cid in b.conflict_ids}
+        self.pages.setTabText(BURST_PAGE, f"Bursts ({len(rows)})")
+        row = self.burst_model.row_of(current) if current is not None else (0 if rows else None)
+        if row is not None:
+            flags = QItemSelectionModel.SelectionFlag
+            self.burst_view.selectionModel().setCurrentIndex(self.burst_model.index(row, 0),
+                                                             flags.ClearAndSelect | flags.Rows)
+        elif self.pages.currentIndex() == BURST_PAGE:
+            self.trail.show_nothing("No bursts: no fact displaced more than three others within a minute, and no "
+                                    "single write superseded facts across topics.")
+            self.acts.update()
+
+    def _burst_selected(self) -> None:
+        rows = self.burst_view.selectionModel().selectedRows()
+        burst = self.burst_model.burst(rows[0].row()) if rows else None
+        self.shown_burst = burst
+        if burst is None:
+            return
+        self._trail_for = None
+        winner, ids = burst.winner, list(burst.conflict_ids)
+
+        def show(detail: dict[str, Any]) -> None:
+            if self.shown_burst is burst and self.pages.currentIndex() == BURST_PAGE:
+                self.trail.show_burst(detail, burst.reason)
+                self.acts.update()
+
+        self.run(lambda ws: browse_bursts.burst_detail(ws, winner, ids), show, label="reading the burst")
+
+    def _menu(self, pos: Any) -> None:
+        menu = QMenu(self)
+        for action in (*self.acts.writes, None, self.acts.open_a, self.acts.open_b, None, self.acts.copy_md,
+                       self.acts.copy_json):
+            if action is None:
+                menu.addSeparator()
+            else:
+                menu.addAction(action)
+        menu.popup(self.view.viewport().mapToGlobal(pos))

@@ -1,0 +1,321 @@
+"""The trail pane: one conflict (or one burst) on one screen, as rich text.
+
+The two facts side by side with a word-level diff, their provenance, the product's rule
+recomputed with its arithmetic, each fact's supersession chain both ways (with times and
+who), what people did, and the related conflicts. Links: ``fact:<id>`` opens the fact in
+the Facts tab, ``conflict:<id>`` shows that conflict's trail.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtCore import QUrl, Signal
+from PySide6.QtWidgets import QTextBrowser, QWidget
+
+from memorydesk.core.conflict_rule import num
+from memorydesk.core.worddiff import word_diff
+from memorydesk.ui.conflicts.model import DECISIONS
+from memorydesk.ui.text import is_rtl, when
+
+TEXT_LIMIT = 20_000  # characters of a fact shown here (the Facts tab shows it whole)
+REMOVED = "background-color: rgba(214, 48, 49, 0.22); text-decoration: line-through;"
+ADDED = "background-color: rgba(39, 174, 96, 0.28);"
+WARN = "background-color: rgba(192, 57, 43, 0.12);"
+OPEN = "background-color: rgba(230, 160, 40, 0.18);"
+OK = "background-color: rgba(39, 174, 96, 0.14);"
+
+
+def esc(value: Any) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+def short(fact_id: str | None) -> str:
+    return (fact_id or "")[:8]
+
+
+def fact_link(fact_id: str, label: str | None = None, exists: bool = True) -> str:
+    text = esc(label or short(fact_id) + "…")
+    if not exists:
+        return f"<span title='{esc(fact_id)}'>{text}</span>"
+    return f"<a href='fact:{esc(fact_id)}' title='Open {esc(fact_id)} in the Facts tab'>{text}</a>"
+
+
+def who_text(who: dict[str, Any] | None) -> str:
+    if not who:
+        return "unknown"
+    kind, name = who.get("kind"), who.get("name")
+    if kind == "person":
+        reason = f" — “{esc(who.get('reason'))}”" if who.get("reason") else ""
+        return f"<b>{esc(name)}</b> (a person, in the desk){reason}"
+    if kind == "agent":
+        return f"agent <b>{esc(name)}</b> (its write)"
+    if kind in ("system", "human"):
+        return f"<code>{esc(name)}</code>"
+    return "<i>unknown</i> (no conflict row or history names it)"
+
+
+def _diffed(pieces: list[Any], limit: int = TEXT_LIMIT) -> str:
+    out, used = [], 0
+    for p in pieces:
+        text = p.text[: max(0, limit - used)]
+        used += len(text)
+        body = esc(text).replace("\n", "<br>")
+        style = REMOVED if p.kind == "removed" else ADDED if p.kind == "added" else ""
+        out.append(f"<span style='{style}'>{body}</span>" if style else body)
+        if used >= limit:
+            out.append(" <i>… (cut here; open it in Facts for the whole text)</i>")
+            break
+    return "".join(out)
+
+
+def _content_cells(a: dict[str, Any], b: dict[str, Any]) -> tuple[str, str]:
+    def missing(f: dict[str, Any]) -> str:
+        if f.get("state") == "purged":
+            p = f.get("purged", {})
+            return (f"<p style='{WARN}'>Purged by {esc(p.get('actor'))} on {esc(when(p.get('at')))}: "
+                    "its text is gone for good.</p>")
+        return (f"<p style='{WARN}'><b>This fact no longer exists</b> (deleted by the product: a real delete); "
+                "the conflict row still names it.</p>")
+
+    if not (a.get("exists") and b.get("exists")):
+        one = lambda f: esc(f.get("content", "")[:TEXT_LIMIT]) if f.get("exists") else missing(f)  # noqa: E731
+        return one(a), one(b)
+    pa, pb = word_diff(a["content"], b["content"])
+    return _diffed(pa), _diffed(pb)
+
+
+def _cell_dir(f: dict[str, Any]) -> str:
+    return " dir='rtl' align='right'" if is_rtl(f.get("content")) else ""
+
+
+def _text_cell(f: dict[str, Any], body: str) -> str:
+    """A table cell holding a fact's text, laid out right-to-left when the text is."""
+    if is_rtl(f.get("content")):
+        return f"<td valign=top align='right'><div dir='rtl' align='right'>{body}</div></td>"
+    return f"<td valign=top>{body}</td>"
+
+
+def _state(f: dict[str, Any]) -> str:
+    if not f.get("exists"):
+        return f"<b style='color:#c0392b'>{esc(f.get('state'))}</b>"
+    state, by = f["state"], f.get("superseded_by")
+    if state == "superseded" and by:
+        return f"superseded by {fact_link(by)}" if ":" not in by else f"superseded (<code>{esc(by)}</code>)"
+    return f"<b>{esc(state)}</b>" if state == "active" else esc(state)
+
+
+def provenance(f: dict[str, Any]) -> str:
+    """Who wrote the fact, how sure, when: three short lines under its text."""
+    if not f.get("exists"):
+        return f"<small>id <code>{esc(f['id'])}</code> · {_state(f)}</small>"
+    name = f.get("agent_name") or (short(f.get("agent_id")) + "…" if f.get("agent_id") else "no agent")
+    gone = "" if f.get("agent_known") or not f.get("agent_id") else " <i>(no longer an agent)</i>"
+    role = f.get("role") or "no role"
+    if f.get("role") and f.get("role_read_as") != f.get("role"):
+        role += f", read as {f.get('role_read_as') or 'none'}"
+    raw, read = f.get("veracity"), f.get("veracity_read_as")
+    veracity = esc(raw) if raw == read else f"{esc(raw)} → read as {esc(read)}"
+    ids = f.get("source_observation_ids") or []
+    sources = f"{len(ids)} source observation(s)" if ids else "no source observations"
+    emb = f.get("embedding_bytes")
+    embedding = "no embedding" if emb is None else (
+        "embedding" if emb == 1536 else f"embedding of {emb} bytes (malformed)")
+    return (f"<small>{_state(f)} · by <b>{esc(name)}</b>{gone} ({esc(role)}) · {esc(f['domain'])} / "
+            f"{esc(f['topic'])}<br>veracity {veracity} (weight {f['weight']:g}) · confidence {f['confidence']:.4g} · "
+            f"mentions {esc(f.get('mention_count'))} · recalls {esc(f.get('recall_count'))}<br>"
+            f"created {esc(when(f.get('created_at')))} · updated {esc(when(f.get('updated_at')))} · {sources} · "
+            f"{embedding} · id <code>{esc(f['id'])}</code></small>")
+
+
+def _decision(t: dict[str, Any]) -> str:
+    d, c = t["decision"], t["conflict"]
+    if d.get("rule_winner") is None:
+        return f"<p style='{WARN}'>{esc(d.get('note') or 'The rule cannot be applied.')}</p>"
+    rows = []
+    for name, key in (("A", "a"), ("B", "b")):
+        s = d[key]
+        won = d["rule_winner"] == c[f"fact_{key}"]
+        rows.append(f"<tr><td><b>{name}</b></td><td>{num(s['confidence'])}</td><td>× {num(s['weight'])}</td>"
+                    f"<td>({esc(s['veracity_read_as'])})</td><td>= <b>{num(s['strength'])}</b></td>"
+                    f"<td>{'← the rule keeps it' if won else ''}</td></tr>")
+    side = "A" if d["rule_winner"] == c["fact_a"] else "B"
+    verdict = (f"Equal strengths: the newer fact ({'A' if d['newer'] == c['fact_a'] else 'B'}) wins."
+               if d.get("tie") else f"{side} is stronger.")
+    out = ["<table cellpadding=3 cellspacing=0><tr><th></th><th align=left>confidence</th><th align=left>"
+           "× veracity weight</th><th></th><th align=left>strength</th><th></th></tr>", *rows, "</table>",
+           f"<p>{verdict} "]
+    if d.get("matches") is True:
+        out.append(f"<span style='{OK}'>The recorded winner ({side}) is what the rule gives today.</span></p>")
+    elif d.get("matches") is False:
+        rec = "A" if d["recorded_winner"] == c["fact_a"] else "B"
+        out.append(f"<span style='{WARN}'><b>The recorded winner is {rec}, but the rule gives {side} today</b>"
+                   f" — {esc(d.get('note', '').partition(': ')[2])}.</span></p>")
+    else:
+        out.append(f"<span style='{OPEN}'>{esc(d.get('note'))}.</span></p>")
+    return "".join(out)
+
+
+def _chain(name: str, f: dict[str, Any], chain: dict[str, Any], names: dict[str, str]) -> str:
+    """One fact's chain: what it replaced (earlier versions), then each step forward to the
+    version in force, each with when and who. ``names`` labels the conflict's two facts A and B."""
+    def label(fact_id: str, exists: bool = True) -> str:
+        if ":" in fact_id:
+            return f"<code>{esc(fact_id)}</code>"
+        return fact_link(fact_id, names.get(fact_id), exists)
+
+    head = f"<p><b>{name}</b> — now <b>{esc(f.get('state'))}</b>"
+    older = chain.get("older", [])
+    newer = chain.get("newer", [])
+    if not f.get("exists"):
+        return head + ": no longer in the file, so its chain cannot be followed.</p>"
+    if not older and len(newer) <= 1:
+        return head + ": never superseded, and it replaced nothing.</p>"
+    parts = [head, "</p><ul>"]
+    for o in older[:12]:
+        parts.append(f"<li>earlier {label(o['id'])} <small>(created {esc(when(o.get('created_at')))})</small> → "
+                     f"{label(o['into'])} on {esc(when(o.get('at')))} by {who_text(o.get('who'))}</li>")
+    if len(older) > 12:
+        parts.append(f"<li>… and {len(older) - 12} earlier versions</li>")
+    for node in newer:
+        nxt = node.get("next")
+        if nxt:
+            cycle = " <b>(a cycle)</b>" if nxt.get("cycle") else ""
+            parts.append(f"<li>{label(node['id'])} → {label(nxt['id'])} on {esc(when(nxt.get('at')))} by "
+                         f"{who_text(nxt.get('who'))}{cycle}</li>")
+    if len(newer) > 1:
+        tail = newer[-1]
+        parts.append(f"<li>in force now: {label(tail['id'], tail.get('state') not in ('missing', 'purged'))}"
+                     f" <i>({esc(tail.get('state'))})</i></li>")
+    parts.append("</ul>")
+    return "".join(parts)
+
+
+def trail_html(t: dict[str, Any], burst: str | None = None) -> str:
+    c, a, b = t["conflict"], t["facts"]["a"], t["facts"]["b"]
+    resolved = c.get("recorded_winner") is not None
+    kind = "Cross-agent disagreement" if c["type"] == "cross_agent" else c["type"].capitalize()
+    where = f"{b['domain']} / {b['topic']}" if b.get("exists") else (
+        f"{a['domain']} / {a['topic']}" if a.get("exists") else "facts missing")
+    head = [f"<h3 style='margin-bottom:2px'>{esc(kind)} · {esc(c['state'])} · {esc(where)}</h3>",
+            f"<p style='margin-top:0'>Conflict <code>{esc(c['id'])}</code> · recorded {esc(when(c['created_at']))}"]
+    if c.get("resolved_at"):
+        head.append(f" · resolved {esc(when(c['resolved_at']))}")
+    if len(c["rows"]) > 1:
+        head.append(f" · <b>flagged {len(c['rows'])} times</b> by harmonize ({esc(when(c['first_at']))} … "
+                    f"{esc(when(c['last_at']))})")
+    head.append("</p>")
+    if burst:
+        head.append(f"<p style='{OPEN}'>Part of a burst: {esc(burst)}.</p>")
+    for r in t.get("reviews", [])[-3:]:
+        head.append(f"<p style='{OK}'>{esc(DECISIONS.get(r['decision'], r['decision']))} by <b>{esc(r['actor'])}"
+                    f"</b> on {esc(when(r['at']))}" + (f": “{esc(r['reason'])}”" if r.get("reason") else "")
+                    + "</p>")
+    la = "A — lost, superseded by B" if resolved else "A"
+    lb = "B — won" if resolved else "B"
+    ca, cb = _content_cells(a, b)
+    names = {a["id"]: "A", b["id"]: "B"}
+    facts = ("<table width='100%' cellpadding=5 cellspacing=0 border=1 style='border-collapse: collapse'>"
+             f"<tr><th width='50%' align=left>{la} · {fact_link(a['id'], exists=a.get('exists', False))}</th>"
+             f"<th width='50%' align=left>{lb} · {fact_link(b['id'], exists=b.get('exists', False))}</th></tr>"
+             f"<tr>{_text_cell(a, ca)}{_text_cell(b, cb)}</tr>"
+             f"<tr><td valign=top>{provenance(a)}</td><td valign=top>{provenance(b)}</td></tr></table>")
+    chains = ("<table width='100%' cellpadding=2 cellspacing=0><tr>"
+              f"<td width='50%' valign=top>{_chain('A', a, t['chains']['a'], names)}</td>"
+              f"<td width='50%' valign=top>{_chain('B', b, t['chains']['b'], names)}</td></tr></table>")
+    people = "".join(f"<li>{esc(when(h['at']))} {esc(h['action'])} by <b>{esc(h['actor'])}</b>"
+                     + (f" — “{esc(h['reason'])}”" if h.get("reason") else "")
+                     + (" <i>(undone)</i>" if h.get("undone") else "") + "</li>" for h in t.get("history", []))
+    related = "".join(
+        f"<li><a href='conflict:{esc(r['id'])}'>{esc(r['type'])}</a> · {esc(r['state'])}"
+        + (" · <b>dangling</b>" if r.get("dangling") else "")
+        + f" · {esc(r['domain'])} / {esc(r['topic'])} · {esc(when(r['last_at']))}"
+        + (f" · ×{r['count']}" if r["count"] > 1 else "") + f" <i>({esc(', '.join(r['why']))})</i></li>"
+        for r in t.get("related", []))
+    return "".join([
+        *head, facts,
+        "<h4>The decision — the product's rule, recomputed on the facts as they are now</h4>", _decision(t),
+        "<h4>What happened since</h4>", chains,
+        "<h4>What people did in the desk</h4>", f"<ul>{people}</ul>" if people else "<p>Nothing yet.</p>",
+        f"<h4>Related conflicts ({len(t.get('related', []))})</h4>",
+        f"<ul>{related}</ul>" if related else "<p>None: no other conflict of this topic or of either fact.</p>",
+    ])
+
+
+def burst_html(d: dict[str, Any], reason: str) -> str:
+    w = d["winner"]
+    where = f"{esc(w.get('domain'))} / {esc(w.get('topic'))}" if w.get("exists") else "a missing fact"
+    rows = []
+    for item in d["displaced"]:
+        if not item.get("exists"):
+            rows.append(f"<tr><td colspan=5><i>conflict {esc(item['conflict'])} is gone</i></td></tr>")
+            continue
+        f = item["fact"]
+        rule = item.get("rule", {})
+        decided = ", ".join(DECISIONS.get(r["decision"], r["decision"]) + f" by {r['actor']}"
+                            for r in item.get("reviews", []))
+        still = "" if item["still_superseded_by_winner"] else " <i>(no longer superseded by the winner)</i>"
+        text = esc(f.get("content", "")[:400]) if f.get("exists") else "<i>missing</i>"
+        rows.append(
+            f"<tr><td valign=top>{fact_link(f['id'], f.get('topic'), f.get('exists', False))}<br>"
+            f"<small>{esc(f.get('domain'))} · {esc(short(f['id']))}</small></td>"
+            f"{_text_cell(f, text)}"
+            f"<td valign=top>{esc(f.get('state'))}{still}</td>"
+            f"<td valign=top>{'<br>'.join(esc(x) for x in rule.get('lines', []))}</td>"
+            f"<td valign=top><a href='conflict:{esc(item['conflict'])}'>trail</a><br>{esc(decided)}</td></tr>")
+    return "".join([
+        f"<h3 style='margin-bottom:2px'>Burst · {esc(reason)}</h3>",
+        f"<p style='margin-top:0'>Winner {fact_link(w['id'], where, w.get('exists', False))} "
+        f"<i>({esc(w.get('state'))})</i> by agent {esc(w.get('agent_name') or w.get('agent_id') or '—')} displaced "
+        f"<b>{len(d['displaced'])}</b> fact(s) of {d.get('topics')} topic(s), {esc(when(d.get('first_at')))} … "
+        f"{esc(when(d.get('last_at')))}.</p>",
+        f"<p{_cell_dir(w)}>{esc(w.get('content', '')[:TEXT_LIMIT])}</p>" if w.get("exists") else "",
+        "<p>This is the “collateral invalidation” graph memories are known for: one write, many facts gone. "
+        "Review them together (Review Burst…): restore the ones that were still true, confirm the rest.</p>",
+        "<table width='100%' cellpadding=4 cellspacing=0 border=1 style='border-collapse: collapse'>"
+        "<tr><th align=left>Displaced fact</th><th align=left>Content</th><th align=left>Now</th>"
+        "<th align=left>The rule</th><th align=left>Trail</th></tr>", *rows, "</table>"])
+
+
+class TrailView(QTextBrowser):
+    """Shows a trail; ``open_fact`` and ``open_conflict`` are its links."""
+
+    open_fact = Signal(str)
+    open_conflict = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("conflict-trail")
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.anchorClicked.connect(self._clicked)
+        self.trail: dict[str, Any] | None = None
+        self.burst: dict[str, Any] | None = None
+        self.show_nothing()
+
+    def show_nothing(self, text: str = "Select a conflict to see its trail: the two facts side by side, who "
+                                          "decided what and why, and everything that happened since.") -> None:
+        self.trail = self.burst = None
+        self.setHtml(f"<p style='color: gray'>{esc(text)}</p>")
+
+    def show_trail(self, trail: dict[str, Any], burst: str | None = None) -> None:
+        """Show a trail; the same conflict read again keeps its place on the page."""
+        same = self.trail is not None and self.trail["conflict"]["id"] == trail["conflict"]["id"]
+        scroll = self.verticalScrollBar().value()
+        self.trail, self.burst = trail, None
+        self.setHtml(trail_html(trail, burst))
+        if same:
+            self.verticalScrollBar().setValue(scroll)
+
+    def show_burst(self, detail: dict[str, Any], reason: str) -> None:
+        self.trail, self.burst = None, detail
+        self.setHtml(burst_html(detail, reason))
+
+    def _clicked(self, url: QUrl) -> None:
+        target = url.toString()
+        kind, _sep, value = target.partition(":")
+        if kind == "fact" and value:
+            self.open_fact.emit(value)
+        elif kind == "conflict" and value:
+            self.open_conflict.emit(value)
