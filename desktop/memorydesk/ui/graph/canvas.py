@@ -95,7 +95,7 @@ class GraphCanvas(QWidget):
     def _place_note(self) -> None:
         width = max(self.view_widget.width() - 16, 120)
         self.note.setFixedWidth(min(self.note.fontMetrics().horizontalAdvance(self.note.text()) + 16, width))
-        self.note.setFixedHeight(self.note.heightForWidth(self.note.width()))
+        self.note.setFixedHeight(max(self.note.heightForWidth(self.note.width()), self.note.fontMetrics().height() + 8))
 
     def resizeEvent(self, event) -> None:  # noqa: ANN001 - Qt's signature
         super().resizeEvent(event)
