@@ -10,7 +10,7 @@ from memorydesk.browse.graph_data import BELIEF, DOMAIN, EDGE_KINDS, FACT, MISSI
 from memorydesk.browse.graph_focus import Focus
 from memorydesk.core.graph_layout import ClusterLayout
 from memorydesk.ui.graph.canvas import Picture
-from memorydesk.ui.graph.layers import fold_edges
+from memorydesk.ui.graph.layers import LOD_LIMIT, fold_edges
 from memorydesk.ui.graph.style import DOMAIN_PALETTE, HOP_COLOURS, NODE_COLOURS
 
 SIZES = {DOMAIN: 18.0, TOPIC: 8.0, FACT: 5.0, POLICY: 11.0, BELIEF: 11.0, MISSING: 10.0}
@@ -45,11 +45,14 @@ def _node_style(g: GraphData, nodes: np.ndarray) -> tuple[list, list]:
     return brushes, symbols
 
 
-def owners(g: GraphData) -> np.ndarray:
-    """Each node's place in the folded picture: its topic for a fact, itself otherwise."""
+def owners(g: GraphData, level: int = TOPIC) -> np.ndarray:
+    """Each node's place in the folded picture: its topic (or domain) for a fact, itself otherwise."""
     out = np.arange(g.n)
     facts = g.kind == FACT
-    out[facts] = g.topic[facts]
+    out[facts] = g.topic[facts] if level == TOPIC else g.domain[facts]
+    if level == DOMAIN:
+        topics = g.kind == TOPIC
+        out[topics] = g.domain[topics]
     return out
 
 
@@ -59,6 +62,8 @@ def overview(g: GraphData, layout: ClusterLayout, show: np.ndarray, kinds_on: np
     brushes, symbols = _node_style(g, nodes)
     emask = kinds_on[g.ekind] & show[g.src] & show[g.dst]
     fold = fold_edges(layout.pos, owners(g), g.src, g.dst, g.ekind, emask)
+    if len(fold[0]) > LOD_LIMIT:  # too many topic pairs to draw: fold to domain pairs
+        fold = fold_edges(layout.pos, owners(g, DOMAIN), g.src, g.dst, g.ekind, emask)
     pic = Picture(nodes, layout.pos[nodes], size, brushes, [NO_PEN] * len(nodes), symbols,
                   layout.pos[g.src], layout.pos[g.dst], g.ekind, g.weight, fold, edge_alpha=120)
     pic.edge_mask = emask  # type: ignore[attr-defined]
