@@ -131,8 +131,10 @@ def test_there_is_no_way_to_create(qtbot, open_window, sample_db) -> None:
 
 
 def test_level_of_detail_folds_above_the_limit(qtbot) -> None:
-    from memorydesk.ui.graph.canvas import GraphCanvas, Picture
+    from memorydesk.ui.graph.canvas import GraphCanvas
     from memorydesk.ui.graph.layers import LOD_LIMIT, fold_edges
+    from memorydesk.ui.graph.pictures import Picture, lines_between
+    from memorydesk.ui.graph.style import OVERVIEW_STYLES
 
     canvas = GraphCanvas()
     qtbot.addWidget(canvas)
@@ -145,13 +147,15 @@ def test_level_of_detail_folds_above_the_limit(qtbot) -> None:
     src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
     kind = rng.integers(0, 3, m).astype(np.int8)
     fold = fold_edges(pos, owner, src, dst, kind, np.ones(m, bool))
-    canvas.show_picture(Picture(np.arange(n), pos, np.full(n, 5.0), [None] * n, [None] * n, ["o"] * n,
-                                pos[src], pos[dst], kind, rng.uniform(0.3, 1, m).astype(np.float32), fold))
+    canvas.show_picture(Picture(np.arange(n), pos, np.zeros(n, np.int16), OVERVIEW_STYLES,
+                                lines_between(pos[src], pos[dst], kind, rng.uniform(0.3, 1, m)), [fold]))
     canvas.view_widget.grab()
     assert canvas.edges.folded and canvas.edges.drawn == len(fold[0])
+    assert canvas.nodes.drawn == n
     canvas.box.setRange(xRange=(0, 40), yRange=(0, 40), padding=0)
     canvas.view_widget.grab()
     assert not canvas.edges.folded and 0 < canvas.edges.drawn <= LOD_LIMIT
+    assert 0 < canvas.nodes.drawn < n  # only the nodes in view
 
 
 def test_a_layout_runs_off_the_ui_thread(qtbot) -> None:

@@ -29,7 +29,7 @@ from memorydesk.core.vocab import parse_memory_type
 from memorydesk.search.cache import cached, snapshot_version
 from memorydesk.store.workspace import Workspace
 
-__all__ = ["EDGE_KINDS", "NODE_KINDS", "GraphData", "read_graph"]
+__all__ = ["EDGE_KINDS", "NODE_KINDS", "GraphData", "graph_in", "read_graph"]
 
 #: node kinds, in index order
 NODE_KINDS = ("domain", "topic", "fact", "policy", "belief", "missing")
@@ -39,6 +39,15 @@ EDGE_KINDS = ("related_to", "references", "contextual", "other", "supersession",
 EPISODIC = {"related_to": 0, "references": 1, "contextual": 2}
 OTHER, SUPERSESSION, POLICY_SOURCE, BELIEF_SOURCE, CONFLICT = 3, 4, 5, 6, 7
 STATES = ("active", "expired", "superseded", "deleted")
+
+
+def _weight(value: Any) -> float:
+    if isinstance(value, float):
+        return value
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return 0.0
 
 
 def _json_ids(text: Any) -> list[str]:
@@ -95,31 +104,32 @@ class GraphData:
 def read_graph(ws: Workspace) -> GraphData:
     """The graph of the file as it is now (cached per file version)."""
     with ws.read() as conn:
-        version = snapshot_version(ws, conn)
-        value = cached(ws, conn, ("graph-data",), lambda: _read(ws, conn, version))
-    return value if value is not None else _read_fresh(ws)
+        return graph_in(ws, conn)
 
 
-def _read_fresh(ws: Workspace) -> GraphData:
-    with ws.read() as conn:
-        return _read(ws, conn, None)
+def graph_in(ws: Workspace, conn: Any) -> GraphData:
+    """The graph as this read connection's snapshot shows it (cached per file version)."""
+    version = snapshot_version(ws, conn)
+    value = cached(ws, conn, ("graph-data",), lambda: _read(ws, conn, version))
+    return value if value is not None else _read(ws, conn, None)
+
+
+def _rows(conn: Any, sql: str) -> list[tuple]:
+    """Plain tuples from the driver's own cursor (a 100,000-row read without row objects)."""
+    return conn.connection.driver_connection.execute(sql).fetchall()
 
 
 def _read(ws: Workspace, conn: Any, version: int | None) -> GraphData:
     L = ws.layout
-    facts = conn.exec_driver_sql(
-        f"SELECT id, domain, topic, superseded_by, valid_until, authored_by_agent_id, memory_type, created_at, "
-        f"confidence FROM {L.facts.name} ORDER BY domain, topic, created_at, rowid").fetchall()
-    edges = conn.exec_driver_sql(
-        f"SELECT id, source_fact_id, target_fact_id, edge_type, weight FROM {L.edges.name} ORDER BY rowid").fetchall()
-    policies = conn.exec_driver_sql(
-        f"SELECT id, domain, rule, source_fact_ids, active FROM {L.policies.name} ORDER BY rowid").fetchall()
-    beliefs = conn.exec_driver_sql(
-        f"SELECT id, topic, content, provenance_fact_ids FROM {L.beliefs.name} ORDER BY rowid").fetchall()
-    conflicts = conn.exec_driver_sql(
-        f"SELECT id, fact_a_id, fact_b_id FROM {L.conflicts.name} ORDER BY rowid").fetchall()
+    facts = _rows(conn, f"SELECT id, domain, topic, superseded_by, valid_until, authored_by_agent_id, memory_type, "
+                        f"created_at, confidence FROM {L.facts.name} ORDER BY domain, topic, created_at, rowid")
+    edges = _rows(conn, f"SELECT id, source_fact_id, target_fact_id, edge_type, weight FROM {L.edges.name} "
+                        "ORDER BY rowid")
+    policies = _rows(conn, f"SELECT id, domain, rule, source_fact_ids, active FROM {L.policies.name} ORDER BY rowid")
+    beliefs = _rows(conn, f"SELECT id, topic, content, provenance_fact_ids FROM {L.beliefs.name} ORDER BY rowid")
+    conflicts = _rows(conn, f"SELECT id, fact_a_id, fact_b_id FROM {L.conflicts.name} ORDER BY rowid")
     data = build(version, facts, edges, policies, beliefs, conflicts)
-    names = conn.exec_driver_sql(f"SELECT id, name FROM {L.agents.name}").fetchall()
+    names = _rows(conn, f"SELECT id, name FROM {L.agents.name}")
     data.agent_names = {str(r[0]): str(r[1] or r[0]) for r in names}
     return data
 
@@ -162,11 +172,6 @@ def build(version: int | None, facts: list, edges: list, policies: list, beliefs
     confidence = np.ones(n0, np.float32)
     for (d, _t), i in topics.items():
         domain[base_t + i] = domains[d]
-    src: list[int] = []
-    dst: list[int] = []
-    ekind: list[int] = []
-    weight: list[float] = []
-    edge_ids: list[str] = []
     missing: list[str] = []
 
     missing_at: dict[str, int] = {}
@@ -181,6 +186,7 @@ def build(version: int | None, facts: list, edges: list, policies: list, beliefs
             missing.append(fid)
         return at
 
+    type_of: dict[Any, int] = {}  # the stored memory_type -> its index in ``types``
     for i, r in enumerate(facts):
         node = base_f + i
         d = r[1] or ""
@@ -189,19 +195,23 @@ def build(version: int | None, facts: list, edges: list, policies: list, beliefs
         state[node] = STATES.index(fact_state(r[3], r[4], now))
         if r[5]:
             agent[node] = agents.setdefault(r[5], len(agents)) if len(agents) < 32000 else -1
-        mtype[node] = types.setdefault(parse_memory_type(r[6]).value, len(types))
+        t = type_of.get(r[6])
+        if t is None:
+            t = type_of[r[6]] = types.setdefault(parse_memory_type(r[6]).value, len(types))
+        mtype[node] = t
         created[node] = int(r[7]) if isinstance(r[7], (int, float)) else 0
         confidence[node] = float(r[8]) if isinstance(r[8], (int, float)) else 0.0
-    for r in edges:
-        src.append(node_of(str(r[1])))
-        dst.append(node_of(str(r[2])))
-        code = EPISODIC.get(r[3], OTHER)
-        ekind.append(code)
-        try:
-            weight.append(float(r[4]))
-        except (TypeError, ValueError):
-            weight.append(0.0)
-        edge_ids.append(str(r[0]))
+    get = index.get
+    src = [get(str(r[1]), -1) for r in edges]
+    dst = [get(str(r[2]), -1) for r in edges]
+    for i in sorted({i for i, v in enumerate(src) if v < 0} | {i for i, v in enumerate(dst) if v < 0}):
+        if src[i] < 0:  # an id no fact has: a missing node (numbered as first named)
+            src[i] = node_of(str(edges[i][1]))
+        if dst[i] < 0:
+            dst[i] = node_of(str(edges[i][2]))
+    ekind = [EPISODIC.get(r[3], OTHER) for r in edges]
+    weight = [_weight(r[4]) for r in edges]
+    edge_ids = [str(r[0]) for r in edges]
     edge_types = {i: str(r[3]) for i, r in enumerate(edges) if EPISODIC.get(r[3]) is None}
 
     def link(a: int, fid: str, code: int) -> None:

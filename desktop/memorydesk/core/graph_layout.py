@@ -1,23 +1,26 @@
-"""Where the Knowledge Graph tab draws each node (pure numpy and networkx; no Qt, no SQL).
+"""Where the Knowledge Graph tab draws each node (pure numpy; no Qt, no SQL).
 
 A force layout of the whole graph is out of reach (networkx's ``spring_layout`` took
 134 s on 20,000 nodes), so the overview is laid out in clusters:
 
 - each fact sits on a disc around its topic (a sunflower: the k-th fact at radius
   ∝ √k, golden angle apart, so adding a fact never moves the others);
-- topics: when there are few of them (``SPRING_TOPICS``), a spring layout of the topic
-  graph (topics linked by their facts' edges, each tied to a hub for its domain), then
-  the topics' discs pushed apart until none overlap; with many topics (a demo with
-  thousands of one-fact topics), each domain packs its topics on an area-weighted
-  sunflower (largest in the middle), and a spring layout of the small domain graph
-  places the domains, again pushed apart until their discs do not overlap;
-- domains at the middle of their topics, policies at the mean of their source facts,
-  beliefs at the mean of their provenance, missing facts beside what names them.
+- each domain's topics inside the domain's disc: up to ``SPRING_TOPICS`` of them by a
+  spring layout of the links between them, their discs then pushed apart until none
+  overlaps; more (a demo with thousands of one-fact topics) on an area-weighted
+  sunflower, the largest in the middle;
+- the domains by a spring layout of the small domain graph (domains linked by their
+  facts' edges), their discs then packed close around the middle without overlapping;
+- policies at the mean of their source facts, beliefs at the mean of their
+  provenance, missing facts beside what names them.
 
-A focus (at most a few hundred nodes) is laid out by networkx itself: Kamada-Kawai
-under ``KAMADA_KAWAI_MAX`` nodes, a spring layout above, both started from rings by hop.
-Every step is deterministic; ``check()`` is called between steps (it raises to cancel).
-"""
+With the layout of an earlier version (``previous``: its ``topic_pos``), topics and
+domains stay where they were, so an edit does not move the picture.
+
+A focus (at most a few hundred nodes) is laid out by stress majorization (Kamada and
+Kawai's energy) under ``STRESS_MAX`` nodes and a spring layout above, both started
+from rings by hop. Every step is deterministic; ``check()`` is called between steps
+(it raises to cancel)."""
 
 from __future__ import annotations
 
@@ -25,8 +28,9 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import networkx as nx
 import numpy as np
+
+from memorydesk.core.graph_force import pack, separate, spring, stress
 
 __all__ = ["ClusterLayout", "cluster_layout", "focus_layout"]
 
@@ -34,8 +38,9 @@ GOLDEN = math.pi * (3 - math.sqrt(5))
 FACT_SPACING = 1.0
 TOPIC_GAP = 1.5
 DOMAIN_GAP = 6.0
-SPRING_TOPICS = 600
-KAMADA_KAWAI_MAX = 100
+SPRING_TOPICS = 150  # a domain with more topics packs them on a sunflower instead of a spring layout
+DOMAIN_KEY = "\x1edomain"  # ClusterLayout.topic_pos also keeps each domain's place, under its name + this
+STRESS_MAX = 160
 SEED = 7
 DOMAIN, TOPIC, FACT, POLICY, BELIEF, MISSING = range(6)
 
@@ -54,45 +59,14 @@ def _sunflower(k: np.ndarray, spacing: float = FACT_SPACING) -> np.ndarray:
     return np.stack([r * np.cos(a), r * np.sin(a)], axis=1)
 
 
-def _separate(pos: np.ndarray, radius: np.ndarray, gap: float, rounds: int = 40) -> np.ndarray:
-    """Push discs apart until none overlap (or ``rounds`` passes); O(n²) per pass, for n ≤ ~600."""
-    pos = pos.astype(np.float64).copy()
-    n = len(pos)
-    if n < 2:
-        return pos
-    need = radius[:, None] + radius[None, :] + gap
-    np.fill_diagonal(need, 0)
-    for _ in range(rounds):
-        delta = pos[:, None, :] - pos[None, :, :]
-        dist = np.sqrt((delta ** 2).sum(-1))
-        np.fill_diagonal(dist, np.inf)
-        overlap = np.clip(need - dist, 0, None)
-        np.fill_diagonal(overlap, 0)
-        if overlap.max() <= 1e-6:
-            break
-        dist = np.where(np.isfinite(dist) & (dist > 1e-9), dist, 1e-9)
-        push = (delta / dist[..., None]) * (overlap[..., None] / 2)
-        pos += push.sum(axis=1)
-    return pos
-
-
-def _spring(n: int, pairs: dict[tuple[int, int], float], init: np.ndarray) -> np.ndarray:
-    g = nx.Graph()
-    g.add_nodes_from(range(n))
-    g.add_weighted_edges_from((a, b, w) for (a, b), w in pairs.items())
-    pos = nx.spring_layout(g, pos={i: tuple(init[i]) for i in range(n)}, weight="weight", seed=SEED,
-                           iterations=60)
-    return np.array([pos[i] for i in range(n)], dtype=np.float64)
-
-
-def _topic_pairs(topic_of_src: np.ndarray, topic_of_dst: np.ndarray) -> dict[tuple[int, int], int]:
-    ok = (topic_of_src >= 0) & (topic_of_dst >= 0) & (topic_of_src != topic_of_dst)
-    a = np.minimum(topic_of_src[ok], topic_of_dst[ok])
-    b = np.maximum(topic_of_src[ok], topic_of_dst[ok])
-    if not len(a):
-        return {}
-    keys, counts = np.unique(np.stack([a, b], axis=1), axis=0, return_counts=True)
-    return {(int(x), int(y)): int(c) for (x, y), c in zip(keys, counts)}
+def _pairs(x: np.ndarray, y: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(a, b, count): how many edges join each unordered pair of groups (``-1``: none, and a
+    group with itself, are left out)."""
+    ok = (x >= 0) & (y >= 0) & (x != y)
+    lo = np.minimum(x[ok], y[ok]).astype(np.int64)
+    hi = np.maximum(x[ok], y[ok]).astype(np.int64)
+    keys, counts = np.unique(lo * size + hi, return_counts=True)
+    return keys // size, keys % size, counts
 
 
 def cluster_layout(kind: np.ndarray, domain: np.ndarray, topic: np.ndarray, src: np.ndarray, dst: np.ndarray,
@@ -124,74 +98,88 @@ def cluster_layout(kind: np.ndarray, domain: np.ndarray, topic: np.ndarray, src:
     t_radius = FACT_SPACING * np.sqrt(sizes + 0.5) + 0.6
     topic_domain = d_local[domain[topics]]
     check()
-    method = "topic spring" if nt <= SPRING_TOPICS else "domain spring"
     keep = previous is not None and nt > 0 and all(k in previous for k in topic_keys)
+    none = np.zeros(0, np.int64)
+    names = [""] * nd  # each domain's name, as its topics' keys give it
+    for t, key in zip(topic_domain.tolist(), topic_keys):
+        names[t] = key.split("\x1f")[0] + DOMAIN_KEY
+    method = "kept" if keep else "clusters"
     if keep:
         tpos = np.array([previous[k] for k in topic_keys], np.float64)  # type: ignore[index]
-        method = "kept"
-    elif nt == 0:
-        tpos = np.zeros((0, 2))
-    elif method == "topic spring":
-        progress(20, f"spring layout of {nt} topics")
-        pairs: dict[tuple[int, int], float] = {}
-        found = _topic_pairs(t_local[topic[src]] if len(src) else np.zeros(0, np.int64),
-                             t_local[topic[dst]] if len(dst) else np.zeros(0, np.int64))
-        top = max(found.values(), default=1)
-        for key, c in found.items():
-            pairs[key] = 0.05 + 0.3 * c / top
-        for t in range(nt):  # each topic tied to its domain's hub, more strongly than to other topics
-            pairs[(t, nt + int(topic_domain[t]))] = 4.0
-        ring = np.arange(nd) * (2 * math.pi / max(nd, 1))
-        init = np.zeros((nt + nd, 2))
-        init[nt:] = np.stack([np.cos(ring), np.sin(ring)], axis=1)
-        init[:nt] = init[nt + topic_domain] + 0.05 * _sunflower(np.arange(nt), 1.0)
-        spring = _spring(nt + nd, pairs, init)[:nt]
-        check()
-        progress(70, "pushing topics apart")
-        spread = np.sqrt((t_radius ** 2).sum()) * 1.6
-        tpos = _separate(spring * spread, t_radius, TOPIC_GAP)
+        dpos = np.zeros((nd, 2))
+        for d in range(nd):  # where the domain was (or the middle of its topics)
+            mine = topic_domain == d
+            middle = tpos[mine].mean(axis=0) if mine.any() else np.zeros(2)
+            dpos[d] = previous.get(names[d], middle) if previous is not None and names[d] else middle
     else:
-        progress(20, f"packing {nt} topics into {nd} domains")
+        progress(15, f"placing {nt} topics inside {nd} domains")
+        ta, tb, count = _pairs(t_local[topic[src]] if len(src) else none, t_local[topic[dst]] if len(dst) else none,
+                               nt)
+        inside = topic_domain[ta] == topic_domain[tb]
+        ta, tb, count = ta[inside], tb[inside], count[inside]
+        by_domain = np.argsort(topic_domain[ta], kind="stable")
+        cuts = np.searchsorted(topic_domain[ta][by_domain], np.arange(nd + 1))
         tpos = np.zeros((nt, 2))
         d_radius = np.zeros(nd)
         for d in range(nd):
             mine = np.flatnonzero(topic_domain == d)
-            if not len(mine):
-                continue
-            mine = mine[np.lexsort((mine, -sizes[mine]))]  # largest first, then in order
-            r = t_radius[mine] + TOPIC_GAP / 2
-            area = np.cumsum(r ** 2) - r ** 2 / 2
-            rho = np.sqrt(area) * 1.9
-            a = np.arange(len(mine)) * GOLDEN
-            tpos[mine] = np.stack([rho * np.cos(a), rho * np.sin(a)], axis=1)
-            d_radius[d] = float((rho + r).max())
-        check()
+            if len(mine):
+                links = by_domain[cuts[d]:cuts[d + 1]]
+                tpos[mine], d_radius[d] = _topics_in_domain(mine, ta[links], tb[links], count[links], sizes,
+                                                           t_radius)
+            if d % 8 == 7:
+                check()
         progress(60, f"spring layout of {nd} domains")
-        cross = _topic_pairs(d_local[domain[src]] if len(src) else np.zeros(0, np.int64),
-                             d_local[domain[dst]] if len(dst) else np.zeros(0, np.int64))
-        top = max(cross.values(), default=1)
+        da, db, count = _pairs(d_local[domain[src]] if len(src) else none, d_local[domain[dst]] if len(dst) else none,
+                               nd)
         ring = np.arange(nd) * (2 * math.pi / max(nd, 1))
         init = np.stack([np.cos(ring), np.sin(ring)], axis=1)
-        dpos = _spring(nd, {k: 0.1 + c / top for k, c in cross.items()}, init) if nd > 1 else np.zeros((nd, 2))
-        dpos = _separate(dpos * np.sqrt((d_radius ** 2).sum()) * 1.2, d_radius, DOMAIN_GAP, rounds=200)
+        w = 0.1 + count / max(int(count.max(initial=1)), 1)
+        dpos = pack(spring(init, da, db, w) if nd > 1 else np.zeros((nd, 2)), d_radius, DOMAIN_GAP)
         tpos += dpos[topic_domain]
-        pos[domains] = dpos
-        radius[domains] = d_radius
     check()
     progress(90, "placing domains, policies, beliefs and missing facts")
     pos[topics] = tpos
     radius[topics] = t_radius
     pos[facts] = tpos[ft] + _sunflower(rank.astype(np.float64))
-    if method != "domain spring":
-        for d in range(nd):
-            mine = topic_domain == d
-            if mine.any():
-                pos[domains[d]] = tpos[mine].mean(axis=0)
-                radius[domains[d]] = float(np.sqrt(((tpos[mine] - pos[domains[d]]) ** 2).sum(1)).max()
-                                           + t_radius[mine].max())
+    pos[domains] = dpos
+    for d in range(nd):
+        mine = topic_domain == d
+        if mine.any():
+            radius[domains[d]] = float((np.hypot(*(tpos[mine] - dpos[d]).T) + t_radius[mine]).max())
     _place_attached(pos, kind, domain, src, dst, domains)
-    return ClusterLayout(pos.astype(np.float32), radius.astype(np.float32), method,
-                         {k: (float(x), float(y)) for k, (x, y) in zip(topic_keys, tpos)})
+    kept = {k: (float(x), float(y)) for k, (x, y) in zip(topic_keys, tpos)}
+    kept.update({name: (float(x), float(y)) for name, (x, y) in zip(names, dpos) if name})
+    return ClusterLayout(pos.astype(np.float32), radius.astype(np.float32), method, kept)
+
+
+def _topics_in_domain(mine: np.ndarray, a: np.ndarray, b: np.ndarray, count: np.ndarray, sizes: np.ndarray,
+                      t_radius: np.ndarray) -> tuple[np.ndarray, float]:
+    """Positions of a domain's topics around its middle, and the radius of the disc they fill.
+
+    Up to ``SPRING_TOPICS`` topics: a spring layout of the links between them, then the
+    topics' discs pushed apart until none overlaps; more (thousands of one-fact topics):
+    an area-weighted sunflower, the largest in the middle."""
+    order = mine[np.lexsort((mine, -sizes[mine]))]  # largest first, then in order
+    r = t_radius[order]
+    if 1 < len(order) <= SPRING_TOPICS:
+        local = np.full(int(mine.max()) + 1, -1, np.int64)
+        local[order] = np.arange(len(order))
+        init = _sunflower(np.arange(len(order), dtype=np.float64), 1.0)
+        w = 0.05 + 0.5 * count / max(int(count.max(initial=1)), 1)
+        placed = spring(init, local[a], local[b], w) * np.sqrt(((r + TOPIC_GAP) ** 2).sum()) * 1.1
+        placed = separate(placed, r, TOPIC_GAP, rounds=60)
+    else:
+        rr = r + TOPIC_GAP / 2
+        rho = np.sqrt(np.cumsum(rr ** 2) - rr ** 2 / 2) * 1.9
+        angle = np.arange(len(order)) * GOLDEN
+        placed = np.stack([rho * np.cos(angle), rho * np.sin(angle)], axis=1)
+    middle = (placed * (r ** 2)[:, None]).sum(0) / (r ** 2).sum()
+    placed -= middle
+    out = np.zeros((len(mine), 2))
+    where = {int(t): i for i, t in enumerate(mine.tolist())}
+    out[[where[int(t)] for t in order.tolist()]] = placed
+    return out, float((np.hypot(placed[:, 0], placed[:, 1]) + r).max())
 
 
 def _place_attached(pos: np.ndarray, kind: np.ndarray, domain: np.ndarray, src: np.ndarray, dst: np.ndarray,
@@ -220,8 +208,10 @@ def _place_attached(pos: np.ndarray, kind: np.ndarray, domain: np.ndarray, src: 
 
 
 def focus_layout(n: int, edges: list[tuple[int, int, float]], hops: list[int]) -> np.ndarray:
-    """Positions for a focus subgraph: node 0 is the focus; Kamada-Kawai for a small one,
-    a spring layout for a larger one, both started from rings by hop."""
+    """Positions for a focus subgraph: node 0 is the focus, at the origin. Stress
+    majorization (Kamada and Kawai's energy: distances as the graph's, an edge of weight w
+    as long as 1/√w) for up to ``STRESS_MAX`` nodes, a spring layout above; both start
+    from rings by hop."""
     init = np.zeros((n, 2))
     for h in (1, 2):
         members = [i for i in range(n) if hops[i] == h]
@@ -230,21 +220,12 @@ def focus_layout(n: int, edges: list[tuple[int, int, float]], hops: list[int]) -
             init[i] = (h * math.cos(a), h * math.sin(a))
     if n <= 2:
         return (init * 10).astype(np.float32)
-    g = nx.Graph()
-    g.add_nodes_from(range(n))
-    for a, b, w in edges:
-        if a != b:
-            g.add_edge(a, b, weight=max(float(w), 0.05))
-    start = {i: tuple(init[i]) for i in range(n)}
-    if n < KAMADA_KAWAI_MAX:
-        lengths = {a: {b: 1.0 / g[a][b]["weight"] ** 0.5 for b in g[a]} for a in g}
-        for a in g:
-            for b in g[a]:
-                g[a][b]["length"] = lengths[a][b]
-        pos = nx.kamada_kawai_layout(g, pos=start, weight="length")
+    ends = np.array([(a, b) for a, b, _w in edges], np.int64).reshape(-1, 2)
+    weight = np.array([max(float(w), 0.05) for _a, _b, w in edges], np.float64)
+    if n <= STRESS_MAX:
+        out = stress(init, ends[:, 0], ends[:, 1], 1.0 / np.sqrt(weight))
     else:
-        pos = nx.spring_layout(g, pos=start, fixed=[0], seed=SEED, iterations=50, k=1.5 / math.sqrt(n))
-    out = np.array([pos[i] for i in range(n)], np.float64)
-    out -= out[0]
+        out = spring(init, ends[:, 0], ends[:, 1], weight, iterations=50, k=1.5 / math.sqrt(n))
+    out = out - out[0]
     scale = np.abs(out).max() or 1.0
     return (out / scale * 6 * math.sqrt(n)).astype(np.float32)

@@ -11,7 +11,8 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QToolButton, QVBoxLayout, QWidget
 
 from memorydesk.browse.graph_data import DOMAIN, EDGE_KINDS, FACT, POLICY, TOPIC, GraphData
-from memorydesk.ui.graph.style import EDGE_COLOURS, EDGE_LABELS, NODE_COLOURS
+from memorydesk.ui.graph.flow import FlowLayout
+from memorydesk.ui.graph.style import DOMAIN_PALETTE, EDGE_COLOURS, EDGE_LABELS, NODE_COLOURS, darker
 
 AGES = (("any age", None), ("last 7 days", (0, 7)), ("last 30 days", (0, 30)), ("last 90 days", (0, 90)),
         ("older than 30 days", (30, None)), ("older than 90 days", (90, None)))
@@ -22,9 +23,23 @@ def _swatch(colour: str, text: str, shape: str = "■") -> str:
     return f"<span style='color:{colour}; font-size:large'>{shape}</span> {text}"
 
 
+#: the nodes' legend: (what it shows, what it says in full)
+LEGEND = (
+    (_swatch(NODE_COLOURS["domain"], "domain", "●"), "A domain: the tinted disc holds its topics and facts"),
+    (_swatch(darker(DOMAIN_PALETTE[0]), "topic", "●"),
+     "A topic: a darker dot of its domain's colour, bigger the more facts it has (a ring when zoomed in)"),
+    (_swatch(DOMAIN_PALETTE[0], "fact", "•"), "A fact, in its domain's colour; faded when superseded or deleted"),
+    (_swatch(NODE_COLOURS["policy"], "policy", "◆"), "A policy, beside the facts it was promoted from"),
+    (_swatch(NODE_COLOURS["belief"], "belief", "▲"), "A belief, beside the facts behind it"),
+    (_swatch(NODE_COLOURS["missing"], "missing", "✕"), "A missing fact: an id that references name but no fact has"),
+)
+
+
 class GraphFilters(QWidget):
     changed = Signal()
     search = Signal(str)
+    #: ``key()`` as the filters start: every domain, agent, type and age, no superseded fact, every kind
+    DEFAULT_KEY = (None, None, None, 0, False, (True,) * len(EDGE_KINDS))
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -53,8 +68,7 @@ class GraphFilters(QWidget):
         for w in (self.domain, self.agent, self.mtype, self.age, self.superseded):
             row1.addWidget(w)
         row1.addWidget(self.find, 1)
-        row2 = QHBoxLayout()
-        row2.setContentsMargins(0, 0, 0, 0)
+        row2 = FlowLayout(spacing=4)
         row2.addWidget(QLabel("Edges:"))
         for kind in EDGE_KINDS:
             button = QToolButton()
@@ -68,18 +82,19 @@ class GraphFilters(QWidget):
             self._paint_kind(button, EDGE_COLOURS[kind], True)
             self.kinds[kind] = button
             row2.addWidget(button)
-        row2.addStretch(1)
-        self.legend = QLabel(" · ".join([
-            _swatch(NODE_COLOURS["domain"], "domain", "●"), _swatch(NODE_COLOURS["topic"], "topic", "●"),
-            "● fact (colour: its domain; faded: superseded)", _swatch(NODE_COLOURS["policy"], "policy", "◆"),
-            _swatch(NODE_COLOURS["belief"], "belief", "▲"), _swatch(NODE_COLOURS["missing"], "missing fact", "✕")]))
-        self.legend.setObjectName("graph-legend")
-        row2.addWidget(self.legend)
+        self.legend: list[QLabel] = []
+        for i, (text, tip) in enumerate(LEGEND):
+            label = QLabel(("<span style='color:#7f8c8d'>Nodes:</span> " if i == 0 else "") + text)
+            label.setObjectName(f"graph-legend-{i}")
+            label.setToolTip(tip)
+            label.setContentsMargins(8 if i == 0 else 2, 0, 2, 0)
+            self.legend.append(label)
+            row2.addWidget(label)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 2)
         layout.setSpacing(2)
         layout.addLayout(row1)
-        layout.addLayout(row2)
+        layout.addLayout(row2)  # wraps onto a second line when the window is narrow
 
     @staticmethod
     def _paint_kind(button: QToolButton, colour: str, on: bool) -> None:
@@ -110,6 +125,12 @@ class GraphFilters(QWidget):
                 box.addItem(label or "—", value)
             box.setCurrentIndex(max(box.findText(current), 0))
             box.blockSignals(False)
+
+    def key(self) -> tuple:
+        """What the filters are set to (pictures are kept per key)."""
+        return (self.domain.currentData(), self.agent.currentData(), self.mtype.currentData(),
+                self.age.currentIndex(), self.superseded.isChecked(),
+                tuple(self.kinds[k].isChecked() for k in EDGE_KINDS))
 
     def kind_mask(self) -> np.ndarray:
         return np.array([self.kinds[k].isChecked() for k in EDGE_KINDS], bool)

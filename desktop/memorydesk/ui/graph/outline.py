@@ -1,8 +1,10 @@
 """The outline: domain → topic → fact, with counts, plus policies, beliefs and missing facts.
 
-A read-only tree over the graph's arrays: children are index ranges computed once per
-graph, so a row is made only when the view asks for it (a domain of 5,000 topics costs
-nothing until it is expanded). Each index carries its graph node number (``NODE_ROLE``).
+A read-only tree over the graph's arrays: the children of every row were worked out on
+the worker (``browse.graph_index``), so a row is made only when the view asks for it (a
+domain of 5,000 topics costs nothing until it is expanded) and nothing is computed on
+the UI thread. Each index carries its graph node number (``NODE_ROLE``); the tooltip
+gives the whole name with its counts.
 """
 
 from __future__ import annotations
@@ -13,10 +15,10 @@ import numpy as np
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor
 
-from memorydesk.browse.graph_data import BELIEF, DOMAIN, FACT, MISSING, POLICY, STATES, TOPIC, GraphData
+from memorydesk.browse.graph_data import DOMAIN, FACT, MISSING, POLICY, STATES, TOPIC, GraphData
+from memorydesk.browse.graph_index import GraphIndex
 
 NODE_ROLE = Qt.ItemDataRole.UserRole + 1
-GROUPS = ((POLICY, "Policies"), (BELIEF, "Beliefs"), (MISSING, "Missing facts"))
 Index = QModelIndex | QPersistentModelIndex
 
 
@@ -24,57 +26,17 @@ class OutlineModel(QAbstractItemModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.g: GraphData | None = None
-        self.top = np.zeros(0, np.int64)
-        self.kids: dict[int, np.ndarray] = {}
-        self.parent_of = np.zeros(0, np.int64)
-        self.row_in = np.zeros(0, np.int64)
-        self.fact_count = np.zeros(0, np.int64)
-        self.names: dict[int, str] = {}
-        self.refs = np.zeros(0, np.int64)
+        self.ix: GraphIndex | None = None
 
-    # ids: graph node + 1; a group: n + 1 + g; 0 is the root
-    def set_graph(self, g: GraphData) -> None:
+    def set_graph(self, g: GraphData, index: GraphIndex) -> None:
+        """Show a graph whose tree was worked out on the worker (nothing is computed here)."""
         self.beginResetModel()
-        self.g = g
-        n = g.n
-        self.kids = {}
-        self.parent_of = np.zeros(n + 1 + len(GROUPS), np.int64)
-        self.row_in = np.zeros(n + 1 + len(GROUPS), np.int64)
-        labels = np.array(g.labels, dtype=object)
-        domains = g.of_kind(DOMAIN)
-        domains = domains[np.argsort(labels[domains].astype(str), kind="stable")]
-        topics = g.of_kind(TOPIC)
-        facts = g.of_kind(FACT)
-        self.fact_count = np.bincount(g.topic[facts], minlength=n) if len(facts) else np.zeros(n, np.int64)
-        self.fact_count[domains] = np.bincount(g.domain[facts], minlength=n)[domains] if len(facts) else 0
-        self.refs = np.bincount(np.concatenate([g.src, g.dst]), minlength=n) if len(g.src) else np.zeros(n, np.int64)
-        t_sorted = topics[np.lexsort((labels[topics].astype(str), g.domain[topics]))]
-        self._group(t_sorted, g.domain[t_sorted])
-        f_sorted = facts[np.argsort(g.topic[facts], kind="stable")]
-        self._group(f_sorted, g.topic[f_sorted])
-        top = [int(d) + 1 for d in domains]
-        self.names = {}
-        for i, (kind, name) in enumerate(GROUPS):
-            members = g.of_kind(kind)
-            if len(members):
-                gid = n + 1 + i
-                self.names[gid] = name
-                self._set(gid, members + 1)
-                top.append(gid)
-        self._set(0, np.asarray(top, np.int64))
+        self.g, self.ix = g, index
         self.endResetModel()
 
-    def _group(self, children: np.ndarray, parents: np.ndarray) -> None:
-        if not len(children):
-            return
-        cuts = np.flatnonzero(np.diff(parents)) + 1
-        for part in np.split(np.arange(len(children)), cuts):
-            self._set(int(parents[part[0]]) + 1, children[part] + 1)
-
-    def _set(self, pid: int, ids: np.ndarray) -> None:
-        self.kids[pid] = ids
-        self.parent_of[ids] = pid
-        self.row_in[ids] = np.arange(len(ids))
+    @property
+    def kids(self) -> dict[int, np.ndarray]:
+        return self.ix.kids if self.ix is not None else {}
 
     # --- the model ------------------------------------------------------------------------
 
@@ -101,10 +63,11 @@ class OutlineModel(QAbstractItemModel):
     def parent(self, index: Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]
         if not index.isValid():
             return QModelIndex()
-        pid = int(self.parent_of[self._id(index)])
+        assert self.ix is not None
+        pid = int(self.ix.parent_of[self._id(index)])
         if pid == 0:
             return QModelIndex()
-        return self.createIndex(int(self.row_in[pid]), 0, pid)
+        return self.createIndex(int(self.ix.row_in[pid]), 0, pid)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal and section == 0:
@@ -121,18 +84,18 @@ class OutlineModel(QAbstractItemModel):
         return i - 1 if 0 < i <= (self.g.n if self.g else 0) else None
 
     def index_of(self, node: int) -> QModelIndex:
-        if self.g is None or not (0 <= node < self.g.n):
+        if self.g is None or self.ix is None or not (0 <= node < self.g.n):
             return QModelIndex()
-        return self.createIndex(int(self.row_in[node + 1]), 0, node + 1)
+        return self.createIndex(int(self.ix.row_in[node + 1]), 0, node + 1)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or self.g is None:
+        if not index.isValid() or self.g is None or self.ix is None:
             return None
         i = self._id(index)
-        g = self.g
+        g, ix = self.g, self.ix
         if i > g.n:  # a group
-            if role == Qt.ItemDataRole.DisplayRole:
-                return f"{self.names.get(i, '')} ({len(self.kids.get(i, ()))})"
+            if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+                return f"{ix.group_names.get(i, '')} ({len(self.kids.get(i, ()))})"
             return None
         node = i - 1
         kind = int(g.kind[node])
@@ -141,19 +104,34 @@ class OutlineModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.DisplayRole:
             label = g.labels[node] or "—"
             if kind == DOMAIN:
-                return f"{label} ({int(self.fact_count[node]):,} facts, {len(self.kids.get(i, ())):,} topics)"
+                return f"{label} ({int(ix.facts[node]):,} facts)"  # its topics: in the tooltip
             if kind == TOPIC:
-                return f"{label} ({int(self.fact_count[node]):,})"
+                return f"{label} ({int(ix.facts[node]):,})"
             if kind == FACT:
                 state = STATES[int(g.state[node])]
                 return label if state == "active" else f"{label} — {state}"
             if kind == MISSING:
-                return f"{g.ids[node]} (named {int(self.refs[node])}×)"
+                return f"{g.ids[node]} (named {int(ix.refs[node])}×)"
             return label
         if role == Qt.ItemDataRole.ForegroundRole and kind in (FACT, POLICY) and g.state[node] >= 2:
             return QColor("#8a8f94")
         if role == Qt.ItemDataRole.ForegroundRole and kind == MISSING:
             return QColor("#c0392b")
         if role == Qt.ItemDataRole.ToolTipRole:
-            return g.ids[node] or g.labels[node]
+            return self._tip(node, kind)
         return None
+
+    def _tip(self, node: int, kind: int) -> str:
+        """The whole name and counts (the column may cut them), and the id."""
+        g, ix = self.g, self.ix
+        assert g is not None and ix is not None
+        label = g.labels[node] or "—"
+        if kind == DOMAIN:
+            return (f"Domain {label}: {int(ix.facts[node]):,} facts ({int(ix.active[node]):,} not superseded or deleted) "
+                    f"in {int(ix.topics[node]):,} topics")
+        if kind == TOPIC:
+            return (f"Topic {label} in {g.labels[g.domain[node]]}: {int(ix.facts[node]):,} facts "
+                    f"({int(ix.active[node]):,} not superseded or deleted)")
+        if kind == MISSING:
+            return f"Missing fact {g.ids[node]}: no fact has this id, yet {int(ix.refs[node])} references name it"
+        return f"{label}\n{g.ids[node]}" if g.ids[node] else label

@@ -13,7 +13,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QBoxLayout,
     QHeaderView,
     QLabel,
     QSplitter,
@@ -36,26 +35,12 @@ from memorydesk.browse.graph_data import (
     TOPIC,
     GraphData,
 )
+from memorydesk.browse.graph_index import GraphIndex
 from memorydesk.ui.facts.detail import FactDetail
 from memorydesk.ui.graph.style import EDGE_COLOURS, EDGE_LABELS, EDGE_ORIGINS
 from memorydesk.ui.text import when
 
 EDGE_COLUMNS = ("Kind", "Other end", "Weight", "How it was made")
-
-
-class Adjacency:
-    """Each node's edges, heaviest first (one argsort per graph)."""
-
-    def __init__(self, g: GraphData) -> None:
-        ends = np.concatenate([g.src, g.dst])
-        edge = np.concatenate([np.arange(len(g.src)), np.arange(len(g.src))])
-        order = np.lexsort((edge, -np.concatenate([g.weight, g.weight]), ends))
-        self.edge = edge[order]
-        self.start = np.searchsorted(ends[order], np.arange(g.n + 1))
-
-    def of(self, node: int) -> np.ndarray:
-        edges = self.edge[self.start[node]:self.start[node + 1]]
-        return edges[np.sort(np.unique(edges, return_index=True)[1])]  # a self-loop once
 
 
 class SidePanel(QWidget):
@@ -66,7 +51,7 @@ class SidePanel(QWidget):
         super().__init__(parent)
         self.setObjectName("graph-panel")
         self.g: GraphData | None = None
-        self.adj: Adjacency | None = None
+        self.ix: GraphIndex | None = None
         self.node: int | None = None
         self.edges = np.zeros(0, np.int64)
         self.header = QLabel("Select a node: a fact, a topic, a domain, a policy, a belief or a missing fact.")
@@ -75,13 +60,14 @@ class SidePanel(QWidget):
         self.header.setTextFormat(Qt.TextFormat.RichText)
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.detail = FactDetail()
-        self.detail.columns.layout().setDirection(QBoxLayout.Direction.TopToBottom)
+        self.detail.stack()  # text above its pages (fields, chain, recall, decay), not three columns
         self.detail.placeholder.hide()
         self.detail.hide()
         self.table = QTableWidget(0, len(EDGE_COLUMNS))
         self.table.setObjectName("graph-edges")
         self.table.setHorizontalHeaderLabels(list(EDGE_COLUMNS))
         self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
@@ -108,16 +94,18 @@ class SidePanel(QWidget):
         tl.addWidget(self.detail, 1)
         split = QSplitter(Qt.Orientation.Vertical)
         split.setObjectName("graph-panel-split")
+        split.setChildrenCollapsible(False)
         split.addWidget(top)
         split.addWidget(edges_box)
-        split.setSizes([430, 260])
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        split.setSizes([600, 400])  # in proportion: the detail three fifths, the edges two
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 0, 0, 0)
         layout.addWidget(split)
 
-    def set_graph(self, g: GraphData) -> None:
-        self.g = g
-        self.adj = Adjacency(g)
+    def set_graph(self, g: GraphData, index: GraphIndex) -> None:
+        self.g, self.ix = g, index
         if self.node is not None and self.node >= g.n:
             self.node = None
         self.show_node(self.node)
@@ -137,7 +125,7 @@ class SidePanel(QWidget):
         self.header.setText(self._describe(node))
         if int(g.kind[node]) != FACT or self.detail.fact_id != g.ids[node]:
             self.detail.hide()
-        self.edges = self.adj.of(node) if self.adj is not None else np.zeros(0, np.int64)
+        self.edges = self.ix.edges_of(node) if self.ix is not None else np.zeros(0, np.int64)
         self._fill_edges(node)
 
     def show_fact_detail(self, fact_id: str, d: dict[str, Any] | None, history: list | None) -> None:
@@ -154,15 +142,14 @@ class SidePanel(QWidget):
         kind = int(g.kind[node])
         name = html.escape(g.labels[node] or "—")
         what = NODE_KINDS[kind]
+        ix = self.ix
+        assert ix is not None
         if kind == DOMAIN:
-            facts = g.kind == FACT
-            mine = facts & (g.domain == node)
-            return (f"<b>Domain {name}</b><br>{int(mine.sum()):,} facts ({int((mine & (g.state < 2)).sum()):,} "
-                    f"active) in {int(((g.kind == TOPIC) & (g.domain == node)).sum()):,} topics")
+            return (f"<b>Domain {name}</b><br>{int(ix.facts[node]):,} facts ({int(ix.active[node]):,} "
+                    f"not superseded or deleted) in {int(ix.topics[node]):,} topics")
         if kind == TOPIC:
-            mine = (g.kind == FACT) & (g.topic == node)
-            return (f"<b>Topic {name}</b> in {html.escape(g.labels[g.domain[node]])}<br>{int(mine.sum()):,} facts "
-                    f"({int((mine & (g.state < 2)).sum()):,} active)")
+            return (f"<b>Topic {name}</b> in {html.escape(g.labels[g.domain[node]])}<br>{int(ix.facts[node]):,} "
+                    f"facts ({int(ix.active[node]):,} not superseded or deleted)")
         if kind == FACT:
             state = STATES[int(g.state[node])]
             agent = g.agents[g.agent[node]] if g.agent[node] >= 0 else ""
@@ -180,7 +167,7 @@ class SidePanel(QWidget):
             return f"<b>Belief</b> on {name}<br><span style='color:#7f8c8d'>{html.escape(g.ids[node])}</span>"
         if kind == MISSING:
             return (f"<b style='color:#c0392b'>Missing fact</b> {html.escape(g.ids[node])}<br>No fact has this id "
-                    f"(deleted for good, or never written), yet {len(self.adj.of(node)) if self.adj else 0} "
+                    f"(deleted for good, or never written), yet {len(ix.edges_of(node))} "
                     "reference(s) name it. Edges to it can be removed below.")
         return f"<b>{what}</b> {name}"
 

@@ -23,11 +23,13 @@ from PySide6.QtWidgets import QAbstractItemView, QSplitter, QToolBar, QTreeView,
 
 from memorydesk.browse import detail as browse_detail
 from memorydesk.browse import facts as browse
-from memorydesk.browse.graph_data import DOMAIN, FACT, MISSING, TOPIC, GraphData, read_graph
+from memorydesk.browse.graph_data import DOMAIN, FACT, MISSING, TOPIC, GraphData
 from memorydesk.browse.graph_focus import Focus, focus
-from memorydesk.core.graph_layout import cluster_layout, focus_layout
+from memorydesk.browse.graph_index import GraphIndex, read_indexed_graph
+from memorydesk.core.graph_layout import ClusterLayout, cluster_layout, focus_layout
 from memorydesk.memory import history
 from memorydesk.ui.actions import WriteActions
+from memorydesk.ui.facts import recall
 from memorydesk.ui.facts.actions import FactActions
 from memorydesk.ui.graph import pictures
 from memorydesk.ui.graph.canvas import GraphCanvas
@@ -50,7 +52,9 @@ class GraphTab(DeskTab):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.g: GraphData | None = None
-        self.layout_result: Any = None
+        self.ix: GraphIndex | None = None
+        self.layout_result: ClusterLayout | None = None
+        self.ov: pictures.Overview | None = None
         self.mode = "overview"
         self.found: Focus | None = None
         self.selected: int | None = None
@@ -77,6 +81,7 @@ class GraphTab(DeskTab):
         self.panel = SidePanel()
         self.panel.open_node.connect(lambda node: self.select_node(node, source="panel"))
         self.panel.edge_selected.connect(self._update_actions)
+        self.panel.detail.recall.asked.connect(self._ask_recall)
 
         self.left = QWidget()
         self.left.setObjectName("graph-left")
@@ -112,7 +117,9 @@ class GraphTab(DeskTab):
         inner = QSplitter(Qt.Orientation.Horizontal)
         inner.addWidget(self.tree)
         inner.addWidget(self.canvas)
-        inner.setSizes([250, 640])
+        inner.setStretchFactor(0, 1)  # the network gets two thirds of any width
+        inner.setStretchFactor(1, 2)
+        inner.setSizes([300, 600])
         ll = QVBoxLayout(self.left)
         ll.setContentsMargins(0, 0, 0, 0)
         ll.addWidget(bar)
@@ -169,17 +176,18 @@ class GraphTab(DeskTab):
 
     def reload(self) -> None:
         self.timings["read_started"] = time.perf_counter()
-        self.run(read_graph, self._graph_read, label="reading the graph")
+        self.run(read_indexed_graph, self._graph_read, label="reading the graph")
 
-    def _graph_read(self, g: GraphData) -> None:
+    def _graph_read(self, result: tuple[GraphData, GraphIndex]) -> None:
+        g, ix = result
         self.timings["read"] = time.perf_counter() - self.timings.get("read_started", time.perf_counter())
         if self.g is not None and g.version is not None and g.version == self.g.version and self.layout_result:
             return
         previous = self.layout_result
-        self.g = g
-        self.outline.set_graph(g)
+        self.g, self.ix = g, ix
+        self.outline.set_graph(g, ix)
         self.filters.set_graph(g)
-        self.panel.set_graph(g)
+        self.panel.set_graph(g, ix)
         if self.selected is not None and self.selected >= g.n:
             self.selected = None
         ws = self.session.ws if self.session else None
@@ -187,8 +195,7 @@ class GraphTab(DeskTab):
         if known is not None:
             self._laid_out(g, known)
             return
-        self.canvas.set_note(f"Laying out {g.counts()['fact']:,} facts…")
-        topic_keys = [f"{g.labels[g.domain[t]]}\x1f{g.labels[t]}" for t in g.of_kind(TOPIC)]
+        self.canvas.set_note(f"Laying out {ix.summary['fact']:,} facts…")
         before = previous.topic_pos if previous is not None else None
 
         def work(job: Any) -> Any:
@@ -200,18 +207,29 @@ class GraphTab(DeskTab):
                 if job is not None:
                     job.report(done, 100, text)
 
-            return cluster_layout(g.kind, g.domain, g.topic, g.src, g.dst, topic_keys, previous=before,
-                                  check=check, progress=progress)
+            keys = [f"{g.labels[g.domain[t]]}\x1f{g.labels[t]}" for t in g.of_kind(TOPIC).tolist()]
+            layout = cluster_layout(g.kind, g.domain, g.topic, g.src, g.dst, keys, previous=before,
+                                    check=check, progress=progress)
+            progress(95, "preparing the picture")
+            ov = pictures.overview(g, ix, layout)
+            pictures.overview_fold(g, ov, self._default_edges(g), self.filters.DEFAULT_KEY)
+            return layout, ov
 
         self.timings["layout_started"] = time.perf_counter()
         self.runner.run(work, lambda result: self._laid_out(g, result), title="Laying out the knowledge graph",
                         ops=self.session.ops if self.session else None)
 
-    def _laid_out(self, g: GraphData, result: Any) -> None:
+    @staticmethod
+    def _default_edges(g: GraphData) -> np.ndarray:
+        """The edges the filters let through as they start (every kind; no superseded fact)."""
+        hidden = (g.kind == FACT) & (g.state >= 2)
+        return ~hidden[g.src] & ~hidden[g.dst]
+
+    def _laid_out(self, g: GraphData, result: tuple[ClusterLayout, pictures.Overview]) -> None:
         if g is not self.g or self.closed:
             return
         self.timings["layout"] = time.perf_counter() - self.timings.get("layout_started", time.perf_counter())
-        self.layout_result = result
+        self.layout_result, self.ov = result
         keep_layout(self.session.ws if self.session else None, g.version, result)
         if self.pending is not None:
             target, self.pending = self.pending, None
@@ -227,25 +245,21 @@ class GraphTab(DeskTab):
     # --- drawing -----------------------------------------------------------------------------
 
     def draw_overview(self, fit: bool = True) -> None:
-        g, layout = self.g, self.layout_result
-        if g is None or layout is None:
+        """Show the overview as the filters have it: masks over arrays made on the layout
+        thread (the folded edges of each filter are kept, so going back costs nothing)."""
+        g, ix, ov = self.g, self.ix, self.ov
+        if g is None or ix is None or ov is None or self.mode != "overview":
             return
         t = time.perf_counter()
         show = self.filters.node_mask(g)
-        picture = pictures.overview(g, layout, show, self.filters.kind_mask())
-        if self.mode == "overview":
-            self.canvas.show_picture(picture, fit=fit)
-            domains = np.flatnonzero(show & (g.kind == DOMAIN))
-            topics = np.flatnonzero(show & (g.kind == TOPIC))
-            self.canvas.labels.set_labels(layout.pos[domains], [g.labels[d] for d in domains], layout.pos[topics],
-                                          [g.labels[i] for i in topics], small_max_px=0.35)
-            self.canvas.mark(self.selected)
-            c = g.counts()
-            filt = self.filters.active_text()
-            self.canvas.set_note(f"{c['domain']} domains · {c['topic']:,} topics · {c['fact']:,} facts · "
-                                 f"{c['edges']:,} edges ({c['dangling']} name a missing fact)"
-                                 + (f" · {filt}" if filt else "") + " · click a fact to focus it")
-        self._overview_picture = picture
+        picture = pictures.overview_picture(g, ov, show, self.filters.kind_mask(), self.filters.key())
+        self.canvas.show_picture(picture, fit=fit)
+        self.canvas.mark(self.selected)
+        c = ix.summary
+        filt = self.filters.active_text()
+        self.canvas.set_note(f"{c['domain']} domains · {c['topic']:,} topics · {c['fact']:,} facts · "
+                             f"{c['edges']:,} edges ({c['dangling']} name a missing fact)"
+                             + (f" · {filt}" if filt else "") + " · click a fact to focus it")
         self.timings["overview_built"] = time.perf_counter() - t
 
     def _filters_changed(self) -> None:
@@ -282,8 +296,8 @@ class GraphTab(DeskTab):
             return
         kind = int(g.kind[node])
         if kind == FACT:
+            self.focus_on(node)  # first: the walk is what the person waits for
             self._read_fact(g.ids[node])
-            self.focus_on(node)
         elif kind == MISSING and source != "panel":
             self.focus_on(node)
         elif kind in (DOMAIN, TOPIC) and self.mode == "overview" and self.layout_result is not None:
@@ -313,6 +327,11 @@ class GraphTab(DeskTab):
 
         self.run(work, show, label="reading the fact")
 
+    def _ask_recall(self, fact_id: str, query: str) -> None:
+        """The detail's "Agent recall" page, answered as in the Facts tab."""
+        self.run(lambda ws: recall.ask(ws, fact_id, query), self.panel.detail.recall.show_answer,
+                 label="asking the agent's recall")
+
     def focus_on(self, node: int | None, keep_view: bool = False) -> None:
         g = self.g
         if g is None or node is None:
@@ -329,24 +348,22 @@ class GraphTab(DeskTab):
         if token != self._focus_token or g is None:
             return
         nodes, hops, more = pictures.focus_nodes(g, found)
-        edges = pictures.focus_edges(g, found, nodes)
 
         def work(_job: Any) -> Any:
-            return focus_layout(len(nodes), [(a, b, w) for a, b, w, _k in edges], hops)
+            edges = pictures.focus_edges(g, found, nodes)
+            walked = [(a, b, w) for a, b, w, k in edges if k <= pictures.EPISODIC_MAX]
+            pos = focus_layout(len(nodes), walked, hops)
+            return pictures.focus_picture(g, found, nodes, hops, pos, edges)
 
-        self.runner.run(work, lambda pos: self._show_focus(token, found, nodes, hops, more, edges, pos))
+        self.runner.run(work, lambda picture: self._show_focus(token, found, nodes, more, picture))
 
-    def _show_focus(self, token: int, found: Focus, nodes: list[int], hops: list[int], more: int,
-                    edges: list, pos: np.ndarray) -> None:
+    def _show_focus(self, token: int, found: Focus, nodes: list[int], more: int, picture: pictures.Picture) -> None:
         g = self.g
         if token != self._focus_token or g is None:
             return
         self.mode = "focus"
         self.found = found
-        self.canvas.show_picture(pictures.focus_picture(g, found, nodes, hops, pos, edges))
-        self.canvas.labels.set_labels(pos[:1], [g.labels[nodes[0]] if nodes else ""], pos[1:],
-                                      [g.labels[n] if g.kind[n] != MISSING else "missing" for n in nodes[1:]],
-                                      small_max_px=1e9)
+        self.canvas.show_picture(picture)
         self.canvas.mark(self.selected)
         one, two = found.hop_counts()
         recalled = sum(1 for n in found.nodes if n.hop and n.active)
