@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 import pytest
-from guihelp import wait_dialog, wait_idle
+from guihelp import wait_dialog
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QMenu, QToolBar
 

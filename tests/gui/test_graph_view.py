@@ -170,7 +170,7 @@ def test_a_folded_picture_keeps_a_rare_kind_whole_and_the_backbone_of_a_common_o
     dst = rng.integers(0, n_owners, 20000)
     kind = np.zeros(20000, np.int8)
     kind[:50] = POLICY_SOURCE  # a rare kind: 50 edges
-    x1, y1, x2, y2, group = fold_edges(pos, np.arange(n_owners), src, dst, kind, np.ones(20000, bool))
+    *_ends, group = fold_edges(pos, np.arange(n_owners), src, dst, kind, np.ones(20000, bool))
     kinds = group // 3
     pairs = {(min(a, b), max(a, b)) for a, b in zip(src[:50], dst[:50]) if a != b}
     assert (kinds == POLICY_SOURCE).sum() == len(pairs) <= RARE_LINES  # every rare line

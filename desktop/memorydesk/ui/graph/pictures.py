@@ -71,7 +71,8 @@ class Picture:
 def lines_between(a: np.ndarray, b: np.ndarray, kind: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, ...]:
     """Edge end points ``a``/``b`` ((m, 2)) with their kinds and weights, as the canvas takes them."""
     a, b = np.asarray(a, np.float64).reshape(-1, 2), np.asarray(b, np.float64).reshape(-1, 2)
-    return a[:, 0], a[:, 1], b[:, 0], b[:, 1], edge_groups(np.asarray(kind), np.asarray(weight, np.float32))
+    ends = (np.ascontiguousarray(v) for v in (a[:, 0], a[:, 1], b[:, 0], b[:, 1]))  # as the canvas keeps them
+    return (*ends, edge_groups(np.asarray(kind), np.asarray(weight, np.float32)))
 
 
 def owners(g: GraphData, level: int = TOPIC) -> np.ndarray:
