@@ -1,7 +1,8 @@
 """Layouts off the UI thread: a thread of their own (the database worker stays free), a
 ``Job`` in the status bar with progress and Cancel, and results back on the UI thread
-through a signal. Overview layouts are kept per file version, so reopening the tab, a
-filter or a refresh after nothing changed lays nothing out again."""
+through a signal. An overview's layout and the arrays drawn from it are kept per file
+version, so reopening the tab, a filter or a refresh after nothing changed lays nothing
+out again."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from memorydesk.ui.operations import Cancelled, Job, Operations
 
 log = logging.getLogger("memorydesk.ui.graph")
 
-#: (workspace object id, file version) -> a ClusterLayout; a few versions are kept
+#: (workspace object id, file version) -> (ClusterLayout, pictures.Overview); a few versions are kept
 _CACHE: dict[tuple[int, int], Any] = {}
 _CACHE_SIZE = 4
 
