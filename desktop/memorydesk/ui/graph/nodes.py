@@ -167,7 +167,7 @@ class DiscLayer(pg.GraphicsObject):
         if found is None:
             pen = QPen(_colour(colour, 150 if level == 0 else 110))
             pen.setCosmetic(True)
-            pen.setWidthF(1.5 if level == 0 else 1.0)
+            pen.setWidthF(1.0)  # one pixel: a wider smooth rim costs several times as much to draw
             fill = QBrush(_colour(colour, 34)) if level == 0 else QBrush()  # a topic: a ring (an unfilled one is cheap)
             found = self._tools[(colour, level)] = (pen, fill)
         return found
