@@ -145,7 +145,7 @@ class NodeLayer(pg.GraphicsObject):
 class DiscLayer(pg.GraphicsObject):
     """Discs in layout units: ``level`` 0 a domain (tinted, with a rim), 1 a topic (a ring)."""
 
-    MIN_PX = (2.0, 3.0)  # a disc smaller than this (radius, pixels) on screen is not drawn
+    MIN_PX = (2.0, 6.0)  # a disc smaller than this (radius, pixels) on screen is not drawn
     LIMIT = 2500  # at most this many topic rings a paint (the largest)
     SMOOTH_MAX = 200  # antialiased up to this many discs of a level
     FILL_MAX_PX = 500  # a disc wider than this (radius, pixels) is not tinted: it fills the view
