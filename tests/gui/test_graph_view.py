@@ -10,6 +10,7 @@ import threading
 import numpy as np
 import pytest
 from PySide6.QtCore import QRect, QRectF, Qt
+from PySide6.QtWidgets import QToolBar
 
 from memorydesk.browse.graph_data import DOMAIN, FACT, POLICY_SOURCE
 from memorydesk.store import guard
@@ -176,3 +177,19 @@ def test_a_folded_picture_keeps_a_rare_kind_whole_and_the_backbone_of_a_common_o
     assert (kinds == POLICY_SOURCE).sum() == len(pairs) <= RARE_LINES  # every rare line
     common = int((kinds == 0).sum())
     assert 0 < common <= n_owners * BACKBONE  # each owner's strongest few, not every pair
+
+
+def test_show_its_conflicts_from_the_graph(qtbot, open_window, sample_db) -> None:
+    win = open_window(sample_db)
+    tab = graph_tab(qtbot, win)
+    g = tab.g
+    fact = int(g.of_kind(FACT)[0])
+    act = tab.fact_acts.conflicts
+    assert act in tab.findChild(QToolBar, "graph-toolbar").actions()
+    tab.select_node(fact, source="test")
+    qtbot.waitUntil(lambda: [r.id for r in tab.fact_rows] == [g.ids[fact]], timeout=10000)
+    assert act.isEnabled()
+    act.trigger()
+    conflicts = win.tab("conflicts")
+    assert win.tabs.currentWidget() is conflicts
+    qtbot.waitUntil(lambda: conflicts.filters.fact.text() == g.ids[fact], timeout=10000)

@@ -114,6 +114,7 @@ class GraphTab(DeskTab):
         bar.addSeparator()
         for action in self.fact_acts.all:
             bar.addAction(action)
+        bar.addAction(self.fact_acts.conflicts)  # the Conflicts tab, filtered to the selected fact
         inner = QSplitter(Qt.Orientation.Horizontal)
         inner.addWidget(self.tree)
         inner.addWidget(self.canvas)
