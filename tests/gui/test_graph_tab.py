@@ -64,7 +64,8 @@ def test_show_in_graph_focuses_the_graph_voice_walk(qtbot, open_window, sample_d
     facts = win.show_tab("facts")
     facts.select_fact(seed)
     qtbot.waitUntil(lambda: [f.id for f in facts.selected_facts()] == [seed], timeout=10000)
-    facts.act_show_graph.trigger()
+    assert facts.acts.graph in facts.findChild(QToolBar, "facts-toolbar").actions()
+    facts.acts.graph.trigger()
     tab = win.tab("graph")
     assert win.current_tab_name() == "graph"
     wait_focus(qtbot, win, tab, seed)

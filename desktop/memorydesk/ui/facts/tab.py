@@ -19,7 +19,6 @@ import time
 from typing import Any
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
-from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QLabel,
@@ -125,9 +124,6 @@ class FactsTab(DeskTab):
         self.view.selectionModel().selectionChanged.connect(self._selection_changed)
         self.view.doubleClicked.connect(lambda _i: self.act_edit.trigger())
 
-        self.act_show_graph = QAction("Show in Graph", self)
-        self.act_show_graph.setObjectName("fact-show-graph")
-        self.act_show_graph.triggered.connect(self.show_in_graph)
         self.detail = FactDetail()
         self.detail.open_fact.connect(self.select_fact)
         self.detail.recall.asked.connect(self._ask_recall)
@@ -147,7 +143,7 @@ class FactsTab(DeskTab):
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         for action in self.write_actions:
             bar.addAction(action)
-        bar.addAction(self.act_show_graph)
+        bar.addAction(self.acts.graph)
 
         split = QSplitter(Qt.Orientation.Vertical)
         split.setObjectName("facts-split")
@@ -501,16 +497,11 @@ class FactsTab(DeskTab):
     def wants_keyboard(self) -> QWidget | None:
         return self.view
 
-    def show_in_graph(self) -> None:
-        facts = self.selected_facts()
-        if len(facts) == 1 and self.session is not None:
-            self.session.navigate("graph", fact=facts[0].id)
-
     def _menu(self, pos: Any) -> None:
         menu = QMenu(self)
         for action in self.write_actions:
             menu.addAction(action)
         menu.addSeparator()
         menu.addAction(self.acts.conflicts)
-        menu.addAction(self.act_show_graph)
+        menu.addAction(self.acts.graph)
         menu.popup(self.view.viewport().mapToGlobal(pos))
