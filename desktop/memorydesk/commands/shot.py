@@ -1,4 +1,4 @@
-"""`memory-desk shot WORKSPACE --tab T --out FILE.png [--size WxH] [--search TEXT [--agent-view]]`:
+"""`memory-desk shot WORKSPACE --tab T --out FILE.png [--size WxH] [--search TEXT [--agent-view]] [--focus ID]`:
 render one tab to a PNG.
 
 The workspace is opened read-only (the file is not changed) and the window is
@@ -6,6 +6,7 @@ rendered off-screen when there is no display. The first fact (or policy) is
 selected so the detail pane shows, and rendering waits for background reads.
 ``--search`` types a search into the Facts tab first (the agent's keyword search);
 ``--agent-view`` shows it as the agent sees it (the hybrid ranking, a preview).
+``--focus FACT_ID`` (graph tab) focuses that fact.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ def run(args: argparse.Namespace) -> int:
     agent_view = bool(getattr(args, "agent_view", False))
     if (search is not None or agent_view) and args.tab != "facts":
         raise BadInput("--search and --agent-view need --tab facts")
+    focus_id = getattr(args, "focus", None)
+    if focus_id is not None and args.tab != "graph":
+        raise BadInput("--focus needs --tab graph")
     if agent_view and not (search or "").strip():
         raise BadInput("--agent-view needs --search TEXT")
     out = Path(args.out)
@@ -59,13 +63,18 @@ def run(args: argparse.Namespace) -> int:
         quiet = 0
         while time.monotonic() < deadline and quiet < 5:
             app.processEvents()
-            quiet = quiet + 1 if window.ops.pending == 0 and window.ops.flows == 0 else 0
+            busy = getattr(window.tab(args.tab), "busy", None)
+            idle = window.ops.pending == 0 and window.ops.flows == 0 and not (busy is not None and busy())
+            quiet = quiet + 1 if idle else 0
             time.sleep(0.02)
 
     settle()
     tab = window.tab(args.tab)
     if search is not None and tab is not None:
         tab.filters.set_search(search, agent_view=agent_view)
+        settle()
+    if focus_id is not None and tab is not None:
+        tab.navigate({"fact": focus_id})
         settle()
     if tab is not None:
         tab.prepare_shot()
@@ -94,4 +103,5 @@ def register(sub) -> None:
     p.add_argument("--search", metavar="TEXT", help="facts tab: search for TEXT first (the agent's keyword search)")
     p.add_argument("--agent-view", action="store_true",
                    help="with --search: show the agent's hybrid ranking with its explanations (a preview)")
+    p.add_argument("--focus", metavar="FACT_ID", help="graph tab: focus this fact (the graph voice's 2-hop walk)")
     p.set_defaults(func=run)

@@ -16,7 +16,7 @@ from sqlalchemy import Connection, select
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
 from memorydesk.core.vocab import parse_permission
 from memorydesk.embedding.embedder import Embedder, fact_text, fact_vectors
-from memorydesk.memory import history, reviewer_steps  # noqa: F401 - registers the actions
+from memorydesk.memory import history, reviewer_edges, reviewer_steps  # noqa: F401 - registers the actions
 from memorydesk.memory.history import ChangeResult, perform
 from memorydesk.memory.reviewer_conflicts import ConflictDecisions
 from memorydesk.memory.rows import fact_row, new_id, now_s
@@ -211,6 +211,11 @@ class Reviewer(ConflictDecisions):
             return ChangeResult("grant", [f"{role}/{domain}"], [hid], f"grant {role} × {domain}: {after or 'removed'}")
 
         return with_retry(self.ws, work)
+
+    # -- edges -----------------------------------------------------------------------------------
+    def delete_edges(self, edge_ids: Iterable[str], reason: str = "") -> ChangeResult:
+        """Delete episodic edges (a wrong link, a dangling one); undo restores each row exactly."""
+        return reviewer_edges.delete_edges(self.ws, self.actor, edge_ids, reason)
 
     # -- history ---------------------------------------------------------------------------------
     def undo(self, history_id: int | None = None, reason: str = "") -> ChangeResult:

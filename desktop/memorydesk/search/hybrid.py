@@ -20,6 +20,7 @@ decay, confidence factor, MMR); this module gathers what it needs from the file.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from sqlalchemy import Connection
 
@@ -36,9 +37,11 @@ __all__ = [
     "REPO_BOOST",
     "TEMPORAL_LIMIT",
     "FactBrief",
+    "WalkEdge",
     "fact_briefs",
     "graph_ids",
     "temporal_ids",
+    "walk",
 ]
 
 TEMPORAL_LIMIT = 30
@@ -76,7 +79,19 @@ def graph_seeds(fact_ids: Sequence[str], vector_ids: Sequence[str], n: int = GRA
     return seeds
 
 
-def _edges_touching(ws: Workspace, conn: Connection, frontier: Sequence[str]) -> list[tuple[str, str]]:
+class WalkEdge(NamedTuple):
+    """One edge the graph voice's walk read: at which level (1 or 2), the row, and the far
+    end it brought into the walk (None when both ends were already reached)."""
+
+    hop: int
+    rowid: int
+    source: str
+    target: str
+    weight: float
+    reached: str | None
+
+
+def _edges_touching(ws: Workspace, conn: Connection, frontier: Sequence[str]) -> list[tuple[int, float, str, str]]:
     """Every edge with an end in ``frontier``, heaviest first (equal weights in table order).
 
     Two lookups, one per end, so each uses its own index (an ``OR`` of two ``IN``s, or
@@ -97,26 +112,38 @@ def _edges_touching(ws: Workspace, conn: Connection, frontier: Sequence[str]) ->
         for rowid, weight, source, target in rows:
             found[int(rowid)] = (_float(weight), source, target)
     ordered = sorted(found.items(), key=lambda item: (-item[1][0], item[0]))
-    return [(source, target) for _, (_, source, target) in ordered]
+    return [(rowid, weight, source, target) for rowid, (weight, source, target) in ordered]
 
 
-def _walk(ws: Workspace, conn: Connection, seed: str, depth: int) -> list[str]:
+def walk(ws: Workspace, conn: Connection, seed: str, depth: int = GRAPH_DEPTH) -> list[WalkEdge]:
+    """The graph voice's breadth-first walk from ``seed``, edge by edge as it reads them.
+
+    Each level reads every edge touching the level's facts, heaviest first, and takes
+    each edge's far end once per walk (the seed is not part of its own walk); superseded
+    and missing facts are walked through like any other (only the voice's result drops them).
+    """
     visited = {seed}
     frontier = [seed]
-    reached: list[str] = []
-    for _ in range(depth):
+    read: list[WalkEdge] = []
+    for hop in range(1, depth + 1):
         if not frontier:
             break
         members = set(frontier)
         nxt: list[str] = []
-        for source, target in _edges_touching(ws, conn, frontier):
+        for rowid, weight, source, target in _edges_touching(ws, conn, frontier):
+            reached = None
             for near, far in ((source, target), (target, source)):
                 if near in members and far not in visited:
                     visited.add(far)
                     nxt.append(far)
-        reached.extend(nxt)
+                    reached = far
+            read.append(WalkEdge(hop, rowid, source, target, weight, reached))
         frontier = nxt
-    return reached
+    return read
+
+
+def _walk(ws: Workspace, conn: Connection, seed: str, depth: int) -> list[str]:
+    return [e.reached for e in walk(ws, conn, seed, depth) if e.reached is not None]
 
 
 def graph_ids(

@@ -20,11 +20,6 @@ class ComingTab(DeskTab):
         layout.addWidget(label)
 
 
-class GraphComing(ComingTab):
-    name, title = "graph", "Knowledge Graph"
-    planned = "facts and their episodic edges as a navigable graph"
-
-
 class GrantsComing(ComingTab):
     name, title = "grants", "Grants"
     planned = "the effective role × domain permission matrix, with fail-open cells marked"

@@ -41,6 +41,9 @@ class FactActions(QObject):
         self.conflicts = QAction("Show Its Conflicts", owner)  # not a write: the Conflicts tab, filtered to it
         self.conflicts.setObjectName("fact-show-conflicts")
         self.conflicts.triggered.connect(self.show_conflicts)
+        self.graph = QAction("Show in Graph", owner)  # not a write: the Knowledge Graph, focused on it
+        self.graph.setObjectName("fact-show-graph")
+        self.graph.triggered.connect(self.show_in_graph)
 
     def bind(self, session: DeskSession) -> None:
         self.session = session
@@ -52,6 +55,7 @@ class FactActions(QObject):
         facts = self.selected()
         states = {f.state() for f in facts}
         self.conflicts.setEnabled(len(facts) == 1)
+        self.graph.setEnabled(len(facts) == 1)
         self.acts.update({
             self.edit: (len(facts) == 1 and "deleted" not in states, "Select one fact that is not deleted"),
             self.delete: (bool(facts) and states != {"deleted"}, "Select facts to delete"),
@@ -63,6 +67,11 @@ class FactActions(QObject):
         facts = self.selected()
         if len(facts) == 1 and self.session is not None:
             self.session.navigate("conflicts", fact=facts[0].id)
+
+    def show_in_graph(self) -> None:
+        facts = self.selected()
+        if len(facts) == 1 and self.session is not None:
+            self.session.navigate("graph", fact=facts[0].id)
 
     async def edit_selected(self) -> None:
         facts = self.selected()

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QScrollArea,
+    QSplitter,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -198,6 +199,7 @@ class FactDetail(QWidget):
         self.placeholder.setObjectName("detail-placeholder")
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setWordWrap(True)
+        self.text_col = text_col
         self.columns = QWidget()
         cl = QHBoxLayout(self.columns)
         cl.setContentsMargins(0, 0, 0, 0)
@@ -210,6 +212,21 @@ class FactDetail(QWidget):
         layout.addWidget(self.columns, 1)
         self.fact_id: str | None = None
         self.show_fact(None)
+
+    def stack(self) -> QSplitter:
+        """Lay the detail out for a narrow side panel: the text above the pages (a splitter
+        between them), the decay plot a page of its own instead of a third column."""
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.setObjectName("detail-stack")
+        split.setChildrenCollapsible(False)
+        split.addWidget(self.text_col)
+        self.pages.addTab(self.decay, "Decay")
+        split.addWidget(self.pages)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 3)
+        split.setSizes([200, 300])
+        self.columns.layout().addWidget(split)
+        return split
 
     def set_agent_view(self, on: bool) -> None:
         """Show the "Why this place" page (first) in the agent view, hide it otherwise."""

@@ -143,6 +143,7 @@ class FactsTab(DeskTab):
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         for action in self.write_actions:
             bar.addAction(action)
+        bar.addAction(self.acts.graph)
 
         split = QSplitter(Qt.Orientation.Vertical)
         split.setObjectName("facts-split")
@@ -502,4 +503,5 @@ class FactsTab(DeskTab):
             menu.addAction(action)
         menu.addSeparator()
         menu.addAction(self.acts.conflicts)
+        menu.addAction(self.acts.graph)
         menu.popup(self.view.viewport().mapToGlobal(pos))

@@ -1,0 +1,1 @@
+"""The Knowledge Graph tab: the outline, the network canvas, the side panel."""
