@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["DocSizes", "KeywordIndex", "Retokenizer", "RowTokens", "TermTable", "fts_options"]
+__all__ = ["DocSizes", "KeywordIndex", "Retokenizer", "RowTokens", "TermTable", "fts_options", "varints"]
 
 _TEXT_COLUMNS = (0, 1)  # topic, content: the columns the product's query matches
 _FTS_ARGS = re.compile(r"USING\s+fts5\s*\((.*)\)\s*;?\s*$", re.IGNORECASE | re.DOTALL)
@@ -54,7 +54,7 @@ def fts_options(create_sql: str | None) -> tuple[str, ...] | None:
     return kept
 
 
-def _varints(blob: bytes) -> list[int]:
+def varints(blob: bytes) -> list[int]:
     out, i, n = [], 0, len(blob)
     while i < n:
         value = 0
@@ -230,7 +230,7 @@ class DocSizes:
             sizes[ids[at[small]]] = packed[small]
             plain[at[~small]] = False
         for i in np.flatnonzero(~plain).tolist():
-            values = _varints(blob[begins[i] : ends[i]].tobytes())
+            values = varints(blob[begins[i] : ends[i]].tobytes())
             if len(values) != n_col:
                 raise ValueError("a docsize record of another shape")
             sizes[ids[i]] = values
@@ -293,7 +293,7 @@ class Retokenizer:
                 self._fill(raw, texts)
                 out: dict[int, RowTokens] = {}
                 for rowid, blob in raw.execute(f"SELECT id, sz FROM temp.{t}_docsize"):
-                    out[int(rowid)] = RowTokens({}, tuple(_varints(bytes(blob))), False)
+                    out[int(rowid)] = RowTokens({}, tuple(varints(bytes(blob))), False)
                 for term, doc, count in raw.execute(
                         f"SELECT term, doc, count(*) FROM temp.{t}_instances "
                         f"WHERE col IN ('topic', 'content') GROUP BY term, doc"):
