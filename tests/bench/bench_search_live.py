@@ -85,7 +85,7 @@ def run_size(n: int, folder: Path) -> None:
     embed = embedder()
     model = TextModel(11)
     qrng = np.random.default_rng(9)
-    queries = iter([model.query(qrng) for _ in range(N_QUERIES * 3 + ROUNDS * AFTER + 10)])
+    queries = iter([model.query(qrng) for _ in range(N_QUERIES * 4 + ROUNDS * AFTER + 100)])
     follow.forget()
     follow.configure(background=True)
     figures: dict[str, tuple[float, float]] = {}
