@@ -31,7 +31,6 @@ from memorydesk.search.rows import (
     scan_for_recent,
     scan_rows,
     vanished,
-    workspace_ids,
     workspace_phrase,
 )
 from memorydesk.search.scope import RepoScope
@@ -132,11 +131,13 @@ class FileState:
         st.keyword = KeywordIndex(table, docs, in_workspace, st.phrase, n_row, totals)
         if not st.keyword.consistent(n_row, totals):
             raise Unfollowable("the index's own totals do not add up")
-        st.workspaces = workspace_ids(raw, facts)
-        st.hooks = first_tokens(raw, st.retok, sorted(st.workspaces)) if st.workspaces else frozenset()
         top = raw.execute(f"SELECT max(rowid) FROM {facts}").fetchone()[0] or 0
         st.rows = RowPrints(int(top) + 1024)
-        st.recent[None] = scan_rows(raw, ws, st.rows, keep_going)
+        st.recent[None], spaces = scan_rows(raw, ws, st.rows, keep_going)
+        if any(not isinstance(v, str) for v in spaces):
+            raise Unfollowable("a workspace id that is not text")
+        st.workspaces = spaces
+        st.hooks = first_tokens(raw, st.retok, sorted(spaces)) if spaces else frozenset()
         if st.rows.count != n_row:
             raise Unfollowable("the index and the fact table disagree on the number of rows")
         used = st.nbytes

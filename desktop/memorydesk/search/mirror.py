@@ -101,33 +101,51 @@ class TermTable:
         wide = top > 0xFFFFFFFF
         fmt, dtype = ("%016x", ">u8") if wide else ("%08x", ">u4")
         terms: list[str] = []
-        counts: list[int] = []
-        pieces: list[str] = []
+        entries: list[int] = []  # (term, row) entries per term
+        row_parts: list[np.ndarray] = []
+        tf_parts: list[np.ndarray] = []
+        pending: list[str] = []
+        pending_counts: list[int] = []
+
+        def flush() -> None:
+            """Turn the instances gathered so far into (row, tf) entries, a slice of terms at a time."""
+            if not pending:
+                return
+            docs = np.frombuffer(bytes.fromhex("".join(pending)), dtype=dtype).astype(np.int64)
+            term_of = np.repeat(np.arange(len(pending_counts), dtype=np.int64), pending_counts)
+            if len(docs) != len(term_of):
+                raise ValueError("instances do not add up")
+            # instances of a term come in row order, so equal neighbours are one row
+            new_term = np.r_[True, term_of[1:] != term_of[:-1]]
+            if len(docs) > 1 and bool((docs[1:] < docs[:-1])[~new_term[1:]].any()):
+                raise ValueError("instances out of order")
+            starts = np.flatnonzero(new_term | np.r_[True, docs[1:] != docs[:-1]])
+            row_parts.append(docs[starts])
+            tf_parts.append(np.diff(np.r_[starts, len(docs)]).astype(np.uint32))
+            entries.extend(np.bincount(term_of[starts], minlength=len(pending_counts)).tolist())
+            pending.clear()
+            pending_counts.clear()
+
         cursor = raw.execute(f"SELECT term, count(*), group_concat(printf('{fmt}', doc), '') "
                              f"FROM temp.memdesk_fts_instances WHERE col IN ('topic', 'content') GROUP BY term")
+        gathered = 0
         for i, (term, count, hexdocs) in enumerate(cursor):
             if i % 4096 == 0 and not keep_going():
                 raise InterruptedError
             terms.append(term)
-            counts.append(count)
-            pieces.append(hexdocs)
+            pending.append(hexdocs)
+            pending_counts.append(count)
+            gathered += count
+            if gathered >= 2_000_000:
+                flush()
+                gathered = 0
+        flush()
         if terms != sorted(terms):
             raise ValueError("terms out of order")
-        docs = np.frombuffer(bytes.fromhex("".join(pieces)), dtype=dtype).astype(np.int64)
-        del pieces
-        term_of = np.repeat(np.arange(len(terms), dtype=np.int64), counts)
-        if len(docs) != len(term_of):
-            raise ValueError("instances do not add up")
-        # one entry per (term, row): instances of a term come in row order, so equal neighbours are one row
-        new_term = np.r_[True, term_of[1:] != term_of[:-1]] if len(docs) else np.zeros(0, dtype=bool)
-        if len(docs) > 1 and bool((docs[1:] < docs[:-1])[~new_term[1:]].any()):
-            raise ValueError("instances out of order")
-        starts = np.flatnonzero(new_term | np.r_[True, docs[1:] != docs[:-1]]) if len(docs) else new_term
-        rows = docs[starts]
-        tf = np.diff(np.r_[starts, len(docs)]).astype(np.uint32)
+        rows = np.concatenate(row_parts) if row_parts else np.zeros(0, dtype=np.int64)
+        tf = np.concatenate(tf_parts) if tf_parts else np.zeros(0, dtype=np.uint32)
         offsets = np.zeros(len(terms) + 1, dtype=np.int64)
-        offsets[1:] = np.cumsum(np.bincount(term_of[starts], minlength=len(terms))) if len(terms) else []
-        del docs, term_of
+        offsets[1:] = np.cumsum(entries)
         small_rows = rows.astype(np.int32) if top < 2**31 else rows
         small_tf = tf.astype(np.uint16) if len(tf) == 0 or int(tf.max()) < 2**16 else tf
         return cls(terms, offsets, small_rows, small_tf)
@@ -165,6 +183,14 @@ class TermTable:
             return rows.astype(np.int64), tf.astype(np.float64)
         all_rows = np.concatenate([rows.astype(np.int64), np.asarray(extra_rows, dtype=np.int64)])
         all_tf = np.concatenate([tf.astype(np.float64), np.asarray(extra_tf, dtype=np.float64)])
+        if not len(all_rows):
+            return all_rows, all_tf
+        top = int(all_rows.max()) + 1
+        if len(all_rows) * 16 >= top:  # dense enough: add up by rowid in one pass
+            summed = np.bincount(all_rows, weights=all_tf, minlength=top)
+            held = np.bincount(all_rows, minlength=top) > 0
+            unique = np.flatnonzero(held)
+            return unique, summed[unique]
         unique, where = np.unique(all_rows, return_inverse=True)
         return unique, np.bincount(where, weights=all_tf, minlength=len(unique))
 

@@ -19,7 +19,7 @@ from memorydesk.search.scope import RepoScope
 from memorydesk.store import Workspace
 
 __all__ = ["ROW_COLUMNS", "RowPrints", "docsizes", "embeddings", "fact_row", "fingerprint", "first_tokens",
-           "members", "rows_by_id", "scan_for_recent", "scan_rows", "vanished", "workspace_ids", "workspace_phrase"]
+           "members", "rows_by_id", "scan_for_recent", "scan_rows", "vanished", "workspace_phrase"]
 
 ROW_COLUMNS = "rowid, id, workspace_id, domain, topic, content, superseded_by, created_at"
 
@@ -75,9 +75,10 @@ def fact_row(row: tuple[Any, ...]) -> FactRow:
     return FactRow(int(row[0]), row[1], row[2], row[3], row[6], row[7])
 
 
-def scan_rows(raw: Any, ws: Workspace, prints: RowPrints, keep_going: Any) -> Recent:
-    """One pass over the fact table: every row's fingerprint, and the workspace's temporal list."""
+def scan_rows(raw: Any, ws: Workspace, prints: RowPrints, keep_going: Any) -> tuple[Recent, set[Any]]:
+    """One pass over the fact table: every row's fingerprint, the workspace's temporal list, the workspace ids."""
     wid = ws.workspace_id
+    spaces: set[Any] = set()
     rowids: list[int] = []
     digests: list[int] = []
     newest: list[tuple[Any, int, str]] = []  # (created_at, rowid, id) of active rows of the workspace
@@ -90,6 +91,7 @@ def scan_rows(raw: Any, ws: Workspace, prints: RowPrints, keep_going: Any) -> Re
             break
         if not keep_going():
             raise InterruptedError
+        spaces.update(row[2] for row in chunk)
         for row in chunk:
             rowids.append(row[0])
             digests.append(fingerprint(row))
@@ -104,7 +106,7 @@ def scan_rows(raw: Any, ws: Workspace, prints: RowPrints, keep_going: Any) -> Re
     prints.fill(np.asarray(rowids, dtype=np.int64), np.asarray(digests, dtype=np.int64))
     kept = [FactRow(rowid, fid, wid, None, None, created) for created, rowid, fid in heapq.nlargest(DEPTH, newest)]
     return Recent.from_rows(wid, None, kept + Recent.newest_rows(other, DEPTH),
-                            complete=not trimmed and len(newest) <= DEPTH)
+                            complete=not trimmed and len(newest) <= DEPTH), spaces
 
 def workspace_phrase(match: str | None) -> str | None:
     clause = ") AND (workspace_id : "
@@ -136,13 +138,6 @@ def first_tokens(raw: Any, retok: Retokenizer, values: list[str]) -> frozenset[b
     if len(firsts) != len(values):
         raise Unfollowable("a workspace id without a token cannot be followed in the index")
     return frozenset(b"0" + term.encode("utf-8") for term in firsts.values())
-
-
-def workspace_ids(raw: Any, facts: str) -> set[str]:
-    values = {r[0] for r in raw.execute(f"SELECT DISTINCT workspace_id FROM {facts}")}
-    if any(not isinstance(v, str) for v in values):
-        raise Unfollowable("a workspace id that is not text")
-    return values
 
 
 def rows_by_id(raw: Any, facts: str, rowids: list[int]) -> list[tuple[Any, ...]]:

@@ -66,12 +66,12 @@ def _slots(validity: bytes, size: int) -> np.ndarray:
 
 @dataclass
 class VectorCopy:
-    """The index's vectors by (chunk, slot); ``ids[i]`` is None for an empty slot."""
+    """The index's vectors by (chunk, slot), and the index row each slot holds (-1: empty)."""
 
     chunk_size: int
     matrix: np.ndarray  # (capacity, DIM) float32
     sq_norms: np.ndarray  # (capacity,) float32, inf for an empty slot
-    ids: list[str | None]
+    slot_rowid: np.ndarray  # (capacity,) int64: the index's own rowid in the slot (its ``_rowids`` row)
     chunk_ids: list[int] = field(default_factory=list)  # block b holds chunk chunk_ids[b]
     block_of: dict[int, int] = field(default_factory=dict)
     state: dict[int, tuple[bytes, bytes]] = field(default_factory=dict)  # chunk -> (validity, rowids)
@@ -84,18 +84,19 @@ class VectorCopy:
 
     @property
     def count(self) -> int:
-        return int(np.isfinite(self.sq_norms[: self.used]).sum())
+        return int((self.slot_rowid[: self.used] >= 0).sum())
 
     @property
     def nbytes(self) -> int:
-        return int(self.matrix.nbytes + self.sq_norms.nbytes + 8 * len(self.ids)
+        return int(self.matrix.nbytes + self.sq_norms.nbytes + self.slot_rowid.nbytes
                    + sum(len(v) + len(r) for v, r in self.state.values()))
 
     @staticmethod
     def planned_bytes(raw: Any) -> int:
         """What a copy of the index would take (to decide whether it fits the budget)."""
         n, size = raw.execute(f"SELECT count(*), max(size) FROM {_T}_chunks").fetchone()
-        return int((n or 0) * (size or 0) * (_ROW_BYTES + 4 + 8) * 1.05)
+        n, size = n or 0, size or 0
+        return int((n + max(4, n // 64)) * size * (_ROW_BYTES + 4 + 8) + n * (size // 8 + 8 * size))
 
     @classmethod
     def build(cls, raw: Any) -> VectorCopy:
@@ -106,29 +107,72 @@ class VectorCopy:
             raise CopyUnusable("chunks of different sizes")
         size = sizes.pop() if sizes else 1024
         chunks = run(f"SELECT chunk_id, validity, rowids FROM {_T}_chunks ORDER BY chunk_id").fetchall()
-        capacity = (len(chunks) + max(8, len(chunks) // 16)) * size
+        capacity = (len(chunks) + max(4, len(chunks) // 64)) * size
         copy = cls(size, np.zeros((capacity, DIM), dtype=np.float32), np.full(capacity, np.inf, dtype=np.float32),
-                   [None] * capacity, tie_order=run("SELECT vec_version()").fetchone()[0] == TIE_ORDER_VERSION)
-        known = {int(r[0]): (r[1], int(r[2]), int(r[3]))
-                 for r in run(f"SELECT rowid, id, chunk_id, chunk_offset FROM {_T}_rowids WHERE chunk_id IS NOT NULL")}
+                   np.full(capacity, -1, dtype=np.int64),
+                   tie_order=run("SELECT vec_version()").fetchone()[0] == TIE_ORDER_VERSION)
         for chunk_id, validity, rowids in chunks:
-            copy._add_block(int(chunk_id))
-            copy._load_chunk(run, int(chunk_id), bytes(validity), bytes(rowids), known)
+            chunk_id, validity, rowids = int(chunk_id), bytes(validity), bytes(rowids)
+            if len(validity) * 8 < size or len(rowids) != size * 8:
+                raise CopyUnusable("a chunk of an unexpected shape")
+            copy._add_block(chunk_id)
+            base = copy._position(chunk_id, 0)
+            valid = _slots(validity, size)
+            copy.slot_rowid[base : base + size] = np.where(valid, np.frombuffer(rowids, dtype="<i8"), -1)
+            copy.state[chunk_id] = (validity, rowids)
+        for chunk_id, vectors in run(f"SELECT rowid, vectors FROM {_T}_vector_chunks00"):  # a scan: no sorting of blobs
+            if not isinstance(chunk_id, int) or chunk_id not in copy.block_of:
+                continue  # a vector chunk without a chunk row is not scanned by the KNN either
+            if vectors is None or len(vectors) != size * _ROW_BYTES:
+                raise CopyUnusable("a chunk without its vectors")
+            base = copy._position(chunk_id, 0)
+            copy.matrix[base : base + size] = np.frombuffer(vectors, dtype="<f4").reshape(size, DIM)
+            copy.sq_norms[base : base + size] = 0.0  # marks the block as read
+        used = copy.used
+        valid = copy.slot_rowid[:used] >= 0
+        if bool(np.isinf(copy.sq_norms[:used][valid]).any()):
+            raise CopyUnusable("a chunk in use without its vector row")
+        copy.matrix[:used][~valid] = 0.0
+        if not bool(np.isfinite(copy.matrix[:used][valid]).all()):
+            raise CopyUnusable("a vector that is not finite")  # NaN distances: only the KNN knows
+        norms = np.einsum("ij,ij->i", copy.matrix[:used], copy.matrix[:used])
+        copy.sq_norms[:used] = np.where(valid, norms, np.inf)
+        copy.max_norm = float(np.sqrt(norms[valid].max())) if valid.any() else 0.0
+        copy._check_rowids(run, np.flatnonzero(valid))
         return copy
+
+    def _check_rowids(self, run: Any, slots: np.ndarray) -> None:
+        """Every slot in use is where the rowid table says its row is (or the KNN query answers)."""
+        (found,) = run(f"SELECT group_concat(printf('%016x%016x%016x', rowid, chunk_id, chunk_offset), '') "
+                       f"FROM {_T}_rowids WHERE chunk_id IS NOT NULL").fetchone()
+        table = np.frombuffer(bytes.fromhex(found or ""), dtype=">i8").reshape(-1, 3).astype(np.int64)
+        if len(table) != len(slots):
+            raise CopyUnusable("the rowid table and the chunks disagree on how many vectors there are")
+        if run(f"SELECT 1 FROM {_T}_rowids WHERE chunk_id IS NOT NULL AND typeof(id) <> 'text' LIMIT 1").fetchall():
+            raise CopyUnusable("a fact id that is not text")
+        order = np.argsort(table[:, 0])
+        table = table[order]
+        held = self.slot_rowid[slots]
+        at = np.searchsorted(table[:, 0], held)
+        at[at >= len(table)] = 0
+        blocks = np.asarray(self.chunk_ids, dtype=np.int64)[slots // self.chunk_size]
+        if not (np.array_equal(table[at, 0], held) and np.array_equal(table[at, 1], blocks)
+                and np.array_equal(table[at, 2], slots % self.chunk_size)):
+            raise CopyUnusable("the rowid table and the chunks disagree")
 
     # --- following ----------------------------------------------------------------------
 
     def follow(self, raw: Any, changed: list[tuple[str, bytes | None]]) -> int:
         """Bring the copy to the connection's snapshot; how many slots were read again."""
         run = raw.execute
-        chunks = run(f"SELECT chunk_id, size, validity, rowids FROM {_T}_chunks ORDER BY chunk_id").fetchall()
         seen = set()
         redone = 0
-        for chunk_id, size, validity, rowids in chunks:
+        for chunk_id, size, validity, rowids in run(
+                f"SELECT chunk_id, size, validity, rowids FROM {_T}_chunks ORDER BY chunk_id").fetchall():
             chunk_id, validity, rowids = int(chunk_id), bytes(validity), bytes(rowids)
             seen.add(chunk_id)
-            if int(size) != self.chunk_size:
-                raise CopyUnusable("a chunk of another size")
+            if int(size) != self.chunk_size or len(validity) * 8 < self.chunk_size or len(rowids) != size * 8:
+                raise CopyUnusable("a chunk of an unexpected shape")
             old = self.state.get(chunk_id)
             if old == (validity, rowids):
                 continue
@@ -136,14 +180,11 @@ class VectorCopy:
                 if self.chunk_ids and chunk_id < self.chunk_ids[-1]:
                     raise CopyUnusable("a new chunk before the last one")
                 self._add_block(chunk_id)
-                self._load_chunk(run, chunk_id, validity, rowids)
-                redone += self.chunk_size
-            else:
-                redone += self._patch_chunk(run, chunk_id, old, validity, rowids)
+                old = (bytes(len(validity)), rowids)
+            redone += self._patch_chunk(raw, chunk_id, old, validity, rowids)
         if seen != set(self.state):
             raise CopyUnusable("a chunk vanished")
-        redone += self.refresh(raw, changed)
-        return redone
+        return redone + self.refresh(raw, changed)
 
     def refresh(self, raw: Any, changed: list[tuple[str, bytes | None]]) -> int:
         """Facts whose rows changed, with their ``embedding`` column: catch a vector rewritten in place.
@@ -152,28 +193,29 @@ class VectorCopy:
         chunk table shows; a vector updated in place shows only here, when the fact's
         stored embedding no longer matches the copy (the index is then asked itself).
         """
-        if not changed:
-            return 0
         done = 0
         stored = dict(changed)
         for start in range(0, len(changed), 500):
             part = [fid for fid, _ in changed[start : start + 500]]
             marks = ",".join("?" * len(part))
-            for fid, chunk_id, offset in raw.execute(
-                    f"SELECT id, chunk_id, chunk_offset FROM {_T}_rowids WHERE id IN ({marks})", tuple(part)):
+            for rowid, fid, chunk_id, offset in raw.execute(
+                    f"SELECT rowid, id, chunk_id, chunk_offset FROM {_T}_rowids WHERE id IN ({marks})", tuple(part)):
                 at = self._position(int(chunk_id), int(offset))
-                if self.ids[at] != fid:
+                if self.slot_rowid[at] != rowid:
                     raise CopyUnusable("the rowid table and the copy disagree")
                 if stored.get(fid) == self.matrix[at].tobytes():
                     continue
-                blob = raw.execute(f"SELECT embedding FROM {_T} WHERE fact_id = ?", (fid,)).fetchone()
-                if blob is None or len(blob[0]) != _ROW_BYTES:
-                    raise CopyUnusable("a vector of another size")
-                vec = np.frombuffer(bytes(blob[0]), dtype="<f4")
+                vec = self._read(raw, fid)
                 if not np.array_equal(vec.view(np.uint32), self.matrix[at].view(np.uint32)):
-                    self._put(at, fid, vec)
+                    self._put(at, int(rowid), vec)
                     done += 1
         return done
+
+    def _read(self, raw: Any, fid: str) -> np.ndarray:
+        blob = raw.execute(f"SELECT embedding FROM {_T} WHERE fact_id = ?", (fid,)).fetchone()
+        if blob is None or blob[0] is None or len(blob[0]) != _ROW_BYTES:
+            raise CopyUnusable("a vector of another size")
+        return np.frombuffer(bytes(blob[0]), dtype="<f4")
 
     def _position(self, chunk_id: int, offset: int) -> int:
         block = self.block_of.get(chunk_id)
@@ -183,98 +225,59 @@ class VectorCopy:
 
     def _add_block(self, chunk_id: int) -> None:
         need = (len(self.chunk_ids) + 1) * self.chunk_size
-        if need > len(self.ids):
-            grow = max(need, int(len(self.ids) * 1.25))
+        if need > len(self.slot_rowid):
+            grow = max(need, int(len(self.slot_rowid) * 1.25))
             matrix = np.zeros((grow, DIM), dtype=np.float32)
-            matrix[: len(self.ids)] = self.matrix
+            matrix[: len(self.matrix)] = self.matrix
             norms = np.full(grow, np.inf, dtype=np.float32)
-            norms[: len(self.ids)] = self.sq_norms
-            self.matrix, self.sq_norms = matrix, norms
-            self.ids.extend([None] * (grow - len(self.ids)))
+            norms[: len(self.sq_norms)] = self.sq_norms
+            slots = np.full(grow, -1, dtype=np.int64)
+            slots[: len(self.slot_rowid)] = self.slot_rowid
+            self.matrix, self.sq_norms, self.slot_rowid = matrix, norms, slots
         self.block_of[chunk_id] = len(self.chunk_ids)
         self.chunk_ids.append(chunk_id)
 
-    def _lookup(self, run: Any, internal: list[int]) -> dict[int, tuple[str, int, int]]:
-        out: dict[int, tuple[str, int, int]] = {}
-        for start in range(0, len(internal), 500):
-            part = internal[start : start + 500]
-            marks = ",".join("?" * len(part))
-            for rowid, fid, chunk_id, offset in run(
-                    f"SELECT rowid, id, chunk_id, chunk_offset FROM {_T}_rowids WHERE rowid IN ({marks})", tuple(part)):
-                if not isinstance(fid, str):
-                    raise CopyUnusable("a fact id that is not text")
-                out[int(rowid)] = (fid, int(chunk_id), int(offset))
-        return out
-
-    def _load_chunk(self, run: Any, chunk_id: int, validity: bytes, rowids: bytes,
-                    known: dict[int, tuple[str, int, int]] | None = None) -> None:
+    def _patch_chunk(self, raw: Any, chunk_id: int, old: tuple[bytes, bytes], validity: bytes, rowids: bytes) -> int:
+        run = raw.execute
         size = self.chunk_size
-        if len(validity) * 8 < size or len(rowids) != size * 8:
-            raise CopyUnusable("a chunk of an unexpected shape")
-        row = run(f"SELECT vectors FROM {_T}_vector_chunks00 WHERE rowid = ?", (chunk_id,)).fetchone()
-        if row is None or row[0] is None or len(row[0]) != size * _ROW_BYTES:
-            raise CopyUnusable("a chunk without its vectors")
-        vectors = np.frombuffer(row[0], dtype="<f4").reshape(size, DIM)
-        slots = np.flatnonzero(_slots(validity, size))
-        internal = np.frombuffer(rowids, dtype="<i8")
-        if known is None:
-            known = self._lookup(run, [int(internal[s]) for s in slots])
-        base = self._position(chunk_id, 0)
-        ids: list[str | None] = [None] * size
-        for s, rowid in zip(slots.tolist(), internal[slots].tolist()):
-            fid, cid, offset = known.get(rowid, (None, -1, -1))
-            if not isinstance(fid, str) or cid != chunk_id or offset != s:
-                raise CopyUnusable("the rowid table and the chunks disagree")
-            ids[s] = fid
-        part = vectors[slots]
-        if not bool(np.isfinite(part).all()):
-            raise CopyUnusable("a vector that is not finite")  # NaN distances: only the KNN knows
-        block = self.matrix[base : base + size]
-        block[:] = 0.0
-        block[slots] = part
-        norms = np.full(size, np.inf, dtype=np.float32)
-        norms[slots] = np.einsum("ij,ij->i", part, part)
-        self.sq_norms[base : base + size] = norms
-        self.ids[base : base + size] = ids
-        if len(slots):
-            self.max_norm = max(self.max_norm, math.sqrt(float(norms[slots].max())))
-        self.state[chunk_id] = (validity, rowids)
-
-    def _patch_chunk(self, run: Any, chunk_id: int, old: tuple[bytes, bytes], validity: bytes, rowids: bytes) -> int:
-        size = self.chunk_size
-        if len(validity) * 8 < size or len(rowids) != size * 8:
-            raise CopyUnusable("a chunk of an unexpected shape")
         was, now = _slots(old[0], size), _slots(validity, size)
         was_rows, now_rows = np.frombuffer(old[1], dtype="<i8"), np.frombuffer(rowids, dtype="<i8")
         changed = np.flatnonzero((was != now) | (now & (was_rows != now_rows)))
-        if len(changed) > 64:
-            self._load_chunk(run, chunk_id, validity, rowids)
-            return size
         base = self._position(chunk_id, 0)
         filled = [int(s) for s in changed if now[s]]
-        known = self._lookup(run, [int(now_rows[s]) for s in filled])
+        where: dict[int, tuple[str, int, int]] = {}
+        for start in range(0, len(filled), 500):
+            part = [int(now_rows[s]) for s in filled[start : start + 500]]
+            marks = ",".join("?" * len(part))
+            for rowid, fid, cid, offset in run(
+                    f"SELECT rowid, id, chunk_id, chunk_offset FROM {_T}_rowids WHERE rowid IN ({marks})", tuple(part)):
+                where[int(rowid)] = (fid, int(cid), int(offset))
+        vectors = None
+        if len(filled) > 64:  # many new vectors in one chunk: read the chunk once
+            row = run(f"SELECT vectors FROM {_T}_vector_chunks00 WHERE rowid = ?", (chunk_id,)).fetchone()
+            if row is None or row[0] is None or len(row[0]) != size * _ROW_BYTES:
+                raise CopyUnusable("a chunk without its vectors")
+            vectors = np.frombuffer(row[0], dtype="<f4").reshape(size, DIM)
         for s in changed.tolist():
             if not now[s]:
-                self.ids[base + s] = None
+                self.slot_rowid[base + s] = -1
                 self.sq_norms[base + s] = np.inf
                 self.matrix[base + s] = 0.0
                 continue
-            fid, cid, offset = known.get(int(now_rows[s]), (None, -1, -1))
-            if fid is None or cid != chunk_id or offset != s:
+            rowid = int(now_rows[s])
+            fid, cid, offset = where.get(rowid, (None, -1, -1))
+            if not isinstance(fid, str) or cid != chunk_id or offset != s:
                 raise CopyUnusable("the rowid table and the chunks disagree")
-            blob = run(f"SELECT embedding FROM {_T} WHERE fact_id = ?", (fid,)).fetchone()
-            if blob is None or len(blob[0]) != _ROW_BYTES:
-                raise CopyUnusable("a vector of another size")
-            self._put(base + s, fid, np.frombuffer(bytes(blob[0]), dtype="<f4"))
+            self._put(base + s, rowid, vectors[s] if vectors is not None else self._read(raw, fid))
         self.state[chunk_id] = (validity, rowids)
         return len(changed)
 
-    def _put(self, at: int, fid: str, vec: np.ndarray) -> None:
+    def _put(self, at: int, rowid: int, vec: np.ndarray) -> None:
         if not bool(np.isfinite(vec).all()):
             raise CopyUnusable("a vector that is not finite")  # NaN distances: only the KNN knows
         self.matrix[at] = vec
         self.sq_norms[at] = np.einsum("j,j->", self.matrix[at], self.matrix[at])
-        self.ids[at] = fid
+        self.slot_rowid[at] = rowid
         # a bound on every norm, never lowered by a removal (a looser bound only admits more candidates)
         self.max_norm = max(self.max_norm, math.sqrt(float(self.sq_norms[at])))
 
@@ -309,7 +312,18 @@ class VectorCopy:
             kept = order[: want + 1]
             if any(exact[a] == exact[b] for a, b in itertools.pairwise(kept)):
                 return None  # equal distances, and an index whose tie order is not known here
-        return [(self.ids[int(candidates[j])], exact[j]) for j in order[:want]]  # type: ignore[misc]
+        chosen = [int(candidates[j]) for j in order[:want]]
+        names = self._names(raw, [int(self.slot_rowid[c]) for c in chosen])
+        if names is None:
+            return None
+        return [(names[int(self.slot_rowid[c])], exact[j]) for c, j in zip(chosen, order[:want], strict=True)]
+
+    def _names(self, raw: Any, rowids: list[int]) -> dict[int, str] | None:
+        """The fact ids of the index rows ``rowids`` (None: the rowid table lost one)."""
+        marks = ",".join("?" * len(rowids))
+        found = {int(r[0]): r[1] for r in raw.execute(f"SELECT rowid, id FROM {_T}_rowids WHERE rowid IN ({marks})",
+                                                       tuple(rowids))}
+        return found if len(found) == len(set(rowids)) else None
 
 
 def _exact_distances(raw: Any, matrix: np.ndarray, rows: np.ndarray, qblob: bytes) -> list[float]:
