@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import sqlean
+import sqlite_vec
 
 from fixtures.search_world import NOW, OTHER, SCOPES, T0, Fixed, World, reference_hybrid, unit
 from fixtures.second_writer import SecondWriter
@@ -43,6 +45,7 @@ class Facts:
         self.superseded = {r[0] for r in rows if r[2] is not None}
         self.indexed = indexed
         self.serial = 0
+        self.our_index = True  # False: a product file, without our vector table
 
     def batch(self, world: World, rng: random.Random, nrng: np.random.Generator, size: int) -> list[dict]:
         ops: list[dict] = []
@@ -52,7 +55,7 @@ class Facts:
                 self.serial += 1
                 fid = f"late-{self.serial:05d}"
                 vec = unit(nrng) if rng.random() < 0.9 else None
-                with_vector = vec is not None and rng.random() < 0.8
+                with_vector = self.our_index and vec is not None and rng.random() < 0.8
                 ops.append({"op": "insert", "id": fid, "workspace_id": world.ws.workspace_id if rng.random() < 0.6
                             else OTHER, "domain": rng.choice(["codebase", "repo:acme-web/conventions", "repo:odd"]),
                             "topic": "-".join(rng.choices(world.words[:80], k=2)),
@@ -244,3 +247,39 @@ def test_a_search_on_an_older_snapshot_does_not_use_newer_copies(tmp_path: Path)
                 assert seen is None
     finally:
         world.close()
+
+
+def test_a_product_file_opened_read_only_is_followed_too(tmp_path: Path) -> None:
+    """Without our vector index the vector voice scans the stored embeddings; that copy follows as well."""
+    from memorydesk.search import vector as search_vector
+    from memorydesk.store import open_workspace
+
+    world = World(tmp_path / "product.db", seed=9)
+    path = world.path
+    facts = Facts(world)
+    world.close()
+    with sqlean.connect(str(path), isolation_level=None) as conn:  # what the product's own file looks like
+        conn.enable_load_extension(True)
+        sqlite_vec.load(conn)
+        conn.execute(f"DROP TABLE {VECTOR_TABLE}")
+        for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'memdesk%'"
+                                    ).fetchall():
+            conn.execute(f"DROP TABLE {name}")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    rng, nrng = random.Random(9), np.random.default_rng(9)
+    with open_workspace(path, read_only=True) as ws:
+        assert not ws.has_vectors
+        state = follow.wait_ready(ws)
+        assert state is not None and state.embeddings is not None and state.vectors is None
+        facts.indexed, facts.our_index = set(), False
+        with SecondWriter(path) as writer:
+            for round_ in range(5):
+                writer.write(facts.batch(world, rng, nrng, rng.choice([1, 10, 60])))
+                for _ in range(8):
+                    qvec = world.query_vector(rng, nrng)
+                    with ws.read() as conn:
+                        snapshot_version(ws, conn)
+                        got = search_vector._nearest(ws, conn, qvec, 30)
+                        fresh = search_vector._nearest_in_matrix(search_vector._load_index(ws, conn), qvec, 30)
+                    assert got == fresh
+                assert follow.wait_ready(ws) is state and state.followed == round_ + 1

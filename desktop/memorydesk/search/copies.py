@@ -16,6 +16,7 @@ import numpy as np
 from sqlalchemy import Connection
 
 from memorydesk.core.fts_query import scoped_match
+from memorydesk.search.embedding_copy import EmbeddingCopy
 from memorydesk.search.fts_log import Structure, Unfollowable, averages, changed_parts, read_structure, touched_rows
 from memorydesk.search.mirror import DocSizes, KeywordIndex, Retokenizer, RowTokens, TermTable, fts_options
 from memorydesk.search.recent import Recent
@@ -98,6 +99,7 @@ class FileState:
         self.rows = RowPrints(0)
         self.recent: dict[str | None, Recent] = {}
         self.vectors: VectorCopy | None = None
+        self.embeddings: EmbeddingCopy | None = None  # a file without our vector index
         self.notes: list[str] = []
         self.phrase: str | None = None
         self.workspaces: set[str] = set()  # workspace ids whose first token is a hook
@@ -143,16 +145,17 @@ class FileState:
         used = st.nbytes
         if used > budget:
             raise Unfollowable(f"the copies need {used / _MB:.0f} MB, more than the {budget / _MB:.0f} MB allowed")
-        if ws.has_vectors:
-            planned = VectorCopy.planned_bytes(raw)
-            if used + planned <= budget:
-                try:
-                    st.vectors = VectorCopy.build(raw)
-                except CopyUnusable as exc:
-                    st.notes.append(f"no vector copy: {exc}")
-            else:
-                st.notes.append(f"no vector copy: it would take {planned / _MB:.0f} MB beside "
-                                f"{used / _MB:.0f} MB, over the {budget / _MB:.0f} MB allowed")
+        planned = VectorCopy.planned_bytes(raw) if ws.has_vectors else EmbeddingCopy.planned_bytes(raw, facts)
+        if used + planned > budget:
+            st.notes.append(f"no vector copy: it would take {planned / _MB:.0f} MB beside "
+                            f"{used / _MB:.0f} MB, over the {budget / _MB:.0f} MB allowed")
+        elif ws.has_vectors:
+            try:
+                st.vectors = VectorCopy.build(raw)
+            except CopyUnusable as exc:
+                st.notes.append(f"no vector copy: {exc}")
+        else:
+            st.embeddings = EmbeddingCopy.build(raw, facts)
         return st
 
     @property
@@ -163,7 +166,8 @@ class FileState:
         return {
             "keyword index": self.keyword.nbytes if self.keyword is not None else 0,
             "row fingerprints": self.rows.nbytes,
-            "vector copy": self.vectors.nbytes if self.vectors is not None else 0,
+            "vector copy": (self.vectors.nbytes if self.vectors is not None
+                            else self.embeddings.nbytes if self.embeddings is not None else 0),
             "term cache": self.term_elements * 16,
             "temporal lists": sum(64 * len(r.ids) for r in self.recent.values()),
         }
@@ -209,10 +213,13 @@ class FileState:
                 raise Unfollowable("a workspace id that is not text")
             self.hooks = self.hooks | first_tokens(raw, self.retok, sorted(fresh))
             self.workspaces |= fresh
-        if self.vectors is not None:
+        if self.vectors is not None or self.embeddings is not None:
             live = [rowid for rowid, row in changed.items() if row is not None]
             stored = {int(r[0]): (r[1], bytes(r[2]) if r[2] is not None else None) for r in embeddings(raw, facts, live)}
-            self.vectors.follow(raw, [stored[rowid] for rowid in live if rowid in stored])
+            if self.vectors is not None:
+                self.vectors.follow(raw, [stored[rowid] for rowid in live if rowid in stored])
+            if self.embeddings is not None:
+                self.embeddings.apply({rowid: stored[rowid][1] if rowid in stored else None for rowid in changed})
         if changed:
             self.terms.clear()
             self.term_elements = 0

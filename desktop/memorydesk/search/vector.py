@@ -29,6 +29,7 @@ from sqlalchemy import Connection
 from memorydesk.embedding.embedder import BLOB_BYTES, DIM, to_blob
 from memorydesk.search import follow
 from memorydesk.search.cache import cached
+from memorydesk.search.embedding_copy import nearest_rows
 from memorydesk.search.scope import RepoScope
 from memorydesk.store import Workspace
 from memorydesk.store.ours import VECTOR_TABLE
@@ -70,11 +71,19 @@ def matrix_index(ws: Workspace, conn: Connection) -> VectorIndex:
 
 def has_embeddings(ws: Workspace, conn: Connection) -> bool:
     """Whether any fact has a usable stored embedding."""
+    with follow.using(ws, conn) as state:
+        copy = (state.vectors if ws.has_vectors else state.embeddings) if state is not None else None
+        if copy is not None:
+            return copy.count > 0
     return cached(ws, conn, ("has-embeddings", ws.has_vectors), lambda: _has_embeddings(ws, conn))
 
 
 def _has_embeddings(ws: Workspace, conn: Connection) -> bool:
     if ws.has_vectors:
+        # the index's rowid table, not the index itself: a query on the vec0 table reads every chunk
+        shadow = f"{VECTOR_TABLE}_rowids"
+        if conn.exec_driver_sql("SELECT 1 FROM sqlite_master WHERE name = ?", (shadow,)).first() is not None:
+            return conn.exec_driver_sql(f"SELECT 1 FROM {shadow} WHERE chunk_id IS NOT NULL LIMIT 1").first() is not None
         return conn.exec_driver_sql(f"SELECT 1 FROM {VECTOR_TABLE} LIMIT 1").first() is not None
     facts = ws.layout.facts.name
     return conn.exec_driver_sql(
@@ -92,18 +101,7 @@ def _knn_query(conn: Connection, qvec: np.ndarray, k: int) -> list[tuple[str, fl
 
 def _nearest_in_matrix(index: VectorIndex, qvec: np.ndarray, k: int) -> list[tuple[str, float]]:
     """The read-only path's answer: float32 distances from the matrix, ties in file order."""
-    n = len(index.ids)
-    if n == 0:
-        return []
-    q = np.asarray(qvec, dtype=np.float32)
-    sq = index.sq_norms - 2.0 * (index.matrix @ q) + float(q @ q)
-    np.maximum(sq, 0.0, out=sq)
-    if n > k:
-        part = np.argpartition(sq, k - 1)[:k]
-    else:
-        part = np.arange(n)
-    order = part[np.lexsort((part, sq[part]))]  # distance, then file order
-    return [(index.ids[i], float(np.sqrt(sq[i]))) for i in order]
+    return [(index.ids[i], dist) for i, dist in nearest_rows(index.matrix, index.sq_norms, qvec, k)]
 
 
 def _nearest(ws: Workspace, conn: Connection, qvec: np.ndarray, k: int) -> list[tuple[str, float]]:
@@ -118,6 +116,11 @@ def _nearest(ws: Workspace, conn: Connection, qvec: np.ndarray, k: int) -> list[
                     if found is not None:
                         return found
         return _knn_query(conn, qvec, k)
+    with follow.using(ws, conn) as state:
+        if state is not None and state.embeddings is not None:
+            found = state.embeddings.nearest(conn.connection.driver_connection, ws.layout.facts.name, qvec, k)
+            if found is not None:
+                return found
     return _nearest_in_matrix(matrix_index(ws, conn), qvec, k)
 
 

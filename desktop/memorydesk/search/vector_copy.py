@@ -132,10 +132,10 @@ class VectorCopy:
         valid = copy.slot_rowid[:used] >= 0
         if bool(np.isinf(copy.sq_norms[:used][valid]).any()):
             raise CopyUnusable("a chunk in use without its vector row")
-        copy.matrix[:used][~valid] = 0.0
-        if not bool(np.isfinite(copy.matrix[:used][valid]).all()):
-            raise CopyUnusable("a vector that is not finite")  # NaN distances: only the KNN knows
+        copy.matrix[np.flatnonzero(~valid)] = 0.0
         norms = np.einsum("ij,ij->i", copy.matrix[:used], copy.matrix[:used])
+        if not bool(np.isfinite(norms[valid]).all()):  # NaN or infinity in a vector gives a norm that is not finite
+            raise CopyUnusable("a vector that is not finite")  # NaN distances: only the KNN knows
         copy.sq_norms[:used] = np.where(valid, norms, np.inf)
         copy.max_norm = float(np.sqrt(norms[valid].max())) if valid.any() else 0.0
         copy._check_rowids(run, np.flatnonzero(valid))
