@@ -168,17 +168,20 @@ def test_a_schema_change_rebuilds_on_a_thread_while_searches_run_the_products_sq
             return build(*args, **kwargs)
 
         monkeypatch.setattr(FileState, "build", slow_build)
+        rng, nrng = random.Random(5), np.random.default_rng(5)
+        facts = Facts(world)
         with SecondWriter(world.path) as writer:
             writer.write([{"op": "sql", "sql": "CREATE TABLE memdesk_probe (x)"}])
-        rng, nrng = random.Random(5), np.random.default_rng(5)
-        queries = [(world.query(rng), world.query_vector(rng, nrng), rng.choice(SCOPES)) for _ in range(3)]
-        started = time.monotonic()
-        _check_against_sql(world, queries, _results(world, queries))  # while the rebuild waits
-        assert time.monotonic() - started < 25
-        assert follow.cache_report()["total"] == 0  # nothing kept meanwhile: the product's SQL answered
-        release.set()
-        rebuilt = follow.wait_ready(world.ws)
+            queries = [(world.query(rng), world.query_vector(rng, nrng), rng.choice(SCOPES)) for _ in range(3)]
+            started = time.monotonic()
+            _check_against_sql(world, queries, _results(world, queries))  # while the rebuild waits
+            assert time.monotonic() - started < 25
+            assert follow.cache_report()["total"] == 0  # nothing kept meanwhile: the product's SQL answered
+            writer.write(facts.batch(world, rng, nrng, 20))  # the file moves on during the rebuild
+            release.set()
+            rebuilt = follow.wait_ready(world.ws)
         assert rebuilt is not None and rebuilt is not state and rebuilt.schema != state.schema
+        assert rebuilt.followed == 1  # the build caught up with the write before it was used
         _check_against_sql(world, queries, _results(world, queries))
         assert follow.wait_ready(world.ws) is rebuilt
     finally:

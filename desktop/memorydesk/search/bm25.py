@@ -39,7 +39,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -50,7 +49,6 @@ from sqlalchemy import Connection
 
 from memorydesk.core.fts_query import FACT_TEXT_COLUMNS, keyword_terms
 from memorydesk.search import follow
-from memorydesk.search.cache import on_reset
 from memorydesk.search.fts import ROW_COLUMNS, KeywordRow, keyword_row
 from memorydesk.search.mirror import KeywordIndex
 from memorydesk.search.scope import RepoScope
@@ -80,6 +78,7 @@ class _IndexShape:
     idf: float | None  # None: the product's MATCH has no workspace phrase
     members: np.ndarray | None  # by rowid: rows matching the workspace phrase (None: every row)
     doc_len: np.ndarray | None = None  # by rowid: the row's token count, all columns (-1: no row)
+    norm: np.ndarray | None = None  # by rowid: k1·(1 - b + b·D/avgdl), the length term of bm25's denominator
 
 
 def _varints(blob: bytes) -> list[int]:
@@ -112,18 +111,26 @@ def _workspace_phrase(match: str) -> str | None:
 
 
 def shape_of(index: KeywordIndex) -> _IndexShape | None:
-    """What the workspace phrase adds to bm25, from the copy of the index."""
+    """What the workspace phrase adds to bm25, from the copy of the index (worked out once per change)."""
     if index.n_row <= 0:
         return None
+    known = index.derived.get("shape")
+    if known is not None and known[0] == index.epoch:
+        return known[1]  # type: ignore[no-any-return]
     avgdl = float(sum(index.totals)) / float(index.n_row)
+    # bm25's length term per row, in FTS5's order of operations (the same bits as computed row by row)
+    norm = _K1 * (1 - _B + _B * index.doc_len.astype(np.float64) / avgdl)
     if index.phrase is None:
-        return _IndexShape(index.n_row, avgdl, None, None, index.doc_len)
-    n_hit = index.n_hit
-    idf = math.log((index.n_row - n_hit + 0.5) / (n_hit + 0.5))
-    if idf <= 0.0:
-        idf = 1e-6
-    members = None if n_hit == index.n_row else index.members
-    return _IndexShape(index.n_row, avgdl, idf, members, index.doc_len)
+        shape = _IndexShape(index.n_row, avgdl, None, None, index.doc_len, norm)
+    else:
+        n_hit = index.n_hit
+        idf = math.log((index.n_row - n_hit + 0.5) / (n_hit + 0.5))
+        if idf <= 0.0:
+            idf = 1e-6
+        members = None if n_hit == index.n_row else index.members
+        shape = _IndexShape(index.n_row, avgdl, idf, members, index.doc_len, norm)
+    index.derived["shape"] = (index.epoch, shape)
+    return shape
 
 
 def term_parts(rows: np.ndarray, tf: np.ndarray, shape: _IndexShape) -> tuple[np.ndarray, np.ndarray]:
@@ -139,9 +146,12 @@ def term_parts(rows: np.ndarray, tf: np.ndarray, shape: _IndexShape) -> tuple[np
     if idf <= 0.0:
         idf = 1e-6
     tf = np.asarray(tf, dtype=np.float64)
-    d = doc_len[rows].astype(np.float64)
+    if shape.norm is not None:
+        norm = shape.norm[rows]
+    else:
+        norm = _K1 * (1 - _B + _B * doc_len[rows].astype(np.float64) / shape.avgdl)
     # fts5Bm25Function's summand, in its order of operations
-    return rows, idf * ((tf * (_K1 + 1.0)) / (tf + _K1 * (1 - _B + _B * d / shape.avgdl)))
+    return rows, idf * ((tf * (_K1 + 1.0)) / (tf + norm))
 
 
 def _ranked_postings(raw: Any, fts: str, term: str) -> tuple[np.ndarray, np.ndarray]:
@@ -152,25 +162,6 @@ def _ranked_postings(raw: Any, fts: str, term: str) -> tuple[np.ndarray, np.ndar
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
     arr = np.array(rows, dtype=np.float64)
     return arr[:, 0].astype(np.int64), -arr[:, 1]  # rank = -1.0 * (0.0 + summand): the summand exactly
-
-
-_spare: list[np.ndarray] = []  # zeroed float64 buffers, one slot per rowid, lent to one search at a time
-_spare_lock = threading.Lock()
-on_reset(_spare.clear)
-
-
-def _borrow(n: int) -> np.ndarray:
-    with _spare_lock:
-        for i, buf in enumerate(_spare):
-            if len(buf) >= n:
-                return _spare.pop(i)
-    return np.zeros(max(n, 1024), dtype=np.float64)
-
-
-def _give_back(buf: np.ndarray) -> None:
-    with _spare_lock:
-        if len(_spare) < 2:
-            _spare.append(buf)
 
 
 def _summed(postings: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
@@ -185,16 +176,10 @@ def _summed(postings: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarr
         return lists[0]  # one phrase: 0.0 + part is the part
     candidates = np.concatenate([rows for rows, _ in lists])
     top = max(int(rows[-1]) for rows, _ in lists)
-    if top < 16 * len(candidates) + 65_536:  # dense: one slot per rowid, in a reused zeroed buffer
-        score = _borrow(top + 1)
-        try:
-            for rows, parts in lists:
-                score[rows] += parts
-            return candidates, score[candidates]
-        finally:
-            for rows, _ in lists:
-                score[rows] = 0.0
-            _give_back(score)
+    if top < 16 * len(candidates) + 65_536:  # dense: one slot per rowid
+        # bincount adds the weights in the order given, from 0.0: phrase by phrase, as FTS5 does
+        score = np.bincount(candidates, weights=np.concatenate([parts for _, parts in lists]), minlength=top + 1)
+        return candidates, score[candidates]
     matched, where = np.unique(candidates, return_inverse=True)
     acc = np.zeros(len(matched), dtype=np.float64)
     start = 0

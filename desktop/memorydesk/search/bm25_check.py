@@ -138,6 +138,7 @@ def _compare(raw: Any, fts: str, facts: str, index: KeywordIndex, phrases: dict[
                 index.phrase = phrases[wid]
                 index.members = np.zeros(len(index.doc_len), dtype=bool)
                 index.members[sorted(member_sets[wid])] = True
+                index.derived.clear()  # the shape depends on the phrase and its rows
                 shape = shape_of(index)
                 if shape is None:
                     return -10**6

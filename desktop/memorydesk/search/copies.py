@@ -105,6 +105,7 @@ class FileState:
         self.workspaces: set[str] = set()  # workspace ids whose first token is a hook
         self.terms: OrderedDict[str, tuple[int, np.ndarray, np.ndarray]] = OrderedDict()
         self.term_elements = 0
+        self._others = (-1, 0)  # (index epoch, bytes of everything but the term cache)
         self.followed = 0  # versions followed since the build
         self.last_follow: dict[str, float] = {}
 
@@ -244,6 +245,12 @@ class FileState:
             tokens.setdefault(rowid, None)
         return tokens
 
+    def overlay_full(self) -> bool:
+        """Whether enough rows changed since the build that a fresh copy would serve better."""
+        if self.keyword is None:
+            return False
+        return self.keyword.table.overlay_rows > max(50_000, self.keyword.n_row // 20)
+
     # --- reading --------------------------------------------------------------------------
 
     def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
@@ -258,7 +265,9 @@ class FileState:
             self.term_elements -= len(hit[1])
         self.terms[term] = (self.keyword.epoch, rows, tf)
         self.term_elements += len(rows)
-        budget = max(1_000_000, (_settings.max_bytes - self.nbytes) // 16) if _settings.max_bytes else 0
+        if self._others[0] != self.keyword.epoch:  # what the rest takes, once per change of the file
+            self._others = (self.keyword.epoch, self.nbytes - self.term_elements * 16)
+        budget = max(0, (_settings.max_bytes - self._others[1]) // 16)
         while self.term_elements > budget and len(self.terms) > 1:
             _, (_, old, _) = self.terms.popitem(last=False)
             self.term_elements -= len(old)

@@ -92,6 +92,9 @@ def using(ws: Workspace, conn: Connection) -> Iterator[FileState | None]:
                 _state[0] = None
                 _start_build(ws)
                 state = None
+            else:
+                if state.overlay_full() and _builder[0] is None and settings().background:
+                    _start_build(ws)  # merge the changed rows into a fresh copy, off this thread
         yield state if state is not None and state.version == version else None
 
 
@@ -139,17 +142,27 @@ def _build(ws_ref: Any, generation: int) -> None:
                 if version is None:
                     continue  # a commit slipped in while the snapshot began: try again
                 state = FileState.build(ws, conn, version, keep_going)
-            with _lock:
-                if keep_going() and _owned_by(ws):
+            for _catch_up in range(5):  # the file moved on during the build: follow it here, not in a search
+                with ws.read() as conn:
+                    now = snapshot_version(ws, conn)
+                    if now is not None and now > state.version:
+                        state.follow(ws, conn, now)
+                with _lock:
+                    if not (keep_going() and _owned_by(ws)):
+                        return
                     current = _state[0]
-                    if current is None or current.version < state.version:
+                    if current is None or current.version <= state.version:
                         _state[0] = state
-                    _ready.notify_all()
+                        _ready.notify_all()
+                        return
             return
     except InterruptedError:
         return
-    except Exception as exc:
+    except Exception as exc:  # any failure leaves search on the product's SQL
         log.warning("search copies not built: %s", exc, exc_info=not isinstance(exc, (Unfollowable, CopyUnusable)))
+        with _lock:
+            if keep_going():
+                _asked["failed"] = version
     finally:
         with _lock:
             if _builder[0] is threading.current_thread():

@@ -354,6 +354,7 @@ class KeywordIndex:
         self.n_row, self.totals = n_row, totals
         self.doc_len = docs.lengths()
         self.epoch = 0  # bumped by every change, for values derived from the copy
+        self.derived: dict[str, tuple[int, Any]] = {}  # name -> (epoch, value) of values worked out from the copy
 
     @property
     def n_hit(self) -> int:
