@@ -1,9 +1,10 @@
 """Search's copies of a file, kept in step while agents keep writing it.
 
-Search keeps exact copies of what it reads most (``FileState``): the full-text index
-(``mirror``), our vector index (``vector_copy``), the temporal voice's list
-(``recent``), and a 128-bit fingerprint of every fact row (its id, workspace, domain,
-topic, content, supersession and creation time). They are built once, off the caller's
+Search keeps exact copies of what it reads most (``copies.FileState``): the full-text
+index (``mirror``), our vector index (``vector_copy``; for a product file without it,
+the embedding column, ``embedding_copy``), the temporal voice's list (``recent``), and
+a 64-bit fingerprint of every fact row (its id, workspace, domain, topic, content,
+supersession and creation time; ``rows``). They are built once, off the caller's
 thread, after the second search of a workspace (a one-shot command never pays for
 them). From then on a search whose snapshot shows a newer file version first brings
 the copies to that version, reading only what changed:
@@ -14,23 +15,31 @@ the copies to that version, reading only what changed:
    merge of the index; the others (and rows past the last rowid known) are the change;
 3. each changed row is tokenized as FTS5 tokenizes it (``mirror.Retokenizer``) and must
    have exactly the column lengths ``%_docsize`` holds for it; the copy of the index,
-   the temporal lists and the fingerprints take the new rows; the vector copy compares
-   its chunk table with the file's (``vector_copy``);
-4. the copies' row count and tokens per column must equal the index's averages record.
+   the temporal lists, the fingerprints and the embedding matrix take the new rows; the
+   vector copy compares its chunk table with the file's (``vector_copy``);
+4. the copies' row count and tokens per column must equal the index's averages record
+   (a deletion whose trace FTS5 merged away before we looked is found by listing the
+   rows, on files of up to 400,000 facts; beyond, the copies are rebuilt).
 
-What cannot be followed this way — a schema change (``VACUUM`` and ``rebuild`` count
-as one), more new index pages than ``CacheSettings.max_follow_pages``, a format this
-code does not know, any check above failing — drops the copies and rebuilds them off
-the caller's thread; until then searches run the product's SQL. Nothing ever waits
-for a rebuild.
+Nothing is added to the file: no trigger, no index, no table of ours; a file opened
+read-only is followed the same way.
+
+What cannot be followed this way — a schema change (``VACUUM`` counts as one), more
+new index pages than ``CacheSettings.max_follow_pages`` (an FTS5 ``rebuild``, a bulk
+rewrite), a format this code does not know, any check above failing — drops the
+copies and rebuilds them off the caller's thread; until then searches run the
+product's SQL. Nothing ever waits for a rebuild. A build that finishes after the file
+moved on follows the file before it is used; copies with many changed rows are rebuilt
+(on a thread, the old ones serving meanwhile) to merge them.
 
 A search uses the copies only when its snapshot shows exactly their version; a search
 on an older snapshot than the copies runs the product's SQL. Following and reading
 happen under one lock, so a search never sees a copy half-way through a change.
 
-Memory: ``CacheSettings.max_bytes`` bounds the whole; the copy of the index and the
-fingerprints come first (keyword search and following depend on them), the vector copy
-only if it fits beside them. ``cache_report()`` says what is held.
+Memory: ``CacheSettings.max_bytes`` bounds the whole (environment variable
+``MEMORY_DESK_SEARCH_CACHE_MB``; the desk's setting ``search/cache_mb``); the copy of
+the index and the fingerprints come first (keyword search and following depend on
+them), the vector copy only if it fits beside them. ``cache_report()`` says what is held.
 """
 
 from __future__ import annotations
