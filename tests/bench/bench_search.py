@@ -75,7 +75,7 @@ def run_size(n: int) -> tuple[dict[str, tuple[float, float]], dict[str, object]]
 
         def keyword_new(q: str) -> None:
             if state is not None:
-                state.terms.clear()  # every term of the query new to the term cache
+                state.forget_terms()  # every term of the query new to the term cache
             search(ws, q, mode="keyword")
 
         figures["keyword, every term new"] = timed(keyword_new, fresh["new terms"])
@@ -89,7 +89,7 @@ def run_size(n: int) -> tuple[dict[str, tuple[float, float]], dict[str, object]]
 
         def preamble_new(t: str) -> None:
             if state is not None:
-                state.terms.clear()
+                state.forget_terms()
             build_preamble(ws, AGENT, t)
 
         figures["preamble, every task word new"] = timed(preamble_new, new_tasks)

@@ -222,8 +222,7 @@ class FileState:
             if self.embeddings is not None:
                 self.embeddings.apply({rowid: stored[rowid][1] if rowid in stored else None for rowid in changed})
         if changed:
-            self.terms.clear()
-            self.term_elements = 0
+            self.forget_terms()
         self.structure = structure
         self.version = version
         self.followed += 1
@@ -252,6 +251,11 @@ class FileState:
         return self.keyword.table.overlay_rows > max(50_000, self.keyword.n_row // 20)
 
     # --- reading --------------------------------------------------------------------------
+
+    def forget_terms(self) -> None:
+        """Empty the term cache (after a change; benchmarks measuring terms never asked before)."""
+        self.terms.clear()
+        self.term_elements = 0
 
     def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
         """Rows holding ``term*`` and their counts, from a small cache of recent terms."""

@@ -98,8 +98,6 @@ class TermTable:
         raw.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.memdesk_fts_instances "
                     f"USING fts5vocab(main, {fts}, instance)")
         top = raw.execute(f"SELECT max(id) FROM {fts}_docsize").fetchone()[0] or 0
-        wide = top > 0xFFFFFFFF
-        fmt, dtype = ("%016x", ">u8") if wide else ("%08x", ">u4")
         terms: list[str] = []
         entries: list[int] = []  # (term, row) entries per term
         row_parts: list[np.ndarray] = []
@@ -111,7 +109,7 @@ class TermTable:
             """Turn the instances gathered so far into (row, tf) entries, a slice of terms at a time."""
             if not pending:
                 return
-            docs = np.frombuffer(bytes.fromhex("".join(pending)), dtype=dtype).astype(np.int64)
+            docs = np.fromstring(",".join(pending), dtype=np.int64, sep=",")  # rowids as decimal text
             term_of = np.repeat(np.arange(len(pending_counts), dtype=np.int64), pending_counts)
             if len(docs) != len(term_of):
                 raise ValueError("instances do not add up")
@@ -126,8 +124,8 @@ class TermTable:
             pending.clear()
             pending_counts.clear()
 
-        cursor = raw.execute(f"SELECT term, count(*), group_concat(printf('{fmt}', doc), '') "
-                             f"FROM temp.memdesk_fts_instances WHERE col IN ('topic', 'content') GROUP BY term")
+        cursor = raw.execute("SELECT term, count(*), group_concat(doc) "
+                             "FROM temp.memdesk_fts_instances WHERE col IN ('topic', 'content') GROUP BY term")
         gathered = 0
         for i, (term, count, hexdocs) in enumerate(cursor):
             if i % 4096 == 0 and not keep_going():
@@ -136,7 +134,7 @@ class TermTable:
             pending.append(hexdocs)
             pending_counts.append(count)
             gathered += count
-            if gathered >= 2_000_000:
+            if gathered >= 500_000:  # small slices: each parse holds the GIL only briefly
                 flush()
                 gathered = 0
         flush()
