@@ -271,7 +271,8 @@ class FileState:
         self.term_elements += len(rows)
         if self._others[0] != self.keyword.epoch:  # what the rest takes, once per change of the file
             self._others = (self.keyword.epoch, self.nbytes - self.term_elements * 16)
-        budget = max(0, (_settings.max_bytes - self._others[1]) // 16)
+        # at most a twentieth of the bound: postings are cheap to gather again from the copy of the index
+        budget = max(0, min(_settings.max_bytes - self._others[1], _settings.max_bytes // 20) // 16)
         while self.term_elements > budget and len(self.terms) > 1:
             _, (_, old, _) = self.terms.popitem(last=False)
             self.term_elements -= len(old)
