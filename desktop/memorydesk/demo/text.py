@@ -32,6 +32,16 @@ AGENTS: Final = (
 #: The person named in the change history for the grant and policy adjustments.
 REVIEWER_NAME: Final = "Maya Okafor (engineering manager)"
 
+#: Grant rows an older build copied in from the team's first workspace (role, domain, permission),
+#: stored verbatim: the product reads "Designer" as designer and "engineer"/"intern" as general
+#: (each then one of two rows for its cell, or the only one), and "Admin" as read.
+CARRIED_GRANTS: Final = (
+    ("Designer", "design-system", "read"),
+    ("engineer", "architecture", "none"),
+    ("intern", "working-memory", "write"),
+    ("pm", "product", "Admin"),
+)
+
 REPOS: Final = ("acme-web", "acme-api", "acme-infra", "acme-mobile")
 
 # -- components: capitalised two-word names, so the product's entity overlap can link them ------

@@ -1,0 +1,252 @@
+"""The effective grant matrix: every domain × the nine roles, as the product resolves it.
+
+Rows are every domain of the workspace: its domain rows, and the domains that facts,
+policies or grant rows name without one (``DomainEntry.has_row`` False). Cells come
+from ``core.grants`` over the rows read with the product's own query
+(``memory.grants.read_rows``), so the tab, the command line and ``propose_policy``
+agree cell by cell. Reading is one pass (a few thousand domains: well under a tenth
+of a second); the matrix keeps two bytes per cell for painting and filtering and
+resolves a cell's rows again only when someone looks at it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import case, func, select
+
+from memorydesk.core.grants import (
+    CODE_OF_PERMISSION,
+    CODE_OF_SOURCE,
+    PERMISSIONS,
+    ROLES,
+    SOURCES,
+    Cell,
+    GrantIndex,
+    Source,
+    plan_cell,
+    plan_row,
+)
+from memorydesk.core.vocab import AgentRole, Permission, bare_domain_name, parse_agent_role
+from memorydesk.memory import grants as grant_rows
+from memorydesk.store.workspace import Workspace
+
+__all__ = ["DomainEntry", "GrantMatrix", "FILTERS", "agents_by_role", "domain_detail", "matrix_json",
+           "read_matrix", "write_loss"]
+
+WRITE, FAIL_OPEN = CODE_OF_PERMISSION[Permission.WRITE], CODE_OF_SOURCE[Source.FAIL_OPEN]
+EXACT = CODE_OF_SOURCE[Source.EXACT]
+PROBLEMS = {CODE_OF_SOURCE[Source.AMBIGUOUS], CODE_OF_SOURCE[Source.UNKNOWN_VALUE]}
+#: filter name → what it shows (the tab's "Show" choices)
+FILTERS = {
+    "all": "every domain",
+    "fail_open": "fail-open cells (no row: reads as read)",
+    "write": "write cells",
+    "changed": "domains that differ from the seeded default (write for all nine)",
+    "problems": "ambiguous cells and unknown strings",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class DomainEntry:
+    name: str
+    has_row: bool  # a memory_domains_table row exists
+    named_by: tuple[str, ...]  # "fact", "policy", "grant": what names it
+
+
+@dataclass
+class GrantMatrix:
+    domains: list[DomainEntry]
+    index: GrantIndex
+    perms: bytes  # permission code per cell, row-major (domain, role in ROLES order)
+    sources: bytes  # source code per cell
+    read_order: str = ""  # how SQLite returns the product's grant query on this file
+    positions: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.positions = {d.name: i for i, d in enumerate(self.domains)}
+
+    @property
+    def roles(self) -> tuple[AgentRole, ...]:
+        return ROLES
+
+    def code(self, row: int, col: int) -> tuple[Permission, Source]:
+        k = row * len(ROLES) + col
+        return PERMISSIONS[self.perms[k]], SOURCES[self.sources[k]]
+
+    def cell(self, row: int, col: int) -> Cell:
+        return self.index.cell(ROLES[col], self.domains[row].name)
+
+    def row_of(self, domain: str) -> int | None:
+        return self.positions.get(domain)
+
+    def cell_matches(self, row: int, col: int, mode: str) -> bool:
+        k = row * len(ROLES) + col
+        if mode == "fail_open":
+            return self.sources[k] == FAIL_OPEN
+        if mode == "write":
+            return self.perms[k] == WRITE
+        if mode == "problems":
+            return self.sources[k] in PROBLEMS
+        return True
+
+    def differs_from_default(self, row: int) -> bool:
+        n = len(ROLES)
+        return any(self.perms[k] != WRITE or self.sources[k] != EXACT for k in range(row * n, row * n + n))
+
+    def rows_shown(self, mode: str = "all", text: str = "") -> list[int]:
+        """The domain rows a filter shows (``text``: part of the name, any letter case)."""
+        needle = text.strip().lower()
+        out = []
+        n = len(ROLES)
+        for i, entry in enumerate(self.domains):
+            if needle and needle not in entry.name.lower():
+                continue
+            if mode == "changed" and not self.differs_from_default(i):
+                continue
+            if mode in ("fail_open", "write", "problems") and not any(self.cell_matches(i, j, mode) for j in range(n)):
+                continue
+            out.append(i)
+        return out
+
+    def counts(self) -> dict[str, int]:
+        return {s.value: sum(1 for c in self.sources if c == CODE_OF_SOURCE[s]) for s in SOURCES}
+
+
+def _read_order(ws: Workspace, conn: Any) -> str:
+    table = '"' + ws.layout.grants.name.replace('"', '""') + '"'
+    plan = " ".join(str(r[-1]) for r in conn.exec_driver_sql(
+        f"EXPLAIN QUERY PLAN SELECT * FROM {table} WHERE workspace_id = ?", (ws.workspace_id,)))
+    if "INDEX" in plan.upper():
+        return "by role string, then domain (SQLite reads the primary-key index)"
+    return "in the order the rows were written (SQLite scans the table)"
+
+
+def build_matrix(index: GrantIndex, names: grant_rows.DomainNames, read_order: str = "") -> GrantMatrix:
+    domains = [DomainEntry(n, n in names.rows, names.named_by(n)) for n in names.all()]
+    perms, sources = bytearray(), bytearray()
+    for entry in domains:
+        p, s = index.codes(entry.name)
+        perms += p
+        sources += s
+    return GrantMatrix(domains, index, bytes(perms), bytes(sources), read_order)
+
+
+def read_matrix(ws: Workspace) -> GrantMatrix:
+    with ws.read() as conn:
+        index = GrantIndex(grant_rows.read_rows(ws, conn))
+        names = grant_rows.domain_names(ws, conn, index.domains())
+        order = _read_order(ws, conn)
+    return build_matrix(index, names, order)
+
+
+def matrix_json(matrix: GrantMatrix) -> dict[str, Any]:
+    """``{"roles": [...], "domains": [{"domain", "cells": {role: {"permission", "source"}}}]}``."""
+    out = []
+    for i, entry in enumerate(matrix.domains):
+        cells = {}
+        for j, role in enumerate(ROLES):
+            permission, source = matrix.code(i, j)
+            cells[role.value] = {"permission": permission.value, "source": source.value}
+        out.append({"domain": entry.name, "cells": cells})
+    return {"roles": [r.value for r in ROLES], "domains": out}
+
+
+# -- the side panel ------------------------------------------------------------------------------
+
+def acting_role(stored: str | None) -> AgentRole:
+    """The role an agent acts as: its own, or ``general`` when none or unknown (as the product's tools default it)."""
+    return parse_agent_role(stored) or AgentRole.GENERAL
+
+
+def agents_by_role(ws: Workspace) -> dict[str, list[dict[str, Any]]]:
+    """Agents grouped by the role they act as, by name: ``{role: [{id, name, role}]}``."""
+    a = ws.layout.agents.c
+    with ws.read() as conn:
+        rows = conn.execute(select(a.id, a.name, a.role).order_by(a.name)).all()
+    out: dict[str, list[dict[str, Any]]] = {r.value: [] for r in ROLES}
+    for r in rows:
+        out[acting_role(r.role).value].append({"id": r.id, "name": r.name, "role": r.role})
+    return out
+
+
+def domain_detail(ws: Workspace, domain: str) -> dict[str, Any]:
+    """How much memory a domain holds and its domain row (None when it has none)."""
+    L = ws.layout
+    f, p, d = L.facts.c, L.policies.c, L.domains.c
+    with ws.read() as conn:
+        facts = conn.execute(select(func.count(), func.coalesce(func.sum(case((f.superseded_by.is_(None), 1),
+                                                                             else_=0)), 0))
+                             .where(f.domain == domain)).one()
+        policies = conn.execute(select(func.count(), func.coalesce(func.sum(p.active), 0))
+                                .where(p.domain == domain)).one()
+        row = conn.execute(select(d.label, d.description, d.created_by_role, d.created_at)
+                           .where(d.name == domain)).first()
+    return {"domain": domain, "facts": int(facts[0]), "facts_active": int(facts[1]),
+            "policies": int(policies[0]), "policies_active": int(policies[1]),
+            "row": dict(row._mapping) if row is not None else None, "bare": bare_domain_name(domain)}
+
+
+# -- asking before a change ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Plan:
+    """A grant edit the tab is about to make (checked before it is written)."""
+
+    kind: str  # "set", "remove" (cells), "fix", "remove_row" (one stored row)
+    cells: tuple[tuple[str, str], ...] = ()  # (role, domain) for set/remove
+    permission: str | None = None
+    domain: str = ""  # fix/remove_row
+    agent_role: str = ""
+    new_role: str | None = None
+
+
+def _after(index: GrantIndex, plan: Plan) -> tuple[GrantIndex, set[str]]:
+    edited: dict[str, list] = {}
+    if plan.kind in ("set", "remove"):
+        perm = Permission(plan.permission) if plan.kind == "set" and plan.permission else None
+        for role, domain in plan.cells:
+            rows = edited.setdefault(domain, index.rows_of(domain))
+            before, after = plan_cell(domain, rows, AgentRole(role), perm)
+            edited[domain] = [r for r in rows if r not in before] + after
+    else:
+        rows = index.rows_of(plan.domain)
+        before, after = plan_row(rows, plan.agent_role, role=plan.new_role, permission=plan.permission,
+                                 remove=plan.kind == "remove_row")
+        edited[plan.domain] = [r for r in rows if r not in before] + after
+    for domain, rows in edited.items():
+        index = index.replaced(domain, rows)
+    return index, set(edited)
+
+
+def _writers(index: GrantIndex, domain: str) -> int:
+    return sum(1 for role in ROLES if index.cell(role, domain).permission is Permission.WRITE)
+
+
+def write_loss(ws: Workspace, plan: Plan) -> list[tuple[str, int]]:
+    """Domains with active policies where ``plan`` would take away the last ``write`` —
+    counting the repo-scoped domains that fall back to an edited bare name."""
+    with ws.read() as conn:
+        index = GrantIndex(grant_rows.read_rows(ws, conn))
+        names = grant_rows.domain_names(ws, conn, index.domains()).all()
+        after, edited = _after(index, plan)
+        affected = [n for n in names if n in edited or bare_domain_name(n) in edited]
+        lost = [d for d in affected if _writers(index, d) > 0 and _writers(after, d) == 0]
+        p = ws.layout.policies.c
+        out = []
+        for domain in lost:
+            active = int(conn.execute(select(func.count()).where(p.domain == domain, p.active == 1)).scalar() or 0)
+            if active:
+                out.append((domain, active))
+    return out
+
+
+def cells_of(matrix: GrantMatrix, picked: Iterable[tuple[int, int]]) -> list[tuple[str, str]]:
+    """(role, domain) of matrix positions (row, column)."""
+    return [(ROLES[c].value, matrix.domains[r].name) for r, c in picked]
+
+
+def domains_of(matrix: GrantMatrix, rows: Sequence[int]) -> list[str]:
+    return [matrix.domains[r].name for r in rows]

@@ -1,0 +1,109 @@
+"""Reading grant rows as the product reads them, and the domains grants may name.
+
+The product loads a workspace's grants with one query and no ``ORDER BY``
+(``SELECT * FROM <grants> WHERE workspace_id = ?``), then takes the first matching
+row (``core.grants``). Which row comes first is therefore whatever order SQLite
+returns for that query on this file: the primary-key index order (role, domain) on a
+file without planner statistics, the table's insertion (rowid) order once ``ANALYZE``
+has shown the index useless. ``read_rows`` asks SQLite exactly that query, so the
+desk sees the order the product's SQLite sees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from sqlalchemy import Connection, select
+
+from memorydesk.core.grants import GrantIndex, GrantRow
+from memorydesk.store import Workspace
+
+CHUNK = 500
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def read_rows(ws: Workspace, conn: Connection) -> list[GrantRow]:
+    """Every grant row of the workspace, in the order the product's own query returns them."""
+    table = _quoted(ws.layout.grants.name)
+    result = conn.exec_driver_sql(
+        f"SELECT rowid, agent_role, memory_domain, permission FROM {table} WHERE workspace_id = ?",
+        (ws.workspace_id,))
+    return [GrantRow(str(role), str(domain), str(permission), int(rowid))
+            for rowid, role, domain, permission in result]
+
+
+def read_index(ws: Workspace, conn: Connection) -> GrantIndex:
+    return GrantIndex(read_rows(ws, conn))
+
+
+def rows_of(ws: Workspace, conn: Connection, domain: str) -> list[GrantRow]:
+    """The rows stored for exactly one domain (with their rowids), in the product's read order."""
+    table = _quoted(ws.layout.grants.name)
+    result = conn.exec_driver_sql(
+        f"SELECT rowid, agent_role, memory_domain, permission FROM {table} "
+        "WHERE workspace_id = ? AND memory_domain = ?", (ws.workspace_id, domain))
+    return [GrantRow(str(r), str(d), str(p), int(i)) for i, r, d, p in result]
+
+
+@dataclass
+class DomainNames:
+    """Every domain the workspace knows: its domain rows and the names memory uses."""
+
+    rows: set[str] = field(default_factory=set)  # memory_domains_table names
+    facts: set[str] = field(default_factory=set)
+    policies: set[str] = field(default_factory=set)
+    grants: set[str] = field(default_factory=set)
+
+    def all(self) -> list[str]:
+        return sorted(self.rows | self.facts | self.policies | self.grants)
+
+    def named_by(self, domain: str) -> tuple[str, ...]:
+        """Which kinds of memory name ``domain`` (fact, policy, grant)."""
+        return tuple(kind for kind, names in (("fact", self.facts), ("policy", self.policies),
+                                              ("grant", self.grants)) if domain in names)
+
+
+def _distinct(conn: Connection, table: str, column: str) -> set[str]:
+    """Distinct values of an indexed column by skipping along the index (one seek per value),
+    so a million facts over a few thousand domains cost a few thousand seeks, not a scan."""
+    t, c = _quoted(table), _quoted(column)
+    rows = conn.exec_driver_sql(
+        f"WITH RECURSIVE d(v) AS (SELECT (SELECT min({c}) FROM {t}) "
+        f"UNION ALL SELECT (SELECT min({c}) FROM {t} WHERE {c} > d.v) FROM d WHERE d.v IS NOT NULL) "
+        "SELECT v FROM d WHERE v IS NOT NULL")
+    return {str(v) for (v,) in rows}
+
+
+def domain_names(ws: Workspace, conn: Connection, grant_domains: Iterable[str] = ()) -> DomainNames:
+    """The domains of the workspace (``grant_domains``: those the grant rows already read name)."""
+    layout = ws.layout
+    d = layout.domains
+    names = DomainNames()
+    names.rows = {str(n) for n in conn.execute(select(d.c.name).where(d.c.workspace_id == ws.workspace_id)).scalars()}
+    names.facts = _distinct(conn, layout.facts.name, "domain")
+    p = layout.policies
+    names.policies = {str(n) for n in conn.execute(select(p.c.domain).distinct()).scalars()}
+    names.grants = set(grant_domains)
+    return names
+
+
+def known_domains(ws: Workspace, conn: Connection, candidates: Iterable[str]) -> set[str]:
+    """Which of ``candidates`` the workspace knows: a domain row, or named by a fact, a
+    policy or a grant row. The desk creates no domain; grants only for these."""
+    wanted = list(dict.fromkeys(candidates))
+    layout = ws.layout
+    found: set[str] = set()
+    columns = ((layout.domains, layout.domains.c.name), (layout.facts, layout.facts.c.domain),
+               (layout.policies, layout.policies.c.domain), (layout.grants, layout.grants.c.memory_domain))
+    for table, column in columns:
+        rest = [w for w in wanted if w not in found]
+        for i in range(0, len(rest), CHUNK):
+            chunk = rest[i:i + CHUNK]
+            found.update(str(v) for v in conn.execute(select(column).where(column.in_(chunk)).distinct()).scalars())
+        if len(found) == len(wanted):
+            break
+    return found

@@ -1,0 +1,395 @@
+"""The Grants tab: the effective role × domain matrix, as the product enforces it.
+
+Every domain (domain rows, and names that facts, policies or grant rows use without
+one, in italics) against the nine roles; each cell's colour is its permission and its
+shape its source — fail-open cells are hatched, bare-name, unknown and ambiguous
+cells flagged (``paint``). A filter shows only fail-open cells, write cells, problems
+or domains that differ from the seeded default, and domains by name. The side panel
+says what the selected cell lets agents do (only ``write`` is enforced), who holds
+the role, what the domain holds; the agent chooser answers "what can this agent
+write?". Edits are in ``edits``.
+
+Navigation targets: ``{"domain": name}`` (optionally ``"role"``) selects that cell or
+row; ``{"agent": agent_id}`` shows that agent's view.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QSplitter,
+    QTableView,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memorydesk.browse import grants as browse
+from memorydesk.core.grants import ROLES, Cell, Source
+from memorydesk.core.vocab import Permission
+from memorydesk.ui.grants import explain
+from memorydesk.ui.grants.edits import GrantActions
+from memorydesk.ui.grants.model import GrantMatrixModel
+from memorydesk.ui.grants.paint import CellDelegate, LegendSwatch
+from memorydesk.ui.grants.panel import GrantPanel
+from memorydesk.ui.session import Change, DeskSession
+from memorydesk.ui.tab import DeskTab
+
+LEGEND = ((Permission.WRITE, Source.EXACT, "write"), (Permission.READ, Source.EXACT, "read"),
+          (Permission.NONE, Source.EXACT, "none"), (Permission.READ, Source.FAIL_OPEN, "fail-open: no row"),
+          (Permission.WRITE, Source.BARE_NAME, "bare name's row"),
+          (Permission.READ, Source.UNKNOWN_VALUE, "unknown string"),
+          (Permission.WRITE, Source.AMBIGUOUS, "ambiguous"))
+SHOW = (("all", "All domains"), ("fail_open", "Fail-open cells"), ("write", "Write cells"),
+        ("changed", "Differs from default"), ("problems", "Ambiguous or unknown"))
+
+
+def read_all(ws: Any) -> tuple[browse.GrantMatrix, dict[str, list[dict[str, Any]]]]:
+    return browse.read_matrix(ws), browse.agents_by_role(ws)
+
+
+class GrantsTab(DeskTab):
+    name, title = "grants", "Grants"
+    kinds = frozenset({"grant", "domain", "fact", "policy", "history"})  # counts per domain come from facts, policies
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.matrix: browse.GrantMatrix | None = None
+        self.agents: dict[str, list[dict[str, Any]]] = {}
+        self.details: dict[str, dict[str, Any]] = {}
+        self.loaded = False
+        self._pending_target: dict[str, Any] | None = None
+        self._choosing_agent = False
+        self.model = GrantMatrixModel(self)
+        self.view = QTableView()
+        self.view.setObjectName("grants-view")
+        self.view.setModel(self.model)
+        self.view.setItemDelegate(CellDelegate(self.view))
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
+        self.view.setShowGrid(False)
+        self.view.setWordWrap(False)
+        rows = self.view.verticalHeader()
+        rows.setDefaultSectionSize(self.view.fontMetrics().height() + 10)
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        rows.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        columns = self.view.horizontalHeader()
+        columns.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        columns.setMinimumSectionSize(self.view.fontMetrics().horizontalAdvance("reviewer") + 14)
+        self.view.selectionModel().selectionChanged.connect(self._selection_changed)
+        self.view.selectionModel().currentChanged.connect(lambda *_a: self._selection_changed())
+
+        self.edits = GrantActions(self)
+        self.write_actions = self.edits.all
+        self.act_row = self._plain("Select Domain Row", self.select_current_row, "Shift+Space", "select-row")
+        self.act_column = self._plain("Select Role Column", self.select_current_column, "Ctrl+Space", "select-column")
+
+        self.show_mode = QComboBox()
+        self.show_mode.setObjectName("grants-show")
+        for key, label in SHOW:
+            self.show_mode.addItem(label, key)
+        self.show_mode.setToolTip("\n".join(f"{label}: {browse.FILTERS[key]}" for key, label in SHOW))
+        self.show_mode.currentIndexChanged.connect(lambda _i: self.apply_filter())
+        self.search = QLineEdit()
+        self.search.setObjectName("grants-search")
+        self.search.setPlaceholderText("Domain contains…")
+        self.search.setClearButtonEnabled(True)
+        self.search.textChanged.connect(lambda _t: self.apply_filter())
+        self.summary = QLabel("reading grants…")
+        self.summary.setObjectName("grants-summary")
+
+        bar = QToolBar()
+        bar.setObjectName("grants-toolbar")
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        for action in self.write_actions:
+            bar.addAction(action)
+        filters = QHBoxLayout()
+        filters.setContentsMargins(0, 0, 0, 0)
+        filters.addWidget(QLabel("Show"))
+        filters.addWidget(self.show_mode)
+        filters.addWidget(self.search, 1)
+        filters.addWidget(self.summary)
+        legend = QHBoxLayout()
+        legend.setContentsMargins(0, 0, 0, 0)
+        legend.setSpacing(4)
+        for permission, source, text in LEGEND:
+            legend.addWidget(LegendSwatch(permission, source))
+            label = QLabel(text)
+            label.setContentsMargins(0, 0, 8, 0)
+            legend.addWidget(label)
+        legend.addStretch(1)
+        self.legend = QWidget()
+        self.legend.setObjectName("grants-legend")
+        self.legend.setLayout(legend)
+        self.legend.setToolTip("Colour = permission; shape = where it came from. Only write is enforced.")
+
+        self.panel = GrantPanel()
+        self.panel.add_buttons(self.write_actions)
+        self.panel.agent_chosen.connect(self._agent_chosen)
+        left = QWidget()
+        lay = QVBoxLayout(left)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addLayout(filters)
+        lay.addWidget(self.legend)
+        lay.addWidget(self.view, 1)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.setObjectName("grants-split")
+        split.addWidget(left)
+        split.addWidget(self.panel)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        split.setSizes([800, 420])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(bar)
+        layout.addWidget(split, 1)
+        self.setTabOrder(self.show_mode, self.search)
+        self.setTabOrder(self.search, self.view)
+        self.setTabOrder(self.view, self.panel.agent)
+        self._detail_timer = QTimer(self)
+        self._detail_timer.setSingleShot(True)
+        self._detail_timer.setInterval(120)
+        self._detail_timer.timeout.connect(self._read_detail)
+        self.edits.update()
+
+    def _plain(self, text: str, slot: Any, key: str, name: str) -> QAction:
+        action = QAction(text, self)
+        action.setObjectName(f"grant-{name}")
+        action.setShortcut(QKeySequence(key))
+        action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        action.triggered.connect(lambda _c=False: slot())
+        self.addAction(action)
+        return action
+
+    @property
+    def dialog(self) -> Any:
+        """The dialog or question an edit has open (None when none is)."""
+        return self.edits.dialog
+
+    # --- the contract -------------------------------------------------------------------
+
+    def open(self, session: DeskSession) -> None:
+        super().open(session)
+        self.edits.acts.bind(session)
+        self.edits.update()
+        self.reload()
+
+    def reload(self) -> None:
+        self.run(read_all, self._loaded, label="reading grants")
+
+    def refresh(self, change: Change) -> None:
+        self.reload()
+
+    def close(self) -> bool:
+        self._detail_timer.stop()
+        return super().close()
+
+    def navigate(self, target: dict[str, Any]) -> None:
+        if target.get("domain"):
+            self._pending_target = dict(target)
+            if self.loaded:
+                self._go(self._pending_target)
+        if target.get("agent"):
+            for k in range(1, self.panel.agent.count()):
+                if self.panel.agent.itemData(k)["id"] == target["agent"]:
+                    self.panel.agent.setCurrentIndex(k)
+
+    def prepare_shot(self) -> None:
+        if self.matrix is None or not self.model.rowCount():
+            return
+        for wanted in (Source.AMBIGUOUS, Source.FAIL_OPEN, Source.UNKNOWN_VALUE, Source.EXACT):
+            for row in range(self.model.rowCount()):
+                i = self.model.domain_row(row)
+                for col in range(len(ROLES)):
+                    if i is not None and self.matrix.code(i, col)[1] is wanted:
+                        self.select_cell(row, col)
+                        self._detail_timer.stop()
+                        self._read_detail()
+                        return
+
+    def wants_keyboard(self) -> QWidget | None:
+        return self.view
+
+    # --- reading ------------------------------------------------------------------------
+
+    def _loaded(self, result: tuple[browse.GrantMatrix, dict[str, list[dict[str, Any]]]]) -> None:
+        matrix, agents = result
+        keep = self._selected_positions()
+        current = self._current_position()
+        self.matrix, self.agents, self.details, self.loaded = matrix, agents, {}, True
+        self.panel.set_agents(agents)
+        self._show(keep, current)
+        if self._pending_target is not None:
+            self._go(self._pending_target)
+
+    def apply_filter(self) -> None:
+        if self.matrix is not None:
+            self._show(self._selected_positions(), self._current_position())
+
+    def _show(self, keep: list[tuple[str, int]], current: tuple[str, int] | None) -> None:
+        matrix = self.matrix
+        if matrix is None:
+            return
+        mode = self.show_mode.currentData()
+        shown = matrix.rows_shown(mode, self.search.text())
+        swapped = self.model.set_matrix(matrix, shown, mode)
+        self._fit_header()
+        if not swapped:
+            self._restore(keep, current)
+        counts = matrix.counts()
+        self.summary.setText(f"{len(shown):,} of {len(matrix.domains):,} domains · "
+                             f"{counts['fail_open']:,} fail-open · {counts['ambiguous']:,} ambiguous · "
+                             f"{counts['unknown_value']:,} unknown")
+        self._selection_changed()
+
+    def _fit_header(self) -> None:
+        if self.matrix is None:
+            return
+        metrics = self.view.verticalHeader().fontMetrics()
+        widest = max((metrics.horizontalAdvance(d.name) for d in self.matrix.domains), default=80)
+        self.view.verticalHeader().setFixedWidth(min(max(widest + 24, 120), 300))
+
+    # --- selection ----------------------------------------------------------------------
+
+    def _selected_positions(self) -> list[tuple[str, int]]:
+        out = []
+        for index in self.view.selectionModel().selectedIndexes():
+            domain = self.model.domain(index.row())
+            if domain is not None:
+                out.append((domain, index.column()))
+        return out
+
+    def _current_position(self) -> tuple[str, int] | None:
+        index = self.view.currentIndex()
+        domain = self.model.domain(index.row()) if index.isValid() else None
+        return (domain, index.column()) if domain is not None else None
+
+    def _restore(self, keep: list[tuple[str, int]], current: tuple[str, int] | None) -> None:
+        selection = QItemSelection()
+        for domain, col in keep:
+            row = self.model.row_of(domain)
+            if row is not None:
+                index = self.model.index(row, col)
+                selection.select(index, index)
+        flags = QItemSelectionModel.SelectionFlag
+        model = self.view.selectionModel()
+        if current is not None and (row := self.model.row_of(current[0])) is not None:
+            model.setCurrentIndex(self.model.index(row, current[1]), flags.NoUpdate)
+        model.select(selection, flags.ClearAndSelect)
+
+    def select_cell(self, row: int, col: int) -> None:
+        flags = QItemSelectionModel.SelectionFlag
+        index = self.model.index(row, col)
+        self.view.selectionModel().setCurrentIndex(index, flags.ClearAndSelect)
+        self.view.scrollTo(index)
+
+    def select_current_row(self) -> None:
+        index = self.view.currentIndex()
+        if index.isValid():
+            self.view.selectRow(index.row())
+
+    def select_current_column(self) -> None:
+        index = self.view.currentIndex()
+        if index.isValid():
+            self.view.selectColumn(index.column())
+
+    def _go(self, target: dict[str, Any]) -> None:
+        self._pending_target = None
+        row = self.model.row_of(str(target["domain"]))
+        if row is None and self.matrix is not None and self.matrix.row_of(str(target["domain"])) is not None:
+            self.show_mode.setCurrentIndex(0)
+            self.search.clear()
+            row = self.model.row_of(str(target["domain"]))
+        if row is None:
+            return
+        role = target.get("role")
+        if role in [r.value for r in ROLES]:
+            self.select_cell(row, [r.value for r in ROLES].index(role))
+        else:
+            self.view.selectRow(row)
+            self.view.scrollTo(self.model.index(row, 0))
+
+    def selected_cells(self) -> list[Cell]:
+        cells = []
+        for index in self.view.selectionModel().selectedIndexes():
+            cell = self.model.cell(index.row(), index.column())
+            if cell is not None:
+                cells.append(cell)
+        return cells
+
+    def current_cell(self) -> Cell | None:
+        index = self.view.currentIndex()
+        return self.model.cell(index.row(), index.column()) if index.isValid() else None
+
+    def _selection_changed(self, *_args: Any) -> None:
+        if not self._choosing_agent and self.panel.agent.currentIndex() > 0:
+            self.panel.agent.blockSignals(True)  # a person picked cells: the agent view gives way
+            self.panel.agent.setCurrentIndex(0)
+            self.panel.agent.blockSignals(False)
+        self.edits.update()
+        self._show_panel()
+        self._detail_timer.start()
+
+    def _focus_domain(self) -> str | None:
+        index = self.view.currentIndex()
+        return self.model.domain(index.row()) if index.isValid() else None
+
+    def _show_panel(self) -> None:
+        matrix = self.matrix
+        if matrix is None:
+            return
+        agent = self.panel.agent.currentData()
+        if agent is not None:
+            self.panel.show_html(explain.agent_html(agent, matrix))
+            return
+        selection = self.view.selectionModel()
+        index = self.view.currentIndex()
+        domain = self._focus_domain()
+        if domain is None:
+            self.panel.show_html("")
+            return
+        detail = self.details.get(domain)
+        if selection.isRowSelected(index.row(), index.parent()):
+            self.panel.show_html(explain.domain_html(domain, matrix, detail))
+            return
+        cell = self.current_cell()
+        if cell is not None:
+            count = len(selection.selectedIndexes())
+            head = f"<p><i>{count:,} cells selected; this one is the current cell.</i></p>" if count > 1 else ""
+            self.panel.show_html(head + explain.cell_html(cell, matrix, self.agents, detail))
+
+    def _read_detail(self) -> None:
+        domain = self._focus_domain()
+        if domain is None or domain in self.details:
+            return
+
+        def done(detail: dict[str, Any]) -> None:
+            self.details[domain] = detail
+            if self._focus_domain() == domain:
+                self._show_panel()
+
+        self.run(lambda ws: browse.domain_detail(ws, domain), done, label="reading the domain")
+
+    def _agent_chosen(self, agent: dict[str, Any] | None) -> None:
+        if agent is not None and self.model.rowCount():
+            col = ROLES.index(browse.acting_role(agent["role"]))
+            index = self.view.currentIndex()
+            row = index.row() if index.isValid() else 0
+            self._choosing_agent = True
+            try:
+                self.view.selectionModel().setCurrentIndex(self.model.index(row, col),
+                                                           QItemSelectionModel.SelectionFlag.NoUpdate)
+                self.view.selectColumn(col)
+            finally:
+                self._choosing_agent = False
+        self._show_panel()
