@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import grant_oracle as oracle
 import pytest
 
+import grant_oracle as oracle
 from helpers import sha256
 
 

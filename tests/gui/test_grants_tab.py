@@ -28,7 +28,7 @@ def product_path(tmp_path: Path) -> Path:
 
 def _ready(qtbot, win):
     tab = win.show_tab("grants")
-    qtbot.waitUntil(lambda: tab.loaded and win.ops.pending == 0, timeout=15000)
+    qtbot.waitUntil(lambda: tab.resolved and win.ops.pending == 0, timeout=15000)
     return tab
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import grant_oracle as oracle
 import pytest
 import sqlean
 
+import grant_oracle as oracle
 from fixtures.product_fixture import GRANT_SITUATIONS, build
 from memorydesk.browse.grants import matrix_json, read_matrix
 from memorydesk.core.errors import InsufficientMemoryPermission
@@ -51,6 +51,9 @@ def test_project_fixture_shows_every_source_kind(tmp_path: Path, layout: str) ->
     got = desk_json(path)
     assert got == oracle.matrix(path, oracle.INDEX_ORDER)
     assert sources(got) == {s.value for s in Source}
+    with open_workspace(path, read_only=True) as ws:
+        lazy = read_matrix(ws, complete=False)  # as the tab reads it: cells resolved when first shown
+        assert not lazy.is_complete and matrix_json(lazy) == got and lazy.is_complete
     cells = {d["domain"]: d["cells"] for d in got["domains"]}
     for (role, domain), (permission, source) in GRANT_SITUATIONS.items():
         assert cells[domain][role] == {"permission": permission, "source": source}, (role, domain)

@@ -3,7 +3,7 @@
 Rows are every domain of the workspace: its domain rows, and the domains that facts,
 policies or grant rows name without one (``DomainEntry.has_row`` False). Cells come
 from ``core.grants`` over the rows read with the product's own query
-(``memory.grants.read_rows``), so the tab, the command line and ``propose_policy``
+(``memory.grants.read_raw``), so the tab, the command line and ``propose_policy``
 agree cell by cell. Reading is one pass (a few thousand domains: well under a tenth
 of a second); the matrix keeps two bytes per cell for painting and filtering and
 resolves a cell's rows again only when someone looks at it.
@@ -33,8 +33,16 @@ from memorydesk.core.vocab import AgentRole, Permission, bare_domain_name, parse
 from memorydesk.memory import grants as grant_rows
 from memorydesk.store.workspace import Workspace
 
-__all__ = ["DomainEntry", "GrantMatrix", "FILTERS", "agents_by_role", "domain_detail", "matrix_json",
-           "read_matrix", "write_loss"]
+__all__ = [
+    "FILTERS",
+    "DomainEntry",
+    "GrantMatrix",
+    "agents_by_role",
+    "domain_detail",
+    "matrix_json",
+    "read_matrix",
+    "write_loss",
+]
 
 WRITE, FAIL_OPEN = CODE_OF_PERMISSION[Permission.WRITE], CODE_OF_SOURCE[Source.FAIL_OPEN]
 EXACT = CODE_OF_SOURCE[Source.EXACT]
@@ -53,27 +61,59 @@ FILTERS = {
 class DomainEntry:
     name: str
     has_row: bool  # a memory_domains_table row exists
-    named_by: tuple[str, ...]  # "fact", "policy", "grant": what names it
+    names: grant_rows.DomainNames = field(repr=False, compare=False)
+
+    @property
+    def named_by(self) -> tuple[str, ...]:
+        """"fact", "policy", "grant": what names it."""
+        return self.names.named_by(self.name)
 
 
 @dataclass
 class GrantMatrix:
+    """Domains × roles. Each domain's nine cells are resolved the first time they are needed
+    (two bytes a cell, kept), so the first screen of a 5,000-domain matrix is drawn before
+    the rest is resolved; ``complete()`` resolves every domain (filters and counts need it)."""
+
     domains: list[DomainEntry]
     index: GrantIndex
-    perms: bytes  # permission code per cell, row-major (domain, role in ROLES order)
-    sources: bytes  # source code per cell
     read_order: str = ""  # how SQLite returns the product's grant query on this file
     positions: dict[str, int] = field(default_factory=dict)
+    perms: bytearray = field(default_factory=bytearray)  # permission code per cell (domain-major)
+    sources: bytearray = field(default_factory=bytearray)  # source code per cell
+    resolved: bytearray = field(default_factory=bytearray)  # 1 per domain once resolved
 
     def __post_init__(self) -> None:
+        n = len(self.domains)
         self.positions = {d.name: i for i, d in enumerate(self.domains)}
+        self.perms = bytearray(n * len(ROLES))
+        self.sources = bytearray(n * len(ROLES))
+        self.resolved = bytearray(n)
 
     @property
     def roles(self) -> tuple[AgentRole, ...]:
         return ROLES
 
+    def _resolve(self, row: int) -> int:
+        n = len(ROLES)
+        if not self.resolved[row]:
+            perms, sources = self.index.codes(self.domains[row].name)
+            self.perms[row * n:row * n + n] = perms
+            self.sources[row * n:row * n + n] = sources
+            self.resolved[row] = 1
+        return row * n
+
+    def complete(self) -> GrantMatrix:
+        for row in range(len(self.domains)):
+            self._resolve(row)
+        return self
+
+    @property
+    def is_complete(self) -> bool:
+        return all(self.resolved)
+
     def code(self, row: int, col: int) -> tuple[Permission, Source]:
-        k = row * len(ROLES) + col
+        k = self._resolve(row) + col
         return PERMISSIONS[self.perms[k]], SOURCES[self.sources[k]]
 
     def cell(self, row: int, col: int) -> Cell:
@@ -83,7 +123,7 @@ class GrantMatrix:
         return self.positions.get(domain)
 
     def cell_matches(self, row: int, col: int, mode: str) -> bool:
-        k = row * len(ROLES) + col
+        k = self._resolve(row) + col
         if mode == "fail_open":
             return self.sources[k] == FAIL_OPEN
         if mode == "write":
@@ -93,12 +133,14 @@ class GrantMatrix:
         return True
 
     def differs_from_default(self, row: int) -> bool:
-        n = len(ROLES)
-        return any(self.perms[k] != WRITE or self.sources[k] != EXACT for k in range(row * n, row * n + n))
+        k = self._resolve(row)
+        return any(self.perms[c] != WRITE or self.sources[c] != EXACT for c in range(k, k + len(ROLES)))
 
     def rows_shown(self, mode: str = "all", text: str = "") -> list[int]:
         """The domain rows a filter shows (``text``: part of the name, any letter case)."""
         needle = text.strip().lower()
+        if mode == "all" and not needle:
+            return list(range(len(self.domains)))
         out = []
         n = len(ROLES)
         for i, entry in enumerate(self.domains):
@@ -112,7 +154,8 @@ class GrantMatrix:
         return out
 
     def counts(self) -> dict[str, int]:
-        return {s.value: sum(1 for c in self.sources if c == CODE_OF_SOURCE[s]) for s in SOURCES}
+        self.complete()
+        return {s.value: self.sources.count(CODE_OF_SOURCE[s]) for s in SOURCES}
 
 
 def _read_order(ws: Workspace, conn: Any) -> str:
@@ -125,21 +168,18 @@ def _read_order(ws: Workspace, conn: Any) -> str:
 
 
 def build_matrix(index: GrantIndex, names: grant_rows.DomainNames, read_order: str = "") -> GrantMatrix:
-    domains = [DomainEntry(n, n in names.rows, names.named_by(n)) for n in names.all()]
-    perms, sources = bytearray(), bytearray()
-    for entry in domains:
-        p, s = index.codes(entry.name)
-        perms += p
-        sources += s
-    return GrantMatrix(domains, index, bytes(perms), bytes(sources), read_order)
+    rows = names.rows
+    return GrantMatrix([DomainEntry(n, n in rows, names) for n in names.all()], index, read_order)
 
 
-def read_matrix(ws: Workspace) -> GrantMatrix:
+def read_matrix(ws: Workspace, *, complete: bool = True) -> GrantMatrix:
+    """The matrix; ``complete=False`` leaves the cells to be resolved as they are shown."""
     with ws.read() as conn:
-        index = GrantIndex(grant_rows.read_rows(ws, conn))
+        index = GrantIndex(grant_rows.read_raw(ws, conn))
         names = grant_rows.domain_names(ws, conn, index.domains())
         order = _read_order(ws, conn)
-    return build_matrix(index, names, order)
+    matrix = build_matrix(index, names, order)
+    return matrix.complete() if complete else matrix
 
 
 def matrix_json(matrix: GrantMatrix) -> dict[str, Any]:
@@ -229,7 +269,7 @@ def write_loss(ws: Workspace, plan: Plan) -> list[tuple[str, int]]:
     """Domains with active policies where ``plan`` would take away the last ``write`` —
     counting the repo-scoped domains that fall back to an edited bare name."""
     with ws.read() as conn:
-        index = GrantIndex(grant_rows.read_rows(ws, conn))
+        index = GrantIndex(grant_rows.read_raw(ws, conn))
         names = grant_rows.domain_names(ws, conn, index.domains()).all()
         after, edited = _after(index, plan)
         affected = [n for n in names if n in edited or bare_domain_name(n) in edited]

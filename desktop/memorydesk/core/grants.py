@@ -25,14 +25,24 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Final
+from typing import Any, Final, NamedTuple
 
 from memorydesk.core.text import dart_lower
 from memorydesk.core.vocab import AgentRole, Permission, bare_domain_name
 
 __all__ = [
-    "CODE_OF_PERMISSION", "CODE_OF_SOURCE", "Cell", "GrantIndex", "GrantRow", "PERMISSIONS", "ROLES", "SOURCES",
-    "Source", "is_known_permission", "plan_cell", "plan_row",
+    "CODE_OF_PERMISSION",
+    "CODE_OF_SOURCE",
+    "PERMISSIONS",
+    "ROLES",
+    "SOURCES",
+    "Cell",
+    "GrantIndex",
+    "GrantRow",
+    "Source",
+    "is_known_permission",
+    "plan_cell",
+    "plan_row",
 ]
 
 ROLES: Final[tuple[AgentRole, ...]] = tuple(AgentRole)
@@ -54,16 +64,45 @@ CODE_OF_PERMISSION: Final = {p: i for i, p in enumerate(PERMISSIONS)}
 CODE_OF_SOURCE: Final = {s: i for i, s in enumerate(SOURCES)}
 _ROLE_BY_NAME: Final = {r.value: r for r in ROLES}
 _PERMISSION_BY_NAME: Final = {p.value: p for p in PERMISSIONS}
+_FAIL_OPEN_PERMS: Final = bytes([CODE_OF_PERMISSION[Permission.READ]] * len(ROLES))
+_FAIL_OPEN_SOURCES: Final = bytes([CODE_OF_SOURCE[Source.FAIL_OPEN]] * len(ROLES))
+
+
+_CACHE_LIMIT = 10_000
+_role_cache: dict[str, AgentRole | None] = {}
+_permission_cache: dict[str, Permission | None] = {}
+
+
+def _parsed_role(value: str) -> AgentRole | None:
+    """The role a stored string names (case-insensitive), None when unknown; cached per string."""
+    try:
+        return _role_cache[value]
+    except KeyError:
+        role = _ROLE_BY_NAME.get(dart_lower(value))
+        if len(_role_cache) < _CACHE_LIMIT:
+            _role_cache[value] = role
+        return role
+
+
+def _parsed_permission(value: str) -> Permission | None:
+    try:
+        return _permission_cache[value]
+    except KeyError:
+        permission = _PERMISSION_BY_NAME.get(dart_lower(value))
+        if len(_permission_cache) < _CACHE_LIMIT:
+            _permission_cache[value] = permission
+        return permission
 
 
 def is_known_permission(value: str | None) -> bool:
     """``none``/``read``/``write`` in any letter case (what the product parses as itself)."""
-    return value is not None and dart_lower(value) in _PERMISSION_BY_NAME
+    return value is not None and _parsed_permission(value) is not None
 
 
-@dataclass(frozen=True, slots=True)
-class GrantRow:
-    """One stored grant row, its strings exactly as stored (``rowid``: SQLite's, when known)."""
+class GrantRow(NamedTuple):
+    """One stored grant row, its strings exactly as stored (``rowid``: SQLite's, when known).
+
+    A tuple, so 45,000 of them are made from a cursor's rows in a few milliseconds."""
 
     agent_role: str
     memory_domain: str
@@ -73,20 +112,20 @@ class GrantRow:
     @property
     def role(self) -> AgentRole:
         """The role the product reads (an unknown string counts as ``general``)."""
-        return _ROLE_BY_NAME.get(dart_lower(self.agent_role), AgentRole.GENERAL)
+        return _parsed_role(self.agent_role) or AgentRole.GENERAL
 
     @property
     def role_known(self) -> bool:
-        return dart_lower(self.agent_role) in _ROLE_BY_NAME
+        return _parsed_role(self.agent_role) is not None
 
     @property
     def effective(self) -> Permission:
         """The permission the product reads (an unknown string reads as ``read``)."""
-        return _PERMISSION_BY_NAME.get(dart_lower(self.permission), Permission.READ)
+        return _parsed_permission(self.permission) or Permission.READ
 
     @property
     def permission_known(self) -> bool:
-        return is_known_permission(self.permission)
+        return _parsed_permission(self.permission) is not None
 
     @property
     def canonical(self) -> bool:
@@ -94,7 +133,8 @@ class GrantRow:
         return self.agent_role in _ROLE_BY_NAME and self.permission in _PERMISSION_BY_NAME
 
     def describe(self) -> str:
-        """``'Engineer' → 'none' (role read as general)`` — the row as stored, and how it reads."""
+        """``'Engineer' → 'none' on 'codebase' (unknown role, counts as general)`` — the row as
+        stored, and how the product reads it."""
         notes = []
         if not self.role_known:
             notes.append("unknown role, counts as general")
@@ -131,22 +171,23 @@ class Cell:
 
 
 class GrantIndex:
-    """Grant rows grouped by domain and parsed role, keeping the product's read order.
+    """Grant rows grouped by domain, keeping the product's read order.
 
-    Parsing is cached per distinct string, so a workspace of 45,000 rows is grouped
-    in a few tens of milliseconds; a cell is then two dictionary lookups.
+    Grouping is one pass; a domain's rows are split by parsed role the first time one
+    of its cells is asked for, so a workspace of 45,000 rows is indexed in a few tens
+    of milliseconds and a cell is then a couple of dictionary lookups.
     """
 
-    def __init__(self, rows: Iterable[GrantRow] = ()) -> None:
-        self._by_domain: dict[str, dict[AgentRole, list[GrantRow]]] = {}
-        self._rows: dict[str, list[GrantRow]] = {}
-        roles: dict[str, AgentRole] = {}
+    def __init__(self, rows: Iterable[Sequence[Any]] = ()) -> None:
+        """``rows``: ``GrantRow``s, or plain ``(agent_role, memory_domain, permission, rowid)``
+        tuples as a cursor returns them (made into rows when their domain is first looked at)."""
+        self._rows: dict[str, list[Any]] = {}
+        self._by_role: dict[str, dict[AgentRole, list[GrantRow]]] = {}
         for row in rows:
-            role = roles.get(row.agent_role)
-            if role is None:
-                role = roles[row.agent_role] = row.role
-            self._by_domain.setdefault(row.memory_domain, {}).setdefault(role, []).append(row)
-            self._rows.setdefault(row.memory_domain, []).append(row)
+            try:
+                self._rows[row[1]].append(row)
+            except KeyError:
+                self._rows[row[1]] = [row]
 
     def domains(self) -> list[str]:
         """Every domain some row names (in the order first read)."""
@@ -154,50 +195,67 @@ class GrantIndex:
 
     def rows_of(self, domain: str) -> list[GrantRow]:
         """The rows stored for exactly this domain, in read order."""
-        return list(self._rows.get(domain, ()))
+        return [r if type(r) is GrantRow else GrantRow._make(r) for r in self._rows.get(domain, ())]
 
     def __len__(self) -> int:
         return sum(len(r) for r in self._rows.values())
 
-    def cell(self, role: AgentRole, domain: str) -> Cell:
-        matches = self._by_domain.get(domain, {}).get(role)
-        via = domain
+    def _roles(self, domain: str) -> dict[AgentRole, list[GrantRow]]:
+        found = self._by_role.get(domain)
+        if found is None:
+            found = {}
+            for row in self.rows_of(domain):
+                role = _parsed_role(row.agent_role) or AgentRole.GENERAL
+                try:
+                    found[role].append(row)
+                except KeyError:
+                    found[role] = [row]
+            self._by_role[domain] = found
+        return found
+
+    def _matches(self, role: AgentRole, domain: str) -> tuple[list[GrantRow] | None, str]:
+        matches = self._roles(domain).get(role) if domain in self._rows else None
         if not matches:
-            bare = bare_domain_name(domain)
-            if bare != domain:
-                matches, via = self._by_domain.get(bare, {}).get(role), bare
-        if not matches:
-            return Cell(role, domain, Permission.READ, Source.FAIL_OPEN)
+            bare = bare_domain_name(domain) if domain.startswith("repo:") else domain
+            if bare != domain and bare in self._rows:
+                return self._roles(bare).get(role), bare
+        return matches, domain
+
+    @staticmethod
+    def _source(matches: list[GrantRow], via: str, domain: str) -> Source:
         first = matches[0]
         if len(matches) > 1:
-            source = Source.AMBIGUOUS
-        elif not (first.role_known and first.permission_known):
-            source = Source.UNKNOWN_VALUE
-        elif via != domain:
-            source = Source.BARE_NAME
-        else:
-            source = Source.EXACT
-        return Cell(role, domain, first.effective, source, tuple(matches), via)
+            return Source.AMBIGUOUS
+        if _parsed_role(first.agent_role) is None or _parsed_permission(first.permission) is None:
+            return Source.UNKNOWN_VALUE
+        return Source.BARE_NAME if via != domain else Source.EXACT
+
+    def cell(self, role: AgentRole, domain: str) -> Cell:
+        matches, via = self._matches(role, domain)
+        if not matches:
+            return Cell(role, domain, Permission.READ, Source.FAIL_OPEN)
+        return Cell(role, domain, matches[0].effective, self._source(matches, via, domain), tuple(matches), via)
 
     def codes(self, domain: str) -> tuple[bytes, bytes]:
         """(permission codes, source codes) of the nine cells of a domain, in ``ROLES`` order."""
-        perms, sources = bytearray(len(ROLES)), bytearray(len(ROLES))
+        perms, sources = bytearray(_FAIL_OPEN_PERMS), bytearray(_FAIL_OPEN_SOURCES)
+        if domain not in self._rows and not domain.startswith("repo:"):
+            return bytes(perms), bytes(sources)
         for j, role in enumerate(ROLES):
-            c = self.cell(role, domain)
-            perms[j], sources[j] = CODE_OF_PERMISSION[c.permission], CODE_OF_SOURCE[c.source]
+            matches, via = self._matches(role, domain)
+            if matches:
+                perms[j] = CODE_OF_PERMISSION[matches[0].effective]
+                sources[j] = CODE_OF_SOURCE[self._source(matches, via, domain)]
         return bytes(perms), bytes(sources)
 
     def replaced(self, domain: str, rows: Sequence[GrantRow]) -> GrantIndex:
         """A copy in which ``domain`` holds ``rows`` (other domains shared, not copied)."""
         other = GrantIndex()
-        other._by_domain = dict(self._by_domain)
         other._rows = dict(self._rows)
-        fresh = GrantIndex(rows)
-        other._by_domain.pop(domain, None)
+        other._by_role = {d: r for d, r in self._by_role.items() if d != domain}
         other._rows.pop(domain, None)
         if rows:
-            other._by_domain[domain] = fresh._by_domain[domain]
-            other._rows[domain] = fresh._rows[domain]
+            other._rows[domain] = list(rows)
         return other
 
 

@@ -22,7 +22,7 @@ from memorydesk.core.vocab import (
     parse_domain_scope,
     slugify_domain,
 )
-from memorydesk.memory.grants import read_rows
+from memorydesk.memory.grants import read_raw
 from memorydesk.memory.rows import json_list, new_id, now_s
 from memorydesk.store import Workspace
 
@@ -43,7 +43,7 @@ def resolve_permission(ws: Workspace, conn: Connection, role: str | None, domain
     ``role`` acts as ``general``, as the product's tools default it."""
     acting = parse_agent_role(role) or AgentRole.GENERAL
     names = {domain, bare_domain_name(domain)}
-    index = GrantIndex(r for r in read_rows(ws, conn) if r.memory_domain in names)
+    index = GrantIndex(r for r in read_raw(ws, conn) if r[1] in names)
     return index.cell(acting, domain).permission
 
 

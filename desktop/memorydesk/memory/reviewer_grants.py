@@ -24,7 +24,7 @@ from memorydesk.core.errors import MemoryDeskError
 from memorydesk.core.grants import GrantRow, plan_cell, plan_row
 from memorydesk.core.vocab import AgentRole, Permission, parse_agent_role
 from memorydesk.memory import grant_steps  # noqa: F401 - registers the actions
-from memorydesk.memory.grants import known_domains, rows_of
+from memorydesk.memory.grants import known_domains, rows_by_domain, rows_of
 from memorydesk.memory.history import ChangeResult, perform
 from memorydesk.store import Workspace
 from memorydesk.store.retry import with_retry
@@ -98,8 +98,9 @@ class GrantEdits:
         def work(conn: Connection) -> ChangeResult:
             self._check_domains(conn, by_domain)
             edits, changed = [], []
+            stored = rows_by_domain(self.ws, conn, by_domain)
             for domain, roles in by_domain.items():
-                rows = rows_of(self.ws, conn, domain)
+                rows = stored[domain]
                 before: list[GrantRow] = []
                 after: list[GrantRow] = []
                 for role in roles:
@@ -135,7 +136,8 @@ class GrantEdits:
 
     def _check_domains(self, conn: Connection, domains: Iterable[str]) -> None:
         wanted = list(domains)
-        missing = [d for d in wanted if d not in known_domains(self.ws, conn, wanted)]
+        known = known_domains(self.ws, conn, wanted)
+        missing = [d for d in wanted if d not in known]
         if missing:
             raise MemoryDeskError(f"no domain {missing[0]!r} in this workspace: the desk creates no domains, and "
                                   "grants are only for domains that exist or that memory names")

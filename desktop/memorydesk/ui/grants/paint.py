@@ -133,7 +133,7 @@ class LegendSwatch(QWidget):
         height = self.fontMetrics().height() + 8
         self.setFixedSize(self.fontMetrics().horizontalAdvance("write") + 22, height)
 
-    def paintEvent(self, _event) -> None:  # noqa: N802 - Qt's name
+    def paintEvent(self, _event) -> None:
         painter = QPainter(self)
         paint_cell(painter, QRectF(self.rect()), self.permission, self.source, base=self.palette().color(
             QPalette.ColorRole.Base))

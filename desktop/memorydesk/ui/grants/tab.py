@@ -49,12 +49,15 @@ LEGEND = ((Permission.WRITE, Source.EXACT, "write"), (Permission.READ, Source.EX
           (Permission.WRITE, Source.BARE_NAME, "bare name's row"),
           (Permission.READ, Source.UNKNOWN_VALUE, "unknown string"),
           (Permission.WRITE, Source.AMBIGUOUS, "ambiguous"))
+COMPLETE_AFTER_MS = 150
 SHOW = (("all", "All domains"), ("fail_open", "Fail-open cells"), ("write", "Write cells"),
         ("changed", "Differs from default"), ("problems", "Ambiguous or unknown"))
 
 
-def read_all(ws: Any) -> tuple[browse.GrantMatrix, dict[str, list[dict[str, Any]]]]:
-    return browse.read_matrix(ws), browse.agents_by_role(ws)
+def read_all(ws: Any, complete: bool) -> tuple[browse.GrantMatrix, dict[str, list[dict[str, Any]]]]:
+    """The matrix (unless ``complete``, its cells are left to be resolved as they are painted,
+    the rest following in the background), and the agents by the role they act as."""
+    return browse.read_matrix(ws, complete=complete), browse.agents_by_role(ws)
 
 
 class GrantsTab(DeskTab):
@@ -67,6 +70,7 @@ class GrantsTab(DeskTab):
         self.agents: dict[str, list[dict[str, Any]]] = {}
         self.details: dict[str, dict[str, Any]] = {}
         self.loaded = False
+        self.resolved = False  # every cell of the matrix shown is resolved (counts known)
         self._pending_target: dict[str, Any] | None = None
         self._choosing_agent = False
         self.model = GrantMatrixModel(self)
@@ -185,7 +189,8 @@ class GrantsTab(DeskTab):
         self.reload()
 
     def reload(self) -> None:
-        self.run(read_all, self._loaded, label="reading grants")
+        complete = self.show_mode.currentData() != "all"  # a filter needs every cell at once
+        self.run(lambda ws: read_all(ws, complete), self._loaded, label="reading grants")
 
     def refresh(self, change: Change) -> None:
         self.reload()
@@ -207,6 +212,7 @@ class GrantsTab(DeskTab):
     def prepare_shot(self) -> None:
         if self.matrix is None or not self.model.rowCount():
             return
+        self._completed(self.matrix.complete())
         for wanted in (Source.AMBIGUOUS, Source.FAIL_OPEN, Source.UNKNOWN_VALUE, Source.EXACT):
             for row in range(self.model.rowCount()):
                 i = self.model.domain_row(row)
@@ -226,11 +232,27 @@ class GrantsTab(DeskTab):
         matrix, agents = result
         keep = self._selected_positions()
         current = self._current_position()
-        self.matrix, self.agents, self.details, self.loaded = matrix, agents, {}, True
+        self.matrix, self.agents, self.details, self.loaded, self.resolved = matrix, agents, {}, True, False
         self.panel.set_agents(agents)
         self._show(keep, current)
         if self._pending_target is not None:
             self._go(self._pending_target)
+        if matrix.is_complete:
+            self._completed(matrix)
+            return
+        # the rest of the cells after the first screen is painted (the worker would hold the
+        # interpreter while the view paints)
+        QTimer.singleShot(COMPLETE_AFTER_MS, self, lambda: self.run(lambda _ws: matrix.complete(), self._completed,
+                                                                    label="resolving grants"))
+
+    def _completed(self, matrix: browse.GrantMatrix) -> None:
+        """Every cell is resolved (on the worker): counts, and a filter that was waiting for them."""
+        if matrix is not self.matrix:
+            return
+        self.resolved = True
+        if self.show_mode.currentData() != self.model.mode:
+            self.apply_filter()
+        self._summarize()
 
     def apply_filter(self) -> None:
         if self.matrix is not None:
@@ -241,22 +263,35 @@ class GrantsTab(DeskTab):
         if matrix is None:
             return
         mode = self.show_mode.currentData()
+        if mode != "all" and not matrix.is_complete:
+            mode = self.model.mode if self.model.matrix is matrix else "all"  # applied once all cells are resolved
         shown = matrix.rows_shown(mode, self.search.text())
         swapped = self.model.set_matrix(matrix, shown, mode)
         self._fit_header()
         if not swapped:
             self._restore(keep, current)
-        counts = matrix.counts()
-        self.summary.setText(f"{len(shown):,} of {len(matrix.domains):,} domains · "
-                             f"{counts['fail_open']:,} fail-open · {counts['ambiguous']:,} ambiguous · "
-                             f"{counts['unknown_value']:,} unknown")
+        self._summarize()
         self._selection_changed()
+
+    def _summarize(self) -> None:
+        matrix = self.matrix
+        if matrix is None:
+            return
+        text = f"{self.model.rowCount():,} of {len(matrix.domains):,} domains"
+        if matrix.is_complete:
+            counts = matrix.counts()
+            text += (f" · {counts['fail_open']:,} fail-open · {counts['ambiguous']:,} ambiguous · "
+                     f"{counts['unknown_value']:,} unknown")
+        else:
+            text += " · resolving…"
+        self.summary.setText(text)
 
     def _fit_header(self) -> None:
         if self.matrix is None:
             return
         metrics = self.view.verticalHeader().fontMetrics()
-        widest = max((metrics.horizontalAdvance(d.name) for d in self.matrix.domains), default=80)
+        longest = sorted((d.name for d in self.matrix.domains), key=len, reverse=True)[:40]
+        widest = max((metrics.horizontalAdvance(name) for name in longest), default=80)
         self.view.verticalHeader().setFixedWidth(min(max(widest + 24, 120), 300))
 
     # --- selection ----------------------------------------------------------------------
