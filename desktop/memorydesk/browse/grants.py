@@ -4,14 +4,13 @@ Rows are every domain of the workspace: its domain rows, and the domains that fa
 policies or grant rows name without one (``DomainEntry.has_row`` False). Cells come
 from ``core.grants`` over the rows read with the product's own query
 (``memory.grants.read_raw``), so the tab, the command line and ``propose_policy``
-agree cell by cell. Reading is one pass (a few thousand domains: well under a tenth
-of a second); the matrix keeps two bytes per cell for painting and filtering and
-resolves a cell's rows again only when someone looks at it.
+agree cell by cell. Reading is one pass over the grant rows; the matrix resolves a
+domain's nine cells when they are first needed (painted, filtered, counted), keeps
+two bytes per cell, and gathers a cell's rows again only when someone looks at it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +36,8 @@ __all__ = [
     "FILTERS",
     "DomainEntry",
     "GrantMatrix",
+    "Plan",
+    "acting_role",
     "agents_by_role",
     "domain_detail",
     "matrix_json",
@@ -89,10 +90,6 @@ class GrantMatrix:
         self.perms = bytearray(n * len(ROLES))
         self.sources = bytearray(n * len(ROLES))
         self.resolved = bytearray(n)
-
-    @property
-    def roles(self) -> tuple[AgentRole, ...]:
-        return ROLES
 
     def _resolve(self, row: int) -> int:
         n = len(ROLES)
@@ -281,12 +278,3 @@ def write_loss(ws: Workspace, plan: Plan) -> list[tuple[str, int]]:
             if active:
                 out.append((domain, active))
     return out
-
-
-def cells_of(matrix: GrantMatrix, picked: Iterable[tuple[int, int]]) -> list[tuple[str, str]]:
-    """(role, domain) of matrix positions (row, column)."""
-    return [(ROLES[c].value, matrix.domains[r].name) for r, c in picked]
-
-
-def domains_of(matrix: GrantMatrix, rows: Sequence[int]) -> list[str]:
-    return [matrix.domains[r].name for r in rows]

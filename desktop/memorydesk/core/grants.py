@@ -40,7 +40,6 @@ __all__ = [
     "GrantIndex",
     "GrantRow",
     "Source",
-    "is_known_permission",
     "plan_cell",
     "plan_row",
 ]
@@ -92,11 +91,6 @@ def _parsed_permission(value: str) -> Permission | None:
         if len(_permission_cache) < _CACHE_LIMIT:
             _permission_cache[value] = permission
         return permission
-
-
-def is_known_permission(value: str | None) -> bool:
-    """``none``/``read``/``write`` in any letter case (what the product parses as itself)."""
-    return value is not None and _parsed_permission(value) is not None
 
 
 class GrantRow(NamedTuple):
@@ -163,11 +157,6 @@ class Cell:
     @property
     def decided_by(self) -> GrantRow | None:
         return self.rows[0] if self.rows else None
-
-    @property
-    def is_seeded_default(self) -> bool:
-        """What a newly created domain gets: one exact ``write`` row."""
-        return self.source is Source.EXACT and self.permission is Permission.WRITE
 
 
 class GrantIndex:

@@ -40,11 +40,6 @@ def read_raw(ws: Workspace, conn: Connection) -> list[tuple[str, str, str, int]]
         cursor.close()
 
 
-def read_rows(ws: Workspace, conn: Connection) -> list[GrantRow]:
-    """Every grant row of the workspace, in the order the product's own query returns them."""
-    return list(map(GrantRow._make, read_raw(ws, conn)))
-
-
 def rows_of(ws: Workspace, conn: Connection, domain: str) -> list[GrantRow]:
     """The rows stored for exactly one domain (with their rowids), in the product's read order.
 

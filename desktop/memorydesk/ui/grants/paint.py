@@ -12,9 +12,18 @@ The same painter draws the legend, so the legend cannot drift from the cells.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPalette, QPen, QPolygonF
-from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QSizePolicy,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QWidget,
+)
 
 from memorydesk.core.grants import Source
 from memorydesk.core.vocab import Permission
@@ -124,17 +133,54 @@ class CellDelegate(QStyledItemDelegate):
         return QSize(metrics.horizontalAdvance("write") + 24, metrics.height() + 10)
 
 
-class LegendSwatch(QWidget):
-    """One legend entry's picture: a cell drawn by ``paint_cell``."""
+class Legend(QWidget):
+    """The legend: a swatch drawn by ``paint_cell`` and a word for each entry, wrapping onto
+    more lines when the widget is narrow (its height follows its width)."""
 
-    def __init__(self, permission: Permission, source: Source, parent: QWidget | None = None) -> None:
+    GAP = 10
+
+    def __init__(self, entries: Sequence[tuple[Permission, Source, str]], parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.permission, self.source = permission, source
-        height = self.fontMetrics().height() + 8
-        self.setFixedSize(self.fontMetrics().horizontalAdvance("write") + 22, height)
+        self.entries = list(entries)
+        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
+
+    def _swatch(self) -> QSize:
+        m = self.fontMetrics()
+        return QSize(m.horizontalAdvance("write") + 22, m.height() + 8)
+
+    def _places(self, width: int) -> list[tuple[QRectF, QRectF]]:
+        swatch, m = self._swatch(), self.fontMetrics()
+        x = y = 0
+        out = []
+        for _p, _s, text in self.entries:
+            w = swatch.width() + 4 + m.horizontalAdvance(text)
+            if x and x + w > width:
+                x, y = 0, y + swatch.height() + 4
+            out.append((QRectF(x, y, swatch.width(), swatch.height()),
+                        QRectF(x + swatch.width() + 4, y, w - swatch.width() - 4, swatch.height())))
+            x += w + self.GAP
+        return out
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        places = self._places(max(width, 1))
+        return int(places[-1][0].bottom()) + 1 if places else 0
+
+    def sizeHint(self) -> QSize:
+        places = self._places(10_000)
+        return QSize(int(places[-1][1].right()) if places else 0, self._swatch().height() + 1)
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(self._swatch().width() * 2, self._swatch().height() + 1)
 
     def paintEvent(self, _event) -> None:
         painter = QPainter(self)
-        paint_cell(painter, QRectF(self.rect()), self.permission, self.source, base=self.palette().color(
-            QPalette.ColorRole.Base))
+        for (box, label), (permission, source, text) in zip(self._places(self.width()), self.entries):
+            paint_cell(painter, box, permission, source, base=self.palette().color(QPalette.ColorRole.Base))
+            painter.setPen(self.palette().color(QPalette.ColorRole.WindowText))
+            painter.drawText(label, int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft), text)
         painter.end()

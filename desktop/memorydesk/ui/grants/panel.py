@@ -57,7 +57,7 @@ class GrantPanel(QWidget):
         layout.addLayout(self.buttons)
         layout.addWidget(self.reason)
 
-    def add_buttons(self, actions: list[QAction], columns: int = 3) -> None:
+    def add_buttons(self, actions: list[QAction], columns: int = 2) -> None:
         for k, action in enumerate(actions):
             button = QToolButton()
             button.setDefaultAction(action)
@@ -86,10 +86,3 @@ class GrantPanel(QWidget):
         keep = bar.value()
         self.explain.setHtml(text or INTRO)
         bar.setValue(min(keep, bar.maximum()))
-
-    def take_reason(self) -> str:
-        text = self.reason.text().strip()
-        return text
-
-    def clear_reason(self) -> None:
-        self.reason.clear()

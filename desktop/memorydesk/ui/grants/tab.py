@@ -39,16 +39,16 @@ from memorydesk.core.vocab import Permission
 from memorydesk.ui.grants import explain
 from memorydesk.ui.grants.edits import GrantActions
 from memorydesk.ui.grants.model import GrantMatrixModel
-from memorydesk.ui.grants.paint import CellDelegate, LegendSwatch
+from memorydesk.ui.grants.paint import CellDelegate, Legend
 from memorydesk.ui.grants.panel import GrantPanel
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.tab import DeskTab
 
 LEGEND = ((Permission.WRITE, Source.EXACT, "write"), (Permission.READ, Source.EXACT, "read"),
-          (Permission.NONE, Source.EXACT, "none"), (Permission.READ, Source.FAIL_OPEN, "fail-open: no row"),
+          (Permission.NONE, Source.EXACT, "none"), (Permission.READ, Source.FAIL_OPEN, "no row: fail-open"),
           (Permission.WRITE, Source.BARE_NAME, "bare name's row"),
           (Permission.READ, Source.UNKNOWN_VALUE, "unknown string"),
-          (Permission.WRITE, Source.AMBIGUOUS, "ambiguous"))
+          (Permission.WRITE, Source.AMBIGUOUS, "two rows match"))
 COMPLETE_AFTER_MS = 150
 SHOW = (("all", "All domains"), ("fail_open", "Fail-open cells"), ("write", "Write cells"),
         ("changed", "Differs from default"), ("problems", "Ambiguous or unknown"))
@@ -89,7 +89,7 @@ class GrantsTab(DeskTab):
         rows.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         columns = self.view.horizontalHeader()
         columns.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        columns.setMinimumSectionSize(self.view.fontMetrics().horizontalAdvance("reviewer") + 14)
+        columns.setMinimumSectionSize(self.view.fontMetrics().horizontalAdvance("reviewer") + 8)
         self.view.selectionModel().selectionChanged.connect(self._selection_changed)
         self.view.selectionModel().currentChanged.connect(lambda *_a: self._selection_changed())
 
@@ -122,19 +122,8 @@ class GrantsTab(DeskTab):
         filters.addWidget(QLabel("Show"))
         filters.addWidget(self.show_mode)
         filters.addWidget(self.search, 1)
-        filters.addWidget(self.summary)
-        legend = QHBoxLayout()
-        legend.setContentsMargins(0, 0, 0, 0)
-        legend.setSpacing(4)
-        for permission, source, text in LEGEND:
-            legend.addWidget(LegendSwatch(permission, source))
-            label = QLabel(text)
-            label.setContentsMargins(0, 0, 8, 0)
-            legend.addWidget(label)
-        legend.addStretch(1)
-        self.legend = QWidget()
+        self.legend = Legend(LEGEND)
         self.legend.setObjectName("grants-legend")
-        self.legend.setLayout(legend)
         self.legend.setToolTip("Colour = permission; shape = where it came from. Only write is enforced.")
 
         self.panel = GrantPanel()
@@ -146,17 +135,21 @@ class GrantsTab(DeskTab):
         lay.addLayout(filters)
         lay.addWidget(self.legend)
         lay.addWidget(self.view, 1)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.setObjectName("grants-split")
-        split.addWidget(left)
-        split.addWidget(self.panel)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        split.setSizes([800, 420])
+        lay.addWidget(self.summary)
+        self.panel.setMinimumWidth(240)
+        self.split = QSplitter(Qt.Orientation.Horizontal)
+        self.split.setObjectName("grants-split")
+        self.split.addWidget(left)
+        self.split.addWidget(self.panel)
+        self.split.setStretchFactor(0, 1)
+        self.split.setStretchFactor(1, 0)
+        self.split.setChildrenCollapsible(False)
+        self.split.splitterMoved.connect(lambda *_a: self._split_moved())
+        self._split_by_person = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(bar)
-        layout.addWidget(split, 1)
+        layout.addWidget(self.split, 1)
         self.setTabOrder(self.show_mode, self.search)
         self.setTabOrder(self.search, self.view)
         self.setTabOrder(self.view, self.panel.agent)
@@ -165,6 +158,17 @@ class GrantsTab(DeskTab):
         self._detail_timer.setInterval(120)
         self._detail_timer.timeout.connect(self._read_detail)
         self.edits.update()
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        if not self._split_by_person:  # the panel gets about a third, within reason
+            panel = max(250, min(520, int(self.width() * 0.3)))
+            self.split.setSizes([max(self.width() - panel, 300), panel])
+        self._fit_header()
+
+    def _split_moved(self) -> None:
+        self._split_by_person = True
+        self._fit_header()
 
     def _plain(self, text: str, slot: Any, key: str, name: str) -> QAction:
         action = QAction(text, self)
@@ -210,10 +214,16 @@ class GrantsTab(DeskTab):
                     self.panel.agent.setCurrentIndex(k)
 
     def prepare_shot(self) -> None:
-        if self.matrix is None or not self.model.rowCount():
+        """When the domains do not fit on screen, show those that differ from the seeded default
+        (where the gaps and odd rows are); select a fail-open cell, so the panel explains it."""
+        matrix = self.matrix
+        if matrix is None or not self.model.rowCount():
             return
-        self._completed(self.matrix.complete())
-        for wanted in (Source.AMBIGUOUS, Source.FAIL_OPEN, Source.UNKNOWN_VALUE, Source.EXACT):
+        self._completed(matrix.complete())
+        fits = self.view.viewport().height() // max(self.view.verticalHeader().defaultSectionSize(), 1)
+        if len(matrix.domains) > fits and 0 < len(matrix.rows_shown("changed")) < len(matrix.domains):
+            self.show_mode.setCurrentIndex(self.show_mode.findData("changed"))
+        for wanted in (Source.FAIL_OPEN, Source.AMBIGUOUS, Source.UNKNOWN_VALUE, Source.EXACT):
             for row in range(self.model.rowCount()):
                 i = self.model.domain_row(row)
                 for col in range(len(ROLES)):
@@ -292,7 +302,8 @@ class GrantsTab(DeskTab):
         metrics = self.view.verticalHeader().fontMetrics()
         longest = sorted((d.name for d in self.matrix.domains), key=len, reverse=True)[:40]
         widest = max((metrics.horizontalAdvance(name) for name in longest), default=80)
-        self.view.verticalHeader().setFixedWidth(min(max(widest + 24, 120), 300))
+        cap = max(110, min(300, int(self.view.width() * 0.26)))  # long names are elided in the middle
+        self.view.verticalHeader().setFixedWidth(min(widest + 24, cap))
 
     # --- selection ----------------------------------------------------------------------
 
