@@ -157,12 +157,13 @@ def test_policies_grants_and_their_gaps(demo_db: Path) -> None:
 
 def test_the_grants_tab_has_every_source_kind_to_show(demo_db: Path) -> None:
     """Fail-open gaps, a repo-scoped domain falling back to its bare name, and rows carried over
-    from an older build: an unknown permission, an unknown role, two rows for one cell."""
+    from an older build: an unknown role alone, two rows for one cell, a domain only a grant names."""
     with open_workspace(demo_db, read_only=True) as ws:
         cells = {d["domain"]: d["cells"] for d in matrix_json(read_matrix(ws))["domains"]}
     assert cells["oncall"]["designer"]["source"] == "fail_open"
     assert cells["repo:acme-api/architecture"]["pm"]["source"] == "bare_name"
-    assert cells["product"]["pm"] == {"permission": "read", "source": "unknown_value"}  # 'Admin'
+    assert cells["runbooks"]["devops"] == {"permission": "write", "source": "exact"}
+    assert cells["runbooks"]["ceo"]["source"] == "fail_open"
     assert cells["working-memory"]["general"] == {"permission": "write", "source": "unknown_value"}  # 'intern'
     assert cells["design-system"]["designer"]["source"] == "ambiguous"  # 'Designer' and 'designer'
     assert cells["architecture"]["general"]["source"] == "ambiguous"  # 'engineer' and 'general'

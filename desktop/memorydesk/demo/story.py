@@ -400,7 +400,7 @@ def timeline(rng: random.Random, now: int) -> list[Event]:
 
     # Grants carried over from the team's first workspace by an older build, strings as they were
     # stored there: a case variant and an unknown role next to seeded rows (two rows match one cell),
-    # an unknown role alone, an unknown permission string.
+    # an unknown role alone, a domain named by a grant row only.
     op(1, "grants carried over", lambda b: b.svc.carry_over_grants(T.CARRIED_GRANTS))
 
     # Harmonize twice, as the product does on a schedule: beliefs and open cross-agent
