@@ -210,3 +210,21 @@ def test_navigate_selects_a_cell(open_window, product_path, qtbot) -> None:
     index = tab.view.currentIndex()
     assert tab.model.domain(index.row()) == "oncall" and ROLES[index.column()].value == "pm"
     assert tab.view.viewport().rect().contains(tab.view.visualRect(index).center())
+
+
+def test_the_first_screen_comes_before_the_whole_matrix(open_window, product_path, qtbot, monkeypatch) -> None:
+    from memorydesk.browse import grants as browse
+
+    monkeypatch.setattr(browse, "FIRST_SCREEN", 2)
+    win = open_window(product_path)
+    tab = win.show_tab("grants")
+    qtbot.waitUntil(lambda: tab.matrix is not None, timeout=15000)
+    assert tab.matrix.is_first_screen  # codebase, conventions; the whole matrix follows
+    later = tab.model.index(tab.model.row_of("oncall"), 0)
+    assert later.data() == "…" and later.data(CELL_ROLE) is None
+    assert _code(tab, "codebase", "general") == (Permission.NONE, Source.AMBIGUOUS)
+    assert not any(a.isEnabled() for a in tab.edits.all)
+    qtbot.waitUntil(lambda: tab.resolved, timeout=15000)
+    assert later.data() == "read" and later.data(CELL_ROLE) == (Permission.READ, Source.FAIL_OPEN)
+    _select(qtbot, tab, "oncall", "pm")
+    assert tab.edits.set_write.isEnabled()

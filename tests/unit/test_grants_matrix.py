@@ -11,7 +11,7 @@ import sqlean
 
 import grant_oracle as oracle
 from fixtures.product_fixture import GRANT_SITUATIONS, build
-from memorydesk.browse.grants import matrix_json, read_matrix
+from memorydesk.browse.grants import matrix_json, read_first_screen, read_matrix
 from memorydesk.core.errors import InsufficientMemoryPermission
 from memorydesk.core.grants import GrantIndex, GrantRow, Source
 from memorydesk.core.vocab import AgentRole, Permission
@@ -75,6 +75,33 @@ def test_the_order_follows_sqlites_plan_for_the_products_query(tmp_path: Path) -
     assert got != oracle.matrix(path, oracle.INDEX_ORDER)
     coder = {d["domain"]: d["cells"] for d in got["domains"]}["infrastructure"]["coder"]
     assert coder == {"permission": "write", "source": "ambiguous"}  # 'coder' was written before 'CODER'
+
+
+@pytest.mark.parametrize("analyzed", [False, True])
+def test_a_first_screen_agrees_with_the_whole_matrix(tmp_path: Path, analyzed: bool) -> None:
+    """The tab's first screen reads only its domains' rows and orders them as SQLite would
+    return the product's query: by the primary-key index, or (after ANALYZE) as written."""
+    path = build(tmp_path / "product.db")
+    conn = sqlean.connect(str(path))
+    with conn:
+        conn.executemany("INSERT INTO memory_access_grants_table VALUES ((SELECT workspace_id FROM workspace_meta), "
+                         "?, ?, ?)", [("CODER", "codebase", "none"), ("Qa", "conventions", "none")])
+        if analyzed:
+            conn.execute("ANALYZE")
+    conn.close()
+    with open_workspace(path, read_only=True) as ws:
+        whole = read_matrix(ws)
+        first = read_first_screen(ws, first=3)
+    assert [d.name for d in first.domains] == [d.name for d in whole.domains]
+    assert first.is_first_screen and not first.is_complete
+    assert [d.name for d in first.domains if d.name in first.first] == ["codebase", "conventions", "infrastructure"]
+    for i, entry in enumerate(whole.domains):
+        if entry.name in first.first:
+            assert [first.code(i, j) for j in range(9)] == [whole.code(i, j) for j in range(9)], entry.name
+        else:
+            assert not first.known(i)
+    coder = whole.code(whole.row_of("codebase"), 1)
+    assert coder == ((Permission.WRITE if analyzed else Permission.NONE), Source.AMBIGUOUS)  # written vs sorted
 
 
 def test_propose_policy_resolves_as_the_matrix_shows(tmp_path: Path) -> None:

@@ -41,12 +41,14 @@ __all__ = [
     "agents_by_role",
     "domain_detail",
     "matrix_json",
+    "read_first_screen",
     "read_matrix",
     "write_loss",
 ]
 
 WRITE, FAIL_OPEN = CODE_OF_PERMISSION[Permission.WRITE], CODE_OF_SOURCE[Source.FAIL_OPEN]
 EXACT = CODE_OF_SOURCE[Source.EXACT]
+FIRST_SCREEN = 150  # domains whose rows a first screen reads
 PROBLEMS = {CODE_OF_SOURCE[Source.AMBIGUOUS], CODE_OF_SOURCE[Source.UNKNOWN_VALUE]}
 #: filter name → what it shows (the tab's "Show" choices)
 FILTERS = {
@@ -79,6 +81,7 @@ class GrantMatrix:
     domains: list[DomainEntry]
     index: GrantIndex
     read_order: str = ""  # how SQLite returns the product's grant query on this file
+    first: frozenset[str] | None = None  # a first screen: only these domains' rows were read
     positions: dict[str, int] = field(default_factory=dict)
     perms: bytearray = field(default_factory=bytearray)  # permission code per cell (domain-major)
     sources: bytearray = field(default_factory=bytearray)  # source code per cell
@@ -101,13 +104,23 @@ class GrantMatrix:
         return row * n
 
     def complete(self) -> GrantMatrix:
+        if self.first is not None:
+            raise ValueError("a first screen cannot be completed: read the whole matrix")
         for row in range(len(self.domains)):
             self._resolve(row)
         return self
 
     @property
     def is_complete(self) -> bool:
-        return all(self.resolved)
+        return self.first is None and all(self.resolved)
+
+    @property
+    def is_first_screen(self) -> bool:
+        return self.first is not None
+
+    def known(self, row: int) -> bool:
+        """Whether the row's cells can be shown (a first screen knows only its own domains)."""
+        return self.first is None or self.domains[row].name in self.first
 
     def code(self, row: int, col: int) -> tuple[Permission, Source]:
         k = self._resolve(row) + col
@@ -155,18 +168,40 @@ class GrantMatrix:
         return {s.value: self.sources.count(CODE_OF_SOURCE[s]) for s in SOURCES}
 
 
+ORDER_TEXT = {
+    "index": "by role string, then domain (SQLite reads the primary-key index)",
+    "rowid": "in the order the rows were written (SQLite scans the table)",
+    None: "in the order SQLite's plan for the product's query gives on this file",
+}
+
+
 def _read_order(ws: Workspace, conn: Any) -> str:
-    table = '"' + ws.layout.grants.name.replace('"', '""') + '"'
-    plan = " ".join(str(r[-1]) for r in conn.exec_driver_sql(
-        f"EXPLAIN QUERY PLAN SELECT * FROM {table} WHERE workspace_id = ?", (ws.workspace_id,)))
-    if "INDEX" in plan.upper():
-        return "by role string, then domain (SQLite reads the primary-key index)"
-    return "in the order the rows were written (SQLite scans the table)"
+    return ORDER_TEXT[grant_rows.product_order(ws, conn)]
 
 
 def build_matrix(index: GrantIndex, names: grant_rows.DomainNames, read_order: str = "") -> GrantMatrix:
     rows = names.rows
     return GrantMatrix([DomainEntry(n, n in rows, names) for n in names.all()], index, read_order)
+
+
+def read_first_screen(ws: Workspace, first: int | None = None) -> GrantMatrix:
+    """Every domain name, but the rows of the first ``first`` domains only (default
+    ``FIRST_SCREEN``) and of their bare names, ordered as the product's query would return
+    them: what a first screen needs, without reading every grant row. Falls back to the
+    whole matrix when SQLite's plan for the product's query is not one whose order can be
+    reproduced."""
+    first = FIRST_SCREEN if first is None else first
+    with ws.read() as conn:
+        order = grant_rows.product_order(ws, conn)
+        if order is None:
+            return read_matrix(ws, complete=False)
+        names = grant_rows.domain_names(ws, conn, grant_rows.grant_domains(ws, conn))
+        head = names.all()[:first]
+        wanted = set(head) | {bare_domain_name(d) for d in head}
+        index = GrantIndex(grant_rows.read_raw_of(ws, conn, wanted, order))
+    matrix = build_matrix(index, names, ORDER_TEXT[order])
+    matrix.first = frozenset(head)
+    return matrix
 
 
 def read_matrix(ws: Workspace, *, complete: bool = True) -> GrantMatrix:

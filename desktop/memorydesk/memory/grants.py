@@ -40,6 +40,48 @@ def read_raw(ws: Workspace, conn: Connection) -> list[tuple[str, str, str, int]]
         cursor.close()
 
 
+def product_order(ws: Workspace, conn: Connection) -> str | None:
+    """How SQLite orders the product's grant query on this file: ``"index"`` (the primary-key
+    index: role string, then domain), ``"rowid"`` (a table scan: the order rows were written),
+    or None for any other plan."""
+    table = ws.layout.grants.name
+    plan = " ".join(str(r[-1]) for r in conn.exec_driver_sql(
+        f"EXPLAIN QUERY PLAN SELECT * FROM {_quoted(table)} WHERE workspace_id = ?", (ws.workspace_id,)))
+    if f"sqlite_autoindex_{table}_1" in plan:
+        return "index"
+    if plan.startswith("SCAN") and "INDEX" not in plan:
+        return "rowid"
+    return None
+
+
+def grant_domains(ws: Workspace, conn: Connection) -> set[str]:
+    """The domains grant rows name (one pass in SQLite, a few thousand strings back)."""
+    return _column(conn, f"SELECT DISTINCT CAST(memory_domain AS TEXT) FROM {_quoted(ws.layout.grants.name)} "
+                         "WHERE workspace_id = ?", (ws.workspace_id,))
+
+
+def read_raw_of(ws: Workspace, conn: Connection, domains: Iterable[str], order: str) -> list[tuple[str, str, str, int]]:
+    """The rows of some domains only, in the order the product's query would return them
+    (``order`` from ``product_order``): a first screen without reading every row."""
+    table = _quoted(ws.layout.grants.name)
+    wanted = list(dict.fromkeys(domains))
+    rows: list[tuple[str, str, str, int]] = []
+    cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+    try:
+        for i in range(0, len(wanted), CHUNK):
+            chunk = wanted[i:i + CHUNK]
+            marks = ", ".join("?" for _ in chunk)
+            rows += cursor.execute(
+                f"SELECT CAST(agent_role AS TEXT), CAST(memory_domain AS TEXT), CAST(permission AS TEXT), rowid "
+                f"FROM {table} WHERE workspace_id = ? AND memory_domain IN ({marks})",
+                (ws.workspace_id, *chunk)).fetchall()
+    finally:
+        cursor.close()
+    # SQLite compares text byte by byte (UTF-8), which is code point order: Python's order
+    rows.sort(key=(lambda r: r[3]) if order == "rowid" else (lambda r: (r[0], r[1])))
+    return rows
+
+
 def rows_of(ws: Workspace, conn: Connection, domain: str) -> list[GrantRow]:
     """The rows stored for exactly one domain (with their rowids), in the product's read order.
 

@@ -49,6 +49,10 @@ class GrantActions(QObject):
         return self.tab.session
 
     def update(self) -> None:
+        matrix = self.tab.matrix
+        if matrix is None or matrix.is_first_screen:
+            self.acts.update({a: (False, "The grant rows are still being read") for a in self.all})
+            return
         cells = self.tab.selected_cells()
         current = self.tab.current_cell()
         any_cells = (bool(cells), "Select cells first")

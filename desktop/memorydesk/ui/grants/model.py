@@ -72,7 +72,7 @@ class GrantMatrixModel(QAbstractTableModel):
 
     def cell(self, row: int, column: int) -> Cell | None:
         i = self.domain_row(row)
-        if i is None or self.matrix is None or not 0 <= column < len(ROLES):
+        if i is None or self.matrix is None or not 0 <= column < len(ROLES) or not self.matrix.known(i):
             return None
         return self.matrix.cell(i, column)
 
@@ -104,6 +104,14 @@ class GrantMatrixModel(QAbstractTableModel):
         i = self.domain_row(index.row())
         j = index.column()
         if i is None or not 0 <= j < len(ROLES):
+            return None
+        if not self.matrix.known(i):  # a first screen: this domain's rows are still being read
+            if role == Qt.ItemDataRole.DisplayRole:
+                return "…"
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return "reading the grant rows…"
+            if role == Qt.ItemDataRole.TextAlignmentRole:
+                return int(Qt.AlignmentFlag.AlignCenter)
             return None
         if role == CELL_ROLE:
             return self.matrix.code(i, j)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt, QTimer
+from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -34,13 +34,14 @@ from PySide6.QtWidgets import (
 )
 
 from memorydesk.browse import grants as browse
-from memorydesk.core.grants import ROLES, Cell, Source
+from memorydesk.core.grants import ROLES, Source
 from memorydesk.core.vocab import Permission
 from memorydesk.ui.grants import explain
 from memorydesk.ui.grants.edits import GrantActions
 from memorydesk.ui.grants.model import GrantMatrixModel
 from memorydesk.ui.grants.paint import CellDelegate, Legend
 from memorydesk.ui.grants.panel import GrantPanel
+from memorydesk.ui.grants.selection import MatrixSelection
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.tab import DeskTab
 
@@ -60,7 +61,12 @@ def read_all(ws: Any, complete: bool) -> tuple[browse.GrantMatrix, dict[str, lis
     return browse.read_matrix(ws, complete=complete), browse.agents_by_role(ws)
 
 
-class GrantsTab(DeskTab):
+def read_first(ws: Any) -> tuple[browse.GrantMatrix, dict[str, list[dict[str, Any]]]]:
+    """What the tab's first screen needs: every domain name, the rows of the first ones."""
+    return browse.read_first_screen(ws), browse.agents_by_role(ws)
+
+
+class GrantsTab(MatrixSelection, DeskTab):
     name, title = "grants", "Grants"
     kinds = frozenset({"grant", "domain", "fact", "policy", "history"})  # counts per domain come from facts, policies
 
@@ -72,6 +78,7 @@ class GrantsTab(DeskTab):
         self.loaded = False
         self.resolved = False  # every cell of the matrix shown is resolved (counts known)
         self._pending_target: dict[str, Any] | None = None
+        self._shot_pending = False
         self._choosing_agent = False
         self.model = GrantMatrixModel(self)
         self.view = QTableView()
@@ -159,7 +166,7 @@ class GrantsTab(DeskTab):
         self._detail_timer.timeout.connect(self._read_detail)
         self.edits.update()
 
-    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt's name
+    def resizeEvent(self, event: Any) -> None:
         super().resizeEvent(event)
         if not self._split_by_person:  # the panel gets about a third, within reason
             panel = max(250, min(520, int(self.width() * 0.3)))
@@ -190,7 +197,7 @@ class GrantsTab(DeskTab):
         super().open(session)
         self.edits.acts.bind(session)
         self.edits.update()
-        self.reload()
+        self.run(read_first, self._loaded, label="reading grants")  # the whole matrix follows
 
     def reload(self) -> None:
         complete = self.show_mode.currentData() != "all"  # a filter needs every cell at once
@@ -217,8 +224,13 @@ class GrantsTab(DeskTab):
         """When the domains do not fit on screen, show those that differ from the seeded default
         (where the gaps and odd rows are); select a fail-open cell, so the panel explains it."""
         matrix = self.matrix
+        if matrix is not None and matrix.is_first_screen:
+            self._shot_pending = True  # again once the whole matrix is read
+            self.reload()
+            return
         if matrix is None or not self.model.rowCount():
             return
+        self._shot_pending = False
         self._completed(matrix.complete())
         fits = self.view.viewport().height() // max(self.view.verticalHeader().defaultSectionSize(), 1)
         if len(matrix.domains) > fits and 0 < len(matrix.rows_shown("changed")) < len(matrix.domains):
@@ -247,6 +259,12 @@ class GrantsTab(DeskTab):
         self._show(keep, current)
         if self._pending_target is not None:
             self._go(self._pending_target)
+        if matrix.is_first_screen:  # the whole matrix once this screen is painted
+            QTimer.singleShot(COMPLETE_AFTER_MS, self, self.reload)
+            return
+        if self._shot_pending:
+            self.prepare_shot()
+            return
         if matrix.is_complete:
             self._completed(matrix)
             return
@@ -305,78 +323,6 @@ class GrantsTab(DeskTab):
         cap = max(110, min(300, int(self.view.width() * 0.26)))  # long names are elided in the middle
         self.view.verticalHeader().setFixedWidth(min(widest + 24, cap))
 
-    # --- selection ----------------------------------------------------------------------
-
-    def _selected_positions(self) -> list[tuple[str, int]]:
-        out = []
-        for index in self.view.selectionModel().selectedIndexes():
-            domain = self.model.domain(index.row())
-            if domain is not None:
-                out.append((domain, index.column()))
-        return out
-
-    def _current_position(self) -> tuple[str, int] | None:
-        index = self.view.currentIndex()
-        domain = self.model.domain(index.row()) if index.isValid() else None
-        return (domain, index.column()) if domain is not None else None
-
-    def _restore(self, keep: list[tuple[str, int]], current: tuple[str, int] | None) -> None:
-        selection = QItemSelection()
-        for domain, col in keep:
-            row = self.model.row_of(domain)
-            if row is not None:
-                index = self.model.index(row, col)
-                selection.select(index, index)
-        flags = QItemSelectionModel.SelectionFlag
-        model = self.view.selectionModel()
-        if current is not None and (row := self.model.row_of(current[0])) is not None:
-            model.setCurrentIndex(self.model.index(row, current[1]), flags.NoUpdate)
-        model.select(selection, flags.ClearAndSelect)
-
-    def select_cell(self, row: int, col: int) -> None:
-        flags = QItemSelectionModel.SelectionFlag
-        index = self.model.index(row, col)
-        self.view.selectionModel().setCurrentIndex(index, flags.ClearAndSelect)
-        self.view.scrollTo(index)
-
-    def select_current_row(self) -> None:
-        index = self.view.currentIndex()
-        if index.isValid():
-            self.view.selectRow(index.row())
-
-    def select_current_column(self) -> None:
-        index = self.view.currentIndex()
-        if index.isValid():
-            self.view.selectColumn(index.column())
-
-    def _go(self, target: dict[str, Any]) -> None:
-        self._pending_target = None
-        row = self.model.row_of(str(target["domain"]))
-        if row is None and self.matrix is not None and self.matrix.row_of(str(target["domain"])) is not None:
-            self.show_mode.setCurrentIndex(0)
-            self.search.clear()
-            row = self.model.row_of(str(target["domain"]))
-        if row is None:
-            return
-        role = target.get("role")
-        if role in [r.value for r in ROLES]:
-            self.select_cell(row, [r.value for r in ROLES].index(role))
-        else:
-            self.view.selectRow(row)
-            self.view.scrollTo(self.model.index(row, 0))
-
-    def selected_cells(self) -> list[Cell]:
-        cells = []
-        for index in self.view.selectionModel().selectedIndexes():
-            cell = self.model.cell(index.row(), index.column())
-            if cell is not None:
-                cells.append(cell)
-        return cells
-
-    def current_cell(self) -> Cell | None:
-        index = self.view.currentIndex()
-        return self.model.cell(index.row(), index.column()) if index.isValid() else None
-
     def _selection_changed(self, *_args: Any) -> None:
         if not self._choosing_agent and self.panel.agent.currentIndex() > 0:
             self.panel.agent.blockSignals(True)  # a person picked cells: the agent view gives way
@@ -395,11 +341,15 @@ class GrantsTab(DeskTab):
         if matrix is None:
             return
         agent = self.panel.agent.currentData()
+        index = self.view.currentIndex()
+        i = self.model.domain_row(index.row()) if index.isValid() else None
+        if (agent is not None and matrix.is_first_screen) or (i is not None and not matrix.known(i)):
+            self.panel.show_html("<p><i>Reading the grant rows…</i></p>")
+            return
         if agent is not None:
             self.panel.show_html(explain.agent_html(agent, matrix))
             return
         selection = self.view.selectionModel()
-        index = self.view.currentIndex()
         domain = self._focus_domain()
         if domain is None:
             self.panel.show_html("")
