@@ -20,11 +20,6 @@ class ComingTab(DeskTab):
         layout.addWidget(label)
 
 
-class GrantsComing(ComingTab):
-    name, title = "grants", "Grants"
-    planned = "the effective role × domain permission matrix, with fail-open cells marked"
-
-
 class LineageComing(ComingTab):
     name, title = "lineage", "Lineage"
     planned = "memory moving between tiers, coloured healthy / waiting / at-risk / stale / uncertain"
