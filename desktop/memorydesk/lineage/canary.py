@@ -115,7 +115,8 @@ def where_memories_are(ws: Workspace, canary_id: str) -> dict[str, list[str]]:
     return {i: [t for t, held in (("stm", stm), ("mtm", mtm), ("lpm", lpm)) if i in held] for i in ids}
 
 
-def remove_canary(ws: Workspace, canary_id: str) -> None:
+def remove_canary(ws: Workspace, canary_id: str, keep_receipts: bool = False) -> None:
+    """Remove the canary's memories (every tier) and, unless ``keep_receipts``, its receipts."""
     layout, like = ws.layout, f"{canary_id}/%"
 
     def work(conn) -> None:
@@ -133,29 +134,57 @@ def remove_canary(ws: Workspace, canary_id: str) -> None:
         conn.execute(SEGMENTS.delete().where(SEGMENTS.c.user_scope.like(like)))
         conn.execute(VERSIONS.delete().where(VERSIONS.c.user_scope.like(like)))
         conn.execute(LANES.delete().where(LANES.c.user_scope.like(like)))
-        receipts = DeskReceipt.__table__
-        conn.execute(receipts.delete().where(receipts.c.user_scope.like(like)))
+        if not keep_receipts:
+            receipts = DeskReceipt.__table__
+            conn.execute(receipts.delete().where(receipts.c.user_scope.like(like)))
 
     with_retry(ws, work)
 
 
-def run_gate(path: Path, out: Callable[[str], None] = print) -> bool:
+Progress = Callable[[int, int, str], None]  # steps done, steps in all, what is being done
+
+
+def run_gate(path: Path, out: Callable[[str], None] = print, *, progress: Progress | None = None,
+             on_check: Callable[[Check], None] | None = None, keep_receipts: bool = False) -> bool:
+    """Run the gate on the workspace at ``path``; print a line per check; True when all pass.
+
+    ``progress`` hears about each step, ``on_check`` gets each check as it is decided;
+    ``keep_receipts`` leaves the canary's receipts in the workspace (marked ``canary``) so
+    its runs can be seen on the timeline — its memories are removed either way.
+    """
+    checks = gate(path, progress=progress, on_check=on_check, keep_receipts=keep_receipts)
+    for check in checks:
+        out(check.line())
+    return all(c.passed for c in checks)
+
+
+def gate(path: Path, *, progress: Progress | None = None, on_check: Callable[[Check], None] | None = None,
+         keep_receipts: bool = False) -> list[Check]:
+    """The gate's checks, in order (see :func:`run_gate`)."""
+    step = progress or (lambda _done, _total, _text: None)
     path = Path(path)
     canary_id = "canary-" + secrets.token_hex(6)
+    step(0, 5, "preparing the workspace")
     open_workspace(path).close()  # adopt/migrate once, before the workers
     checks: list[Check] = []
+    step(1, 5, "batch 1: storing and promoting in its own process")
     first = _worker(path, canary_id, 1)
+    step(2, 5, "batch 2: a new process (a restart) finds batch 1 and goes on")
     second = _worker(path, canary_id, 2)
+    step(3, 5, "checking isolation, promotions, lineage and freshness")
     with open_workspace(path) as ws:
         try:
             checks += _judge(ws, canary_id, first, second)
         finally:
-            remove_canary(ws, canary_id)
+            step(4, 5, "removing the canary's memories")
+            remove_canary(ws, canary_id, keep_receipts)
             left = where_memories_are(ws, canary_id)
         checks.append(Check("cleanup", not left, "canary removed" if not left else f"{len(left)} canary rows left"))
     for check in checks:
-        out(check.line())
-    return all(c.passed for c in checks)
+        if on_check is not None:
+            on_check(check)
+    step(5, 5, "done")
+    return checks
 
 
 def _judge(ws: Workspace, canary_id: str, first: dict, second: dict) -> list[Check]:
