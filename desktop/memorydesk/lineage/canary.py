@@ -8,7 +8,11 @@ every cross-scope query returned nothing, that every source removal has its targ
 commit, that the receipts say every run is healthy or waiting and are fresh, and
 finally removes the canary. The gate passes only when every check passes.
 
-This module is also the batch worker: ``python -m memorydesk.lineage.canary WS ID N``.
+This module is also the batch worker: ``python -m memorydesk.lineage.canary WS ID N``,
+and the gate in a process of its own (``… gate WS [--keep-receipts]``, one JSON object per
+line: progress, then each check, then the verdict) for a program that has the workspace
+open itself: :func:`run_gate_apart`. (Opening a workspace a second time in a process that
+holds it open breaks SQLite's file locks; see ``store.files.inspect_header``.)
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import secrets
 import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from itertools import product
 from pathlib import Path
@@ -227,8 +231,46 @@ def _judge(ws: Workspace, canary_id: str, first: dict, second: dict) -> list[Che
     ]
 
 
+def run_gate_apart(path: Path, *, progress: Progress | None = None, on_check: Callable[[Check], None] | None = None,
+                   keep_receipts: bool = False, cancelled: Callable[[], bool] | None = None) -> bool:
+    """:func:`run_gate` in a process of its own, reporting as it goes; True when every check passes."""
+    command = [sys.executable, "-m", "memorydesk.lineage.canary", "gate", str(path)]
+    if keep_receipts:
+        command.append("--keep-receipts")
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+        passed = None
+        assert process.stdout is not None
+        for line in process.stdout:
+            if cancelled is not None and cancelled():
+                process.terminate()
+                break
+            message = json.loads(line)
+            if "progress" in message and progress is not None:
+                progress(*message["progress"])
+            elif "check" in message and on_check is not None:
+                on_check(Check(**message["check"]))
+            elif "passed" in message:
+                passed = bool(message["passed"])
+        error = process.stderr.read() if process.stderr else ""
+        process.wait()
+    if passed is None:
+        lines = error.strip().splitlines()
+        raise RuntimeError(f"the canary stopped: {lines[-1] if lines else 'no result'}")
+    return passed
+
+
+def _print_json(message: dict) -> None:
+    print(json.dumps(message), flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if args and args[0] == "gate":
+        passed = run_gate(Path(args[1]), lambda _line: None, keep_receipts="--keep-receipts" in args,
+                          progress=lambda done, total, text: _print_json({"progress": [done, total, text]}),
+                          on_check=lambda c: _print_json({"check": asdict(c)}))
+        _print_json({"passed": passed})
+        return 0
     path, canary_id, batch = Path(args[0]), args[1], int(args[2])
     print(json.dumps(run_batch(path, canary_id, batch)))
     return 0

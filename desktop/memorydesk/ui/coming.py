@@ -23,8 +23,3 @@ class ComingTab(DeskTab):
 class GrantsComing(ComingTab):
     name, title = "grants", "Grants"
     planned = "the effective role × domain permission matrix, with fail-open cells marked"
-
-
-class LineageComing(ComingTab):
-    name, title = "lineage", "Lineage"
-    planned = "memory moving between tiers, coloured healthy / waiting / at-risk / stale / uncertain"
