@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from memorydesk.core.health_arrays import ClockColumns
 from memorydesk.lineage import raster
 from memorydesk.lineage.runs import assemble
-from memorydesk.core.health_arrays import ClockColumns
 from memorydesk.lineage.timeline import build, grid_of
 
 AT_RISK, HEALTHY = 5, 1  # raster values: severity + 1

@@ -79,7 +79,7 @@ def test_transitions_memories_and_source_versions(stored) -> None:
     expected = sorted((to_us(r.at_utc), kinds[r.tier], r.run_id) for r in done)
     got = sorted(zip(table.tr_time.tolist(), table.tr_kind.tolist(), [table.run_ids[i] for i in table.tr_run]))
     assert got == expected and len(BOUNDARIES) == 4
-    runs = set(table.run_ids[i] for i in table.runs_with_source_version("adapter 9"))
+    runs = {table.run_ids[i] for i in table.runs_with_source_version("adapter 9")}
     assert runs == {"run-late"}
     evicted = table.index["case-3-stm-evicted"]
     rows = table.mem_times[table.mem_run == evicted]
@@ -96,13 +96,13 @@ def test_only_runs_with_new_receipts_are_read_again(stored, monkeypatch) -> None
                                               minutes=-1, dependsOnVersion="v22", outcomeReceipt="x")))
         receipt_store.ingest(ws, more)
         read: list[list[str]] = []
-        original = receipt_store.iter_runs
+        original = receipt_store.read_columns
 
-        def spy(ws_, chunk=5_000, *, run_ids=None, conn=None):
+        def spy(conn, ws_, sink, run_ids=None):
             read.append(run_ids)
-            return original(ws_, chunk, run_ids=run_ids, conn=conn)
+            return original(conn, ws_, sink, run_ids)
 
-        monkeypatch.setattr(receipt_store, "iter_runs", spy)
+        monkeypatch.setattr(receipt_store, "read_columns", spy)
         updated = load_changes(ws, table)
         assert sorted(read[0]) == ["case-2-capacity-not-reached", "run-new"]
         monkeypatch.undo()

@@ -67,16 +67,18 @@ class ClockColumns:
                    np.zeros(n, np.int64), np.zeros(n, bool))
 
     def set(self, i: int, a: RunAssessment) -> None:
-        fixed, closes, middle = a.fixed, a.closes_at, a.middle
-        self.fixed[i] = 0 if fixed is None else fixed.rule
-        self.closes[i] = NEVER if closes is None else to_us(closes)
-        self.middle[i] = 0 if middle is None else middle.rule
-        self.newest[i] = to_us(a.newest_at)
-        self.waits[i] = a.waits
+        self.fixed[i], self.closes[i], self.middle[i], self.newest[i], self.waits[i] = clock_row(a)
 
     def take(self, order: np.ndarray) -> ClockColumns:
         return ClockColumns(self.fixed[order], self.closes[order], self.middle[order], self.newest[order],
                             self.waits[order])
+
+
+def clock_row(a: RunAssessment) -> tuple[int, int, int, int, bool]:
+    """One run's numbers for :class:`ClockColumns`: fixed, closes, middle, newest, waits."""
+    fixed, closes, middle = a.fixed, a.closes_at, a.middle
+    return (0 if fixed is None else fixed.rule, NEVER if closes is None else to_us(closes),
+            0 if middle is None else middle.rule, to_us(a.newest_at), a.waits)
 
 
 def states_at(cols: ClockColumns, now_us: int, fresh_us: int) -> np.ndarray:

@@ -8,7 +8,7 @@ content reaches the file.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
@@ -124,35 +124,62 @@ def runs_after(conn: Connection, max_id: int) -> list[str]:
     return [r[0] for r in rows]
 
 
-def iter_runs(ws: Workspace, chunk: int = 5_000, *, run_ids: list[str] | None = None,
-              conn: Connection | None = None) -> Iterator[list[Receipt]]:
-    """Every stored run's receipts (or those of ``run_ids``), run by run in ``runId`` order,
-    each run's in the order stored. Streams through the run index, one chunk of rows at a
-    time; inside ``conn``'s transaction when one is given."""
+# -- reading as columns (the Lineage tab: every run at once) -------------------------------------
+
+def _micros(column: str) -> str:
+    """SQL for a stored time (our ``…SSZ`` or ``…SS.ffffffZ``) as microseconds since the epoch."""
+    return (f"(unixepoch(substr({column}, 1, 19)) * 1000000 + "
+            f"CASE WHEN length({column}) = 27 THEN CAST(substr({column}, 21, 6) AS INTEGER) ELSE 0 END)")
+
+
+NEVER_SQL = "9223372036854775807"
+#: one receipt as five values (fewer values, faster reading): its lane (``len(user):user`` +
+#: assistant), version, dependsOnVersion, time, waitingUntil, line, and the small fields
+#: packed in one integer (SQLite's ``|`` and ``<<`` bind alike: each term in brackets) — tier | status << 3 | (sourcePresent + 1) << 6 |
+#: (expectedVersion: -1 none, 0 same, 1 other, + 1) << 8 | outcomeReceipt << 10 |
+#: sourceVersion missing << 11 | canary << 12
+COLUMN_SELECT = (
+    "SELECT length(user_scope) || ':' || user_scope || assistant_scope, version, depends_on_version, "
+    f"{_micros('at_utc')}, "
+    f"CASE WHEN waiting_until IS NULL THEN {NEVER_SQL} ELSE {_micros('waiting_until')} END, {{line}}, "
+    "((CASE tier WHEN 'stm' THEN 0 WHEN 'mtm' THEN 1 WHEN 'lpm' THEN 2 WHEN 'retrieval' THEN 3 ELSE 4 END) "
+    "| ((CASE status WHEN 'started' THEN 0 WHEN 'waiting' THEN 1 WHEN 'committed' THEN 2 WHEN 'verified' THEN 3 "
+    "ELSE 4 END) << 3) | ((ifnull(source_present, -1) + 1) << 6) "
+    "| ((CASE WHEN expected_version IS NULL THEN 0 WHEN expected_version = version THEN 1 ELSE 2 END) << 8) "
+    "| ((outcome_receipt IS NOT NULL) << 10) | ((source_version IS NULL) << 11) | ((ifnull(canary, 0) != 0) << 12)) "
+    f"FROM {TABLE.name}{{where}} ORDER BY run_id, id")
+
+
+def read_columns(conn: Connection, ws: Workspace, sink: Callable[[list[tuple]], None],
+                 run_ids: list[str] | None = None, chunk: int = 50_000) -> tuple[list[str], list[int], list[tuple]]:
+    """Every stored receipt (or those of ``run_ids``) as rows of a few small values, grouped by run.
+
+    The rows (see ``COLUMN_SELECT``) go to ``sink`` a chunk at a time, in the order of the
+    runs returned: the runs in ``runId`` order, how many receipts each has (each run's
+    rows in the order stored), and the distinct (runId, sourceVersion) pairs. All read in
+    ``conn``'s one transaction.
+    """
     if ws.desk_schema < 1:
-        return
-    if conn is None:
-        with ws.read() as own:
-            yield from iter_runs(ws, chunk, run_ids=run_ids, conn=own)
-        return
-    if run_ids is not None:
-        for start in range(0, len(run_ids), 500):
-            part = run_ids[start:start + 500]
-            where = f" WHERE run_id IN ({', '.join('?' * len(part))})"
-            yield from _runs(conn.connection.driver_connection.execute(_select(ws, where, "run_id, id"), part), chunk)
-        return
-    yield from _runs(conn.connection.driver_connection.execute(_select(ws, order="run_id, id")), chunk)
-
-
-def _runs(cursor: Any, chunk: int) -> Iterator[list[Receipt]]:
-    run: list[Receipt] = []
-    current = None
-    while rows := cursor.fetchmany(chunk):
-        for row in rows:
-            if row[1] != current:
-                if run:
-                    yield run
-                run, current = [], row[1]
-            run.append(_receipt(row))
-    if run:
-        yield run
+        return [], [], []
+    raw = conn.connection.driver_connection
+    line = "ifnull(line, 0)" if ws.desk_schema >= RECEIPT_LINES_SCHEMA else "0"
+    if run_ids is None:
+        parts: list[tuple[str, tuple]] = [("", ())]
+    else:
+        parts = [(f" WHERE run_id IN ({', '.join('?' * len(part))})", tuple(part))
+                 for part in (run_ids[k:k + 500] for k in range(0, len(run_ids), 500))]
+    runs: list[str] = []
+    counts: list[int] = []
+    pairs: list[tuple] = []
+    for where, params in parts:
+        grouped = raw.execute(f"SELECT run_id, count(*) FROM {TABLE.name}{where} GROUP BY run_id ORDER BY run_id",
+                              params).fetchall()
+        runs.extend(r[0] for r in grouped)
+        counts.extend(r[1] for r in grouped)
+        cursor = raw.execute(COLUMN_SELECT.format(line=line, where=where), params)
+        while rows := cursor.fetchmany(chunk):
+            sink(rows)
+        also = " AND" if where else " WHERE"
+        pairs.extend(raw.execute(f"SELECT DISTINCT run_id, source_version FROM {TABLE.name}{where}{also} "
+                                 "source_version IS NOT NULL", params).fetchall())
+    return runs, counts, pairs

@@ -16,9 +16,12 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMenu,
     QPushButton,
     QToolBar,
+    QToolButton,
     QWidget,
+    QWidgetAction,
 )
 
 from memorydesk.core.health import DEFAULT_FRESH_FOR, Color, HealthState, format_duration, parse_duration
@@ -87,13 +90,29 @@ class Controls(QWidget):
         self.source.setObjectName("lineage-filter-source")
         self.source.addItem(ANY_SOURCE)
         self.source.setToolTip("Only runs with a receipt written by this implementation / adapter version")
-        self.canary = QCheckBox("canary runs only")
+        self.canary = QCheckBox("canary only")
+        self.canary.setToolTip("Only the canary's runs (receipts marked canary)")
         self.canary.setObjectName("lineage-filter-canary")
-        self.range_on = QCheckBox("between")
+        self.range_on = QCheckBox("only runs between")
         self.range_on.setObjectName("lineage-filter-range")
         self.range_on.setToolTip("Only runs whose bar reaches into this time range")
         self.since = _time_edit("lineage-filter-since")
         self.until = _time_edit("lineage-filter-until")
+        self.range_button = QToolButton()
+        self.range_button.setObjectName("lineage-filter-range-button")
+        self.range_button.setText("Time range ▾")
+        self.range_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.range_button.setToolTip("Only runs whose bar reaches into a time range")
+        popup = QWidget()
+        row = QHBoxLayout(popup)
+        row.setContentsMargins(6, 6, 6, 6)
+        for w in (self.range_on, self.since, QLabel("and"), self.until):
+            row.addWidget(w)
+        menu = QMenu(self.range_button)
+        holder = QWidgetAction(menu)
+        holder.setDefaultWidget(popup)
+        menu.addAction(holder)
+        self.range_button.setMenu(menu)
         self.clear = QPushButton("Clear filters")
         self.clear.setObjectName("lineage-clear-filters")
         self.legend = QLabel("")
@@ -116,8 +135,7 @@ class Controls(QWidget):
         top.addWidget(self.tools)
         grid.addLayout(top, 0, 0)
         filters = QHBoxLayout()
-        for w in (self.color, self.rule, self.scope, self.source, self.canary, self.range_on, self.since,
-                  QLabel("and"), self.until, self.clear):
+        for w in (self.color, self.rule, self.scope, self.source, self.canary, self.range_button, self.clear):
             filters.addWidget(w)
         self.scope.setMinimumWidth(120)
         grid.addLayout(filters, 1, 0)
@@ -271,6 +289,7 @@ class Controls(QWidget):
     def _range_toggled(self, on: bool) -> None:
         self.since.setEnabled(on)
         self.until.setEnabled(on)
+        self.range_button.setText("Time range ▾ (on)" if on else "Time range ▾")
         self._changed()
 
     def _changed(self) -> None:

@@ -36,10 +36,11 @@ class FlowPanel(QWidget):
         base, text = pal.base().color(), pal.text().color()
         self.caption = QLabel("<b>Transitions per hour</b> — at-risk share in red")
         self.caption.setObjectName("lineage-flow-caption")
+        self.caption.setWordWrap(True)
         self.time_axis = TimeAxis()
         self.rates = pg.PlotWidget(background=base, axisItems={"bottom": self.time_axis})
         self.rates.setObjectName("lineage-flow")
-        _plot(self.rates, 124)
+        _plot(self.rates, 120)
         grey = QColor(text)
         grey.setAlpha(80)
         red = colors.qcolor(Color.AT_RISK)
@@ -51,13 +52,15 @@ class FlowPanel(QWidget):
             self.curves.append((total, risky))
         self.rates.setYRange(0, len(BOUNDARIES), padding=0)
         self.occupancy_caption = QLabel("<b>Tier occupancy</b> at the evaluated time, top lanes")
+        self.occupancy_caption.setWordWrap(True)
         self.occupancy = pg.PlotWidget(background=base)
         self.occupancy.setObjectName("lineage-occupancy")
-        _plot(self.occupancy, 124)
+        _plot(self.occupancy, 120)
         self.bars: list[pg.BarGraphItem] = []
         legend = " ".join(f'<span style="color:{c}">■</span> {p}' for p, c in zip(PLACES, PLACE_COLORS))
         self.occupancy_legend = QLabel(legend)
         self.occupancy_legend.setToolTip("lost: the short-term source is gone and no MTM or LPM commit is recorded")
+        self.setMinimumWidth(240)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
@@ -87,6 +90,10 @@ class FlowPanel(QWidget):
         axis = self.rates.getAxis("left")
         axis.setTicks([[(y, elide(axis, label)) for y, label in ticks]])
         self.rates.setXRange(*x_range, padding=0)
+
+    def occupancy_rows(self) -> int:
+        """How many lanes the occupancy chart has room for (a readable bar each)."""
+        return int(min(12, max(3, (self.occupancy.height() - 30) // 18)))
 
     def set_occupancy(self, names: list[str], counts: np.ndarray) -> None:
         """Stacked bars, one per lane (the first on top): memories per place."""

@@ -178,7 +178,7 @@ class TimelineItem(pg.GraphicsObject):
         if tl is None or y < 0:
             return None
         pixel = self.pixelWidth() or 0.0
-        return tl.hit(int(math.floor(y)), self.t_of(x), int(max(pixel * tolerance_px, 0) * US))
+        return tl.hit(math.floor(y), self.t_of(x), int(max(pixel * tolerance_px, 0) * US))
 
     def mouseClickEvent(self, ev) -> None:
         if ev.button() != Qt.MouseButton.LeftButton:

@@ -177,6 +177,10 @@ class TimelinePanel(QWidget):
         layout.addLayout(row, 1)
         layout.addWidget(self.overview)
 
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.lane_axis.setWidth(int(min(260, max(130, self.width() * 0.2))))
+
     # -- data -------------------------------------------------------------------------------------
 
     def set_timeline(self, tl: Timeline, origin_us: int, *, keep_view: bool) -> None:

@@ -16,7 +16,7 @@ Targets for ``navigate`` (``session.navigate("lineage", **target)``):
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -88,7 +88,7 @@ class LineageTab(DeskTab):
         side.addWidget(self.flow)
         side.setStretchFactor(0, 3)
         side.setStretchFactor(1, 1)
-        side.setSizes([900, 340])
+        side.setSizes([960, 300])
         split = QSplitter(Qt.Orientation.Vertical)
         split.setObjectName("lineage-split")
         split.addWidget(side)
@@ -259,7 +259,7 @@ class LineageTab(DeskTab):
             self.panel.item.selected = run
             if run is not None:
                 self._read_detail(self.selected_id)
-        self.compute.submit(lambda: timeline.grid_of(tl), lambda grid: self._grid_ready(tl, grid))
+        self.compute.submit(lambda: _grid(tl), lambda grid: self._grid_ready(tl, grid))
 
     def _grid_ready(self, tl: timeline.Timeline, grid: timeline.Grid) -> None:
         if tl is self.tl and not self.closed:
@@ -272,10 +272,10 @@ class LineageTab(DeskTab):
             return
         x0, x1 = self.panel.x_range()
         a, b = self.panel.item.t_of(x0), self.panel.item.t_of(x1)
-        now = tl.now_us
+        now, rows = tl.now_us, self.flow.occupancy_rows()
 
         def work() -> tuple:
-            return tl.transitions(a, b), tl.occupancy(now, rows=8)
+            return tl.transitions(a, b), tl.occupancy(now, rows=rows)
 
         def show(result: tuple) -> None:
             if tl is not self.tl or self.closed:
@@ -392,4 +392,7 @@ class LineageTab(DeskTab):
         self.controls.canary.setChecked(True)
 
 
-__all__ = ["LineageTab", "datetime"]
+def _grid(tl: timeline.Timeline) -> timeline.Grid:
+    grid = timeline.grid_of(tl)
+    run_tables.give_back_memory()  # its temporary arrays
+    return grid
