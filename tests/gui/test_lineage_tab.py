@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from guihelp import focus
 from PySide6.QtCore import QPointF, Qt
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QImage
 
 from fixtures.receipts import complete_lineage, to_jsonl
 from memorydesk.core.health import Color, HealthState, classify, classify_run
@@ -186,6 +186,13 @@ def test_evaluate_at_shows_the_classifiers_states_then(open_window, lineage_path
     assert tab.controls.fresh_for() is None and "color" in tab.controls.fresh.styleSheet()
     tab.controls.now_button.click()
     assert tab.controls.follow.isChecked()
+    # the dashed "evaluated at" line can be dragged to scrub: the time follows it
+    target = END - timedelta(days=2)
+    tab.panel.now_line.setValue(tab.panel.item.x_of((target - datetime(1970, 1, 1, tzinfo=UTC))
+                                                    / timedelta(microseconds=1)))
+    qtbot.waitUntil(lambda: abs((tab.controls.evaluate_at() - target).total_seconds()) < 1 and not tab.busy(),
+                    timeout=10000)
+    assert not tab.controls.follow.isChecked()
 
 
 def test_filters_find_the_bad_adapter_and_the_canary(open_window, lineage_path, qtbot, receipts) -> None:
@@ -315,3 +322,18 @@ def test_the_canary_from_the_window_reports_each_check_and_marks_its_runs(open_w
     dialog.runs_button.click()
     qtbot.waitUntil(lambda: tab.tl.filters.canary_only and not tab.busy(), timeout=10000)
     assert set(new) <= set(tab.tl.idx.tolist())
+
+
+def test_the_demo_timeline_shows_all_five_colours_at_1280x800(open_window, lineage_path, qtbot) -> None:
+    """What ``memory-desk shot WS --tab lineage`` shows of the demo's history: every colour on the
+    timeline itself (not only in the legend), the lone sub-pixel loss among them."""
+    win = open_window(lineage_path, read_only=True)
+    win.resize(1280, 800)
+    tab = ready(qtbot, win)
+    tab.prepare_shot()
+    settle(qtbot, win, tab)
+    image = tab.panel.plot.grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
+    pixels = np.frombuffer(image.constBits(), np.uint32).reshape(image.height(), image.width()) & 0xFFFFFF
+    counts = {color: int((pixels == int(colors.HEX[color][1:], 16)).sum()) for color in Color}
+    assert all(n > 0 for n in counts.values()), counts
+    assert tab.detail.detail is not None and tab.detail.detail.health.color == Color.AT_RISK
