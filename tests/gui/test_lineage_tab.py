@@ -260,6 +260,17 @@ def test_navigate_to_a_scope_or_a_run(open_window, lineage_path, qtbot) -> None:
     assert win.current_tab_name() == "lineage"
     qtbot.waitUntil(lambda: tab.detail.detail is not None and tab.detail.detail.run_id == run_id, timeout=10000)
     assert tab.controls.scope.text() == ""
+    # as the MemoryOS import asks: several lanes, and the runs it wrote
+    lanes = [{"user": "user:tomas", "assistant": "agent:farah"}, {"user": "canary/user-a",
+                                                                   "assistant": "canary/assistant-1"}]
+    other = tab.tl.table.run_ids[int(np.flatnonzero(tab.tl.table.canary)[0])]
+    win.session.navigate("lineage", scope=lanes, runs=["not-here", other])
+    qtbot.waitUntil(lambda: tab.tl.rows == 2 and tab.detail.detail is not None and tab.detail.detail.run_id == other
+                    and not tab.busy(), timeout=10000)
+    assert tab.controls.lanes_button.isVisible() and "2 lanes" in tab.controls.lanes_button.text()
+    tab.controls.lanes_button.click()
+    qtbot.waitUntil(lambda: tab.tl.rows > 2, timeout=10000)
+    assert not tab.controls.lanes_button.isVisible()
 
 
 def test_import_is_all_or_nothing_and_live_refresh_sees_another_process(open_window, lineage_path, qtbot,

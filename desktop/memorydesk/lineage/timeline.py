@@ -42,6 +42,7 @@ class Filters:
     until_us: int | None = None
     source_version: str | None = None  # runs with a receipt of this sourceVersion
     canary_only: bool = False
+    lanes: frozenset[tuple[str, str]] = frozenset()  # (userScope, assistantScope) lanes to show
 
     @property
     def active(self) -> bool:
@@ -232,6 +233,9 @@ def filter_mask(table: RunTable, state: np.ndarray, filters: Filters) -> np.ndar
         mask &= having
     if filters.canary_only:
         mask &= table.canary
+    if filters.lanes:
+        lanes = np.array([lane in filters.lanes for lane in table.lanes], bool)
+        mask &= lanes[table.lane] if len(lanes) else False
     return mask
 
 

@@ -115,6 +115,12 @@ class Controls(QWidget):
         self.range_button.setMenu(menu)
         self.clear = QPushButton("Clear filters")
         self.clear.setObjectName("lineage-clear-filters")
+        self.lanes: frozenset[tuple[str, str]] = frozenset()  # set by another tab (navigate)
+        self.lanes_button = QToolButton()
+        self.lanes_button.setObjectName("lineage-filter-lanes")
+        self.lanes_button.setToolTip("Showing only the lanes another tab asked for; click to show every lane")
+        self.lanes_button.clicked.connect(lambda: self.set_lanes([]))
+        self.lanes_button.setVisible(False)
         self.legend = QLabel("")
         self.legend.setObjectName("lineage-legend")
         self.legend.setWordWrap(True)
@@ -135,7 +141,8 @@ class Controls(QWidget):
         top.addWidget(self.tools)
         grid.addLayout(top, 0, 0)
         filters = QHBoxLayout()
-        for w in (self.color, self.rule, self.scope, self.source, self.canary, self.range_button, self.clear):
+        for w in (self.color, self.rule, self.scope, self.lanes_button, self.source, self.canary, self.range_button,
+                  self.clear):
             filters.addWidget(w)
         self.scope.setMinimumWidth(120)
         grid.addLayout(filters, 1, 0)
@@ -183,7 +190,7 @@ class Controls(QWidget):
             since_us=to_us(_moment(self.since.dateTime())) if ranged else None,
             until_us=to_us(_moment(self.until.dateTime())) if ranged else None,
             source_version=None if source == ANY_SOURCE else source.rsplit("  (", 1)[0],
-            canary_only=self.canary.isChecked())
+            canary_only=self.canary.isChecked(), lanes=self.lanes)
 
     # -- setting ----------------------------------------------------------------------------------
 
@@ -235,6 +242,13 @@ class Controls(QWidget):
     def set_scope(self, text: str) -> None:
         self.scope.setText(text)
 
+    def set_lanes(self, lanes: list[tuple[str, str]]) -> None:
+        """Show only these lanes (none: every lane)."""
+        self.lanes = frozenset(lanes)
+        self.lanes_button.setText(f"only {len(lanes)} lanes ✕" if lanes else "")
+        self.lanes_button.setVisible(bool(lanes))
+        self._changed()
+
     def select_source(self, name: str) -> bool:
         for i in range(self.source.count()):
             if self.source.itemText(i).rsplit("  (", 1)[0] == name:
@@ -250,6 +264,7 @@ class Controls(QWidget):
         self.source.setCurrentIndex(0)
         self.canary.setChecked(False)
         self.range_on.setChecked(False)
+        self.set_lanes([])
         self._quiet = False
         self._changed()
 

@@ -9,9 +9,11 @@ the window's watcher) reads only the runs that have new receipts.
 
 Targets for ``navigate`` (``session.navigate("lineage", **target)``):
 - ``{"scope": "<userScope>/<assistantScope>"}`` (or ``{"user": U, "assistant": A}``):
-  shows that lane's runs (the scope filter is set to it); a text that names no lane
-  exactly is used as the scope filter as it is;
-- ``{"run": "<runId>"}``: selects the run and shows why it has its colour.
+  shows that lane's runs (the scope filter is set to it);
+- ``{"scope": [{"user": U, "assistant": A}, …]}``: shows only those lanes (a button
+  in the filter row says so and shows every lane again);
+- ``{"run": "<runId>"}`` or ``{"runs": [<runId>, …]}`` (with or without a scope):
+  selects the (first) run and shows why it has its colour.
 """
 
 from __future__ import annotations
@@ -140,20 +142,21 @@ class LineageTab(DeskTab):
         if self.table is None or self.loading:
             self._target = dict(target)
             return
-        if "run" in target:
-            index = self.table.index.get(str(target["run"]))
-            if index is None:
-                self.session and self.session.status.emit(f"Run {target['run']} has no receipts in this workspace")
-                return
+        lanes = _lanes_of(target, self.table.lanes)
+        runs = [str(r) for r in target.get("runs", [])] + ([str(target["run"])] if "run" in target else [])
+        if lanes or runs:
             self.controls.clear_filters()
-            self._target = {"select": index}
-            return
-        scope = target.get("scope")
-        if scope is None and "user" in target:
-            scope = f"{target['user']}/{target.get('assistant', '')}"
-        if isinstance(scope, str):
-            lane = next((f"{u} / {a}" for u, a in self.table.lanes if f"{u}/{a}" == scope), scope)
-            self.controls.set_scope(lane)
+        if len(lanes) == 1:
+            self.controls.set_scope(f"{lanes[0][0]} / {lanes[0][1]}")
+        elif lanes:
+            self.controls.set_lanes(lanes)
+        elif isinstance(target.get("scope"), str):  # a text that names no lane: the scope filter as it is
+            self.controls.set_scope(target["scope"])
+        found = [self.table.index[r] for r in runs if r in self.table.index]
+        if found:
+            self._target = {"select": found[0]}
+        elif runs and self.session is not None:
+            self.session.status.emit(f"Run {runs[0]} has no receipts in this workspace")
 
     def close(self) -> bool:
         self.clock.stop()
@@ -390,6 +393,23 @@ class LineageTab(DeskTab):
     def show_canary_runs(self) -> None:
         self.controls.clear_filters()
         self.controls.canary.setChecked(True)
+
+
+def _lanes_of(target: dict[str, Any], known: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The lanes a navigation target names: ``scope`` as "user/assistant" text (matched
+    against the ``known`` lanes: a scope may hold a slash itself), a {"user", "assistant"}
+    mapping or a list of either, or ``user`` and ``assistant`` keys."""
+    scope = target.get("scope")
+    items = scope if isinstance(scope, list) else [scope] if scope is not None else []
+    if "user" in target:
+        items.append({"user": target["user"], "assistant": target.get("assistant", "")})
+    lanes = []
+    for item in items:
+        if isinstance(item, dict) and "user" in item:
+            lanes.append((str(item["user"]), str(item.get("assistant", ""))))
+        elif isinstance(item, str):
+            lanes += [lane for lane in known if f"{lane[0]}/{lane[1]}" == item]
+    return lanes
 
 
 def _grid(tl: timeline.Timeline) -> timeline.Grid:
