@@ -78,7 +78,7 @@ def test_filters(receipts, table) -> None:
     assert {table.run_ids[i] for i in bad.idx} == bad_runs and len(bad_runs) >= 10
     assert set(RULE_SEVERITY[bad.state[bad.idx]].tolist()) == {4}  # the bad adapter: every run at risk
     canary = build(table, now, DAY_US, Filters(canary_only=True), grid=False)
-    assert canary.rows == 4 and all(table.run_ids[i].startswith("canary-run") for i in canary.idx)
+    assert canary.rows == 4 and all(table.run_ids[i].startswith("daily-canary") for i in canary.idx)
     since, until = to_us(END - 2 * DAY), to_us(END - DAY)
     ranged = build(table, now, DAY_US, Filters(since_us=since, until_us=until), grid=False)
     assert ranged.runs_shown and np.all(ranged.end >= since) and np.all(ranged.start <= until)

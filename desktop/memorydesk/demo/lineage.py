@@ -73,7 +73,7 @@ class _History:
                 canary: bool = False) -> None:
         """One run; ``story`` says where (and how) it breaks."""
         rng = self.rng
-        run = self.run_id("canary-run" if canary else "run")
+        run = self.run_id("daily-canary" if canary else "run")  # not "canary-…": the gate's own ids
         v = self.version(user, assistant)
         mark = {"canary": True} if canary else {}
         t = start

@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
     QWidgetAction,
 )
 
-from memorydesk.core.health import DEFAULT_FRESH_FOR, Color, HealthState, format_duration, parse_duration
-from memorydesk.core.health_arrays import BY_SEVERITY, from_us, to_us
+from memorydesk.core.health import DEFAULT_FRESH_FOR, HealthState, format_duration, parse_duration
+from memorydesk.core.health_arrays import BY_SEVERITY, to_us
 from memorydesk.lineage.timeline import Filters, Timeline
 from memorydesk.ui.lineage import colors
 
@@ -313,5 +313,3 @@ class Controls(QWidget):
             self.fresh.setStyleSheet("" if valid else "QComboBox { color: #c0392b }")
             self.changed.emit()
 
-
-__all__ = ["Color", "Controls", "from_us"]

@@ -5,7 +5,6 @@ tiers as a small swimlane with the missing step marked; its receipts in time ord
 from __future__ import annotations
 
 import html
-from datetime import UTC
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QRectF, QSize, Qt
@@ -276,5 +275,3 @@ class RunDetailPanel(QWidget):
         if self.detail is not None:
             QGuiApplication.clipboard().setText("".join(f"{r}\t{v}\n" for r, v in self.detail.reconcile))
 
-
-__all__ = ["UTC", "ReceiptModel", "RunDetailPanel", "Swimlane"]

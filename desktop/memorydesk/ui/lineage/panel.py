@@ -17,7 +17,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QImage, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen
+from PySide6.QtGui import QImage, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QScrollBar, QVBoxLayout, QWidget
 
 from memorydesk.core.health import Color
@@ -366,5 +366,3 @@ class TimelinePanel(QWidget):
         self.show_run(run)
         self.run_clicked.emit(run)
 
-
-__all__ = ["OverviewStrip", "QColor", "TimelinePanel"]
