@@ -17,7 +17,7 @@ from memorydesk import __version__
 from memorydesk.core.errors import MemoryDeskError
 
 SUBCOMMANDS = ("check", "search", "preamble", "agents", "lineage", "canary", "demo", "shot", "import", "audit",
-               "conflicts", "graph")
+               "conflicts", "graph", "grants")
 _MODULES = {"import": "importer"}
 
 log = logging.getLogger("memorydesk.cli")

@@ -50,3 +50,22 @@ def test_ingest_is_all_or_nothing(tmp_path: Path, monkeypatch) -> None:
         with pytest.raises(IntegrityError):
             ingest(ws, [good, bad])
         assert load(ws) == []
+
+
+def test_receipts_of_an_older_workspace_read_without_lines_then_gain_them(tmp_path: Path) -> None:
+    from memorydesk.store import ours
+
+    path = tmp_path / "old.db"
+    receipts = parse_jsonl([line(), line(runId="run-2")])
+    with open_workspace(path) as ws:
+        ingest(ws, receipts)
+        with ws.write() as conn:  # freeze it before receipts kept their line
+            conn.exec_driver_sql("ALTER TABLE memdesk_receipts DROP COLUMN line")
+            conn.exec_driver_sql(f"UPDATE memdesk_meta SET value = '{ours.RECEIPT_LINES_SCHEMA - 1}' "
+                                 "WHERE key = 'schema_version'")
+    with open_workspace(path, read_only=True) as ws:
+        assert [(r.run_id, r.line) for r in load(ws)] == [("run-1", None), ("run-2", None)]
+    with open_workspace(path) as ws:  # migrated: the old rows have no line, new ones do
+        assert ws.desk_schema == ours.SCHEMA_VERSION
+        ingest(ws, parse_jsonl(["", line(runId="run-3")]))
+        assert [(r.run_id, r.line) for r in load(ws)] == [("run-1", None), ("run-2", None), ("run-3", 2)]
