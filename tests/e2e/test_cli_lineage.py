@@ -74,7 +74,7 @@ def test_a_bad_line_exits_2_with_its_number_and_classifies_nothing(tmp_path: Pat
         result = run("lineage", "classify", str(path), "--now", NOW_TEXT, *extra)
         assert result.returncode == 2
         assert result.stdout == ""
-        assert result.stderr.startswith("line 4: unknown field 'text'")
+        assert result.stderr.startswith(f"memory-desk: {path}: line 4: unknown field 'text'")
         assert len(result.stderr.splitlines()) == 1 and "Traceback" not in result.stderr
 
 
@@ -84,10 +84,10 @@ def test_non_utc_time_and_broken_json_are_line_errors(tmp_path: Path) -> None:
     path.write_text(json.dumps(row) + "\n")
     result = run("lineage", "classify", str(path))
     assert result.returncode == 2
-    assert result.stderr.startswith("line 1: field 'atUtc'") and "not in UTC" in result.stderr
+    assert result.stderr.startswith(f"memory-desk: {path}: line 1: field 'atUtc'") and "not in UTC" in result.stderr
     path.write_text(json.dumps(receipt("stm", "committed")) + "\n\n{oops\n")
     result = run("lineage", "classify", str(path))
-    assert result.returncode == 2 and result.stderr.startswith("line 3: not valid JSON")
+    assert result.returncode == 2 and result.stderr.startswith(f"memory-desk: {path}: line 3: not valid JSON")
 
 
 def test_bad_arguments_exit_2_with_one_line(tmp_path: Path) -> None:
@@ -120,6 +120,7 @@ def test_ingest_stores_all_or_nothing(tmp_path: Path) -> None:
     from memorydesk.store import open_workspace
 
     ws_path = tmp_path / "ws.db"
+    open_workspace(ws_path, create=True).close()
     good = write(tmp_path, complete_lineage("run-1"))
     result = run("lineage", "ingest", str(ws_path), str(good))
     assert result.returncode == 0, result.stderr
@@ -130,6 +131,6 @@ def test_ingest_stores_all_or_nothing(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text(to_jsonl(complete_lineage("run-2")) + '{"runId": "run-2", "text": "the user said hi"}\n')
     result = run("lineage", "ingest", str(ws_path), str(bad))
-    assert result.returncode == 2 and result.stderr.startswith(f"line {len(complete_lineage()) + 1}:")
+    assert result.returncode == 2 and result.stderr.startswith(f"memory-desk: {bad}: line {len(complete_lineage()) + 1}:")
     with open_workspace(ws_path, read_only=True) as ws:
         assert len(load(ws)) == len(stored)  # nothing of the bad file was stored

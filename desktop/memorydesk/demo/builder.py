@@ -467,7 +467,7 @@ def build_demo(path: str | Path, *, facts: int = 2_000, seed: int = 7, now: int 
     stream = Stream(rng, target)
     embed = max(0, min(embed, facts))
     with deterministic_ids(seed):
-        ws = open_workspace(path, name="Acme demo")
+        ws = open_workspace(path, name="Acme demo", create=True)
         try:
             _no_sync(ws)
             builder = DemoBuilder(ws, facts=facts, seed=seed, now=now, embed=embed, bulk=bulk, progress=progress,
