@@ -1,7 +1,5 @@
-"""50 random kills (SIGKILL) during ``check --repair``, ``lineage ingest`` and ``demo create --force``:
-every file is as before or done, and no leftover survives the next start.
-
-(``import memoryos`` is not in this build yet; its kills belong with it.)
+"""50 random kills (SIGKILL) during ``check --repair``, ``lineage ingest``, ``import memoryos`` and
+``demo create --force``: every file is as before or done, and no leftover survives the next start.
 """
 
 from __future__ import annotations
@@ -18,6 +16,7 @@ from pathlib import Path
 import pytest
 import sqlean
 
+from fixtures.memoryos_dir import MemoryOSDir, page, qa, session
 from fixtures.receipts import synthetic_lines
 from memorydesk.demo.place import remove_leftovers
 from memorydesk.store import files, integrity, open_workspace
@@ -55,7 +54,8 @@ def _memory(path: Path) -> str:
 
 
 def _leftovers(folder: Path) -> list[str]:
-    return sorted(p.name for p in folder.iterdir() if ".partial-" in p.name or ".building-" in p.name)
+    return sorted(p.name for p in folder.iterdir()
+                  if any(tag in p.name for tag in (".partial-", ".building-", ".importing-")))
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +80,7 @@ def product_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_killed_repairs_leave_the_memory_as_it_was(product_file: Path, tmp_path: Path) -> None:
     before = _memory(product_file)
     killed = 0
-    for round_ in range(15):
+    for round_ in range(12):
         path = tmp_path / f"repair-{round_}.db"
         path.write_bytes(product_file.read_bytes())
         killed += _kill_after(_start("check", path, "--repair"), RNG.uniform(0.8, 2.5))
@@ -101,7 +101,7 @@ def test_killed_ingests_store_all_or_nothing(product_file: Path, tmp_path: Path)
     receipts.write_text("\n".join(synthetic_lines(10_000, 10)) + "\n")
     total = 100_000
     killed = 0
-    for _ in range(15):
+    for _ in range(12):
         killed += _kill_after(_start("lineage", "ingest", path, receipts), RNG.uniform(0.8, 4.0))
         with open_workspace(path, read_only=True) as ws, ws.read() as conn:
             stored = conn.exec_driver_sql("SELECT count(*) FROM memdesk_receipts").scalar()
@@ -122,7 +122,7 @@ def test_killed_demo_builds_leave_the_old_file_or_the_new_one(tmp_path: Path) ->
     first = subprocess.run([sys.executable, "-m", "memorydesk", *map(str, args)], capture_output=True, timeout=600)
     assert first.returncode == 0, first.stderr
     killed = 0
-    for round_ in range(20):
+    for round_ in range(14):
         old = target.read_bytes()
         proc = _start("demo", "create", target, "--facts", str(6000 + round_), "--embed", "0", "--bulk", "on",
                       "--quiet", "--force")
@@ -132,6 +132,47 @@ def test_killed_demo_builds_leave_the_old_file_or_the_new_one(tmp_path: Path) ->
                 assert integrity.check(ws).summary.get("sqlite_corrupt") is None
         remove_leftovers(target)  # what the next `demo create` does first
         assert _leftovers(tmp_path) == []
-    assert killed >= 10
+    assert killed >= 7
     assert not any(p.name.startswith(".") for p in tmp_path.iterdir())
     assert os.path.exists(target)
+
+
+def _memoryos(root: Path) -> Path:
+    folder = MemoryOSDir(root)
+    folder.short_term = [qa(n, f"2025-05-01 {10 + n // 3600:02d}:{n // 60 % 60:02d}:{n % 60:02d}")
+                         for n in range(1500)]
+    for s_ in range(60):
+        pairs = [qa(10_000 + s_ * 10 + n, f"2025-04-{1 + s_ % 28:02d} 09:00:{n:02d}") for n in range(8)]
+        folder.add_session(session(f"session_{s_}", [page(f"page_{s_}_{n}", p) for n, p in enumerate(pairs)],
+                                   f"2025-04-{1 + s_ % 28:02d} 10:00:00"))
+    return folder.write()
+
+
+def test_killed_imports_leave_no_workspace_or_a_whole_one(tmp_path: Path) -> None:
+    data = _memoryos(tmp_path / "data")
+    existing = tmp_path / "existing.db"
+    open_workspace(existing, create=True).close()
+    killed = 0
+    for round_ in range(12):
+        target = tmp_path / "new.db" if round_ % 2 else existing
+        files.remove_database(tmp_path / "new.db")
+        before = _items(existing)
+        killed += _kill_after(_start("import", "memoryos", data, target, "--timezone", "UTC"), RNG.uniform(0.8, 5.0))
+        if target == existing:
+            assert _items(existing) in (before, 1500)  # as before, or the whole import
+        else:
+            assert not target.exists() or _items(target) == 1500  # no half-made workspace
+        files.remove_dead_builds(tmp_path / "new.db", "importing")  # what the next import there does first
+        assert _leftovers(tmp_path) == [] and not any(".importing-" in p.name for p in tmp_path.iterdir())
+        if target == existing and _items(existing):  # start the next round from an empty workspace again
+            files.remove_database(existing)
+            open_workspace(existing, create=True).close()
+    assert killed >= 5
+
+
+def _items(path: Path) -> int:
+    conn = sqlean.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return conn.execute("SELECT count(*) FROM working_memory_items_table").fetchone()[0]
+    finally:
+        conn.close()

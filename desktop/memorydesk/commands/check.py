@@ -67,11 +67,8 @@ def run(args) -> int:
         if summary:
             print("summary: " + ", ".join(f"{k} {v}" for k, v in summary.items()))
         else:
-            print("no problems found" + _how(report.sqlite_check))
+            print("no problems found")
+    if report.sqlite_check == "quick_check":
+        _notes(["SQLite's quick_check ran (the file is over "
+                f"{integrity.THOROUGH_UP_TO // 2**20} MB); --thorough runs its full integrity_check"])
     return 1 if report.problems else 0
-
-
-def _how(sqlite_check: str) -> str:
-    if sqlite_check == "quick_check":
-        return " (SQLite's quick_check passed; --thorough runs its full integrity_check)"
-    return f" (SQLite's {sqlite_check} passed)" if sqlite_check else ""

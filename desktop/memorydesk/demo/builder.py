@@ -483,16 +483,3 @@ def build_demo(path: str | Path, *, facts: int = 2_000, seed: int = 7, now: int 
                 "as the product does when its model is not installed" if embed else "embeddings were turned off")
     return DemoSummary(path, seed, facts, "bulk" if bulk else "service", counts["embedded"], note,
                        time.monotonic() - started, counts)
-
-
-def finish_file(path: str | Path) -> None:
-    """Fold the write-ahead log into the database file so it can be moved on its own."""
-    import sqlean
-
-    conn = sqlean.connect(str(path))
-    try:
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    finally:
-        conn.close()
-    for suffix in ("-wal", "-shm"):
-        Path(str(path) + suffix).unlink(missing_ok=True)

@@ -9,7 +9,6 @@ its files (``remove_leftovers``). The disk's free space is checked before starti
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,15 +27,7 @@ def remove_with_side_files(path: Path) -> None:
 
 def remove_leftovers(path: Path) -> list[Path]:
     """Delete the temporary files of earlier builds of ``path`` whose process is gone (a kill)."""
-    pattern = re.compile(re.escape(f".{path.name}.building-") + r"(\d+)(?:-wal|-shm|-journal)?")
-    removed = []
-    for candidate in sorted(path.parent.glob(f".{path.name}.building-*")):
-        match = pattern.fullmatch(candidate.name)
-        if match is None or files.process_alive(int(match[1])):
-            continue
-        candidate.unlink(missing_ok=True)
-        removed.append(candidate)
-    return removed
+    return files.remove_dead_builds(path, "building")
 
 
 def create(path: Path, *, facts: int, seed: int = 7, now: int | None = None, embed: int | None = None,
@@ -52,14 +43,14 @@ def create(path: Path, *, facts: int, seed: int = 7, now: int | None = None, emb
     embedded = min(facts, demo.DEFAULT_EMBED if embed is None else embed)
     files.require_free(path.parent, facts * BYTES_PER_FACT + embedded * BYTES_PER_EMBEDDING,
                        f"a demo workspace of {facts:,} facts")
-    building = path.with_name(f".{path.name}.building-{os.getpid()}")
+    building = files.building_path(path, "building")
     remove_with_side_files(building)
     say(f"building a demo workspace of ~{facts:,} facts (seed {seed})…")
     try:
         summary = demo.build_demo(building, facts=facts, seed=seed, now=now,
                                   embed=demo.DEFAULT_EMBED if embed is None else embed, bulk=bulk, progress=progress,
                                   counted=counted)
-        demo.finish_file(building)
+        files.fold_log(building)
         if path.exists():
             remove_with_side_files(path)
         os.replace(building, path)

@@ -197,19 +197,18 @@ def purge(reviewer: Reviewer, ids: Iterable[str], reason: str = "", *,
     holding = backups_holding(ws, ids)
     with ws.read() as conn:
         present = conn.execute(select(ws.layout.facts.c.id).where(ws.layout.facts.c.id.in_(ids))).scalars().all()
+        chain = earlier_versions(conn, ws.layout, ids)
     missing = [fid for fid in ids if fid not in present and not any(fid in h.fact_ids for h in holding)]
     if missing:
         raise StaleEdit(f"no fact {missing[0]} in {ws.path.name} or in a backup beside it; nothing was purged")
     outcome = PurgeOutcome(None, None)
     if present:
         outcome.change, outcome.wal = _purge_workspace(reviewer, list(present), reason)
-    with ws.read() as conn:
-        chain = earlier_versions(conn, ws.layout, ids)
     for held in holding:
-        if backups == "erase" and not held.unreadable:
+        if backups == "erase" and not held.unreadable:  # one SQLite cannot read is kept and said
             erase_in_backup(held, sorted(set(chain) | set(held.fact_ids)))
             outcome.erased.append(held.path)
-        elif backups in ("erase", "delete"):
+        elif backups == "delete":
             files.remove_database(held.path)
             outcome.deleted.append(held.path)
         else:

@@ -218,6 +218,35 @@ def settle_partial_backups(path: Path, *, complete: bool) -> list[Path]:
     return settled
 
 
+def fold_log(path: Path) -> None:
+    """Fold the write-ahead log into the database file so the file can be moved on its own."""
+    conn = sqlean.connect(str(path))
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+    for suffix in ("-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+def building_path(path: Path, tag: str) -> Path:
+    """Where a new file for ``path`` is built before it is moved into place (``.NAME.TAG-PID``)."""
+    return path.with_name(f".{path.name}.{tag}-{os.getpid()}")
+
+
+def remove_dead_builds(path: Path, tag: str) -> list[Path]:
+    """Delete files that builds of ``path`` (``building_path``) left when their process was killed."""
+    pattern = re.compile(re.escape(f".{path.name}.{tag}-") + r"(\d+)(?:-wal|-shm|-journal)?")
+    removed = []
+    for candidate in sorted(path.parent.glob(f".{path.name}.{tag}-*")):
+        match = pattern.fullmatch(candidate.name)
+        if match is None or process_alive(int(match[1])):
+            continue
+        candidate.unlink(missing_ok=True)
+        removed.append(candidate)
+    return removed
+
+
 def process_alive(pid: int) -> bool:
     if pid == os.getpid():
         return False
