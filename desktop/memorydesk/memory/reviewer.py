@@ -18,8 +18,8 @@ from memorydesk.core.vocab import parse_permission
 from memorydesk.embedding.embedder import Embedder, fact_text, fact_vectors
 from memorydesk.memory import history, reviewer_edges, reviewer_steps  # noqa: F401 - registers the actions
 from memorydesk.memory.history import ChangeResult, perform
-from memorydesk.memory.reviewer_conflicts import ConflictDecisions
 from memorydesk.memory.purge import BackupAction, purge
+from memorydesk.memory.reviewer_conflicts import ConflictDecisions
 from memorydesk.memory.rows import fact_row, new_id, now_s
 from memorydesk.store import Workspace
 from memorydesk.store.retry import with_retry
