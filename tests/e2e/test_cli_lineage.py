@@ -134,3 +134,45 @@ def test_ingest_stores_all_or_nothing(tmp_path: Path) -> None:
     assert result.returncode == 2 and result.stderr.startswith(f"memory-desk: {bad}: line {len(complete_lineage()) + 1}:")
     with open_workspace(ws_path, read_only=True) as ws:
         assert len(load(ws)) == len(stored)  # nothing of the bad file was stored
+
+
+def held_out(tmp_path: Path) -> Path:
+    """Receipts the workspace has never seen, with blank lines, ties and no receiptIds."""
+    rows = [row for _, case, _ in reversed(eight_cases()) for row in case]
+    rows += [receipt("lpm", "failed", "v22", run="case-1-complete", minutes=-40)]  # ties the lpm commit
+    text = to_jsonl(rows).replace("\n", "\n\n", 5)
+    path = tmp_path / "held-out.jsonl"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_classify_a_workspace_as_its_ingested_file(tmp_path: Path) -> None:
+    file = held_out(tmp_path)
+    workspace = tmp_path / "ws.db"
+    assert run("lineage", "ingest", str(workspace), str(file)).returncode == 0
+    for extra in (["--json"], [], ["--json", "--fresh-for", "2d"]):
+        from_file = run("lineage", "classify", str(file), "--now", NOW_TEXT, *extra)
+        from_workspace = run("lineage", "classify", str(workspace), "--now", NOW_TEXT, *extra)
+        assert from_workspace.returncode == from_file.returncode == 1
+        assert from_workspace.stdout == from_file.stdout and from_workspace.stderr == from_file.stderr == ""
+    verdicts = json.loads(run("lineage", "classify", str(workspace), "--now", NOW_TEXT, "--json").stdout)
+    assert {v["runId"]: v["state"] for v in verdicts}["case-1-complete"] == "uncertain"  # the failed write
+
+
+def test_classify_a_healthy_workspace_exits_0_and_bad_ones_exit_2(tmp_path: Path, product_db: Path) -> None:
+    workspace = tmp_path / "ok.db"
+    assert run("lineage", "ingest", str(workspace), str(write(tmp_path, complete_lineage()))).returncode == 0
+    healthy = run("lineage", "classify", str(workspace), "--now", NOW_TEXT)
+    assert healthy.returncode == 0 and healthy.stdout.split()[:2] == ["run-1", "healthy"]
+    empty = run("lineage", "classify", str(product_db), "--json")  # a product file: no receipts yet
+    assert empty.returncode == 0 and json.loads(empty.stdout) == [] and "no receipts" in empty.stderr
+    import sqlite3
+
+    other = tmp_path / "other.db"
+    conn = sqlite3.connect(other)
+    conn.execute("CREATE TABLE recipes (name TEXT)")
+    conn.commit()
+    conn.close()
+    refused = run("lineage", "classify", str(other))
+    assert refused.returncode == 2 and len(refused.stderr.splitlines()) == 1
+    assert "not an agent workspace" in refused.stderr and "Traceback" not in refused.stderr

@@ -58,7 +58,7 @@ def test_a_fact_edit_refreshes_the_tabs_that_show_facts_once(open_window, sample
         win.show_tab(tab.name)
         wait_idle(qtbot, win)
     shown_later = [name for name, _change in win.refreshes[1:]]
-    expected = [t.name for t in TABS if "fact" in t.kinds and t.name != "facts"]
+    expected = [t.name for t in TABS if t.kinds & change.kinds and t.name != "facts"]  # fact, or its history
     assert shown_later == expected
     assert all(not c.external for _n, c in win.refreshes)
 

@@ -12,7 +12,7 @@ from PySide6.QtGui import QImage
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("tab", ["facts", "policies", "graph"])
+@pytest.mark.parametrize("tab", ["facts", "policies", "graph", "lineage"])
 def test_shot_writes_a_png_of_the_tab(sample_path, tmp_path, tab) -> None:
     out = tmp_path / f"{tab}.png"
     before = hashlib.sha256(sample_path.read_bytes()).hexdigest()

@@ -21,7 +21,7 @@ from memorydesk.ui import settings
 CREATE_WORDS = re.compile(r"\b(new|add|create|insert|duplicate|import)\b", re.IGNORECASE)
 # File ▸ Import MemoryOS Directory… brings in memory another agent system wrote, whole and
 # as it was (issue 15); it gives a person no way to type memory, so it is the one exception
-NOT_A_CREATE_PATH = {"window-import-memoryos"}
+NOT_A_CREATE_PATH = {"window-import-memoryos", "import-receipts", "lineage-import"}  # data in, not edits
 
 
 def sha256(path: Path) -> str:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
+from memorydesk.browse.grants import matrix_json, read_matrix
 from memorydesk.cli import main
 from memorydesk.demo.builder import build_demo
 from memorydesk.memory import policies
@@ -152,6 +153,20 @@ def test_policies_grants_and_their_gaps(demo_db: Path) -> None:
     assert ("designer", "oncall") not in grants and ("reviewer", "oncall") in grants
     assert grants[("designer", "security")] == "none"
     assert "read" in grants.values() and "write" in grants.values()
+
+
+def test_the_grants_tab_has_every_source_kind_to_show(demo_db: Path) -> None:
+    """Fail-open gaps, a repo-scoped domain falling back to its bare name, and rows carried over
+    from an older build: an unknown role alone, two rows for one cell, a domain only a grant names."""
+    with open_workspace(demo_db, read_only=True) as ws:
+        cells = {d["domain"]: d["cells"] for d in matrix_json(read_matrix(ws))["domains"]}
+    assert cells["oncall"]["designer"]["source"] == "fail_open"
+    assert cells["repo:acme-api/architecture"]["pm"]["source"] == "bare_name"
+    assert cells["runbooks"]["devops"] == {"permission": "write", "source": "exact"}
+    assert cells["runbooks"]["ceo"]["source"] == "fail_open"
+    assert cells["working-memory"]["general"] == {"permission": "write", "source": "unknown_value"}  # 'intern'
+    assert cells["design-system"]["designer"]["source"] == "ambiguous"  # 'Designer' and 'designer'
+    assert cells["architecture"]["general"]["source"] == "ambiguous"  # 'engineer' and 'general'
 
 
 def test_notes_hot_items_and_consolidation(demo_db: Path) -> None:

@@ -124,9 +124,76 @@ def test_source_gone_with_mtm_committed_is_fine_and_without_it_at_risk() -> None
     assert judge([evicted, receipt("mtm", "verified", "v9", minutes=-10)]).state == HealthState.HEALTHY
     for status in ("started", "waiting", "failed"):
         assert judge([evicted, receipt("mtm", status, "v9", minutes=-10)]).state == HealthState.SOURCE_AT_RISK
-    # Only an mtm receipt of the same version counts, and an lpm commit is not an mtm commit.
+    # Only a durable target of the same version counts.
     assert judge([evicted, receipt("mtm", "committed", "v8", minutes=-10)]).state == HealthState.SOURCE_AT_RISK
-    assert judge([evicted, receipt("lpm", "committed", "v9", minutes=-10)]).state == HealthState.SOURCE_AT_RISK
+    assert judge([evicted, receipt("lpm", "committed", "v8", minutes=-10)]).state == HealthState.SOURCE_AT_RISK
+    result = judge([evicted, receipt("mtm", "failed", "v9", minutes=-10)])
+    assert "no mtm or lpm receipt of v9 is committed or verified" in result.reason
+
+
+def test_an_lpm_commit_is_the_durable_target_of_the_direct_consolidation() -> None:
+    # The product's own consolidation moves STM straight to LPM (DESIGN.md section 4).
+    evicted = receipt("stm", "committed", "v9", minutes=-20, sourcePresent=False)
+    for status in ("committed", "verified"):
+        assert judge([evicted, receipt("lpm", status, "v9", minutes=-21)]).state == HealthState.HEALTHY
+    for status in ("started", "waiting"):
+        assert judge([evicted, receipt("lpm", status, "v9", minutes=-21)]).state == HealthState.SOURCE_AT_RISK
+    # rule 3 and 8 alike: a kept source with its lpm commit is neither missing nor waiting
+    kept = receipt("stm", "committed", "v9", minutes=-20, sourcePresent=True)
+    assert judge([kept]).state == HealthState.PROMOTION_MISSING
+    assert judge([kept, receipt("lpm", "committed", "v9", minutes=-19)]).state == HealthState.HEALTHY
+    waiting = receipt("stm", "committed", "v9", minutes=-20, waitingUntil=at(60))
+    assert judge([waiting]).state == HealthState.WAITING
+    assert judge([waiting, receipt("lpm", "verified", "v9", minutes=-19)]).state == HealthState.HEALTHY
+
+
+def test_a_failed_receipt_is_never_evidence_of_a_commit() -> None:
+    evicted = receipt("stm", "committed", "v9", minutes=-20, sourcePresent=False)
+    for tier in ("mtm", "lpm"):
+        result = judge([evicted, receipt(tier, "failed", "v9", minutes=-21)])
+        assert result.state == HealthState.SOURCE_AT_RISK  # rule 2 comes before rule 6
+    kept = receipt("stm", "committed", "v9", minutes=-20, waitingUntil=at(-1))
+    assert judge([kept, receipt("lpm", "failed", "v9", minutes=-19)]).state == HealthState.PROMOTION_MISSING
+
+
+def test_a_run_whose_latest_receipt_of_a_tier_and_version_failed_is_uncertain() -> None:
+    rows = complete_lineage()
+    assert judge(rows).state == HealthState.HEALTHY
+    # a failed retry after the commit of the same tier and version: the latest word is "failed"
+    failed_later = receipt("lpm", "failed", "v22", minutes=-35, receiptId="lpm-retry")
+    result = judge([*rows, failed_later])
+    assert result.state == HealthState.UNCERTAIN and result.color == Color.UNCERTAIN
+    assert result.reason == "rule 6: the latest lpm receipt of v22, lpm/v22/failed (receipt lpm-retry), is failed"
+    # a failure followed by a success of the same tier and version is history, not a doubt
+    failed_earlier = receipt("lpm", "failed", "v22", minutes=-45)
+    assert judge([*rows, failed_earlier]).state == HealthState.HEALTHY
+    # at one instant the failed one counts as the latest (missing evidence is never healthy)
+    tied = complete_lineage()
+    tied.insert(3, receipt("lpm", "failed", "v22", minutes=-40))  # same time as the lpm commit
+    receipts = [receipt_from_json(r) for r in tied]  # no line numbers: a stored run
+    assert classify(receipts, now=NOW)[0].state == HealthState.UNCERTAIN
+    # a failed generation that rule 5 does not catch, and a failed retrieval
+    generation = rows[5] | {"status": "failed"}
+    assert judge([*rows[:5], generation]).state == HealthState.UNCERTAIN
+    assert judge([*rows, receipt("retrieval", "failed", "v22", minutes=-10)]).state == HealthState.UNCERTAIN
+
+
+def test_rules_one_to_five_still_come_before_a_failed_receipt() -> None:
+    failed = receipt("generation", "failed", "v22", minutes=-5, dependsOnVersion="v22", outcomeReceipt="x")
+    rows = complete_lineage()
+    rows[1]["userScope"] = "user-b"
+    assert judge([*rows, failed]).state == HealthState.SCOPE_CONFLICT
+    rows = complete_lineage()
+    rows[4]["expectedVersion"] = "v23"
+    assert judge([*rows, failed]).state == HealthState.STALE_RETRIEVAL
+    rows = complete_lineage()
+    del rows[5]["outcomeReceipt"]
+    assert judge([*rows, receipt("lpm", "failed", "v22", minutes=-5)]).state == HealthState.GENERATION_UNVERIFIED
+    # and it beats the rules after it: stale evidence and waiting
+    rows = [*complete_lineage(), receipt("lpm", "failed", "v22", minutes=-5)]
+    assert judge(rows, now=NOW + timedelta(days=3)).state == HealthState.UNCERTAIN
+    rows.append(receipt("stm", "committed", "v40", minutes=-4, waitingUntil=at(60)))
+    assert judge(rows).state == HealthState.UNCERTAIN
 
 
 def test_the_waiting_window_decides_between_waiting_and_promotion_missing() -> None:
@@ -217,8 +284,12 @@ def test_other_versions_compare_by_when_they_were_first_committed() -> None:
 
 
 def test_only_done_receipts_make_a_version_current() -> None:
-    rows = [*stm_ok("v21"), memory("v22", -60, status="started"), memory("v22", -55, status="failed")]
+    rows = [*stm_ok("v21"), memory("v22", -60, status="started"), memory("v22", -55, status="waiting")]
     assert judge([*rows, retrieval("v21", -30)]).state == HealthState.HEALTHY
+    # a failed v22 makes nothing current either: the run is uncertain (rule 6), not stale
+    failed = [*stm_ok("v21"), memory("v22", -55, status="failed"), retrieval("v21", -30)]
+    result = judge(failed)
+    assert result.state == HealthState.UNCERTAIN and "lpm/v22/failed" in result.reason
     # A version held in STM (and still inside its waiting window) is current too.
     held = receipt("stm", "verified", "v22", minutes=-60, waitingUntil=at(60))
     assert judge([*stm_ok("v21"), held, retrieval("v21", -30)]).state == HealthState.STALE_RETRIEVAL
@@ -233,8 +304,10 @@ def test_expected_version_overrides_the_newest_rule() -> None:
 
 
 def test_a_retrieval_that_did_not_finish_returned_nothing() -> None:
-    rows = [*stm_ok("v22"), retrieval("v21", -30, status="failed", expectedVersion="v22")]
+    rows = [*stm_ok("v22"), retrieval("v21", -30, status="started", expectedVersion="v22")]
     assert judge(rows).state == HealthState.HEALTHY
+    failed = [*stm_ok("v22"), retrieval("v21", -30, status="failed", expectedVersion="v22")]
+    assert judge(failed).state == HealthState.UNCERTAIN  # not stale: it returned nothing, and it failed
     generation = receipt("generation", "verified", "v21", minutes=-20, dependsOnVersion="v21", outcomeReceipt="ok")
     result = judge([*rows, generation])
     assert result.state == HealthState.GENERATION_UNVERIFIED

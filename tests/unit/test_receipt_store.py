@@ -76,3 +76,22 @@ def test_a_receipt_id_or_identical_fields_count_as_the_same_receipt(tmp_path: Pa
         ("r-1", "stm", "committed"), (None, "mtm", "committed"), ("r-3", "stm", "committed"),
         (None, "mtm", "committed")]
     assert stored[3].at_utc.second == 1
+
+
+def test_receipts_of_an_older_workspace_read_without_lines_then_gain_them(tmp_path: Path) -> None:
+    from memorydesk.store import ours
+
+    path = tmp_path / "old.db"
+    receipts = parse_jsonl([line(), line(runId="run-2")])
+    with open_workspace(path, create=True) as ws:
+        ingest(ws, receipts)
+        with ws.write() as conn:  # freeze it before receipts kept their line
+            conn.exec_driver_sql("ALTER TABLE memdesk_receipts DROP COLUMN line")
+            conn.exec_driver_sql(f"UPDATE memdesk_meta SET value = '{ours.RECEIPT_LINES_SCHEMA - 1}' "
+                                 "WHERE key = 'schema_version'")
+    with open_workspace(path, read_only=True) as ws:
+        assert [(r.run_id, r.line) for r in load(ws)] == [("run-1", None), ("run-2", None)]
+    with open_workspace(path) as ws:  # migrated: the old rows have no line, new ones do
+        assert ws.desk_schema == ours.SCHEMA_VERSION
+        ingest(ws, parse_jsonl(["", line(runId="run-3")]))
+        assert [(r.run_id, r.line) for r in load(ws)] == [("run-1", None), ("run-2", None), ("run-3", 2)]

@@ -176,7 +176,7 @@ def test_newer_product_layout_is_detected_and_adopted(newer_product_db: Path) ->
         assert ws.layout.kind == UNSUFFIXED and ws.layout.facts.name == "memory_facts"
         with ws.read() as conn:
             assert conn.execute(select(func.count()).select_from(ws.layout.facts)).scalar() == 12
-            assert conn.execute(select(func.count()).select_from(ws.layout.grants)).scalar() == 29
+            assert conn.execute(select(func.count()).select_from(ws.layout.grants)).scalar() == 32
     with open_workspace(newer_product_db) as ws:
         assert ws.backup is not None
     names = _names(newer_product_db)

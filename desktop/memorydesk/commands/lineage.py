@@ -1,7 +1,8 @@
 """`memory-desk lineage`: judge lineage receipts.
 
 ``lineage classify FILE.jsonl [--now T] [--fresh-for 24h] [--json]`` reads receipts
-(``-`` reads standard input) and prints one verdict per run, sorted by ``runId``:
+(``-`` reads standard input) — or, given a workspace database instead of a file, the
+receipts stored in it (opened read-only) — and prints one verdict per run, sorted by ``runId``:
 aligned text columns ``runId state color reason``, or with ``--json`` a list of
 ``{"runId", "state", "color", "reason"}``. Exit 0 when every run is healthy or
 waiting (also when the file holds no receipt at all, which is said on stderr), 1
@@ -32,14 +33,16 @@ def register(sub) -> None:
 
     c = commands.add_parser(
         "classify",
-        help="classify each run of a JSON Lines receipt file",
-        description="Classify each run of a lineage receipts file. The first rule that holds decides a run's "
+        help="classify each run of a JSON Lines receipt file or of a workspace",
+        description="Classify each run of a lineage receipts file, or of the receipts stored in a workspace. "
+        "The first rule that holds decides a run's "
         "state: scope_conflict, source_at_risk, promotion_missing (at-risk); stale_retrieval (stale); "
         "generation_unverified, uncertain (uncertain); stale_evidence (stale); waiting; healthy. "
         "Exit 0 if every run is healthy or waiting, 1 otherwise, 2 on bad input. "
         "resources/examples/receipts.jsonl holds one run in each state.",
     )
-    c.add_argument("file", metavar="FILE.jsonl", help="receipts, one JSON object per line ('-' for stdin)")
+    c.add_argument("file", metavar="FILE.jsonl",
+                   help="receipts, one JSON object per line ('-' for stdin), or a workspace: its stored receipts")
     c.add_argument("--now", metavar="T", help="judge at this RFC 3339 UTC time (default: the current time)")
     c.add_argument(
         "--fresh-for",
@@ -85,13 +88,29 @@ def run_classify(args: argparse.Namespace) -> int:
 
 
 def _read(path: str) -> list[Receipt]:
-    """The receipts of a file (``-``: standard input); a bad line names the file and the line."""
+    """The receipts of a file (``-``: standard input) or of a workspace; a bad line names the file
+    and the line."""
+    if path != "-" and _is_database(path):
+        from memorydesk.lineage.receipt_store import load
+        from memorydesk.store import open_workspace
+
+        with open_workspace(path, read_only=True) as ws:
+            return load(ws)
     try:
         if path == "-":
             return parse_jsonl(sys.stdin.buffer)
         return read_jsonl(path)
     except BadReceiptLine as exc:
         raise BadInput(f"{'standard input' if path == '-' else path}: {exc}") from None
+
+
+def _is_database(path: str) -> bool:
+    """A workspace rather than a receipts file: the file starts with SQLite's header."""
+    try:
+        with open(path, "rb") as stream:
+            return stream.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False  # read_jsonl says what is wrong with it
 
 
 def _parse_now(text: str | None) -> datetime:

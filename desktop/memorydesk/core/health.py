@@ -8,7 +8,10 @@ earliest one is (by ``atUtc``, then line, then version; rule 7 names the newest)
 reordering a run's receipts never changes its state.
 
 Terms
-    *done*: status ``committed`` or ``verified``.
+    *done*: status ``committed`` or ``verified``. A ``failed`` receipt is never
+    evidence of a commit.
+    *durable target* of a version: an ``mtm`` or ``lpm`` receipt of it that is done
+    (``lpm``: the product's direct STM→LPM consolidation).
     *returned* (by a retrieval): the ``version`` of a done retrieval receipt. A
     retrieval that is only started/waiting, or failed, returned nothing.
     *versions of the run* for rules 2, 3 and 8: the versions that have at least one
@@ -17,14 +20,16 @@ Terms
     any ``stm`` receipt is caught by rule 6.
     *waiting window* of a version: the latest ``waitingUntil`` of its ``stm``
     receipts; it has closed when that time is at or before ``now``.
+    *latest receipt* of a tier and version: the one with the latest ``atUtc`` (then
+    line); at one instant a ``failed`` one counts as the latest.
 
 Rules
     1. scope_conflict — more than one ``userScope`` or more than one
        ``assistantScope`` among the run's receipts.
     2. source_at_risk — a version has an ``stm`` receipt with ``sourcePresent: false``
-       and no done ``mtm`` receipt.
+       and no durable target.
     3. promotion_missing — a version has no ``stm`` receipt with
-       ``sourcePresent: false``, no done ``mtm`` receipt, and its waiting window has
+       ``sourcePresent: false``, no durable target, and its waiting window has
        closed or was never declared.
     4. stale_retrieval — a done retrieval returned a version other than its
        ``expectedVersion``; or, without one, other than the newest version with a done
@@ -37,11 +42,15 @@ Rules
        generation receipt of the same version (an unfinished generation is judged
        on what it has).
     6. uncertain — some receipt lacks ``sourceVersion``, or the run has no ``stm``
-       receipt.
+       receipt, or the latest receipt of some tier and version is ``failed``.
     7. stale_evidence — the run's newest ``atUtc`` is more than the freshness window
        before ``now``.
     8. waiting — as rule 3, but the waiting window is still open.
     9. healthy — none of the above.
+
+Only rules 3, 7 and 8 read the clock. :func:`assess` does the rest once per run
+(:mod:`memorydesk.core.health_rules`) and :meth:`RunAssessment.at` decides at a given
+``now``; :func:`classify` is the two together.
 
 Versions are compared as strings for equality (``22`` and ``"22"`` are one version,
 see :mod:`memorydesk.core.receipts`). "Newest" in rule 4 is decided like this:
@@ -55,20 +64,24 @@ dated after ``now`` are judged like any other.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Final
 
-from memorydesk.core.receipts import DONE_STATUSES, Receipt, format_utc, gc_paused
+from memorydesk.core.health_rules import Evidence, first_of, gather
+from memorydesk.core.receipts import Receipt, format_utc, gc_paused
 
 __all__ = [
     "DEFAULT_FRESH_FOR",
     "OK_STATES",
     "Color",
     "HealthState",
+    "RunAssessment",
     "RunHealth",
+    "assess",
+    "check_clock",
     "classify",
     "classify_run",
     "format_duration",
@@ -122,6 +135,7 @@ _COLORS: Final = {
     HealthState.HEALTHY: Color.HEALTHY,
 }
 OK_STATES: Final = frozenset({HealthState.HEALTHY, HealthState.WAITING})
+_BY_RULE: Final = {state.rule: state for state in HealthState}
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,284 +171,115 @@ def group_by_run(receipts: Iterable[Receipt]) -> dict[str, list[Receipt]]:
     return runs
 
 
+@dataclass(frozen=True, slots=True)
+class RunAssessment:
+    """One run read once: judge it at any time with :meth:`at`.
+
+    The numbers a vectorised judge needs (see :mod:`memorydesk.core.health_arrays`):
+    ``fixed`` — the state whatever the time (rules 1, 2, and 3 without a window), or
+    None; ``closes_at`` — when the first declared waiting window closes (rule 3 from
+    then on), or None; ``middle`` — the state of rules 4-6, or None; ``newest_at``;
+    ``waits`` — a declared window exists (rule 8 while every one is open).
+    """
+
+    run_id: str
+    evidence: Evidence
+
+    @property
+    def fixed(self) -> HealthState | None:
+        e = self.evidence
+        if e.conflict is not None:
+            return HealthState.SCOPE_CONFLICT
+        if e.at_risk:
+            return HealthState.SOURCE_AT_RISK
+        if e.undeclared:
+            return HealthState.PROMOTION_MISSING
+        return None
+
+    @property
+    def closes_at(self) -> datetime | None:
+        return min((w.until for w in self.evidence.windows), default=None)
+
+    @property
+    def middle(self) -> HealthState | None:
+        m = self.evidence.middle
+        return None if m is None else _BY_RULE[m[0]]
+
+    @property
+    def newest_at(self) -> datetime:
+        return self.evidence.newest.at_utc
+
+    @property
+    def waits(self) -> bool:
+        return bool(self.evidence.windows)
+
+    def at(self, now: datetime, fresh_for: timedelta = DEFAULT_FRESH_FOR) -> RunHealth:
+        """The run's health at ``now`` (the rules in table order, the first that holds)."""
+        e = self.evidence
+
+        def verdict(state: HealthState, detail: str) -> RunHealth:
+            return RunHealth(self.run_id, state, f"rule {state.rule}: {detail}")
+
+        if e.conflict is not None:
+            return verdict(HealthState.SCOPE_CONFLICT, e.conflict)
+        if e.at_risk:
+            return verdict(HealthState.SOURCE_AT_RISK, first_of(list(e.at_risk)))
+        missing = list(e.undeclared)
+        missing += [(w.key, w.closed_detail()) for w in e.windows if w.until <= now]
+        if missing:
+            return verdict(HealthState.PROMOTION_MISSING, first_of(missing))
+        if e.middle is not None:
+            return verdict(_BY_RULE[e.middle[0]], e.middle[1])
+        newest = e.newest
+        if now - newest.at_utc > fresh_for:
+            return verdict(HealthState.STALE_EVIDENCE,
+                           f"the newest receipt, {newest.label()} at {format_utc(newest.at_utc)}, is older than "
+                           f"{format_duration(fresh_for)} before {format_utc(now)}")
+        if e.windows:
+            return verdict(HealthState.WAITING, first_of([(w.key, w.open_detail()) for w in e.windows]))
+        return verdict(HealthState.HEALTHY, f"none of rules 1-8 hold ({e.count} receipts, newest "
+                                            f"{newest.label()} at {format_utc(newest.at_utc)})")
+
+
+def assess(receipts: Sequence[Receipt]) -> RunAssessment:
+    """Read one run (non-empty, one ``runId``) for judging at any time."""
+    if not receipts:
+        raise ValueError("a run needs at least one receipt")
+    run_id = receipts[0].run_id
+    if any(r.run_id != run_id for r in receipts):
+        raise ValueError("a run's receipts must share one runId; use classify() for several runs")
+    return RunAssessment(run_id, gather(receipts))
+
+
 def classify(
     receipts: Iterable[Receipt], *, now: datetime, fresh_for: timedelta = DEFAULT_FRESH_FOR
 ) -> list[RunHealth]:
     """Classify every run in ``receipts``; the result is sorted by ``runId``."""
-    _check_clock(now, fresh_for)
+    check_clock(now, fresh_for)
     with gc_paused():
         runs = group_by_run(receipts)
-        return [_classify(run_id, runs[run_id], now, fresh_for) for run_id in sorted(runs)]
+        return [RunAssessment(run_id, gather(runs[run_id])).at(now, fresh_for) for run_id in sorted(runs)]
 
 
 def classify_run(
     receipts: Sequence[Receipt], *, now: datetime, fresh_for: timedelta = DEFAULT_FRESH_FOR
 ) -> RunHealth:
     """Classify one run: ``receipts`` must be non-empty and share one ``runId``."""
-    _check_clock(now, fresh_for)
+    check_clock(now, fresh_for)
     if not receipts:
         raise ValueError("a run needs at least one receipt")
     run_id = receipts[0].run_id
     if any(r.run_id != run_id for r in receipts):
         raise ValueError("classify_run got receipts of more than one run; use classify()")
-    return _classify(run_id, receipts, now, fresh_for)
+    return RunAssessment(run_id, gather(receipts)).at(now, fresh_for)
 
 
-def _check_clock(now: datetime, fresh_for: timedelta) -> None:
+def check_clock(now: datetime, fresh_for: timedelta) -> None:
+    """Refuse a naive ``now`` or a freshness window that is not positive (ValueError)."""
     if now.utcoffset() is None:
         raise ValueError("now must be a timezone-aware datetime")
     if fresh_for <= timedelta(0):
         raise ValueError("the freshness window must be positive")
-
-
-def _when(receipt: Receipt) -> tuple[datetime, int, str]:
-    return (receipt.at_utc, receipt.line or 0, receipt.version)
-
-
-def _classify(run_id: str, receipts: Sequence[Receipt], now: datetime, fresh_for: timedelta) -> RunHealth:
-    # One pass collects what the rules need; the rules then run in table order.
-    user_scopes: set[str] = set()
-    assistant_scopes: set[str] = set()
-    stm: dict[str, list[Receipt]] = {}
-    mtm_done: set[str] = set()
-    memory_done: list[Receipt] = []
-    retrievals: list[Receipt] = []
-    generations: list[Receipt] = []
-    no_source_version: Receipt | None = None
-    newest = receipts[0]
-    for r in receipts:
-        user_scopes.add(r.user_scope)
-        assistant_scopes.add(r.assistant_scope)
-        tier = r.tier
-        if tier == "retrieval":
-            retrievals.append(r)
-        elif tier == "generation":
-            generations.append(r)
-        else:
-            if tier == "stm":
-                bucket = stm.get(r.version)
-                if bucket is None:
-                    stm[r.version] = [r]
-                else:
-                    bucket.append(r)
-            if r.status in DONE_STATUSES:
-                memory_done.append(r)
-                if tier == "mtm":
-                    mtm_done.add(r.version)
-        if r.source_version is None and (no_source_version is None or _when(r) < _when(no_source_version)):
-            no_source_version = r
-        if r.at_utc >= newest.at_utc and (r.at_utc > newest.at_utc or _when(r) > _when(newest)):
-            newest = r
-
-    def verdict(state: HealthState, detail: str) -> RunHealth:
-        return RunHealth(run_id, state, f"rule {state.rule}: {detail}")
-
-    # 1. scope_conflict
-    if len(user_scopes) > 1 or len(assistant_scopes) > 1:
-        parts = []
-        if len(user_scopes) > 1:
-            parts.append(_scope_detail("userScope", receipts, lambda r: r.user_scope))
-        if len(assistant_scopes) > 1:
-            parts.append(_scope_detail("assistantScope", receipts, lambda r: r.assistant_scope))
-        return verdict(HealthState.SCOPE_CONFLICT, "; ".join(parts))
-
-    # 2, 3, 8: per version that went through STM.
-    at_risk: list[tuple[tuple[datetime, int, str], str]] = []
-    missing: list[tuple[tuple[datetime, int, str], str]] = []
-    waiting: list[tuple[tuple[datetime, int, str], str]] = []
-    for version, stm_receipts in stm.items():
-        if version in mtm_done:
-            continue
-        gone = [r for r in stm_receipts if r.source_present is False]
-        if gone:
-            first = min(gone, key=_when)
-            at_risk.append(
-                (
-                    _when(first),
-                    f"version {version}: {first.label()} says sourcePresent false "
-                    f"and no mtm receipt of {version} is committed or verified",
-                )
-            )
-            continue
-        declared = [r for r in stm_receipts if r.waiting_until is not None]
-        if not declared:
-            first = min(stm_receipts, key=_when)
-            missing.append(
-                (
-                    _when(first),
-                    f"version {version}: no mtm receipt is committed or verified, the source is "
-                    f"still in stm ({first.label()}) and no waiting window was declared",
-                )
-            )
-            continue
-        last = max(declared, key=lambda r: (r.waiting_until, _when(r)))
-        until = format_utc(last.waiting_until)  # type: ignore[arg-type]
-        if last.waiting_until <= now:  # type: ignore[operator]
-            missing.append(
-                (
-                    _when(last),
-                    f"version {version}: no mtm receipt is committed or verified and the "
-                    f"waiting window closed at {until} ({last.label()})",
-                )
-            )
-        else:
-            waiting.append((_when(last), f"version {version} waits for promotion until {until} ({last.label()})"))
-    if at_risk:
-        return verdict(HealthState.SOURCE_AT_RISK, _first_of(at_risk))
-    if missing:
-        return verdict(HealthState.PROMOTION_MISSING, _first_of(missing))
-
-    # 4. stale_retrieval
-    returned: set[str] = set()
-    stale: list[tuple[tuple[datetime, int, str], str]] = []
-    implicit: list[Receipt] = []
-    for r in retrievals:
-        if r.status not in DONE_STATUSES:
-            continue
-        returned.add(r.version)
-        if r.expected_version is None:
-            implicit.append(r)
-        elif r.version != r.expected_version:
-            stale.append((_when(r), f"{r.label()} returned {r.version} but expectedVersion is {r.expected_version}"))
-    if implicit:
-        stale.extend(_stale_against_newest(implicit, memory_done))
-    if stale:
-        return verdict(HealthState.STALE_RETRIEVAL, _first_of(stale))
-
-    # 5. generation_unverified
-    unverified = _unverified_generations(generations, returned)
-    if unverified:
-        return verdict(HealthState.GENERATION_UNVERIFIED, _first_of(unverified))
-
-    # 6. uncertain
-    if no_source_version is not None:
-        return verdict(HealthState.UNCERTAIN, f"{no_source_version.label()} lacks sourceVersion")
-    if not stm:
-        return verdict(HealthState.UNCERTAIN, f"the run has no stm receipt ({len(receipts)} receipts)")
-
-    # 7. stale_evidence
-    if now - newest.at_utc > fresh_for:
-        return verdict(
-            HealthState.STALE_EVIDENCE,
-            f"the newest receipt, {newest.label()} at {format_utc(newest.at_utc)}, is older than "
-            f"{format_duration(fresh_for)} before {format_utc(now)}",
-        )
-
-    # 8. waiting
-    if waiting:
-        return verdict(HealthState.WAITING, _first_of(waiting))
-
-    # 9. healthy
-    return verdict(
-        HealthState.HEALTHY,
-        f"none of rules 1-8 hold ({len(receipts)} receipts, newest {newest.label()} at {format_utc(newest.at_utc)})",
-    )
-
-
-def _first_of(found: list[tuple[tuple[datetime, int, str], str]]) -> str:
-    found.sort(key=lambda item: item[0])
-    detail = found[0][1]
-    if len(found) > 1:
-        detail += f" (and {len(found) - 1} more)"
-    return detail
-
-
-def _scope_detail(name: str, receipts: Sequence[Receipt], scope_of: Callable[[Receipt], str]) -> str:
-    first: dict[str, Receipt] = {}
-    for r in receipts:
-        scope = scope_of(r)
-        if scope not in first or _when(r) < _when(first[scope]):
-            first[scope] = r
-    ordered = sorted(first.items(), key=lambda item: _when(item[1]))
-    listed = ", ".join(f"{scope!r} first in {r.label()}" for scope, r in ordered)
-    return f"{len(ordered)} {name}s in one run: {listed}"
-
-
-_NUMBERED: Final = re.compile(r"([^0-9]*)([0-9]+)")
-
-
-class _NewestVersion:
-    """The newest version among done memory receipts, fed in time order."""
-
-    __slots__ = ("first", "numbered", "prefix", "best_number", "by_number", "latest", "by_time")
-
-    def __init__(self) -> None:
-        self.first: dict[str, Receipt] = {}
-        self.numbered = True
-        self.prefix: str | None = None
-        self.best_number = -1
-        self.by_number: list[str] = []
-        self.latest: datetime | None = None
-        self.by_time: list[str] = []
-
-    def add(self, receipt: Receipt) -> None:
-        version = receipt.version
-        if version in self.first:
-            return
-        self.first[version] = receipt
-        if self.numbered:
-            match = _NUMBERED.fullmatch(version)
-            if match is None or (self.prefix is not None and match[1] != self.prefix):
-                self.numbered = False
-            else:
-                self.prefix = match[1]
-                number = int(match[2])
-                if number > self.best_number:
-                    self.best_number, self.by_number = number, [version]
-                elif number == self.best_number:
-                    self.by_number.append(version)
-        if self.latest is None or receipt.at_utc > self.latest:
-            self.latest, self.by_time = receipt.at_utc, [version]
-        else:
-            self.by_time.append(version)
-
-    def newest(self) -> list[str]:
-        return self.by_number if self.numbered else self.by_time
-
-
-def _stale_against_newest(
-    retrievals: list[Receipt], memory_done: list[Receipt]
-) -> list[tuple[tuple[datetime, int, str], str]]:
-    commits = sorted(memory_done, key=_when)
-    tracker = _NewestVersion()
-    found = []
-    i = 0
-    for r in sorted(retrievals, key=_when):
-        while i < len(commits) and commits[i].at_utc <= r.at_utc:
-            tracker.add(commits[i])
-            i += 1
-        newest = tracker.newest()
-        if newest and r.version not in newest:
-            evidence = tracker.first[newest[0]]
-            names = " / ".join(newest)
-            found.append(
-                (
-                    _when(r),
-                    f"{r.label()} returned {r.version} but the newest version committed or verified "
-                    f"at or before it is {names} ({evidence.label()})",
-                )
-            )
-    return found
-
-
-def _unverified_generations(
-    generations: list[Receipt], returned: set[str]
-) -> list[tuple[tuple[datetime, int, str], str]]:
-    finished = {g.version for g in generations if g.status not in ("started", "waiting")}
-    found = []
-    for g in generations:
-        if g.status in ("started", "waiting") and g.version in finished:
-            continue
-        if g.depends_on_version is None:
-            problem = "lacks dependsOnVersion"
-        elif g.outcome_receipt is None:
-            problem = "lacks outcomeReceipt"
-        elif g.depends_on_version not in returned:
-            problem = f"depends on {g.depends_on_version}, which no retrieval of the run returned"
-        else:
-            continue
-        found.append((_when(g), f"{g.label()} {problem}"))
-    return found
 
 
 _DURATION: Final = re.compile(r"([0-9]+)([smhd])")

@@ -60,6 +60,7 @@ from pathlib import Path
 from sqlalchemy import event, func, select
 
 from memorydesk.demo import text as T
+from memorydesk.demo.lineage import write_history
 from memorydesk.demo.story import DAY, SPAN_DAYS, Event, Proposal, Stream, timeline
 from memorydesk.embedding.embedder import binary_blob, fact_text, get_embedder, to_blob
 from memorydesk.memory import facts as fact_ops
@@ -68,6 +69,7 @@ from memorydesk.memory.reviewer import Reviewer
 from memorydesk.memory.service import MemoryService
 from memorydesk.store import Workspace, open_workspace
 from memorydesk.store import workspace as workspace_module
+from memorydesk.store.ours import DeskReceipt
 from memorydesk.store.retry import with_retry
 
 BULK_THRESHOLD = 5_000
@@ -137,6 +139,7 @@ class DemoSummary:
             f"{c['cross_agent']} open cross-agent), edges {c['edges']}, beliefs {c['beliefs']}",
             f"  policies {c['policies']} ({c['policies_active']} active), notes {c['notes']}, "
             f"hot items {c['items']}, consolidation passes {c['consolidations']}",
+            f"  lineage receipts {c['receipts']} of {c['runs']} runs",
         ]
 
 
@@ -429,6 +432,8 @@ def _counts(ws: Workspace) -> dict[str, int]:
             "edges": n(L.edges), "beliefs": n(L.beliefs), "policies": n(L.policies),
             "policies_active": n(L.policies, L.policies.c.active == 1), "notes": n(L.notes), "items": n(L.items),
             "consolidations": n(L.consolidation_log),
+            "receipts": n(DeskReceipt.__table__),
+            "runs": int(conn.execute(select(func.count(func.distinct(DeskReceipt.__table__.c.run_id)))).scalar() or 0),
         }
 
 
@@ -474,6 +479,7 @@ def build_demo(path: str | Path, *, facts: int = 2_000, seed: int = 7, now: int 
                                   counted=counted)
             builder.run(scenario, stream, now - SPAN_DAYS * DAY, now - 3600)
             builder.adjust_access()
+            write_history(ws, seed, now)  # the Lineage tab's four weeks of receipts
             counts = _counts(ws)
         finally:
             ws.close()

@@ -294,6 +294,10 @@ def timeline(rng: random.Random, now: int) -> list[Event]:
              confidence, "instruction", area="oncall")
     fact(25, "oncall", "checkout-oncall", " — ".join(oncall), "juno", 0.95, "instruction", name="oncall-summary",
          area="oncall")
+    # The workspace-wide name of a repo-scoped domain: its rows decide where a repo's own row is missing.
+    fact(97, "architecture", "service-calls",
+         "Services call each other over HTTP with JSON; gRPC only where a stream is needed.", "bram", 0.85,
+         "decision")
     # A belief: the identical statement written by two agents in two domains.
     commits = "Commit messages follow Conventional Commits; the type decides the changelog section."
     fact(90, "conventions", "commit-messages", commits, "dara", 0.9, "instruction", name="commits")
@@ -393,6 +397,11 @@ def timeline(rng: random.Random, now: int) -> list[Event]:
     op(2, "consolidate all", lambda b, at=ago(2): b.svc.consolidate_memory(None, now=at))
     remember(1, "ada", 3, "run-2688")  # still hot: remembered after the last pass
     remember(1, "chen", 2, None, expire_days=2)
+
+    # Grants carried over from the team's first workspace by an older build, strings as they were
+    # stored there: a case variant and an unknown role next to seeded rows (two rows match one cell),
+    # an unknown role alone, a domain named by a grant row only.
+    op(1, "grants carried over", lambda b: b.svc.carry_over_grants(T.CARRIED_GRANTS))
 
     # Harmonize twice, as the product does on a schedule: beliefs and open cross-agent
     # conflicts; the second pass flags the still-open pairs again (new rows, same pairs).

@@ -32,6 +32,18 @@ AGENTS: Final = (
 #: The person named in the change history for the grant and policy adjustments.
 REVIEWER_NAME: Final = "Maya Okafor (engineering manager)"
 
+#: Grant rows an older build copied in from the team's first workspace (role, domain, permission),
+#: stored verbatim: the product reads "Designer" as designer and "engineer"/"intern" as general
+#: (each then one of two rows for its cell, or the only one); "runbooks" is a domain only this
+#: grant names. (No unknown permission string: ``memory-desk check`` would rightly report it, and
+#: the demo passes the check.)
+CARRIED_GRANTS: Final = (
+    ("Designer", "design-system", "read"),
+    ("engineer", "architecture", "none"),
+    ("intern", "working-memory", "write"),
+    ("devops", "runbooks", "write"),
+)
+
 REPOS: Final = ("acme-web", "acme-api", "acme-infra", "acme-mobile")
 
 # -- components: capitalised two-word names, so the product's entity overlap can link them ------

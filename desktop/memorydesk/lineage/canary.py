@@ -8,7 +8,11 @@ every cross-scope query returned nothing, that every source removal has its targ
 commit, that the receipts say every run is healthy or waiting and are fresh, and
 finally removes the canary. The gate passes only when every check passes.
 
-This module is also the batch worker: ``python -m memorydesk.lineage.canary WS ID N``.
+This module is also the batch worker: ``python -m memorydesk.lineage.canary WS ID N``,
+and the gate in a process of its own (``… gate WS [--keep-receipts]``, one JSON object per
+line: progress, then each check, then the verdict) for a program that has the workspace
+open itself: :func:`run_gate_apart`. (Opening a workspace a second time in a process that
+holds it open breaks SQLite's file locks; see ``store.files.inspect_header``.)
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import secrets
 import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from itertools import product
 from pathlib import Path
@@ -115,7 +119,8 @@ def where_memories_are(ws: Workspace, canary_id: str) -> dict[str, list[str]]:
     return {i: [t for t, held in (("stm", stm), ("mtm", mtm), ("lpm", lpm)) if i in held] for i in ids}
 
 
-def remove_canary(ws: Workspace, canary_id: str) -> None:
+def remove_canary(ws: Workspace, canary_id: str, keep_receipts: bool = False) -> None:
+    """Remove the canary's memories (every tier) and, unless ``keep_receipts``, its receipts."""
     layout, like = ws.layout, f"{canary_id}/%"
 
     def work(conn) -> None:
@@ -133,29 +138,57 @@ def remove_canary(ws: Workspace, canary_id: str) -> None:
         conn.execute(SEGMENTS.delete().where(SEGMENTS.c.user_scope.like(like)))
         conn.execute(VERSIONS.delete().where(VERSIONS.c.user_scope.like(like)))
         conn.execute(LANES.delete().where(LANES.c.user_scope.like(like)))
-        receipts = DeskReceipt.__table__
-        conn.execute(receipts.delete().where(receipts.c.user_scope.like(like)))
+        if not keep_receipts:
+            receipts = DeskReceipt.__table__
+            conn.execute(receipts.delete().where(receipts.c.user_scope.like(like)))
 
     with_retry(ws, work)
 
 
-def run_gate(path: Path, out: Callable[[str], None] = print) -> bool:
+Progress = Callable[[int, int, str], None]  # steps done, steps in all, what is being done
+
+
+def run_gate(path: Path, out: Callable[[str], None] = print, *, progress: Progress | None = None,
+             on_check: Callable[[Check], None] | None = None, keep_receipts: bool = False) -> bool:
+    """Run the gate on the workspace at ``path``; print a line per check; True when all pass.
+
+    ``progress`` hears about each step, ``on_check`` gets each check as it is decided;
+    ``keep_receipts`` leaves the canary's receipts in the workspace (marked ``canary``) so
+    its runs can be seen on the timeline — its memories are removed either way.
+    """
+    checks = gate(path, progress=progress, on_check=on_check, keep_receipts=keep_receipts)
+    for check in checks:
+        out(check.line())
+    return all(c.passed for c in checks)
+
+
+def gate(path: Path, *, progress: Progress | None = None, on_check: Callable[[Check], None] | None = None,
+         keep_receipts: bool = False) -> list[Check]:
+    """The gate's checks, in order (see :func:`run_gate`)."""
+    step = progress or (lambda _done, _total, _text: None)
     path = Path(path)
     canary_id = "canary-" + secrets.token_hex(6)
+    step(0, 5, "preparing the workspace")
     open_workspace(path).close()  # adopt/migrate once, before the workers
     checks: list[Check] = []
+    step(1, 5, "batch 1: storing and promoting in its own process")
     first = _worker(path, canary_id, 1)
+    step(2, 5, "batch 2: a new process (a restart) finds batch 1 and goes on")
     second = _worker(path, canary_id, 2)
+    step(3, 5, "checking isolation, promotions, lineage and freshness")
     with open_workspace(path) as ws:
         try:
             checks += _judge(ws, canary_id, first, second)
         finally:
-            remove_canary(ws, canary_id)
+            step(4, 5, "removing the canary's memories")
+            remove_canary(ws, canary_id, keep_receipts)
             left = where_memories_are(ws, canary_id)
         checks.append(Check("cleanup", not left, "canary removed" if not left else f"{len(left)} canary rows left"))
     for check in checks:
-        out(check.line())
-    return all(c.passed for c in checks)
+        if on_check is not None:
+            on_check(check)
+    step(5, 5, "done")
+    return checks
 
 
 def _judge(ws: Workspace, canary_id: str, first: dict, second: dict) -> list[Check]:
@@ -198,8 +231,46 @@ def _judge(ws: Workspace, canary_id: str, first: dict, second: dict) -> list[Che
     ]
 
 
+def run_gate_apart(path: Path, *, progress: Progress | None = None, on_check: Callable[[Check], None] | None = None,
+                   keep_receipts: bool = False, cancelled: Callable[[], bool] | None = None) -> bool:
+    """:func:`run_gate` in a process of its own, reporting as it goes; True when every check passes."""
+    command = [sys.executable, "-m", "memorydesk.lineage.canary", "gate", str(path)]
+    if keep_receipts:
+        command.append("--keep-receipts")
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+        passed = None
+        assert process.stdout is not None
+        for line in process.stdout:
+            if cancelled is not None and cancelled():
+                process.terminate()
+                break
+            message = json.loads(line)
+            if "progress" in message and progress is not None:
+                progress(*message["progress"])
+            elif "check" in message and on_check is not None:
+                on_check(Check(**message["check"]))
+            elif "passed" in message:
+                passed = bool(message["passed"])
+        error = process.stderr.read() if process.stderr else ""
+        process.wait()
+    if passed is None:
+        lines = error.strip().splitlines()
+        raise RuntimeError(f"the canary stopped: {lines[-1] if lines else 'no result'}")
+    return passed
+
+
+def _print_json(message: dict) -> None:
+    print(json.dumps(message), flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if args and args[0] == "gate":
+        passed = run_gate(Path(args[1]), lambda _line: None, keep_receipts="--keep-receipts" in args,
+                          progress=lambda done, total, text: _print_json({"progress": [done, total, text]}),
+                          on_check=lambda c: _print_json({"check": asdict(c)}))
+        _print_json({"passed": passed})
+        return 0
     path, canary_id, batch = Path(args[0]), args[1], int(args[2])
     print(json.dumps(run_batch(path, canary_id, batch)))
     return 0

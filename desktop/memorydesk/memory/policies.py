@@ -1,26 +1,28 @@
 """Policies, domains and access grants (DESIGN.md section 3, CC_SCHEMA.md §7.4–7.5).
 
-Grant resolution for (role, domain): the exact row; else, for a repo-scoped domain,
-the row for its bare name; else ``read`` (reads fail open). Writing a policy needs
-``write``. A newly created domain seeds ``write`` for every role.
+Grant resolution for (role, domain) is ``core.grants`` over the rows as the product
+reads them (``memory.grants``): the first parsed row of the domain, else, for a
+repo-scoped domain, of its bare name; else ``read`` (reads fail open). Writing a
+policy needs ``write``. A newly created domain seeds ``write`` for every role.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import Connection, and_, func, select
+from sqlalchemy import Connection, and_, select
 
 from memorydesk.core.errors import InsufficientMemoryPermission
+from memorydesk.core.grants import GrantIndex
 from memorydesk.core.vocab import (
     AgentRole,
     Permission,
     bare_domain_name,
     parse_agent_role,
     parse_domain_scope,
-    parse_permission,
     slugify_domain,
 )
+from memorydesk.memory.grants import read_raw
 from memorydesk.memory.rows import json_list, new_id, now_s
 from memorydesk.store import Workspace
 
@@ -33,20 +35,16 @@ def domain_slug(domain: str) -> str:
     return slugify_domain(domain) or domain.strip()
 
 
-def _grant_row(ws: Workspace, conn: Connection, role: str, domain: str) -> str | None:
-    grants = ws.layout.grants
-    return conn.execute(select(grants.c.permission).where(and_(
-        grants.c.workspace_id == ws.workspace_id, func.lower(grants.c.agent_role) == role.lower(),
-        grants.c.memory_domain == domain))).scalar()
-
-
 def resolve_permission(ws: Workspace, conn: Connection, role: str | None, domain: str) -> Permission:
-    """The effective permission of ``role`` on ``domain``."""
-    role_name = (parse_agent_role(role) or AgentRole.GENERAL).value
-    found = _grant_row(ws, conn, role_name, domain)
-    if found is None and bare_domain_name(domain) != domain:
-        found = _grant_row(ws, conn, role_name, bare_domain_name(domain))
-    return parse_permission(found) if found is not None else Permission.READ
+    """The effective permission of ``role`` on ``domain``, as the product resolves it: every
+    grant row read with the product's own query, the first parsed row of (role, domain)
+    deciding — unknown role strings count as ``general`` rows — then the bare name's
+    rows for a repo-scoped domain, else ``read`` (``core.grants``). An unknown or missing
+    ``role`` acts as ``general``, as the product's tools default it."""
+    acting = parse_agent_role(role) or AgentRole.GENERAL
+    names = {domain, bare_domain_name(domain)}
+    index = GrantIndex(r for r in read_raw(ws, conn) if r[1] in names)
+    return index.cell(acting, domain).permission
 
 
 def ensure_domain(ws: Workspace, conn: Connection, name: str, created_by_role: str | None,

@@ -14,12 +14,12 @@ from typing import Any
 from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
-from memorydesk.core.vocab import parse_permission
 from memorydesk.embedding.embedder import Embedder, fact_text, fact_vectors
 from memorydesk.memory import history, reviewer_edges, reviewer_steps  # noqa: F401 - registers the actions
 from memorydesk.memory.history import ChangeResult, perform
 from memorydesk.memory.purge import BackupAction, purge
 from memorydesk.memory.reviewer_conflicts import ConflictDecisions
+from memorydesk.memory.reviewer_grants import GrantEdits
 from memorydesk.memory.rows import fact_row, new_id, now_s
 from memorydesk.store import Workspace
 from memorydesk.store.retry import with_retry
@@ -28,11 +28,11 @@ from memorydesk.store.vectors import put_vector
 DELETED = reviewer_steps.DELETED
 
 
-class Reviewer(ConflictDecisions):
+class Reviewer(ConflictDecisions, GrantEdits):
     """Reviewer actions on one workspace, attributed to ``actor`` (a person's name).
 
     Conflict decisions (restore the loser, confirm, keep A/B/both, review a burst) are in
-    ``reviewer_conflicts``."""
+    ``reviewer_conflicts``; grant edits (cells, rows, lock-down, fixes) in ``reviewer_grants``."""
 
     def __init__(self, ws: Workspace, actor: str, embedder: Embedder | None | bool = None) -> None:
         self.ws = ws
@@ -155,29 +155,6 @@ class Reviewer(ConflictDecisions):
         if row is None:
             raise StaleEdit(f"policy {policy_id} no longer exists")
         return row
-
-    # -- grants ----------------------------------------------------------------------------------
-    def set_grant(self, role: str, domain: str, permission: str, reason: str = "") -> ChangeResult:
-        permission = permission.strip().lower()
-        if permission not in ("none", "read", "write") or parse_permission(permission).value != permission:
-            raise MemoryDeskError(f"permission must be none, read or write, not {permission!r}")
-        return self._grant("grant.set", role, domain, permission, reason)
-
-    def remove_grant(self, role: str, domain: str, reason: str = "") -> ChangeResult:
-        return self._grant("grant.remove", role, domain, None, reason)
-
-    def _grant(self, key: str, role: str, domain: str, after: str | None, reason: str) -> ChangeResult:
-        grants = self.ws.layout.grants
-
-        def work(conn: Connection) -> ChangeResult:
-            before = conn.execute(select(grants.c.permission).where(
-                (grants.c.workspace_id == self.ws.workspace_id) & (grants.c.agent_role == role)
-                & (grants.c.memory_domain == domain))).scalar()
-            hid = perform(self.ws, conn, key, entity_id=f"{role}/{domain}", actor=self.actor, reason=reason,
-                          detail={"role": role, "domain": domain, "before": before, "after": after})
-            return ChangeResult("grant", [f"{role}/{domain}"], [hid], f"grant {role} × {domain}: {after or 'removed'}")
-
-        return with_retry(self.ws, work)
 
     # -- edges -----------------------------------------------------------------------------------
     def delete_edges(self, edge_ids: Iterable[str], reason: str = "") -> ChangeResult:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, and_, select
+from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import StaleEdit
 from memorydesk.memory.history import action
@@ -116,26 +116,3 @@ def _activate_inverse(ws: Workspace, conn: Connection, d: dict[str, Any]) -> Non
 @action("policy", "activate", inverse_of=_activate_inverse)
 def _activate_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
     _set_active(ws, conn, d["id"], d["before"], d["after"])
-
-
-# -- grants --------------------------------------------------------------------------------------
-def _put_grant(ws: Workspace, conn: Connection, role: str, domain: str, permission: str | None) -> None:
-    grants = ws.layout.grants
-    where = and_(grants.c.workspace_id == ws.workspace_id, grants.c.agent_role == role,
-                 grants.c.memory_domain == domain)
-    conn.execute(grants.delete().where(where))
-    if permission is not None:
-        conn.execute(grants.insert().values(workspace_id=ws.workspace_id, agent_role=role, memory_domain=domain,
-                                            permission=permission))
-
-
-def _grant_inverse(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    _put_grant(ws, conn, d["role"], d["domain"], d["before"])
-
-
-@action("grant", "set", inverse_of=_grant_inverse)
-def _grant_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    _put_grant(ws, conn, d["role"], d["domain"], d["after"])
-
-
-action("grant", "remove", inverse_of=_grant_inverse)(_grant_forward)

@@ -64,6 +64,20 @@ class MemoryService:
         return with_retry(self.ws, lambda conn: policies.supersede_policy(
             self.ws, conn, old_id, role=role, rule=rule, domain=domain, now=now))
 
+    def carry_over_grants(self, rows: Sequence[tuple[str, str, str]]) -> int:
+        """Write grant rows (role, domain, permission) exactly as given, insert-or-replace, as the
+        product's batch upsert does when grants are copied in (by an older build, or from
+        another workspace): no parsing, so unknown and case-variant strings arrive as they are."""
+        grants = self.ws.layout.grants
+
+        def work(conn: Connection) -> int:
+            for role, domain, permission in rows:
+                conn.execute(grants.insert().prefix_with("OR REPLACE").values(
+                    workspace_id=self.ws.workspace_id, agent_role=role, memory_domain=domain, permission=permission))
+            return len(rows)
+
+        return with_retry(self.ws, work)
+
     def permission(self, role: str | None, domain: str) -> str:
         with self.ws.read() as conn:
             return policies.resolve_permission(self.ws, conn, role, domain).value

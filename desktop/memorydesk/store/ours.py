@@ -79,6 +79,7 @@ class DeskReceipt(DeskBase):
     depends_on_version: Mapped[str | None] = mapped_column(Text)
     outcome_receipt: Mapped[str | None] = mapped_column(Text)
     canary: Mapped[int | None] = mapped_column(Integer)
+    line: Mapped[int | None] = mapped_column(Integer)  # where it was read from (JSON Lines), for reasons
 
 
 class DeskLane(DeskBase):
@@ -258,6 +259,15 @@ def _create_conflict_reviews(conn: Connection, layout: Layout) -> None:
     DeskConflictReview.__table__.create(conn, checkfirst=True)
 
 
+def _receipt_lines(conn: Connection, layout: Layout) -> None:
+    """Receipts keep the line they were read from, so a workspace names them as their file does."""
+    table = DeskReceipt.__table__.name
+    columns = {row[1] for row in conn.exec_driver_sql(f"PRAGMA table_info({table})")}
+    if "line" not in columns:
+        conn.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN line INTEGER")
+
+
 MIGRATIONS: tuple[Callable[[Connection, Layout], None], ...] = (
-    _create_base, _create_vectors, _create_tiers, _create_memoryos, _create_conflict_reviews)
+    _create_base, _create_vectors, _create_tiers, _create_memoryos, _create_conflict_reviews, _receipt_lines)
 SCHEMA_VERSION = len(MIGRATIONS)
+RECEIPT_LINES_SCHEMA = MIGRATIONS.index(_receipt_lines) + 1  # from this schema on, receipts keep their line

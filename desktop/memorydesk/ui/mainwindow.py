@@ -130,6 +130,8 @@ class MainWindow(QMainWindow):
         self.act_import_memoryos = self.writes.add("&Import MemoryOS Directory…", self.import_memoryos,
                                                    name="import-memoryos")
         file.addAction(self.act_import_memoryos)
+        self.act_import_receipts = self.writes.add("Import &Receipts…", self.import_receipts, name="import-receipts")
+        file.addAction(self.act_import_receipts)
         file.addSeparator()
         self._act(file, "&Close Window", self.close, QKeySequence.StandardKey.Close, "close")
         self.act_quit = self._act(file, "&Quit", self.quit, QKeySequence("Ctrl+Q"), "quit")
@@ -145,13 +147,16 @@ class MainWindow(QMainWindow):
         self.act_index = self.writes.add("Index &Missing Vectors…", self.index_vectors, name="index-vectors")
         tools.addAction(self.act_index)
         self.act_audit = self._act(tools, "Recall &Audit…", self.show_audit, None, "recall-audit")
+        self.act_canary = self.writes.add("Run &Canary…", self.run_canary, name="run-canary")
+        tools.addAction(self.act_canary)
         help_menu = bar.addMenu("&Help")
         self.act_shortcuts = self._act(help_menu, "&Keyboard Shortcuts", self.show_shortcuts,
                                        QKeySequence.StandardKey.HelpContents, "shortcuts")
         self.act_guide = self._act(help_menu, "Memory Desk &Guide", self.show_guide, None, "guide")
         help_menu.addSeparator()
         self.act_about = self._act(help_menu, "&About Memory Desk", self.show_about, None, "about")
-        for action, name in ((self.act_undo, "undo"), (self.act_redo, "redo"), (self.act_index, "index-vectors")):
+        for action, name in ((self.act_undo, "undo"), (self.act_redo, "redo"), (self.act_index, "index-vectors"),
+                             (self.act_import_receipts, "import-receipts"), (self.act_canary, "run-canary")):
             action.setObjectName(name)
 
     def _fill_recent(self) -> None:
@@ -393,6 +398,16 @@ class MainWindow(QMainWindow):
 
         result = await self.session.job("Index missing vectors", work, kinds=frozenset({"fact"}))
         self.statusBar().showMessage(vector_summary(result), 15000)
+
+    def import_receipts(self) -> Any:
+        """File ▸ Import receipts…: on the Lineage tab, which shows them."""
+        tab = self.show_tab("lineage")
+        return tab.import_receipts() if tab is not None else None
+
+    def run_canary(self) -> Any:
+        """Tools ▸ Run canary…: on the Lineage tab, which marks the canary's runs."""
+        tab = self.show_tab("lineage")
+        return tab.run_canary() if tab is not None else None
 
     def focus_search(self) -> None:
         tab = self.show_tab("facts")

@@ -3,14 +3,15 @@ tab's own package (a ``DeskTab`` subclass, see ``ui.tab``)."""
 
 from __future__ import annotations
 
-from memorydesk.ui.coming import GrantsComing, LineageComing
 from memorydesk.ui.conflicts.tab import ConflictsTab
 from memorydesk.ui.facts.tab import FactsTab
+from memorydesk.ui.grants.tab import GrantsTab
 from memorydesk.ui.graph.tab import GraphTab
+from memorydesk.ui.lineage.tab import LineageTab
 from memorydesk.ui.policies.tab import PoliciesTab
 from memorydesk.ui.tab import DeskTab
 
-TABS: list[type[DeskTab]] = [FactsTab, PoliciesTab, GraphTab, GrantsComing, ConflictsTab, LineageComing]
+TABS: list[type[DeskTab]] = [FactsTab, PoliciesTab, GraphTab, GrantsTab, ConflictsTab, LineageTab]
 
 
 def tab_names() -> tuple[str, ...]:

@@ -1,0 +1,307 @@
+"""The Lineage timeline as numbers: runs judged at a time, filtered, laid out in lanes.
+
+:func:`build` takes a :class:`~memorydesk.lineage.runs.RunTable`, an *evaluate at* time,
+a freshness window and :class:`Filters`, and returns a :class:`Timeline`: every run's
+state (the classifier's, at that time), the lanes that hold shown runs in display order
+(worst first), the shown runs as arrays sorted by display row and start, the per-lane
+grid of worst state per time bin with its halvings, the all-lanes overview, and the
+legend's counts. It is pure numpy (no Qt, no database): the tab builds it off the UI
+thread, and draws, hit-tests and charts from it.
+
+Severity (what wins a pixel, what orders lanes): at-risk 4, stale 3, uncertain 2,
+waiting 1, healthy 0; a bar's *value* is severity + 1 (0 is empty). Lanes are ordered by
+their worst shown run, then by how many runs share that worst severity, then by name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final
+
+import numpy as np
+
+from memorydesk.core.health import Color, HealthState
+from memorydesk.core.health_arrays import BY_SEVERITY, NEVER, RULE_SEVERITY
+from memorydesk.lineage import raster
+from memorydesk.lineage.runs import BOUNDARIES, PLACES, RunTable
+
+GRID_BINS: Final = 4096
+STATES: Final = tuple(HealthState)
+HOUR_US: Final = 3_600_000_000
+_NICE_HOURS: Final = (1, 2, 3, 4, 6, 8, 12, 24, 48, 72, 168, 336, 720)
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Which runs the timeline shows (an empty set or None means "any")."""
+
+    colors: frozenset[str] = frozenset()  # Color values
+    states: frozenset[str] = frozenset()  # HealthState values (the rules)
+    scope: str = ""  # text in "userScope / assistantScope", any case
+    since_us: int | None = None  # bars that reach into [since, until]
+    until_us: int | None = None
+    source_version: str | None = None  # runs with a receipt of this sourceVersion
+    canary_only: bool = False
+    lanes: frozenset[tuple[str, str]] = frozenset()  # (userScope, assistantScope) lanes to show
+
+    @property
+    def active(self) -> bool:
+        return self != Filters()
+
+
+@dataclass
+class Timeline:
+    table: RunTable
+    now_us: int
+    fresh_us: int
+    filters: Filters
+    state: np.ndarray  # int8 rule number per run (every run of the table)
+    severity: np.ndarray  # int8 per run
+    shown: np.ndarray  # bool per run
+    row_lane: np.ndarray  # int32: display row → lane id
+    lane_row: np.ndarray  # int32: lane id → display row, -1 when hidden
+    idx: np.ndarray  # int32: shown runs (table indices) by (row, start)
+    row: np.ndarray  # int32
+    start: np.ndarray  # int64 µs
+    end: np.ndarray  # int64 µs
+    value: np.ndarray  # uint8: severity + 1
+    canary: np.ndarray  # bool
+    row_offsets: np.ndarray  # int64, rows + 1
+    row_maxdur: np.ndarray  # int64 per row
+    row_worst: np.ndarray  # int8 per row
+    t0: int = 0
+    bin_us: int = 1
+    levels: list[np.ndarray] = field(default_factory=list)
+    overview: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint8))
+    state_counts: dict[HealthState, int] = field(default_factory=dict)
+    color_counts: dict[Color, int] = field(default_factory=dict)
+
+    @property
+    def rows(self) -> int:
+        return len(self.row_lane)
+
+    def set_grid(self, grid: Grid) -> None:
+        self.t0, self.bin_us, self.overview = grid.t0, grid.bin_us, grid.overview
+        self.levels = grid.levels  # last: raster() reads the levels only once they are set
+
+    @property
+    def runs_shown(self) -> int:
+        return len(self.idx)
+
+    def position(self, run: int) -> int | None:
+        """Where a table run is among the shown runs (None if it is not shown)."""
+        if not (0 <= run < len(self.shown)) or not self.shown[run]:
+            return None
+        r = self.lane_row[self.table.lane[run]]
+        lo, hi = self.row_offsets[r], self.row_offsets[r + 1]
+        found = np.flatnonzero(self.idx[lo:hi] == run)
+        return int(lo + found[0]) if len(found) else None
+
+    def in_view(self, row0: int, row1: int, x0: int, x1: int) -> np.ndarray:
+        """Positions (into the shown arrays) of bars in rows ``[row0, row1)`` reaching into ``[x0, x1]``."""
+        row0, row1 = max(0, row0), min(self.rows, row1)
+        parts = []
+        for r in range(row0, row1):
+            lo, hi = int(self.row_offsets[r]), int(self.row_offsets[r + 1])
+            starts = self.start[lo:hi]
+            a = lo + int(np.searchsorted(starts, x0 - self.row_maxdur[r], "left"))
+            b = lo + int(np.searchsorted(starts, x1, "right"))
+            if a < b:
+                span = np.arange(a, b)
+                parts.append(span[self.end[a:b] >= x0])
+        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+
+    def hit(self, row: int, t: int, tolerance: int) -> int | None:
+        """The run under a point: in ``row``, the bars within ``tolerance`` µs of ``t``; the
+        most severe wins (as on screen), then one that contains ``t``, then the nearest."""
+        if not 0 <= row < self.rows:
+            return None
+        found = self.in_view(row, row + 1, t - tolerance, t + tolerance)
+        if not len(found):
+            return None
+        s, e = self.start[found], self.end[found]
+        distance = np.where(t < s, s - t, np.where(t > e, t - e, 0))
+        best = np.lexsort((distance, -self.value[found].astype(np.int16)))[0]
+        return int(self.idx[found[best]])
+
+    def lane_name(self, row: int) -> str:
+        return self.table.lane_name(int(self.row_lane[row]))
+
+    def raster(self, row0: int, row1: int, x0: float, pixel: float, width: int, max_bars: int = 400_000) -> np.ndarray:
+        """Rows ``[row0, row1)`` as ``width`` pixels from ``x0`` (µs) at ``pixel`` µs each.
+
+        Straight from the bars when the pixel is finer than the grid (or no grid yet),
+        else from the coarsest grid level whose bins fit in a pixel.
+        """
+        row0, row1 = max(0, row0), min(self.rows, row1)
+        if row1 <= row0 or width <= 0:
+            return np.zeros((max(0, row1 - row0), max(0, width)), np.uint8)
+        if self.levels and pixel >= self.bin_us:
+            k = raster.pick_level(self.levels, self.bin_us, pixel)
+            level = self.levels[k][row0:row1]
+            return raster.from_grid(level, self.bin_us * (1 << k), self.t0, x0, pixel, width)
+        found = self.in_view(row0, row1, int(x0), int(x0 + pixel * width))
+        if len(found) > max_bars and self.levels:
+            return raster.from_grid(self.levels[0][row0:row1], self.bin_us, self.t0, x0, pixel, width)
+        first = np.floor((self.start[found] - x0) / pixel).astype(np.int64)
+        last = np.floor((self.end[found] - x0) / pixel).astype(np.int64)
+        return raster.fill(self.row[found] - row0, first, last, self.value[found], row1 - row0, width)
+
+    def canary_cells(self, row0: int, row1: int, x0: float, pixel: float, width: int) -> np.ndarray:
+        """Where canary runs are, as a bool raster like :meth:`raster` (from the bars: they are few)."""
+        found = self.in_view(row0, row1, int(x0), int(x0 + pixel * width))
+        found = found[self.canary[found]]
+        first = np.floor((self.start[found] - x0) / pixel).astype(np.int64)
+        last = np.floor((self.end[found] - x0) / pixel).astype(np.int64)
+        ones = np.ones(len(found), np.uint8)
+        return raster.fill(self.row[found] - max(0, row0), first, last, ones, max(0, min(self.rows, row1) - max(0, row0)),
+                           width) > 0
+
+    # -- charts -----------------------------------------------------------------------------------
+
+    def transitions(self, x0: int, x1: int, max_bins: int = 160) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """Transitions of shown runs per hour in ``[x0, x1)``, by boundary (``BOUNDARIES``).
+
+        Returns (bin edges µs, all (4, n) per hour, at-risk (4, n) per hour, hours per bin).
+        """
+        span = max(1, x1 - x0)
+        hours = next((h for h in _NICE_HOURS if span / (h * HOUR_US) <= max_bins), _NICE_HOURS[-1])
+        width = hours * HOUR_US
+        first = x0 // width * width
+        n = int(-(-(x1 - first) // width))
+        edges = first + width * np.arange(n + 1, dtype=np.int64)
+        t = self.table
+        a, b = np.searchsorted(t.tr_time, [first, first + n * width])
+        runs = t.tr_run[a:b]
+        keep = self.shown[runs]
+        cell = ((t.tr_time[a:b][keep] - first) // width) * 4 + t.tr_kind[a:b][keep]
+        risky = self.severity[runs[keep]] == BY_SEVERITY.index(Color.AT_RISK)
+        total = np.bincount(cell, minlength=4 * n)[:4 * n].reshape(n, 4).T / hours
+        at_risk = np.bincount(cell[risky], minlength=4 * n)[:4 * n].reshape(n, 4).T / hours
+        return edges, total, at_risk, hours
+
+    def occupancy(self, at: int, rows: int = 12) -> tuple[list[str], np.ndarray]:
+        """Where the shown runs' memories are at ``at`` (``PLACES``), for the first display rows:
+        (lane names, counts (n, 4))."""
+        t = self.table
+        rows = min(rows, self.rows)
+        counts = np.zeros((rows, len(PLACES)), np.int64)
+        if rows == 0 or not len(t.mem_run):
+            return [self.lane_name(r) for r in range(rows)], counts
+        keep = self.shown[t.mem_run]
+        row = self.lane_row[t.lane[t.mem_run[keep]]]
+        times = t.mem_times[keep]
+        place = np.full(len(row), -1, np.int8)
+        held, left, mtm, lpm = (times[:, k] <= at for k in range(4))
+        place[held] = 0
+        place[left] = 3
+        place[mtm] = 1
+        place[lpm] = 2
+        ok = (row >= 0) & (row < rows) & (place >= 0)
+        np.add.at(counts, (row[ok], place[ok]), 1)
+        return [self.lane_name(r) for r in range(rows)], counts
+
+
+def states_mask(state: np.ndarray, filters: Filters) -> np.ndarray:
+    mask = np.ones(len(state), bool)
+    if filters.states:
+        wanted = np.zeros(10, bool)
+        for name in filters.states:
+            wanted[HealthState(name).rule] = True
+        mask &= wanted[state]
+    if filters.colors:
+        wanted = np.zeros(10, bool)
+        for s in HealthState:
+            wanted[s.rule] = s.color in filters.colors
+        mask &= wanted[state]
+    return mask
+
+
+def filter_mask(table: RunTable, state: np.ndarray, filters: Filters) -> np.ndarray:
+    mask = states_mask(state, filters)
+    if filters.scope.strip():
+        text = filters.scope.strip().casefold()
+        lanes = np.array([text in table.lane_name(k).casefold() for k in range(len(table.lanes))], bool)
+        mask &= lanes[table.lane] if len(lanes) else False
+    if filters.since_us is not None:
+        mask &= table.end >= filters.since_us
+    if filters.until_us is not None:
+        mask &= table.start <= filters.until_us
+    if filters.source_version is not None:
+        having = np.zeros(len(table), bool)
+        having[table.runs_with_source_version(filters.source_version)] = True
+        mask &= having
+    if filters.canary_only:
+        mask &= table.canary
+    if filters.lanes:
+        lanes = np.array([lane in filters.lanes for lane in table.lanes], bool)
+        mask &= lanes[table.lane] if len(lanes) else False
+    return mask
+
+
+def build(table: RunTable, now_us: int, fresh_us: int, filters: Filters = Filters(), *, grid: bool = True,
+          bins: int = GRID_BINS) -> Timeline:
+    """Judge every run at ``now_us``, apply ``filters`` and lay the shown runs out (see the module)."""
+    state = table.states_at(now_us, fresh_us) if len(table) else np.zeros(0, np.int8)
+    severity = RULE_SEVERITY[state]
+    shown = filter_mask(table, state, filters) if len(table) else np.zeros(0, bool)
+    n_lanes = len(table.lanes)
+    lane_of = table.lane
+    offsets = table.lane_offsets
+    lane_worst = np.full(n_lanes, -1, np.int16)
+    lane_worst_n = np.zeros(n_lanes, np.int64)
+    if len(table):
+        sev_shown = np.where(shown, severity, -1).astype(np.int16)
+        starts = offsets[:-1]
+        nonempty = offsets[1:] > starts
+        lane_worst[nonempty] = np.maximum.reduceat(sev_shown, starts[nonempty])
+        at_worst = (sev_shown == lane_worst[lane_of]) & shown
+        lane_worst_n[nonempty] = np.add.reduceat(at_worst.astype(np.int64), starts[nonempty])
+    visible = np.flatnonzero(lane_worst >= 0)
+    order = visible[np.lexsort((visible, -lane_worst_n[visible], -lane_worst[visible]))]
+    lane_row = np.full(n_lanes, -1, np.int32)
+    lane_row[order] = np.arange(len(order), dtype=np.int32)
+    idx = np.flatnonzero(shown)
+    row = lane_row[lane_of[idx]]
+    by_row = np.argsort(row, kind="stable")  # within a lane the table is already in start order
+    idx, row = idx[by_row].astype(np.int32), row[by_row]
+    start, end = table.start[idx], table.end[idx]
+    row_offsets = np.searchsorted(row, np.arange(len(order) + 1)).astype(np.int64)
+    row_maxdur = np.zeros(len(order), np.int64)
+    if len(idx):
+        row_maxdur = np.maximum.reduceat(end - start, row_offsets[:-1])
+    counts = np.bincount(state[shown], minlength=10) if len(state) else np.zeros(10, np.int64)
+    tl = Timeline(table, now_us, fresh_us, filters, state, severity, shown, order.astype(np.int32), lane_row, idx,
+                  row, start, end, (severity[idx] + 1).astype(np.uint8), table.canary[idx], row_offsets, row_maxdur,
+                  lane_worst[order].astype(np.int8),
+                  state_counts={s: int(counts[s.rule]) for s in HealthState})
+    tl.color_counts = {c: sum(n for s, n in tl.state_counts.items() if s.color == c) for c in BY_SEVERITY}
+    if grid:
+        add_grid(tl, bins)
+    return tl
+
+
+@dataclass(frozen=True)
+class Grid:
+    t0: int
+    bin_us: int
+    levels: list[np.ndarray]
+    overview: np.ndarray
+
+
+def grid_of(tl: Timeline, bins: int = GRID_BINS) -> Grid:
+    """The per-lane grid of worst state per bin over the table's whole span, its halvings
+    and the all-lanes overview (the most severe state of any lane per bin). Pure: call it
+    on any thread and hand the result to :meth:`Timeline.set_grid`."""
+    lo, hi = tl.table.span()
+    bin_us = max(1, -(-(hi - lo + 1) // bins))
+    level0 = raster.build_grid(tl.row, tl.start, tl.end, tl.value, tl.rows, lo, bin_us, bins)
+    overview = level0.max(axis=0) if tl.rows else np.zeros(bins, np.uint8)
+    return Grid(lo, bin_us, raster.pyramid(level0), overview)
+
+
+def add_grid(tl: Timeline, bins: int = GRID_BINS) -> None:
+    tl.set_grid(grid_of(tl, bins))
+
+
+__all__ = ["BOUNDARIES", "GRID_BINS", "NEVER", "PLACES", "Filters", "Grid", "Timeline", "build", "filter_mask", "grid_of"]

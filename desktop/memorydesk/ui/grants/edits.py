@@ -1,0 +1,158 @@
+"""The Grants tab's write actions: set the selected cells to none / read / write, remove their
+rows (back to the bare name's row or fail-open read), lock a domain down, fix a stored row.
+
+Each is a flow: check on the worker whether the change takes the last ``write`` from a
+domain that has active policies (then ask), ask before a change that spans several
+domains, make one reviewer call (one history row, undoable) with the reason typed in
+the side panel. There is no way to create a domain.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QKeySequence
+
+from memorydesk.browse.grants import Plan, write_loss
+from memorydesk.core.grants import ROLES, Cell, Source
+from memorydesk.ui.actions import WriteActions
+from memorydesk.ui.grants.dialogs import FixRowDialog
+from memorydesk.ui.operations import dialog_result
+from memorydesk.ui.prompts import confirm_async
+
+if TYPE_CHECKING:
+    from memorydesk.ui.grants.tab import GrantsTab
+
+
+def _has_own_row(cell: Cell) -> bool:
+    return bool(cell.rows) and cell.via == cell.domain
+
+
+class GrantActions(QObject):
+    def __init__(self, tab: GrantsTab) -> None:
+        super().__init__(tab)
+        self.tab = tab
+        self.dialog: Any = None
+        self.acts = WriteActions(tab, "grant")
+        add = self.acts.add
+        self.set_none = add("Set None", lambda: self.set_cells("none"), name="set-none", key="Alt+N")
+        self.set_read = add("Set Read", lambda: self.set_cells("read"), name="set-read", key="Alt+R")
+        self.set_write = add("Set Write", lambda: self.set_cells("write"), name="set-write", key="Alt+W")
+        self.remove = add("Remove Row", self.remove_cells, name="remove", key=QKeySequence.StandardKey.Delete)
+        self.lock = add("Lock Down Domain", self.lock_down, name="lock-down", key="Alt+L")
+        self.fix = add("Fix Row…", self.fix_row, name="fix", key="F2")
+        self.all = self.acts.all
+
+    @property
+    def session(self):
+        return self.tab.session
+
+    def update(self) -> None:
+        matrix = self.tab.matrix
+        if matrix is None or matrix.is_first_screen:
+            self.acts.update({a: (False, "The grant rows are still being read") for a in self.all})
+            return
+        cells = self.tab.selected_cells()
+        current = self.tab.current_cell()
+        any_cells = (bool(cells), "Select cells first")
+        self.acts.update({
+            self.set_none: any_cells, self.set_read: any_cells, self.set_write: any_cells,
+            self.remove: (any(_has_own_row(c) for c in cells), "The selected cells have no row of their own"),
+            self.lock: any_cells,
+            self.fix: (current is not None and bool(current.rows), "Select a cell that has a row"),
+        })
+
+    # --- flows --------------------------------------------------------------------------
+
+    async def set_cells(self, permission: str) -> None:
+        action = {"none": self.set_none, "read": self.set_read, "write": self.set_write}[permission]
+        cells = self.tab.selected_cells()
+        if not self.acts.allowed(action) or not cells or self.session is None:
+            return
+        todo = [c for c in cells if not (c.source is Source.EXACT and c.permission.value == permission
+                                         and len(c.rows) == 1 and c.rows[0].canonical)]
+        if not todo:
+            self.session.status.emit(f"Nothing to change: the selected cells already read {permission} from one row.")
+            return
+        pairs = tuple((c.role.value, c.domain) for c in todo)
+        if not await self._ask(Plan("set", pairs, permission), f"Set {len(todo):,} cells to {permission}",
+                               len({c.domain for c in todo})):
+            return
+        await self._write(f"setting grants to {permission}", lambda r, reason: r.set_grants(pairs, permission, reason))
+
+    async def remove_cells(self) -> None:
+        cells = [c for c in self.tab.selected_cells() if _has_own_row(c)]
+        if not self.acts.allowed(self.remove) or not cells or self.session is None:
+            return
+        pairs = tuple((c.role.value, c.domain) for c in cells)
+        if not await self._ask(Plan("remove", pairs), f"Remove the rows of {len(cells):,} cells",
+                               len({c.domain for c in cells})):
+            return
+        await self._write("removing grant rows", lambda r, reason: r.remove_grants(pairs, reason))
+
+    async def lock_down(self) -> None:
+        domains = list(dict.fromkeys(c.domain for c in self.tab.selected_cells()))
+        if not self.acts.allowed(self.lock) or not domains or self.session is None:
+            return
+        pairs = tuple((r.value, d) for d in domains for r in ROLES)
+        where = domains[0] if len(domains) == 1 else f"{len(domains):,} domains"
+        if not await self._ask(Plan("set", pairs, "none"), f"Lock down {where} (none for all nine roles)",
+                               len(domains), always=True):
+            return
+        await self._write("locking the domain down", lambda r, reason: r.lock_down(domains, reason))
+
+    async def fix_row(self) -> None:
+        cell = self.tab.current_cell()
+        if not self.acts.allowed(self.fix) or cell is None or not cell.rows or self.session is None:
+            return
+        dialog = FixRowDialog(cell, self.tab.panel.reason.text().strip(), self.tab)
+        self.dialog = dialog
+        accepted = await dialog_result(dialog)
+        v = dialog.values()
+        dialog.deleteLater()
+        self.dialog = None
+        if not accepted:
+            return
+        plan = Plan("remove_row" if v["remove"] else "fix", domain=v["domain"], agent_role=v["agent_role"],
+                    new_role=None if v["remove"] else v["role"], permission=None if v["remove"] else v["permission"])
+        if not await self._ask(plan, "", 1):
+            return
+        self.tab.panel.reason.setText(v["reason"])
+        if v["remove"]:
+            await self._write("removing the grant row", lambda r, reason: r.remove_grant_row(
+                v["domain"], v["agent_role"], reason))
+        else:
+            await self._write("fixing the grant row", lambda r, reason: r.fix_grant_row(
+                v["domain"], v["agent_role"], role=v["role"], permission=v["permission"], reason=reason))
+
+    # --- helpers ------------------------------------------------------------------------
+
+    async def _ask(self, plan: Plan, what: str, domains: int, always: bool = False) -> bool:
+        """True to go ahead: asks when the last write of a domain with active policies would
+        go, when the change spans several domains, or ``always``."""
+        assert self.session is not None
+        lost = await self.session.read(lambda ws: write_loss(ws, plan), label="checking who can still write")
+        if not lost and domains <= 1 and not always:
+            return True
+        lines = []
+        if lost:
+            named = ", ".join(f"{d} ({n} active polic{'y' if n == 1 else 'ies'})" for d, n in lost[:8])
+            more = f" and {len(lost) - 8} more" if len(lost) > 8 else ""
+            lines.append(f"After this change no role can promote facts to policies in {named}{more}. The "
+                         "existing policies stay active; agents' new policies there will be refused.")
+        lines.append("Reads are not affected: the product enforces only write. Undo takes it back.")
+        title = "Remove the last write?" if lost else "Change grants"
+        text = (what + "?") if what else "Change this grant row?"
+        if lost and not what:
+            text = "This takes away the last write."
+        self.dialog, answer = confirm_async(self.tab, title, text, yes_text="Change", informative="\n\n".join(lines))
+        confirmed = await answer
+        self.dialog = None
+        return bool(confirmed)
+
+    async def _write(self, label: str, call) -> None:
+        assert self.session is not None
+        reason = self.tab.panel.reason.text().strip()
+        await self.session.write(label, lambda r: call(r, reason))
+        self.tab.panel.reason.clear()

@@ -1,0 +1,1 @@
+"""The Lineage tab: runs on a timeline coloured by health (see ``tab``)."""

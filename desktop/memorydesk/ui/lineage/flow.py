@@ -1,0 +1,119 @@
+"""Tier flow, for operators: transitions per hour at each tier boundary over the time in
+view (all in grey, the at-risk runs' share in red), one band per boundary, and where the
+top lanes' memories are at the evaluated time (STM, MTM, LPM, or lost: the source left
+STM with no target)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QApplication, QLabel, QVBoxLayout, QWidget
+
+from memorydesk.core.health import Color
+from memorydesk.lineage.runs import BOUNDARIES, PLACES
+from memorydesk.ui.lineage import colors
+from memorydesk.ui.lineage.axes import TimeAxis, elide
+
+PLACE_COLORS = ("#9cc3e6", "#4a86c5", "#1f4e79", colors.HEX[Color.AT_RISK])
+BAND = 0.85  # of a band's height, for its busiest bin
+
+
+def _plot(widget: pg.PlotWidget, left_width: int) -> pg.PlotItem:
+    widget.setMenuEnabled(False)
+    widget.setMouseEnabled(x=False, y=False)
+    widget.hideButtons()
+    axis = widget.getAxis("left")
+    axis.setWidth(left_width)
+    axis.setStyle(tickLength=0, textFillLimits=[(0, 1.0)], hideOverlappingLabels=False)
+    return widget.getPlotItem()
+
+
+class FlowPanel(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        pal = QApplication.palette()
+        base, text = pal.base().color(), pal.text().color()
+        self.caption = QLabel("<b>Transitions per hour</b> — at-risk share in red")
+        self.caption.setObjectName("lineage-flow-caption")
+        self.caption.setWordWrap(True)
+        self.time_axis = TimeAxis()
+        self.rates = pg.PlotWidget(background=base, axisItems={"bottom": self.time_axis})
+        self.rates.setObjectName("lineage-flow")
+        _plot(self.rates, 120)
+        grey = QColor(text)
+        grey.setAlpha(80)
+        red = colors.qcolor(Color.AT_RISK)
+        self.curves: list[tuple[pg.PlotDataItem, pg.PlotDataItem]] = []
+        for k in range(len(BOUNDARIES)):
+            base_y = len(BOUNDARIES) - 1 - k
+            total = self.rates.plot([], [], stepMode="center", fillLevel=base_y, pen=pg.mkPen(grey), brush=grey)
+            risky = self.rates.plot([], [], stepMode="center", fillLevel=base_y, pen=pg.mkPen(red), brush=red)
+            self.curves.append((total, risky))
+        self.rates.setYRange(0, len(BOUNDARIES), padding=0)
+        self.occupancy_caption = QLabel("<b>Tier occupancy</b> at the evaluated time, top lanes")
+        self.occupancy_caption.setWordWrap(True)
+        self.occupancy = pg.PlotWidget(background=base)
+        self.occupancy.setObjectName("lineage-occupancy")
+        _plot(self.occupancy, 120)
+        self.bars: list[pg.BarGraphItem] = []
+        legend = " ".join(f'<span style="color:{c}">■</span> {p}' for p, c in zip(PLACES, PLACE_COLORS))
+        self.occupancy_legend = QLabel(legend)
+        self.occupancy_legend.setToolTip("lost: the short-term source is gone and no MTM or LPM commit is recorded")
+        self.setMinimumWidth(240)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.caption)
+        layout.addWidget(self.rates, 3)
+        layout.addWidget(self.occupancy_caption)
+        layout.addWidget(self.occupancy_legend)
+        layout.addWidget(self.occupancy, 2)
+        self.last_rates: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self.last_occupancy: tuple[list[str], np.ndarray] | None = None
+
+    def set_transitions(self, edges_x: np.ndarray, total: np.ndarray, at_risk: np.ndarray, hours: int,
+                        x_range: tuple[float, float], origin_s: float) -> None:
+        """Rates per hour (``total``/``at_risk``: one row per boundary) over bins with ``edges_x``."""
+        self.last_rates = (edges_x, total, at_risk)
+        self.time_axis.origin_s = origin_s
+        per = "hour" if hours == 1 else f"hour, in bins of {hours} h"
+        self.caption.setText(f"<b>Transitions per {per}</b> — at-risk share in red")
+        ticks = []
+        for k, (curve, risky) in enumerate(self.curves):
+            base_y = len(BOUNDARIES) - 1 - k
+            top = float(total[k].max()) if total.shape[1] else 0.0
+            scale = BAND / top if top > 0 else 0.0
+            curve.setData(edges_x, base_y + total[k] * scale)
+            risky.setData(edges_x, base_y + at_risk[k] * scale)
+            ticks.append((base_y + 0.45, f"{BOUNDARIES[k]} {top:.2g}/h"))
+        axis = self.rates.getAxis("left")
+        axis.setTicks([[(y, elide(axis, label)) for y, label in ticks]])
+        self.rates.setXRange(*x_range, padding=0)
+
+    def occupancy_rows(self) -> int:
+        """How many lanes the occupancy chart has room for (a readable bar each)."""
+        return int(min(12, max(3, (self.occupancy.height() - 30) // 18)))
+
+    def set_occupancy(self, names: list[str], counts: np.ndarray) -> None:
+        """Stacked bars, one per lane (the first on top): memories per place."""
+        self.last_occupancy = (names, counts)
+        plot = self.occupancy.getPlotItem()
+        for bar in self.bars:
+            plot.removeItem(bar)
+        self.bars = []
+        n = len(names)
+        if not n:
+            return
+        y = n - 1 - np.arange(n, dtype=float)
+        left = np.zeros(n)
+        for k, color in enumerate(PLACE_COLORS):
+            width = counts[:, k].astype(float)
+            bar = pg.BarGraphItem(x0=left.copy(), y=y, width=width, height=0.7, brush=color, pen=pg.mkPen(None))
+            plot.addItem(bar)
+            self.bars.append(bar)
+            left += width
+        axis = self.occupancy.getAxis("left")
+        axis.setTicks([[(float(n - 1 - i), elide(axis, name)) for i, name in enumerate(names)]])
+        plot.setYRange(-0.6, n - 0.4, padding=0)
+        plot.setXRange(0, max(1.0, float(left.max())) * 1.05, padding=0)

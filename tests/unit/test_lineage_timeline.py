@@ -1,0 +1,112 @@
+"""The timeline as numbers: judged at a time, filtered, lanes worst first, hit-tested,
+charted — on the demo's four weeks of receipts, checked against the classifier."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+
+from memorydesk.core.health import Color, HealthState, classify
+from memorydesk.core.health_arrays import RULE_SEVERITY, to_us
+from memorydesk.demo import lineage as demo
+from memorydesk.lineage.runs import table_of
+from memorydesk.lineage.timeline import Filters, build
+
+END = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
+DAY = timedelta(days=1)
+DAY_US = 86_400_000_000
+
+
+@pytest.fixture(scope="module")
+def receipts() -> list:
+    return demo.history(7, END)
+
+
+@pytest.fixture(scope="module")
+def table(receipts):
+    return table_of(receipts)
+
+
+def states_by_run(tl) -> dict[str, str]:
+    return {tl.table.run_ids[i]: str(HealthState(list(HealthState)[s - 1])) for i, s in enumerate(tl.state.tolist())}
+
+
+@pytest.mark.parametrize("offset", [timedelta(0), -timedelta(days=9, hours=4), -timedelta(hours=2), 3 * DAY])
+@pytest.mark.parametrize("fresh", [DAY, timedelta(days=30)])
+def test_evaluate_at_gives_the_classifiers_states_for_that_time(receipts, table, offset, fresh) -> None:
+    now = END + offset
+    tl = build(table, to_us(now), fresh // timedelta(microseconds=1), grid=False)
+    assert states_by_run(tl) == {v.run_id: str(v.state) for v in classify(receipts, now=now, fresh_for=fresh)}
+    counts = Counter(str(v.state) for v in classify(receipts, now=now, fresh_for=fresh))
+    assert {str(s): n for s, n in tl.state_counts.items() if n} == dict(counts)
+
+
+def test_a_waiting_run_becomes_promotion_missing_when_its_window_closes(table) -> None:
+    early = build(table, to_us(END), DAY_US, grid=False)
+    waiting = np.flatnonzero(early.state == HealthState.WAITING.rule)
+    assert len(waiting) >= 5
+    later = build(table, to_us(END + timedelta(hours=8)), DAY_US, grid=False)
+    assert set(later.state[waiting].tolist()) == {HealthState.PROMOTION_MISSING.rule}
+
+
+def test_lanes_are_ordered_worst_first_and_hold_the_shown_runs(table) -> None:
+    tl = build(table, to_us(END), DAY_US)
+    worst = [int(RULE_SEVERITY[tl.state[tl.idx[tl.row_offsets[r]:tl.row_offsets[r + 1]]]].max()) for r in range(tl.rows)]
+    assert worst == sorted(worst, reverse=True) and worst[0] == 4
+    assert tl.rows == len(table.lanes) and tl.runs_shown == len(table)
+    for r in range(tl.rows):
+        part = slice(tl.row_offsets[r], tl.row_offsets[r + 1])
+        assert set(table.lane[tl.idx[part]].tolist()) == {int(tl.row_lane[r])}
+        assert np.all(np.diff(tl.start[part]) >= 0)
+    assert tl.color_counts[Color.AT_RISK] == sum(n for s, n in tl.state_counts.items() if s.color == Color.AT_RISK)
+
+
+def test_filters(receipts, table) -> None:
+    now = to_us(END)
+    at_risk = build(table, now, DAY_US, Filters(colors=frozenset({"at-risk"})), grid=False)
+    assert set(at_risk.state[at_risk.idx].tolist()) <= {1, 2, 3} and at_risk.runs_shown == \
+        at_risk.color_counts[Color.AT_RISK]
+    rule = build(table, now, DAY_US, Filters(states=frozenset({"stale_retrieval"})), grid=False)
+    assert set(rule.state[rule.idx].tolist()) == {HealthState.STALE_RETRIEVAL.rule}
+    scope = build(table, now, DAY_US, Filters(scope="TOMAS / agent:FA"), grid=False)
+    assert scope.rows == 1 and scope.lane_name(0) == "user:tomas / agent:farah"
+    bad = build(table, now, DAY_US, Filters(source_version=demo.ADAPTER_BAD), grid=False)
+    bad_runs = {r.run_id for r in receipts if r.source_version == demo.ADAPTER_BAD}
+    assert {table.run_ids[i] for i in bad.idx} == bad_runs and len(bad_runs) >= 10
+    assert set(RULE_SEVERITY[bad.state[bad.idx]].tolist()) == {4}  # the bad adapter: every run at risk
+    canary = build(table, now, DAY_US, Filters(canary_only=True), grid=False)
+    assert canary.rows == 4 and all(table.run_ids[i].startswith("daily-canary") for i in canary.idx)
+    since, until = to_us(END - 2 * DAY), to_us(END - DAY)
+    ranged = build(table, now, DAY_US, Filters(since_us=since, until_us=until), grid=False)
+    assert ranged.runs_shown and np.all(ranged.end >= since) and np.all(ranged.start <= until)
+    outside = (table.end < since) | (table.start > until)
+    assert ranged.runs_shown == int((~outside).sum())
+
+
+def test_hit_test_prefers_the_most_severe_run_under_the_pointer(table) -> None:
+    tl = build(table, to_us(END), DAY_US, grid=False)
+    risky = np.flatnonzero(tl.value == 5)
+    pos = int(risky[0])
+    row, t = int(tl.row[pos]), int((tl.start[pos] + tl.end[pos]) // 2)
+    assert tl.hit(row, t, 0) == tl.idx[pos]
+    assert tl.hit(row, t, 6 * 3600 * 1_000_000) in set(tl.idx[tl.value == 5].tolist())  # wide: still the worst
+    assert tl.hit(row, int(tl.end[pos]) + 10**9, 10) != tl.idx[pos]
+    assert tl.hit(-1, t, 10) is None and tl.hit(tl.rows, t, 10) is None
+    found = tl.in_view(row, row + 1, t - 1, t + 1)
+    assert pos in found.tolist()
+    assert tl.position(int(tl.idx[pos])) == pos
+
+
+def test_transitions_per_hour_and_occupancy(receipts, table) -> None:
+    tl = build(table, to_us(END), DAY_US, grid=False)
+    lo, hi = table.span()
+    edges, total, risky, hours = tl.transitions(lo, hi + 1)
+    done = [r for r in receipts if r.status in ("committed", "verified") and r.tier != "stm"]
+    assert round(float(total.sum()) * hours) == len(done)
+    assert 0 < risky.sum() < total.sum() and edges[0] <= lo and edges[-1] > hi
+    names, counts = tl.occupancy(to_us(END), rows=5)
+    assert len(names) == 5 and counts.shape == (5, 4)
+    assert counts[:, 3].sum() > 0  # the crash and the bad adapter left memories nowhere
