@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from fixtures.receipts import NOW_TEXT, complete_lineage, eight_cases, receipt, to_jsonl
+from memorydesk.store import open_workspace
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
@@ -146,9 +147,15 @@ def held_out(tmp_path: Path) -> Path:
     return path
 
 
+def new_workspace(path: Path) -> Path:
+    """An empty workspace (ingest stores into a workspace; it makes none)."""
+    open_workspace(path, create=True).close()
+    return path
+
+
 def test_classify_a_workspace_as_its_ingested_file(tmp_path: Path) -> None:
     file = held_out(tmp_path)
-    workspace = tmp_path / "ws.db"
+    workspace = new_workspace(tmp_path / "ws.db")
     assert run("lineage", "ingest", str(workspace), str(file)).returncode == 0
     for extra in (["--json"], [], ["--json", "--fresh-for", "2d"]):
         from_file = run("lineage", "classify", str(file), "--now", NOW_TEXT, *extra)
@@ -160,7 +167,7 @@ def test_classify_a_workspace_as_its_ingested_file(tmp_path: Path) -> None:
 
 
 def test_classify_a_healthy_workspace_exits_0_and_bad_ones_exit_2(tmp_path: Path, product_db: Path) -> None:
-    workspace = tmp_path / "ok.db"
+    workspace = new_workspace(tmp_path / "ok.db")
     assert run("lineage", "ingest", str(workspace), str(write(tmp_path, complete_lineage()))).returncode == 0
     healthy = run("lineage", "classify", str(workspace), "--now", NOW_TEXT)
     assert healthy.returncode == 0 and healthy.stdout.split()[:2] == ["run-1", "healthy"]

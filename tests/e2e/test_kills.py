@@ -11,6 +11,7 @@ import random
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -152,12 +153,18 @@ def test_killed_imports_leave_no_workspace_or_a_whole_one(tmp_path: Path) -> Non
     data = _memoryos(tmp_path / "data")
     existing = tmp_path / "existing.db"
     open_workspace(existing, create=True).close()
+    started = time.perf_counter()  # one whole import, to kill the others within their own time on this machine
+    whole = _start("import", "memoryos", data, tmp_path / "timed.db", "--timezone", "UTC")
+    assert not _kill_after(whole, 600)
+    took = time.perf_counter() - started
+    files.remove_database(tmp_path / "timed.db")
     killed = 0
     for round_ in range(12):
         target = tmp_path / "new.db" if round_ % 2 else existing
         files.remove_database(tmp_path / "new.db")
         before = _items(existing)
-        killed += _kill_after(_start("import", "memoryos", data, target, "--timezone", "UTC"), RNG.uniform(0.8, 5.0))
+        killed += _kill_after(_start("import", "memoryos", data, target, "--timezone", "UTC"),
+                              RNG.uniform(0.3, 0.95) * took)
         if target == existing:
             assert _items(existing) in (before, 1500)  # as before, or the whole import
         else:
