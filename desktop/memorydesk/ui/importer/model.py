@@ -10,7 +10,6 @@ from memorydesk.lineage.memoryos import Anomaly
 from memorydesk.ui.rows_model import RowsModel
 
 
-
 class AnomalyModel(RowsModel[Anomaly]):
     COLUMNS = (("kind", "Kind"), ("user", "User"), ("file", "File"), ("path", "Path"), ("detail", "Detail"))
 
