@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -12,6 +13,12 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from helpers import SAMPLE_DB  # noqa: E402
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_log_folder(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Crash logs (platformdirs' user log folder) go to a temporary folder, never the real profile."""
+    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("xdg-state"))
 
 
 @pytest.fixture

@@ -2,8 +2,14 @@
 
 Each subcommand lives in ``memorydesk.commands.<name>`` and exposes
 ``register(subparsers)``; the parser it adds sets ``func`` to a callable taking the
-parsed arguments and returning the exit code. Input problems are raised as
-``MemoryDeskError`` and printed as one line on stderr (exit 2), never a traceback.
+parsed arguments and returning the exit code.
+
+Exit codes: 0 ok; 1 problems found / unhealthy (``check``, ``lineage classify``,
+``canary``, …); 2 bad input, an unusable file or a refused operation (a
+``MemoryDeskError``, a usage error, an SQLite or file-system error); 70 a bug in Memory
+Desk (the traceback goes to a log file, named in the one line printed); 130
+interrupted. Every message is one line on stderr starting ``memory-desk: ``, never a
+traceback.
 """
 
 from __future__ import annotations
@@ -14,17 +20,35 @@ import logging
 import sys
 
 from memorydesk import __version__
-from memorydesk.core.errors import MemoryDeskError
+from memorydesk.core.errors import BadInput, MemoryDeskError
+from memorydesk.crashlog import bug_sentence, stderr_line, write_crash
 
 SUBCOMMANDS = ("check", "search", "preamble", "agents", "lineage", "canary", "demo", "shot", "import", "audit",
-               "conflicts", "graph", "grants")
+               "conflicts", "graph", "grants", "purge", "salvage")
 _MODULES = {"import": "importer"}
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_BAD_INPUT, EXIT_BUG, EXIT_INTERRUPTED = 0, 1, 2, 70, 130
 
 log = logging.getLogger("memorydesk.cli")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one ``memory-desk: …`` line (exit 2) like every other error."""
+
+    def error(self, message: str):  # argparse calls it; it never returns
+        command = self.prog.removeprefix("memory-desk").strip()
+        raise BadInput(f"{command + ': ' if command else ''}{message} (see `{self.prog} --help`)")
+
+
+class _OneLine(logging.Formatter):
+    """Log records on the terminal as one ``memory-desk: level: message`` line (no traceback)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return "memory-desk: " + f"{record.levelname.lower()}: {record.getMessage()}".replace("\n", " ")
+
+
 def _subcommand_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="memory-desk", description="Review and repair agent memory.")
+    parser = _Parser(prog="memory-desk", description="Review and repair agent memory.")
     parser.add_argument("--version", action="version", version=f"memory-desk {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in SUBCOMMANDS:
@@ -34,7 +58,7 @@ def _subcommand_parser() -> argparse.ArgumentParser:
 
 
 def _window_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="memory-desk",
         description="Open the desk window. Subcommands: " + ", ".join(SUBCOMMANDS) + ".",
     )
@@ -47,9 +71,16 @@ def _window_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _console_logging() -> None:
+    handler = logging.StreamHandler()
+    handler.setFormatter(_OneLine())
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    _console_logging()
+    args = None
     try:
         if argv and argv[0] in SUBCOMMANDS:
             args = _subcommand_parser().parse_args(argv)
@@ -60,13 +91,37 @@ def main(argv: list[str] | None = None) -> int:
             args.func = window.run
         return int(args.func(args) or 0)
     except MemoryDeskError as exc:
-        print(f"memory-desk: {exc}", file=sys.stderr)
-        return 2
+        stderr_line(str(exc))
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
-        print("memory-desk: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        return 0
+        stderr_line("interrupted")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader went away (`| head`): nothing left to say
+        _quiet_stdout()
+        return EXIT_OK
+    except Exception as exc:  # noqa: BLE001 - the one place a bug becomes a sentence and a log file
+        return _unexpected(exc, args, argv)
+
+
+def _unexpected(exc: Exception, args: argparse.Namespace | None, argv: list[str]) -> int:
+    from memorydesk.store.errors import explain
+
+    target = next((getattr(args, a) for a in ("workspace", "file", "path") if getattr(args, a, None)), None)
+    error = explain(target, exc) if target else None
+    if error is not None:  # the environment's fault, met where no translation was in place
+        stderr_line(str(error))
+        return EXIT_BAD_INPUT
+    stderr_line(bug_sentence(exc, write_crash(exc, argv)))
+    return EXIT_BUG
+
+
+def _quiet_stdout() -> None:
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

@@ -43,7 +43,7 @@ WORDS = ("deploy cache schema token retry budget review queue latency index migr
 
 
 def build_big(path: Path, n: int, seed: int = 3) -> Path:
-    ws = open_workspace(path)
+    ws = open_workspace(path, create=True)
     ws_id, facts_table, conflicts_table = ws.workspace_id, ws.layout.facts.name, ws.layout.conflicts.name
     ws.close()
     rnd = random.Random(seed)

@@ -49,7 +49,7 @@ def build(path: Path, seed: int = 5) -> Path:
     from memorydesk.memory import policies
 
     rnd = random.Random(seed)
-    ws = open_workspace(path)
+    ws = open_workspace(path, create=True)
     names = domain_names()
     with ws.write() as conn:
         for k, name in enumerate([*AREAS, *names]):

@@ -32,7 +32,7 @@ RECIPE = 1
 
 
 def build_graph(path: Path, seed: int = 3) -> Path:
-    ws = open_workspace(path)
+    ws = open_workspace(path, create=True)
     wid, facts, edges = ws.workspace_id, ws.layout.facts.name, ws.layout.edges.name
     ws.close()
     rnd = random.Random(seed)

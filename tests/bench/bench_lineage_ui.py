@@ -90,7 +90,7 @@ def stored() -> Path:
     if not path.exists():
         started = time.perf_counter()
         building = path.with_suffix(".building")
-        with open_workspace(building) as ws:
+        with open_workspace(building, create=True) as ws:
             end = time.time()
             with ws.write() as conn:
                 batch = []

@@ -37,7 +37,7 @@ WORDS = ("deploy cache schema token retry budget review queue latency index migr
 
 def build_big(path: Path, n: int, seed: int = 1) -> Path:
     """A workspace with ``n`` facts; the FTS index is rebuilt once at the end."""
-    ws = open_workspace(path)
+    ws = open_workspace(path, create=True)
     ws_id, table = ws.workspace_id, ws.layout.facts.name
     ws.close()
     rnd = random.Random(seed)

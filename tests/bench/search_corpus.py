@@ -219,7 +219,7 @@ def _build(path: Path, n: int, seed: int = 11) -> None:
     tmp = path.with_suffix(".building")
     for suffix in ("", "-wal", "-shm"):
         Path(str(tmp) + suffix).unlink(missing_ok=True)
-    ws = open_workspace(tmp)
+    ws = open_workspace(tmp, create=True)
     facts, edges = ws.layout.facts.name, ws.layout.edges.name
     wid = ws.workspace_id
     batch = 20_000

@@ -10,6 +10,7 @@ from pathlib import Path
 import sqlean
 
 from memorydesk.lineage.tiers import BREAK_PROMOTION_ENV
+from memorydesk.store import open_workspace
 
 
 def canary(path: Path, **env: str) -> subprocess.CompletedProcess:
@@ -27,8 +28,13 @@ def canary_rows(path: Path) -> int:
         conn.close()
 
 
+def fresh(path: Path) -> Path:
+    open_workspace(path, create=True).close()
+    return path
+
+
 def test_canary_passes_on_a_fresh_workspace(tmp_path: Path) -> None:
-    path = tmp_path / "fresh.db"
+    path = fresh(tmp_path / "fresh.db")
     result = canary(path)
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
@@ -43,7 +49,7 @@ def test_canary_passes_on_a_product_workspace(product_db: Path) -> None:
 
 
 def test_canary_fails_naming_the_broken_promotion(tmp_path: Path) -> None:
-    path = tmp_path / "broken.db"
+    path = fresh(tmp_path / "broken.db")
     result = canary(path, **{BREAK_PROMOTION_ENV: "1"})
     assert result.returncode == 1
     failed = [line for line in result.stdout.splitlines() if line.startswith("FAIL")]

@@ -86,7 +86,7 @@ def test_clean_workspace_exits_zero(tmp_path: Path) -> None:
     path = tmp_path / "clean.db"
     from memorydesk.store import open_workspace
 
-    open_workspace(path).close()
+    open_workspace(path, create=True).close()
     result = run("check", str(path))
     assert result.returncode == 0 and "no problems found" in result.stdout
 

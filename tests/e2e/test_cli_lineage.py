@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from fixtures.receipts import NOW_TEXT, complete_lineage, eight_cases, receipt, to_jsonl
+from memorydesk.store import open_workspace
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
@@ -74,7 +75,7 @@ def test_a_bad_line_exits_2_with_its_number_and_classifies_nothing(tmp_path: Pat
         result = run("lineage", "classify", str(path), "--now", NOW_TEXT, *extra)
         assert result.returncode == 2
         assert result.stdout == ""
-        assert result.stderr.startswith("line 4: unknown field 'text'")
+        assert result.stderr.startswith(f"memory-desk: {path}: line 4: unknown field 'text'")
         assert len(result.stderr.splitlines()) == 1 and "Traceback" not in result.stderr
 
 
@@ -84,10 +85,10 @@ def test_non_utc_time_and_broken_json_are_line_errors(tmp_path: Path) -> None:
     path.write_text(json.dumps(row) + "\n")
     result = run("lineage", "classify", str(path))
     assert result.returncode == 2
-    assert result.stderr.startswith("line 1: field 'atUtc'") and "not in UTC" in result.stderr
+    assert result.stderr.startswith(f"memory-desk: {path}: line 1: field 'atUtc'") and "not in UTC" in result.stderr
     path.write_text(json.dumps(receipt("stm", "committed")) + "\n\n{oops\n")
     result = run("lineage", "classify", str(path))
-    assert result.returncode == 2 and result.stderr.startswith("line 3: not valid JSON")
+    assert result.returncode == 2 and result.stderr.startswith(f"memory-desk: {path}: line 3: not valid JSON")
 
 
 def test_bad_arguments_exit_2_with_one_line(tmp_path: Path) -> None:
@@ -120,6 +121,7 @@ def test_ingest_stores_all_or_nothing(tmp_path: Path) -> None:
     from memorydesk.store import open_workspace
 
     ws_path = tmp_path / "ws.db"
+    open_workspace(ws_path, create=True).close()
     good = write(tmp_path, complete_lineage("run-1"))
     result = run("lineage", "ingest", str(ws_path), str(good))
     assert result.returncode == 0, result.stderr
@@ -130,7 +132,7 @@ def test_ingest_stores_all_or_nothing(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text(to_jsonl(complete_lineage("run-2")) + '{"runId": "run-2", "text": "the user said hi"}\n')
     result = run("lineage", "ingest", str(ws_path), str(bad))
-    assert result.returncode == 2 and result.stderr.startswith(f"line {len(complete_lineage()) + 1}:")
+    assert result.returncode == 2 and result.stderr.startswith(f"memory-desk: {bad}: line {len(complete_lineage()) + 1}:")
     with open_workspace(ws_path, read_only=True) as ws:
         assert len(load(ws)) == len(stored)  # nothing of the bad file was stored
 
@@ -145,9 +147,15 @@ def held_out(tmp_path: Path) -> Path:
     return path
 
 
+def new_workspace(path: Path) -> Path:
+    """An empty workspace (ingest stores into a workspace; it makes none)."""
+    open_workspace(path, create=True).close()
+    return path
+
+
 def test_classify_a_workspace_as_its_ingested_file(tmp_path: Path) -> None:
     file = held_out(tmp_path)
-    workspace = tmp_path / "ws.db"
+    workspace = new_workspace(tmp_path / "ws.db")
     assert run("lineage", "ingest", str(workspace), str(file)).returncode == 0
     for extra in (["--json"], [], ["--json", "--fresh-for", "2d"]):
         from_file = run("lineage", "classify", str(file), "--now", NOW_TEXT, *extra)
@@ -159,7 +167,7 @@ def test_classify_a_workspace_as_its_ingested_file(tmp_path: Path) -> None:
 
 
 def test_classify_a_healthy_workspace_exits_0_and_bad_ones_exit_2(tmp_path: Path, product_db: Path) -> None:
-    workspace = tmp_path / "ok.db"
+    workspace = new_workspace(tmp_path / "ok.db")
     assert run("lineage", "ingest", str(workspace), str(write(tmp_path, complete_lineage()))).returncode == 0
     healthy = run("lineage", "classify", str(workspace), "--now", NOW_TEXT)
     assert healthy.returncode == 0 and healthy.stdout.split()[:2] == ["run-1", "healthy"]

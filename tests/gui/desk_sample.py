@@ -56,7 +56,7 @@ def sample_facts() -> list[dict[str, Any]]:
 
 
 def build(path: Path, facts: list[dict[str, Any]] | None = None) -> Path:
-    ws = open_workspace(path)
+    ws = open_workspace(path, create=True)
     try:
         populate(ws, sample_facts() if facts is None else facts)
     finally:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import desk_sample
 from guihelp import focus, row_of_topic, topics, wait_dialog, wait_idle
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox, QStyleOptionViewItem
+from PySide6.QtWidgets import QLabel, QMessageBox, QStyleOptionViewItem
 
 from memorydesk.browse import detail as browse_detail
 from memorydesk.ui.facts.model import COLUMNS, column
@@ -216,6 +216,26 @@ def test_purge_needs_the_topic_typed(open_window, sample_path, qtbot) -> None:
     qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 25, timeout=10000)
     assert browse_detail.fact_detail(win.ws, desk_sample.fid(7)) is None or \
         browse_detail.fact_detail(win.ws, desk_sample.fid(7))["content"] != "content of fact 7"
+
+
+def test_purge_lists_the_backups_holding_the_text_and_erases_it_there(open_window, sample_path, qtbot) -> None:
+    from memorydesk.store import files
+
+    backup = files.backup_copy(sample_path)  # made before the purge: it holds the fact's text
+    assert b"content of fact 8" in backup.read_bytes()
+    win = open_window(sample_path)
+    tab = win.tab("facts")
+    _select(qtbot, tab, "topic 8")
+    tab.act_purge.trigger()
+    dialog = _dialog(qtbot, tab)
+    assert backup.name in dialog.findChild(QLabel, "backups").text()
+    assert dialog.backups.isVisible() and dialog.backup_action() == "erase"
+    qtbot.keyClicks(dialog.typed, "topic 8")
+    qtbot.mouseClick(dialog.purge, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 25, timeout=10000)
+    assert f"erased the text from backup {backup.name}" in win.statusBar().currentMessage()
+    assert b"content of fact 8" not in backup.read_bytes()
+    assert b"content of fact 9" in backup.read_bytes()  # the rest of the backup stays
 
 
 def test_errors_arrive_in_one_place(open_window, sample_path, qtbot) -> None:

@@ -89,7 +89,7 @@ def test_the_recall_audit_window(open_window, sample_path, qtbot, qtmodeltester)
     dialog.stage.setCurrentIndex(dialog.stage.findData(stage))
     assert dialog.model.rowCount() == expected["summary"]["stages"][stage]
     assert dialog.model.index(0, 0).data() == STAGE_WORDS[stage]
-    target = dialog.model.row(0)["id"]
+    target = dialog.model.row_at(0)["id"]
     dialog.facts.doubleClicked.emit(dialog.model.index(0, 0))
     qtbot.waitUntil(lambda: win.tab("facts").detail.fact_id == target, timeout=10000)
     dialog.close()

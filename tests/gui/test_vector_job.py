@@ -21,7 +21,7 @@ def unembedded(tmp_path: Path) -> Path:
     if not ok:
         pytest.skip(reason)
     path = tmp_path / "novec.db"
-    with open_workspace(path) as ws:
+    with open_workspace(path, create=True) as ws:
         svc = MemoryService(ws, embedder=False)  # as a product without its model writes them
         for i, text in enumerate(TEXTS):
             svc.propose_fact(domain="ops", topic=f"step-{i}", content=text)

@@ -14,7 +14,7 @@ from memorydesk.store import Workspace, open_workspace
 @pytest.fixture
 def ws(tmp_path: Path) -> Iterator[Workspace]:
     """A new, empty workspace file opened for writing (files that need another override this)."""
-    workspace = open_workspace(tmp_path / "ws.db")
+    workspace = open_workspace(tmp_path / "ws.db", create=True)
     yield workspace
     workspace.close()
 

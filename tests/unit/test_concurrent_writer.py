@@ -43,7 +43,7 @@ OUR_FACTS = 60
 @pytest.mark.parametrize("round_", range(10))
 def test_service_and_product_write_the_same_file(tmp_path: Path, round_: int) -> None:
     path = tmp_path / "shared.db"
-    ws = open_workspace(path)
+    ws = open_workspace(path, create=True)
     svc = MemoryService(ws, embedder=False)
     reviewer = Reviewer(ws, "alice", embedder=False)
     facts = ws.layout.facts

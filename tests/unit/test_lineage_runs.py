@@ -36,7 +36,7 @@ def stored(tmp_path: Path) -> tuple[Path, list]:
     file = tmp_path / "runs.jsonl"
     file.write_text(to_jsonl(small_set()), encoding="utf-8")
     receipts = read_jsonl(file)
-    with open_workspace(path) as ws:
+    with open_workspace(path, create=True) as ws:
         receipt_store.ingest(ws, receipts)
     return path, receipts
 
@@ -141,7 +141,7 @@ def test_combine_replaces_and_adds_runs() -> None:
 def test_a_workspace_names_receipts_as_the_file_it_ingested(tmp_path: Path) -> None:
     text = "\n" + to_jsonl(small_set()).replace("\n", "\n\n", 3)  # blank lines shift the numbers
     receipts = parse_jsonl(text)
-    with open_workspace(tmp_path / "w.db") as ws:
+    with open_workspace(tmp_path / "w.db", create=True) as ws:
         receipt_store.ingest(ws, receipts)
         back = receipt_store.load(ws)
     assert [r.line for r in back] == [r.line for r in receipts] and back[0].line == 2

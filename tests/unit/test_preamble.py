@@ -27,7 +27,7 @@ def _utf16(text: str) -> int:
 
 
 def _ws(tmp_path: Path):
-    return open_workspace(tmp_path / "x.db")
+    return open_workspace(tmp_path / "x.db", create=True)
 
 
 def add_fact(ws, topic: str, content: str, *, domain: str = "codebase", confidence: float = 0.9,

@@ -51,7 +51,7 @@ def _rows() -> list[dict]:
 @pytest.fixture
 def world(tmp_path: Path):
     path = tmp_path / "loss.db"
-    with open_workspace(path) as ws:
+    with open_workspace(path, create=True) as ws:
         with ws.write() as conn:
             conn.execute(ws.layout.facts.insert(),
                          [{"workspace_id": ws.workspace_id, **r} for r in sorted(_rows(), key=lambda r: r["created_at"])])

@@ -22,7 +22,7 @@ def test_a_good_file_is_stored_whole_with_progress(tmp_path: Path, monkeypatch) 
     file = tmp_path / "r.jsonl"
     file.write_text(to_jsonl(rows()), encoding="utf-8")
     seen: list[tuple[int, int, str]] = []
-    with open_workspace(tmp_path / "w.db") as ws:
+    with open_workspace(tmp_path / "w.db", create=True) as ws:
         result = import_file(ws, file, lambda d, t, x: seen.append((d, t, x)))
         stored = receipt_store.load(ws)
     assert result.read == result.stored == len(stored) == len(rows()) and result.runs == 8
@@ -37,7 +37,7 @@ def test_a_bad_line_refuses_the_whole_file(tmp_path: Path) -> None:
     good = to_jsonl(rows())
     file = tmp_path / "bad.jsonl"
     file.write_text(good + '{"runId": "x", "text": "a diary"}\n', encoding="utf-8")
-    with open_workspace(tmp_path / "w.db") as ws:
+    with open_workspace(tmp_path / "w.db", create=True) as ws:
         with pytest.raises(BadInput, match=rf"bad.jsonl, line {good.count(chr(10)) + 1}: .*nothing was imported"):
             import_file(ws, file)
         assert receipt_store.load(ws) == []
@@ -45,7 +45,7 @@ def test_a_bad_line_refuses_the_whole_file(tmp_path: Path) -> None:
 
 def test_an_empty_or_missing_file_is_refused(tmp_path: Path) -> None:
     (tmp_path / "empty.jsonl").write_text("\n\n", encoding="utf-8")
-    with open_workspace(tmp_path / "w.db") as ws:
+    with open_workspace(tmp_path / "w.db", create=True) as ws:
         with pytest.raises(BadInput, match="holds no receipts"):
             import_file(ws, tmp_path / "empty.jsonl")
         with pytest.raises(BadInput, match="cannot read nowhere.jsonl"):
@@ -63,7 +63,7 @@ def test_stopping_before_storing_stores_nothing(tmp_path: Path, monkeypatch) -> 
     def check() -> None:
         raise Stop
 
-    with open_workspace(tmp_path / "w.db") as ws:
+    with open_workspace(tmp_path / "w.db", create=True) as ws:
         with pytest.raises(Stop):
             import_file(ws, file, check=check)
         assert receipt_store.load(ws) == []

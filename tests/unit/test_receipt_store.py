@@ -12,7 +12,7 @@ from sqlalchemy.exc import IntegrityError
 from memorydesk.core.errors import BadInput
 from memorydesk.lineage import receipt_store
 from memorydesk.lineage.jsonl import parse_jsonl
-from memorydesk.lineage.receipt_store import ingest, load
+from memorydesk.lineage.receipt_store import Ingested, ingest, load
 from memorydesk.store import open_workspace
 
 
@@ -27,8 +27,8 @@ def line(**fields) -> str:
 def test_ingest_round_trips_and_drops_extension_fields(tmp_path: Path) -> None:
     receipts = parse_jsonl([line(sourcePresent=False, waitingUntil="2026-11-21T00:00:00Z", **{"x-trace": "abc"}),
                             line(tier="retrieval", status="verified", expectedVersion="v1", receiptId="r-2")])
-    with open_workspace(tmp_path / "ws.db") as ws:
-        assert ingest(ws, receipts) == 2
+    with open_workspace(tmp_path / "ws.db", create=True) as ws:
+        assert ingest(ws, receipts) == Ingested(2, 0)
         back = load(ws)
         with ws.read() as conn:
             columns = [r[1] for r in conn.exec_driver_sql("PRAGMA table_info(memdesk_receipts)")]
@@ -46,10 +46,36 @@ def test_ingest_is_all_or_nothing(tmp_path: Path, monkeypatch) -> None:
     good, bad = parse_jsonl([line(), line(runId="run-2")])
     object.__setattr__(bad, "run_id", None)  # a row the database refuses (NOT NULL), in the second batch
     monkeypatch.setattr(receipt_store, "BATCH", 1)
-    with open_workspace(tmp_path / "ws.db") as ws:
+    with open_workspace(tmp_path / "ws.db", create=True) as ws:
         with pytest.raises(IntegrityError):
             ingest(ws, [good, bad])
         assert load(ws) == []
+
+
+def test_ingest_twice_stores_once_and_counts_the_rest(tmp_path: Path) -> None:
+    receipts = parse_jsonl([line(receiptId="r-1"), line(receiptId="r-2", status="verified"),
+                            line(tier="mtm"), line(tier="mtm", status="verified")])
+    with open_workspace(tmp_path / "ws.db", create=True) as ws:
+        assert ingest(ws, receipts) == Ingested(4, 0)
+        assert ingest(ws, receipts) == Ingested(0, 4)
+        assert len(load(ws)) == 4
+
+
+def test_a_receipt_id_or_identical_fields_count_as_the_same_receipt(tmp_path: Path) -> None:
+    with open_workspace(tmp_path / "ws.db", create=True) as ws:
+        ingest(ws, parse_jsonl([line(receiptId="r-1"), line(tier="mtm")]))
+        again = parse_jsonl([
+            line(receiptId="r-1", status="failed"),  # same id, other fields: the stored one stands
+            line(receiptId="r-3"), line(receiptId="r-3"),  # a repeat inside the file
+            line(tier="mtm"),  # the same fields, no id
+            line(tier="mtm", atUtc="2026-11-20T10:00:01Z"),  # one field differs: a new receipt
+        ])
+        assert ingest(ws, again) == Ingested(2, 3)
+        stored = load(ws)
+    assert [(r.receipt_id, r.tier, r.status) for r in stored] == [
+        ("r-1", "stm", "committed"), (None, "mtm", "committed"), ("r-3", "stm", "committed"),
+        (None, "mtm", "committed")]
+    assert stored[3].at_utc.second == 1
 
 
 def test_receipts_of_an_older_workspace_read_without_lines_then_gain_them(tmp_path: Path) -> None:
@@ -57,7 +83,7 @@ def test_receipts_of_an_older_workspace_read_without_lines_then_gain_them(tmp_pa
 
     path = tmp_path / "old.db"
     receipts = parse_jsonl([line(), line(runId="run-2")])
-    with open_workspace(path) as ws:
+    with open_workspace(path, create=True) as ws:
         ingest(ws, receipts)
         with ws.write() as conn:  # freeze it before receipts kept their line
             conn.exec_driver_sql("ALTER TABLE memdesk_receipts DROP COLUMN line")

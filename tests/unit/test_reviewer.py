@@ -176,7 +176,7 @@ def test_purge_leaves_no_trace_of_the_text_in_the_file(ws, svc, rv) -> None:
 
 def test_read_only_workspace_refuses_every_change(tmp_path: Path) -> None:
     path = tmp_path / "ro.db"
-    with open_workspace(path) as ws:
+    with open_workspace(path, create=True) as ws:
         fid = MemoryService(ws, embedder=False).propose_fact(domain="d", topic="t", content="x").fact_id
     with open_workspace(path, read_only=True) as ro:
         rv = Reviewer(ro, "alice", embedder=False)

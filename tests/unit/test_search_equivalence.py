@@ -144,7 +144,7 @@ def test_equal_scores_keep_rowid_order_when_the_sorter_spills(tmp_path: Path, co
     """Thousands of matches with a handful of distinct scores: the reference's sorter (with a
     one-page cache) writes sorted runs to disk and merges them; the order must not change."""
     rng = random.Random(5)
-    with open_workspace(tmp_path / "spill.db") as ws:
+    with open_workspace(tmp_path / "spill.db", create=True) as ws:
         rows = [(f"s{i:05d}", ws.workspace_id, "codebase", rng.choice(["kiwi", "lime", "fig"]),
                  " ".join(["kiwi"] * rng.randint(1, 3) + ["pear"] * rng.randint(0, 2)), 0.5, "fact", T0, T0)
                 for i in range(9000)]
@@ -195,7 +195,7 @@ def test_equal_distances_keep_the_index_order_within_and_across_chunks(tmp_path:
     nrng = np.random.default_rng(3)
     shared = unit(nrng)
     copies = {3, 700, 701, 1030, 2049, 2050, 2100}
-    with open_workspace(tmp_path / "ties.db") as ws:
+    with open_workspace(tmp_path / "ties.db", create=True) as ws:
         rows = [(f"t{i:04d}", ws.workspace_id, "codebase", "t", "text", 0.5, "fact",
                  (shared if i in copies else unit(nrng)).tobytes(), T0, T0) for i in range(2300)]
         with ws.write() as conn:

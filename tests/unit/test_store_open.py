@@ -39,7 +39,7 @@ def _dump(path: Path, tables: list[str]) -> dict[str, list[tuple]]:
 
 def test_new_path_gets_the_full_schema(tmp_path: Path) -> None:
     path = tmp_path / "fresh.db"
-    with open_workspace(path, name="Team") as ws:
+    with open_workspace(path, name="Team", create=True) as ws:
         assert ws.layout.kind == SUFFIXED and not ws.read_only and ws.desk_schema == ours.SCHEMA_VERSION
         with ws.read() as conn:
             assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
@@ -196,7 +196,7 @@ def test_newer_desk_schema_is_refused(product_db: Path) -> None:
 
 def test_older_desk_schema_is_backed_up_then_migrated(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
-    with open_workspace(path) as ws:
+    with open_workspace(path, create=True) as ws:
         with ws.write() as conn:  # freeze the file at schema 1: no vector index yet
             conn.exec_driver_sql(f"DROP TABLE {ours.VECTOR_TABLE}")
             conn.exec_driver_sql("UPDATE memdesk_meta SET value = '1' WHERE key = 'schema_version'")

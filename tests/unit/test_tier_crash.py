@@ -43,7 +43,7 @@ KILLS = 50
 @pytest.mark.slow
 def test_killed_promotions_never_lose_or_duplicate_memory(tmp_path: Path) -> None:
     path = tmp_path / "crash.db"
-    open_workspace(path).close()
+    open_workspace(path, create=True).close()
     rng = random.Random(1234)
     for round_ in range(KILLS):
         with subprocess.Popen([sys.executable, "-c", WORKER, str(path), str(round_)],

@@ -23,7 +23,7 @@ TEXTS = [("deploy", "We deploy the API with ArgoCD"), ("billing", "Invoices roun
 def ws(tmp_path: Path):
     if not get_embedder().status()[0]:
         pytest.skip(get_embedder().status()[1])
-    workspace = open_workspace(tmp_path / "ws.db")
+    workspace = open_workspace(tmp_path / "ws.db", create=True)
     svc = MemoryService(workspace, embedder=False)  # written as by a product without its model
     for topic, content in TEXTS:
         svc.propose_fact(domain="d", topic=topic, content=content)

@@ -14,6 +14,7 @@ from sqlalchemy import literal_column, or_, select
 
 from memorydesk.browse.facts import fact_state
 from memorydesk.search.agent import is_keyword_reachable
+from memorydesk.store.integrity_sqlite import damaged_columns
 from memorydesk.store.workspace import Workspace
 
 __all__ = ["agents", "fact_detail", "policies", "policy"]
@@ -47,7 +48,8 @@ def fact_detail(ws: Workspace, fact_id: str) -> dict[str, Any] | None:
     transitively. ``conflicts`` and ``edges`` name the other fact with its topic.
     ``keyword_reachable``: whether any keyword query of the product can match its text
     (a fact without one ``[a-z0-9]`` term never comes back from the agent's keyword
-    search nor in a dispatch preamble).
+    search nor in a dispatch preamble). ``text_not_utf8``: the columns whose stored bytes
+    are not UTF-8 (they show with U+FFFD replacement characters; ``check`` lists them).
     """
     f = ws.layout.facts
     with ws.read() as conn:
@@ -60,6 +62,8 @@ def fact_detail(ws: Workspace, fact_id: str) -> dict[str, Any] | None:
         d["embedding_bytes"] = len(emb) if emb is not None else None
         d["state"] = fact_state(d["superseded_by"], d["valid_until"])
         d["keyword_reachable"] = is_keyword_reachable(d["topic"], d["content"])
+        d["text_not_utf8"] = (damaged_columns(conn, f, fact_id)
+                              if any("\ufffd" in (v if isinstance(v, str) else "") for v in d.values()) else [])
         d["source_observation_ids"] = _json_list(d["source_observation_ids"])
         d["temporal_tags_list"] = _json_list(d["temporal_tags"])
 

@@ -1,9 +1,11 @@
 """``memory-desk demo create PATH [--facts N] [--seed S]``: build a demo workspace file.
 
 The workspace is written through the memory service (``memorydesk.demo.builder``)
-into a temporary file beside PATH and moved into place only when complete
-(``memorydesk.demo.place``), so an interrupted or failed build never leaves a
-half-written workspace. An existing PATH is refused (exit 2) unless ``--force``.
+into a temporary file beside PATH (``.NAME.building-PID``) and moved into place only
+when complete (``memorydesk.demo.place``), so an interrupted or failed build never
+leaves a half-written workspace; a build that was killed leaves its temporary files,
+and the next ``demo create`` beside it removes them. The disk's free space is checked
+first. An existing PATH is refused (exit 2) unless ``--force``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,11 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
+from memorydesk.commands.args import count_arg
 from memorydesk.core.errors import BadInput
+
+NOW_RANGE = (946_684_800, 4_102_444_800)  # 2000-01-01 .. 2100-01-01, unix seconds
+SEED_MAX = 2**63 - 1
 
 
 def register(sub) -> None:
@@ -25,15 +31,16 @@ def register(sub) -> None:
                     "contradictions and supersession chains, cross-agent conflicts, policies, grants with gaps, "
                     "notes, consolidated hot items, episodic edges. Deterministic for a seed and --now.")
     c.add_argument("path", help="the workspace file to create")
-    c.add_argument("--facts", type=int, default=2000, metavar="N",
+    c.add_argument("--facts", type=count_arg("--facts", 200, 1_000_000), default=2000, metavar="N",
                    help="about how many facts to write (200 to 1,000,000; default 2000)")
-    c.add_argument("--seed", type=int, default=7, metavar="S", help="random seed (default 7)")
-    c.add_argument("--embed", type=int, default=None, metavar="N",
+    c.add_argument("--seed", type=count_arg("--seed", -SEED_MAX, SEED_MAX), default=7, metavar="S",
+                   help="random seed (default 7)")
+    c.add_argument("--embed", type=count_arg("--embed", 0, 1_000_000), default=None, metavar="N",
                    help="compute real embeddings for the first N facts written (default 2000; 0 = none); "
                         "the rest keep a NULL embedding")
     c.add_argument("--now", default=None, metavar="T",
-                   help="reference time, unix seconds or ISO 8601 (default: now); the workspace covers the "
-                        "120 days before it")
+                   help="reference time, unix seconds or ISO 8601, between 2000 and 2100 (default: now); the "
+                        "workspace covers the 120 days before it")
     c.add_argument("--bulk", choices=("auto", "on", "off"), default="auto",
                    help="batch many facts per transaction (auto: above 5,000 facts)")
     c.add_argument("--force", action="store_true", help="replace PATH if it exists")
@@ -44,28 +51,28 @@ def register(sub) -> None:
 def _parse_now(text: str | None) -> int | None:
     if text is None:
         return None
+    if len(text) > 40:
+        raise BadInput(f"--now: not unix seconds or an ISO 8601 time: {text[:40]!r}…")
     try:
-        return int(text)
+        seconds = int(text)
     except ValueError:
-        pass
-    try:
-        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError as exc:
-        raise BadInput(f"--now: not unix seconds or an ISO 8601 time: {text!r}") from exc
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)
-    return int(parsed.timestamp())
+        try:
+            parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            raise BadInput(f"--now: not unix seconds or an ISO 8601 time: {text!r}") from None
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=timezone.utc)
+        seconds = int(parsed.timestamp())
+    if not NOW_RANGE[0] <= seconds <= NOW_RANGE[1]:
+        raise BadInput(f"--now: {text} is outside 2000-01-01 .. 2100-01-01 (unix seconds {NOW_RANGE[0]} .. "
+                       f"{NOW_RANGE[1]})")
+    return seconds
 
 
 def run(args: argparse.Namespace) -> int:
-    from memorydesk.demo import builder as demo
     from memorydesk.demo.place import create
 
     path = Path(args.path).expanduser()
-    if not demo.MIN_FACTS <= args.facts <= demo.MAX_FACTS:
-        raise BadInput(f"--facts must be between {demo.MIN_FACTS:,} and {demo.MAX_FACTS:,}, not {args.facts:,}")
-    if args.embed is not None and args.embed < 0:
-        raise BadInput("--embed must be 0 or more")
     if path.is_dir():
         raise BadInput(f"{path}: is a folder; give the path of a workspace file to create")
     if path.exists() and not args.force:
@@ -84,3 +91,4 @@ def run(args: argparse.Namespace) -> int:
     for line in summary.lines():
         print(line)
     return 0
+

@@ -48,12 +48,13 @@ def register(sub) -> None:
         "--fresh-for",
         metavar="DURATION",
         default=format_duration(DEFAULT_FRESH_FOR),
-        help="freshness window, e.g. 24h, 90m, 2d, 3600s (default: %(default)s)",
+        help="freshness window, e.g. 24h, 90m, 2d, 3600s, up to 3650d (default: %(default)s)",
     )
     c.add_argument("--json", action="store_true", help='print [{"runId", "state", "color", "reason"}]')
     c.set_defaults(func=run_classify)
 
-    i = commands.add_parser("ingest", help="store receipts in a workspace, all or nothing")
+    i = commands.add_parser("ingest", help="store receipts in a workspace, all or nothing; already stored ones "
+                                           "are skipped")
     i.add_argument("workspace", metavar="WORKSPACE")
     i.add_argument("file", metavar="FILE.jsonl", help="receipts, one JSON object per line ('-' for stdin)")
     i.set_defaults(func=run_ingest)
@@ -63,26 +64,21 @@ def run_ingest(args: argparse.Namespace) -> int:
     from memorydesk.lineage.receipt_store import ingest
     from memorydesk.store import open_workspace
 
-    try:
-        receipts = _read(args.file)
-    except BadReceiptLine as exc:
-        print(exc, file=sys.stderr)
-        return 2
+    receipts = _read(args.file)
     with open_workspace(args.workspace) as ws:
-        stored = ingest(ws, receipts)
+        done = ingest(ws, receipts)
     runs = len({r.run_id for r in receipts})
-    print(f"stored {stored} receipts of {runs} runs in {args.workspace}")
+    line = f"stored {done.stored} receipts of {runs} runs in {args.workspace}"
+    if done.skipped:
+        line += f"; skipped {done.skipped} already stored (the same receiptId, or the same fields)"
+    print(line)
     return 0
 
 
 def run_classify(args: argparse.Namespace) -> int:
     now = _parse_now(args.now)
     fresh_for = _parse_fresh_for(args.fresh_for)
-    try:
-        receipts = _read(args.file)
-    except BadReceiptLine as exc:
-        print(exc, file=sys.stderr)
-        return 2
+    receipts = _read(args.file)
     results = classify(receipts, now=now, fresh_for=fresh_for)
     if not results:
         print(f"memory-desk: no receipts in {args.file}", file=sys.stderr)
@@ -92,15 +88,20 @@ def run_classify(args: argparse.Namespace) -> int:
 
 
 def _read(path: str) -> list[Receipt]:
-    if path == "-":
-        return parse_jsonl(sys.stdin.buffer)
-    if _is_database(path):
+    """The receipts of a file (``-``: standard input) or of a workspace; a bad line names the file
+    and the line."""
+    if path != "-" and _is_database(path):
         from memorydesk.lineage.receipt_store import load
         from memorydesk.store import open_workspace
 
         with open_workspace(path, read_only=True) as ws:
             return load(ws)
-    return read_jsonl(path)
+    try:
+        if path == "-":
+            return parse_jsonl(sys.stdin.buffer)
+        return read_jsonl(path)
+    except BadReceiptLine as exc:
+        raise BadInput(f"{'standard input' if path == '-' else path}: {exc}") from None
 
 
 def _is_database(path: str) -> bool:

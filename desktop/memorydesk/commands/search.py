@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import sys
 
+from memorydesk.commands.args import count_arg, text_arg
+from memorydesk.core.inputs import LIMIT_MAX, NAME_MAX, QUERY_MAX
 from memorydesk.core.text import snippet
 from memorydesk.search.agent import MODES, search
 from memorydesk.store import open_workspace
@@ -21,11 +23,12 @@ from memorydesk.store import open_workspace
 def register(sub) -> None:
     p = sub.add_parser("search", help="what an agent's search_memory would return (read-only)")
     p.add_argument("workspace")
-    p.add_argument("query")
+    p.add_argument("query", type=text_arg("QUERY", QUERY_MAX))
     p.add_argument("--mode", choices=MODES, default="hybrid", help="default: hybrid")
-    p.add_argument("--repo", metavar="SLUG",
+    p.add_argument("--repo", metavar="SLUG", type=text_arg("--repo", NAME_MAX),
                    help="only workspace-wide domains and repo:<SLUG>/… domains (hybrid also boosts the repo's facts)")
-    p.add_argument("--limit", type=int, metavar="N", help="hits to return (default 20 keyword, 10 otherwise)")
+    p.add_argument("--limit", type=count_arg("--limit", 0, LIMIT_MAX), metavar="N",
+                   help=f"hits to return, 0 to {LIMIT_MAX:,} (default 20 keyword, 10 otherwise)")
     p.add_argument("--json", action="store_true", help="print a JSON list of {id, domain, topic, score, voices}")
     p.set_defaults(func=run)
 

@@ -18,6 +18,14 @@ class WorkspaceBusy(WorkspaceUnusable):
     """Another program held the write lock for longer than the busy timeout."""
 
 
+class WorkspaceDamaged(WorkspaceUnusable):
+    """SQLite reports the file corrupt; nothing is written into it (salvage or a backup recovers)."""
+
+
+class DiskFull(MemoryDeskError):
+    """Not enough free space for the operation; nothing was changed."""
+
+
 class SchemaTooNew(WorkspaceUnusable):
     """The file was written by a newer Memory Desk."""
 

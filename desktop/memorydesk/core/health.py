@@ -286,15 +286,20 @@ _DURATION: Final = re.compile(r"([0-9]+)([smhd])")
 _UNIT_SECONDS: Final = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
+MAX_DURATION = timedelta(days=3650)
+
+
 def parse_duration(text: str) -> timedelta:
     """``24h``, ``90m``, ``2d``, ``3600s`` → timedelta (a positive whole number and one
-    unit). Raises ValueError otherwise."""
+    unit, at most ``MAX_DURATION``, ten years). Raises ValueError otherwise."""
     match = _DURATION.fullmatch(text.strip())
-    if match is None:
-        raise ValueError(f"{text!r} is not a duration like 24h, 90m, 2d or 3600s")
+    if match is None or len(match[1]) > 12:
+        raise ValueError(f"{text[:40]!r} is not a duration like 24h, 90m, 2d or 3600s (up to 3650d)")
     seconds = int(match[1]) * _UNIT_SECONDS[match[2]]
     if seconds <= 0:
         raise ValueError(f"{text!r}: the duration must be positive")
+    if seconds > MAX_DURATION.total_seconds():
+        raise ValueError(f"{text!r} is longer than ten years (3650d)")
     return timedelta(seconds=seconds)
 
 

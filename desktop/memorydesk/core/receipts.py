@@ -31,6 +31,9 @@ The contract, as enforced here:
 * Any other key is refused — receipts never carry content — unless it starts with
   ``x-``; such extension fields are kept aside, unchecked, in
   :attr:`Receipt.extensions` and exported after the contract fields.
+* Strings of the contract are at most ``TEXT_MAX`` (512) characters. (The JSON Lines
+  reader also refuses NUL, lone surrogates, integers of more than 19 digits and
+  numbers out of a double's range anywhere in a line, ``x-`` fields included.)
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ MEMORY_TIERS: Final[frozenset[str]] = frozenset({"stm", "mtm", "lpm"})
 DONE_STATUSES: Final[frozenset[str]] = frozenset({"committed", "verified"})
 
 EXTENSION_PREFIX: Final = "x-"
+TEXT_MAX: Final = 512  # characters of any string field of the contract
 _ZERO = timedelta(0)
 
 # Wire name -> (attribute, kind). Order is the export order.
@@ -270,8 +274,12 @@ def receipt_from_json(obj: object, *, line: int | None = None) -> Receipt:
         or version is None
     ):
         _refuse_required(obj)
+    if len(run_id) > TEXT_MAX or len(user_scope) > TEXT_MAX or len(assistant_scope) > TEXT_MAX:
+        _refuse_long(obj, ("runId", "userScope", "assistantScope"))
     if type(version) is not str or not version:
         version = normalize_version(version)
+    elif len(version) > TEXT_MAX:
+        _refuse_long(obj, ("version",))
     values: dict[str, Any] = {
         "run_id": run_id,
         "user_scope": user_scope,
@@ -289,11 +297,15 @@ def receipt_from_json(obj: object, *, line: int | None = None) -> Receipt:
             if value is not None:
                 if type(value) is not str or not value:
                     _refuse_text(key, value)
+                if len(value) > TEXT_MAX:
+                    _refuse_long(obj, (key,))
                 values[attr] = value
         for key, attr in _OPTIONAL_VERSION:
             value = get(key)
             if value is not None:
                 values[attr] = normalize_version(value, key)
+                if len(values[attr]) > TEXT_MAX:
+                    _refuse_long(obj, (key,))
         for key, attr in _OPTIONAL_BOOL:
             value = get(key)
             if value is not None:
@@ -320,6 +332,15 @@ def _refuse_required(obj: dict[str, Any]) -> NoReturn:
     _refuse_choice("tier", obj["tier"], TIERS)
     _refuse_choice("status", obj["status"], STATUSES)
     raise AssertionError("_refuse_required called on valid required fields")
+
+
+def _refuse_long(obj: dict[str, Any], keys: tuple[str, ...]) -> NoReturn:
+    for key in keys:
+        value = obj.get(key)
+        if isinstance(value, str) and len(value) > TEXT_MAX:
+            raise BadInput(f"field {key!r} is {len(value):,} characters long; at most {TEXT_MAX} are accepted "
+                           "(receipts carry ids and versions, not content)")
+    raise AssertionError("_refuse_long called without a long field")
 
 
 def _refuse_choice(key: str, value: object, choices: tuple[str, ...]) -> None:

@@ -472,7 +472,7 @@ def build_demo(path: str | Path, *, facts: int = 2_000, seed: int = 7, now: int 
     stream = Stream(rng, target)
     embed = max(0, min(embed, facts))
     with deterministic_ids(seed):
-        ws = open_workspace(path, name="Acme demo")
+        ws = open_workspace(path, name="Acme demo", create=True)
         try:
             _no_sync(ws)
             builder = DemoBuilder(ws, facts=facts, seed=seed, now=now, embed=embed, bulk=bulk, progress=progress,
@@ -489,16 +489,3 @@ def build_demo(path: str | Path, *, facts: int = 2_000, seed: int = 7, now: int 
                 "as the product does when its model is not installed" if embed else "embeddings were turned off")
     return DemoSummary(path, seed, facts, "bulk" if bulk else "service", counts["embedded"], note,
                        time.monotonic() - started, counts)
-
-
-def finish_file(path: str | Path) -> None:
-    """Fold the write-ahead log into the database file so it can be moved on its own."""
-    import sqlean
-
-    conn = sqlean.connect(str(path))
-    try:
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    finally:
-        conn.close()
-    for suffix in ("-wal", "-shm"):
-        Path(str(path) + suffix).unlink(missing_ok=True)

@@ -163,4 +163,4 @@ def history(seed: int, end: datetime) -> list[Receipt]:
 
 def write_history(ws: Workspace, seed: int, end: int) -> int:
     """Store the demo's receipts (``end``: the reference time, epoch seconds); returns how many."""
-    return receipt_store.ingest(ws, history(seed, datetime.fromtimestamp(end, UTC)))
+    return receipt_store.ingest(ws, history(seed, datetime.fromtimestamp(end, UTC))).stored

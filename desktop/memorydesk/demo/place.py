@@ -2,6 +2,8 @@
 
 An interrupted or failed build (an error, Ctrl+C, a person pressing Cancel) never
 leaves a half-written workspace: the file being built is removed, side files included.
+A build that was killed cannot clean up; the next build beside the same path removes
+its files (``remove_leftovers``). The disk's free space is checked before starting.
 """
 
 from __future__ import annotations
@@ -12,13 +14,20 @@ from pathlib import Path
 
 from memorydesk.demo import builder as demo
 from memorydesk.demo.builder import DemoSummary
+from memorydesk.store import files
 
 SIDE_FILES = ("-wal", "-shm", "-journal")
+BYTES_PER_FACT, BYTES_PER_EMBEDDING = 4_500, 6_000  # the file and its log at their largest, measured with room
 
 
 def remove_with_side_files(path: Path) -> None:
     for suffix in ("", *SIDE_FILES):
         Path(str(path) + suffix).unlink(missing_ok=True)
+
+
+def remove_leftovers(path: Path) -> list[Path]:
+    """Delete the temporary files of earlier builds of ``path`` whose process is gone (a kill)."""
+    return files.remove_dead_builds(path, "building")
 
 
 def create(path: Path, *, facts: int, seed: int = 7, now: int | None = None, embed: int | None = None,
@@ -29,14 +38,19 @@ def create(path: Path, *, facts: int, seed: int = 7, now: int | None = None, emb
     ``progress`` and ``counted`` are the builder's (``demo.builder.build_demo``).
     """
     say = progress or (lambda _line: None)
-    building = path.with_name(f".{path.name}.building-{os.getpid()}")
+    for old in remove_leftovers(path):
+        say(f"removed {old.name}, left by an interrupted build")
+    embedded = min(facts, demo.DEFAULT_EMBED if embed is None else embed)
+    files.require_free(path.parent, facts * BYTES_PER_FACT + embedded * BYTES_PER_EMBEDDING,
+                       f"a demo workspace of {facts:,} facts")
+    building = files.building_path(path, "building")
     remove_with_side_files(building)
     say(f"building a demo workspace of ~{facts:,} facts (seed {seed})…")
     try:
         summary = demo.build_demo(building, facts=facts, seed=seed, now=now,
                                   embed=demo.DEFAULT_EMBED if embed is None else embed, bulk=bulk, progress=progress,
                                   counted=counted)
-        demo.finish_file(building)
+        files.fold_log(building)
         if path.exists():
             remove_with_side_files(path)
         os.replace(building, path)

@@ -71,5 +71,5 @@ def import_file(ws: Workspace, path: str | os.PathLike[str], progress: Progress 
     if check is not None:
         check()
     report(size, size, f"storing {len(receipts):,} receipts")
-    stored = receipt_store.ingest(ws, receipts)
+    stored = receipt_store.ingest(ws, receipts).stored
     return ImportResult(path.name, len(receipts), stored, len({r.run_id for r in receipts}))

@@ -1,21 +1,25 @@
-"""Receipts inside a workspace: ``memdesk_receipts``, ingested all or nothing.
+"""Receipts inside a workspace: ``memdesk_receipts``, ingested all or nothing, once.
 
 Only the contract's fields are stored, plus the line each receipt was read from (so
 a workspace names a receipt in a health reason exactly as its file does); ``x-``
 extension fields are dropped on the way in, so nothing that could carry memory
-content reaches the file.
+content reaches the file. Ingest is idempotent: a receipt already stored — the same
+``receiptId``, or, without one, the same fields (its line aside) — is skipped and
+counted (so is a repeat within the input).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection
 
 from memorydesk.core.receipts import Receipt, format_utc, gc_paused
-from memorydesk.store import Workspace
+from memorydesk.store import Workspace, files
 from memorydesk.store.ours import RECEIPT_LINES_SCHEMA, DeskReceipt
 from memorydesk.store.retry import with_retry
 
@@ -26,6 +30,7 @@ BATCH = 20_000
 COLUMNS = ("receipt_id", "run_id", "user_scope", "assistant_scope", "tier", "status", "version", "source_version",
            "at_utc", "source_present", "waiting_until", "expected_version", "depends_on_version",
            "outcome_receipt", "canary", "line")
+IDENTITY = COLUMNS[:-1]  # what makes two receipts without an id the same: every field but the line
 INSERT = f"INSERT INTO {TABLE.name} ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
 
 
@@ -41,16 +46,70 @@ def _row(r: Receipt) -> tuple:
 
 def insert(conn: Connection, receipts: Iterable[Receipt]) -> int:
     """Add receipts inside the caller's transaction (a promotion writes its own this way)."""
-    rows = [_row(r) for r in receipts]
+    return _insert_rows(conn, [_row(r) for r in receipts])
+
+
+def _insert_rows(conn: Connection, rows: list[tuple]) -> int:
     for start in range(0, len(rows), BATCH):
         conn.exec_driver_sql(INSERT, rows[start:start + BATCH])
     return len(rows)
 
 
-def ingest(ws: Workspace, receipts: Iterable[Receipt]) -> int:
-    """Store every receipt in one transaction; on any failure none is stored."""
+ROW_BYTES = 600  # about what one stored receipt takes, with its index entries, twice (log and file)
+RECEIPT_ID_INDEX = (f"CREATE INDEX IF NOT EXISTS idx_memdesk_receipts_receipt_id ON {TABLE.name} (receipt_id) "
+                    "WHERE receipt_id IS NOT NULL")
+
+
+@dataclass(frozen=True)
+class Ingested:
+    stored: int
+    skipped: int  # already in the workspace (or repeated in the input)
+
+
+def ingest(ws: Workspace, receipts: Iterable[Receipt]) -> Ingested:
+    """Store every receipt not stored yet, in one transaction; on any failure none is stored."""
     receipts = list(receipts)
-    return with_retry(ws, lambda conn: insert(conn, receipts)) if receipts else 0
+    if not receipts:
+        return Ingested(0, 0)
+    files.require_free(ws.path.parent, len(receipts) * ROW_BYTES, f"{len(receipts):,} receipts")
+
+    def work(conn: Connection) -> Ingested:
+        fresh = new_rows(conn, receipts)
+        _insert_rows(conn, fresh)
+        return Ingested(len(fresh), len(receipts) - len(fresh))
+
+    return with_retry(ws, work)
+
+
+def new_rows(conn: Connection, receipts: list[Receipt]) -> list[tuple]:
+    """The rows of the receipts neither stored already nor repeated earlier in ``receipts``."""
+    conn.exec_driver_sql(RECEIPT_ID_INDEX)
+    stored = conn.exec_driver_sql(f"SELECT 1 FROM {TABLE.name} LIMIT 1").first() is not None
+    seen_ids = _known(conn, "SELECT receipt_id FROM {t} WHERE receipt_id IN (SELECT value FROM json_each(?))",
+                      {r.receipt_id for r in receipts if r.receipt_id is not None} if stored else set(),
+                      lambda row: row[0])
+    seen_rows = _known(conn, f"SELECT {', '.join(IDENTITY)} FROM {{t}} WHERE receipt_id IS NULL AND run_id IN "
+                             "(SELECT value FROM json_each(?))",
+                       {r.run_id for r in receipts if r.receipt_id is None} if stored else set(), tuple)
+    fresh = []
+    for r in receipts:
+        row = _row(r)
+        key = row[0] if row[0] is not None else row[:len(IDENTITY)]
+        seen = seen_ids if row[0] is not None else seen_rows
+        if key in seen:
+            continue
+        seen.add(key)
+        fresh.append(row)
+    return fresh
+
+
+def _known(conn: Connection, sql: str, keys: set[str], shape) -> set:
+    found: set = set()
+    keys_list = list(keys)
+    for start in range(0, len(keys_list), BATCH):
+        chunk = json.dumps(keys_list[start:start + BATCH])
+        found.update(shape(row) for row in conn.exec_driver_sql(sql.format(t=TABLE.name), (chunk,)))
+    return found
 
 
 # -- reading --------------------------------------------------------------------------------------

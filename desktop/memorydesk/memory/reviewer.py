@@ -17,11 +17,11 @@ from memorydesk.core.errors import MemoryDeskError, StaleEdit
 from memorydesk.embedding.embedder import Embedder, fact_text, fact_vectors
 from memorydesk.memory import history, reviewer_edges, reviewer_steps  # noqa: F401 - registers the actions
 from memorydesk.memory.history import ChangeResult, perform
+from memorydesk.memory.purge import BackupAction, purge
 from memorydesk.memory.reviewer_conflicts import ConflictDecisions
 from memorydesk.memory.reviewer_grants import GrantEdits
 from memorydesk.memory.rows import fact_row, new_id, now_s
 from memorydesk.store import Workspace
-from memorydesk.store.ours import DeskHistory
 from memorydesk.store.retry import with_retry
 from memorydesk.store.vectors import put_vector
 
@@ -101,49 +101,16 @@ class Reviewer(ConflictDecisions, GrantEdits):
         return self._each_fact("fact.restore", ids, reason, lambda fid: {"id": fid, "before": None},
                                "{n} fact(s) restored")
 
-    def purge_facts(self, ids: Iterable[str], reason: str = "") -> ChangeResult:
+    def purge_facts(self, ids: Iterable[str], reason: str = "", *, backups: BackupAction = "keep") -> ChangeResult:
         """Remove the facts, their earlier versions and every copy of their text. Not undoable.
 
-        Edges, conflicts and beliefs that name them go too."""
-        ids = list(dict.fromkeys(ids))
-
-        def work(conn: Connection) -> ChangeResult:
-            chain: list[str] = []
-            hids = []
-            for fid in ids:
-                versions = [v for v in self._with_earlier_versions(conn, [fid]) if v not in chain]
-                chain.extend(versions)
-                hids.append(perform(self.ws, conn, "fact.purge", entity_id=fid, actor=self.actor, reason=reason,
-                                    detail={"ids": versions}))
-            h = DeskHistory.__table__
-            scrub = (h.c.entity_id.in_(chain) | h.c.before_id.in_(chain) | h.c.after_id.in_(chain))
-            conn.execute(h.update().where(scrub & (h.c.action != "purge")).values(detail='{"purged":true}'))
-            return ChangeResult("fact", chain, hids, f"{len(chain)} fact version(s) purged",
-                                {"edge": [], "conflict": [], "belief": []})
-
-        result = with_retry(self.ws, work)
-        self._compact()
-        return result
-
-    def _with_earlier_versions(self, conn: Connection, ids: list[str]) -> list[str]:
-        facts = self.ws.layout.facts
-        found, frontier = list(ids), list(ids)
-        while frontier:
-            earlier = conn.execute(select(facts.c.id).where(facts.c.superseded_by.in_(frontier))).scalars().all()
-            frontier = [f for f in earlier if f not in found]
-            found.extend(frontier)
-        return found
-
-    def _compact(self) -> None:
-        """Merge the full-text index and checkpoint, so freed pages (zeroed) hold no old text."""
-        fts = self.ws.layout.fts
-        with self.ws.write() as conn:
-            conn.exec_driver_sql(f"INSERT INTO {fts}({fts}) VALUES('optimize')")
-        raw = self.ws.engine.raw_connection()
-        try:
-            raw.driver_connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        finally:
-            raw.close()
+        Edges, conflicts and beliefs that name them go too. The write-ahead log is emptied
+        (or the erase is left pending, and the message says why); backups beside the file
+        that hold the text are kept, erased or deleted as ``backups`` says (``memory.purge``)."""
+        outcome = purge(self, ids, reason, backups=backups)
+        change = outcome.change or ChangeResult("fact", [], [], "")
+        change.message = "; ".join(outcome.lines())
+        return change
 
     # -- policies --------------------------------------------------------------------------------
     def edit_policy(self, policy_id: str, *, domain: str, rule: str, required_role: str | None,

@@ -13,7 +13,8 @@ from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import StaleEdit
 from memorydesk.memory.history import action
-from memorydesk.memory.rows import drop_vectors, fact_row, insert_fact
+from memorydesk.memory.purge import erase_rows
+from memorydesk.memory.rows import fact_row, insert_fact
 from memorydesk.store import Workspace
 
 DELETED = "human:deleted"
@@ -65,15 +66,7 @@ def _restore_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None
 @action("fact", "purge")
 def _purge_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
     """Delete the facts (their FTS entries go by trigger) and everything that quotes them."""
-    layout, ids = ws.layout, d["ids"]
-    facts, edges, conflicts, beliefs = layout.facts, layout.edges, layout.conflicts, layout.beliefs
-    conn.execute(facts.delete().where(facts.c.id.in_(ids)))
-    drop_vectors(conn, ids, vectors=ws.has_vectors)
-    conn.execute(edges.delete().where(edges.c.source_fact_id.in_(ids) | edges.c.target_fact_id.in_(ids)))
-    conn.execute(conflicts.delete().where(conflicts.c.fact_a_id.in_(ids) | conflicts.c.fact_b_id.in_(ids)))
-    for belief in conn.execute(select(beliefs.c.id, beliefs.c.provenance_fact_ids)).all():
-        if any(fid in (belief.provenance_fact_ids or "") for fid in ids):
-            conn.execute(beliefs.delete().where(beliefs.c.id == belief.id))
+    erase_rows(conn, ws.layout, d["ids"], vectors=ws.has_vectors)
 
 
 # -- policies ------------------------------------------------------------------------------------

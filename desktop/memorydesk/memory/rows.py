@@ -49,8 +49,3 @@ def insert_fact(conn: Connection, layout: Layout, values: Mapping[str, Any], *, 
     conn.execute(layout.facts.insert(), dict(values))
     if vectors and values.get("embedding") is not None:
         vector_store.add_vector(conn, values["id"], values["embedding"])
-
-
-def drop_vectors(conn: Connection, ids: Iterable[str], *, vectors: bool) -> None:
-    if vectors:
-        vector_store.drop_vectors(conn, ids)

@@ -45,6 +45,7 @@ from memorydesk.core.fusion import (
     rrf_fuse,
     rrf_term,
 )
+from memorydesk.core.inputs import LIMIT_MAX, NAME_MAX, QUERY_MAX, check_count, check_text
 from memorydesk.core.intent import classify_intent
 from memorydesk.embedding.embedder import Embedder, EmbedderUnavailable, get_embedder
 from memorydesk.search.cache import snapshot_version
@@ -201,6 +202,7 @@ def _keyword_hit(rank: int, row: KeywordRow) -> SearchHit:
 
 def keyword_search(ws: Workspace, query: str, *, limit: int = KEYWORD_LIMIT, repo: str | None = None) -> SearchResult:
     """Keyword mode: the product's FTS query, best first (``limit`` 20 like the product)."""
+    _check_inputs(query, limit, repo)
     scope = repo_scope(repo)
     notes: list[str] = []
     with ws.read() as conn:
@@ -331,8 +333,7 @@ def search(
     """
     if mode not in MODES:
         raise BadInput(f"unknown search mode {mode!r}; use one of {', '.join(MODES)}")
-    if limit is not None and limit < 0:
-        raise BadInput(f"--limit must be 0 or more, not {limit}")
+    _check_inputs(query, limit, repo)
     if variant is not PRODUCT and (mode != "hybrid" or record_recall):
         raise BadInput("a what-if ranking is for the hybrid mode's audit only and never records a recall")
     if record_recall and ws.read_only:
@@ -357,6 +358,15 @@ def search(
         _record(ws, result.ids, int(clock))
         result.recorded = True
     return result
+
+
+def _check_inputs(query: object, limit: object, repo: object) -> None:
+    """At the edge: valid text of a sane length, a sane limit (``core.inputs``)."""
+    check_text(query, "the query", max_chars=QUERY_MAX, nul=True)
+    if limit is not None:
+        check_count(limit, "the limit", 0, LIMIT_MAX)
+    if repo is not None:
+        check_text(repo, "the repo slug", max_chars=NAME_MAX)
 
 
 def record_recall(ws: Workspace, ids: list[str], now: int | None = None) -> None:

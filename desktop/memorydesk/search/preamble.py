@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from sqlalchemy import Connection, and_, select
 
+from memorydesk.core.inputs import NAME_MAX, TASK_MAX, check_text
 from memorydesk.core.text import dart_trim, format_confidence, snippet, utf16_len
 from memorydesk.search.cache import cached, snapshot_version
 from memorydesk.search.keyword import KEYWORD_LIMIT, keyword_rows
@@ -120,6 +121,8 @@ def fact_lines(ws: Workspace, task: str, conn: Connection | None = None) -> list
 
 def build_preamble(ws: Workspace, agent_id: str, task: str | None = None) -> str:
     """The preamble ``agent_id`` gets for ``task``; ``""`` when there is nothing to say."""
+    check_text(agent_id, "the agent id", max_chars=NAME_MAX)
+    check_text(task or "", "the task", max_chars=TASK_MAX, nul=True)
     with ws.read() as conn:
         snapshot_version(ws, conn)  # before any read: lets the per-version caches serve this call
         sections = [policy_section(ws, conn), note_section(ws, agent_id, conn)]

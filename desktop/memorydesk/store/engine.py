@@ -1,7 +1,10 @@
 """Connections to a workspace file: sqlean-py through SQLAlchemy, sqlite-vec loaded.
 
 Every connection gets WAL (set when writable), ``busy_timeout=5000``,
-``foreign_keys=ON`` and ``secure_delete=ON``. The DBAPI connection runs in
+``foreign_keys=ON`` and ``secure_delete=ON``. Text that SQLite stores but that is not
+valid UTF-8 (another program can write any bytes) reads with replacement characters
+(U+FFFD) instead of failing the whole query (``store.text``); ``check`` names such rows
+(``text_not_utf8``). The DBAPI connection runs in
 autocommit mode and SQLAlchemy's ``begin`` emits the BEGIN itself, so a write
 transaction can start as ``BEGIN IMMEDIATE`` (take the write lock up front, wait
 out a busy product process with the busy timeout, never fail half-way).
@@ -17,6 +20,8 @@ import sqlean
 import sqlite_vec
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.pool import NullPool, QueuePool
+
+from memorydesk.store.text import TolerantConnection
 
 log = logging.getLogger("memorydesk.store")
 
@@ -42,6 +47,7 @@ def raw_connect(path: Path, *, read_only: bool, immutable: bool = False, timeout
         check_same_thread=False,
         isolation_level=None,
         timeout=timeout_ms / 1000,
+        factory=TolerantConnection,
     )
     try:
         conn.enable_load_extension(True)
@@ -63,6 +69,7 @@ def make_engine(path: Path, *, read_only: bool, immutable: bool = False,
         module=sqlean,
         creator=lambda: raw_connect(path, read_only=read_only, immutable=immutable, timeout_ms=timeout_ms),
         poolclass=NullPool if immutable else QueuePool,
+        hide_parameters=True,  # error messages and logs never quote memory content
     )
 
     @event.listens_for(engine, "begin")

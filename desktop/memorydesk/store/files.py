@@ -1,20 +1,65 @@
-"""Looking at a file before SQLite touches it: header checks and backups.
+"""Looking at a file before SQLite touches it: what the path is, its header, free space, backups.
 
 These checks turn "file is not a database" and friends into one clear sentence and
-refuse truncated files before any connection could write a journal next to them.
+refuse truncated files, and paths that are not regular files (a FIFO would block every
+read forever), before any connection could write a journal next to them.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import os
+import re
+import shutil
+import stat
 from pathlib import Path
 
 import sqlean
 
-from memorydesk.core.errors import WorkspaceUnusable
+from memorydesk.core.errors import DiskFull, WorkspaceUnusable
 
 HEADER = b"SQLite format 3\x00"
+SIDE_FILES = ("-wal", "-shm", "-journal")
+#: Free space kept in reserve on top of what an operation is estimated to need.
+SPARE_BYTES = 8 * 2**20
+_KINDS = ((stat.S_ISDIR, "is a folder"), (stat.S_ISFIFO, "is a named pipe (FIFO)"), (stat.S_ISSOCK, "is a socket"),
+          (stat.S_ISCHR, "is a character device"), (stat.S_ISBLK, "is a block device"))
+
+
+def inspect_path(path: Path) -> bool:
+    """True when ``path`` is a regular file (through symbolic links), False when nothing is there.
+
+    Anything else is refused with one sentence before SQLite could open it: a folder, a
+    FIFO, a socket, a device, a loop of symbolic links, a link to nothing; so are side
+    files (``-wal``, ``-shm``, ``-journal``) that are not regular files.
+    """
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        if path.is_symlink():
+            raise WorkspaceUnusable(f"{path}: a symbolic link to {os.readlink(path)}, which does not exist") from None
+        return False
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise WorkspaceUnusable(f"{path}: a loop of symbolic links; point it at a real workspace file") from None
+        raise WorkspaceUnusable(f"{path}: cannot look at the file ({exc.strerror or exc})") from None
+    _refuse_special(path, info.st_mode, "a workspace database file")
+    for suffix in SIDE_FILES:
+        side = Path(f"{path}{suffix}")
+        try:
+            _refuse_special(side, side.stat().st_mode, "a regular file SQLite keeps beside the workspace")
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise WorkspaceUnusable(f"{side}: cannot look at the file ({exc.strerror or exc})") from None
+    return True
+
+
+def _refuse_special(path: Path, mode: int, wanted: str) -> None:
+    for test, what in _KINDS:
+        if test(mode):
+            raise WorkspaceUnusable(f"{path}: {what}, not {wanted}")
 
 
 def inspect_header(path: Path) -> None:
@@ -55,21 +100,160 @@ def folder_writable(path: Path) -> bool:
     return os.access(path.parent, os.W_OK | os.X_OK)
 
 
+def database_bytes(path: Path) -> int:
+    """The file and its write-ahead log: what a copy of the database can take at most."""
+    total = 0
+    for suffix in ("", "-wal"):
+        try:
+            total += Path(f"{path}{suffix}").stat().st_size
+        except OSError:
+            pass
+    return total
+
+
+def megabytes(n: int) -> str:
+    return f"{n / 2**20:,.1f} MB"
+
+
+def free_bytes(folder: Path) -> int:
+    return shutil.disk_usage(folder).free
+
+
+def require_free(folder: Path, needed: int, what: str) -> None:
+    """Refuse with the numbers when ``folder``'s disk has less than ``needed`` (plus a reserve) free."""
+    try:
+        free = free_bytes(folder)
+    except OSError:
+        return  # cannot tell: let the operation try (a full disk still rolls back)
+    if free < needed + SPARE_BYTES:
+        raise DiskFull(f"{folder}: not enough free space for {what}: it needs about "
+                       f"{megabytes(needed + SPARE_BYTES)} and {megabytes(free)} are free; free some space "
+                       "and try again (nothing was changed)")
+
+
 def backup_path(path: Path, label: str = "backup") -> Path:
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
     return path.with_name(f"{path.stem}.{label}-{stamp}{path.suffix or '.db'}")
 
 
-def backup_copy(path: Path, target: Path | None = None, label: str = "backup") -> Path:
-    """Copy a live database with SQLite's backup API (consistent even while it is written)."""
-    target = target or backup_path(path, label)
-    src = sqlean.connect(f"file:{path}?mode=ro", uri=True)
+def backups_beside(path: Path) -> list[Path]:
+    """The backups Memory Desk made beside ``path`` (``backup_path``'s names), oldest first."""
+    pattern = re.compile(re.escape(path.stem) + r"\.[a-z0-9-]+-\d{8}T\d{12}Z" + re.escape(path.suffix or ".db"))
     try:
-        dst = sqlean.connect(str(target))
-        try:
-            src.backup(dst)
-        finally:
-            dst.close()
-    finally:
-        src.close()
+        found = [p for p in path.parent.iterdir() if pattern.fullmatch(p.name) and p.is_file()]
+    except OSError:
+        return []
+    return sorted(found, key=lambda p: p.name.rsplit("-", 1)[-1])
+
+
+def remove_database(path: Path) -> None:
+    """Delete a database file we created, with its side files."""
+    for suffix in ("", *SIDE_FILES):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+def backup_copy(path: Path, target: Path | None = None, label: str = "backup") -> Path:
+    """Copy a live database with SQLite's backup API (consistent even while it is written).
+
+    Refuses up front when the disk lacks the room. The copy is written under a
+    temporary name (``partial_name``) and moved into place once complete, so a copy
+    that fails half-way (the disk filled anyway) is removed and one cut short by a kill
+    is recognised and dealt with at the next open (``settle_partial_backups``).
+    """
+    target = target or backup_path(path, label)
+    if target.exists():
+        raise WorkspaceUnusable(f"{target}: already exists; a backup never replaces a file")
+    require_free(target.parent, database_bytes(path), f"a backup copy of {path.name}")
+    partial = write_partial_backup(path, target)
+    os.replace(partial, target)
     return target
+
+
+def partial_name(target: Path) -> Path:
+    return target.with_name(f".{target.name}.partial-{os.getpid()}")
+
+
+def write_partial_backup(path: Path, target: Path) -> Path:
+    """The backup of ``path`` under ``partial_name(target)`` (removed again if it fails)."""
+    partial = partial_name(target)
+    try:
+        src = sqlean.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            dst = sqlean.connect(str(partial))
+            try:
+                src.backup(dst)
+            finally:
+                dst.close()
+        finally:
+            src.close()
+    except BaseException:
+        remove_database(partial)
+        raise
+    return partial
+
+
+_PARTIAL = re.compile(r"\.(?P<name>.+)\.partial-(?P<pid>\d+)(?P<side>-journal|-wal|-shm)?")
+
+
+def settle_partial_backups(path: Path, *, complete: bool) -> list[Path]:
+    """Backups of ``path`` left under their temporary name by a process that was killed.
+
+    ``complete``: the change the backup was made for was committed (the file is at our
+    schema), so the copy is whole: it takes its final name. Otherwise it is deleted.
+    Returns what was deleted or renamed."""
+    settled = []
+    try:
+        candidates = list(path.parent.glob(f".{path.stem}.*.partial-*"))
+    except OSError:
+        return []
+    for candidate in candidates:
+        match = _PARTIAL.fullmatch(candidate.name)
+        if match is None or process_alive(int(match["pid"])):
+            continue
+        if complete and not match["side"]:
+            os.replace(candidate, candidate.with_name(match["name"]))
+        else:
+            candidate.unlink(missing_ok=True)
+        settled.append(candidate)
+    return settled
+
+
+def fold_log(path: Path) -> None:
+    """Fold the write-ahead log into the database file so the file can be moved on its own."""
+    conn = sqlean.connect(str(path))
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+    for suffix in ("-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+def building_path(path: Path, tag: str) -> Path:
+    """Where a new file for ``path`` is built before it is moved into place (``.NAME.TAG-PID``)."""
+    return path.with_name(f".{path.name}.{tag}-{os.getpid()}")
+
+
+def remove_dead_builds(path: Path, tag: str) -> list[Path]:
+    """Delete files that builds of ``path`` (``building_path``) left when their process was killed."""
+    pattern = re.compile(re.escape(f".{path.name}.{tag}-") + r"(\d+)(?:-wal|-shm|-journal)?")
+    removed = []
+    for candidate in sorted(path.parent.glob(f".{path.name}.{tag}-*")):
+        match = pattern.fullmatch(candidate.name)
+        if match is None or process_alive(int(match[1])):
+            continue
+        candidate.unlink(missing_ok=True)
+        removed.append(candidate)
+    return removed
+
+
+def process_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's live process
+    return True

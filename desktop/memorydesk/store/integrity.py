@@ -1,7 +1,10 @@
 """``memory-desk check``: find rows the product could not read or that point nowhere.
 
-One ``Problem`` per offending row (DESIGN.md section 7). Everything here reads;
-``repair`` rebuilds the derived indexes (FTS, vectors) and never touches memory.
+One ``Problem`` per offending row (DESIGN.md section 7), and what SQLite itself finds
+(``integrity_sqlite``: ``sqlite_corrupt``, ``text_not_utf8``). Everything here reads;
+``repair`` rebuilds the derived indexes (FTS, vectors) and never touches memory. A
+reading that fails on a damaged page becomes a ``sqlite_corrupt`` problem, so a damaged
+file gets a report, not a crash.
 """
 
 from __future__ import annotations
@@ -12,13 +15,19 @@ from dataclasses import asdict, dataclass
 
 from sqlalchemy import Connection
 
+from memorydesk.store import files, integrity_sqlite
+from memorydesk.store.errors import READ_FAILURES
 from memorydesk.store.ours import EMBEDDING_DIM, VECTOR_TABLE
 from memorydesk.store.workspace import Workspace
 
+#: Files up to this size always get SQLite's full ``integrity_check`` (about a second per
+#: 50 MB); larger ones get ``quick_check`` unless ``thorough``.
+THOROUGH_UP_TO = 64 * 2**20
+
 KINDS = (
-    "fts_out_of_sync", "vector_out_of_sync", "embedding_malformed", "superseded_by_dangling",
+    "sqlite_corrupt", "fts_out_of_sync", "vector_out_of_sync", "embedding_malformed", "superseded_by_dangling",
     "supersession_cycle", "edge_dangling", "conflict_dangling", "policy_source_dangling",
-    "belief_provenance_dangling", "json_malformed", "invalid_row", "grant_permission_unknown",
+    "belief_provenance_dangling", "json_malformed", "invalid_row", "grant_permission_unknown", "text_not_utf8",
 )
 DERIVED_KINDS = frozenset({"fts_out_of_sync", "vector_out_of_sync"})
 SENTINEL_PREFIXES = ("system:", "human:")
@@ -36,6 +45,7 @@ class Problem:
 @dataclass
 class Report:
     problems: list[Problem]
+    sqlite_check: str = ""  # which of SQLite's checks ran: integrity_check or quick_check
 
     @property
     def summary(self) -> dict[str, int]:
@@ -46,19 +56,38 @@ class Report:
         return {"problems": [asdict(p) for p in self.problems], "summary": self.summary}
 
 
-def check(ws: Workspace) -> Report:
+def check(ws: Workspace, *, thorough: bool = False, sqlite: bool = True) -> Report:
+    """Every problem in the file. ``thorough``: SQLite's full ``integrity_check`` (also for
+    large files) and FTS5's own comparison of the index with the facts. ``sqlite=False``
+    skips SQLite's checks (a caller that just ran them)."""
+    full = thorough or ws.path.stat().st_size <= THOROUGH_UP_TO
+    problems: list[Problem] = []
     with ws.read() as conn:
-        problems: list[Problem] = []
+        if sqlite:
+            problems += _guarded(conn, ws, "SQLite's own check",
+                                 lambda c, w: integrity_sqlite.corrupt_problems(c, w, thorough=full, make=Problem))
         for finder in (_fts, _vectors, _embeddings, _supersession, _cycles, _edges, _conflicts,
-                       _json_lists, _invalid_rows, _grants):
-            problems.extend(finder(conn, ws))
-    return Report(problems)
+                       _json_lists, _invalid_rows, _grants, _text):
+            problems += _guarded(conn, ws, finder.__doc__ or finder.__name__, finder)
+    if sqlite and thorough:
+        problems += integrity_sqlite.fts_content_problems(ws, Problem)
+    return Report(problems, ("integrity_check" if full else "quick_check") if sqlite else "")
+
+
+def _guarded(conn: Connection, ws: Workspace, what: str, finder) -> list[Problem]:
+    """Run one finder; a read that fails on a damaged page is itself the finding."""
+    try:
+        return list(finder(conn, ws))
+    except READ_FAILURES as exc:
+        text = str(getattr(exc, "orig", None) or exc)
+        return [Problem("sqlite_corrupt", "", "", f"reading failed while checking {what}: {text}")]
 
 
 def repair(ws: Workspace) -> list[str]:
     """Rebuild the FTS index and the vector index from the fact table. Returns what was done."""
     done = []
     layout = ws.layout
+    files.require_free(ws.path.parent, 2 * _index_bytes(ws), f"rebuilding the indexes of {ws.path.name}")
     with ws.write() as conn:
         conn.exec_driver_sql(f"INSERT INTO {layout.fts}({layout.fts}) VALUES('rebuild')")
         done.append("rebuilt the full-text index")
@@ -72,11 +101,20 @@ def repair(ws: Workspace) -> list[str]:
     return done
 
 
+def _index_bytes(ws: Workspace) -> int:
+    """What the full-text and vector indexes take now (a rebuild writes them anew, through the log)."""
+    with ws.read() as conn:
+        return int(conn.exec_driver_sql(
+            "SELECT coalesce(sum(pgsize), 0) FROM dbstat('main', 1) WHERE name LIKE ? OR name LIKE ?",
+            (f"{ws.layout.fts}%", f"{VECTOR_TABLE}%")).scalar())
+
+
 def _rows(conn: Connection, sql: str):
     return conn.exec_driver_sql(sql).all()
 
 
 def _fts(conn: Connection, ws: Workspace) -> list[Problem]:
+    """full-text index entries"""
     facts, fts = ws.layout.facts.name, ws.layout.fts
     missing = _rows(conn, f"SELECT f.id, f.rowid FROM {facts} f WHERE f.rowid NOT IN "
                           f"(SELECT id FROM {fts}_docsize)")
@@ -89,6 +127,7 @@ def _fts(conn: Connection, ws: Workspace) -> list[Problem]:
 
 
 def _vectors(conn: Connection, ws: Workspace) -> list[Problem]:
+    """the vector index"""
     if not ws.has_vectors:
         return []
     facts = ws.layout.facts.name
@@ -106,6 +145,7 @@ def _vectors(conn: Connection, ws: Workspace) -> list[Problem]:
 
 
 def _embeddings(conn: Connection, ws: Workspace) -> list[Problem]:
+    """embeddings"""
     facts = ws.layout.facts.name
     rows = _rows(conn, f"SELECT id, length(embedding) FROM {facts} WHERE embedding IS NOT NULL "
                        f"AND length(embedding) != {EMBEDDING_BYTES}")
@@ -114,6 +154,7 @@ def _embeddings(conn: Connection, ws: Workspace) -> list[Problem]:
 
 
 def _supersession(conn: Connection, ws: Workspace) -> list[Problem]:
+    """superseded_by links"""
     facts = ws.layout.facts.name
     rows = _rows(conn, f"SELECT f.id, f.superseded_by FROM {facts} f WHERE f.superseded_by IS NOT NULL "
                        f"AND f.superseded_by NOT LIKE 'system:%' AND f.superseded_by NOT LIKE 'human:%' "
@@ -123,6 +164,7 @@ def _supersession(conn: Connection, ws: Workspace) -> list[Problem]:
 
 
 def _cycles(conn: Connection, ws: Workspace) -> list[Problem]:
+    """supersession chains"""
     facts = ws.layout.facts.name
     succ = dict(_rows(conn, f"SELECT id, superseded_by FROM {facts} WHERE superseded_by IS NOT NULL "
                             f"AND superseded_by NOT LIKE 'system:%' AND superseded_by NOT LIKE 'human:%'"))
@@ -143,6 +185,7 @@ def _cycles(conn: Connection, ws: Workspace) -> list[Problem]:
 
 
 def _edges(conn: Connection, ws: Workspace) -> list[Problem]:
+    """episodic edges"""
     facts, edges = ws.layout.facts.name, ws.layout.edges.name
     rows = _rows(conn, f"SELECT e.id, e.source_fact_id, e.target_fact_id, "
                        f"EXISTS (SELECT 1 FROM {facts} WHERE id = e.source_fact_id), "
@@ -156,6 +199,7 @@ def _edges(conn: Connection, ws: Workspace) -> list[Problem]:
 
 
 def _conflicts(conn: Connection, ws: Workspace) -> list[Problem]:
+    """conflicts"""
     facts, conflicts = ws.layout.facts.name, ws.layout.conflicts.name
     ids = {r[0] for r in _rows(conn, f"SELECT id FROM {facts}")}
     out = []
@@ -181,6 +225,7 @@ def _json_list(value: str | None) -> list[str] | None:
 
 
 def _json_lists(conn: Connection, ws: Workspace) -> list[Problem]:
+    """JSON list columns"""
     layout = ws.layout
     ids = {r[0] for r in _rows(conn, f"SELECT id FROM {layout.facts.name}")}
     columns = (
@@ -205,6 +250,7 @@ def _json_lists(conn: Connection, ws: Workspace) -> list[Problem]:
 
 
 def _invalid_rows(conn: Connection, ws: Workspace) -> list[Problem]:
+    """row invariants"""
     layout = ws.layout
     blank = "trim({0}) = ''"
     checks: list[tuple[str, str, str]] = [
@@ -227,9 +273,15 @@ def _invalid_rows(conn: Connection, ws: Workspace) -> list[Problem]:
 
 
 def _grants(conn: Connection, ws: Workspace) -> list[Problem]:
+    """grants"""
     grants = ws.layout.grants.name
     rows = _rows(conn, f"SELECT agent_role, memory_domain, permission FROM {grants} "
                        f"WHERE lower(permission) NOT IN ('none', 'read', 'write')")
     return [Problem("grant_permission_unknown", grants, f"{role}/{domain}",
                     f"permission {perm!r} is not none/read/write (the product reads it as read)")
             for role, domain, perm in rows]
+
+
+def _text(conn: Connection, ws: Workspace) -> list[Problem]:
+    """text encodings"""
+    return integrity_sqlite.text_problems(conn, ws, Problem)

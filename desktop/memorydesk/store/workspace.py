@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import threading
 import time
 import uuid
@@ -20,11 +21,11 @@ from pathlib import Path
 
 import sqlean
 from sqlalchemy import Connection, Engine, select
-from sqlalchemy import exc as sa_exc
 
-from memorydesk.core.errors import ReadOnlyWorkspace, SchemaTooNew, WorkspaceBusy, WorkspaceUnusable
-from memorydesk.store import files, guard, ours
+from memorydesk.core.errors import DiskFull, ReadOnlyWorkspace, SchemaTooNew, WorkspaceDamaged, WorkspaceUnusable
+from memorydesk.store import files, guard, ours, wal
 from memorydesk.store.engine import BEGIN_OPTION, BUSY_TIMEOUT_MS, make_engine, raw_connect
+from memorydesk.store.errors import SQLITE_IOERR, recovery_advice, translated
 from memorydesk.store.layout import LAYOUTS, SUFFIXED, Layout, detect, table_names
 from memorydesk.store.product_ddl import PRODUCT_USER_VERSION, product_schema_statements
 
@@ -45,6 +46,7 @@ class Workspace:
     desk_schema: int  # 0 when our tables are absent (a product file opened read-only)
     backup: Path | None = None
     notes: list[str] = field(default_factory=list)
+    pending_erase: bool = False  # a purge's text may still be in the write-ahead log (see store.wal)
     _watch: sqlean.Connection | None = field(default=None, repr=False)
     _last_data_version: int | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -61,7 +63,7 @@ class Workspace:
     @contextlib.contextmanager
     def read(self) -> Iterator[Connection]:
         """A connection for reads (one short use; don't hold it while waiting for a person)."""
-        with _translate_errors(self.path), self.engine.connect() as conn:
+        with translated(self.path), self.engine.connect() as conn:
             yield conn
 
     @contextlib.contextmanager
@@ -69,7 +71,7 @@ class Workspace:
         """One write transaction, started as BEGIN IMMEDIATE, committed on success."""
         if self.read_only:
             raise ReadOnlyWorkspace(f"{self.path.name} is open read-only; nothing was changed")
-        with _translate_errors(self.path), self.engine.connect() as conn:
+        with translated(self.path), self.engine.connect() as conn:
             conn.execution_options(**{BEGIN_OPTION: "IMMEDIATE"})
             with conn.begin():
                 yield conn
@@ -77,17 +79,23 @@ class Workspace:
     def data_version(self) -> int:
         """SQLite's ``data_version``: changes when another connection commits to the file."""
         guard.check("a data_version read")
-        with self._lock:
+        with self._lock, translated(self.path):
             if self._watch is None:
                 self._watch = raw_connect(self.path, read_only=True, immutable=self.immutable)
             return int(self._watch.execute("PRAGMA data_version").fetchone()[0])
 
     def changed_on_disk(self) -> bool:
-        """True when someone else (or another of our connections) committed since the last call."""
+        """True when someone else (or another of our connections) committed since the last call.
+
+        While a purge's erase is pending (``pending_erase``), each call also tries, without
+        waiting, to empty the write-ahead log (``store.wal``); that commit is ours, not reported."""
         with self._seen_lock:
             current = self.data_version()
             changed = self._last_data_version is not None and current != self._last_data_version
             self._last_data_version = current
+            if self.pending_erase and not self.read_only:
+                with self.own_commits():
+                    self.pending_erase = not wal.finish_pending_erase(self.path, wait_ms=0).done
             return changed
 
     @contextlib.contextmanager
@@ -117,64 +125,50 @@ class Workspace:
         self.close()
 
 
-@contextlib.contextmanager
-def _translate_errors(path: Path) -> Iterator[None]:
-    """Turn SQLite's environment errors into one clear sentence."""
-    try:
-        yield
-    except sa_exc.OperationalError as exc:
-        text = str(exc.orig) if exc.orig else str(exc)
-        if "locked" in text or "busy" in text:
-            raise WorkspaceBusy(
-                f"{path}: the workspace is locked by another program; close it or open a copy"
-            ) from exc
-        if "unable to open" in text:
-            raise WorkspaceUnusable(f"{path}: cannot open the file ({text})") from exc
-        if "readonly" in text or "read-only" in text:
-            raise ReadOnlyWorkspace(f"{path}: the file cannot be written ({text})") from exc
-        raise
-    except sa_exc.DatabaseError as exc:
-        text = str(exc.orig) if exc.orig else str(exc)
-        if "not a database" in text or "encrypted" in text:
-            raise WorkspaceUnusable(f"{path}: not an SQLite database (or it is encrypted)") from exc
-        if "malformed" in text or "corrupt" in text:
-            raise WorkspaceUnusable(f"{path}: the database is damaged ({text})") from exc
-        raise
-
-
-def open_workspace(path: str | Path, *, read_only: bool = False, name: str | None = None,
+def open_workspace(path: str | Path, *, read_only: bool = False, create: bool = False, name: str | None = None,
                    timeout_ms: int = BUSY_TIMEOUT_MS) -> Workspace:
-    """Open (or create) the workspace at ``path``.
+    """Open the workspace at ``path`` (or, with ``create=True``, make a new one there).
 
-    Read-only: never changes a byte of the file; where the folder is not writable the
-    file is opened immutable and live refresh is off. Read-write: a new path gets the
-    full schema; a product file is backed up, then adopted; an older desk schema is
-    backed up, then migrated; a newer one is refused.
+    A path that does not exist is refused unless ``create`` (only ``demo create`` and
+    ``import memoryos`` make workspaces); so is anything that is not a regular file.
+    Read-only: never changes a byte of the file; where the folder is not writable, or the
+    disk too full for SQLite's shared-memory index, the file is opened immutable and live
+    refresh is off. Read-write: a product file is checked (``quick_check``), backed up,
+    then adopted; an older desk schema is backed up, then migrated; a newer one is refused.
+    A refused or failed adoption leaves no backup behind.
     """
     path = Path(path).expanduser()
-    if not path.exists():
+    if not files.inspect_path(path):
+        if not create:
+            raise WorkspaceUnusable(f"{path}: no such file; check the path (only `memory-desk demo create` and "
+                                    "`memory-desk import memoryos` make new workspaces)")
         if read_only:
             raise WorkspaceUnusable(f"{path}: no such file")
         return _create(path, name=name, timeout_ms=timeout_ms)
-    if path.is_dir():
-        raise WorkspaceUnusable(f"{path}: is a folder, not a workspace database")
+    if create:
+        raise WorkspaceUnusable(f"{path}: already exists; choose a new path for a new workspace")
     files.inspect_header(path)
+    with translated(path):
+        return _open_existing(path, read_only=read_only, name=name, timeout_ms=timeout_ms)
 
+
+def _open_existing(path: Path, *, read_only: bool, name: str | None, timeout_ms: int) -> Workspace:
     immutable = read_only and not files.folder_writable(path)
-    probe = make_engine(path, read_only=True, immutable=immutable, timeout_ms=timeout_ms)
     try:
-        with _translate_errors(path), probe.connect() as conn:
-            names = table_names(conn)
-            layout = detect(names)
-            if layout is None:
-                raise WorkspaceUnusable(
-                    f"{path}: an SQLite database, but not an agent workspace (it has no memory_facts table)"
-                )
-            desk_schema = _desk_schema(conn, names)
-            workspace_id, ws_name = _identity(conn, layout, names)
-    finally:
-        probe.dispose()
-
+        found = _probe(path, immutable=immutable, timeout_ms=timeout_ms)
+    except WorkspaceUnusable as exc:
+        if immutable or not _no_room_for_shm(path, exc):
+            raise
+        if not read_only:
+            raise DiskFull(f"{path}: the disk is full ({files.megabytes(files.free_bytes(path.parent))} free), so "
+                           f"nothing was changed; free some space in {path.parent}, or open it read-only") from exc
+        if wal.wal_bytes(path):  # immutable would not see the changes waiting in the log
+            raise WorkspaceUnusable(
+                f"{path}: the disk is full, so SQLite cannot make the index it needs to read the recent changes "
+                f"in {path.name}-wal; free some space in {path.parent} and try again") from exc
+        immutable = True
+        found = _probe(path, immutable=True, timeout_ms=timeout_ms)
+    layout, desk_schema, workspace_id, ws_name = found
     if desk_schema > ours.SCHEMA_VERSION:
         raise SchemaTooNew(
             f"{path}: written by a newer Memory Desk (workspace schema {desk_schema}; "
@@ -185,49 +179,117 @@ def open_workspace(path: str | Path, *, read_only: bool = False, name: str | Non
         ws = Workspace(path, True, immutable, layout, make_engine(path, read_only=True, immutable=immutable,
                        timeout_ms=timeout_ms), workspace_id or "", ws_name, desk_schema)
         if immutable:
-            ws.notes.append("the folder is not writable: opened immutable, live refresh is off")
+            why = "the folder is not writable" if not files.folder_writable(path) else "the disk is full"
+            ws.notes.append(f"{why}: opened immutable, live refresh is off")
         return ws
 
     if not files.folder_writable(path):
         raise WorkspaceUnusable(f"{path}: the folder is not writable; open it read-only or open a copy")
+    files.settle_partial_backups(path, complete=desk_schema == ours.SCHEMA_VERSION)
     engine = make_engine(path, read_only=False, timeout_ms=timeout_ms)
     ws = Workspace(path, False, False, layout, engine, workspace_id or str(uuid.uuid4()), ws_name, desk_schema)
-    if desk_schema < ours.SCHEMA_VERSION:
-        label = "backup" if desk_schema == 0 else f"before-schema-{ours.SCHEMA_VERSION}"
-        with _translate_errors(path):
-            ws.backup = files.backup_copy(path, label=label)
-            _ensure_wal(engine)
-            with ws.write() as conn:
-                _migrate(conn, layout, desk_schema, ws.workspace_id, ws_name)
-        ws.desk_schema = ours.SCHEMA_VERSION
+    try:
+        if desk_schema < ours.SCHEMA_VERSION:
+            _adopt(ws, desk_schema)
+        _finish_erase_if_pending(ws)
+    except BaseException:
+        engine.dispose()
+        raise
     return ws
+
+
+def _probe(path: Path, *, immutable: bool, timeout_ms: int) -> tuple[Layout, int, str | None, str | None]:
+    probe = make_engine(path, read_only=True, immutable=immutable, timeout_ms=timeout_ms)
+    try:
+        with translated(path), probe.connect() as conn:
+            names = table_names(conn)
+            layout = detect(names)
+            if layout is None:
+                raise WorkspaceUnusable(
+                    f"{path}: an SQLite database, but not an agent workspace (it has no memory_facts table)"
+                )
+            return layout, _desk_schema(conn, names), *_identity(conn, layout, names)
+    finally:
+        probe.dispose()
+
+
+def _no_room_for_shm(path: Path, exc: WorkspaceUnusable) -> bool:
+    """An I/O error from a reader on a nearly full disk: SQLite could not make ``FILE-shm``."""
+    cause = getattr(exc.__cause__, "orig", exc.__cause__)
+    code = getattr(cause, "sqlite_errorcode", None)
+    if not (isinstance(code, int) and code & 0xFF == SQLITE_IOERR):
+        return False
+    try:
+        return files.free_bytes(path.parent) < files.SPARE_BYTES
+    except OSError:
+        return False
+
+
+def _adopt(ws: Workspace, desk_schema: int) -> None:
+    """Check, back up, then add or migrate our tables in one transaction; no backup is left on failure."""
+    path = ws.path
+    problems = _quick_check(ws)
+    if problems:
+        raise WorkspaceDamaged(f"{path}: SQLite reports the file damaged ({problems[0]}); Memory Desk writes "
+                               f"nothing into a damaged file; {recovery_advice(path)}")
+    label = "backup" if desk_schema == 0 else f"before-schema-{ours.SCHEMA_VERSION}"
+    target = files.backup_path(path, label)
+    files.require_free(path.parent, files.database_bytes(path), f"a backup copy of {path.name}")
+    partial = files.write_partial_backup(path, target)  # a kill from here on: settled at the next open
+    try:
+        _ensure_wal(ws.engine)
+        with ws.write() as conn:
+            _migrate(conn, ws.layout, desk_schema, ws.workspace_id, ws.name)
+    except BaseException:
+        files.remove_database(partial)
+        raise
+    os.replace(partial, target)
+    ws.backup = target
+    ws.desk_schema = ours.SCHEMA_VERSION
+
+
+def _quick_check(ws: Workspace) -> list[str]:
+    with ws.read() as conn:
+        rows = [r[0] for r in conn.exec_driver_sql("PRAGMA quick_check").all()]
+    return [] if rows == ["ok"] else rows
+
+
+def _finish_erase_if_pending(ws: Workspace) -> None:
+    with ws.read() as conn:
+        pending = "memdesk_meta" in table_names(conn) and wal.is_pending(conn)
+    if pending:
+        ws.pending_erase = not wal.finish_pending_erase(ws.path, wait_ms=0).done
 
 
 def _create(path: Path, *, name: str | None, timeout_ms: int) -> Workspace:
     if not path.parent.is_dir():
         raise WorkspaceUnusable(f"{path}: the folder {path.parent} does not exist")
+    files.require_free(path.parent, 0, "a new workspace")
     workspace_id = str(uuid.uuid4())
     ws_name = name or path.stem
     engine = make_engine(path, read_only=False, timeout_ms=timeout_ms)
     layout = LAYOUTS[SUFFIXED]
+    existing = {s for s in files.SIDE_FILES if Path(f"{path}{s}").exists()}
     try:
-        _ensure_wal(engine)
-        with engine.connect() as conn:
-            conn.execution_options(**{BEGIN_OPTION: "IMMEDIATE"})
-            with conn.begin():
-                for statement in product_schema_statements():
-                    conn.exec_driver_sql(statement)
-                conn.exec_driver_sql(
-                    "INSERT INTO workspace_meta (id, workspace_id, install_id, created_with_schema_version, "
-                    "created_at) VALUES (0, ?, ?, ?, ?)",
-                    (workspace_id, str(uuid.uuid4()), PRODUCT_USER_VERSION, int(time.time())),
-                )
-                conn.exec_driver_sql(f"PRAGMA user_version = {PRODUCT_USER_VERSION}")
-                _migrate(conn, layout, 0, workspace_id, ws_name)
+        with translated(path):
+            _ensure_wal(engine)
+            with engine.connect() as conn:
+                conn.execution_options(**{BEGIN_OPTION: "IMMEDIATE"})
+                with conn.begin():
+                    for statement in product_schema_statements():
+                        conn.exec_driver_sql(statement)
+                    conn.exec_driver_sql(
+                        "INSERT INTO workspace_meta (id, workspace_id, install_id, created_with_schema_version, "
+                        "created_at) VALUES (0, ?, ?, ?, ?)",
+                        (workspace_id, str(uuid.uuid4()), PRODUCT_USER_VERSION, int(time.time())),
+                    )
+                    conn.exec_driver_sql(f"PRAGMA user_version = {PRODUCT_USER_VERSION}")
+                    _migrate(conn, layout, 0, workspace_id, ws_name)
     except BaseException:
         engine.dispose()
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            Path(str(path) + suffix).unlink(missing_ok=True)
+        for suffix in ("", *files.SIDE_FILES):  # only what we made: the path did not exist before
+            if suffix not in existing:
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
         raise
     return Workspace(path, False, False, layout, engine, workspace_id, ws_name, ours.SCHEMA_VERSION)
 

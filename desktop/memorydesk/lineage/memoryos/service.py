@@ -24,12 +24,17 @@ from memorydesk.lineage.memoryos.records import Directory, read_directory
 from memorydesk.lineage.memoryos.report import ImportResult, summarize
 from memorydesk.lineage.memoryos.state import State, load_state
 from memorydesk.lineage.memoryos.write import apply
-from memorydesk.store import Workspace, open_workspace
+from memorydesk.store import Workspace, files, open_workspace
 from memorydesk.store.retry import with_retry
 
 #: ``progress(done, total, what)``: told at each file read and each stage; it may raise to
 #: stop the import, which it can until the writing starts.
 Progress = Callable[[int, int, str], None]
+
+
+def _needed(layout) -> int:
+    """Room an import needs: its data twice over (the rows and the write-ahead log), generously."""
+    return 3 * sum(p.stat().st_size for p in layout.files() if p.is_file())
 
 
 def _plan_in(ws: Workspace, conn, directory: Directory, now: datetime) -> Plan:
@@ -56,27 +61,29 @@ def _dry_run(target: Path | Workspace, directory: Directory, now: datetime) -> P
         return _plan_in(ws, conn, directory, now)
 
 
-def _remove_new_file(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        Path(str(path) + suffix).unlink(missing_ok=True)
-
-
-def _write(path: Path, directory: Directory, now: datetime) -> tuple[Plan, bool]:
+def _write(path: Path, directory: Directory, now: datetime, needed: int) -> tuple[Plan, bool]:
+    """Import into the workspace at ``path``; a new one is built beside it and moved into place
+    when complete (a kill leaves only a hidden file, removed by the next import there)."""
     if path.is_dir():
         raise BadInput(f"{path}: is a folder; give the path of a workspace file")
     created = not path.exists()
     if created and not path.parent.is_dir():
         raise BadInput(f"{path}: the folder {path.parent} does not exist")
-    ws = open_workspace(path)
+    files.require_free(path.parent, needed, f"importing {directory.layout.root.name}")
+    if not created:
+        with open_workspace(path) as ws:
+            return _write_into(ws, directory, now), False
+    files.remove_dead_builds(path, "importing")
+    building = files.building_path(path, "importing")
     try:
-        plan = _write_into(ws, directory, now)
+        with open_workspace(building, create=True, name=path.stem) as ws:
+            plan = _write_into(ws, directory, now)
+        files.fold_log(building)
+        os.replace(building, path)
     except BaseException:
-        ws.close()
-        if created:
-            _remove_new_file(path)
+        files.remove_database(building)
         raise
-    ws.close()
-    return plan, created
+    return plan, True
 
 
 def import_directory(data_dir: str | os.PathLike[str], workspace: str | os.PathLike[str] | Workspace,
@@ -108,9 +115,10 @@ def import_directory(data_dir: str | os.PathLike[str], workspace: str | os.PathL
         plan = _dry_run(workspace if isinstance(workspace, Workspace) else Path(workspace).expanduser(),
                         directory, moment)
     elif isinstance(workspace, Workspace):
+        files.require_free(workspace.path.parent, _needed(layout), f"importing {layout.root.name}")
         plan = _write_into(workspace, directory, moment)
     else:
-        plan, created = _write(Path(workspace).expanduser(), directory, moment)
+        plan, created = _write(Path(workspace).expanduser(), directory, moment, _needed(layout))
     path = workspace.path if isinstance(workspace, Workspace) else Path(workspace).expanduser()
     users, assistants = summarize(directory)
     return ImportResult(

@@ -258,6 +258,6 @@ class RecallAuditDialog(QDialog):
             self.session.status.emit(f"Saved the recall audit to {path}")
 
     def _open_fact(self, index: Any) -> None:
-        entry = self.model.row(index.row())
+        entry = self.model.row_at(index.row())
         if entry is not None:
             self.session.navigate("facts", fact=entry["id"])

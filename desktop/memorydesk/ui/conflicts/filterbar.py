@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from typing import Any
 
 from PySide6.QtCore import QDate, QTimer, Signal
 from PySide6.QtWidgets import (
-    QComboBox,
     QDateEdit,
     QGridLayout,
     QHBoxLayout,
@@ -21,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from memorydesk.browse.conflicts import ConflictQuery
+from memorydesk.ui.combo import combo
 
 DAY = 86_400
 TIMES = (("Any time", None), ("Last 24 hours", DAY), ("Last 7 days", 7 * DAY), ("Last 30 days", 30 * DAY),
@@ -29,27 +28,18 @@ STATES = (("All states", "all"), ("Open", "open"), ("Resolved", "resolved"), ("R
           ("Dangling (a fact is missing)", "dangling"))
 
 
-def _combo(name: str, items: list[tuple[str, Any]], chars: int = 9) -> QComboBox:
-    box = QComboBox()
-    box.setObjectName(name)
-    box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-    box.setMinimumContentsLength(chars)
-    for label, value in items:
-        box.addItem(label, value)
-    return box
-
 
 class ConflictFilterBar(QWidget):
     changed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.type = _combo("type", [("All types", None), ("Contradictions", "contradiction"),
+        self.type = combo("type", [("All types", None), ("Contradictions", "contradiction"),
                                     ("Cross-agent", "cross_agent")])
-        self.state = _combo("state", list(STATES))
-        self.domain = _combo("domain", [("All domains", None)], 12)
-        self.agent = _combo("agent", [("Any agent", None)], 9)
-        self.time = _combo("time", list(TIMES))
+        self.state = combo("state", list(STATES))
+        self.domain = combo("domain", [("All domains", None)], 12)
+        self.agent = combo("agent", [("Any agent", None)], 9)
+        self.time = combo("time", list(TIMES))
         today = QDate.currentDate()
         self.since = QDateEdit(today.addDays(-30))
         self.until = QDateEdit(today)

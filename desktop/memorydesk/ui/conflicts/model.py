@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QApplication, QStyle
 
 from memorydesk.browse.bursts import BurstRow
 from memorydesk.browse.conflicts import ConflictLine, FactBrief
+from memorydesk.ui.rows_model import RowsModel
 from memorydesk.ui.text import one_line, when
 
 log = logging.getLogger("memorydesk.ui.conflicts")
@@ -249,45 +250,16 @@ BURST_COLUMNS = (("topic", "Winner"), ("count", "Displaced"), ("topics", "Topics
                  ("why", "Why a burst"), ("reviewed", "Reviewed"))
 
 
-class BurstModel(QAbstractTableModel):
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self._rows: list[BurstRow] = []
-
-    def set_rows(self, rows: list[BurstRow]) -> None:
-        self.beginResetModel()
-        self._rows = list(rows)
-        self.endResetModel()
+class BurstModel(RowsModel[BurstRow]):
+    COLUMNS = BURST_COLUMNS
 
     def burst(self, row: int) -> BurstRow | None:
-        return self._rows[row] if 0 <= row < len(self._rows) else None
+        return self.row_at(row)
 
     def row_of(self, key: str) -> int | None:
-        return next((i for i, b in enumerate(self._rows) if b.key == key), None)
+        return next((i for i, b in enumerate(self.rows) if b.key == key), None)
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(BURST_COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal \
-                and 0 <= section < len(BURST_COLUMNS):
-            return BURST_COLUMNS[section][1]
-        return None
-
-    def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows) \
-                or not 0 <= index.column() < len(BURST_COLUMNS):
-            return None
-        b = self._rows[index.row()]
-        name = BURST_COLUMNS[index.column()][0]
+    def cell(self, b: BurstRow, name: str, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
             if name == "topic":
                 where = f"{b.winner_domain} / {b.winner_topic}" if b.winner_topic is not None else b.winner[:8] + "…"

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QWidget
 
 from memorydesk.browse import detail as browse_detail
 from memorydesk.browse.facts import FactRow
+from memorydesk.memory.purge import backups_holding
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.facts.dialogs import FactEditDialog, PurgeDialog
 from memorydesk.ui.operations import dialog_result
@@ -119,12 +120,14 @@ class FactActions(QObject):
         facts = self.selected()
         if not self.acts.allowed(self.purge) or not facts or self.session is None:
             return
-        dialog = PurgeDialog([f.topic for f in facts], self.owner)
-        self.dialog = dialog
         ids = [f.id for f in facts]
+        holding = await self.session.read(lambda ws: backups_holding(ws, ids), label="looking at the backups")
+        dialog = PurgeDialog([f.topic for f in facts], [h.path.name for h in holding], self.owner)
+        self.dialog = dialog
         accepted = await dialog_result(dialog)
         reason = dialog.reason.text().strip()  # read here: the worker never touches widgets
+        backups = dialog.backup_action()
         dialog.deleteLater()
         self.dialog = None
         if accepted:
-            await self.session.write("purging facts", lambda r: r.purge_facts(ids, reason=reason))
+            await self.session.write("purging facts", lambda r: r.purge_facts(ids, reason=reason, backups=backups))

@@ -87,18 +87,44 @@ class FactEditDialog(QDialog):
 
 
 class PurgeDialog(QDialog):
-    """Purging erases content for good; the person types the topic to confirm."""
+    """Purging erases content for good; the person types the topic to confirm.
 
-    def __init__(self, topics: list[str], parent: QWidget | None = None) -> None:
+    ``backups``: the names of the backups beside the workspace that still hold the text
+    (``memory.purge.backups_holding``); the person chooses to erase it there too (the
+    default), to delete those backups, or to keep them."""
+
+    BACKUP_CHOICES = (("erase", "Erase the text in them too"), ("delete", "Delete these backups"),
+                      ("keep", "Keep them (the text stays in them)"))
+
+    def __init__(self, topics: list[str], backups: list[str] | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("fact-purge")
         self.setWindowTitle("Purge facts")
         self.expected = topics[0] if len(topics) == 1 else f"purge {len(topics)} facts"
+        backups = backups or []
+        self.holding = bool(backups)
         text = QLabel(
-            "Purging erases the content of the selected fact(s) for good: the text, its search index "
+            "Purging erases the selected fact(s) from this workspace for good: the text, its search index "
             "entry, its vector, earlier versions and the text kept in the history. The history keeps "
-            f"only ids, who, when and why. This cannot be undone.\n\nType “{self.expected}” to confirm.")
+            "only ids, who, when and why. This cannot be undone.")
         text.setWordWrap(True)
+        if backups:
+            where = QLabel("These backups beside the workspace still hold the text:\n"
+                           + "\n".join(f"  • {name}" for name in backups))
+        else:
+            where = QLabel("No backup beside the workspace holds this text.")
+        where.setObjectName("backups")
+        where.setWordWrap(True)
+        self.backups = QComboBox()
+        self.backups.setObjectName("backup-action")
+        for key, label in self.BACKUP_CHOICES:
+            self.backups.addItem(label, key)
+        self.backups.setVisible(self.holding)
+        log_note = QLabel("If another program has the file open, the text can stay in the file's write-ahead log "
+                          "until that program lets go; Memory Desk then finishes the erase and the status bar "
+                          "says where the text still is.")
+        log_note.setWordWrap(True)
+        confirm = QLabel(f"Type “{self.expected}” to confirm.")
         self.typed = QLineEdit()
         self.typed.setObjectName("typed")
         self.reason = QLineEdit()
@@ -112,8 +138,12 @@ class PurgeDialog(QDialog):
         self.purge.clicked.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
-        layout.addWidget(text)
-        layout.addWidget(self.typed)
-        layout.addWidget(self.reason)
+        for widget in (text, where, self.backups, log_note, confirm, self.typed, self.reason):
+            layout.addWidget(widget)
+        layout.addStretch(1)
         layout.addWidget(self.buttons)
-        self.resize(520, 240)
+        self.resize(560, 380 if backups else 320)
+
+    def backup_action(self) -> str:
+        """What to do with the backups that hold the text: erase, delete or keep."""
+        return str(self.backups.currentData()) if self.holding else "keep"

@@ -9,7 +9,6 @@ import time
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
-    QComboBox,
     QDoubleSpinBox,
     QHBoxLayout,
     QLabel,
@@ -22,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from memorydesk.browse import facts as browse
 from memorydesk.browse.facts import DomainCount, FactQuery
+from memorydesk.ui.combo import combo
 
 DAY = 86400
 CREATED = (("Any time", None, None), ("Last 24 hours", -DAY, None), ("Last 7 days", -7 * DAY, None),
@@ -33,15 +33,6 @@ MATCHES = (("Keyword search", "keyword", "The product's own keyword search: what
             "this way: use it to find facts, not to judge what agents see."))
 PENDING = {"counting": "counting…", "sorting": "sorting…", "searching": "searching…"}
 
-
-def _combo(name: str, items: list[tuple[str, object]]) -> QComboBox:
-    box = QComboBox()
-    box.setObjectName(name)
-    box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-    box.setMinimumContentsLength(7)
-    for label, value in items:
-        box.addItem(label, value)
-    return box
 
 
 class FilterBar(QWidget):
@@ -58,8 +49,7 @@ class FilterBar(QWidget):
         self.agent_view.setToolTip("Show the agent's hybrid search for this text: its hits in its order, each "
                                    "with the voices, decay and confidence that placed it. A preview: no recall "
                                    "is recorded.")
-        self.match = _combo("match", [(label, value) for label, value, _tip in MATCHES])
-        self.match.setMinimumContentsLength(14)
+        self.match = combo("match", [(label, value) for label, value, _tip in MATCHES], 14)
         for i, (_label, _value, tip) in enumerate(MATCHES):
             self.match.setItemData(i, tip, Qt.ItemDataRole.ToolTipRole)
         self.match.setToolTip(MATCHES[0][2])
@@ -80,15 +70,14 @@ class FilterBar(QWidget):
         self.note.setStyleSheet("QLabel { background: rgba(142, 68, 173, 28); border: 1px solid rgba(142, 68, 173, 90);"
                                 " border-radius: 3px; padding: 3px 6px; }")
         self.note.hide()
-        self.domain = _combo("domain", [("All domains", None)])
-        self.domain.setMinimumContentsLength(13)
-        self.memory_type = _combo("memory_type", [("Any type", None)] + [(t, t) for t in browse.MEMORY_TYPES])
-        self.veracity = _combo("veracity", [("Any veracity", None)] + [(v, v) for v in browse.VERACITIES])
-        self.state = _combo("state", [("Active", "active"), ("All states", "all"), ("Expired", "expired"),
-                                      ("Superseded", "superseded"), ("Deleted", "deleted")])
-        self.created = _combo("created", [(label, i) for i, (label, _a, _b) in enumerate(CREATED)])
-        self.embedding = _combo("embedding", [("Any embedding", None), ("With embedding", True),
-                                              ("Without embedding", False)])
+        self.domain = combo("domain", [("All domains", None)], 13)
+        self.memory_type = combo("memory_type", [("Any type", None)] + [(t, t) for t in browse.MEMORY_TYPES], 7)
+        self.veracity = combo("veracity", [("Any veracity", None)] + [(v, v) for v in browse.VERACITIES], 7)
+        self.state = combo("state", [("Active", "active"), ("All states", "all"), ("Expired", "expired"),
+                                     ("Superseded", "superseded"), ("Deleted", "deleted")], 7)
+        self.created = combo("created", [(label, i) for i, (label, _a, _b) in enumerate(CREATED)], 7)
+        self.embedding = combo("embedding", [("Any embedding", None), ("With embedding", True),
+                                             ("Without embedding", False)], 7)
         self.min_conf = self._spin("min_confidence", 0.0)
         self.max_conf = self._spin("max_confidence", 1.0)
         self.clear = QPushButton("Clear filters")

@@ -18,7 +18,7 @@ import logging
 import time
 from typing import Any
 
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QLabel,
@@ -41,6 +41,7 @@ from memorydesk.ui.facts.actions import FactActions
 from memorydesk.ui.facts.detail import FactDetail
 from memorydesk.ui.facts.filterbar import FilterBar
 from memorydesk.ui.facts.model import AGENT_ONLY, COLUMNS, WINDOW, FactTableModel, column
+from memorydesk.ui.facts.selection import FactSelection
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.tab import DeskTab
 
@@ -67,7 +68,7 @@ def fact_and_history(ws: Any, fact_id: str) -> tuple[Any, list[dict[str, Any]]]:
 PATCH_LIMIT = 50
 
 
-class FactsTab(DeskTab):
+class FactsTab(FactSelection, DeskTab):
     name, title = "facts", "Facts"
     kinds = frozenset({"fact", "edge", "conflict", "history"})
 
@@ -376,65 +377,6 @@ class FactsTab(DeskTab):
 
     def _select_after_reload(self, fact_id: str) -> None:
         self._pending_select = fact_id
-
-    # --- selection ----------------------------------------------------------------------
-
-    def selected_rows(self) -> list[int]:
-        return sorted(i.row() for i in self.view.selectionModel().selectedRows())
-
-    def selected_keys(self) -> list[int]:
-        return [k for k in (self.model.key_at(r) for r in self.selected_rows()[:1000]) if k is not None]
-
-    def selected_facts(self) -> list[browse.FactRow]:
-        return [f for f in (self.model.fact(r) for r in self.selected_rows()) if f is not None]
-
-    def _select_keys(self, keys: list[int], current: int | None) -> None:
-        sm = self.view.selectionModel()
-        selection = QItemSelection()
-        for key in keys:
-            row = self.model.row_of_key(key)
-            if row is not None:
-                selection.select(self.model.index(row, 0), self.model.index(row, len(COLUMNS) - 1))
-        sm.select(selection, QItemSelectionModel.SelectionFlag.ClearAndSelect)
-        row = self.model.row_of_key(current) if current is not None else None
-        if row is not None:
-            sm.setCurrentIndex(self.model.index(row, 0), QItemSelectionModel.SelectionFlag.NoUpdate)
-        self._selection_changed()
-
-    def select_row(self, row: int) -> None:
-        """Select exactly this row (whatever keyboard modifiers are held) and show it."""
-        index = self.model.index(row, 0)
-        flags = QItemSelectionModel.SelectionFlag
-        self.view.selectionModel().setCurrentIndex(index, flags.ClearAndSelect | flags.Rows)
-        self.view.scrollTo(index)
-
-    def select_fact(self, fact_id: str, leave_agent_view: bool = True) -> None:
-        """Select a fact by id, widening the state filter if it is hidden. In the agent view a
-        fact that is not a hit is shown by leaving the view (a link followed), or not at all."""
-        if self.model.agent_view:
-            for row in range(self.model.rowCount()):
-                fact = self.model.fact(row)
-                if fact is not None and fact.id == fact_id:
-                    self.select_row(row)
-                    return
-            if leave_agent_view:
-                self._pending_select = fact_id
-                self.filters.agent_view.setChecked(False)
-            return
-
-        def found(position: int | None) -> None:
-            if position is None and self.filters.search.text().strip():
-                self._pending_select = fact_id
-                self.filters.set_search("")  # the search hides it: show the whole list
-                return
-            if position is None and self.filters.state.currentData() != "all":
-                self.filters.state.setCurrentIndex(self.filters.state.findData("all"))
-                self._pending_select = fact_id
-                return
-            if position is not None and position < self.model.rowCount():
-                self.select_row(position)
-        query = self._listed_query
-        self.run(lambda ws: browse.position_of(ws, query, fact_id), found, label="finding the fact")
 
     def _selection_changed(self, *_args: Any) -> None:
         self.acts.update()

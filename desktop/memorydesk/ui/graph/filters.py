@@ -11,6 +11,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QToolButton, QVBoxLayout, QWidget
 
 from memorydesk.browse.graph_data import DOMAIN, EDGE_KINDS, FACT, POLICY, TOPIC, GraphData
+from memorydesk.ui.combo import combo
 from memorydesk.ui.graph.flow import FlowLayout
 from memorydesk.ui.graph.style import DOMAIN_PALETTE, EDGE_COLOURS, EDGE_LABELS, NODE_COLOURS, darker
 
@@ -104,11 +105,7 @@ class GraphFilters(QWidget):
         button.setStyleSheet(f"QToolButton {{ color: {colour if on else '#aab0b3'}; border: none; padding: 1px 3px; }}")
 
     def _combo(self, name: str, everything: str) -> QComboBox:
-        box = QComboBox()
-        box.setObjectName(name)
-        box.addItem(everything, None)
-        box.setMinimumContentsLength(12)
-        box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        box = combo(name, [(everything, None)], 12)
         box.currentIndexChanged.connect(lambda _i: self.changed.emit())
         return box
 

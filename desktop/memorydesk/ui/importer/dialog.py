@@ -201,7 +201,7 @@ class ImportDialog(QDialog):
         self.running, self.job, self.result = True, None, None
         self.lineage_button.setEnabled(False)
         self.summary.setText("")
-        self.model.set_anomalies([])
+        self.model.set_rows([])
         self.table.hide()
         self.bar.show()
         self.stage.setText(f"Importing {folder.name or folder}…")
@@ -235,7 +235,7 @@ class ImportDialog(QDialog):
         self.result = result
         self.stage.setText(f"Imported {result.data_dir} (times read in {result.timezone}).")
         self.summary.setText(summary_text(result))
-        self.model.set_anomalies(result.anomalies)
+        self.model.set_rows(result.anomalies)
         self.table.setVisible(bool(result.anomalies))
         if result.anomalies:
             self.resize(max(self.width(), 1120), max(self.height(), 640))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QRectF, QSize, Qt
+from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -27,8 +27,8 @@ from memorydesk.core.health import Color
 from memorydesk.core.receipts import TIERS, Receipt, format_utc
 from memorydesk.lineage.run_detail import MARKS, RunDetail
 from memorydesk.ui.lineage import colors
+from memorydesk.ui.rows_model import RowsModel
 
-Index = QModelIndex | QPersistentModelIndex
 COLUMNS = (("at", "time (local)"), ("tier", "tier"), ("status", "status"), ("version", "version"),
            ("source_version", "sourceVersion"), ("source_present", "sourcePresent"),
            ("waiting_until", "waitingUntil (local)"), ("expected_version", "expectedVersion"),
@@ -45,34 +45,12 @@ def local_time(moment) -> str:
     return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S")
 
 
-class ReceiptModel(QAbstractTableModel):
+class ReceiptModel(RowsModel[Receipt]):
     """One run's receipts, read-only, in time order."""
 
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self.rows: list[Receipt] = []
+    COLUMNS = COLUMNS
 
-    def set_receipts(self, receipts: list[Receipt]) -> None:
-        self.beginResetModel()
-        self.rows = list(receipts)
-        self.endResetModel()
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return COLUMNS[section][1] if 0 <= section < len(COLUMNS) else None
-        return None
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self.rows) or not 0 <= index.column() < len(COLUMNS):
-            return None
-        r = self.rows[index.row()]
-        name = COLUMNS[index.column()][0]
+    def cell(self, r: Receipt, name: str, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
             if name == "at":
                 return local_time(r.at_utc)
@@ -240,7 +218,7 @@ class RunDetailPanel(QWidget):
     def show_detail(self, detail: RunDetail | None, summary: str = "") -> None:
         self.detail = detail
         self.swimlane.set_detail(detail)
-        self.model.set_receipts(detail.receipts if detail else [])
+        self.model.set_rows(detail.receipts if detail else [])
         if detail is None:
             if summary:
                 self.header.setText(summary)

@@ -4,59 +4,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QPalette
 from PySide6.QtWidgets import QApplication
 
+from memorydesk.ui.rows_model import RowsModel
 from memorydesk.ui.text import one_line, when
 
 COLUMNS = (("active", "Status"), ("domain", "Domain"), ("rule", "Rule"),
            ("required_role", "Role (advisory)"), ("updated_at", "Updated"))
-Index = QModelIndex | QPersistentModelIndex
 
 
-class PolicyTableModel(QAbstractTableModel):
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self._rows: list[dict[str, Any]] = []
-
-    def set_rows(self, rows: list[dict[str, Any]]) -> None:
-        self.beginResetModel()
-        self._rows = list(rows)
-        self.endResetModel()
+class PolicyTableModel(RowsModel[dict[str, Any]]):
+    COLUMNS = COLUMNS
 
     def policy(self, row: int) -> dict[str, Any] | None:
-        return self._rows[row] if 0 <= row < len(self._rows) else None
+        return self.row_at(row)
 
     def row_of(self, policy_id: str) -> int | None:
-        for i, r in enumerate(self._rows):
-            if r["id"] == policy_id:
-                return i
-        return None
+        return next((i for i, r in enumerate(self.rows) if r["id"] == policy_id), None)
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal \
-                and 0 <= section < len(COLUMNS):
-            return COLUMNS[section][1]
-        return None
-
-    def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows) \
-                or not 0 <= index.column() < len(COLUMNS):
-            return None
-        row = self._rows[index.row()]
-        name = COLUMNS[index.column()][0]
+    def cell(self, row: dict[str, Any], name: str, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
             if name == "active":
                 return "active" if row["active"] else "inactive"

@@ -1,0 +1,55 @@
+"""``memory-desk purge WORKSPACE FACT_ID… --reason TEXT [--backups keep|erase|delete] [--actor NAME]``.
+
+Erases facts for good (DESIGN.md §5): the facts, their earlier versions and every copy
+of their text in the file; the history keeps ids, who, when and why. Then it empties the
+write-ahead log, or says which program keeps it from doing so (the erase finishes at
+the next open). Backups beside the file that still hold the text are listed, and erased
+or deleted with ``--backups``; a fact already purged from the workspace can be given
+again to deal with its backups.
+
+Exit 0 when the text is in no file beside the workspace any more, 1 when it still is
+somewhere (each place said on stdout), 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import getpass
+
+from memorydesk.commands.args import text_arg
+
+
+def register(sub) -> None:
+    p = sub.add_parser("purge", help="erase facts for good (text, index entries, vectors, earlier versions)",
+                       description="Erase facts for good: their text, full-text entries, vectors, earlier "
+                                   "versions and the history's copies of the text. Not undoable.")
+    p.add_argument("workspace")
+    p.add_argument("fact_ids", nargs="+", metavar="FACT_ID", type=text_arg("FACT_ID", 200))
+    p.add_argument("--reason", required=True, type=text_arg("--reason", 2000), help="why (kept in the history)")
+    p.add_argument("--backups", choices=("keep", "erase", "delete"), default="keep",
+                   help="backups beside the workspace that hold the text: keep them (default; they are listed), "
+                        "erase the text there too, or delete them")
+    p.add_argument("--actor", type=text_arg("--actor", 200), help="who purges (default: the login name)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from memorydesk.memory.purge import purge
+    from memorydesk.memory.reviewer import Reviewer
+    from memorydesk.store import open_workspace
+
+    actor = args.actor or _login()
+    with open_workspace(args.workspace) as ws:
+        outcome = purge(Reviewer(ws, actor, embedder=False), args.fact_ids, args.reason, backups=args.backups)
+    for line in outcome.lines():
+        print(line)
+    if outcome.complete:
+        print("the text is in no file beside the workspace")
+        return 0
+    return 1
+
+
+def _login() -> str:
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):
+        return "command line"

@@ -1,0 +1,240 @@
+"""Purge that keeps its word (DESIGN.md §5): the text leaves the file, its log and the backups.
+
+A purge deletes the facts, their earlier versions, everything that quotes them and the
+history's copies of their text, in one transaction that also leaves a pending-erase
+record (``store.wal``). Then the full-text index is merged and the write-ahead log
+truncated; when another program's read stops that, the outcome says so, and the erase
+finishes at the next open or poll. Backups Memory Desk made beside the file
+(``files.backups_beside``) may hold the text too: ``backups_holding`` finds them
+(rows by id, or the text's bytes anywhere in the file), and the purge erases the text
+there as well (``VACUUM``, then checked byte for byte) or deletes them, as asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from sqlalchemy import Connection, select
+
+from memorydesk.core.errors import MemoryDeskError, StaleEdit
+from memorydesk.memory.history import ChangeResult, perform
+from memorydesk.store import Workspace, files, wal
+from memorydesk.store.engine import BUSY_TIMEOUT_MS, make_engine
+from memorydesk.store.errors import translated
+from memorydesk.store.layout import Layout, detect, table_names
+from memorydesk.store.ours import VECTOR_TABLE, DeskHistory
+from memorydesk.store.retry import with_retry
+from memorydesk.store.vectors import drop_vectors
+
+if TYPE_CHECKING:
+    from memorydesk.memory.reviewer import Reviewer
+
+BackupAction = Literal["keep", "erase", "delete"]
+BACKUP_ACTIONS: tuple[str, ...] = ("keep", "erase", "delete")
+MIN_NEEDLE = 12  # shorter texts are not searched for as raw bytes (they would match by chance)
+_SLICE, _STRIDE = 32, 256  # embeddings are found by slices: a long blob is split across pages
+
+
+@dataclass(frozen=True)
+class BackupHolding:
+    """A backup beside the workspace that still holds purged text."""
+
+    path: Path
+    fact_ids: list[str]  # purged facts it has as rows (empty: only their bytes were found)
+    unreadable: str = ""  # why SQLite could not read it (then only the raw bytes were searched)
+
+
+@dataclass
+class PurgeOutcome:
+    change: ChangeResult | None  # None when the facts were only in backups
+    wal: wal.WalState | None
+    kept: list[BackupHolding] = field(default_factory=list)
+    erased: list[Path] = field(default_factory=list)
+    deleted: list[Path] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        """The text is in no file beside the workspace any more."""
+        return (self.wal is None or self.wal.done) and not self.kept
+
+    def lines(self) -> list[str]:
+        out = [self.change.message] if self.change else []
+        if self.wal is not None:
+            out.append(self.wal.sentence())
+        out += [f"erased the text from backup {p.name}" for p in self.erased]
+        out += [f"deleted backup {p.name}" for p in self.deleted]
+        for held in self.kept:
+            out.append(f"backup {held.path.name} still holds the text"
+                       + (f" ({len(held.fact_ids)} fact version(s))" if held.fact_ids else "")
+                       + (f"; it could not be read ({held.unreadable})" if held.unreadable else "")
+                       + "; erase it there too or delete the backup")
+        return out
+
+
+def earlier_versions(conn: Connection, layout: Layout, ids: Iterable[str]) -> list[str]:
+    """``ids`` and every fact they superseded, directly or through others."""
+    facts = layout.facts
+    found = list(dict.fromkeys(ids))
+    frontier = list(found)
+    while frontier:
+        earlier = conn.execute(select(facts.c.id).where(facts.c.superseded_by.in_(frontier))).scalars().all()
+        frontier = [f for f in earlier if f not in found]
+        found.extend(frontier)
+    return found
+
+
+def erase_rows(conn: Connection, layout: Layout, ids: list[str], *, vectors: bool) -> None:
+    """Delete the facts (FTS entries go by trigger), their vectors and every row that quotes them."""
+    facts, edges, conflicts, beliefs = layout.facts, layout.edges, layout.conflicts, layout.beliefs
+    present = conn.execute(select(facts.c.id).where(facts.c.id.in_(ids))).scalars().all()
+    conn.execute(facts.delete().where(facts.c.id.in_(ids)))
+    if vectors:
+        drop_vectors(conn, present)
+    conn.execute(edges.delete().where(edges.c.source_fact_id.in_(ids) | edges.c.target_fact_id.in_(ids)))
+    conn.execute(conflicts.delete().where(conflicts.c.fact_a_id.in_(ids) | conflicts.c.fact_b_id.in_(ids)))
+    for belief in conn.execute(select(beliefs.c.id, beliefs.c.provenance_fact_ids)).all():
+        if any(fid in (belief.provenance_fact_ids or "") for fid in ids):
+            conn.execute(beliefs.delete().where(beliefs.c.id == belief.id))
+
+
+def scrub_history(conn: Connection, ids: list[str]) -> None:
+    """The history keeps ids, actor, time and reason of changes to these facts, not their text."""
+    h = DeskHistory.__table__
+    scrub = h.c.entity_id.in_(ids) | h.c.before_id.in_(ids) | h.c.after_id.in_(ids)
+    conn.execute(h.update().where(scrub & (h.c.action != "purge")).values(detail='{"purged":true}'))
+
+
+def _needles(conn: Connection, layout: Layout, ids: list[str]) -> list[bytes]:
+    """Byte strings whose presence in a file means it still holds this text: long contents and
+    slices of embeddings."""
+    facts = layout.facts
+    out: list[bytes] = []
+    for content, embedding in conn.execute(select(facts.c.content, facts.c.embedding).where(facts.c.id.in_(ids))):
+        raw = (content or "").encode("utf-8", "replace")
+        if len(raw) >= MIN_NEEDLE:
+            out.append(raw)
+        if isinstance(embedding, bytes):
+            out += [embedding[o:o + _SLICE] for o in range(0, len(embedding) - _SLICE + 1, _STRIDE)]
+    return out
+
+
+def _read_backup(path: Path, ids: list[str]) -> tuple[list[str], list[bytes]]:
+    """The purged facts' versions a backup has as rows, and their needles."""
+    engine = make_engine(path, read_only=True, immutable=True)
+    try:
+        with translated(path), engine.connect() as conn:
+            layout = detect(table_names(conn))
+            if layout is None:
+                return [], []
+            chain = earlier_versions(conn, layout, ids)
+            held = conn.execute(select(layout.facts.c.id).where(layout.facts.c.id.in_(chain))).scalars().all()
+            return list(held), _needles(conn, layout, list(held))
+    finally:
+        engine.dispose()
+
+
+def backups_holding(ws: Workspace, ids: Iterable[str]) -> list[BackupHolding]:
+    """Backups beside ``ws`` that hold any of the facts (or their earlier versions) or their text."""
+    ids = list(dict.fromkeys(ids))
+    with ws.read() as conn:
+        chain = earlier_versions(conn, ws.layout, ids)
+        needles = _needles(conn, ws.layout, chain)
+    return [held for held in (_backup_holding(b, chain, needles) for b in files.backups_beside(ws.path)) if held]
+
+
+def _backup_holding(path: Path, chain: list[str], needles: list[bytes]) -> BackupHolding | None:
+    try:
+        rows, own = _read_backup(path, chain)
+        unreadable = ""
+    except MemoryDeskError as exc:
+        rows, own, unreadable = [], [], str(exc)
+    sides = [path, Path(f"{path}-wal")]
+    if rows or wal.files_holding(sides, needles + own) or unreadable:
+        return BackupHolding(path, rows, unreadable)
+    return None
+
+
+def erase_in_backup(held: BackupHolding, chain: list[str]) -> None:
+    """Purge the facts from a backup too, ``VACUUM`` it, and check no byte of the text is left."""
+    path = held.path
+    _rows, needles = _read_backup(path, chain)
+    files.require_free(path.parent, 2 * files.database_bytes(path), f"erasing the text from {path.name}")
+    engine = make_engine(path, read_only=False)
+    try:
+        with translated(path), engine.connect() as conn:
+            with conn.begin():
+                names = table_names(conn)
+                layout = detect(names)
+                if layout is None:
+                    raise MemoryDeskError(f"{path}: not a workspace any more; delete it instead")
+                versions = earlier_versions(conn, layout, chain)
+                erase_rows(conn, layout, versions, vectors=VECTOR_TABLE in names)
+                if "memdesk_history" in names:
+                    scrub_history(conn, versions)
+                conn.exec_driver_sql(f"INSERT INTO {layout.fts}({layout.fts}) VALUES('optimize')")
+            raw = conn.connection.driver_connection  # outside any transaction
+            raw.execute("VACUUM")  # a new file: no free page keeps an old copy
+            raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        engine.dispose()
+    if wal.files_holding([path, Path(f"{path}-wal")], needles):
+        raise MemoryDeskError(f"{path}: the text could not be erased from this backup; delete the backup instead")
+
+
+def purge(reviewer: Reviewer, ids: Iterable[str], reason: str = "", *,
+          backups: BackupAction = "keep") -> PurgeOutcome:
+    """Purge facts from the workspace, then deal with the backups beside it as ``backups`` says.
+
+    Facts no longer in the workspace but still in a backup are erased (or deleted) there.
+    """
+    if backups not in BACKUP_ACTIONS:
+        raise MemoryDeskError(f"backups: choose keep, erase or delete, not {backups!r}")
+    ws = reviewer.ws
+    ids = list(dict.fromkeys(ids))
+    holding = backups_holding(ws, ids)
+    with ws.read() as conn:
+        present = conn.execute(select(ws.layout.facts.c.id).where(ws.layout.facts.c.id.in_(ids))).scalars().all()
+        chain = earlier_versions(conn, ws.layout, ids)
+    missing = [fid for fid in ids if fid not in present and not any(fid in h.fact_ids for h in holding)]
+    if missing:
+        raise StaleEdit(f"no fact {missing[0]} in {ws.path.name} or in a backup beside it; nothing was purged")
+    outcome = PurgeOutcome(None, None)
+    if present:
+        outcome.change, outcome.wal = _purge_workspace(reviewer, list(present), reason)
+    for held in holding:
+        if backups == "erase" and not held.unreadable:  # one SQLite cannot read is kept and said
+            erase_in_backup(held, sorted(set(chain) | set(held.fact_ids)))
+            outcome.erased.append(held.path)
+        elif backups == "delete":
+            files.remove_database(held.path)
+            outcome.deleted.append(held.path)
+        else:
+            outcome.kept.append(held)
+    return outcome
+
+
+def _purge_workspace(reviewer: Reviewer, ids: list[str], reason: str) -> tuple[ChangeResult, wal.WalState]:
+    ws = reviewer.ws
+
+    def work(conn: Connection) -> ChangeResult:
+        chain: list[str] = []
+        hids = []
+        for fid in ids:
+            versions = [v for v in earlier_versions(conn, ws.layout, [fid]) if v not in chain]
+            chain.extend(versions)
+            hids.append(perform(ws, conn, "fact.purge", entity_id=fid, actor=reviewer.actor, reason=reason,
+                                detail={"ids": versions}))
+        scrub_history(conn, chain)
+        wal.mark_pending(conn)
+        return ChangeResult("fact", chain, hids, f"{len(chain)} fact version(s) purged",
+                            {"edge": [], "conflict": [], "belief": []})
+
+    result = with_retry(ws, work)
+    with ws.write() as conn:  # merge the index: its old segments (freed, zeroed) held the words
+        conn.exec_driver_sql(f"INSERT INTO {ws.layout.fts}({ws.layout.fts}) VALUES('optimize')")
+    state = wal.finish_pending_erase(ws.path, wait_ms=BUSY_TIMEOUT_MS)
+    ws.pending_erase = not state.done
+    return result, state

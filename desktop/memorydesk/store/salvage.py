@@ -1,0 +1,284 @@
+"""Salvage: copy every readable row of a damaged workspace into a fresh one.
+
+The approach of SQLite's ``.recover``, at the level of rows: each memory table (and
+ours) is read in rowid order through its own b-tree (never through an index, which may
+be what is damaged). Where a read fails, the damaged stretch is stepped over — by
+seeking further and further ahead, then narrowing down to where reading works again —
+and rows on either side are still copied. The new workspace is built beside the target
+and moved into place only when complete; the full-text and vector indexes are rebuilt
+from the copied facts. The source is never written (opened read-only, or immutable).
+
+A file whose header SQLite refuses (``unsupported file format``) is read from a copy
+with the header's format fields set to values SQLite reads; the copy is removed after.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import sqlean
+
+from memorydesk.core.errors import WorkspaceDamaged, WorkspaceUnusable
+from memorydesk.store import files
+from memorydesk.store.engine import raw_connect
+from memorydesk.store.errors import translated
+from memorydesk.store.layout import LAYOUTS, SUFFIXED, detect
+from memorydesk.store.product_ddl import fts_statements
+from memorydesk.store.workspace import open_workspace
+
+BATCH = 500
+OUR_TABLES = ("memdesk_history", "memdesk_receipts", "memdesk_lanes", "memdesk_memory_versions",
+              "memdesk_mtm_segments", "memdesk_mtm_pages")
+FTS_TRIGGERS = ("memory_facts_ai", "memory_facts_ad", "memory_facts_au")
+_FAILURES = (sqlean.DatabaseError, UnicodeDecodeError)  # a damaged page; a message quoting damaged bytes
+_MAX_ROWID = 2**63 - 1
+_MIN_ROWID = -(2**63)
+
+
+@dataclass
+class TableSalvage:
+    table: str  # the table's name in the new workspace
+    copied: int = 0
+    skipped: int = 0  # read, but refused by the new table's constraints (a damaged value)
+    lost: list[tuple[int, int]] = field(default_factory=list)  # rowid ranges that could not be read
+    failed: str = ""  # the whole table could not be read: why
+
+    @property
+    def complete(self) -> bool:
+        return not (self.lost or self.failed or self.skipped)
+
+    def line(self) -> str:
+        text = f"{self.table}: {self.copied:,} row(s) copied"
+        if self.failed:
+            return text + f"; the table could not be read ({self.failed})"
+        if self.lost:
+            spans = ", ".join(f"{a}" if a == b else f"{a} and above" if b == _MAX_ROWID else f"{a}–{b}"
+                              for a, b in self.lost[:5])
+            more = f" and {len(self.lost) - 5} more stretches" if len(self.lost) > 5 else ""
+            text += f"; rows with rowids {spans}{more} could not be read"
+        if self.skipped:
+            text += f"; {self.skipped:,} row(s) read but refused by the table's rules (damaged values)"
+        return text
+
+
+def salvage(source: Path, target: Path, progress: Callable[[str], None] | None = None) -> list[TableSalvage]:
+    """Build ``target`` from what can be read of ``source``; one ``TableSalvage`` per table."""
+    source, target = Path(source).expanduser(), Path(target).expanduser()
+    say = progress or (lambda _line: None)
+    if not files.inspect_path(source):
+        raise WorkspaceUnusable(f"{source}: no such file")
+    if files.inspect_path(target):
+        raise WorkspaceUnusable(f"{target}: already exists; choose a new file for the salvaged workspace")
+    if not target.parent.is_dir():
+        raise WorkspaceUnusable(f"{target}: the folder {target.parent} does not exist")
+    files.require_free(target.parent, 2 * files.database_bytes(source), f"salvaging {source.name}")
+    building = target.with_name(f".{target.name}.salvage-{os.getpid()}")
+    readable = _readable_copy(source, building)
+    try:
+        with translated(source):
+            conn = raw_connect(readable, read_only=True, immutable=readable != source
+                               or not files.folder_writable(source))
+        try:
+            report = _build(conn, source, building, say)
+        finally:
+            conn.close()
+        os.replace(building, target)
+    except BaseException:
+        files.remove_database(building)
+        raise
+    finally:
+        if readable != source:
+            files.remove_database(readable)
+    return report
+
+
+def _readable_copy(source: Path, building: Path) -> Path:
+    """``source``, or a copy with its header's format fields repaired when SQLite refuses them."""
+    probe = sqlean.connect(f"file:{source}?mode=ro&immutable=1", uri=True)
+    try:
+        probe.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return source
+    except sqlean.Error as exc:
+        if "unsupported file format" not in str(exc):
+            raise WorkspaceDamaged(f"{source}: SQLite cannot read even the list of tables ({exc}); nothing can be "
+                                   "salvaged; open the newest backup beside it") from exc
+    finally:
+        probe.close()
+    copy = building.with_name(building.name + "-header")
+    shutil.copyfile(source, copy)
+    with copy.open("r+b") as fh:
+        head = bytearray(fh.read(100))
+        head[18:20] = b"\x01\x01"  # rollback journal: the copy has no WAL beside it
+        if not 1 <= int.from_bytes(head[44:48], "big") <= 4:
+            head[44:48] = (4).to_bytes(4, "big")
+        if int.from_bytes(head[56:60], "big") not in (1, 2, 3):
+            head[56:60] = (1).to_bytes(4, "big")
+        fh.seek(0)
+        fh.write(head)
+    return copy
+
+
+def _build(conn, source: Path, building: Path, say: Callable[[str], None]) -> list[TableSalvage]:
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    layout = detect(names)
+    if layout is None:
+        raise WorkspaceUnusable(f"{source}: its readable tables include no memory_facts table; nothing to salvage")
+    meta = _desk_meta(conn, names)
+    ws = open_workspace(building, create=True, name=meta.get("workspace_name") or source.stem)
+    out = LAYOUTS[SUFFIXED]
+    pairs = [(getattr(layout, role).name, getattr(out, role).name) for role in
+             ("agents", "domains", "facts", "policies", "grants", "conflicts", "edges", "notes", "items",
+              "consolidation_log", "beliefs")]
+    pairs += [("workspace_meta", "workspace_meta")] + [(t, t) for t in OUR_TABLES]
+    report = []
+    try:
+        with ws.engine.connect() as dest:
+            raw = dest.connection.driver_connection
+            raw.execute("PRAGMA foreign_keys = OFF")  # copy what is there; check names what dangles
+            raw.execute("PRAGMA cache_size = -262144")  # 256 MB: indexes of a big table stay in memory
+            raw.execute("BEGIN IMMEDIATE")
+            raw.execute("DELETE FROM workspace_meta")
+            for trigger in FTS_TRIGGERS:  # the index is rebuilt once at the end, not row by row
+                raw.execute(f"DROP TRIGGER {trigger}")
+            for src_name, dst_name in pairs:
+                if src_name not in names:
+                    continue
+                say(f"salvaging {src_name}…")
+                report.append(_copy_table(conn, raw, src_name, dst_name))
+            if meta.get("workspace_id"):
+                raw.execute("UPDATE memdesk_meta SET value = ? WHERE key = 'workspace_id'", (meta["workspace_id"],))
+            for statement in fts_statements():
+                if "CREATE TRIGGER" in statement:
+                    raw.execute(statement)
+            raw.execute("COMMIT")
+        from memorydesk.store.integrity import repair  # the indexes, from the copied facts
+
+        repair(ws)
+    finally:
+        ws.close()
+    from memorydesk.store.wal import truncate_log
+
+    truncate_log(building, wait_ms=1000)
+    for suffix in ("-wal", "-shm"):
+        Path(f"{building}{suffix}").unlink(missing_ok=True)
+    return report
+
+
+def _desk_meta(conn, names: set[str]) -> dict[str, str]:
+    if "memdesk_meta" not in names:
+        return {}
+    try:
+        return dict(conn.execute("SELECT key, value FROM memdesk_meta").fetchall())
+    except sqlean.Error:
+        return {}
+
+
+def _copy_table(src, dst, src_name: str, dst_name: str) -> TableSalvage:
+    result = TableSalvage(dst_name)
+    try:
+        src_cols = [r[1] for r in src.execute(f'PRAGMA table_info("{src_name}")')]
+    except sqlean.Error as exc:
+        result.failed = str(exc)
+        return result
+    dst_cols = {r[1] for r in dst.execute(f'PRAGMA table_info("{dst_name}")')}
+    cols = [c for c in src_cols if c in dst_cols]
+    quoted = ", ".join(f'"{c}"' for c in cols)
+    insert = f'INSERT OR IGNORE INTO "{dst_name}" (rowid, {quoted}) VALUES ({", ".join("?" * (len(cols) + 1))})'
+    reader = _Reader(src, src_name, quoted, result)
+    for batch in reader.batches():
+        copied = dst.executemany(insert, batch).rowcount
+        result.copied += copied
+        result.skipped += len(batch) - copied
+    return result
+
+
+class _Reader:
+    """Rows of one table in rowid order, stepping over stretches that cannot be read."""
+
+    def __init__(self, conn, table: str, columns: str, result: TableSalvage) -> None:
+        self.conn, self.table, self.columns, self.result = conn, table, columns, result
+
+    def _rows(self, after: int, limit: int) -> list[tuple]:
+        return self.conn.execute(f'SELECT rowid, {self.columns} FROM "{self.table}" NOT INDEXED WHERE rowid > ? '
+                                 f"ORDER BY rowid LIMIT {limit}", (after,)).fetchall()
+
+    def _next_rowid(self, after: int) -> int | None:
+        row = self.conn.execute(f'SELECT rowid FROM "{self.table}" NOT INDEXED WHERE rowid > ? ORDER BY rowid '
+                                "LIMIT 1", (after,)).fetchone()
+        return None if row is None else int(row[0])
+
+    def batches(self) -> Iterator[list[tuple]]:
+        """Batches of rows; after a failed batch, its stretch is read one row at a time."""
+        after, careful = _MIN_ROWID, 0  # careful: rows still to read one at a time
+        while True:
+            try:
+                batch = self._rows(after, 1 if careful else BATCH)
+            except _FAILURES as exc:
+                if not careful:
+                    if after == _MIN_ROWID and self._unreadable(exc):
+                        return
+                    careful = BATCH
+                    continue
+                step = self._step_over(after)
+                if step is None:
+                    return
+                after = step
+                continue
+            if not batch:
+                return
+            yield batch
+            after = int(batch[-1][0])
+            careful = max(careful - 1, 0)
+
+    def _unreadable(self, exc: Exception) -> bool:
+        """The whole table: not even a seek to its last row works (its root page is damaged)."""
+        try:
+            self._next_rowid(_MAX_ROWID - 1)
+        except _FAILURES:
+            self.result.failed = str(exc)
+            return True
+        return False
+
+    def _step_over(self, after: int) -> int | None:
+        """The row after ``after`` cannot be read: record what is lost, return where to go on."""
+        try:
+            nxt = self._next_rowid(after)
+        except _FAILURES:  # the page holding it is damaged: find where reading works again
+            beyond = self._first_readable_beyond(after)
+            if beyond is None:
+                self.result.lost.append((after + 1, _MAX_ROWID))
+                return None
+            self.result.lost.append((after + 1, beyond - 1))
+            return beyond - 1
+        if nxt is None:
+            return None
+        self.result.lost.append((nxt, nxt))  # its rowid reads, its values do not (an overflow page)
+        return nxt
+
+    def _first_readable_beyond(self, after: int) -> int | None:
+        """The first rowid a seek past the damage reaches: leap ahead until one works, then narrow down."""
+        bad, step = after, 1
+        while True:
+            probe = min(after + step, _MAX_ROWID - 1)
+            try:
+                found = self._next_rowid(probe)
+                break
+            except _FAILURES:
+                bad = probe
+                if probe >= _MAX_ROWID - 1:
+                    return None
+                step *= 2
+        good = probe  # a seek past ``good`` works, past ``bad`` it does not
+        while good - bad > 1:
+            mid = (good + bad) // 2
+            try:
+                found_mid = self._next_rowid(mid)
+            except _FAILURES:
+                bad = mid
+                continue
+            good, found = mid, found_mid
+        return found
