@@ -53,3 +53,17 @@ def newer_product_db(tmp_path: Path) -> Path:
     from fixtures.product_fixture import build
 
     return build(tmp_path / "newer.db", layout="unsuffixed")
+
+
+@pytest.fixture(autouse=True)
+def _search_copies_inline():
+    """Search builds its copies of a file inside the search that asks for them, not on a thread,
+    and no test inherits another's: a thread left running past its test would race the next one."""
+    from memorydesk.search import follow
+
+    before = follow.settings().background
+    follow.configure(background=False)
+    follow.forget()
+    yield
+    follow.forget()
+    follow.configure(background=before)

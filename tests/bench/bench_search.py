@@ -1,457 +1,126 @@
-"""Search and preamble latency on large synthetic workspaces, with a naive baseline.
+"""Search and preamble latency on large synthetic workspaces, with the plain baseline.
 
 Run with ``pytest tests/bench/bench_search.py -s`` (or ``python`` on this file). Prints
 p50/p95 in ms and asserts nothing about time. Settings (environment):
 
 - ``MEMDESK_BENCH_SIZES``: comma-separated fact counts (default ``10000,100000``;
-  add ``1000000`` for the large run, which takes a few minutes to build once);
+  add ``1000000`` for the large run, which takes about ten minutes to build once);
 - ``MEMDESK_BENCH_QUERIES``: queries (and preamble tasks) per mode, default 100;
-- ``MEMDESK_BENCH_COLD``: how many "first search after a write" samples, default 5;
 - ``MEMDESK_BENCH_WARM_UP``: queries of the warm-up session before the steady-state figures,
   default 300.
 
-Workspaces are built once with bulk inserts through the product's own schema (the FTS
-index filled by the product's triggers, our sqlite-vec index beside it) and cached in
-the temp folder under a name that carries the generator's version.
+The workspaces and their text generator are in ``search_corpus``; the baseline, measured
+in the same run, in ``search_timing``. In order, per size: the first searches on the
+freshly opened file (search's copies are being built on their thread meanwhile, so these
+run the product's SQL), how long the build took, keyword with every term new to search's
+term cache, then, after a warm-up session, each mode on its own fresh queries (the steady
+state of a desk in use), the preamble on fresh tasks and with every task word new, the
+baseline, and what search keeps in memory. What happens while another process writes
+the file is in ``bench_search_live``.
 
-Goals: keyword p95 ≤ 30 ms at 1M; hybrid p95 ≤ 150 ms at 100k including the query
-embedding; preamble p95 ≤ 20 ms at 1M. The baseline, measured in the same run, is what a
-straightforward implementation does: one FTS5 query, plus (for the fused modes) the
-query embedding and a numpy brute-force cosine over every vector held in memory. Each
-mode is reported with its time over the baseline's (keyword and preamble over the FTS5
-query alone, semantic and hybrid over the whole baseline). Search keeps values per file
-version (see ``run_size``), so the cold cases get their own lines. The ``_time`` helper
-runs its first input once untimed.
-
-The text generator (why the figures mean something)
------------------------------------------------------
-Real workspaces have a wide vocabulary, and a query's terms match a small part of the
-facts. A generator that reuses a few dozen phrases makes every query match most facts
-and measures a worst case nobody has. So:
-
-- a vocabulary of ``VOCAB_SIZE`` words: a few hundred real engineering words first,
-  then pronounceable made-up words, ranked, with a Zipf–Mandelbrot frequency
-  (``1 / (rank + 2.7) ** 1.07``), as word frequencies in real text are;
-- 40 domains (workspace-wide and ``repo:<slug>/…``), themselves chosen with a Zipf
-  weight; each has its own lexicon of ``LEXICON_SIZE`` words drawn from the
-  vocabulary (mid-frequency words become a domain's common words, as "terraform" is
-  common in infrastructure facts and rare elsewhere);
-- a fact's content is 6–60 tokens (log-normal length, median about 18): about a third
-  English function words (indexed, but stopwords to the query builder), the rest from
-  the domain's lexicon (Zipf, s = 1) or the whole vocabulary, with an occasional number
-  or version; the topic is one to three of the domain's common words joined by ``-``;
-- a query picks a domain the same way and 2–5 content words from it (mostly the
-  domain's lexicon, sometimes any word), put in one of a dozen question shapes ("how do
-  we … the …", "why does … fail", bare keywords …); a preamble task is an instruction
-  with four or five content words built the same way ("Rotate the … before the … window");
-- embeddings are random unit vectors (latency does not depend on what they mean);
-  5% of facts are superseded by their predecessor; each fact has two episodic edges to
-  random facts; ``created_at`` grows with the insertion order.
+Goals (issue 17): keyword p95 ≤ 30 ms at 1M with every term new; hybrid p95 ≤ 150 ms at
+100k including the query embedding; preamble p95 ≤ 20 ms at 1M, tasks with never-seen
+words included.
 """
 
 from __future__ import annotations
 
-import math
 import os
-import random
-import statistics
-import tempfile
+import resource
 import time
-from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from memorydesk.core.fts_query import scoped_match
-from memorydesk.embedding.embedder import DIM, get_embedder
+from memorydesk.search import follow
 from memorydesk.search.agent import search
+from memorydesk.search.cache import clear_caches
 from memorydesk.search.preamble import build_preamble
 from memorydesk.store import open_workspace
-from memorydesk.store.ours import VECTOR_TABLE
+from search_corpus import AGENT, N_QUERIES, SIZES, TextModel, workspace_of
+from search_timing import BASELINE, BASELINE_FTS, Baseline, embedder, report, timed
 
-SIZES = [int(s) for s in os.environ.get("MEMDESK_BENCH_SIZES", "10000,100000").split(",") if s]
-N_QUERIES = int(os.environ.get("MEMDESK_BENCH_QUERIES", "100"))
-CACHE = Path(tempfile.gettempdir()) / "memorydesk-bench"
-GENERATOR_VERSION = 2
-T0 = 1_790_000_000
-AGENT = "bench-agent"
-
-# --- vocabulary ---------------------------------------------------------------------------
-
-VOCAB_SIZE = 8000
-LEXICON_SIZE = 600
-ZIPF_S = 1.07
-ZIPF_Q = 2.7
-
-_REAL_WORDS = """
-api deploy release backup restore database postgres redis kafka terraform cluster staging production
-service worker gateway queue cache index schema migration rollback pipeline build test lint review
-merge branch commit tag version changelog token secret credential password certificate rotation vault
-latency timeout retry throttle quota limit budget alert incident outage postmortem oncall pager
-dashboard metric log trace span sentry grafana prometheus datadog monitor health check probe
-docker image container kubernetes helm chart pod node region zone bucket storage snapshot replica
-shard partition consumer producer topic offset lag broker stream event webhook callback handler
-endpoint route request response header payload json yaml config setting flag feature toggle rollout
-canary experiment variant metric funnel checkout cart payment invoice refund coupon price tax
-currency rounding ledger account customer user profile session login signup password oauth saml
-permission role grant policy audit compliance gdpr retention deletion export import csv report
-frontend backend mobile android ios react nextjs typescript javascript golang python rust swift
-kotlin css tailwind component storybook design token theme font icon layout accessibility contrast
-playwright cypress jest vitest pytest fixture mock stub coverage flaky snapshot regression smoke
-load stress benchmark profile memory cpu disk network dns cdn tls proxy firewall vpn ssh bastion
-cron schedule job batch nightly weekly monthly daily hourly window maintenance freeze calendar
-owner team squad lead manager approver reviewer author assignee ticket issue epic sprint roadmap
-estimate deadline priority severity blocker bug fix patch hotfix upgrade dependency package library
-npm pnpm yarn pip poetry cargo gradle maven makefile script cli tool sdk client server protocol
-grpc rest graphql websocket sse polling pagination cursor filter sort search query ranking
-embedding vector model prompt agent memory fact note summary context window chunk tokenizer
-email sms push notification template locale translation language timezone utc date format
-upload download file media video image thumbnail resize compress encode decode encrypt hash sign
-verify validate sanitize escape parse serialize cache invalidate evict warm cold hot tier archive
-cost billing invoice spend forecast capacity scale autoscale instance spot reserved savings
-fail fails failed change changed owns documented settings works broken slow fast missing wrong
-""".split()
-
-_FUNCTION_WORDS = """
-the the the the a a an to to to of of of and and in in is is for for on on with that this
-it be are as at by we our from or not when after before every only all if then must should
-can will was has have no new each per into via than
-""".split()
-
-_DOMAINS = [
-    "codebase", "infrastructure", "conventions", "decisions", "product", "pr-reviews", "security",
-    "testing", "design", "billing", "analytics", "support", "onboarding", "release", "incidents",
-    "data", "mobile", "frontend", "backend", "platform", "compliance", "observability", "performance",
-    "documentation", "hiring", "vendors", "costs", "roadmap", "experiments", "integrations",
-    "repo:acme-web/conventions", "repo:acme-web/architecture", "repo:acme-api/architecture",
-    "repo:acme-api/conventions", "repo:acme-infra/runbooks", "repo:acme-infra/conventions",
-    "repo:acme-mobile/architecture", "repo:acme-mobile/release", "repo:acme-data/pipelines",
-    "repo:acme-docs/style",
-]
-_TYPES = ["fact"] * 6 + ["decision", "preference", "event", "request", "learning", "observation"]
-
-_QUERY_SHAPES = [
-    "{} {}", "{} {} {}", "how do we {} the {}", "what is the {} for {}", "why does {} {} fail",
-    "when did we change the {} {}", "who owns {} {} {}", "{} {} {} settings",
-    "where is the {} {} documented", "should we {} {} or {}", "how to {} {} in {}",
-    "{} {} {} {} {}",
-]
-_TASK_SHAPES = [
-    "Investigate why the {} {} {} fails on {}", "Prepare the {} release and check {} {} {}",
-    "Update the {} {} documentation for {} {}", "Rotate the {} {} before the {} {} window",
-    "Fix the flaky {} {} test in {} {} {}", "Review the {} {} change to {} {}",
-    "Migrate {} {} from {} to {} {}", "Add {} {} alerts for the {} {}",
-]
-
-
-def _zipf_cdf(n: int, s: float = ZIPF_S, q: float = ZIPF_Q) -> np.ndarray:
-    w = 1.0 / np.power(np.arange(n, dtype=np.float64) + q, s)
-    cdf = np.cumsum(w)
-    return cdf / cdf[-1]
-
-
-def _made_up_words(rng: random.Random, n: int, taken: set[str]) -> list[str]:
-    onsets = ["b", "br", "c", "ch", "d", "dr", "f", "fl", "g", "gr", "h", "j", "k", "kl", "l", "m", "n",
-              "p", "pl", "qu", "r", "s", "sh", "sk", "st", "t", "tr", "v", "w", "z"]
-    vowels = ["a", "e", "i", "o", "u", "ai", "ea", "io", "ou", "y"]
-    codas = ["", "", "", "n", "r", "s", "l", "t", "x", "nd", "rk", "st", "m"]
-    out: list[str] = []
-    while len(out) < n:
-        word = "".join(rng.choice(onsets) + rng.choice(vowels) for _ in range(rng.choice([1, 2, 2, 2, 3, 3])))
-        word += rng.choice(codas)
-        if len(word) >= 3 and word not in taken:
-            taken.add(word)
-            out.append(word)
-    return out
-
-
-class TextModel:
-    """The generator described in the module docstring (deterministic for a seed)."""
-
-    def __init__(self, seed: int = 11) -> None:
-        rng = random.Random(seed)
-        real = list(dict.fromkeys(_REAL_WORDS))
-        rng.shuffle(real)
-        taken = set(real) | set(_FUNCTION_WORDS)
-        self.vocab = np.array(real + _made_up_words(rng, VOCAB_SIZE - len(real), taken), dtype=object)
-        self.vocab_cdf = _zipf_cdf(VOCAB_SIZE)
-        self.function_words = np.array(_FUNCTION_WORDS, dtype=object)
-        self.domain_cdf = _zipf_cdf(len(_DOMAINS), s=0.8, q=1.0)
-        nrng = np.random.default_rng(seed)
-        # a domain's lexicon leans to mid-frequency words (weights: global Zipf ** 0.5)
-        flat = 1.0 / np.sqrt(np.arange(VOCAB_SIZE, dtype=np.float64) + ZIPF_Q)
-        flat /= flat.sum()
-        self.lexicons = [nrng.choice(VOCAB_SIZE, size=LEXICON_SIZE, replace=False, p=flat) for _ in _DOMAINS]
-        self.lexicon_cdf = _zipf_cdf(LEXICON_SIZE, s=1.0, q=1.0)
-
-    def _words(self, nrng: np.random.Generator, domain: int, n: int, p_function: float) -> list[str]:
-        kinds = nrng.random(n)
-        picks = nrng.random(n)
-        out: list[str] = []
-        lexicon = self.lexicons[domain]
-        for kind, pick in zip(kinds, picks):
-            if kind < p_function:
-                out.append(self.function_words[int(pick * len(self.function_words))])
-            elif kind < p_function + (1 - p_function) * 0.62:
-                out.append(self.vocab[lexicon[np.searchsorted(self.lexicon_cdf, pick)]])
-            elif kind < 0.985:
-                out.append(self.vocab[min(VOCAB_SIZE - 1, np.searchsorted(self.vocab_cdf, pick))])
-            else:
-                out.append(str(int(pick * 5000)) if pick < 0.5 else f"v{int(pick * 20)}")
-        return out
-
-    def domain(self, nrng: np.random.Generator) -> int:
-        return int(np.searchsorted(self.domain_cdf, nrng.random()))
-
-    def fact(self, nrng: np.random.Generator) -> tuple[str, str, str]:
-        d = self.domain(nrng)
-        n = int(min(60, max(6, round(math.exp(nrng.normal(math.log(18), 0.55))))))
-        words = self._words(nrng, d, n, p_function=0.33)
-        sentence = " ".join(words)
-        content = sentence[:1].upper() + sentence[1:] + "."
-        lexicon = self.lexicons[d]
-        topic = "-".join(self.vocab[lexicon[int(x)]]
-                         for x in nrng.integers(0, 150, size=int(nrng.integers(1, 4))))
-        return _DOMAINS[d], topic, content
-
-    def _fill(self, nrng: np.random.Generator, shapes: Sequence[str]) -> str:
-        shape = shapes[int(nrng.integers(0, len(shapes)))]
-        slots = shape.count("{}")
-        d = self.domain(nrng)
-        words = [w for w in self._words(nrng, d, slots * 3, p_function=0.0) if not w[0].isdigit()][:slots]
-        while len(words) < slots:
-            words.append(self.vocab[self.lexicons[d][int(nrng.integers(0, 50))]])
-        return shape.format(*words)
-
-    def query(self, nrng: np.random.Generator) -> str:
-        return self._fill(nrng, _QUERY_SHAPES)
-
-    def task(self, nrng: np.random.Generator) -> str:
-        return self._fill(nrng, _TASK_SHAPES)
-
-
-# --- building a workspace ------------------------------------------------------------------
-
-
-def _build(path: Path, n: int, seed: int = 11) -> None:
-    model = TextModel(seed)
-    rng = random.Random(seed)
-    nrng = np.random.default_rng(seed)
-    tmp = path.with_suffix(".building")
-    for suffix in ("", "-wal", "-shm"):
-        Path(str(tmp) + suffix).unlink(missing_ok=True)
-    ws = open_workspace(tmp, create=True)
-    facts, edges = ws.layout.facts.name, ws.layout.edges.name
-    wid = ws.workspace_id
-    batch = 20_000
-    ids = [f"bench-{i:07d}" for i in range(n)]
-    with ws.write() as conn:
-        conn.execute(ws.layout.agents.insert().values(id=AGENT, name="Bench", title="Bench", agent_md_path="",
-                                                      workspace_id=wid, skills="", created_at=T0))
-        conn.execute(ws.layout.notes.insert().values(id="note-1", workspace_id=wid, agent_id=AGENT,
-                                                     content="- prefers small PRs\n- watch the flaky suite",
-                                                     updated_at=T0))
-        for i in range(12):
-            domain, _, rule = model.fact(nrng)
-            conn.execute(ws.layout.policies.insert().values(
-                id=f"pol-{i}", workspace_id=wid, domain=domain, rule=rule, active=True,
-                created_at=T0, updated_at=T0 + i))
-    fact_sql = (f"INSERT INTO {facts} (id, workspace_id, domain, topic, content, confidence, memory_type, "
-                f"superseded_by, embedding, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)")
-    edge_sql = (f"INSERT INTO {edges} (id, workspace_id, source_fact_id, target_fact_id, edge_type, weight, "
-                f"created_at) VALUES (?,?,?,?,?,?,?)")
-    for start in range(0, n, batch):
-        stop = min(start + batch, n)
-        vecs = nrng.standard_normal((stop - start, DIM)).astype(np.float32)
-        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-        rows = []
-        for j, i in enumerate(range(start, stop)):
-            domain, topic, content = model.fact(nrng)
-            rows.append((ids[i], wid, domain, topic, content, round(rng.uniform(0.3, 1.0), 2), rng.choice(_TYPES),
-                         ids[i - 1] if i and rng.random() < 0.05 else None, vecs[j].tobytes(),
-                         T0 + i * 30, T0 + i * 30))
-        edge_rows = [(f"edge-{i}-{k}", wid, ids[i], ids[rng.randrange(n)], ("related_to", "contextual")[k],
-                      round(rng.uniform(0.35, 1.0), 3), T0) for i in range(start, stop) for k in range(2)]
-        with ws.write() as conn:
-            conn.exec_driver_sql(fact_sql, rows)
-            conn.exec_driver_sql(f"INSERT INTO {VECTOR_TABLE}(fact_id, embedding) VALUES (?, ?)",
-                                 [(r[0], r[8]) for r in rows])
-            conn.exec_driver_sql(edge_sql, edge_rows)
-    ws.close()
-    for suffix in ("", "-wal", "-shm"):
-        src = Path(str(tmp) + suffix)
-        if src.exists():
-            src.replace(Path(str(path) + suffix))
-
-
-def workspace_of(n: int) -> Path:
-    CACHE.mkdir(parents=True, exist_ok=True)
-    path = CACHE / f"search-v{GENERATOR_VERSION}-{n}.db"
-    if not path.exists():
-        started = time.perf_counter()
-        _build(path, n)
-        print(f"  built {n:,} facts in {time.perf_counter() - started:.1f} s")
-    return path
-
-
-# --- timing --------------------------------------------------------------------------------
-
-
-def _pct(samples: list[float]) -> tuple[float, float]:
-    ordered = sorted(samples)
-    p95 = ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
-    return statistics.median(ordered) * 1000, p95 * 1000
-
-
-def _time(fn: Callable[[str], object], args_list: Sequence[str]) -> tuple[float, float]:
-    fn(args_list[0])  # warm (caches are built here, once per file version)
-    samples = []
-    for args in args_list:
-        started = time.perf_counter()
-        fn(args)
-        samples.append(time.perf_counter() - started)
-    return _pct(samples)
-
-
-class _RandomEmbedder:
-    def __init__(self) -> None:
-        self.rng = np.random.default_rng(3)
-
-    def status(self) -> tuple[bool, str]:
-        return True, ""
-
-    def embed_one(self, text: str) -> np.ndarray:
-        v = self.rng.standard_normal(DIM).astype(np.float32)
-        return v / np.linalg.norm(v)
-
-
-BASELINE = "baseline (FTS5 + numpy cosine)"
-BASELINE_FTS = "baseline FTS5 query alone"
-N_COLD = int(os.environ.get("MEMDESK_BENCH_COLD", "5"))
 WARM_UP = int(os.environ.get("MEMDESK_BENCH_WARM_UP", "300"))
-AFTER_WRITE_SEARCHES = 7
+AGAINST = {
+    "keyword, first searches (copies building)": BASELINE_FTS, "keyword, every term new": BASELINE_FTS,
+    "keyword": BASELINE_FTS, "preamble": BASELINE_FTS, "preamble, every task word new": BASELINE_FTS,
+    "semantic": BASELINE, "hybrid": BASELINE,
+}
 
 
-def _forget(kind: str | None = None) -> None:
-    """Drop the search caches (all, or one kind); a no-op for code without them."""
-    try:
-        from memorydesk.search.cache import clear_caches
-    except ImportError:
-        return
-    clear_caches(kind)
-
-
-def run_size(n: int) -> dict[str, tuple[float, float]]:
-    """Figures for one size.
-
-    Search keeps values per file version (the vector copy, the temporal voice, each term's
-    bm25 parts, from a version's second search on), so one number would hide the cold cases.
-    In order: a session on the freshly opened file (keyword, every query new, caches filling
-    as they go); keyword with every term seen for the first time; then, after a warm-up
-    session of ``WARM_UP`` other queries, each mode on its own fresh queries (the steady
-    state of a desk in use); and the first searches after a write to the file (nothing
-    kept: the first search takes the plain queries, the second builds the keyword side's
-    per-version numbers, the fifth the copy of the vector index).
-    """
+def run_size(n: int) -> tuple[dict[str, tuple[float, float]], dict[str, object]]:
     path = workspace_of(n)
-    embedder = get_embedder()
-    ok, reason = embedder.status()
-    if not ok:
-        print(f"  ({reason}; timing with random query vectors instead)")
-        embedder = _RandomEmbedder()  # type: ignore[assignment]
+    embed = embedder()
     model = TextModel(11)
     qrng = np.random.default_rng(5)
     fresh = {name: [model.query(qrng) for _ in range(N_QUERIES)]
-             for name in ("session", "new terms", "keyword", "semantic", "hybrid", "after a write")}
+             for name in ("session", "new terms", "keyword", "semantic", "hybrid")}
     tasks = [model.task(qrng) for _ in range(N_QUERIES)]
+    new_tasks = [model.task(qrng) for _ in range(N_QUERIES)]
     warm_up = [model.query(qrng) for _ in range(WARM_UP)]
     figures: dict[str, tuple[float, float]] = {}
-    _forget()
+    facts: dict[str, object] = {}
+    follow.forget()
+    clear_caches()
     with open_workspace(path, read_only=True) as ws:
-        figures["keyword, session start"] = _time(lambda q: search(ws, q, mode="keyword"), fresh["session"])
+        started = time.perf_counter()
+        follow.configure(background=True)
+        search(ws, "warm the interpreter", mode="keyword")  # 1st search: nothing is built for a one-shot
+        figures["keyword, first searches (copies building)"] = timed(
+            lambda q: search(ws, q, mode="keyword"), fresh["session"][:20], warm=False)
+        state = follow.wait_ready(ws)
+        facts["copies built (s, off the caller's thread)"] = round(time.perf_counter() - started, 1)
+        if state is None:
+            print("  search's copies were not built: figures below are the product's SQL")
 
-        def keyword_cold(q: str) -> None:
-            _forget("fts-term")
+        def keyword_new(q: str) -> None:
+            if state is not None:
+                state.forget_terms()  # every term of the query new to the term cache
             search(ws, q, mode="keyword")
 
-        figures["keyword, every term new"] = _time(keyword_cold, fresh["new terms"])
+        figures["keyword, every term new"] = timed(keyword_new, fresh["new terms"])
         for q in warm_up:
-            search(ws, q, mode="hybrid", embedder=embedder)
+            search(ws, q, mode="hybrid", embedder=embed)
         for _ in range(WARM_UP // 3):
             build_preamble(ws, AGENT, model.task(qrng))
         for mode in ("keyword", "semantic", "hybrid"):
-            figures[mode] = _time(lambda q, m=mode: search(ws, q, mode=m, embedder=embedder), fresh[mode])
-        figures["preamble"] = _time(lambda t: build_preamble(ws, AGENT, t), tasks)
+            figures[mode] = timed(lambda q, m=mode: search(ws, q, mode=m, embedder=embed), fresh[mode])
+        figures["preamble"] = timed(lambda t: build_preamble(ws, AGENT, t), tasks)
 
-        # after a write: nothing kept; the caches come back over the version's first searches
-        rounds: list[list[float]] = []
-        queries = iter(fresh["after a write"] * 2)
-        for _ in range(N_COLD):
-            _forget()
-            took = []
-            for _ in range(AFTER_WRITE_SEARCHES):
-                started = time.perf_counter()
-                search(ws, next(queries), mode="hybrid", embedder=embedder)
-                took.append((time.perf_counter() - started) * 1000)
-            rounds.append(took)
-        firsts = sorted(r[0] / 1000 for r in rounds)
-        figures["hybrid, first after a write"] = _pct(firsts)
-        print(f"  hybrid, searches 1–{AFTER_WRITE_SEARCHES} after a write (median of {N_COLD}, ms): "
-              + " ".join(f"{statistics.median(r[i] for r in rounds):.0f}" for i in range(AFTER_WRITE_SEARCHES)))
-        figures["query embedding"] = _time(lambda q: embedder.embed_one(q), fresh["hybrid"])
+        def preamble_new(t: str) -> None:
+            if state is not None:
+                state.forget_terms()
+            build_preamble(ws, AGENT, t)
 
-        # baseline: FTS5 + numpy brute-force cosine over every vector, all held in memory
-        with ws.read() as conn:
-            rows = conn.exec_driver_sql("SELECT id, embedding FROM memory_facts_table").fetchall()
-        ids = [r[0] for r in rows]
-        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(len(rows), DIM)
-        del rows
-        conn = ws.engine.raw_connection()
+        figures["preamble, every task word new"] = timed(preamble_new, new_tasks)
+        figures["query embedding"] = timed(lambda q: embed.embed_one(q), fresh["hybrid"])
+        report_ = follow.cache_report()
+        facts["cache (MB)"] = {k: round(v / 2**20, 1) for k, v in report_["parts"].items()}
+        facts["cache total / bound (MB)"] = (round(report_["total"] / 2**20), round(report_["max_bytes"] / 2**20))
+        facts["peak RSS (MB)"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+        base = Baseline(ws, embed)
         try:
-            def fts(q: str) -> None:
-                match = scoped_match(q, ws.workspace_id)
-                if match:
-                    conn.driver_connection.execute(
-                        "SELECT f.id FROM memory_facts_fts JOIN memory_facts_table f "
-                        "ON f.rowid = memory_facts_fts.rowid "
-                        "WHERE memory_facts_fts MATCH ? AND f.superseded_by IS NULL ORDER BY rank LIMIT 20",
-                        (match,)).fetchall()
-
-            def baseline(q: str) -> None:
-                qv = embedder.embed_one(q)
-                sims = matrix @ qv
-                top = np.argpartition(-sims, 30)[:30]
-                _ = [ids[i] for i in top[np.argsort(-sims[top])]]
-                fts(q)
-
-            figures[BASELINE_FTS] = _time(fts, fresh["keyword"])
-            figures[BASELINE] = _time(baseline, fresh["hybrid"])
+            figures[BASELINE_FTS] = timed(base.fts, fresh["keyword"])
+            figures[BASELINE] = timed(base.full, fresh["hybrid"])
         finally:
-            conn.close()
-    return figures
+            base.close()
+    follow.forget()
+    follow.configure(background=True)
+    return figures, facts
 
 
-def report(n: int, figures: dict[str, tuple[float, float]]) -> None:
-    print(f"\n{n:,} facts ({N_QUERIES} queries each; p50 / p95 in ms; ratio = ours / baseline, p50 and p95)")
-    for name, (p50, p95) in figures.items():
-        base = {"keyword": BASELINE_FTS, "keyword, session start": BASELINE_FTS,
-                "keyword, every term new": BASELINE_FTS, "preamble": BASELINE_FTS, "semantic": BASELINE,
-                "hybrid": BASELINE, "hybrid, first after a write": BASELINE}.get(name)
-        ratio = ""
-        if base is not None:
-            b50, b95 = figures[base]
-            of = "FTS5 alone" if base == BASELINE_FTS else "baseline"
-            ratio = f"   ×{p50 / b50:.2f} / ×{p95 / b95:.2f} of {of}"
-        print(f"  {name:<32} {p50:8.2f} {p95:8.2f}{ratio}")
+def _print(n: int, figures: dict[str, tuple[float, float]], facts: dict[str, object]) -> None:
+    report(f"{n:,} facts, {N_QUERIES} queries each", figures, AGAINST)
+    for name, value in facts.items():
+        print(f"  {name}: {value}")
 
 
 @pytest.mark.slow
 def test_bench_search() -> None:
     for n in SIZES:
-        report(n, run_size(n))
+        _print(n, *run_size(n))
 
 
 if __name__ == "__main__":
     for size in SIZES:
-        report(size, run_size(size))
+        _print(size, *run_size(size))

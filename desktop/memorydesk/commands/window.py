@@ -50,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
     from memorydesk.ui.first_run import DemoSetup, demo_path
     from memorydesk.ui.mainwindow import MainWindow
 
+    settings.apply_search_cache_setting()
     read_only = bool(args.read_only)
     path = Path(args.workspace) if args.workspace else None
     if path is None and not args.demo:

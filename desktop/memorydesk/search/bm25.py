@@ -5,23 +5,21 @@ for every query FTS5 scores every row that matches any term, and its bm25 first 
 the rows matching each phrase, including the workspace phrase, which matches every row
 of the workspace (on a 100k-fact file that count alone is more than half of the time).
 
-``_fast_rows`` returns the same rows with the same bm25 values, bit for bit, from pieces
-FTS5 computes itself:
+``_fast_rows`` returns the same rows with the same bm25 values, bit for bit, from the
+copy of the index search keeps (``search.mirror``, kept in step by ``search.follow``):
 
 - FTS5's bm25 is ``-Σ idf_p · tf_p·(k1+1) / (tf_p + k1·(1 - b + b·D/avgdl))`` over the
   query's phrases in order (``fts5_aux.c``); each summand depends only on its own phrase
-  and the row. A one-term query ``{topic content} : (tok*)`` therefore returns, as
-  ``-rank``, exactly the summand that phrase adds in the product's query. These per-term
-  summands ("postings") are kept per file version, as frequent terms recur. A term seen
-  for the first time is counted faster from the index's instances (a temporary
-  ``fts5vocab`` table on the connection: tf per row, rows for the idf) and ``%_docsize``,
-  with bm25's formula in FTS5's order of operations; the self-check holds those numbers
-  to FTS5's own, bit for bit;
+  and the row. A prefix term ``tok*`` matches the indexed terms that start with ``tok``;
+  its ``tf`` in a row is the number of such tokens in topic and content, its idf comes
+  from the number of rows holding one, ``D`` is the row's length (``%_docsize``), all
+  read from the copy and put through bm25's formula in FTS5's order of operations
+  (``term_parts``); the self-check holds those numbers to FTS5's own, bit for bit;
 - the summands are added in the product's phrase order, as FTS5 adds them (a phrase a
   row does not match adds ``0.0``, which changes nothing);
 - the workspace phrase comes last; its summand is computed here with FTS5's formula from
-  the row's length (``%_docsize``), the index totals (``%_data``) and the number of rows
-  matching the phrase (counted once per file version);
+  the row's length (``%_docsize``), the index totals and the number of rows matching
+  the phrase;
 - the best rows are picked with a bound (the workspace summand is below ``idf·(k1+1)``),
   looking up only the rows needed, which are then filtered with the product's own
   predicates (active, this workspace, ``--repo``);
@@ -29,12 +27,11 @@ FTS5 computes itself:
   SQLite's sorter, which keeps the input order of equal keys, spilled runs included.
 
 Before its first use in a process the fast path checks itself against the product's SQL
-on a small scratch index (two workspaces, short texts with many equal scores); if any row
-or any bit of any score differs (say, a SQLite build that fuses multiply-adds, or a
-future FTS5 with another formula), only the product's SQL is used. The first search of
-each file version also takes the product's SQL (see ``fast_keyword``).
-
-The per-term parts are kept per file version in the shared cache (``search.cache``).
+on a small scratch index (two workspaces, short texts with many equal scores), first as
+built, then after rows were changed and the copy followed them; if any row or any bit of
+any score differs (say, a SQLite build that fuses multiply-adds, or a future FTS5 with
+another formula or tokenizer), only the product's SQL is used. Until the copy of a file
+exists (it is built after the second search) keyword search runs the product's SQL.
 """
 
 from __future__ import annotations
@@ -42,19 +39,18 @@ from __future__ import annotations
 import json
 import logging
 import math
-import random
-import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import sqlean
 from sqlalchemy import Connection
 
-from memorydesk.core.fts_query import FACT_TEXT_COLUMNS, keyword_terms, scoped_match
-from memorydesk.search.cache import cached, on_reset, snapshot_version
-from memorydesk.search.fts import ROW_COLUMNS, KeywordRow, keyword_row, product_sql
+from memorydesk.core.fts_query import FACT_TEXT_COLUMNS, keyword_terms
+from memorydesk.search import follow
+from memorydesk.search.fts import ROW_COLUMNS, KeywordRow, keyword_row
+from memorydesk.search.mirror import KeywordIndex
 from memorydesk.search.scope import RepoScope
 from memorydesk.store import Workspace
 
@@ -82,6 +78,7 @@ class _IndexShape:
     idf: float | None  # None: the product's MATCH has no workspace phrase
     members: np.ndarray | None  # by rowid: rows matching the workspace phrase (None: every row)
     doc_len: np.ndarray | None = None  # by rowid: the row's token count, all columns (-1: no row)
+    norm: np.ndarray | None = None  # by rowid: k1·(1 - b + b·D/avgdl), the length term of bm25's denominator
 
 
 def _varints(blob: bytes) -> list[int]:
@@ -113,132 +110,58 @@ def _workspace_phrase(match: str) -> str | None:
     return match[at + len(_WS_CLAUSE) : -1]
 
 
-def _index_shape(raw: Any, fts: str, phrase: str | None, lengths: bool = True) -> _IndexShape | None:
-    """Row count, average length, the workspace phrase's idf and rows, every row's length.
-
-    None: not ours to do (a rank function configured for the table).
-    """
-    if raw.execute(f"SELECT 1 FROM {fts}_config WHERE k = 'rank'").fetchall():
-        return None  # a rank function configured for the table: leave it to FTS5
-    block = raw.execute(f"SELECT block FROM {fts}_data WHERE id = 1").fetchone()
-    if block is None or block[0] is None:
+def shape_of(index: KeywordIndex) -> _IndexShape | None:
+    """What the workspace phrase adds to bm25, from the copy of the index (worked out once per change)."""
+    if index.n_row <= 0:
         return None
-    sizes = _varints(bytes(block[0]))
-    n_row, n_token = sizes[0], sum(sizes[1:])
-    if n_row <= 0:
-        return None
-    avgdl = float(n_token) / float(n_row)
-    doc_len = _doc_lengths(raw, fts, len(sizes) - 1) if lengths else None
-    if phrase is None:
-        return _IndexShape(n_row, avgdl, None, None, doc_len)
-    expr = f"workspace_id : {phrase}"
-    n_hit = int(raw.execute(f"SELECT count(*) FROM {fts} WHERE {fts} MATCH ?", (expr,)).fetchone()[0])
-    idf = math.log((n_row - n_hit + 0.5) / (n_hit + 0.5))
-    if idf <= 0.0:
-        idf = 1e-6
-    members = None
-    if n_hit != n_row:
-        ids = np.fromiter((r[0] for r in raw.execute(f"SELECT rowid FROM {fts} WHERE {fts} MATCH ?", (expr,))),
-                          dtype=np.int64)
-        members = np.zeros(int(ids.max()) + 1 if len(ids) else 1, dtype=bool)
-        members[ids] = True
-    return _IndexShape(n_row, avgdl, idf, members, doc_len)
+    known = index.derived.get("shape")
+    if known is not None and known[0] == index.epoch:
+        return known[1]  # type: ignore[no-any-return]
+    avgdl = float(sum(index.totals)) / float(index.n_row)
+    # bm25's length term per row, in FTS5's order of operations (the same bits as computed row by row)
+    norm = _K1 * (1 - _B + _B * index.doc_len.astype(np.float64) / avgdl)
+    if index.phrase is None:
+        shape = _IndexShape(index.n_row, avgdl, None, None, index.doc_len, norm)
+    else:
+        n_hit = index.n_hit
+        idf = math.log((index.n_row - n_hit + 0.5) / (n_hit + 0.5))
+        if idf <= 0.0:
+            idf = 1e-6
+        members = None if n_hit == index.n_row else index.members
+        shape = _IndexShape(index.n_row, avgdl, idf, members, index.doc_len, norm)
+    index.derived["shape"] = (index.epoch, shape)
+    return shape
 
 
-def _doc_lengths(raw: Any, fts: str, n_col: int) -> np.ndarray | None:
-    """Every indexed row's token count (what bm25 reads from ``%_docsize``), by rowid."""
-    rows = raw.execute(f"SELECT id, sz FROM {fts}_docsize").fetchall()
-    if not rows or n_col <= 0:
-        return None
-    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-    if int(ids.min()) < 0 or int(ids.max()) > 64 * len(rows) + 1_000_000:
-        return None  # rowids too sparse for a table by rowid
-    out = np.full(int(ids.max()) + 1, -1, dtype=np.int64)
-    blobs = [bytes(r[1]) if r[1] is not None else b"" for r in rows]
-    plain = np.fromiter((len(b) == n_col for b in blobs), dtype=bool, count=len(blobs))
-    if plain.any():  # one byte per column (every count below 128): add the bytes up
-        packed = np.frombuffer(b"".join(b for b, p in zip(blobs, plain) if p), dtype=np.uint8).reshape(-1, n_col)
-        small = (packed < 0x80).all(axis=1)
-        at = np.flatnonzero(plain)
-        out[ids[at[small]]] = packed[small].sum(axis=1, dtype=np.int64)
-        plain[at[~small]] = False
-    for i in np.flatnonzero(~plain).tolist():
-        out[ids[i]] = sum(_varints(blobs[i]))
-    return out
-
-
-_INSTANCES = "memdesk_fts_instances"
-
-
-def _instances_table(raw: Any, fts: str) -> bool:
-    """A temporary ``fts5vocab`` view of the index's instances on this connection (not in the file)."""
-    try:
-        raw.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{_INSTANCES} USING fts5vocab(main, {fts}, instance)")
-        return True
-    except sqlean.Error:
-        return False
-
-
-def _term_postings_counted(raw: Any, term: str, shape: _IndexShape) -> tuple[np.ndarray, np.ndarray]:
-    """``_term_postings`` from the index's instances: bm25's own formula on the same numbers.
-
-    ``term*`` matches the indexed terms that start with ``term``; counting its instances in
-    topic/content per row gives tf, the rows counted give the idf, ``%_docsize`` the length.
-    About twice as fast as asking FTS5 to rank, and held to the same bits by the self-check.
-    """
-    upper = term[:-1] + chr(ord(term[-1]) + 1)  # terms are [a-z0-9]+: everything starting with ``term``
-    docs = np.fromiter((r[0] for r in raw.execute(
-        f"SELECT doc FROM temp.{_INSTANCES} WHERE term >= ? AND term < ? AND col IN ('topic', 'content')",
-        (term, upper))), dtype=np.int64)
-    if not len(docs):
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
-    rowids, counts = np.unique(docs, return_counts=True)
+def term_parts(rows: np.ndarray, tf: np.ndarray, shape: _IndexShape) -> tuple[np.ndarray, np.ndarray]:
+    """What the phrase ``term*`` adds to the bm25 of ``rows`` (which hold it ``tf`` times)."""
+    if not len(rows):
+        return rows, np.zeros(0, dtype=np.float64)
     doc_len = shape.doc_len
     assert doc_len is not None
-    if int(rowids[-1]) >= len(doc_len) or bool((doc_len[rowids] < 0).any()):
-        raise _Unsure("an instance of a row without a size")
-    n_hit = len(rowids)
+    if int(rows[-1]) >= len(doc_len) or bool((doc_len[rows] < 0).any()):
+        raise _Unsure("a row without a size")
+    n_hit = len(rows)
     idf = math.log((shape.n_row - n_hit + 0.5) / (n_hit + 0.5))
     if idf <= 0.0:
         idf = 1e-6
-    tf = counts.astype(np.float64)
-    d = doc_len[rowids].astype(np.float64)
+    tf = np.asarray(tf, dtype=np.float64)
+    if shape.norm is not None:
+        norm = shape.norm[rows]
+    else:
+        norm = _K1 * (1 - _B + _B * doc_len[rows].astype(np.float64) / shape.avgdl)
     # fts5Bm25Function's summand, in its order of operations
-    return rowids, idf * ((tf * (_K1 + 1.0)) / (tf + _K1 * (1 - _B + _B * d / shape.avgdl)))
+    return rows, idf * ((tf * (_K1 + 1.0)) / (tf + norm))
 
 
-def _term_postings(raw: Any, fts: str, term: str, shape: _IndexShape) -> tuple[np.ndarray, np.ndarray]:
-    """Rows matching ``term*`` in topic/content, and what that phrase adds to their bm25."""
-    if shape.doc_len is not None and _instances_table(raw, fts):
-        return _term_postings_counted(raw, term, shape)
+def _ranked_postings(raw: Any, fts: str, term: str) -> tuple[np.ndarray, np.ndarray]:
+    """FTS5's own summand for ``term*`` per row: ``-rank`` of a one-phrase query (the self-check's truth)."""
     rows = raw.execute(f"SELECT rowid, rank FROM {fts} WHERE {fts} MATCH ?",
                        (f"{_TEXT_COLSET} : ({term}*)",)).fetchall()
     if not rows:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
     arr = np.array(rows, dtype=np.float64)
-    rowids = arr[:, 0].astype(np.int64)
-    if len(rowids) > 1 and not bool(np.all(rowids[1:] > rowids[:-1])):
-        raise _Unsure("postings out of rowid order")
-    return rowids, -arr[:, 1]  # rank = -1.0 * (0.0 + summand): the summand exactly
-
-
-_spare: list[np.ndarray] = []  # zeroed float64 buffers, one slot per rowid, lent to one search at a time
-_spare_lock = threading.Lock()
-on_reset(_spare.clear)
-
-
-def _borrow(n: int) -> np.ndarray:
-    with _spare_lock:
-        for i, buf in enumerate(_spare):
-            if len(buf) >= n:
-                return _spare.pop(i)
-    return np.zeros(max(n, 1024), dtype=np.float64)
-
-
-def _give_back(buf: np.ndarray) -> None:
-    with _spare_lock:
-        if len(_spare) < 2:
-            _spare.append(buf)
+    return arr[:, 0].astype(np.int64), -arr[:, 1]  # rank = -1.0 * (0.0 + summand): the summand exactly
 
 
 def _summed(postings: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
@@ -253,16 +176,10 @@ def _summed(postings: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarr
         return lists[0]  # one phrase: 0.0 + part is the part
     candidates = np.concatenate([rows for rows, _ in lists])
     top = max(int(rows[-1]) for rows, _ in lists)
-    if top < 16 * len(candidates) + 65_536:  # dense: one slot per rowid, in a reused zeroed buffer
-        score = _borrow(top + 1)
-        try:
-            for rows, parts in lists:
-                score[rows] += parts
-            return candidates, score[candidates]
-        finally:
-            for rows, _ in lists:
-                score[rows] = 0.0
-            _give_back(score)
+    if top < 16 * len(candidates) + 65_536:  # dense: one slot per rowid
+        # bincount adds the weights in the order given, from 0.0: phrase by phrase, as FTS5 does
+        score = np.bincount(candidates, weights=np.concatenate([parts for _, parts in lists]), minlength=top + 1)
+        return candidates, score[candidates]
     matched, where = np.unique(candidates, return_inverse=True)
     acc = np.zeros(len(matched), dtype=np.float64)
     start = 0
@@ -350,124 +267,26 @@ def _scored(raw: Any, fts: str, row_sql: str, workspace_id: str, scope_params: t
 
 def fast_keyword(conn: Connection, ws: Workspace, query: str, match: str, limit: int,
                   scope: RepoScope | None) -> list[KeywordRow] | None:
-    """``keyword_rows``' answer the fast way, or None when the product's SQL must give it.
-
-    The first search of each file version takes the product's SQL: counting the workspace
-    phrase's rows costs about one product query, so a file that changes between searches,
-    or a one-shot command, gains nothing from it (and never runs the self-check).
-    """
-    if snapshot_version(ws, conn) is None:
-        return None
+    """``keyword_rows``' answer the fast way, or None when the product's SQL must give it."""
     raw = conn.connection.driver_connection
     fts, facts = ws.layout.fts, ws.layout.facts.name
-    phrase = _workspace_phrase(match)
-    try:
-        shape = cached(ws, conn, ("fts-shape", phrase), lambda: _index_shape(raw, fts, phrase), after=2)
-        if shape is None or not fast_path_available():
+    with follow.using(ws, conn) as state:
+        if state is None or state.keyword is None or _workspace_phrase(match) != state.keyword.phrase:
             return None
-        postings = [
-            cached(ws, conn, ("fts-term", term), lambda term=term: _term_postings(raw, fts, term, shape),
-                   size=lambda v: len(v[0]))
-            for term in keyword_terms(query)
-        ]
-        return _fast_rows(raw, fts, facts, ws.workspace_id, postings, limit, scope, shape)  # type: ignore[arg-type]
-    except (_Unsure, sqlean.Error):
-        return None
-
-
-# --- the fast path's self-check -----------------------------------------------------------
-
-_check_lock = threading.Lock()
-_checked: list[bool | None] = [None]
+        if not fast_path_available():
+            return None
+        try:
+            shape = shape_of(state.keyword)
+            if shape is None:
+                return None
+            postings = [term_parts(*state.postings(term), shape) for term in keyword_terms(query)]
+            return _fast_rows(raw, fts, facts, ws.workspace_id, postings, limit, scope, shape)
+        except (_Unsure, sqlean.Error):
+            return None
 
 
 def fast_path_available() -> bool:
-    """Whether the fast keyword path gave the product's answer on the scratch index."""
-    if _checked[0] is None:
-        with _check_lock:
-            if _checked[0] is None:
-                try:
-                    _checked[0] = _self_check()
-                except Exception:  # noqa: BLE001 - any surprise means: use the product's SQL
-                    log.warning("fast keyword search disabled: its self-check failed", exc_info=True)
-                    _checked[0] = False
-                if not _checked[0]:
-                    log.warning("fast keyword search disabled: it disagreed with FTS5 on the scratch index")
-    return bool(_checked[0])
+    """Whether the fast keyword path gave the product's answer on a scratch index (``bm25_check``)."""
+    from memorydesk.search.bm25_check import passed
 
-
-_CHECK_WORDS = (
-    "deploy deployment deployed api apis rapid release releases rel backup back postgres post cache cached "
-    "redis kafka terraform staging stage prod production review reviewer rotate rotation secret token tokens "
-    "alpha beta gamma delta kiwi banana cherry x9 v2 2024 build builds builder night nightly weekly "
-    "café naïve löschfrist überall"
-).split()
-
-
-def _self_check(rounds: int = 30) -> bool:
-    """Compare the fast path with the product's SQL on a small scratch index, bit for bit."""
-    from memorydesk.store.product_ddl import fts_statements
-
-    rng = random.Random(20240531)
-    raw = sqlean.connect(":memory:", isolation_level=None)
-    fts, facts = "memory_facts_fts", "check_facts"
-    try:
-        raw.execute(f"CREATE TABLE {facts} (id TEXT NOT NULL PRIMARY KEY, workspace_id TEXT NOT NULL, "
-                    "domain TEXT NOT NULL, topic TEXT NOT NULL, content TEXT NOT NULL, confidence REAL, "
-                    "memory_type TEXT, superseded_by TEXT, created_at INTEGER)")
-        for statement in fts_statements(facts):
-            raw.execute(statement)
-        spaces = ("3f2a9c1e-5b7d-4e21-9a0b-7c6d5e4f3a21", "small-team-42")  # 3/4 and 1/4 of the rows
-        rows: list[tuple[object, ...]] = []
-        for i in range(300):
-            content = " ".join(rng.choice(_CHECK_WORDS) for _ in range(rng.choice([1, 2, 3, 5, 8, 13, 21, 34, 55])))
-            if i % 97 == 5:
-                content = str(rows[-1][4])  # a duplicate now and then
-            rows.append((f"c{i:04d}", spaces[0] if rng.random() < 0.75 else spaces[1],
-                         rng.choice(["codebase", "repo:acme-web/x", "repo:acme-api/y", "repo:odd"]),
-                         "-".join(rng.choice(_CHECK_WORDS) for _ in range(rng.randint(1, 3))), content,
-                         round(rng.random(), 2), "fact", "c0000" if rng.random() < 0.1 else None, 1_700_000_000 + i))
-        raw.executemany(f"INSERT INTO {facts} VALUES (?,?,?,?,?,?,?,?,?)", rows)
-        raw.execute("BEGIN")
-        shapes: dict[str | None, _IndexShape | None] = {}
-        postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        compared = 0
-        for _ in range(rounds):
-            query = " ".join(rng.choice(_CHECK_WORDS)[: rng.choice([2, 3, 4, 9])] for _ in range(rng.randint(1, 4)))
-            for wid in spaces:
-                match = scoped_match(query, wid)
-                if match is None:
-                    continue
-                scope = RepoScope("acme-web") if rng.random() < 0.3 else None
-                limit = rng.choice([3, 20])
-                scope_sql, scope_params = scope.sql("f") if scope is not None else ("", ())
-                want = [(r[0], r[7]) for r in raw.execute(product_sql(fts, facts, scope_sql),
-                                                          (match, wid, *scope_params, limit))]
-                phrase = _workspace_phrase(match)
-                if phrase not in shapes:
-                    shapes[phrase] = _index_shape(raw, fts, phrase)
-                shape = shapes[phrase]
-                if shape is None:
-                    return False
-                terms = keyword_terms(query)
-                for t in terms:
-                    if t not in postings:
-                        postings[t] = _term_postings(raw, fts, t, shape)
-                        ranked = _term_postings(raw, fts, t, replace(shape, doc_len=None))
-                        if not (np.array_equal(postings[t][0], ranked[0])
-                                and postings[t][1].tobytes() == ranked[1].tobytes()):
-                            return False  # the counted postings must be FTS5's own numbers
-                try:
-                    got = [(r.id, r.bm25) for r in _fast_rows(raw, fts, facts, wid, [postings[t] for t in terms],
-                                                               limit, scope, shape)]
-                except _Unsure:
-                    continue
-                if [g[0] for g in got] != [w[0] for w in want]:
-                    return False
-                if any(float(g[1]).hex() != float(w[1]).hex() for g, w in zip(got, want)):
-                    return False
-                compared += bool(want)
-        raw.execute("ROLLBACK")
-        return compared >= rounds
-    finally:
-        raw.close()
+    return passed()

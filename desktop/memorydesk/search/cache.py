@@ -1,12 +1,19 @@
-"""Per-file-version caches shared by the search modules.
+"""Per-file-version values shared by the search modules.
 
-A value derived from the file (a vector matrix, the temporal voice, a term's postings)
-is kept while the file's ``data_version`` does not change. The version is read around
-the start of the connection's read snapshot (before and after its first read): when both
-readings agree, the snapshot shows exactly that version, so a value computed in it is
-valid for every later snapshot showing the same version. When a commit slips in between,
-the search runs without caches. Versions are only comparable for one ``Workspace`` object
+A value derived from the file (the embedding column as a matrix, the temporal voice
+before search has its followed copies, the policy lines) is kept while the file's
+``data_version`` does not change. The version is read around the start of the
+connection's read snapshot (before and after its first read): when both readings agree,
+the snapshot shows exactly that version, so a value computed in it is valid for every
+later snapshot showing the same version. When a commit slips in between, the search
+runs without these values. Versions are only comparable for one ``Workspace`` object
 (they come from its watcher connection), so the cache belongs to one object at a time.
+
+Values are kept in a dictionary keyed by name, for the newest version seen only:
+storing and finding a value costs the same however many are kept, and a new version
+empties the dictionary once. Values with a size count against ``SIZED_BUDGET``, the
+least recently used going first. (What search keeps *across* versions, following the
+file's changes, lives in ``search.follow``.)
 """
 
 from __future__ import annotations
@@ -28,11 +35,12 @@ T = TypeVar("T")
 _lock = threading.Lock()
 _snapshots: weakref.WeakKeyDictionary[Connection, tuple[Callable[[], Any], int | None]] = weakref.WeakKeyDictionary()
 _owner: list[Any] = [None]  # weakref to the Workspace the cache belongs to
-_entries: OrderedDict[tuple[Any, ...], tuple[int, Any, int]] = OrderedDict()  # key -> (version, value, size)
+_version: list[int | None] = [None]  # the file version every entry belongs to
+_entries: dict[tuple[Any, ...], tuple[Any, int]] = {}  # key -> (value, size)
+_sized: OrderedDict[tuple[Any, ...], None] = OrderedDict()  # keys with a size, least recently used first
 _sized_total = [0]
-_asked: dict[tuple[Any, ...], tuple[int, int]] = {}  # key -> (version, times asked), for ``after``
-#: Sized values (a term's postings: one rowid and one float each) kept at most, in elements
-#: (16 bytes each); the oldest go first.
+_asked: dict[tuple[Any, ...], int] = {}  # key -> times asked at this version, for ``after``
+#: Sized values kept at most, in elements (16 bytes each); the least recently used go first.
 SIZED_BUDGET = 10_000_000
 
 _reset_hooks: list[Callable[[], None]] = []
@@ -71,55 +79,76 @@ def _dead() -> None:
     return None
 
 
+def _take(ws: Workspace, version: int) -> bool:
+    """Make the cache ``ws``'s at ``version`` (under ``_lock``); False for an older snapshot."""
+    if _owner[0] is None or _owner[0]() is not ws:
+        _reset(ws)
+    if _version[0] != version:
+        if _version[0] is not None and version < _version[0]:
+            return False
+        _clear_entries()
+        _version[0] = version
+    return True
+
+
 def cached(ws: Workspace, conn: Connection, key: tuple[Any, ...], build: Callable[[], T],
            *, size: Callable[[T], int] | None = None, after: int = 1) -> T | None:
     """``build()``, or the value it gave before for this file version (``key`` names it).
 
     ``after``: build only when this file version asks for the value for the ``after``-th
-    time, and answer None before (for values that cost many searches' worth to build:
-    a file that changes between every search, or a one-shot command, never pays for them).
-    Values with a ``size`` count against ``SIZED_BUDGET``. Values of other versions are
-    dropped as soon as a new version's value is stored.
+    time, and answer None before. Values with a ``size`` count against ``SIZED_BUDGET``.
     """
     version = snapshot_version(ws, conn)
     if version is None:
         return build() if after <= 1 else None
     with _lock:
-        if _owner[0] is None or _owner[0]() is not ws:
-            _reset(ws)
+        if not _take(ws, version):
+            return build() if after <= 1 else None
         hit = _entries.get(key)
-        if hit is not None and hit[0] == version:
-            _entries.move_to_end(key)
-            return hit[1]
+        if hit is not None:
+            if key in _sized:
+                _sized.move_to_end(key)
+            return hit[0]
         if after > 1:
-            seen = _asked.get(key)
-            count = seen[1] + 1 if seen is not None and seen[0] == version else 1
-            _asked[key] = (version, count)
+            count = _asked.get(key, 0) + 1
+            _asked[key] = count
             if count < after:
                 return None
     value = build()
     n = size(value) if size is not None else 0
     with _lock:
-        if _owner[0] is None or _owner[0]() is not ws:
+        if _owner[0] is None or _owner[0]() is not ws or _version[0] != version:
             return value
-        for k in [k for k, v in _entries.items() if v[0] != version or k == key]:
-            _sized_total[0] -= _entries.pop(k)[2]
-        _entries[key] = (version, value, n)
-        _sized_total[0] += n
-        if _sized_total[0] > SIZED_BUDGET:
-            for k in [k for k, v in _entries.items() if v[2] and k != key]:
-                _sized_total[0] -= _entries.pop(k)[2]
-                if _sized_total[0] <= SIZED_BUDGET:
-                    break
+        _forget(key)
+        _entries[key] = (value, n)
+        if n:
+            _sized[key] = None
+            _sized_total[0] += n
+            while _sized_total[0] > SIZED_BUDGET and len(_sized) > 1:
+                oldest, _ = _sized.popitem(last=False)
+                _sized_total[0] -= _entries.pop(oldest)[1]
     return value
 
 
-def _reset(ws: Workspace | None) -> None:
+def _forget(key: tuple[Any, ...]) -> None:
+    old = _entries.pop(key, None)
+    if old is not None and key in _sized:
+        del _sized[key]
+        _sized_total[0] -= old[1]
+
+
+def _clear_entries() -> None:
     _entries.clear()
+    _sized.clear()
     _asked.clear()
+    _sized_total[0] = 0
+
+
+def _reset(ws: Workspace | None) -> None:
+    _clear_entries()
     for hook in _reset_hooks:
         hook()
-    _sized_total[0] = 0
+    _version[0] = None
     _owner[0] = weakref.ref(ws) if ws is not None else None
 
 
@@ -130,4 +159,4 @@ def clear_caches(kind: str | None = None) -> None:
             _reset(None)
             return
         for key in [k for k in _entries if k and k[0] == kind]:
-            _sized_total[0] -= _entries.pop(key)[2]
+            _forget(key)

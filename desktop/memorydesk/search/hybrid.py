@@ -5,7 +5,8 @@
 - temporal: the 30 newest active facts (``created_at`` descending; equal times
   keep the later-inserted row first). Without an index on ``created_at`` (the
   product's table has none, and the desk adds nothing to product tables) this is a
-  scan of the table, so the list is kept while the file's version is unchanged;
+  scan of the table, so search keeps the list and follows the file's changes into it
+  (``search.recent``, ``search.follow``); before that, it is kept per file version;
 - graph: for each seed in turn (top 3 fact, then top 3 vector, without repeats) a
   breadth-first walk to depth 2 over episodic edges in both directions. Each level
   asks for every edge touching the level's facts, heaviest first (equal weights in
@@ -26,7 +27,9 @@ from sqlalchemy import Connection
 
 from memorydesk.core.fusion import FusionRecord, Voice
 from memorydesk.core.text import candidate_text
+from memorydesk.search import follow
 from memorydesk.search.cache import cached
+from memorydesk.search.recent import DEPTH
 from memorydesk.search.scope import RepoScope
 from memorydesk.search.vector import active_in_scope
 from memorydesk.store import Workspace
@@ -55,6 +58,12 @@ _CHUNK = 500
 def temporal_ids(ws: Workspace, conn: Connection, scope: RepoScope | None = None,
                  limit: int = TEMPORAL_LIMIT) -> list[str]:
     """The ``limit`` newest active facts of the workspace."""
+    if 0 < limit <= DEPTH:
+        with follow.using(ws, conn) as state:
+            if state is not None:
+                found = state.recent_for(ws, conn, scope, int(limit))
+                if found is not None:
+                    return found
     key = ("temporal", scope.slug if scope is not None else None, int(limit))
     return list(cached(ws, conn, key, lambda: tuple(_newest(ws, conn, scope, limit))))
 
@@ -167,7 +176,7 @@ def graph_ids(
 class FactBrief:
     """The fields of a fact that results show and fusion needs."""
 
-    __slots__ = ("id", "domain", "topic", "content", "confidence", "memory_type", "created_at")
+    __slots__ = ("confidence", "content", "created_at", "domain", "id", "memory_type", "topic")
 
     def __init__(self, id: str, domain: str, topic: str, content: str, confidence: float,
                  memory_type: str | None, created_at: int | None) -> None:

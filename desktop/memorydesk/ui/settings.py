@@ -48,3 +48,21 @@ def actor() -> str:
         return getpass.getuser()
     except Exception:  # noqa: BLE001 - no login name in some sandboxes
         return "reviewer"
+
+
+def search_cache_mb() -> int | None:
+    """The bound on what search keeps in memory, in MB (``search/cache_mb``); None when not set."""
+    value = _store().value("search/cache_mb", None)
+    try:
+        return int(value) if value not in (None, "") else None
+    except (TypeError, ValueError):
+        return None
+
+
+def apply_search_cache_setting() -> None:
+    """Give search the configured memory bound (the default otherwise: 2 GB, or the environment's)."""
+    from memorydesk.search.follow import configure
+
+    mb = search_cache_mb()
+    if mb is not None and mb >= 0:
+        configure(max_bytes=mb * 1024 * 1024)
