@@ -31,6 +31,19 @@ def _start(*argv: str) -> subprocess.Popen:
                             stderr=subprocess.PIPE)
 
 
+def _whole(*argv: str) -> float:
+    """Seconds one run of ``argv`` takes here, not killed (kills are timed within it, so they
+    land mid-work on a fast machine and on a busy one alike)."""
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "memorydesk", *map(str, argv)], capture_output=True, timeout=600)
+    assert done.returncode in (0, 1), done.stderr
+    return time.perf_counter() - started
+
+
+def _within(took: float) -> float:
+    return RNG.uniform(0.3, 0.95) * took
+
+
 def _kill_after(proc: subprocess.Popen, seconds: float) -> bool:
     """Kill ``proc`` after ``seconds`` (True), unless it finished first (False)."""
     try:
@@ -80,11 +93,15 @@ def product_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_killed_repairs_leave_the_memory_as_it_was(product_file: Path, tmp_path: Path) -> None:
     before = _memory(product_file)
+    timed = tmp_path / "timed" / "repair.db"
+    timed.parent.mkdir()
+    timed.write_bytes(product_file.read_bytes())
+    took = _whole("check", timed, "--repair")
     killed = 0
     for round_ in range(12):
         path = tmp_path / f"repair-{round_}.db"
         path.write_bytes(product_file.read_bytes())
-        killed += _kill_after(_start("check", path, "--repair"), RNG.uniform(0.8, 2.5))
+        killed += _kill_after(_start("check", path, "--repair"), _within(took))
         assert _memory(path) == before  # the memory is as it was, whatever the moment
         done = subprocess.run([sys.executable, "-m", "memorydesk", "check", str(path), "--repair", "--json"],
                               capture_output=True, text=True, timeout=300)
@@ -101,9 +118,13 @@ def test_killed_ingests_store_all_or_nothing(product_file: Path, tmp_path: Path)
     receipts = tmp_path / "r.jsonl"
     receipts.write_text("\n".join(synthetic_lines(10_000, 10)) + "\n")
     total = 100_000
+    timed = tmp_path / "timed" / "ingest.db"
+    timed.parent.mkdir()
+    timed.write_bytes(path.read_bytes())
+    took = _whole("lineage", "ingest", timed, receipts)
     killed = 0
     for _ in range(12):
-        killed += _kill_after(_start("lineage", "ingest", path, receipts), RNG.uniform(0.8, 4.0))
+        killed += _kill_after(_start("lineage", "ingest", path, receipts), _within(took))
         with open_workspace(path, read_only=True) as ws, ws.read() as conn:
             stored = conn.exec_driver_sql("SELECT count(*) FROM memdesk_receipts").scalar()
         assert stored in (0, total)
@@ -120,14 +141,13 @@ def test_killed_ingests_store_all_or_nothing(product_file: Path, tmp_path: Path)
 def test_killed_demo_builds_leave_the_old_file_or_the_new_one(tmp_path: Path) -> None:
     target = tmp_path / "demo.db"
     args = ["demo", "create", target, "--facts", "6000", "--embed", "0", "--bulk", "on", "--quiet", "--force"]
-    first = subprocess.run([sys.executable, "-m", "memorydesk", *map(str, args)], capture_output=True, timeout=600)
-    assert first.returncode == 0, first.stderr
+    took = _whole(*args)
     killed = 0
     for round_ in range(14):
         old = target.read_bytes()
         proc = _start("demo", "create", target, "--facts", str(6000 + round_), "--embed", "0", "--bulk", "on",
                       "--quiet", "--force")
-        killed += _kill_after(proc, RNG.uniform(0.5, 8.0))
+        killed += _kill_after(proc, _within(took))
         if target.read_bytes() != old:  # the new one: complete
             with open_workspace(target, read_only=True) as ws:
                 assert integrity.check(ws).summary.get("sqlite_corrupt") is None
@@ -153,18 +173,14 @@ def test_killed_imports_leave_no_workspace_or_a_whole_one(tmp_path: Path) -> Non
     data = _memoryos(tmp_path / "data")
     existing = tmp_path / "existing.db"
     open_workspace(existing, create=True).close()
-    started = time.perf_counter()  # one whole import, to kill the others within their own time on this machine
-    whole = _start("import", "memoryos", data, tmp_path / "timed.db", "--timezone", "UTC")
-    assert not _kill_after(whole, 600)
-    took = time.perf_counter() - started
+    took = _whole("import", "memoryos", data, tmp_path / "timed.db", "--timezone", "UTC")
     files.remove_database(tmp_path / "timed.db")
     killed = 0
     for round_ in range(12):
         target = tmp_path / "new.db" if round_ % 2 else existing
         files.remove_database(tmp_path / "new.db")
         before = _items(existing)
-        killed += _kill_after(_start("import", "memoryos", data, target, "--timezone", "UTC"),
-                              RNG.uniform(0.3, 0.95) * took)
+        killed += _kill_after(_start("import", "memoryos", data, target, "--timezone", "UTC"), _within(took))
         if target == existing:
             assert _items(existing) in (before, 1500)  # as before, or the whole import
         else:
