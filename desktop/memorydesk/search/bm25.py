@@ -211,10 +211,10 @@ def _fast_rows(
         return []
     bound = shape.idf * (_K1 + 1.0) * (1.0 + 1e-9) if shape.idf is not None else 0.0
     scope_sql, scope_params = scope.sql("f") if scope is not None else ("", ())
-    row_sql = (f"SELECT f.rowid, {ROW_COLUMNS} FROM {facts} f "
-               f"WHERE f.rowid IN (SELECT value FROM json_each(?)) AND f.workspace_id = ? "
-               f"AND f.superseded_by IS NULL{scope_sql}")
-    ranked: list[tuple[float, int, Sequence[Any]]] = []
+    kept_sql = (f"SELECT f.rowid FROM {facts} f "
+                f"WHERE f.rowid IN (SELECT value FROM json_each(?)) AND f.workspace_id = ? "
+                f"AND f.superseded_by IS NULL{scope_sql}")
+    ranked: list[tuple[float, int]] = []
     done: set[int] = set()
     take = min(n, max(4 * limit, 64))  # entries: a row may be there once per term it matches
     while True:
@@ -228,7 +228,7 @@ def _fast_rows(
         if fresh:
             rowids = ids[fresh]
             done.update(rowids.tolist())
-            ranked.extend(_scored(raw, fts, row_sql, workspace_id, scope_params, rowids,
+            ranked.extend(_scored(raw, fts, kept_sql, workspace_id, scope_params, rowids,
                                   partial[part[first[fresh]]], shape))
         ranked.sort(key=lambda item: (-item[0], item[1]))  # equal scores: FTS5's sorter keeps rowid order
         if floor is None:
@@ -236,33 +236,50 @@ def _fast_rows(
         if len(ranked) >= limit and floor + bound < ranked[limit - 1][0]:
             break  # nobody left can reach (or tie) the last place
         take = min(n, take * 4)
-    return [keyword_row(r, -score) for score, _, r in ranked[:limit]]
+    best = ranked[:limit]
+    rows = {r[0]: r[1:] for r in raw.execute(
+        f"SELECT f.rowid, {ROW_COLUMNS} FROM {facts} f WHERE f.rowid IN (SELECT value FROM json_each(?))",
+        (json.dumps([rowid for _, rowid in best]),)).fetchall()}
+    return [keyword_row(rows[rowid], -score) for score, rowid in best]
 
 
-def _scored(raw: Any, fts: str, row_sql: str, workspace_id: str, scope_params: tuple[object, ...],
-            rowids: np.ndarray, partial: np.ndarray, shape: _IndexShape) -> list[tuple[float, int, Sequence[Any]]]:
-    """The rows among ``rowids`` the product's join keeps, with their full bm25 score (positive)."""
-    ids = json.dumps([int(x) for x in rowids])
-    rows = raw.execute(row_sql, (ids, workspace_id, *scope_params)).fetchall()
-    if not rows:
+def _scored(raw: Any, fts: str, kept_sql: str, workspace_id: str, scope_params: tuple[object, ...],
+            rowids: np.ndarray, partial: np.ndarray, shape: _IndexShape) -> list[tuple[float, int]]:
+    """(full bm25 score (positive), rowid) of the rows among ``rowids`` the product's join keeps.
+
+    Only rowids are read here (a query may rank thousands of candidates); the rows' lengths
+    come from the copy of the index, which holds this snapshot's (``%_docsize`` for a row it
+    does not know). The ten rows returned are read once, at the end.
+    """
+    kept = [r[0] for r in raw.execute(kept_sql, (json.dumps(rowids.tolist()), workspace_id,
+                                                  *scope_params)).fetchall()]
+    if not kept:
         return []
     part_of = dict(zip(rowids.tolist(), partial.tolist()))
+    parts = np.array([part_of[r] for r in kept], dtype=np.float64)
     if shape.idf is None:
-        return [(part_of[r[0]], r[0], r[1:]) for r in rows]
-    kept = json.dumps([r[0] for r in rows])
-    sizes = dict(raw.execute(f"SELECT id, sz FROM {fts}_docsize WHERE id IN (SELECT value FROM json_each(?))",
-                             (kept,)).fetchall())
-    out: list[tuple[float, int, Sequence[Any]]] = []
-    idf, avgdl, tf = shape.idf, shape.avgdl, 1.0
-    for r in rows:
-        blob = sizes.get(r[0])
-        if blob is None:
-            raise _Unsure("row without a size")
-        d = float(sum(_varints(bytes(blob))))
-        # fts5Bm25Function, the workspace phrase's summand, in FTS5's order of operations
-        ws_part = idf * ((tf * (_K1 + 1.0)) / (tf + _K1 * (1 - _B + _B * d / avgdl)))
-        out.append((part_of[r[0]] + ws_part, r[0], r[1:]))
-    return out
+        return list(zip(parts.tolist(), kept))
+    at = np.array(kept, dtype=np.int64)
+    length_term = np.full(len(kept), np.nan)
+    if shape.norm is not None and shape.doc_len is not None:
+        inside = at < len(shape.doc_len)
+        inside[inside] = shape.doc_len[at[inside]] >= 0
+        length_term[inside] = shape.norm[at[inside]]
+    missing = np.flatnonzero(np.isnan(length_term))
+    if len(missing):  # rows the copy does not know: their lengths from ``%_docsize``
+        sizes = dict(raw.execute(f"SELECT id, sz FROM {fts}_docsize WHERE id IN (SELECT value FROM json_each(?))",
+                                 (json.dumps(at[missing].tolist()),)).fetchall())
+        for i in missing.tolist():
+            blob = sizes.get(kept[i])
+            if blob is None:
+                raise _Unsure("row without a size")
+            d = float(sum(_varints(bytes(blob))))
+            length_term[i] = _K1 * (1 - _B + _B * d / shape.avgdl)
+    # fts5Bm25Function, the workspace phrase's summand, in FTS5's order of operations (numpy's
+    # float64 arithmetic element by element is the same IEEE arithmetic as FTS5's doubles)
+    tf = 1.0
+    scores = parts + shape.idf * ((tf * (_K1 + 1.0)) / (tf + length_term))
+    return list(zip(scores.tolist(), kept))
 
 
 def fast_keyword(conn: Connection, ws: Workspace, query: str, match: str, limit: int,
