@@ -50,7 +50,7 @@ from sqlalchemy import Connection
 from memorydesk.core.fts_query import FACT_TEXT_COLUMNS, keyword_terms
 from memorydesk.search import follow
 from memorydesk.search.fts import ROW_COLUMNS, KeywordRow, keyword_row
-from memorydesk.search.mirror import KeywordIndex
+from memorydesk.search.mirror import KeywordIndex, varints
 from memorydesk.search.scope import RepoScope
 from memorydesk.store import Workspace
 
@@ -82,24 +82,10 @@ class _IndexShape:
 
 
 def _varints(blob: bytes) -> list[int]:
-    """SQLite varints, as FTS5 stores its sizes."""
-    out: list[int] = []
-    i, n = 0, len(blob)
-    while i < n:
-        value = 0
-        for k in range(9):
-            if i >= n:
-                raise _Unsure("truncated varint")
-            byte = blob[i]
-            i += 1
-            if k == 8:
-                value = (value << 8) | byte
-                break
-            value = (value << 7) | (byte & 0x7F)
-            if byte < 0x80:
-                break
-        out.append(value)
-    return out
+    try:
+        return varints(blob)
+    except ValueError:
+        raise _Unsure("truncated varint") from None
 
 
 def _workspace_phrase(match: str) -> str | None:

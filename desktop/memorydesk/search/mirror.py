@@ -55,10 +55,13 @@ def fts_options(create_sql: str | None) -> tuple[str, ...] | None:
 
 
 def varints(blob: bytes) -> list[int]:
+    """SQLite varints, as FTS5 stores its sizes (ValueError: a truncated one)."""
     out, i, n = [], 0, len(blob)
     while i < n:
         value = 0
         for k in range(9):
+            if i >= n:
+                raise ValueError("truncated varint")
             byte = blob[i]
             i += 1
             if k == 8:

@@ -140,22 +140,21 @@ def first_tokens(raw: Any, retok: Retokenizer, values: list[str]) -> frozenset[b
     return frozenset(b"0" + term.encode("utf-8") for term in firsts.values())
 
 
-def rows_by_id(raw: Any, facts: str, rowids: list[int]) -> list[tuple[Any, ...]]:
+def _by_rowid(raw: Any, select: str, rowids: list[int]) -> list[tuple[Any, ...]]:
+    """``select`` (up to its WHERE) for ``rowids``, 5,000 at a time."""
     out: list[tuple[Any, ...]] = []
     for start in range(0, len(rowids), 5000):
         part = rowids[start : start + 5000]
-        marks = ",".join("?" * len(part))
-        out.extend(raw.execute(f"SELECT {ROW_COLUMNS} FROM {facts} WHERE rowid IN ({marks})", tuple(part)))
+        out.extend(raw.execute(f"{select} WHERE rowid IN ({','.join('?' * len(part))})", tuple(part)))
     return out
+
+
+def rows_by_id(raw: Any, facts: str, rowids: list[int]) -> list[tuple[Any, ...]]:
+    return _by_rowid(raw, f"SELECT {ROW_COLUMNS} FROM {facts}", rowids)
 
 
 def embeddings(raw: Any, facts: str, rowids: list[int]) -> list[tuple[Any, ...]]:
-    out: list[tuple[Any, ...]] = []
-    for start in range(0, len(rowids), 5000):
-        part = rowids[start : start + 5000]
-        marks = ",".join("?" * len(part))
-        out.extend(raw.execute(f"SELECT rowid, id, embedding FROM {facts} WHERE rowid IN ({marks})", tuple(part)))
-    return out
+    return _by_rowid(raw, f"SELECT rowid, id, embedding FROM {facts}", rowids)
 
 
 def docsizes(raw: Any, fts: str, rowids: list[int]) -> dict[int, tuple[int, ...]]:
