@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import desk_sample
 from guihelp import focus, row_of_topic, topics, wait_dialog, wait_idle
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QLabel, QMessageBox, QStyleOptionViewItem
 
 from memorydesk.browse import detail as browse_detail
@@ -39,6 +39,25 @@ def test_default_list_hides_superseded_and_deleted(open_window, sample_path, qtb
     assert "26 of 30 facts" in tab.filters.counts.text() and "4 hidden" in tab.filters.counts.text()
     assert "deleted one" not in topics(tab)
     assert topics(tab)[0] == "topic 1"  # newest first
+
+
+def test_the_counts_stay_whole_in_a_narrow_window(open_window, sample_path, qtbot) -> None:
+    win = open_window(sample_path)
+    tab = win.tab("facts")
+    counts = tab.filters.counts
+    for width, wraps in ((900, True), (1280, False)):
+        win.resize(width, 600)
+        qtbot.waitUntil(lambda w=width: tab.filters.width() <= w)
+        qtbot.waitUntil(lambda wr=wraps: counts.wordWrap() is wr)
+        right = counts.mapTo(tab.filters, counts.rect().topRight()).x()
+        assert right < tab.filters.width()  # nothing past the bar's edge
+        flags = int(Qt.TextFlag.TextWordWrap) if wraps else 0
+
+        def whole() -> bool:
+            text = counts.fontMetrics().boundingRect(QRect(0, 0, counts.width(), 10_000), flags, counts.text())
+            return text.width() <= counts.width() and text.height() <= counts.height()
+
+        qtbot.waitUntil(whole, timeout=3000)  # every line of "N of M facts · K hidden" shows, once laid out
 
 
 def test_filters_narrow_the_list(open_window, sample_path, qtbot) -> None:

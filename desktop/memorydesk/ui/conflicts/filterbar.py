@@ -11,15 +11,13 @@ from PySide6.QtWidgets import (
     QDateEdit,
     QGridLayout,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
-    QProgressBar,
     QPushButton,
     QWidget,
 )
 
 from memorydesk.browse.conflicts import ConflictQuery
-from memorydesk.ui.combo import combo
+from memorydesk.ui.filter_widgets import busy_bar, combo, counts_label
 
 DAY = 86_400
 TIMES = (("Any time", None), ("Last 24 hours", DAY), ("Last 7 days", 7 * DAY), ("Last 30 days", 30 * DAY),
@@ -58,14 +56,8 @@ class ConflictFilterBar(QWidget):
         self.fact.setPlaceholderText("Touches fact (id)")
         self.clear = QPushButton("Clear")
         self.clear.setObjectName("clear-filters")
-        self.counts = QLabel("")
-        self.counts.setObjectName("counts")
-        self.busy = QProgressBar()
-        self.busy.setObjectName("busy")
-        self.busy.setRange(0, 0)
-        self.busy.setTextVisible(False)
-        self.busy.setFixedSize(60, 10)
-        self.busy.hide()
+        self.counts = counts_label()
+        self.busy = busy_bar()
 
         grid = QGridLayout(self)
         grid.setContentsMargins(6, 6, 6, 0)

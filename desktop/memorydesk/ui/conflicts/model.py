@@ -9,7 +9,6 @@ bursts (a workspace has hundreds, not millions).
 from __future__ import annotations
 
 import array
-import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -21,18 +20,15 @@ from memorydesk.browse.bursts import BurstRow
 from memorydesk.browse.conflicts import ConflictLine, FactBrief
 from memorydesk.ui.rows_model import RowsModel
 from memorydesk.ui.text import one_line, when
+from memorydesk.ui.windowed import Windowed
 
-log = logging.getLogger("memorydesk.ui.conflicts")
 Index = QModelIndex | QPersistentModelIndex
-WINDOW = 200
 COLUMNS = (("type", "Type"), ("state", "State"), ("topic", "Domain / topic"), ("a", "Fact A"), ("b", "Fact B"),
            ("agents", "Agents"), ("when", "When"), ("count", "×"))
 NAMES = [name for name, _label in COLUMNS]
 DECISIONS = {"confirmed": "confirmed", "restored": "loser restored", "kept_a": "kept A", "kept_b": "kept B",
              "kept_both": "kept both"}
 DANGLING = QColor(192, 57, 43)
-_FAILED = object()
-_LOADING = object()
 #: fetch(keys, deliver): read these lines on the worker, then call deliver(lines or None)
 Fetcher = Callable[[Sequence[int], Callable[[list[ConflictLine | None] | None], None]], None]
 
@@ -63,7 +59,7 @@ def agent_text(f: FactBrief) -> str:
     return f.agent_name or (f.agent_id[:8] if f.agent_id else "—")
 
 
-class ConflictListModel(QAbstractTableModel):
+class ConflictListModel(Windowed, QAbstractTableModel):
     window_loaded = Signal(int, int)
 
     def __init__(self, parent: Any = None) -> None:
@@ -112,39 +108,8 @@ class ConflictListModel(QAbstractTableModel):
         except ValueError:
             return None
 
-    def loading(self) -> bool:
-        return any(w is _LOADING for w in self._windows.values())
-
     def line(self, row: int) -> ConflictLine | None:
-        if not 0 <= row < len(self._keys):
-            return None
-        window = self._window(row // WINDOW)
-        if window is _FAILED or window is _LOADING or row % WINDOW >= len(window):
-            return None
-        return window[row % WINDOW]
-
-    def _window(self, w: int) -> Any:
-        cached = self._windows.get(w)
-        if cached is not None:
-            return cached
-        if self.fetch is None:
-            return _FAILED
-        keys = self._keys[w * WINDOW:(w + 1) * WINDOW]
-        self._windows[w] = _LOADING
-        generation = self._generation
-        self.fetch(keys, lambda lines: self._arrived(generation, w, lines))
-        return _LOADING
-
-    def _arrived(self, generation: int, w: int, lines: list[ConflictLine | None] | None) -> None:
-        if generation != self._generation or self._windows.get(w) is not _LOADING:
-            return
-        if lines is None:
-            log.warning("could not read conflict lines %d-%d", w * WINDOW, (w + 1) * WINDOW - 1)
-        self._windows[w] = lines if lines is not None else _FAILED
-        first, last = w * WINDOW, min(self.rowCount(), (w + 1) * WINDOW) - 1
-        if last >= first:
-            self.dataChanged.emit(self.index(first, 0), self.index(last, len(COLUMNS) - 1))
-            self.window_loaded.emit(first, last)
+        return self.row_item(row)  # type: ignore[no-any-return]
 
     # --- Qt model -----------------------------------------------------------------------
 
@@ -169,7 +134,7 @@ class ConflictListModel(QAbstractTableModel):
     def flags(self, index: Index) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        if self.line(index.row()) is None and self._windows.get(index.row() // WINDOW) is not _LOADING:
+        if self.line(index.row()) is None and not self.row_loading(index.row()):
             return Qt.ItemFlag.NoItemFlags
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
 
@@ -180,7 +145,7 @@ class ConflictListModel(QAbstractTableModel):
         name = NAMES[index.column()]
         if line is None:
             if role == Qt.ItemDataRole.DisplayRole and name == "topic":
-                return "loading…" if self._windows.get(index.row() // WINDOW) is _LOADING else "unavailable"
+                return "loading…" if self.row_loading(index.row()) else "unavailable"
             return None
         if role == Qt.ItemDataRole.DisplayRole:
             return self._display(line, name)

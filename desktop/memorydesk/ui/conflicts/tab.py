@@ -39,11 +39,12 @@ from memorydesk.browse.facts import domains
 from memorydesk.ui.columns import ColumnFitter
 from memorydesk.ui.conflicts.actions import ConflictActions
 from memorydesk.ui.conflicts.filterbar import ConflictFilterBar
-from memorydesk.ui.conflicts.model import NAMES, WINDOW, BurstModel, ConflictListModel
+from memorydesk.ui.conflicts.model import NAMES, BurstModel, ConflictListModel
 from memorydesk.ui.conflicts.trail import TrailView
 from memorydesk.ui.delegates import BidiDelegate
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.tab import DeskTab
+from memorydesk.ui.windowed import WINDOW
 
 WIDTHS = {"type": 100, "state": 150, "topic": 200, "a": 260, "b": 260, "agents": 130, "when": 120, "count": 44}
 FLEXIBLE = {"topic": (120, 1.0), "a": (150, 2.0), "b": (150, 2.0)}

@@ -7,13 +7,13 @@ from __future__ import annotations
 import time
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QDoubleSpinBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QProgressBar,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from memorydesk.browse import facts as browse
 from memorydesk.browse.facts import DomainCount, FactQuery
-from memorydesk.ui.combo import combo
+from memorydesk.ui.filter_widgets import busy_bar, combo, counts_label
 
 DAY = 86400
 CREATED = (("Any time", None, None), ("Last 24 hours", -DAY, None), ("Last 7 days", -7 * DAY, None),
@@ -31,6 +31,7 @@ MATCHES = (("Keyword search", "keyword", "The product's own keyword search: what
             "in keyword mode (only a–z and 0–9 words count)."),
            ("Substring filter", "substring", "The desk's plain text filter on topic and content. Agents never search "
             "this way: use it to find facts, not to judge what agents see."))
+NARROW = 1100  # below this width the counts wrap
 PENDING = {"counting": "counting…", "sorting": "sorting…", "searching": "searching…"}
 
 
@@ -55,14 +56,8 @@ class FilterBar(QWidget):
         self.match.setToolTip(MATCHES[0][2])
         self.search_mode = QLabel("")
         self.search_mode.setObjectName("search-mode")
-        self.counts = QLabel("")
-        self.counts.setObjectName("counts")
-        self.busy = QProgressBar()
-        self.busy.setObjectName("busy")
-        self.busy.setRange(0, 0)
-        self.busy.setTextVisible(False)
-        self.busy.setFixedSize(60, 10)
-        self.busy.hide()
+        self.counts = counts_label()
+        self.busy = busy_bar()
         self.note = QLabel("")
         self.note.setObjectName("search-note")
         self.note.setWordWrap(True)
@@ -222,6 +217,11 @@ class FilterBar(QWidget):
             text=self.search.text(),
         )
 
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        # "N of M facts · K hidden" on two lines where the bar is narrow (900 px), else on one
+        self.counts.setWordWrap(event.size().width() < NARROW)
+        super().resizeEvent(event)
+
     def show_counts(self, shown: int | None, total: int | None, pending: str | None = None,
                     order: str = "", searched: bool = False) -> None:
         """``shown`` None: not known yet (``pending`` says why: counting, sorting, searching);
@@ -238,5 +238,5 @@ class FilterBar(QWidget):
         elif searched:
             self.counts.setText(f"{shown:,} of {total:,} facts found")
         else:
-            self.counts.setText(f"{shown:,} of {total:,} facts · {total - shown:,} hidden by filters")
+            self.counts.setText(f"{shown:,} of {total:,} facts · {total - shown:,} hidden")
         self.counts.setToolTip(order)

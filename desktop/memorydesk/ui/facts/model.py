@@ -24,7 +24,6 @@ columns ``rank``, ``score`` and ``why`` say how each got its place.
 from __future__ import annotations
 
 import array
-import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -35,10 +34,8 @@ from PySide6.QtWidgets import QApplication
 from memorydesk.browse import facts as browse
 from memorydesk.browse.facts import FactRow
 from memorydesk.ui.text import is_rtl, one_line, when
+from memorydesk.ui.windowed import FAILED, LOADING, WINDOW, Windowed
 
-log = logging.getLogger("memorydesk.ui.facts")
-
-WINDOW = 200
 # the agent view's columns come last here (column 0 is always shown); the view moves them first
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("domain", "Domain"), ("topic", "Topic"), ("content", "Content"), ("memory_type", "Type"),
@@ -58,8 +55,6 @@ UNREACHABLE_TIP = (
     "from search_memory in keyword mode nor in a dispatch preamble; in hybrid mode only the "
     "vector, temporal and graph voices can bring it."
 )
-_FAILED = object()
-_LOADING = object()
 #: fetch(keys, deliver): read the rows of these keys on the worker, then call deliver(rows or None)
 Fetcher = Callable[[Sequence[int], Callable[[list[FactRow | None] | None], None]], None]
 _icons: dict[str, QIcon] = {}
@@ -102,7 +97,7 @@ def short_why(hit: Any) -> str:
     return text
 
 
-class FactTableModel(QAbstractTableModel):
+class FactTableModel(Windowed, QAbstractTableModel):
     window_loaded = Signal(int, int)  # first row, last row of a window that arrived
 
     def __init__(self, parent: Any = None) -> None:
@@ -175,15 +170,11 @@ class FactTableModel(QAbstractTableModel):
         return self._hits.get(fact_id)
 
     def rows_loaded(self) -> int:
-        return sum(len(w) for w in self._windows.values() if w is not _FAILED and w is not _LOADING)
+        return sum(len(w) for w in self._windows.values() if w is not FAILED and w is not LOADING)
 
     def is_row_loaded(self, row: int) -> bool:
         w = self._windows.get(row // WINDOW)
-        return w is not None and w is not _FAILED and w is not _LOADING
-
-    def loading(self) -> bool:
-        """Some window was asked for and has not arrived."""
-        return any(w is _LOADING for w in self._windows.values())
+        return w is not None and w is not FAILED and w is not LOADING
 
     def key_at(self, row: int) -> int | None:
         if self._first is not None:
@@ -204,35 +195,7 @@ class FactTableModel(QAbstractTableModel):
 
     def fact(self, row: int) -> FactRow | None:
         """The row's fact, or None while its window is loading (or could not be read)."""
-        if not 0 <= row < self.rowCount():
-            return None
-        window = self._window(row // WINDOW)
-        if window is _FAILED or window is _LOADING or row % WINDOW >= len(window):
-            return None
-        return window[row % WINDOW]
-
-    def _window(self, w: int) -> Any:
-        cached = self._windows.get(w)
-        if cached is not None or self._keys is None:
-            return cached if cached is not None else _FAILED
-        if self.fetch is None:
-            return _FAILED
-        keys = self._keys[w * WINDOW:(w + 1) * WINDOW]
-        self._windows[w] = _LOADING
-        generation = self._generation
-        self.fetch(keys, lambda rows: self._arrived(generation, w, rows))
-        return _LOADING
-
-    def _arrived(self, generation: int, w: int, rows: list[FactRow | None] | None) -> None:
-        if generation != self._generation or self._windows.get(w) is not _LOADING:
-            return  # the list changed meanwhile; a newer request will come
-        if rows is None:
-            log.warning("could not read rows %d-%d", w * WINDOW, (w + 1) * WINDOW - 1)
-        self._windows[w] = rows if rows is not None else _FAILED
-        first, last = w * WINDOW, min(self.rowCount(), (w + 1) * WINDOW) - 1
-        if last >= first:
-            self.dataChanged.emit(self.index(first, 0), self.index(last, len(COLUMNS) - 1))
-            self.window_loaded.emit(first, last)
+        return self.row_item(row)  # type: ignore[no-any-return]
 
     def patch(self, placed: dict[int, int | None], old_keys: Sequence[int] = ()) -> bool:
         """Apply a change to a few rows: ``placed`` maps row keys to their place in the list
@@ -297,7 +260,7 @@ class FactTableModel(QAbstractTableModel):
         return None
 
     def is_loading(self, row: int) -> bool:
-        return self._windows.get(row // WINDOW) is _LOADING
+        return self.row_loading(row)
 
     def flags(self, index: Index) -> Qt.ItemFlag:
         if not index.isValid():

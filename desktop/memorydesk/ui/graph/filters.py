@@ -11,7 +11,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QToolButton, QVBoxLayout, QWidget
 
 from memorydesk.browse.graph_data import DOMAIN, EDGE_KINDS, FACT, POLICY, TOPIC, GraphData
-from memorydesk.ui.combo import combo
+from memorydesk.ui.filter_widgets import combo
 from memorydesk.ui.graph.flow import FlowLayout
 from memorydesk.ui.graph.style import DOMAIN_PALETTE, EDGE_COLOURS, EDGE_LABELS, NODE_COLOURS, darker
 
