@@ -18,7 +18,6 @@ import os
 import random
 import sqlite3
 import statistics
-import tempfile
 import time
 import uuid
 from collections.abc import Callable
@@ -27,6 +26,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest
+from bench_files import cached
 
 from memorydesk.browse import bursts as browse_bursts
 from memorydesk.browse.conflict_trail import conflict_trail
@@ -108,18 +108,8 @@ def conflicts_workspace() -> Path:
     given = os.environ.get("MEMDESK_BENCH_CONFLICTS_DB")
     if given:
         return Path(given)
-    folder = Path(tempfile.gettempdir()) / "memorydesk-bench"
-    folder.mkdir(exist_ok=True)
-    path = folder / f"conflicts-{N_FACTS}-r{RECIPE}.db"
-    if not path.exists():
-        started = time.perf_counter()
-        partial = path.with_suffix(".partial")
-        for suffix in ("", "-wal", "-shm"):
-            Path(str(partial) + suffix).unlink(missing_ok=True)
-        build_big(partial, N_FACTS)
-        partial.rename(path)
-        print(f"\nbuilt {N_FACTS:,} facts with conflicts in {time.perf_counter() - started:.1f} s at {path}")
-    return path
+    return cached(f"conflicts-{N_FACTS}-r{RECIPE}.db", lambda p: build_big(p, N_FACTS),
+                  f"{N_FACTS:,} facts with conflicts")
 
 
 def median_ms(fn: Callable[[], object], runs: int = 5) -> tuple[float, object]:

@@ -22,7 +22,6 @@ import os
 import random
 import sqlite3
 import statistics
-import tempfile
 import time
 import uuid
 from contextlib import closing
@@ -31,6 +30,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest
+from bench_files import cached
 
 from memorydesk.store import open_workspace
 
@@ -84,18 +84,7 @@ def build(path: Path, seed: int = 5) -> Path:
 
 @pytest.fixture(scope="session")
 def many_domains() -> Path:
-    folder = Path(tempfile.gettempdir()) / "memorydesk-bench"
-    folder.mkdir(exist_ok=True)
-    path = folder / f"grants-{DOMAINS}-r{RECIPE}.db"
-    if not path.exists():
-        started = time.perf_counter()
-        partial = path.with_suffix(".partial")
-        for suffix in ("", "-wal", "-shm"):
-            Path(str(partial) + suffix).unlink(missing_ok=True)
-        build(partial)
-        partial.rename(path)
-        print(f"\nbuilt {DOMAINS:,} domains and {FACTS:,} facts in {time.perf_counter() - started:.1f} s at {path}")
-    return path
+    return cached(f"grants-{DOMAINS}-r{RECIPE}.db", build, f"{DOMAINS:,} domains and {FACTS:,} facts")
 
 
 def ms(values: list[float]) -> str:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import random
 import statistics
-import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -23,6 +22,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest
+from bench_files import cached
 
 from memorydesk.store import open_workspace
 from memorydesk.store.engine import raw_connect
@@ -72,16 +72,7 @@ def build_graph(path: Path, seed: int = 3) -> Path:
 
 @pytest.fixture(scope="session")
 def graph_workspace() -> Path:
-    folder = Path(tempfile.gettempdir()) / "memorydesk-bench"
-    folder.mkdir(exist_ok=True)
-    path = folder / f"graph-{N_FACTS}-{N_EDGES}-r{RECIPE}.db"
-    if not path.exists():
-        partial = path.with_suffix(".partial")
-        for suffix in ("", "-wal", "-shm"):
-            Path(str(partial) + suffix).unlink(missing_ok=True)
-        build_graph(partial)
-        partial.rename(path)
-    return path
+    return cached(f"graph-{N_FACTS}-{N_EDGES}-r{RECIPE}.db", build_graph)
 
 
 def ms(values: list[float]) -> str:

@@ -23,7 +23,6 @@ import gc
 import os
 import random
 import statistics
-import tempfile
 import time
 from pathlib import Path
 
@@ -31,6 +30,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import numpy as np
 import pytest
+from bench_files import cached
 from PySide6.QtCore import QPointF
 
 from memorydesk.core.health_arrays import ClockColumns, to_us
@@ -84,12 +84,7 @@ def receipt_rows(runs: int, end: float, seed: int = 5):
 
 @pytest.fixture(scope="module")
 def stored() -> Path:
-    folder = Path(tempfile.gettempdir()) / "memorydesk-bench"
-    folder.mkdir(exist_ok=True)
-    path = folder / f"lineage-{RUNS}-r{RECIPE}.db"
-    if not path.exists():
-        started = time.perf_counter()
-        building = path.with_suffix(".building")
+    def build(building: Path) -> None:
         with open_workspace(building, create=True) as ws:
             end = time.time()
             with ws.write() as conn:
@@ -100,9 +95,8 @@ def stored() -> Path:
                         conn.exec_driver_sql(receipt_store.INSERT, batch)
                         batch = []
                 conn.exec_driver_sql(receipt_store.INSERT, batch)
-        building.rename(path)
-        print(f"\n[lineage-ui] built {path.name} in {time.perf_counter() - started:.0f} s")
-    return path
+
+    return cached(f"lineage-{RUNS}-r{RECIPE}.db", build, f"{RUNS:,} runs of receipts")
 
 
 def rss_mb() -> float:

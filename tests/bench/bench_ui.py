@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import random
 import sqlite3
-import tempfile
 import time
 import uuid
 from collections.abc import Callable
@@ -22,6 +21,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest
+from bench_files import cached
 
 from memorydesk.store import open_workspace
 
@@ -72,18 +72,7 @@ def build_big(path: Path, n: int, seed: int = 1) -> Path:
 
 @pytest.fixture(scope="session")
 def big_workspace() -> Path:
-    folder = Path(tempfile.gettempdir()) / "memorydesk-bench"
-    folder.mkdir(exist_ok=True)
-    path = folder / f"facts-{N_FACTS}-r{RECIPE}.db"
-    if not path.exists():
-        started = time.perf_counter()
-        partial = path.with_suffix(".partial")
-        for suffix in ("", "-wal", "-shm"):
-            Path(str(partial) + suffix).unlink(missing_ok=True)
-        build_big(partial, N_FACTS)
-        partial.rename(path)
-        print(f"\nbuilt {N_FACTS:,} facts in {time.perf_counter() - started:.1f} s at {path}")
-    return path
+    return cached(f"facts-{N_FACTS}-r{RECIPE}.db", lambda p: build_big(p, N_FACTS), f"{N_FACTS:,} facts")
 
 
 @pytest.mark.slow
