@@ -51,6 +51,8 @@ VERACITIES = ("stated", "inferred", "tool", "imported", "unknown")
 STATES = ("all", "active", "expired", "superseded", "deleted")
 #: the order facts were written (rowid); see the module docstring
 NATURAL = "rowid"
+#: the order of ``FactQuery.ids`` (a search's rank order: the product's own, best first when ascending)
+RANK = "rank"
 
 # the columns a list window carries (no embedding blobs: they are 1.5 KB each)
 LIST_COLUMNS = (
@@ -58,7 +60,7 @@ LIST_COLUMNS = (
     "updated_at", "recall_count", "mention_count", "superseded_by", "valid_until", "has_embedding",
 )
 SORTABLE = (
-    NATURAL, "domain", "topic", "content", "memory_type", "veracity", "confidence", "created_at", "updated_at",
+    NATURAL, RANK, "domain", "topic", "content", "memory_type", "veracity", "confidence", "created_at", "updated_at",
     "recall_count", "mention_count", "state", "valid_until",
 )
 
@@ -71,7 +73,9 @@ class FactQuery:
     ``*/<name>`` for a bare name together with its repo-scoped forms.
     ``text``: a substring of topic or content (ASCII case-insensitive).
     ``ids``: restrict to these ids (search results), or None.
-    ``sort``: a column of ``SORTABLE``; ``NATURAL`` (the default) is the order written.
+    ``sort``: a column of ``SORTABLE``; ``NATURAL`` (the default) is the order written;
+    ``RANK`` the order of ``ids`` (a keyword search's hits in the product's rank order:
+    ascending puts its best hit first).
     """
 
     domain: str | None = None
@@ -211,6 +215,10 @@ def _sort_key(ws: Workspace, q: FactQuery) -> ColumnElement:
         return literal_column("rowid")
     if q.sort == "state":
         return case((f.superseded_by.is_(None), 0), (f.superseded_by == DELETED, 2), else_=1)
+    if q.sort == RANK:
+        if not q.ids:
+            return literal_column("0")
+        return case({fid: i for i, fid in enumerate(q.ids)}, value=f.id, else_=len(q.ids))
     if q.sort not in SORTABLE:
         raise ValueError(f"cannot sort by {q.sort!r}")
     return f[q.sort]
@@ -404,7 +412,7 @@ def counts(ws: Workspace) -> dict[str, int]:
 
 
 __all__ = [
-    "DomainCount", "FactQuery", "FactRow", "LIST_COLUMNS", "MEMORY_TYPES", "NATURAL", "SORTABLE", "STATES",
+    "DomainCount", "FactQuery", "FactRow", "LIST_COLUMNS", "MEMORY_TYPES", "NATURAL", "RANK", "SORTABLE", "STATES",
     "VERACITIES", "count_facts", "counts", "domains", "fact_ids", "fact_keys", "fact_rows", "fact_state",
     "placements", "position_of", "repo_groups", "rows_for_ids", "rows_for_keys",
 ]

@@ -34,6 +34,7 @@ from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.operations import Operations
 from memorydesk.ui.progress import JobProgress
 from memorydesk.ui.prompts import show_error
+from memorydesk.ui.undo_names import UndoNames
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.tab import DeskTab
 from memorydesk.ui.tabs import TABS, tab_names
@@ -140,6 +141,7 @@ class MainWindow(QMainWindow):
         self.act_undo = self.writes.add("&Undo Last Change", self.undo, name="undo", key="Ctrl+Z", context=window)
         self.act_redo = self.writes.add("&Redo", self.redo, name="redo", key="Ctrl+Shift+Z", context=window)
         edit.addActions([self.act_undo, self.act_redo])
+        self.undo_names = UndoNames(self.writes, self.act_undo, self.act_redo)  # Undo “Delete fact …”
         edit.addSeparator()
         self.act_find = self._act(edit, "&Find Facts", self.focus_search, QKeySequence("Ctrl+F"), "find")
         tools = bar.addMenu("&Tools")
@@ -190,6 +192,7 @@ class MainWindow(QMainWindow):
         self.session.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.session.navigate_to.connect(self.navigate)
         self.writes.bind(self.session)
+        self.undo_names.refresh(self.session)
         self.tabs.blockSignals(True)
         for cls in TABS:
             tab = cls()
@@ -309,6 +312,8 @@ class MainWindow(QMainWindow):
                 slot.missed = change.merged(slot.missed)
         if change.touches(COUNT_KINDS):
             self.refresh_counts()
+        if change.touches(frozenset({"history"})):
+            self.undo_names.refresh(self.session)
 
     def _refresh(self, slot: TabSlot, change: Change) -> None:
         self.refreshes.append((slot.tab.name, change))
@@ -445,8 +450,15 @@ class MainWindow(QMainWindow):
             return
         from memorydesk.ui.audit.dialog import RecallAuditDialog
 
-        self.dialog = RecallAuditDialog(self.session, self)
-        self.dialog.show()
+        kept = getattr(self, "audit_dialog", None)  # one per workspace: its results survive closing it
+        if kept is None or kept.session is not self.session:
+            if kept is not None:
+                kept.deleteLater()
+            kept = self.audit_dialog = RecallAuditDialog(self.session, self)
+        self.dialog = kept
+        kept.show()
+        kept.raise_()
+        kept.activateWindow()
 
     # --- drag and drop, closing ---------------------------------------------------------
 

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memorydesk.ui.prompts import reason_fields
+from memorydesk.ui.prompts import reason_fields, require_reason
 
 ROLES = ("ceo", "coder", "reviewer", "qa", "designer", "security", "devops", "pm", "general")
 
@@ -67,4 +67,5 @@ class PolicyEditDialog(QDialog):
         if not v["domain"] or not v["rule"]:
             self.problem.setText("Domain and rule may not be empty.")
             return
-        self.accept()
+        if require_reason(self.reason, self.problem):
+            self.accept()

@@ -1,0 +1,51 @@
+"""Edit ▸ Undo and Edit ▸ Redo name the change they act on: Undo “Delete fact ADR-0007”.
+
+The names are read on the worker (``browse.naming.undo_redo_names``) whenever the window
+routes a change (ours or another program's) and when a workspace opens; until they
+arrive the actions keep their last names. Nothing to undo: the action is off and says so.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QAction
+
+from memorydesk.browse.naming import undo_redo_names
+from memorydesk.ui.actions import WriteActions
+from memorydesk.ui.session import DeskSession
+
+UNDO, REDO = "&Undo", "&Redo"
+
+
+def label(base: str, name: str | None) -> str:
+    return f"{base} “{name}”" if name else base
+
+
+class UndoNames(QObject):
+    def __init__(self, writes: WriteActions, undo: QAction, redo: QAction) -> None:
+        super().__init__(writes)
+        self.writes, self.undo, self.redo = writes, undo, redo
+        self.names: tuple[str | None, str | None] = (None, None)
+        self._asked = 0
+
+    def refresh(self, session: DeskSession | None) -> None:
+        """Read what Undo and Redo would act on now, and name it in the menu."""
+        if session is None:
+            return
+        self._asked += 1
+        asked = self._asked
+
+        def show(names: tuple[str | None, str | None]) -> None:
+            if asked == self._asked:
+                self.apply(names)
+
+        ws = session.ws
+        session.ops.run_for(self, lambda: undo_redo_names(ws), show, label="reading the history", quiet=True)
+
+    def apply(self, names: tuple[str | None, str | None]) -> None:
+        self.names = names
+        undo, redo = names
+        self.undo.setText(label(UNDO, undo))
+        self.redo.setText(label(REDO, redo))
+        self.writes.update({self.undo: (undo is not None, "nothing to undo"),
+                            self.redo: (redo is not None, "nothing to redo")})
