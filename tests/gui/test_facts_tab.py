@@ -5,7 +5,7 @@ from __future__ import annotations
 import desk_sample
 from guihelp import focus, give_reason, row_of_topic, topics, wait_dialog, wait_idle
 from PySide6.QtCore import QRect, Qt
-from PySide6.QtWidgets import QLabel, QMessageBox, QStyleOptionViewItem
+from PySide6.QtWidgets import QLabel, QStyleOptionViewItem
 
 from memorydesk.browse import detail as browse_detail
 from memorydesk.ui.facts.model import COLUMNS, column
