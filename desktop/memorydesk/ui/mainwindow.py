@@ -457,8 +457,7 @@ class MainWindow(QMainWindow):
             kept = self.audit_dialog = RecallAuditDialog(self.session, self)
         self.dialog = kept
         kept.show()
-        kept.raise_()
-        kept.activateWindow()
+        kept.activateWindow()  # a second Tools ▸ Recall Audit brings it to the front
 
     # --- drag and drop, closing ---------------------------------------------------------
 
