@@ -125,10 +125,9 @@ class ReasonDialog(QDialog):
         layout.addLayout(self.body)
         layout.addLayout(form)
         layout.addWidget(self.problem)
-        layout.addStretch(1)
         layout.addWidget(self.buttons)
         self.reason.setFocus()
-        self.resize(520, 200)
+        self.resize(520, self.sizeHint().height())  # as tall as its words, no taller
 
     def add(self, widget: QWidget) -> None:
         self.body.addWidget(widget)

@@ -42,6 +42,7 @@ class FactEditDialog(QDialog):
         self.topic = QLineEdit(fact["topic"])
         self.topic.setObjectName("topic")
         self.content = QPlainTextEdit(fact["content"])
+        self.content.setTabChangesFocus(True)  # Tab moves on to the next field
         self.content.setObjectName("content")
         self.confidence = QSlider(Qt.Orientation.Horizontal)
         self.confidence.setObjectName("confidence")
@@ -170,10 +171,9 @@ class PurgeDialog(QDialog):
             layout.addWidget(widget)
         layout.addLayout(form)
         layout.addWidget(self.problem)
-        layout.addStretch(1)
         layout.addWidget(self.buttons)
         self.typed.setFocus()
-        self.resize(600, 420 if backups else 360)
+        self.resize(600, self.heightForWidth(600) if self.hasHeightForWidth() else self.sizeHint().height())
 
     def matches(self) -> bool:
         typed = " ".join(self.typed.text().split())

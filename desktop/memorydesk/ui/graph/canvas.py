@@ -42,7 +42,6 @@ class GraphCanvas(QWidget):
                                        pen=pg.mkPen("#f39c12", width=3), size=22)
         self.ring.setZValue(10)
         self.edge_mark = pg.PlotCurveItem(pen=pg.mkPen("#f39c12", width=4), connect="pairs")
-        self.edge_mark.setZValue(9)
         self.marked_edges: list[tuple[int, int]] = []  # (node, node) of the edges drawn marked
         self.labels = LabelLayer()
         for item in (self.discs, self.edges, self.edge_mark, self.nodes, self.ring, self.labels):

@@ -27,7 +27,6 @@ class EdgeDeleteDialog(ReasonDialog):
                                      "Undo puts the rows back exactly as they were.")
         self.delete = self.yes
         self.delete.setObjectName("edge-delete-yes")
-        self.resize(520, 220)
 
 
 class FactPicker(QDialog):

@@ -30,6 +30,7 @@ class PolicyEditDialog(QDialog):
         self.domain = QLineEdit(policy["domain"])
         self.domain.setObjectName("domain")
         self.rule = QPlainTextEdit(policy["rule"])
+        self.rule.setTabChangesFocus(True)  # Tab moves on (a rule needs no tab characters)
         self.rule.setObjectName("rule")
         self.role = QComboBox()
         self.role.setObjectName("required_role")
