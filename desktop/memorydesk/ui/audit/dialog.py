@@ -262,7 +262,10 @@ class RecallAuditDialog(QDialog):
     def _progressed(self, done: int, total: int, text: str) -> None:
         self.progress.setRange(0, max(total, 0))
         self.progress.setValue(min(done, total) if total else 0)
-        self.progress.setFormat(f"{done:,} of {total:,} — {text}" if total else (text or "auditing…"))
+        if total:
+            self.progress.setFormat(f"{done:,} of {total:,} facts" + (f" — {text}" if text else ""))
+        else:
+            self.progress.setFormat(text or "auditing…")
 
     async def run(self) -> None:
         names = [name for name, box in self.what_if.items() if box.isChecked()]
