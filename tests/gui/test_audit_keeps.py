@@ -45,8 +45,9 @@ def test_the_audit_keeps_its_results_and_enter_opens_a_fact(open_window, sample_
     qtbot.waitUntil(lambda: win.tab("facts").detail.fact_id == target, timeout=15000)
     assert dialog.job is None and dialog.report is report and dialog.run_button.isEnabled()
 
-    # a new run first offers to save what it would replace
-    qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    # a new run (Alt+R, the button's mnemonic) first offers to save what it would replace
+    dialog.activateWindow()
+    qtbot.keyClick(dialog, Qt.Key.Key_R, Qt.KeyboardModifier.AltModifier)
     qtbot.waitUntil(lambda: dialog.asking is not None and dialog.asking.isVisible(), timeout=5000)
     box = dialog.asking
     assert isinstance(box, QMessageBox) and "not saved" in box.text()

@@ -37,6 +37,8 @@ class FactActions(QObject):
         self.owner, self.selected, self.domains = owner, selected, domains
         self.session: DeskSession | None = None
         self.dialog: Any = None
+        #: set by a list: (ids, action) -> the fact to select once they leave it (None: nothing to follow)
+        self.next_after: Callable[[list[str], str], str | None] | None = None
         self.acts = WriteActions(owner, "fact")
         self.edit = self.acts.add("Edit…", self.edit_selected, name="edit", key="F2")
         self.delete = self.acts.add("Delete", self.delete_selected, name="delete", key=QKeySequence.StandardKey.Delete)
@@ -119,7 +121,10 @@ class FactActions(QObject):
         reason = await answer
         self.dialog = None
         if reason is not None:
+            follow = self.next_after(ids, "delete") if self.next_after is not None else None
             await self.session.write("deleting facts", lambda r: r.delete_facts(ids, reason=reason))
+            if follow:
+                self.select_after.emit(follow)  # the next fact, for the next review step
 
     async def restore_selected(self) -> None:
         ids = [f.id for f in self.selected() if f.state() == "deleted"]
@@ -135,7 +140,10 @@ class FactActions(QObject):
         reason = await answer
         self.dialog = None
         if reason is not None:
+            follow = self.next_after(ids, "restore") if self.next_after is not None else None
             await self.session.write("restoring facts", lambda r: r.restore_facts(ids, reason=reason))
+            if follow:
+                self.select_after.emit(follow)
 
     async def purge_selected(self) -> None:
         facts = self.selected()
@@ -159,4 +167,7 @@ class FactActions(QObject):
         self.dialog = None
         ids = [n.id for n in names]
         if accepted:
+            follow = self.next_after(ids, "purge") if self.next_after is not None else None
             await self.session.write("purging facts", lambda r: r.purge_facts(ids, reason=reason, backups=backups))
+            if follow:
+                self.select_after.emit(follow)

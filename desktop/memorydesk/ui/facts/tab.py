@@ -94,6 +94,7 @@ class FactsTab(FactSelection, DeskTab):
         self.filters.changed.connect(self.reload)
         self.acts = FactActions(self, self.selected_facts, self._domain_names)
         self.acts.select_after.connect(self._select_after_reload)
+        self.acts.next_after = self._next_after
         self.act_edit, self.act_delete, self.act_restore, self.act_purge = self.acts.all
         self.write_actions = self.acts.all
         self.edit_selected, self.delete_selected = self.acts.edit_selected, self.acts.delete_selected
@@ -408,6 +409,14 @@ class FactsTab(FactSelection, DeskTab):
         self._order = (column_name, descending)
         self._sorting = True
         self.reload(keep_selection=True)
+
+    def _next_after(self, ids: list[str], action: str) -> str | None:
+        """After a delete, purge or restore: the fact to select when the changed ones leave the
+        list (they stay, and stay selected, when the state filter still shows them)."""
+        state = self.filters.state.currentData()
+        leaves = action == "purge" or (action == "delete" and state not in ("all", "deleted")) \
+            or (action == "restore" and state == "deleted")
+        return self.row_after(set(ids)) if leaves and not self.model.agent_view else None
 
     def _select_after_reload(self, fact_id: str) -> None:
         self._pending_select = fact_id
