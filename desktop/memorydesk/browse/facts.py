@@ -32,6 +32,7 @@ from sqlalchemy import (
     case,
     false,
     func,
+    literal,
     literal_column,
     or_,
     select,
@@ -217,7 +218,7 @@ def _sort_key(ws: Workspace, q: FactQuery) -> ColumnElement:
         return case((f.superseded_by.is_(None), 0), (f.superseded_by == DELETED, 2), else_=1)
     if q.sort == RANK:
         if not q.ids:
-            return literal_column("0")
+            return literal(0)  # a bound constant (a literal 0 would name a column): rowid decides
         return case({fid: i for i, fid in enumerate(q.ids)}, value=f.id, else_=len(q.ids))
     if q.sort not in SORTABLE:
         raise ValueError(f"cannot sort by {q.sort!r}")
