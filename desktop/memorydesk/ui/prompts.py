@@ -83,6 +83,7 @@ def require_reason(reason: QLineEdit, problem: QLabel) -> bool:
     if reason.text().strip():
         return True
     problem.setText(REASON_NEEDED)
+    problem.show()
     reason.setFocus()
     return False
 
@@ -109,6 +110,7 @@ class ReasonDialog(QDialog):
         self.informative.setWordWrap(True)
         self.informative.setVisible(bool(informative))
         self.reason, self.problem = reason_fields()
+        self.problem.hide()  # shown with what is wrong (no empty line until then)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.yes = self.buttons.addButton(yes_text, QDialogButtonBox.ButtonRole.AcceptRole)
         self.yes.setObjectName("reason-yes")

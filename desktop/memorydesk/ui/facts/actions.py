@@ -116,7 +116,7 @@ class FactActions(QObject):
         box, answer = ask_reason(self.owner, "Delete facts" if len(names) > 1 else "Delete fact", f"Delete {what}?",
                                  yes_text="Delete", name="fact-delete",
                                  informative="Deleted facts stop reaching agents. They stay in the file and can be "
-                                             "restored (Facts ▸ Restore, or Edit ▸ Undo).")
+                                             "restored (Restore in the Facts tab, or Edit ▸ Undo).")
         self.dialog = box
         reason = await answer
         self.dialog = None
