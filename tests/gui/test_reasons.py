@@ -71,6 +71,9 @@ def test_several_facts_are_named_and_restore_asks_why(open_window, sample_path, 
     qtbot.waitUntil(lambda: win.ops.pending == 0 and win.ops.flows == 0 and tab.dialog is None, timeout=10000)
     wait_idle(qtbot, win)
     assert {(a, r) for a, _i, r in history(sample_path, "fact")} == {("delete", "both obsolete")}
+    # undo takes back one entry at a time, and says so
+    qtbot.waitUntil(lambda: win.act_undo.text().startswith("&Undo “Delete fact topic ")
+                    and win.act_undo.text().endswith("” (1 of 2 deleted together)"), timeout=10000)
 
     tab.select_row(row_of_topic(tab, "deleted one"))  # deleted by someone else before
     qtbot.waitUntil(lambda: tab.act_restore.isEnabled(), timeout=10000)

@@ -139,20 +139,37 @@ def _original(conn: Any, row: Any) -> Any:
     return row
 
 
-def undo_redo_names(ws: Workspace) -> tuple[str | None, str | None]:
+def _together(conn: Any, row: Any) -> int:
+    """How many changes not undone were made with this one (one action on several facts
+    writes one entry each, at the same second, with the same reason): undo takes one."""
+    h = history.HISTORY.c
+    return int(conn.execute(select(func.count()).where(
+        h.entity == row.entity, h.action == row.action, h.actor == row.actor, h.reason == row.reason,
+        h.at == row.at, h.undone_by.is_(None))).scalar_one())
+
+
+def undo_redo_names(ws: Workspace) -> tuple[str | None, str | None, str]:
     """What Edit ▸ Undo and Edit ▸ Redo would act on now, in a few words (None: nothing);
-    a file without the desk's history has neither."""
+    a file without the desk's history has neither. Undo takes back one entry: when it was
+    one of several made together, the third item says so (“1 of 3 deleted together”)."""
     if ws.desk_schema == 0:
-        return None, None
+        return None, None, ""
     names: list[str | None] = []
+    note = ""
     with ws.read() as conn:
-        for target in (history.latest_undoable(conn), history.latest_redoable(conn)):
+        for n, target in enumerate((history.latest_undoable(conn), history.latest_redoable(conn))):
             row = None
             if target is not None:
-                row = _original(conn, conn.execute(select(history.HISTORY)
-                                                   .where(history.HISTORY.c.id == target)).first())
-            names.append(describe(ws, conn, row) if row is not None else None)
-    return names[0], names[1]
+                row = conn.execute(select(history.HISTORY).where(history.HISTORY.c.id == target)).first()
+            original = _original(conn, row) if row is not None else None
+            name = describe(ws, conn, original) if original is not None else None
+            if name is not None and n == 0 and row.action not in ("undo", "redo"):
+                together = _together(conn, row)
+                if together > 1:
+                    done = {"delete": "deleted", "restore": "restored", "edit": "edited"}.get(row.action, "changed")
+                    note = f"1 of {together} {done} together"
+            names.append(name)
+    return names[0], names[1], note
 
 
 __all__ = ["FactName", "describe", "distinct_name", "fact_names", "listed", "undo_redo_names"]

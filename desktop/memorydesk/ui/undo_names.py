@@ -17,15 +17,15 @@ from memorydesk.ui.session import DeskSession
 UNDO, REDO = "&Undo", "&Redo"
 
 
-def label(base: str, name: str | None) -> str:
-    return f"{base} “{name}”" if name else base
+def label(base: str, name: str | None, note: str = "") -> str:
+    return (f"{base} “{name}”" + (f" ({note})" if note else "")) if name else base
 
 
 class UndoNames(QObject):
     def __init__(self, writes: WriteActions, undo: QAction, redo: QAction) -> None:
         super().__init__(writes)
         self.writes, self.undo, self.redo = writes, undo, redo
-        self.names: tuple[str | None, str | None] = (None, None)
+        self.names: tuple[str | None, str | None, str] = (None, None, "")
         self._asked = 0
 
     def refresh(self, session: DeskSession | None) -> None:
@@ -35,17 +35,17 @@ class UndoNames(QObject):
         self._asked += 1
         asked = self._asked
 
-        def show(names: tuple[str | None, str | None]) -> None:
+        def show(names: tuple[str | None, str | None, str]) -> None:
             if asked == self._asked:
                 self.apply(names)
 
         ws = session.ws
         session.ops.run_for(self, lambda: undo_redo_names(ws), show, label="reading the history", quiet=True)
 
-    def apply(self, names: tuple[str | None, str | None]) -> None:
+    def apply(self, names: tuple[str | None, str | None, str]) -> None:
         self.names = names
-        undo, redo = names
-        self.undo.setText(label(UNDO, undo))
+        undo, redo, note = names
+        self.undo.setText(label(UNDO, undo, note))
         self.redo.setText(label(REDO, redo))
         self.writes.update({self.undo: (undo is not None, "nothing to undo"),
                             self.redo: (redo is not None, "nothing to redo")})
