@@ -415,7 +415,7 @@ class FactsTab(FactSelection, DeskTab):
         list (they stay, and stay selected, when the state filter still shows them)."""
         state = self.filters.state.currentData()
         leaves = action == "purge" or (action == "delete" and state not in ("all", "deleted")) \
-            or (action == "restore" and state == "deleted")
+            or (action == "restore" and state in ("deleted", "superseded"))
         return self.row_after(set(ids)) if leaves and not self.model.agent_view else None
 
     def _select_after_reload(self, fact_id: str) -> None:
