@@ -61,3 +61,20 @@ def test_the_audit_keeps_its_results_and_enter_opens_a_fact(open_window, sample_
     dialog.cancel_run()
     qtbot.waitUntil(lambda: dialog.job is None and dialog.report is not report, timeout=60000)
     dialog.close()
+
+
+def test_another_workspace_gets_its_own_audit(open_window, sample_db, tmp_path, qtbot) -> None:
+    import desk_sample
+
+    from memorydesk.store import open_workspace
+
+    win = open_window(sample_db)
+    win.act_audit.trigger()
+    first = win.dialog
+    win.set_workspace(open_workspace(desk_sample.build(tmp_path / "other.db")))
+    qtbot.waitUntil(lambda: win.ops.pending == 0, timeout=15000)
+    qtbot.mouseClick(first.run_button, Qt.MouseButton.LeftButton)  # the old one refuses, and says why
+    assert first.job is None and "is closed" in first.summary.text() and not first.run_button.isEnabled()
+    win.act_audit.trigger()
+    assert win.dialog is not first and win.dialog.session is win.session and win.dialog.run_button.isEnabled()
+    win.dialog.close()

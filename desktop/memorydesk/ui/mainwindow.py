@@ -34,10 +34,10 @@ from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.operations import Operations
 from memorydesk.ui.progress import JobProgress
 from memorydesk.ui.prompts import show_error
-from memorydesk.ui.undo_names import UndoNames
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.tab import DeskTab
 from memorydesk.ui.tabs import TABS, tab_names
+from memorydesk.ui.undo_names import UndoNames
 
 log = logging.getLogger("memorydesk.ui")
 POLL_MS = 1000
@@ -312,8 +312,7 @@ class MainWindow(QMainWindow):
                 slot.missed = change.merged(slot.missed)
         if change.touches(COUNT_KINDS):
             self.refresh_counts()
-        if change.touches(frozenset({"history"})):
-            self.undo_names.refresh(self.session)
+        self.undo_names.routed(self.session, change)
 
     def _refresh(self, slot: TabSlot, change: Change) -> None:
         self.refreshes.append((slot.tab.name, change))
@@ -450,14 +449,7 @@ class MainWindow(QMainWindow):
             return
         from memorydesk.ui.audit.dialog import RecallAuditDialog
 
-        kept = getattr(self, "audit_dialog", None)  # one per workspace: its results survive closing it
-        if kept is None or kept.session is not self.session:
-            if kept is not None:
-                kept.deleteLater()
-            kept = self.audit_dialog = RecallAuditDialog(self.session, self)
-        self.dialog = kept
-        kept.show()
-        kept.activateWindow()  # a second Tools ▸ Recall Audit brings it to the front
+        self.dialog = RecallAuditDialog.shown_for(self.session, self)  # the kept one: its results survive closing
 
     # --- drag and drop, closing ---------------------------------------------------------
 

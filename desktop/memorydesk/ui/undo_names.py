@@ -12,7 +12,7 @@ from PySide6.QtGui import QAction
 
 from memorydesk.browse.naming import undo_redo_names
 from memorydesk.ui.actions import WriteActions
-from memorydesk.ui.session import DeskSession
+from memorydesk.ui.session import Change, DeskSession
 
 UNDO, REDO = "&Undo", "&Redo"
 
@@ -41,6 +41,11 @@ class UndoNames(QObject):
 
         ws = session.ws
         session.ops.run_for(self, lambda: undo_redo_names(ws), show, label="reading the history", quiet=True)
+
+    def routed(self, session: DeskSession | None, change: Change) -> None:
+        """A change the window routed (ours, or another program's): the history may have moved."""
+        if change.touches(frozenset({"history"})):
+            self.refresh(session)
 
     def apply(self, names: tuple[str | None, str | None, str]) -> None:
         self.names = names

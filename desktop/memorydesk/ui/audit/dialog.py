@@ -214,6 +214,32 @@ class RecallAuditDialog(QDialog):
         layout.addLayout(buttons)
         self.resize(1100, 760)
 
+    @classmethod
+    def shown_for(cls, session: DeskSession, window: QWidget) -> RecallAuditDialog:
+        """The window's audit dialog for this workspace, shown and in front: the one kept with
+        its results, or a new one (the one of a workspace since closed is dropped)."""
+        kept = window.findChild(cls, "recall-audit")
+        if kept is not None and kept.session is not session:
+            kept.close()
+            kept.setParent(None)
+            kept.deleteLater()
+            kept = None
+        if kept is None:
+            kept = cls(session, window)
+        kept.show()
+        kept.activateWindow()
+        return kept
+
+    def stale(self) -> bool:
+        """Whether the window has moved on to another workspace (then this audit's is closed)."""
+        window = self.parent()
+        if getattr(window, "session", self.session) is self.session:
+            return False
+        self.summary.setText("The workspace this audit read is closed. Tools ▸ Recall Audit… audits the one open now.")
+        for button in (self.run_button, self.cancel_button):
+            button.setEnabled(False)
+        return True
+
     # --- running ------------------------------------------------------------------------
 
     def _choose_queries(self) -> None:
@@ -225,7 +251,7 @@ class RecallAuditDialog(QDialog):
 
     def start_run(self) -> None:
         """Run, after offering to save results that were not saved (a run replaces them)."""
-        if self.job is not None:
+        if self.job is not None or self.stale():
             return
         if self.report is not None and not self.saved:
             box = QMessageBox(QMessageBox.Icon.Question, "Recall audit",
@@ -358,5 +384,5 @@ class RecallAuditDialog(QDialog):
 
     def _open_fact(self, index: Any) -> None:
         entry = self.model.row_at(index.row())
-        if entry is not None:
+        if entry is not None and not self.stale():
             self.session.navigate("facts", fact=entry["id"])

@@ -57,7 +57,6 @@ class FactPicker(QDialog):
         self.list.setCurrentRow(0)
         self.list.itemActivated.connect(lambda _i: self.accept())
         self.narrow.textChanged.connect(self._narrow)
-        self.narrow.returnPressed.connect(self.accept)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.focus = self.buttons.addButton("Focus", QDialogButtonBox.ButtonRole.AcceptRole)
         self.focus.setObjectName("graph-pick-yes")
