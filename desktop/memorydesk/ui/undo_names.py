@@ -2,7 +2,8 @@
 
 The names are read on the worker (``browse.naming.undo_redo_names``) whenever the window
 routes a change (ours or another program's) and when a workspace opens; until they
-arrive the actions keep their last names. Nothing to undo: the action is off and says so.
+arrive (a few milliseconds after a change) they answer unnamed. Nothing to undo: the
+action is off and says so.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from memorydesk.browse.naming import undo_redo_names
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.session import Change, DeskSession
 
-UNDO, REDO = "&Undo", "&Redo"
+UNDO, REDO, LAST_CHANGE = "&Undo", "&Redo", "&Undo Last Change"
 
 
 def label(base: str, name: str | None, note: str = "") -> str:
@@ -43,8 +44,13 @@ class UndoNames(QObject):
         session.ops.run_for(self, lambda: undo_redo_names(ws), show, label="reading the history", quiet=True)
 
     def routed(self, session: DeskSession | None, change: Change) -> None:
-        """A change the window routed (ours, or another program's): the history may have moved."""
+        """A change the window routed (ours, or another program's): the history may have moved.
+        Until its names are read both actions answer, unnamed (Ctrl+Z right after a change
+        must undo it, and must not be labelled with the change before it)."""
         if change.touches(frozenset({"history"})):
+            self.undo.setText(LAST_CHANGE)
+            self.redo.setText(REDO)
+            self.writes.update({})
             self.refresh(session)
 
     def apply(self, names: tuple[str | None, str | None, str]) -> None:
