@@ -10,7 +10,7 @@ from guihelp import focus, give_reason, row_of_topic, wait_dialog, wait_idle
 from PySide6.QtCore import Qt
 
 from memorydesk.browse import detail as browse_detail
-from memorydesk.browse.naming import distinct_name
+from memorydesk.browse.naming import FactName, distinct_name
 from memorydesk.store import open_workspace
 from memorydesk.ui.prompts import REASON_NEEDED, ReasonDialog
 
@@ -95,6 +95,10 @@ def test_names_tell_facts_of_one_topic_apart() -> None:
     assert distinct_name("a", "run-2601", "deploy failed at step 3", others) == "run-2601: deploy failed at step 3"
     assert distinct_name("a", "run-2601", "rollback", others) == "run-2601: rollback"
     assert distinct_name("f-9", "run-2601", "deploy succeeded", others) == "f-9"  # the same text: only its id
+    monday = "Backend / Audit Worker: ships to staging on Monday at 16:00"
+    tuesday = "Backend / Audit Worker: ships to staging on Tuesday at 16:00"  # the ninth word differs
+    assert distinct_name("a", "audit-worker", monday, [tuesday]) == "audit-worker: " + " ".join(monday.split()[:9])
+    assert FactName("f-9", "run-2601", "f-9", 3).shown == "run-2601 (id f-9)"  # a confirmation still names its topic
 
 
 def test_purge_of_a_shared_topic_is_typed_with_its_first_words_and_enter_never_cancels(

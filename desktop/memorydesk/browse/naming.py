@@ -18,8 +18,9 @@ from sqlalchemy import func, select
 from memorydesk.memory import history
 from memorydesk.store.workspace import Workspace
 
-#: at most this many words of the content are added to a shared topic
-MAX_WORDS = 8
+#: at most this many words of the content are added to a shared topic (versions of one
+#: fact often differ only at the ninth or tenth word: "… ships to staging on Monday")
+MAX_WORDS = 16
 #: a name longer than this is cut (with "…") where it is shown, never where it is typed
 SHOWN = 80
 
@@ -33,7 +34,8 @@ class FactName:
 
     @property
     def shown(self) -> str:
-        return self.name if len(self.name) <= SHOWN else self.name[:SHOWN - 1] + "…"
+        name = f"{self.topic} (id {self.id})" if self.name == self.id and self.topic else self.name
+        return name if len(name) <= SHOWN else name[:SHOWN - 1] + "…"
 
 
 def _words(text: str) -> list[str]:
@@ -42,7 +44,8 @@ def _words(text: str) -> list[str]:
 
 def distinct_name(fact_id: str, topic: str, content: str, others: Sequence[str]) -> str:
     """The topic, or topic plus the first words of ``content`` that no other content of the
-    same topic (``others``) starts with; the id when no prefix of 8 words tells them apart."""
+    same topic (``others``) starts with; the id when no prefix of ``MAX_WORDS`` words tells
+    them apart."""
     topic = " ".join(topic.split())
     if not others:
         return topic
