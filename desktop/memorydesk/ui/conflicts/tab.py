@@ -137,9 +137,16 @@ class ConflictsTab(DeskTab):
         self.split.setObjectName("conflicts-split")
         self.split.addWidget(self.pages)
         self.split.addWidget(below)
-        self.split.setStretchFactor(0, 2)
-        self.split.setStretchFactor(1, 3)
-        self.split.setSizes([220, 460])
+        self.split.setStretchFactor(0, 1)
+        self.split.setStretchFactor(1, 1)
+        self.split.setChildrenCollapsible(False)
+        self.split.setHandleWidth(8)  # a handle a person can find and grab (the default is 1-4 px)
+        self.split.setStyleSheet("QSplitter#conflicts-split::handle { background: palette(mid); margin: 2px 40%; "
+                                 "border-radius: 2px; }")
+        rows = self.view.verticalHeader().defaultSectionSize()
+        self.pages.setMinimumHeight(rows * 6)
+        below.setMinimumHeight(160)
+        self.split.setSizes([rows * 14 + 60, 360])  # about 14 lines of the list, the trail below
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.filters)
@@ -280,9 +287,22 @@ class ConflictsTab(DeskTab):
             self._select_first = False
             self.select_row(0)
         elif not self.view.selectionModel().hasSelection() and self.pages.currentIndex() == LIST_PAGE \
-                and self.trail.trail is not None and self.trail.trail["conflict"]["id"] != self._trail_for:
-            self.trail.show_nothing()
+                and self.trail.trail is not None:
+            self._keep_or_clear_trail(complete)
         self.acts.update()
+
+    def _keep_or_clear_trail(self, complete: bool) -> None:
+        """After the list was read again (a filter changed): the conflict whose trail is shown
+        is selected again when the list still holds it, and its trail cleared once the whole
+        list is known without it (a trail of a conflict that is not listed would mislead)."""
+        keys = [r["key"] for r in self.trail.trail["conflict"]["rows"]]
+        row = next((r for r in map(self.model.row_of_key, keys) if r is not None), None)
+        if row is not None:
+            self._trail_for = self.trail.trail["conflict"]["id"]
+            self.select_row(row, scroll=False)
+        elif complete:
+            self._trail_for = None
+            self.trail.show_nothing()
 
     def _fetch_window(self, keys: Any, deliver: Any) -> None:
         keys = list(keys)

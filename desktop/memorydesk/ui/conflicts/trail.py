@@ -192,6 +192,43 @@ def _chain(name: str, f: dict[str, Any], chain: dict[str, Any], names: dict[str,
     return "".join(parts)
 
 
+def _now(f: dict[str, Any], other: dict[str, Any], other_name: str) -> str:
+    """What is true of a fact now, in a few words."""
+    if not f.get("exists"):
+        return "no longer in the file" if f.get("state") != "purged" else "purged"
+    by = f.get("superseded_by")
+    if by is None:
+        return "active"
+    if by == other.get("id"):
+        return f"superseded by {other_name}"
+    return "deleted" if f.get("state") == "deleted" else f"superseded by {short(by)}…" if ":" not in by else \
+        f"set aside ({by})"
+
+
+def _side_label(name: str, f: dict[str, Any], c: dict[str, Any], other: dict[str, Any]) -> str:
+    """The column head of a resolved contradiction's fact: what the product decided, and
+    what is true now when that has changed (a restore, a later edit, a delete)."""
+    other_name = "B" if name == "A" else "A"
+    won = c.get("recorded_winner") == f.get("id")
+    now = _now(f, other, other_name)
+    if won:
+        return f"{name} — won" if now == "active" else f"{name} — won; now {now}"
+    if now == f"superseded by {other_name}":
+        return f"{name} — lost, superseded by {other_name}"
+    if now == "active":
+        return f"{name} — lost, now active again"
+    return f"{name} — lost; now {now}"
+
+
+def _restore_note(t: dict[str, Any]) -> str:
+    r = t.get("restore") or {}
+    if not r.get("says"):
+        return ""
+    if r.get("possible"):
+        return f"<h4>Restore Loser (Ctrl+R) will</h4><p style='{OPEN}'>{esc(r['says'])}</p>"
+    return f"<p><small>Restore Loser: {esc(r['says'])}</small></p>"
+
+
 def trail_html(t: dict[str, Any], burst: str | None = None) -> str:
     c, a, b = t["conflict"], t["facts"]["a"], t["facts"]["b"]
     resolved = c.get("recorded_winner") is not None
@@ -212,8 +249,7 @@ def trail_html(t: dict[str, Any], burst: str | None = None) -> str:
         head.append(f"<p style='{OK}'>{esc(DECISIONS.get(r['decision'], r['decision']))} by <b>{esc(r['actor'])}"
                     f"</b> on {esc(when(r['at']))}" + (f": “{esc(r['reason'])}”" if r.get("reason") else "")
                     + "</p>")
-    la = "A — lost, superseded by B" if resolved else "A"
-    lb = "B — won" if resolved else "B"
+    la, lb = (_side_label("A", a, c, b), _side_label("B", b, c, a)) if resolved else ("A", "B")
     ca, cb = _content_cells(a, b)
     names = {a["id"]: "A", b["id"]: "B"}
     facts = ("<table width='100%' cellpadding=5 cellspacing=0 border=1 style='border-collapse: collapse'>"
@@ -236,6 +272,7 @@ def trail_html(t: dict[str, Any], burst: str | None = None) -> str:
     return "".join([
         *head, facts,
         "<h4>The decision — the product's rule, recomputed on the facts as they are now</h4>", _decision(t),
+        _restore_note(t) if resolved else "",
         "<h4>What happened since</h4>", chains,
         "<h4>What people did in the desk</h4>", f"<ul>{people}</ul>" if people else "<p>Nothing yet.</p>",
         f"<h4>Related conflicts ({len(t.get('related', []))})</h4>",
