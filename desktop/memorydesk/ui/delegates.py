@@ -19,3 +19,13 @@ class BidiDelegate(QStyledItemDelegate):
             # leading alignment: the style mirrors it to the right for a right-to-left cell
             option.direction = Qt.LayoutDirection.RightToLeft
             option.displayAlignment = Qt.AlignmentFlag.AlignLeading | Qt.AlignmentFlag.AlignVCenter
+
+
+class MiddleElideDelegate(BidiDelegate):
+    """Long names (``repo:<slug>/domain / topic``) lose their middle, not their end, when cut:
+    both the repository and the domain stay readable (the model's tooltip has the whole)."""
+
+    def initStyleOption(self, option: QStyleOptionViewItem,
+                        index: QModelIndex | QPersistentModelIndex) -> None:
+        super().initStyleOption(option, index)
+        option.textElideMode = Qt.TextElideMode.ElideMiddle

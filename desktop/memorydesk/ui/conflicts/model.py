@@ -200,6 +200,8 @@ class ConflictListModel(Windowed, QAbstractTableModel):
             role = "the recorded winner" if line.recorded_winner == f.id else (
                 "the loser" if line.recorded_winner else "one side of an open disagreement")
             return f"{f.id} — {role}, now {f.state}\n{f.head}"
+        if name == "topic" and (line.a.exists or line.b.exists):
+            return f"{line.domain} / {line.topic}"
         if name in ("when", "count"):
             if line.count > 1:
                 return f"Flagged {line.count} times, first {when(line.first_at)}, last {when(line.last_at)}"

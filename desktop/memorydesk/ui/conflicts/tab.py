@@ -41,7 +41,7 @@ from memorydesk.ui.conflicts.actions import ConflictActions
 from memorydesk.ui.conflicts.filterbar import ConflictFilterBar
 from memorydesk.ui.conflicts.model import NAMES, BurstModel, ConflictListModel
 from memorydesk.ui.conflicts.trail import TrailView
-from memorydesk.ui.delegates import BidiDelegate
+from memorydesk.ui.delegates import BidiDelegate, MiddleElideDelegate
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.tab import DeskTab
 from memorydesk.ui.windowed import WINDOW
@@ -89,6 +89,7 @@ class ConflictsTab(DeskTab):
         self.view = _table("conflicts-view")
         self.view.setModel(self.model)
         self.columns = ColumnFitter(self.view, NAMES, WIDTHS, FLEXIBLE, STEP_OUT)
+        self.view.setItemDelegateForColumn(NAMES.index("topic"), MiddleElideDelegate(self.view))
         self.view.selectionModel().selectionChanged.connect(lambda *_a: self._selection_changed())
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._menu)

@@ -80,6 +80,8 @@ class GrantsTab(MatrixSelection, DeskTab):
         self._pending_target: dict[str, Any] | None = None
         self._shot_pending = False
         self._choosing_agent = False
+        self.kept: set[str] = set()  # domains edited here, shown whatever the filter (keep_in_view)
+        self._kept_shown = 0
         self.model = GrantMatrixModel(self)
         self.view = QTableView()
         self.view.setObjectName("grants-view")
@@ -278,13 +280,21 @@ class GrantsTab(MatrixSelection, DeskTab):
         if matrix is not self.matrix:
             return
         self.resolved = True
-        if self.show_mode.currentData() != self.model.mode:
-            self.apply_filter()
+        if self.show_mode.currentData() != self.model.mode:  # a filter that waited for every cell
+            self._show(self._selected_positions(), self._current_position())
         self._summarize()
 
     def apply_filter(self) -> None:
+        """A person changed the filter: show what it matches (domains kept in view after an edit
+        give way)."""
+        self.kept = set()
         if self.matrix is not None:
             self._show(self._selected_positions(), self._current_position())
+
+    def keep_in_view(self, domains: list[str]) -> None:
+        """Domains just changed stay listed, under a filter they may no longer match (a lock-down
+        while "Fail-open cells" are shown), until the filter is changed."""
+        self.kept |= set(domains)
 
     def _show(self, keep: list[tuple[str, int]], current: tuple[str, int] | None) -> None:
         matrix = self.matrix
@@ -294,6 +304,10 @@ class GrantsTab(MatrixSelection, DeskTab):
         if mode != "all" and not matrix.is_complete:
             mode = self.model.mode if self.model.matrix is matrix else "all"  # applied once all cells are resolved
         shown = matrix.rows_shown(mode, self.search.text())
+        extra = {i for d in self.kept if (i := matrix.row_of(d)) is not None} - set(shown) if self.kept else set()
+        if extra:
+            shown = sorted(set(shown) | extra)
+        self._kept_shown = len(extra)
         swapped = self.model.set_matrix(matrix, shown, mode)
         self._fit_header()
         if not swapped:
@@ -306,6 +320,8 @@ class GrantsTab(MatrixSelection, DeskTab):
         if matrix is None:
             return
         text = f"{self.model.rowCount():,} of {len(matrix.domains):,} domains"
+        if self._kept_shown:
+            text += f" (with {self._kept_shown:,} you changed, kept in view until the filter changes)"
         if matrix.is_complete:
             counts = matrix.counts()
             text += (f" · {counts['fail_open']:,} fail-open · {counts['ambiguous']:,} ambiguous · "
