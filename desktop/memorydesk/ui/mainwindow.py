@@ -29,7 +29,7 @@ from memorydesk.store import open_workspace
 from memorydesk.store.files import backup_copy
 from memorydesk.store.workspace import Workspace
 from memorydesk.ui import help as help_dialogs
-from memorydesk.ui import settings
+from memorydesk.ui import settings, window_state
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.operations import Operations
 from memorydesk.ui.progress import JobProgress
@@ -55,12 +55,16 @@ class MainWindow(QMainWindow):
 
     _polled = Signal(object)  # the watcher's answer: True/False, or an exception
 
-    def __init__(self, ws: Workspace | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, ws: Workspace | None = None, parent: QWidget | None = None, remember: bool = True) -> None:
+        """``remember``: size, place, tabs and layout are kept between runs (``ui.window_state``)."""
         super().__init__(parent)
         self.setObjectName("main-window")
         self.setAcceptDrops(True)
         self.setMinimumSize(900, 600)
         self.resize(1280, 800)
+        self.remember = remember
+        if remember:
+            window_state.restore_window(self)
         self.ops = Operations(self)
         self.ops.failed.connect(self._failed)
         self.ws: Workspace | None = None
@@ -179,9 +183,12 @@ class MainWindow(QMainWindow):
 
     def set_workspace(self, ws: Workspace) -> None:
         current = self.current_tab_name()
+        if self.remember:
+            window_state.remember(self)  # the old workspace's tab, the layout
         old, self.ws = self.ws, ws
         self.timer.stop()
         self._close_tabs()
+        self.statusBar().clearMessage()  # "Opening …" is done
         if old is not None and old is not ws:
             old.close()
         block = self.write_block()
@@ -196,6 +203,7 @@ class MainWindow(QMainWindow):
             self.slots.append(TabSlot(tab))
             self.tabs.addTab(tab, tab.title)
         self.tabs.blockSignals(False)
+        kept = window_state.recall(self) if self.remember else None
         self.act_read_only.blockSignals(True)
         self.act_read_only.setChecked(ws.read_only)
         self.act_read_only.blockSignals(False)
@@ -204,7 +212,7 @@ class MainWindow(QMainWindow):
         self.mode.setToolTip(str(ws.path) + (f" — changes: {block}" if block else ""))
         self._update_title()
         self.refresh_counts()
-        self.show_tab(current if current in tab_names() else TABS[0].name)
+        self.show_tab(next(n for n in (kept, current, TABS[0].name) if n in tab_names()))
         self._tab_shown(self.tabs.currentIndex())
         if ws.live_refresh:
             self._start_watching(ws)
@@ -469,6 +477,9 @@ class MainWindow(QMainWindow):
             QApplication.quit()
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self.remember:
+            window_state.remember(self)
+            window_state.save_window(self)
         self.timer.stop()
         for job in list(self.progress.jobs):
             job.cancel()

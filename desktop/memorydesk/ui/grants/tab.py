@@ -170,7 +170,7 @@ class GrantsTab(MatrixSelection, DeskTab):
 
     def resizeEvent(self, event: Any) -> None:
         super().resizeEvent(event)
-        if not self._split_by_person:  # the panel gets about a third, within reason
+        if not (self._split_by_person or self.split.property("placed_by_person")):  # a third, within reason
             panel = max(250, min(520, int(self.width() * 0.3)))
             self.split.setSizes([max(self.width() - panel, 300), panel])
         self._fit_header()
