@@ -123,7 +123,7 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         file = bar.addMenu("&File")
         self.file_menu = file
-        self.act_open = self._act(file, "&Open…", self.open_dialog, QKeySequence.StandardKey.Open, "open")
+        self.act_open = self._act(file, "&Open…", self.open_dialog, "Ctrl+O", "open")
         self.recent_menu = file.addMenu("Open &Recent")
         self.recent_menu.setObjectName("recent-menu")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
@@ -137,7 +137,7 @@ class MainWindow(QMainWindow):
         self.act_import_receipts = self.writes.add("Import &Receipts…", self.import_receipts, name="import-receipts")
         file.addAction(self.act_import_receipts)
         file.addSeparator()
-        self._act(file, "&Close Window", self.close, QKeySequence.StandardKey.Close, "close")
+        self._act(file, "&Close Window", self.close, "Ctrl+W", "close")
         self.act_quit = self._act(file, "&Quit", self.quit, QKeySequence("Ctrl+Q"), "quit")
         edit = bar.addMenu("&Edit")
         window = Qt.ShortcutContext.WindowShortcut
@@ -154,8 +154,7 @@ class MainWindow(QMainWindow):
         self.act_canary = self.writes.add("Run &Canary…", self.run_canary, name="run-canary")
         tools.addAction(self.act_canary)
         help_menu = bar.addMenu("&Help")
-        self.act_shortcuts = self._act(help_menu, "&Keyboard Shortcuts", self.show_shortcuts,
-                                       QKeySequence.StandardKey.HelpContents, "shortcuts")
+        self.act_shortcuts = self._act(help_menu, "&Keyboard Shortcuts", self.show_shortcuts, "F1", "shortcuts")
         self.act_guide = self._act(help_menu, "Memory Desk &Guide", self.show_guide, None, "guide")
         help_menu.addSeparator()
         self.act_about = self._act(help_menu, "&About Memory Desk", self.show_about, None, "about")
@@ -434,10 +433,7 @@ class MainWindow(QMainWindow):
     # --- help -----------------------------------------------------------------------------
 
     def show_shortcuts(self) -> None:
-        groups = [("Window", [a for a in self.actions() if a.shortcut().toString()])]
-        for slot in self.slots:
-            groups.append((slot.tab.title, [a for a in slot.tab.actions() if a.shortcut().toString()]))
-        self.dialog = help_dialogs.ShortcutsDialog(help_dialogs.shortcut_rows(groups), self)
+        self.dialog = help_dialogs.ShortcutsDialog(help_dialogs.window_rows(self), self)
         self.dialog.open()
 
     def show_guide(self, section: str | None = None) -> None:
