@@ -69,3 +69,19 @@ def test_opening_is_cleared_from_the_status_bar_once_open(qtbot, sample_path: Pa
     wait_idle(qtbot, win)
     assert not win.statusBar().currentMessage().startswith("Opening")
     win.close()
+
+
+def test_ctrl_tab_switches_tabs_even_from_a_table(open_window, sample_path, qtbot) -> None:
+    """A table takes Ctrl+Tab for itself (it moved the current cell): the window's View menu has it."""
+    from guihelp import focus
+    from PySide6.QtCore import Qt
+
+    win = open_window(sample_path)
+    facts = win.show_tab("facts")
+    focus(qtbot, facts.view)
+    qtbot.keyClick(facts.view, Qt.Key.Key_Tab, Qt.KeyboardModifier.ControlModifier)
+    assert win.current_tab_name() == "policies"
+    qtbot.keyClick(win.tabs.currentWidget(), Qt.Key.Key_PageUp, Qt.KeyboardModifier.ControlModifier)
+    assert win.current_tab_name() == "facts"
+    qtbot.keyClick(facts.view, Qt.Key.Key_Backtab, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert win.current_tab_name() == "lineage"

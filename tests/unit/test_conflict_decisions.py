@@ -136,7 +136,7 @@ def test_a_dangling_winner_does_not_stop_the_restore(setup) -> None:
     before = product_rows(ws)
     result = rv.restore_loser(line.id, reason="the winner is gone; v2 stands")
     assert superseded(ws, v2) is None
-    assert "no longer exists" in result.message and result.touched == {"fact": [v2]}
+    assert "nothing else changed" in result.message and result.touched == {"fact": [v2]}
     diff = changed(before, product_rows(ws))
     assert set(diff) == {"facts"} and len(diff["facts"][0]) == 1  # only the loser's row changed
     (review,) = reviews(ws)

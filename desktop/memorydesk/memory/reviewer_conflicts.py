@@ -62,7 +62,8 @@ class ConflictDecisions:
                       "review": self._review(row, "restored", reason)}
             hid = perform(self.ws, conn, "conflict.restore_loser", entity_id=conflict_id, actor=self.actor,
                           reason=reason, detail=detail, before_id=plan.replaces, after_id=loser)
-            return ChangeResult("conflict", [conflict_id], [hid], "loser restored: " + plan.says,
+            done = f"; {plan.replaces[:8]}… superseded by it" if plan.replaces else " (nothing else changed)"
+            return ChangeResult("conflict", [conflict_id], [hid], f"loser {loser[:8]}… restored{done}",
                                 {"fact": plan.touched})
 
         return with_retry(self.ws, work)

@@ -81,7 +81,7 @@ class ShortcutsDialog(QDialog):
                 last = where
             body.append(f"<tr><td>{html.escape(what)}</td><td><code>{html.escape(keys)}</code></td></tr>")
         body.append("</table><p>Tab and Shift+Tab move between controls; arrow keys move in lists; "
-                    "Ctrl+Tab switches tabs.</p>")
+                    "Ctrl+Tab and Ctrl+Shift+Tab switch tabs from anywhere.</p>")
         view = QTextBrowser()
         view.setObjectName("shortcuts-text")
         view.setHtml("".join(body))

@@ -32,7 +32,7 @@ from memorydesk.ui import help as help_dialogs
 from memorydesk.ui import settings, window_state
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.operations import Operations
-from memorydesk.ui.progress import JobProgress
+from memorydesk.ui.progress import JobProgress, vector_summary
 from memorydesk.ui.prompts import show_error
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.tab import DeskTab
@@ -146,6 +146,12 @@ class MainWindow(QMainWindow):
         edit.addActions([self.act_undo, self.act_redo])
         edit.addSeparator()
         self.act_find = self._act(edit, "&Find Facts", self.focus_search, QKeySequence("Ctrl+F"), "find")
+        view = bar.addMenu("&View")  # item views take Ctrl+Tab for themselves: the window's own keys
+        for text, keys, step, name in (("&Next Tab", ("Ctrl+Tab", "Ctrl+PgDown"), 1, "next-tab"),
+                                       ("&Previous Tab", ("Ctrl+Shift+Tab", "Ctrl+PgUp"), -1, "previous-tab")):
+            act = self._act(view, text, lambda s=step: self.tabs.setCurrentIndex(
+                (self.tabs.currentIndex() + s) % max(self.tabs.count(), 1)), None, name)
+            act.setShortcuts([QKeySequence(k) for k in keys])
         tools = bar.addMenu("&Tools")
         self.tools_menu = tools
         self.act_index = self.writes.add("Index &Missing Vectors…", self.index_vectors, name="index-vectors")
@@ -485,10 +491,3 @@ class MainWindow(QMainWindow):
         if self.ws is not None:
             self.ws.close()
         super().closeEvent(event)
-
-
-def vector_summary(result: Any) -> str:
-    if result.cancelled:
-        left = result.total - result.done
-        return f"Stopped: {result.done:,} facts indexed, {left:,} still without a vector (run it again to resume)."
-    return f"{result.done:,} facts indexed; every fact now has a vector."

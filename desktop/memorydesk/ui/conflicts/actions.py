@@ -13,11 +13,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, QStandardPaths, Qt
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
 from memorydesk.browse import conflict_export as export
+from memorydesk.ui import settings
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.conflicts.dialogs import BurstReviewDialog, DecisionDialog
 from memorydesk.ui.operations import dialog_result
@@ -223,6 +224,9 @@ class ConflictActions(QObject):
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setNameFilters(["Markdown (*.md)", "JSON (*.json)"])
         dialog.setDefaultSuffix("md")
+        folder = settings.store().value("export/folder", "") or QStandardPaths.writableLocation(
+            QStandardPaths.StandardLocation.DocumentsLocation)
+        dialog.setDirectory(str(folder))
         dialog.selectFile(self.file_name(free))
         self.dialog = dialog
         accepted = await dialog_result(dialog)
@@ -243,5 +247,6 @@ class ConflictActions(QObject):
             if self.session is not None:
                 self.session.status.emit(f"Could not save {path.name}: {exc.strerror or exc}")
             return
+        settings.store().setValue("export/folder", str(path.parent))  # where the next export is offered
         if self.session is not None:
             self.session.status.emit(f"Saved {path.name}.")

@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
     QMenu,
-    QSplitter,
     QTableView,
     QTabWidget,
     QToolBar,
@@ -41,9 +40,10 @@ from memorydesk.ui.conflicts.actions import ConflictActions
 from memorydesk.ui.conflicts.filterbar import ConflictFilterBar
 from memorydesk.ui.conflicts.model import NAMES, BurstModel, ConflictListModel
 from memorydesk.ui.conflicts.trail import TrailView
-from memorydesk.ui.delegates import BidiDelegate, MiddleElideDelegate
+from memorydesk.ui.delegates import BidiDelegate, DomainDelegate
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.tab import DeskTab
+from memorydesk.ui.splitter import GripSplitter
 from memorydesk.ui.windowed import WINDOW
 
 WIDTHS = {"type": 100, "state": 150, "topic": 200, "a": 260, "b": 260, "agents": 130, "when": 120, "count": 44}
@@ -89,7 +89,7 @@ class ConflictsTab(DeskTab):
         self.view = _table("conflicts-view")
         self.view.setModel(self.model)
         self.columns = ColumnFitter(self.view, NAMES, WIDTHS, FLEXIBLE, STEP_OUT)
-        self.view.setItemDelegateForColumn(NAMES.index("topic"), MiddleElideDelegate(self.view))
+        self.view.setItemDelegateForColumn(NAMES.index("topic"), DomainDelegate(self.view))
         self.view.selectionModel().selectionChanged.connect(lambda *_a: self._selection_changed())
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._menu)
@@ -134,16 +134,13 @@ class ConflictsTab(DeskTab):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(bar)
         lay.addWidget(self.trail, 1)
-        self.split = QSplitter(Qt.Orientation.Vertical)
+        self.split = GripSplitter(Qt.Orientation.Vertical)
         self.split.setObjectName("conflicts-split")
         self.split.addWidget(self.pages)
         self.split.addWidget(below)
         self.split.setStretchFactor(0, 1)
         self.split.setStretchFactor(1, 1)
         self.split.setChildrenCollapsible(False)
-        self.split.setHandleWidth(8)  # a handle a person can find and grab (the default is 1-4 px)
-        self.split.setStyleSheet("QSplitter#conflicts-split::handle { background: palette(mid); margin: 2px 40%; "
-                                 "border-radius: 2px; }")
         rows = self.view.verticalHeader().defaultSectionSize()
         self.pages.setMinimumHeight(rows * 6)
         below.setMinimumHeight(160)

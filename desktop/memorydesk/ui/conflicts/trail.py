@@ -97,17 +97,21 @@ def _text_cell(f: dict[str, Any], body: str) -> str:
     return f"<td valign=top>{body}</td>"
 
 
-def _state(f: dict[str, Any]) -> str:
+def _state(f: dict[str, Any], missing: frozenset[str] = frozenset()) -> str:
     if not f.get("exists"):
         return f"<b style='color:#c0392b'>{esc(f.get('state'))}</b>"
     state, by = f["state"], f.get("superseded_by")
     if state == "superseded" and by:
-        return f"superseded by {fact_link(by)}" if ":" not in by else f"superseded (<code>{esc(by)}</code>)"
+        if ":" in by:
+            return f"superseded (<code>{esc(by)}</code>)"
+        return f"superseded by {fact_link(by, exists=by not in missing)}" + (" (no longer in the file)"
+                                                                              if by in missing else "")
     return f"<b>{esc(state)}</b>" if state == "active" else esc(state)
 
 
-def provenance(f: dict[str, Any]) -> str:
-    """Who wrote the fact, how sure, when: three short lines under its text."""
+def provenance(f: dict[str, Any], missing: frozenset[str] = frozenset()) -> str:
+    """Who wrote the fact, how sure, when: three short lines under its text (``missing``: ids
+    known to be gone, shown without a link)."""
     if not f.get("exists"):
         return f"<small>id <code>{esc(f['id'])}</code> · {_state(f)}</small>"
     name = f.get("agent_name") or (short(f.get("agent_id")) + "…" if f.get("agent_id") else "no agent")
@@ -122,7 +126,7 @@ def provenance(f: dict[str, Any]) -> str:
     emb = f.get("embedding_bytes")
     embedding = "no embedding" if emb is None else (
         "embedding" if emb == 1536 else f"embedding of {emb} bytes (malformed)")
-    return (f"<small>{_state(f)} · by <b>{esc(name)}</b>{gone} ({esc(role)}) · {esc(f['domain'])} / "
+    return (f"<small>{_state(f, missing)} · by <b>{esc(name)}</b>{gone} ({esc(role)}) · {esc(f['domain'])} / "
             f"{esc(f['topic'])}<br>veracity {veracity} (weight {f['weight']:g}) · confidence {f['confidence']:.4g} · "
             f"mentions {esc(f.get('mention_count'))} · recalls {esc(f.get('recall_count'))}<br>"
             f"created {esc(when(f.get('created_at')))} · updated {esc(when(f.get('updated_at')))} · {sources} · "
@@ -251,12 +255,13 @@ def trail_html(t: dict[str, Any], burst: str | None = None) -> str:
                     + "</p>")
     la, lb = (_side_label("A", a, c, b), _side_label("B", b, c, a)) if resolved else ("A", "B")
     ca, cb = _content_cells(a, b)
+    gone = frozenset(x["id"] for x in (a, b) if not x.get("exists"))
     names = {a["id"]: "A", b["id"]: "B"}
     facts = ("<table width='100%' cellpadding=5 cellspacing=0 border=1 style='border-collapse: collapse'>"
              f"<tr><th width='50%' align=left>{la} · {fact_link(a['id'], exists=a.get('exists', False))}</th>"
              f"<th width='50%' align=left>{lb} · {fact_link(b['id'], exists=b.get('exists', False))}</th></tr>"
              f"<tr>{_text_cell(a, ca)}{_text_cell(b, cb)}</tr>"
-             f"<tr><td valign=top>{provenance(a)}</td><td valign=top>{provenance(b)}</td></tr></table>")
+             f"<tr><td valign=top>{provenance(a, gone)}</td><td valign=top>{provenance(b, gone)}</td></tr></table>")
     chains = ("<table width='100%' cellpadding=2 cellspacing=0><tr>"
               f"<td width='50%' valign=top>{_chain('A', a, t['chains']['a'], names)}</td>"
               f"<td width='50%' valign=top>{_chain('B', b, t['chains']['b'], names)}</td></tr></table>")

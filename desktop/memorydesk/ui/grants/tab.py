@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QSplitter,
     QTableView,
     QToolBar,
     QVBoxLayout,
@@ -43,6 +42,7 @@ from memorydesk.ui.grants.paint import CellDelegate, Legend
 from memorydesk.ui.grants.panel import GrantPanel
 from memorydesk.ui.grants.selection import MatrixSelection
 from memorydesk.ui.session import Change, DeskSession
+from memorydesk.ui.splitter import GripSplitter
 from memorydesk.ui.tab import DeskTab
 
 LEGEND = ((Permission.WRITE, Source.EXACT, "write"), (Permission.READ, Source.EXACT, "read"),
@@ -146,7 +146,7 @@ class GrantsTab(MatrixSelection, DeskTab):
         lay.addWidget(self.view, 1)
         lay.addWidget(self.summary)
         self.panel.setMinimumWidth(240)
-        self.split = QSplitter(Qt.Orientation.Horizontal)
+        self.split = GripSplitter(Qt.Orientation.Horizontal)
         self.split.setObjectName("grants-split")
         self.split.addWidget(left)
         self.split.addWidget(self.panel)
