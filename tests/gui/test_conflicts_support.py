@@ -140,3 +140,11 @@ def test_save_suggests_a_file_name(open_window, workspace, qtbot) -> None:
     assert name.startswith("conflict-pr-size-") and trail["conflict"]["id"][:8] in name and name.endswith(".md")
     dialog.reject()
     qtbot.waitUntil(lambda: tab.acts.dialog is None, timeout=5000)
+
+
+def test_strengths_are_shown_as_a_person_reads_them() -> None:
+    from memorydesk.ui.conflicts.trail import strength
+
+    assert strength(0.9 * 0.8, 0.6) == "0.720"  # not 0.7200000000000001
+    assert strength(0.8000004, 0.8000001) == "0.8000004"  # as many decimals as tell them apart
+    assert strength(0.5, 0.5) == "0.500"

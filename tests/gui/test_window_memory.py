@@ -120,3 +120,28 @@ def test_every_splitter_of_every_tab_is_remembered(qtbot, sample_path: Path, nam
         if want is not None:
             assert abs(have[0] - want[0]) <= 2, (name, want, have)
     again.close()
+
+
+def test_the_first_tab_of_a_window_already_up_is_remembered_too(qtbot, sample_path: Path) -> None:
+    """The desk shows its window, then opens the file: the first tab is visible before its
+    layout is looked after (a column width given there was forgotten)."""
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    win.open_path(sample_path)
+    qtbot.waitUntil(lambda: win.ws is not None, timeout=15000)
+    wait_idle(qtbot, win)
+    facts = win.tab("facts")
+    topic = facts.columns.names.index("topic")
+    facts.view.horizontalHeader().resizeSection(topic, 277)
+    win.close()
+    again = MainWindow()
+    qtbot.addWidget(again)
+    again.show()
+    again.open_path(sample_path)
+    qtbot.waitUntil(lambda: again.ws is not None, timeout=15000)
+    wait_idle(qtbot, again)
+    header = again.tab("facts").view.horizontalHeader()
+    qtbot.waitUntil(lambda: header.sectionSize(topic) == 277, timeout=3000)
+    again.close()

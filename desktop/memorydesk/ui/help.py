@@ -90,7 +90,8 @@ class ShortcutsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(view)
         layout.addWidget(buttons)
-        self.resize(480, 520)
+        room = parent.height() - 40 if parent is not None else 720
+        self.resize(520, max(420, min(760, room)))  # every tab's keys: as tall as the window allows
 
 
 def readme_text() -> str:

@@ -110,11 +110,16 @@ class _Layout(QObject):
         for _key, split in _splitters(tab):
             split.splitterMoved.connect(lambda *_a, s=split: s.setProperty(PERSON, True))
         tab.installEventFilter(self)
+        if tab.isVisible():  # shown already (the first tab of a window that is up)
+            self._restore()
+
+    def _restore(self) -> None:
+        self.restored = True
+        QTimer.singleShot(0, self, lambda: restore_tab(self.tab, self.name))
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.tab and event.type() == QEvent.Type.Show and not self.restored:
-            self.restored = True
-            QTimer.singleShot(0, self, lambda: restore_tab(self.tab, self.name))
+            self._restore()
         return False
 
 

@@ -133,6 +133,17 @@ def provenance(f: dict[str, Any], missing: frozenset[str] = frozenset()) -> str:
             f"{embedding} · id <code>{esc(f['id'])}</code></small>")
 
 
+def strength(value: float, other: float) -> str:
+    """A strength with 3 decimals, or as many more as it takes to tell it from the other side's
+    (0.9 × 0.8 is 0.72 to a person, not the float 0.7200000000000001; two strengths that differ
+    only in the 6th decimal show that decimal)."""
+    for digits in range(3, 18):
+        text, theirs = f"{value:.{digits}f}", f"{other:.{digits}f}"
+        if value == other or text != theirs:
+            return text
+    return num(value)
+
+
 def _decision(t: dict[str, Any]) -> str:
     d, c = t["decision"], t["conflict"]
     if d.get("rule_winner") is None:
@@ -140,9 +151,10 @@ def _decision(t: dict[str, Any]) -> str:
     rows = []
     for name, key in (("A", "a"), ("B", "b")):
         s = d[key]
+        other = d["b" if key == "a" else "a"]["strength"]
         won = d["rule_winner"] == c[f"fact_{key}"]
         rows.append(f"<tr><td><b>{name}</b></td><td>{num(s['confidence'])}</td><td>× {num(s['weight'])}</td>"
-                    f"<td>({esc(s['veracity_read_as'])})</td><td>= <b>{num(s['strength'])}</b></td>"
+                    f"<td>({esc(s['veracity_read_as'])})</td><td>= <b>{strength(s['strength'], other)}</b></td>"
                     f"<td>{'← the rule keeps it' if won else ''}</td></tr>")
     side = "A" if d["rule_winner"] == c["fact_a"] else "B"
     verdict = (f"Equal strengths: the newer fact ({'A' if d['newer'] == c['fact_a'] else 'B'}) wins."
