@@ -66,6 +66,7 @@ def test_restore_loser_works_when_the_winner_no_longer_exists(open_window, works
                     timeout=10000)
     text = tab.trail.toPlainText()
     assert "A — lost, now active again" in text and "A — lost, superseded by B" not in text  # true now
+    assert text.startswith("Contradiction · superseded · loser restored · ")  # as the list says it
     assert "the winner was deleted; v2 still holds" in text
     assert not tab.acts.restore.isEnabled()
 

@@ -251,7 +251,11 @@ def trail_html(t: dict[str, Any], burst: str | None = None) -> str:
     kind = "Cross-agent disagreement" if c["type"] == "cross_agent" else c["type"].capitalize()
     where = f"{b['domain']} / {b['topic']}" if b.get("exists") else (
         f"{a['domain']} / {a['topic']}" if a.get("exists") else "facts missing")
-    head = [f"<h3 style='margin-bottom:2px'>{esc(kind)} · {esc(c['state'])} · {esc(where)}</h3>",
+    reviews = t.get("reviews", [])
+    state = c["state"]  # the product's, then the latest decision in the desk (as the list says it)
+    if reviews and state != "reviewed":
+        state += " · " + DECISIONS.get(reviews[-1]["decision"], reviews[-1]["decision"])
+    head = [f"<h3 style='margin-bottom:2px'>{esc(kind)} · {esc(state)} · {esc(where)}</h3>",
             f"<p style='margin-top:0'>Conflict <code>{esc(c['id'])}</code> · recorded {esc(when(c['created_at']))}"]
     if c.get("resolved_at"):
         head.append(f" · resolved {esc(when(c['resolved_at']))}")
