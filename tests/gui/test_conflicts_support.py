@@ -55,6 +55,7 @@ def test_restore_loser_works_when_the_winner_no_longer_exists(open_window, works
     assert "A becomes active again. B, which replaced it, no longer exists (the product deleted it), so nothing " \
            "else changes." in text
     assert "A — lost, superseded by B" in text
+    assert f"fact:{v3}" not in tab.trail.toHtml()  # no link to a fact that is not there
     tab.acts.restore.trigger()
     qtbot.waitUntil(lambda: tab.acts.dialog is not None and tab.acts.dialog.isVisible(), timeout=5000)
     words = tab.acts.dialog.findChild(type(tab.acts.dialog.problem), "explanation").text()

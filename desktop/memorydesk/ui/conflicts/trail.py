@@ -173,13 +173,17 @@ def _decision(t: dict[str, Any]) -> str:
     return "".join(out)
 
 
-def _chain(name: str, f: dict[str, Any], chain: dict[str, Any], names: dict[str, str]) -> str:
+def _chain(name: str, f: dict[str, Any], chain: dict[str, Any], names: dict[str, str],
+           missing: frozenset[str] = frozenset()) -> str:
     """One fact's chain: what it replaced (earlier versions), then each step forward to the
-    version in force, each with when and who. ``names`` labels the conflict's two facts A and B."""
+    version in force, each with when and who. ``names`` labels the conflict's two facts A and B;
+    ``missing`` ids are gone from the file (no link)."""
+    gone = missing | {n["id"] for n in chain.get("newer", []) if n.get("state") in ("missing", "purged")}
+
     def label(fact_id: str, exists: bool = True) -> str:
         if ":" in fact_id:
             return f"<code>{esc(fact_id)}</code>"
-        return fact_link(fact_id, names.get(fact_id), exists)
+        return fact_link(fact_id, names.get(fact_id), exists and fact_id not in gone)
 
     head = f"<p><b>{name}</b> — now <b>{esc(f.get('state'))}</b>"
     older = chain.get("older", [])
@@ -279,8 +283,8 @@ def trail_html(t: dict[str, Any], burst: str | None = None) -> str:
              f"<tr>{_text_cell(a, ca)}{_text_cell(b, cb)}</tr>"
              f"<tr><td valign=top>{provenance(a, gone)}</td><td valign=top>{provenance(b, gone)}</td></tr></table>")
     chains = ("<table width='100%' cellpadding=2 cellspacing=0><tr>"
-              f"<td width='50%' valign=top>{_chain('A', a, t['chains']['a'], names)}</td>"
-              f"<td width='50%' valign=top>{_chain('B', b, t['chains']['b'], names)}</td></tr></table>")
+              f"<td width='50%' valign=top>{_chain('A', a, t['chains']['a'], names, gone)}</td>"
+              f"<td width='50%' valign=top>{_chain('B', b, t['chains']['b'], names, gone)}</td></tr></table>")
     people = "".join(f"<li>{esc(when(h['at']))} {esc(h['action'])} by <b>{esc(h['actor'])}</b>"
                      + (f" — “{esc(h['reason'])}”" if h.get("reason") else "")
                      + (" <i>(undone)</i>" if h.get("undone") else "") + "</li>" for h in t.get("history", []))
