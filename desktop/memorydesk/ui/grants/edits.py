@@ -78,8 +78,9 @@ class GrantActions(QObject):
             return
         pairs = tuple((c.role.value, c.domain) for c in todo)
         what = (f"Set {todo[0].role.value} on {todo[0].domain} to {permission}" if len(todo) == 1
+                else f"Set {len(todo):,} cells of {todo[0].domain} to {permission}" if len(_domains(todo)) == 1
                 else f"Set {len(todo):,} cells to {permission}")
-        reason = await self._ask(Plan("set", pairs, permission), what, _domains(todo))
+        reason = await self._ask(Plan("set", pairs, permission), what, _domains(todo), granting=permission == "write")
         if reason is not None:
             await self._write(f"setting grants to {permission}", _domains(todo),
                               lambda r: r.set_grants(pairs, permission, reason))
@@ -90,6 +91,7 @@ class GrantActions(QObject):
             return
         pairs = tuple((c.role.value, c.domain) for c in cells)
         what = (f"Remove the row of {cells[0].role.value} on {cells[0].domain}" if len(cells) == 1
+                else f"Remove the rows of {len(cells):,} cells of {cells[0].domain}" if len(_domains(cells)) == 1
                 else f"Remove the rows of {len(cells):,} cells")
         reason = await self._ask(Plan("remove", pairs), what, _domains(cells), removing=True)
         if reason is not None:
@@ -132,7 +134,7 @@ class GrantActions(QObject):
     # --- helpers ------------------------------------------------------------------------
 
     async def _ask(self, plan: Plan, what: str, domains: list[str], *, reason: str | None = None,
-                   removing: bool = False) -> str | None:
+                   removing: bool = False, granting: bool = False) -> str | None:
         """The reason to go ahead with, or None: the dialog says what the change does (and when
         it takes the last write from a domain with active policies) and asks why. A change whose
         reason was given in its own dialog (a row fixed) is asked again only for the last write."""
@@ -150,7 +152,11 @@ class GrantActions(QObject):
             lines.append("A cell without a row of its own reads its bare name's row, or read (fail-open).")
         if len(domains) > 1:
             lines.append(f"This changes {len(domains):,} domains at once; one Edit ▸ Undo takes it all back.")
-        lines.append("Reads are not affected: the product enforces only write. Edit ▸ Undo takes it back.")
+        if granting:
+            lines.append("Agents acting as these roles can then promote facts to policies (propose_policy) "
+                         "there; reads and fact writes never needed a grant. Edit ▸ Undo takes it back.")
+        else:
+            lines.append("Reads are not affected: the product enforces only write. Edit ▸ Undo takes it back.")
         title = "Remove the last write?" if lost else "Change grants"
         text = (what + "?") if what else "Change this grant row?"
         if lost and not what:
