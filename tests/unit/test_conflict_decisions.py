@@ -147,6 +147,21 @@ def test_a_dangling_winner_does_not_stop_the_restore(setup) -> None:
     assert superseded(ws, v2) is None
 
 
+def test_restoring_one_fact_a_burst_displaced_keeps_the_winner(setup) -> None:
+    """The burst's winner replaced four facts: restoring one of them (Restore Loser or Facts ▸
+    Restore) brings that one back and leaves the winner standing for the other three."""
+    ws, ids, rv = setup
+    winner, loser = ids["burst_winner"], ids["burst_losers"][0]
+    line = line_of(ws, loser, winner)
+    result = rv.restore_loser(line.id, reason="this facet was right")
+    assert superseded(ws, loser) is None and superseded(ws, winner) is None
+    assert all(superseded(ws, other) == winner for other in ids["burst_losers"][1:])
+    assert result.touched == {"fact": [loser]}
+    rv.undo()
+    rv.restore_facts([ids["burst_losers"][1]], reason="so was this one")
+    assert superseded(ws, winner) is None and superseded(ws, ids["burst_losers"][1]) is None
+
+
 def test_facts_restore_brings_back_a_fact_whose_replacement_is_gone(setup) -> None:
     """Point 12, Facts ▸ Restore: a fact superseded by a fact the product deleted."""
     ws, ids, rv = setup

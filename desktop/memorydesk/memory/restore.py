@@ -8,7 +8,9 @@ the file altogether (a *dangling* supersession: the product deletes rows for rea
 Restoring it always works: the fact becomes active again, and the version now in force
 of what replaced it — the end of that chain, when it is an active fact — is superseded
 by the restored fact, so agents are not handed both. When the chain ends anywhere else
-(a missing fact, a sentinel, a deleted version, a cycle) nothing else changes.
+(a missing fact, a sentinel, a deleted version, a cycle) nothing else changes; nor when
+that version also replaced other facts (a burst's winner: it stands for them too, as the
+burst review keeps it).
 ``restore_plan`` says which, in a sentence, before anything is written.
 """
 
@@ -18,10 +20,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, func, select
 
 from memorydesk.core.errors import StaleEdit
 from memorydesk.memory.history import ChangeResult, perform
+from memorydesk.memory.reviewer_steps import DELETED
 from memorydesk.memory.rows import fact_row
 from memorydesk.store.layout import Layout
 from memorydesk.store.retry import with_retry
@@ -29,7 +32,6 @@ from memorydesk.store.retry import with_retry
 if TYPE_CHECKING:
     from memorydesk.store import Workspace
 
-DELETED = "human:deleted"
 CHAIN_LIMIT = 50
 
 
@@ -76,10 +78,12 @@ def restore_plan(conn: Connection, layout: Layout, fact_id: str, *, name: str = 
             return RestorePlan(fact_id, was, None, f"{back}. {other}, which replaced it, {tail}, so nothing "
                                                    "else changes.")
         if nxt.superseded_by is None:
-            if current == was:
-                return RestorePlan(fact_id, was, current, f"{back}, and {other} is superseded by it.")
-            return RestorePlan(fact_id, was, current, f"{back}, and {_short(current)} — the version of {other} in "
-                                                      "force now — is superseded by it.")
+            head = other if current == was else f"{_short(current)} — the version of {other} in force now —"
+            others = _also_replaced(conn, layout, current, seen | {current})
+            if others:  # it stands for them too (a burst): superseding it would take them all away
+                return RestorePlan(fact_id, was, None, f"{back}; {head} stays active: it also replaced {others} "
+                                                       "other fact(s), which restoring this one does not bring back.")
+            return RestorePlan(fact_id, was, current, f"{back}, and {head} is superseded by it.")
         if nxt.superseded_by == DELETED or ":" in nxt.superseded_by:
             why = "was deleted in the desk" if nxt.superseded_by == DELETED else f"is set aside as {nxt.superseded_by}"
             where = other if current == was else f"{_short(current)}, the latest version of {other},"
@@ -89,6 +93,13 @@ def restore_plan(conn: Connection, layout: Layout, fact_id: str, *, name: str = 
         if current in seen or steps > CHAIN_LIMIT:
             return RestorePlan(fact_id, was, None, f"{back}. What replaced it is superseded in a cycle, so nothing "
                                                    "else changes.")
+
+
+def _also_replaced(conn: Connection, layout: Layout, head: str, chain: set[str]) -> int:
+    """How many facts outside the chain ``head`` replaced (and still replaces)."""
+    f = layout.facts
+    return int(conn.execute(select(func.count()).select_from(f).where(
+        f.c.superseded_by == head, f.c.id.notin_(sorted(chain)))).scalar_one())
 
 
 def restore_facts(ws: Workspace, actor: str, ids: Iterable[str], reason: str = "") -> ChangeResult:
