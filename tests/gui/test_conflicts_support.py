@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import sqlean
 from guihelp import wait_idle
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QFileDialog
 from test_conflicts_tab import decide, ready, row_of, settle, show
 
@@ -128,6 +129,12 @@ def test_the_list_keeps_a_dozen_rows_and_the_splitter_can_be_grabbed(open_window
     assert tab.split.handleWidth() >= 6
     handle = tab.split.handle(1)
     assert handle.height() >= 6 and handle.isVisible()
+    before = tab.split.sizes()[0]
+    middle = handle.rect().center()
+    qtbot.mousePress(handle, Qt.MouseButton.LeftButton, pos=middle)
+    qtbot.mouseMove(handle, middle + QPoint(0, 60))
+    qtbot.mouseRelease(handle, Qt.MouseButton.LeftButton, pos=middle + QPoint(0, 60))
+    assert tab.split.sizes()[0] >= before + 40  # dragged down: the list grew
 
 
 def test_save_suggests_a_file_name(open_window, workspace, qtbot) -> None:
