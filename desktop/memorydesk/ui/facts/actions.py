@@ -1,5 +1,6 @@
 """The reviewer's actions on the selected facts: edit (a supersession), delete (soft),
-restore (undoes a delete), purge (erases content once the fact's name is typed).
+restore (a deleted or superseded fact is active again), purge (erases content once the
+fact's name is typed).
 
 Every one asks why in the dialog that confirms it (the reason is kept with the change),
 and the dialog names the fact(s) it acts on (``browse.naming``).
@@ -27,6 +28,9 @@ from memorydesk.ui.facts.dialogs import FactEditDialog, PurgeDialog
 from memorydesk.ui.operations import dialog_result
 from memorydesk.ui.prompts import ask_reason
 from memorydesk.ui.session import DeskSession
+
+
+RESTORABLE = frozenset({"deleted", "superseded"})
 
 
 class FactActions(QObject):
@@ -66,7 +70,7 @@ class FactActions(QObject):
         self.acts.update({
             self.edit: (len(facts) == 1 and "deleted" not in states, "Select one fact that is not deleted"),
             self.delete: (bool(facts) and states != {"deleted"}, "Select facts to delete"),
-            self.restore: ("deleted" in states, "Select deleted facts to restore them"),
+            self.restore: (bool(states & RESTORABLE), "Select deleted or superseded facts to restore them"),
             self.purge: (bool(facts), "Select facts to purge"),
         })
 
@@ -127,7 +131,7 @@ class FactActions(QObject):
                 self.select_after.emit(follow)  # the next fact, for the next review step
 
     async def restore_selected(self) -> None:
-        ids = [f.id for f in self.selected() if f.state() == "deleted"]
+        ids = [f.id for f in self.selected() if f.state() in RESTORABLE]  # whatever replaced them (memory.restore)
         if not self.acts.allowed(self.restore) or not ids or self.session is None:
             return
         names = await self._names(ids)
@@ -135,7 +139,7 @@ class FactActions(QObject):
         box, answer = ask_reason(self.owner, "Restore facts" if len(names) > 1 else "Restore fact",
                                  f"Restore {what}?", yes_text="Restore", name="fact-restore",
                                  informative="Restored facts are active again: agents get them in search and in "
-                                             "dispatch previews.")
+                                             "dispatch previews. A fact that replaced one is superseded by it.")
         self.dialog = box
         reason = await answer
         self.dialog = None
