@@ -346,12 +346,12 @@ class LineageTab(DeskTab):
     # -- writing: import and canary ---------------------------------------------------------------
 
     async def import_receipts(self, path: str | None = None) -> None:
-        """File ▸ Import receipts…: a JSON Lines file, all or nothing, with progress."""
+        """File ▸ Import receipts…: a JSON Lines or OTLP/JSON file, all or nothing, with progress."""
         if not self.acts.allowed(self.act_import) or self.session is None:
             return
         if path is None:
             path, _filter = QFileDialog.getOpenFileName(self, "Import receipts", "",
-                                                        "JSON Lines (*.jsonl *.ndjson *.json);;All files (*)")
+                                                        "Receipts: JSON Lines or OTLP/JSON (*.jsonl *.ndjson *.json);;All files (*)")
             if not path:
                 return
 
