@@ -87,11 +87,12 @@ def receipt_from_attributes(attrs: Iterable[tuple[str, Any]], start_nanos: int =
     """
     obj: dict[str, Any] = {}
     line = None
+    names = WIRE_NAMES
     for key, value in attrs:
-        if not key.startswith(PREFIX):
-            continue
-        wire = WIRE_NAMES.get(key)
+        wire = names.get(key)
         if wire is None:
+            if not key.startswith(PREFIX):
+                continue
             if key == LINE_ATTRIBUTE:
                 if type(value) is not int or value < 1:
                     raise BadInput(f"attribute {LINE_ATTRIBUTE!r} must be a positive integer")

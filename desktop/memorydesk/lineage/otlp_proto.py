@@ -108,21 +108,19 @@ def to_otlp_json(request: Any) -> str:
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
 
 
+_KINDS = {"string_value": "string_value", "bool_value": "bool_value", "int_value": "int_value"}
+
+
 def _attrs(attributes) -> Iterator[tuple[str, Any]]:
+    """(key, value) of the attributes; only a ``memory.lineage.`` one is refused for its value's kind."""
+    kinds = _KINDS
     for kv in attributes:
-        key = kv.key
-        if not key.startswith(PREFIX):
-            continue
         value = kv.value
         kind = value.WhichOneof("value")
-        if kind == "string_value":
-            yield key, value.string_value
-        elif kind == "bool_value":
-            yield key, value.bool_value
-        elif kind == "int_value":
-            yield key, value.int_value
-        else:
-            _refuse(key, kind or "empty_value")
+        if kind in kinds:
+            yield kv.key, getattr(value, kind)
+        elif kv.key.startswith(PREFIX):
+            _refuse(kv.key, kind or "empty_value")
 
 
 def _refuse(key: str, kind: str) -> NoReturn:
