@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import sys
 import threading
-from pathlib import Path
 
 from memorydesk.core.errors import BadInput
-
-FORMATS = ("jsonl", "otlp-json")
+from memorydesk.lineage.receipt_files import FORMATS
 
 
 def register(commands) -> None:
@@ -41,40 +38,23 @@ def register(commands) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from memorydesk.lineage.jsonl import write_jsonl
-    from memorydesk.lineage.otlp_proto import require, write_otlp_json
+    from memorydesk.lineage.receipt_files import export_file, write_receipts
     from memorydesk.lineage.receipt_store import load
     from memorydesk.store import open_workspace
 
     if args.format == "otlp-json":
+        from memorydesk.lineage.otlp_proto import require
+
         require()
     with open_workspace(args.workspace, read_only=True) as ws:
+        if args.out is not None:
+            count = export_file(ws, args.out, args.format)
+            print(f"wrote {count:,} receipts to {args.out} ({args.format})", file=sys.stderr)
+            return 0
         receipts = load(ws)
-    write = write_otlp_json if args.format == "otlp-json" else write_jsonl
-    if args.out is None:
-        write(receipts, sys.stdout)
-        sys.stdout.flush()
-    else:
-        write_file(Path(args.out), lambda stream: write(receipts, stream))
-        print(f"wrote {len(receipts):,} receipts to {args.out} ({args.format})", file=sys.stderr)
+    write_receipts(receipts, sys.stdout, args.format)
+    sys.stdout.flush()
     return 0
-
-
-def write_file(path: Path, fill) -> None:
-    """Write ``path`` through a temporary file beside it, replaced in one step (never half a file)."""
-    partial = path.with_name(path.name + ".partial")
-    try:
-        with open(partial, "w", encoding="utf-8", newline="\n") as stream:
-            fill(stream)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(partial, path)
-    except OSError as exc:
-        partial.unlink(missing_ok=True)
-        raise BadInput(f"cannot write {path}: {exc.strerror or exc}") from None
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
 
 
 def run_serve(args: argparse.Namespace) -> int:

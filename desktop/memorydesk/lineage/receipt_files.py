@@ -1,4 +1,5 @@
-"""A receipts file, whatever its format: JSON Lines, or OTLP/JSON (traces or logs), told from the content.
+"""A receipts file, whatever its format: JSON Lines, or OTLP/JSON (traces or logs), told from the content;
+and a workspace's receipts written out in either (:func:`export_file`).
 
 OTLP/JSON is what the OpenTelemetry Collector's file exporter writes: one
 ``ExportTraceServiceRequest`` (``{"resourceSpans": …}``) or ``ExportLogsServiceRequest``
@@ -13,7 +14,9 @@ from __future__ import annotations
 import itertools
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import TextIO
 
 from memorydesk.core.errors import BadInput
 from memorydesk.core.receipts import Receipt, gc_paused
@@ -107,3 +110,49 @@ def _parse_otlp_document(whole: bytes) -> list[Receipt]:
     except BadInput as exc:
         raise BadReceiptLine(1, f"(one OTLP/JSON request over several lines) {exc}") from None
     return records.receipts
+
+
+FORMATS = ("jsonl", "otlp-json")
+
+
+def write_file(path: Path, fill: Callable[[TextIO], object]) -> None:
+    """Write ``path`` through a temporary file beside it, fsynced and renamed (never half a file)."""
+    partial = path.with_name(path.name + ".partial")
+    try:
+        with open(partial, "w", encoding="utf-8", newline="\n") as stream:
+            fill(stream)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(partial, path)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise BadInput(f"cannot write {path}: {exc.strerror or exc}") from None
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+
+
+def write_receipts(receipts: list[Receipt], stream: TextIO, fmt: str) -> int:
+    """``receipts`` on ``stream`` as JSON Lines or OTLP/JSON (needs the ``otlp`` extra)."""
+    if fmt not in FORMATS:
+        raise BadInput(f"unknown receipts format {fmt!r} (one of {', '.join(FORMATS)})")
+    if fmt == "jsonl":
+        from memorydesk.lineage.jsonl import write_jsonl
+
+        return write_jsonl(receipts, stream)
+    from memorydesk.lineage.otlp_proto import write_otlp_json
+
+    return write_otlp_json(receipts, stream)
+
+
+def export_file(ws, path: str | os.PathLike[str], fmt: str) -> int:
+    """Every receipt stored in ``ws`` written to ``path`` in ``fmt``, whole or not at all; how many."""
+    from memorydesk.lineage.receipt_store import load
+
+    if fmt == "otlp-json":
+        from memorydesk.lineage.otlp_proto import require
+
+        require()
+    receipts = load(ws)
+    write_file(Path(path), lambda stream: write_receipts(receipts, stream, fmt))
+    return len(receipts)
