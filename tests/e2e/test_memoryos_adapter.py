@@ -114,3 +114,22 @@ def test_the_adapter_imports_without_qt_sqlalchemy_numpy_or_the_model() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.slow
+@live
+def test_the_opentelemetry_sink_delivers_the_same_runs_to_lineage_serve(tmp_path: Path) -> None:
+    from fixtures.otlp_sdk import serving
+
+    jsonl_receipts, _ = session(tmp_path / "jsonl", 6)
+    ws = tmp_path / "served.db"
+    open_workspace(ws, create=True).close()
+    with serving(ws) as (url, process):
+        result = run_session(tmp_path / "otel" / "data", turns(6), short_term_capacity=3, user_id="ana",
+                             assistant_id="helper", wrap=WRAP, wrap_kwargs={"sink": url + "/v1/traces"})
+    assert result.killed is None
+    classified = subprocess.run([sys.executable, "-m", "memorydesk", "lineage", "classify", str(ws), "--json"],
+                                capture_output=True, text=True, timeout=120)
+    served = {v["runId"]: v["state"] for v in json.loads(classified.stdout)}
+    assert served == states(jsonl_receipts) and len(served) == 6
+    assert " refused" in process.printed and "0 refused" in process.printed

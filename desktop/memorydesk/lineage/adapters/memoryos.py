@@ -293,7 +293,8 @@ def with_receipts(memoryos: Any, sink: Any, *, waiting_for: timedelta = DEFAULT_
                   clock: Callable[[], datetime] | None = None) -> Any:
     """Make ``memoryos`` write a receipt to ``sink`` at every tier boundary; returns ``memoryos``.
 
-    ``sink``: a path (receipts appended to that JSON Lines file, fsynced each) or anything with
+    ``sink``: a path (receipts appended to that JSON Lines file, fsynced each), an OTLP/HTTP
+    traces URL (``http://…/v1/traces``: an :class:`OtelSink`, needs the ``otlp`` extra) or anything with
     ``write(receipt)`` — :class:`~memorydesk.lineage.adapters.sinks.JsonlSink`
     or :class:`~memorydesk.lineage.adapters.sinks.OtelSink`. ``outcome(response)`` may return a
     deterministic proof for a generation (a hash, a row id, a test result), or None.
@@ -301,7 +302,11 @@ def with_receipts(memoryos: Any, sink: Any, *, waiting_for: timedelta = DEFAULT_
     """
     if getattr(memoryos, "receipts", None) is not None:
         raise ValueError("this Memoryos already writes receipts")
-    if isinstance(sink, (str, os.PathLike)):
+    if isinstance(sink, str) and sink.startswith(("http://", "https://")):
+        from memorydesk.lineage.adapters.sinks import OtelSink
+
+        sink = OtelSink(sink)
+    elif isinstance(sink, (str, os.PathLike)):
         from memorydesk.lineage.adapters.sinks import JsonlSink
 
         sink = JsonlSink(sink)
