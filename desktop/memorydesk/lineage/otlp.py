@@ -22,7 +22,7 @@ record's time).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
@@ -105,6 +105,11 @@ def receipt_from_attributes(attrs: Iterable[tuple[str, Any]], start_nanos: int =
         obj[wire] = value
     if not obj and line is None:
         return None
+    return receipt_from_fields(obj, line, start_nanos)
+
+
+def receipt_from_fields(obj: dict[str, Any], line: int | None = None, start_nanos: int = 0) -> Receipt:
+    """A receipt from wire fields gathered from attributes (``atUtc`` from ``start_nanos`` if missing)."""
     if "atUtc" not in obj:
         at = _nanos_utc(start_nanos)
         if at is not None:
@@ -130,10 +135,12 @@ class ReceiptRecords:
         self.ignored = 0
         self.records = 0
 
-    def add(self, attrs: Iterable[tuple[str, Any]], start_nanos: int, where: str) -> None:
+    def add(self, attrs: Iterable[tuple[str, Any]] | Callable[[], Receipt | None], start_nanos: int,
+            where: str) -> None:
+        """Add the receipt of one record: its attribute pairs, or a function that makes it."""
         self.records += 1
         try:
-            receipt = receipt_from_attributes(attrs, start_nanos)
+            receipt = attrs() if callable(attrs) else receipt_from_attributes(attrs, start_nanos)
         except BadInput as exc:
             raise BadInput(f"{where}: {exc}") from None
         if receipt is None:

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NoReturn, TextIO
 
 from memorydesk.core.errors import BadInput
 from memorydesk.core.receipts import Receipt, gc_paused
-from memorydesk.lineage.otlp import PREFIX, ReceiptRecords, receipt_attributes, span_id, time_nanos, trace_id
+from memorydesk.lineage.otlp import (PREFIX, WIRE_NAMES, ReceiptRecords, receipt_attributes, receipt_from_attributes,
+                                     receipt_from_fields, span_id, time_nanos, trace_id)
 
 SCOPE = "memorydesk.lineage"
 SPANS_PER_REQUEST = 500
@@ -128,6 +129,27 @@ def _refuse(key: str, kind: str) -> NoReturn:
                    "booleans and integers")
 
 
+def _fast(attributes, start_nanos: int) -> Callable[[], Receipt | None]:
+    """The receipt of one record's attributes: one pass for the usual shape (every key a contract
+    field, every value a string, boolean or integer), else the general reading with its checks."""
+
+    def make() -> Receipt | None:
+        obj: dict[str, Any] = {}
+        names, kinds = WIRE_NAMES, _KINDS
+        for kv in attributes:
+            wire = names.get(kv.key)
+            value = kv.value
+            kind = value.WhichOneof("value")
+            if wire is None or kind not in kinds or wire in obj:
+                if wire is None and not kv.key.startswith(PREFIX):
+                    continue
+                return receipt_from_attributes(_attrs(attributes), start_nanos)
+            obj[wire] = getattr(value, kind)
+        return receipt_from_fields(obj, None, start_nanos) if obj else None
+
+    return make
+
+
 def receipts_from_traces(request: Any, where: str = "", into: ReceiptRecords | None = None) -> ReceiptRecords:
     """The receipts of an ``ExportTraceServiceRequest`` (spans without receipt attributes skipped)."""
     out = into if into is not None else ReceiptRecords()
@@ -136,7 +158,7 @@ def receipts_from_traces(request: Any, where: str = "", into: ReceiptRecords | N
         for scope in resource.scope_spans:
             for span in scope.spans:
                 n += 1
-                out.add(_attrs(span.attributes), span.start_time_unix_nano, f"{where}span {n}")
+                out.add(_fast(span.attributes, span.start_time_unix_nano), 0, f"{where}span {n}")
     return out
 
 
@@ -148,7 +170,7 @@ def receipts_from_logs(request: Any, where: str = "", into: ReceiptRecords | Non
         for scope in resource.scope_logs:
             for record in scope.log_records:
                 n += 1
-                out.add(_attrs(record.attributes), record.time_unix_nano or record.observed_time_unix_nano,
+                out.add(_fast(record.attributes, record.time_unix_nano or record.observed_time_unix_nano), 0,
                         f"{where}log record {n}")
     return out
 
