@@ -55,3 +55,23 @@ def test_export_from_a_read_only_window_then_import_the_otlp_file_elsewhere(open
     assert f"Imported {len(receipts):,} receipts of {runs:,} runs from receipts.otlp.json" in \
         win.statusBar().currentMessage()
     qtbot.waitUntil(lambda: len(tab.table) == before + runs, timeout=30000)
+
+
+@pytest.mark.slow
+def test_receipts_sent_to_lineage_serve_show_in_the_open_window(open_window, tmp_path: Path, qtbot) -> None:
+    import json
+
+    from fixtures.otlp_sdk import sdk_spans, serving
+    from fixtures.receipts import complete_lineage
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.trace.export import SpanExportResult
+
+    path = desk_sample.build(tmp_path / "open.db")
+    win = open_window(path)
+    tab = ready(qtbot, win)
+    rows = json.loads(json.dumps(complete_lineage("from-the-fleet", now=datetime.now(UTC), user="user:fleet")))
+    with serving(path) as (url, _process):
+        exporter = OTLPSpanExporter(endpoint=url + "/v1/traces")
+        assert exporter.export(sdk_spans(rows)) == SpanExportResult.SUCCESS
+        exporter.shutdown()
+        qtbot.waitUntil(lambda: "from-the-fleet" in tab.table.index and not tab.busy(), timeout=30000)
