@@ -133,3 +133,31 @@ def test_the_opentelemetry_sink_delivers_the_same_runs_to_lineage_serve(tmp_path
     served = {v["runId"]: v["state"] for v in json.loads(classified.stdout)}
     assert served == states(jsonl_receipts) and len(served) == 6
     assert " refused" in process.printed and "0 refused" in process.printed
+
+
+@pytest.mark.slow
+@live
+def test_when_the_llm_goes_away_the_fallback_is_marked_degraded_and_the_answer_failed(tmp_path: Path) -> None:
+    from fixtures.memoryos_live import MemoryOSProcess, StubLLM
+
+    receipts = tmp_path / "receipts.jsonl"
+    llm = StubLLM()
+    try:
+        with MemoryOSProcess(tmp_path / "data", llm, user_id="ana", assistant_id="helper", short_term_capacity=3,
+                             wrap=WRAP, wrap_kwargs={"sink": str(receipts)}) as mos:
+            for turn in turns(3):
+                mos.turn(turn)
+            llm.close()  # every LLM call from here on fails; MemoryOS carries on with its fallbacks
+            mos.turn(turns(4)[3])
+            mos.ask("what did I keep thinking about hiking trails in the alps?", "2026-03-01 11:00:00")
+    finally:
+        llm.close()
+    rows = [json.loads(line) for line in receipts.read_text(encoding="utf-8").splitlines()]
+    mtm = [r for r in rows if r["tier"] == "mtm"]
+    assert mtm and all(r["status"] == "committed" and r["sourceVersion"].endswith("degraded:llm-fallback")
+                       for r in mtm)
+    assert not any("degraded" in r["sourceVersion"] for r in rows if r["tier"] == "stm")
+    (generation,) = [r for r in rows if r["tier"] == "generation"]
+    assert generation["status"] == "failed"
+    # a failed generation proves nothing: never healthy (rule 5 catches it first: no outcome proof)
+    assert states(receipts)[generation["runId"]] == "generation_unverified"
