@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import http.client
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -112,6 +113,13 @@ def test_malformed_requests_get_otlp_error_responses_and_the_receiver_goes_on(tm
         assert post(url, "/v1/traces", gzip.compress(b"\0" * 100_000), headers={"Content-Encoding": "gzip"})[0] == 413
         assert post(url, "/v1/metrics", body)[0] == 404
         assert post(url, "/v1/traces", body, "text/plain")[0] == 415
+
+        host, port = url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=30) as cut:  # the sender goes away mid-body
+            cut.sendall(b"POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\n"
+                        b"Content-Length: 1000\r\n\r\n" + body[:10])
+            cut.shutdown(socket.SHUT_WR)
+            assert cut.recv(64).startswith(b"HTTP/1.1 400 ")
 
         status, answer, _ = post(url, "/v1/traces", body)
         assert status == 200

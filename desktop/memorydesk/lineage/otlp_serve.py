@@ -197,13 +197,16 @@ class _Handler(BaseHTTPRequestHandler):
         log.debug("%s " + format, self.address_string(), *args)
 
     def _answer(self, http: int, body: bytes, content_type: str, retry: bool = False) -> None:
-        self.send_response(http)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        if retry:
-            self.send_header("Retry-After", "2")
-        self.end_headers()
-        self.wfile.write(body)
+        try:
+            self.send_response(http)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            if retry:
+                self.send_header("Retry-After", "2")
+            self.end_headers()
+            self.wfile.write(body)
+        except OSError:  # the sender went away; what was stored stays stored
+            self.close_connection = True
 
     def _refuse(self, refusal: _Refusal, content_type: str) -> None:
         self.server.count_refused(refusal.http)
@@ -257,7 +260,15 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True  # the body is not read
             raise _Refusal(413, _RESOURCE_EXHAUSTED, f"the body is {int(length):,} bytes; at most {limit:,} "
                                                      "are accepted (send smaller batches)")
-        body = self.rfile.read(int(length))
+        try:
+            body = self.rfile.read(int(length))
+        except OSError:  # a timeout, or the sender went away
+            self.close_connection = True
+            raise _Refusal(400, _INVALID_ARGUMENT,
+                           f"the body did not arrive within {self.server.idle_timeout:g} s") from None
+        if len(body) < int(length):
+            self.close_connection = True
+            raise _Refusal(400, _INVALID_ARGUMENT, "the body is shorter than its Content-Length")
         encoding = (self.headers.get("Content-Encoding") or "identity").strip().lower()
         if encoding == "gzip":
             inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
