@@ -161,3 +161,26 @@ def test_when_the_llm_goes_away_the_fallback_is_marked_degraded_and_the_answer_f
     assert generation["status"] == "failed"
     # a failed generation proves nothing: never healthy (rule 5 catches it first: no outcome proof)
     assert states(receipts)[generation["runId"]] == "generation_unverified"
+
+
+@pytest.mark.slow
+@live
+def test_versions_hold_across_a_restart_of_memoryos(tmp_path: Path) -> None:
+    from fixtures.memoryos_live import MemoryOSProcess, StubLLM
+
+    receipts = tmp_path / "receipts.jsonl"
+    script = turns(5)
+    with StubLLM() as llm:
+        for part in (script[:3], script[3:]):  # the second process finds the first one's QAs in short-term memory
+            with MemoryOSProcess(tmp_path / "data", llm, user_id="ana", assistant_id="helper",
+                                 short_term_capacity=3, wrap=WRAP, wrap_kwargs={"sink": str(receipts)}) as mos:
+                for turn in part:
+                    mos.turn(turn)
+    rows = [json.loads(line) for line in receipts.read_text(encoding="utf-8").splitlines()]
+    first = {qa_version("ana", "helper", t.timestamp) for t in script[:3]}
+    stored = {r["version"] for r in rows if r["tier"] == "stm" and r.get("sourcePresent") is True}
+    moved = {r["version"] for r in rows if r["tier"] == "mtm" and r["status"] == "committed"}
+    assert first <= stored and len(moved) == 2 and moved <= first
+    verdicts = states(receipts)
+    assert {verdicts[f"memoryos:ana:{v}"] for v in moved} == {"healthy"}
+    assert sorted(verdicts.values()) == ["healthy", "healthy", "waiting", "waiting", "waiting"]
