@@ -142,3 +142,27 @@ def test_serve_refuses_a_network_address(tmp_path: Path) -> None:
     done = run("lineage", "serve", str(workspace(tmp_path)), "--listen", "0.0.0.0:4318")
     assert done.returncode == 2
     assert "not a loopback address" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_sdk_log_records_with_the_receipt_attributes_are_receipts_too(tmp_path: Path) -> None:
+    from fixtures.otlp_sdk import SNAKE, nanos
+    from opentelemetry._logs import LogRecord
+    from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
+    from opentelemetry.sdk._logs import LoggerProvider
+    from opentelemetry.sdk._logs.export import SimpleLogRecordProcessor
+
+    receipts = [row for _, case, _ in eight_cases() for row in case]
+    jsonl = tmp_path / "receipts.jsonl"
+    jsonl.write_text(to_jsonl(receipts), encoding="utf-8")
+    ws = workspace(tmp_path)
+    with serving(ws) as (url, _process):
+        provider = LoggerProvider()
+        provider.add_log_record_processor(SimpleLogRecordProcessor(OTLPLogExporter(endpoint=url + "/v1/logs")))
+        logger = provider.get_logger("memory-desk-test")
+        for row in receipts:
+            attributes = {"memory.lineage." + SNAKE.sub("_", k).lower(): v for k, v in row.items()
+                          if not k.startswith("x-")}
+            logger.emit(LogRecord(timestamp=nanos(row["atUtc"]), body="lineage receipt", attributes=attributes))
+        provider.shutdown()
+    assert verdicts(ws) == verdicts(jsonl)
+    assert {r: s for r, s, _ in verdicts(ws)} == {r: s for r, _, s in eight_cases()}
