@@ -75,7 +75,8 @@ def test_sigkill_inside_a_migration_leaves_the_lost_qa_at_risk_and_the_resident_
 @pytest.mark.slow
 @live
 def test_without_a_kill_nothing_is_at_risk_and_the_desk_reads_the_same_receipts(tmp_path: Path) -> None:
-    all_turns = turns(7) + [Turn("what did I keep thinking about hiking trails in the alps?", None, "2026-03-01 11:00:00", kind="ask")]
+    ask = Turn("what did I keep thinking about hiking trails in the alps?", None, "2026-03-01 11:00:00", kind="ask")
+    all_turns = turns(7) + [ask]
     receipts = tmp_path / "receipts.jsonl"
     result = run_session(tmp_path / "data", all_turns, short_term_capacity=3, user_id="ana", assistant_id="helper",
                          wrap=WRAP, wrap_kwargs={"sink": str(receipts)})
