@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMenu
 
 from memorydesk.browse.naming import undo_redo_names
 from memorydesk.ui.actions import WriteActions
@@ -23,11 +24,18 @@ def label(base: str, name: str | None, note: str = "") -> str:
 
 
 class UndoNames(QObject):
-    def __init__(self, writes: WriteActions, undo: QAction, redo: QAction) -> None:
+    def __init__(self, writes: WriteActions, undo: QAction, redo: QAction, menu: QMenu | None = None) -> None:
         super().__init__(writes)
         self.writes, self.undo, self.redo = writes, undo, redo
+        if menu is not None:
+            menu.addActions([undo, redo])
         self.names: tuple[str | None, str | None, str] = (None, None, "")
         self._asked = 0
+
+    def bind(self, session: DeskSession | None) -> None:
+        """A workspace opened: the write actions follow its session, and the names its history."""
+        self.writes.bind(session)
+        self.refresh(session)
 
     def refresh(self, session: DeskSession | None) -> None:
         """Read what Undo and Redo would act on now, and name it in the menu."""
