@@ -225,9 +225,10 @@ def assemble(run_ids: list[str], lanes: list[tuple[str, str]], lane: np.ndarray,
         mem_run=where[mem_run].astype(np.int32), mem_times=mem_times, count=count[order], max_id=max_id)
 
 
-def combine(old: RunTable, new: RunTable) -> RunTable:
-    """``old`` with every run that ``new`` holds replaced by (or added as) ``new``'s."""
-    keep = np.ones(len(old), bool)
+def combine(old: RunTable, new: RunTable, drop: np.ndarray | None = None) -> RunTable:
+    """``old`` with every run that ``new`` holds replaced by (or added as) ``new``'s, and
+    without the runs ``drop`` (a bool mask over ``old``) marks."""
+    keep = np.ones(len(old), bool) if drop is None else ~drop
     for run_id in new.run_ids:
         i = old.index.get(run_id)
         if i is not None:
@@ -262,6 +263,23 @@ def combine(old: RunTable, new: RunTable) -> RunTable:
         np.concatenate([old.tr_time[tr_keep], new.tr_time]), np.concatenate([old.tr_kind[tr_keep], new.tr_kind]),
         runs(old.tr_run, new.tr_run, tr_keep), runs(old.mem_run, new.mem_run, mem_keep),
         np.concatenate([old.mem_times[mem_keep], new.mem_times]), max(old.max_id, new.max_id))
+
+
+def as_of(ws: Workspace, table: RunTable, now_us: int) -> RunTable:
+    """``table`` (every stored receipt) as an operator saw it at ``now_us``: only receipts dated
+    at or before it, runs without one left out. Runs wholly before ``now_us`` are as they
+    are; only the runs it cuts through are read again, up to ``now_us`` (on the worker)."""
+    if not len(table) or now_us >= int(table.end.max()):
+        return table
+    later = table.start > now_us
+    cut = (table.start <= now_us) & (table.end > now_us)
+    ids = [table.run_ids[i] for i in np.flatnonzero(cut).tolist()]
+    with ws.read() as conn:
+        rows = Rows()
+        runs, counts, pairs = receipt_store.read_columns(conn, ws, rows, ids, upto_us=now_us)
+    with gc_paused():
+        fresh = table_from_rows(runs, counts, rows, pairs, table.max_id)
+    return combine(table, fresh, drop=later | cut)
 
 
 def table_of(receipts: Iterable[Receipt]) -> RunTable:

@@ -191,7 +191,7 @@ class TimelinePanel(QWidget):
         self.lane_axis.rows = tl.rows
         self.lane_axis.name_of = lambda r: tl.lane_name(r) if 0 <= r < tl.rows else ""
         self.now_line.setValue(self.item.x_of(tl.now_us))
-        lo, hi = tl.table.span()
+        lo, hi = tl.whole.span()
         span = max((hi - lo) / US, 60.0)
         self.vb.setLimits(xMin=self.item.x_of(lo) - span, xMax=self.item.x_of(hi) + span, minXRange=1.0,
                           maxXRange=3 * span)
@@ -220,7 +220,7 @@ class TimelinePanel(QWidget):
         tl = self.tl
         if tl is None:
             return
-        lo, hi = tl.table.span()
+        lo, hi = tl.whole.span()
         if hi <= lo:
             lo, hi = lo - 1800 * US, hi + 1800 * US
         margin = (hi - lo) * 0.02
