@@ -30,7 +30,7 @@ from PySide6.QtWidgets import QFileDialog, QLabel, QSplitter, QStackedWidget, QV
 from memorydesk.core.health_arrays import from_us
 from memorydesk.lineage import runs as run_tables
 from memorydesk.lineage import timeline
-from memorydesk.lineage.canary import run_gate_apart
+from memorydesk.lineage.canary import CanaryStopped, run_gate_apart
 from memorydesk.lineage.receipt_import import import_file
 from memorydesk.lineage.run_detail import read_detail
 from memorydesk.lineage.runs import RunTable
@@ -51,6 +51,7 @@ from memorydesk.ui.tab import DeskTab
 EMPTY = ("<h3>No lineage receipts in this workspace yet</h3><p>Receipts arrive from the tier engine, "
          "<b>File ▸ Import receipts…</b> (JSON Lines), <code>memory-desk lineage ingest</code>, the MemoryOS "
          "import, or <b>Tools ▸ Run canary…</b>.</p>")
+CANARY_TITLE = "Running the canary"
 LOADING = "<h3>Reading lineage receipts…</h3><p>The timeline appears once they are read and judged.</p>"
 RECEIPT_KINDS = frozenset({"receipt", "tier"})
 
@@ -405,17 +406,30 @@ class LineageTab(DeskTab):
         self.session.status.emit(result.message())
 
     async def run_canary(self) -> None:
-        """Tools ▸ Run canary…: the gate with its progress and a result per check."""
+        """Tools ▸ Run canary…: says what it will write; Run starts the gate (progress, Stop, a
+        result per check), Cancel writes nothing."""
         if not self.acts.allowed(self.act_canary) or self.session is None:
             return
-        dialog = CanaryDialog(self)
+        dialog = CanaryDialog(self, workspace=str(self.session.ws.path))
         dialog.show_runs.connect(self.show_canary_runs)
+        dialog.run_requested.connect(lambda: self.start(self._canary(dialog)))
+        self.dialog = dialog
+        dialog.open()
+
+    async def _canary(self, dialog: CanaryDialog) -> None:
+        if self.session is None:
+            return
         reporter = CanaryReporter(dialog)
         reporter.progressed.connect(dialog.on_progress)
         reporter.checked.connect(dialog.on_check)
-        self.dialog = dialog
-        dialog.open()
         path = self.session.ws.path
+        jobs: list = []
+
+        def started(job) -> None:
+            if job.title == CANARY_TITLE and not jobs:
+                jobs.append(job)
+
+        dialog.stop_requested.connect(lambda: jobs and jobs[0].cancel())
 
         def work(ws, job):
             def progress(done: int, total: int, text: str) -> None:
@@ -425,11 +439,18 @@ class LineageTab(DeskTab):
             return run_gate_apart(path, progress=progress, keep_receipts=True, cancelled=lambda: job.cancelled,
                                   on_check=lambda c: reporter.checked.emit(c.name, c.passed, c.detail))
 
+        self.session.ops.job_started.connect(started)
         try:
-            passed = await self.session.job("Running the canary", work, kinds=RECEIPT_KINDS | {"fact"})
+            passed = await self.session.job(CANARY_TITLE, work, kinds=RECEIPT_KINDS | {"fact"})
+        except CanaryStopped as exc:
+            dialog.on_stopped(str(exc))
+            self.session.status.emit(f"The canary was stopped: {exc}")
+            return
         except Exception as exc:
             dialog.on_failed(describe_error(exc))
             raise
+        finally:
+            self.session.ops.job_started.disconnect(started)
         dialog.on_finished(passed)
         self.session.status.emit("The canary passed." if passed else "The canary failed: see its checks.")
 
