@@ -17,8 +17,11 @@ from PySide6.QtWidgets import (
 )
 
 from memorydesk.core.health import Color
-from memorydesk.lineage.canary import what_it_writes
+from memorydesk.lineage.canary import CanaryStopped, run_gate_apart, what_it_writes
 from memorydesk.ui.lineage import colors
+from memorydesk.ui.operations import describe_error
+
+TITLE = "Running the canary"
 
 
 class CanaryReporter(QObject):
@@ -150,3 +153,44 @@ class CanaryDialog(QDialog):
     def _show_runs(self) -> None:
         self.show_runs.emit()
         self.accept()
+
+
+async def run_gate_in(dialog: CanaryDialog, session, kinds: frozenset[str]) -> None:
+    """The gate as a job for ``dialog`` (Run was pressed): progress and each check in the
+    dialog, Stop cancels the job (the gate removes what it wrote), the verdict at the end."""
+    if session is None:
+        return
+    reporter = CanaryReporter(dialog)
+    reporter.progressed.connect(dialog.on_progress)
+    reporter.checked.connect(dialog.on_check)
+    path = session.ws.path
+    jobs: list = []
+
+    def started(job) -> None:
+        if job.title == TITLE and not jobs:
+            jobs.append(job)
+
+    dialog.stop_requested.connect(lambda: jobs and jobs[0].cancel())
+
+    def work(ws, job):
+        def progress(done: int, total: int, text: str) -> None:
+            job.report(done, total, text)
+            reporter.progressed.emit(done, total, text)
+
+        return run_gate_apart(path, progress=progress, keep_receipts=True, cancelled=lambda: job.cancelled,
+                              on_check=lambda c: reporter.checked.emit(c.name, c.passed, c.detail))
+
+    session.ops.job_started.connect(started)
+    try:
+        passed = await session.job(TITLE, work, kinds=kinds)
+    except CanaryStopped as exc:
+        dialog.on_stopped(str(exc))
+        session.status.emit(f"The canary was stopped: {exc}")
+        return
+    except Exception as exc:
+        dialog.on_failed(describe_error(exc))
+        raise
+    finally:
+        session.ops.job_started.disconnect(started)
+    dialog.on_finished(passed)
+    session.status.emit("The canary passed." if passed else "The canary failed: see its checks.")

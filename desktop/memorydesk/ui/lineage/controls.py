@@ -188,7 +188,7 @@ class Controls(QWidget):
         self._changed()
 
     def evaluate_now(self) -> None:
-        self.set_evaluate_at(datetime.now(UTC), follow=True)
+        self.set_evaluate_at(datetime.now(UTC).replace(microsecond=0), follow=True)
 
     def follow_clock(self) -> None:
         """Evaluate at the current time from now on (the Now button)."""

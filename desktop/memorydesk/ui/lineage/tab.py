@@ -30,28 +30,25 @@ from PySide6.QtWidgets import QFileDialog, QLabel, QSplitter, QStackedWidget, QV
 from memorydesk.core.health_arrays import from_us
 from memorydesk.lineage import runs as run_tables
 from memorydesk.lineage import timeline
-from memorydesk.lineage.canary import CanaryStopped, run_gate_apart
 from memorydesk.lineage.receipt_import import import_file
 from memorydesk.lineage.run_detail import read_detail
 from memorydesk.lineage.runs import RunTable
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.lineage import colors
 from memorydesk.ui.lineage.axes import when_text
-from memorydesk.ui.lineage.canary_dialog import CanaryDialog, CanaryReporter
+from memorydesk.ui.lineage.canary_dialog import CanaryDialog, run_gate_in
 from memorydesk.ui.lineage.compute import Computer
 from memorydesk.ui.lineage.controls import Controls
 from memorydesk.ui.lineage.detail import RunDetailPanel
 from memorydesk.ui.lineage.flow import FlowPanel
 from memorydesk.ui.lineage.item import US
 from memorydesk.ui.lineage.panel import TimelinePanel
-from memorydesk.ui.operations import describe_error
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.tab import DeskTab
 
 EMPTY = ("<h3>No lineage receipts in this workspace yet</h3><p>Receipts arrive from the tier engine, "
          "<b>File ▸ Import receipts…</b> (JSON Lines), <code>memory-desk lineage ingest</code>, the MemoryOS "
          "import, or <b>Tools ▸ Run canary…</b>.</p>")
-CANARY_TITLE = "Running the canary"
 LOADING = "<h3>Reading lineage receipts…</h3><p>The timeline appears once they are read and judged.</p>"
 RECEIPT_KINDS = frozenset({"receipt", "tier"})
 
@@ -412,47 +409,9 @@ class LineageTab(DeskTab):
             return
         dialog = CanaryDialog(self, workspace=str(self.session.ws.path))
         dialog.show_runs.connect(self.show_canary_runs)
-        dialog.run_requested.connect(lambda: self.start(self._canary(dialog)))
+        dialog.run_requested.connect(lambda: self.start(run_gate_in(dialog, self.session, RECEIPT_KINDS | {"fact"})))
         self.dialog = dialog
         dialog.open()
-
-    async def _canary(self, dialog: CanaryDialog) -> None:
-        if self.session is None:
-            return
-        reporter = CanaryReporter(dialog)
-        reporter.progressed.connect(dialog.on_progress)
-        reporter.checked.connect(dialog.on_check)
-        path = self.session.ws.path
-        jobs: list = []
-
-        def started(job) -> None:
-            if job.title == CANARY_TITLE and not jobs:
-                jobs.append(job)
-
-        dialog.stop_requested.connect(lambda: jobs and jobs[0].cancel())
-
-        def work(ws, job):
-            def progress(done: int, total: int, text: str) -> None:
-                job.report(done, total, text)
-                reporter.progressed.emit(done, total, text)
-
-            return run_gate_apart(path, progress=progress, keep_receipts=True, cancelled=lambda: job.cancelled,
-                                  on_check=lambda c: reporter.checked.emit(c.name, c.passed, c.detail))
-
-        self.session.ops.job_started.connect(started)
-        try:
-            passed = await self.session.job(CANARY_TITLE, work, kinds=RECEIPT_KINDS | {"fact"})
-        except CanaryStopped as exc:
-            dialog.on_stopped(str(exc))
-            self.session.status.emit(f"The canary was stopped: {exc}")
-            return
-        except Exception as exc:
-            dialog.on_failed(describe_error(exc))
-            raise
-        finally:
-            self.session.ops.job_started.disconnect(started)
-        dialog.on_finished(passed)
-        self.session.status.emit("The canary passed." if passed else "The canary failed: see its checks.")
 
     def show_canary_runs(self) -> None:
         self.controls.clear_filters()
