@@ -152,6 +152,7 @@ def test_the_axes_read_at_a_twenty_month_span(open_window, tmp_path, qtbot) -> N
     x0, x1 = tab.panel.x_range()
     texts = _labels_fit(tab.panel.time_axis, x0, x1, tab.panel.time_axis.width())
     assert 3 <= len(texts) and any("2025" in t for t in texts) and any("2026" in t for t in texts)
+    assert texts[0][-4:] == "2025"  # the first label drawn says the year
     flow = tab.flow
     f0, f1 = flow.rates.getViewBox().viewRange()[0]
     assert (f0, f1) == pytest.approx((x0, x1))  # the tier-flow axis shows the timeline's range

@@ -69,6 +69,7 @@ def test_evaluate_at_gives_the_classifiers_states_for_that_time(receipts, stored
     a = build(direct, to_us(now), DAY_US, grid=False)
     assert np.array_equal(tl.transitions(lo, hi)[1], a.transitions(lo, hi)[1])
     assert np.array_equal(tl.occupancy(to_us(now))[1], a.occupancy(to_us(now))[1])
+    assert {k: v for k, v in tl.source_counts().items() if v[0]} == a.source_counts()
 
 
 def test_a_waiting_run_becomes_promotion_missing_when_its_window_closes(table) -> None:

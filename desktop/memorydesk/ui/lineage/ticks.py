@@ -146,7 +146,11 @@ def layout(lo: float, hi: float, size_px: float, width_of: Callable[[str], float
         texts = labels(ticks, kind, size, crosses)
         widest = max((width_of(t) for t in texts), default=0.0)
         if widest + GAP_PX <= seconds * per_s:
-            return seconds, ticks, texts
+            # a label that would stick out of the axis is not drawn: leave its tick out, so the
+            # first label drawn is the one that says the date and year
+            inside = [t for t, text in zip(ticks, texts)
+                      if width_of(text) / 2 <= (t - lo) * per_s <= size_px - width_of(text) / 2]
+            return seconds, inside, labels(inside, kind, size, crosses)
     kind, size, seconds = candidates()[-1]
     ticks = values(lo, hi, kind, size)
     return seconds, ticks, labels(ticks, kind, size, crosses)
