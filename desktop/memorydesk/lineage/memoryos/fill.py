@@ -42,12 +42,11 @@ def interrupted_migration(user: UserFiles, capacity: int | None) -> Anomaly | No
     lower = f"{newest.qa.at.local} ({format_utc(newest.qa.at.utc)})"
     window = (f"between {lower} and {oldest.at.local} ({format_utc(oldest.at.utc)})" if oldest is not None
               else f"after {lower}")
-    detail = (f"short-term memory holds {len(user.stm)} of its capacity {capacity} while mid-term memory holds "
-              f"{len(pages)} page(s): a migration (or the add_memory after it) did not finish, and "
-              f"{missing} QA(s) are in neither file. They were added {window}, after the newest mid-term page "
-              f"({newest.page_id}) and before the oldest short-term entry. To reconcile: find the QA(s) of "
-              f"{user.user} from that interval in the agent's own conversation log and add them again; do not "
-              "retry the migration blindly")
+    detail = (f"{missing} QA(s) added {window} are in neither file: short-term memory holds {len(user.stm)} of "
+              f"its capacity {capacity} while mid-term memory holds {len(pages)} page(s), so a migration (or the "
+              f"add_memory after it) did not finish after the newest mid-term page ({newest.page_id}). To "
+              f"reconcile: find {user.user}'s QA(s) from that interval in the agent's own conversation log and add "
+              "them again; do not retry the migration blindly")
     extra = {"from_utc": format_utc(newest.qa.at.utc), "to_utc": format_utc(oldest.at.utc) if oldest else None,
              "from_local": newest.qa.at.local, "to_local": oldest.at.local if oldest else None,
              "entries": len(user.stm), "capacity": capacity, "missing": missing}
