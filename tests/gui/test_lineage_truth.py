@@ -238,3 +238,25 @@ def test_run_canary_says_what_it_writes_and_cancel_or_stop_leave_nothing(open_wi
         assert conn.execute(select(func.count()).select_from(items).where(items.c.session_id.like("canary-%"))
                             ).scalar() == 0
     assert len(tab.table.run_ids) == before
+
+
+def test_labels_carry_the_year_where_it_changes_at_any_step() -> None:
+    from memorydesk.ui.lineage import ticks
+
+    def width(text: str) -> float:
+        return 7.0 * len(text)
+
+    eve = datetime(2026, 12, 31, 20, 0).astimezone().timestamp()
+    _s, _t, hours = ticks.layout(eve, eve + 8 * 3600, 900, width)
+    assert any("2027" in t for t in hours) and hours[0].startswith("31 Dec 2026 ")
+    _s, _t, days = ticks.layout(eve - 5 * 86400, eve + 5 * 86400, 900, width)
+    assert any("2027" in t for t in days) and "2026" in days[0]
+    _s, _t, within = ticks.layout(eve - 30 * 86400, eve - 20 * 86400, 900, width)
+    assert not any(t[-4:].isdigit() for t in within)  # no year when the span stays inside one
+    for span_days, size in ((600, 300), (600, 1600), (3650, 400), (1 / 24, 900), (1 / 1440, 900)):
+        lo = eve - span_days * 86400
+        _s, values, texts = ticks.layout(lo, eve, size, width)
+        per = size / (eve - lo)
+        assert 1 <= len(values) <= size / 24
+        for (a, ta), (b, tb) in zip(zip(values, texts), zip(values[1:], texts[1:])):
+            assert (b - a) * per >= (width(ta) + width(tb)) / 2  # never overlapping

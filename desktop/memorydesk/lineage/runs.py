@@ -4,8 +4,10 @@
 (``receipt_store.read_columns``: codes, flags and microseconds computed by SQLite), and
 the health rules' clock-free findings come from :mod:`memorydesk.core.health_vector`
 over those columns — no receipt object is made, so 100,000 runs (600,000 receipts) read
-in seconds and keep a few megabytes. The result, a :class:`RunTable`, is judged at any
-time with :meth:`RunTable.states_at` (the classifier's clock step, vectorised).
+in seconds and keep a few megabytes. The result, a :class:`RunTable`, is judged with
+:meth:`RunTable.states_at` (the classifier's clock step, vectorised) at any time from its
+newest receipt on; at an earlier time it is first cut to the receipts of that time
+(:func:`as_of`: only the runs the time cuts through are read again).
 
 Conventions
 - Times are integer microseconds since the Unix epoch (exact; see ``core.health_arrays``).
