@@ -43,7 +43,7 @@ def register(sub) -> None:
         "atUtc at or before --now count, and a run with no such receipt is not listed (it has not "
         "happened yet). "
         "Exit 0 if every run is healthy or waiting, 1 otherwise, 2 on bad input. "
-        "resources/examples/receipts.jsonl holds one run in each state.",
+        "resources/examples/receipts.jsonl holds one run in each state (judge it --now 2099-12-31T10:00:00Z).",
     )
     c.add_argument("file", metavar="FILE.jsonl",
                    help="receipts, one JSON object per line ('-' for stdin), or a workspace: its stored receipts")
