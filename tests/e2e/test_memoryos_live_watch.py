@@ -53,7 +53,7 @@ class Watcher:
         def on_pass(_result) -> None:
             self.passes += 1
 
-        while not (data / "users").exists():
+        while not (data / "users" / "ana" / "short_term.json").exists():  # MemoryOS's first save
             time.sleep(0.05)
         try:
             watch(data, workspace, TZ, on_pass=on_pass, stop=lambda: self.done, sleep=sleep)
