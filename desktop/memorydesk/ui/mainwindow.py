@@ -136,6 +136,7 @@ class MainWindow(QMainWindow):
         file.addAction(self.act_import_memoryos)
         self.act_import_receipts = self.writes.add("Import &Receipts…", self.import_receipts, name="import-receipts")
         file.addAction(self.act_import_receipts)
+        self.act_export_receipts = self._act(file, "&Export Receipts…", self.export_receipts, None, "export-receipts")
         file.addSeparator()
         self._act(file, "&Close Window", self.close, "Ctrl+W", "close")
         self.act_quit = self._act(file, "&Quit", self.quit, QKeySequence("Ctrl+Q"), "quit")
@@ -416,6 +417,11 @@ class MainWindow(QMainWindow):
         """File ▸ Import receipts…: on the Lineage tab, which shows them."""
         tab = self.show_tab("lineage")
         return tab.import_receipts() if tab is not None else None
+
+    def export_receipts(self) -> None:
+        """File ▸ Export Receipts…: on the Lineage tab, whose receipts they are (a read: also read-only)."""
+        if (tab := self.show_tab("lineage")) is not None and self.session is not None:
+            tab.start(tab.export_receipts())
 
     def run_canary(self) -> Any:
         """Tools ▸ Run canary…: on the Lineage tab, which marks the canary's runs."""
