@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from memorydesk.browse.history_sources import SOURCES, TOP, Context, Cursor, Event, desk_fact_ids
+from memorydesk.browse.history_sources import SOURCES, Context, Event, Group, desk_fact_ids
 from memorydesk.core.errors import BadInput
 from memorydesk.core.moments import check_range
 from memorydesk.store.workspace import Workspace
@@ -24,6 +24,7 @@ from memorydesk.store.workspace import Workspace
 KINDS = ("fact", "policy", "conflict", "edge", "grant", "note", "receipt", "domain")
 ACTOR_KINDS = ("agent", "reviewer", "system")
 BATCH = 200  # groups a source reads at a time
+OLD_RUN = 2000  # with ``since``: a source stops after this many rows in a row older than it (README)
 
 
 @dataclass(frozen=True)
@@ -41,10 +42,43 @@ class HistoryQuery:
         return self
 
 
+Cursor = tuple[tuple[str, int | None, bool], ...]  # per source: (name, position, done)
+
+
 @dataclass(frozen=True)
 class HistoryPage:
     events: list[Event]
     next_cursor: Cursor | None  # None: nothing older
+
+
+class _Stream:
+    """One source read in batches, newest written first."""
+
+    def __init__(self, name: str, ctx: Context, pos: int | None, done: bool) -> None:
+        self.name, self.ctx, self.pos, self.exhausted = name, ctx, pos, done
+        self.source = SOURCES[name][1]
+        self.buffer: list[Group] = []
+        self.old_run = 0  # groups in a row older than ``since``
+
+    @property
+    def done(self) -> bool:
+        return self.exhausted and not self.buffer
+
+    def head(self) -> Group | None:
+        if not self.buffer and not self.exhausted:
+            got = self.source(self.ctx, self.pos, BATCH)
+            self.exhausted = len(got) < BATCH
+            self.buffer = got[::-1]
+        return self.buffer[-1] if self.buffer else None
+
+    def pop(self) -> Group:
+        group = self.buffer.pop()
+        self.pos = group[0]
+        since = self.ctx.since
+        self.old_run = self.old_run + 1 if since is not None and group[1] < since else 0
+        if self.old_run >= OLD_RUN:
+            self.exhausted, self.buffer = True, []
+        return group
 
 
 def context(ws: Workspace, q: HistoryQuery) -> Context:
@@ -61,46 +95,46 @@ def _matches(ctx: Context, q: HistoryQuery, e: Event) -> bool:
     if q.actor:
         wanted = q.actor.strip().lower()
         names = {e.actor.lower()}
-        names |= {agent_id.lower() for agent_id, (name, _r) in ctx.agents.items() if name == e.actor}
-        names |= {(role or "").lower() for agent_id, (name, role) in ctx.agents.items() if name == e.actor}
+        for agent_id, (name, role) in ctx.agents.items():
+            if name == e.actor:
+                names |= {agent_id.lower(), (role or "").lower()}
         if wanted not in names:
             return False
     if q.text.strip():
-        needle = q.text.strip().lower()
-        hay = " ".join((e.summary, e.reason, *e.ids)).lower()
-        if needle not in hay:
+        hay = " ".join((e.summary, e.reason, e.actor, *e.ids)).lower()
+        if q.text.strip().lower() not in hay:
             return False
     return True
 
 
 def history_page(ws: Workspace, q: HistoryQuery, cursor: Cursor | None = None, limit: int = 100,
                  ctx: Context | None = None) -> HistoryPage:
-    """The next ``limit`` (or a few more: a group is never cut) matching events older than ``cursor``."""
+    """The next ``limit`` (or a few more: a group is never cut) matching events after ``cursor``."""
     q.check()
     ctx = ctx or context(ws, q)
-    sources = [src for kinds, src in SOURCES if not q.kind or kinds is None or q.kind in kinds]
-    bound: Cursor = cursor or TOP
+    wanted = [name for name, (kinds, _src) in SOURCES.items() if not q.kind or kinds is None or q.kind in kinds]
+    state = {name: (pos, done) for name, pos, done in cursor or ()}
+    streams = [_Stream(name, ctx, *state.get(name, (None, False))) for name in wanted]
     out: list[Event] = []
-    while True:
-        groups, stop = [], None  # stop: the highest cursor below which some source is unknown
-        for src in sources:
-            got = src(ctx, bound, BATCH)
-            groups.extend(got)
-            if len(got) == BATCH:
-                last = got[-1][0]
-                stop = last if stop is None or last > stop else stop
-        if not groups:
-            return HistoryPage(out, None)
-        groups.sort(key=lambda g: g[0], reverse=True)
-        for cur, group in groups:
-            if stop is not None and cur < stop:
-                break
-            out.extend(e for e in group if _matches(ctx, q, e))
-            bound = cur
-            if len(out) >= limit:
-                return HistoryPage(out, bound)
-        if stop is None:
-            return HistoryPage(out, None)
+    while len(out) < limit:
+        best, best_at = None, None
+        for stream in streams:
+            head = stream.head()
+            if head is not None and (best_at is None or head[1] > best_at):
+                best, best_at = stream, head[1]
+        if best is None:
+            return HistoryPage(_newest_first(out), None)
+        _key, _at, events = best.pop()
+        out.extend(e for e in sorted(events, key=lambda e: e.at, reverse=True) if _matches(ctx, q, e))
+    if all(s.done for s in streams):
+        return HistoryPage(_newest_first(out), None)
+    return HistoryPage(_newest_first(out), tuple((s.name, s.pos, s.done) for s in streams))
+
+
+def _newest_first(events: list[Event]) -> list[Event]:
+    """A page in time order (stable): rows another program wrote out of time order are put in place
+    within their page."""
+    return sorted(events, key=lambda e: e.at, reverse=True)
 
 
 def iter_events(ws: Workspace, q: HistoryQuery, page: int = 500) -> Iterator[Event]:

@@ -1,20 +1,21 @@
 """Where the history's events come from: one SQL source per kind of row that carries a time.
 
-Each source reads, newest first, the next ``n`` *groups* of events strictly before a
-cursor ``(at, rank, key)`` (time, the source's rank, its row key), so pages of the merged
-history are read lazily from the file: nothing here loads every row. A group is one
-row's events (a fact's creation with the supersessions it caused) and shares the
-cursor of its row, so a page never cuts a group in two.
+Each source reads its rows in the order they were written (rowid, or the history's id),
+newest first, ``n`` at a time before a position, so pages of the merged history are read
+lazily: nothing here sorts or loads every row (the product's tables have no index on
+their times, and the desk adds none). The product writes rows as things happen, so the
+order written is the order of their times; ``history`` merges the sources by time. A
+*group* is one row's events (a fact's creation with the supersessions it caused) and is
+never cut in two by a page.
 
 Times (CC_SCHEMA.md: unix seconds): a fact created at ``created_at``; a supersession
 at the superseding fact's ``created_at`` when ``superseded_by`` names a fact created at
 or after the superseded one, else (a sentinel such as ``system:cleanup``, a missing
-fact, a cycle) at the superseded fact's ``updated_at``; a fact the product changed in
-place (still active, ``updated_at`` later than ``created_at``) at ``updated_at``;
-policies, conflicts, edges and notes at their own columns; receipts at ``atUtc``; the
-desk's own changes at their history row's time. Supersessions the desk made
-(``human:`` sentinels, or between two facts its history names) are left to the desk's
-own rows, which say who and why.
+fact, a cycle) at the superseded fact's ``updated_at``; policies, conflicts, edges and
+notes at their own columns; receipts at ``atUtc``; the desk's own changes at their
+history row's time. Supersessions the desk made (``human:`` sentinels, or between two
+facts its history names) are left to the desk's own rows, which say who and why.
+Sentinel supersessions come from the ``superseded_by`` index, newest ``updated_at`` first.
 """
 
 from __future__ import annotations
@@ -24,12 +25,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from memorydesk.core.moments import utc_text
 from memorydesk.core.text import one_line
 from memorydesk.store.workspace import Workspace
-
-Cursor = tuple[int, int, int]
-TOP: Cursor = (2**62, 99, 2**62)
 
 
 @dataclass(frozen=True)
@@ -44,7 +41,6 @@ class Event:
     ids: tuple[str, ...]
     summary: str
     reason: str
-    cursor: Cursor = field(default=TOP, compare=False)
     history_id: int | None = None  # the desk's own changes
     undone_by: int | None = None
     detail: str = ""  # the desk's stored detail (JSON), for the before/after pane
@@ -60,43 +56,34 @@ class Context:
 
     ws: Workspace
     agents: dict[str, tuple[str, str | None]]  # id → (name, role)
-    desk_made: set[str]  # facts the desk's history created
-    desk_facts: set[str]  # every fact id the desk's history names
+    desk_made: set[str]  # facts (and policies) the desk's history created
+    desk_facts: set[str]  # every id the desk's history names
     since: int | None
     until: int | None
+    cache: dict[str, Any] = field(default_factory=dict)
 
     def who(self, agent_id: str | None, role: str | None) -> tuple[str, str]:
         if agent_id:
-            name = self.agents.get(agent_id, (agent_id, None))[0]
-            return name, "agent"
+            return self.agents.get(agent_id, (agent_id, None))[0], "agent"
         if role:
             return role, "agent"
         return "unknown", "system"
+
+    def in_range(self, at: int) -> bool:
+        return (self.since is None or at >= self.since) and (self.until is None or at <= self.until)
+
+
+#: one row's events: (its position in the source, its time, the events)
+Group = tuple[int, int, list[Event]]
+Source = Callable[[Context, "int | None", int], list[Group]]
 
 
 def _snippet(topic: str, content: str, domain: str) -> str:
     return f"[{one_line(domain, 40)}/{one_line(topic, 40)}] {one_line(content, 90)}"
 
 
-def bound_sql(column: str, key: str, rank: int, cursor: Cursor) -> tuple[str, list[Any]]:
-    """The SQL condition "strictly before ``cursor``" for a source of ``rank``."""
-    at, r, k = cursor
-    if rank < r:
-        return f"{column} <= ?", [at]
-    if rank > r:
-        return f"{column} < ?", [at]
-    return f"({column} < ? OR ({column} = ? AND {key} < ?))", [at, at, k]
-
-
-def _range(ctx: Context, column: str) -> tuple[str, list[Any]]:
-    parts, args = [], []
-    if ctx.since is not None:
-        parts.append(f"{column} >= ?")
-        args.append(ctx.since)
-    if ctx.until is not None:
-        parts.append(f"{column} <= ?")
-        args.append(ctx.until)
-    return (" AND ".join(parts) or "1"), args
+def _before(key: str, pos: int | None) -> tuple[str, list[Any]]:
+    return (f"{key} < ?", [pos]) if pos is not None else ("1", [])
 
 
 def _rows(ctx: Context, sql: str, args: list[Any]) -> list[tuple]:
@@ -110,32 +97,32 @@ def _has_table(ctx: Context, name: str) -> bool:
             is not None
 
 
-Group = tuple[Cursor, list[Event]]
-Source = Callable[[Context, Cursor, int], list[Group]]
-
-
-def facts_created(ctx: Context, cursor: Cursor, n: int, rank: int = 6) -> list[Group]:
+def facts(ctx: Context, pos: int | None, n: int) -> list[Group]:
+    """Facts created, with the supersessions each caused and (rarely) its own untimed one."""
     f = ctx.ws.layout.facts.name
-    cond, args = bound_sql("created_at", "rowid", rank, cursor)
-    rng, rargs = _range(ctx, "created_at")
+    cond, args = _before("rowid", pos)
     rows = _rows(ctx, f"SELECT rowid, id, domain, topic, content, authored_by_agent_id, authored_by_role, "
-                      f"memory_type, veracity, created_at FROM {f} WHERE {cond} AND {rng} "
-                      f"ORDER BY created_at DESC, rowid DESC LIMIT ?", [*args, *rargs, n])
-    groups = []
-    for key, fid, domain, topic, content, agent, role, mtype, veracity, created in rows:
-        cur = (created, rank, key)
-        if fid in ctx.desk_made:
-            groups.append((cur, []))  # the desk's own row says it
-            continue
-        actor, kind = ctx.who(agent, role)
-        group = [Event(created, actor, kind, "fact", "created", (fid,), _snippet(topic, content, domain),
-                       f"{mtype}, {veracity}" + (f", role {role}" if role and agent else ""), cur)]
-        group += _losers(ctx, fid, created, actor, kind, cur)
-        groups.append((cur, group))
+                      f"memory_type, veracity, created_at, superseded_by, updated_at, (SELECT s.created_at FROM {f} s "
+                      f"WHERE s.id = {f}.superseded_by) FROM {f} WHERE {cond} ORDER BY rowid DESC LIMIT ?",
+                 [*args, n])
+    groups: list[Group] = []
+    for key, fid, domain, topic, content, agent, role, mtype, veracity, created, by, updated, by_at in rows:
+        events: list[Event] = []
+        if fid not in ctx.desk_made:
+            actor, kind = ctx.who(agent, role)
+            events.append(Event(created, actor, kind, "fact", "created", (fid,), _snippet(topic, content, domain),
+                                f"{mtype}, {veracity}" + (f", role {role}" if role and agent else "")))
+            events += _losers(ctx, fid, created, actor, kind)
+        if by is not None and not by.startswith(("human:", "system:")) and (by_at is None or by_at < created):
+            why = f"{by} names no fact" if by_at is None else \
+                f"{by} is older than it (a supersession cycle); timed by its updated_at"
+            events.append(Event(updated, by if by_at is None else "unknown", "system", "fact", "superseded",
+                                (fid, by), f"{_snippet(topic, content, domain)} — superseded by {by}", why))
+        groups.append((key, created, [e for e in events if ctx.in_range(e.at)]))
     return groups
 
 
-def _losers(ctx: Context, winner: str, at: int, actor: str, kind: str, cur: Cursor) -> list[Event]:
+def _losers(ctx: Context, winner: str, at: int, actor: str, kind: str) -> list[Event]:
     f, c = ctx.ws.layout.facts.name, ctx.ws.layout.conflicts.name
     rows = _rows(ctx, f"SELECT id, domain, topic, content, created_at, (SELECT conflict_type FROM {c} "
                       f"WHERE fact_a_id = {f}.id AND winning_fact_id = ? LIMIT 1) FROM {f} "
@@ -143,151 +130,135 @@ def _losers(ctx: Context, winner: str, at: int, actor: str, kind: str, cur: Curs
     out = []
     for fid, domain, topic, content, created, ctype in rows:
         if created > at or (fid in ctx.desk_facts and winner in ctx.desk_facts):
-            continue  # a cycle (the fallback source has it), or the desk's own change
+            continue  # a cycle (timed by its own row), or the desk's own change
         out.append(Event(at, actor, kind, "fact", "superseded", (fid, winner),
                          f"{_snippet(topic, content, domain)} — superseded by {winner}",
-                         ctype or "superseded by a newer fact", cur))
+                         ctype or "superseded by a newer fact"))
     return out
 
 
-def facts_superseded_otherwise(ctx: Context, cursor: Cursor, n: int, rank: int = 4) -> list[Group]:
-    """Supersessions timed by the superseded fact's ``updated_at`` (sentinel, missing fact, cycle)."""
-    f = ctx.ws.layout.facts.name
-    cond, args = bound_sql("x.updated_at", "x.rowid", rank, cursor)
-    rng, rargs = _range(ctx, "x.updated_at")
-    rows = _rows(ctx, f"SELECT x.rowid, x.id, x.domain, x.topic, x.content, x.superseded_by, x.updated_at, "
-                      f"s.id IS NULL FROM {f} x LEFT JOIN {f} s ON s.id = x.superseded_by "
-                      f"WHERE x.superseded_by IS NOT NULL AND substr(x.superseded_by, 1, 6) != 'human:' "
-                      f"AND (s.id IS NULL OR s.created_at < x.created_at) AND {cond} AND {rng} "
-                      "ORDER BY x.updated_at DESC, x.rowid DESC LIMIT ?", [*args, *rargs, n])
-    groups = []
-    for key, fid, domain, topic, content, by, updated, missing in rows:
-        sentinel = by.startswith("system:")
-        why = (f"sentinel {by}" if sentinel else f"{by} names no fact" if missing
-               else f"{by} is older than it (a supersession cycle); timed by its updated_at")
-        actor, kind = (by, "system") if sentinel or missing else ctx.who(None, None)
-        groups.append(((updated, rank, key), [Event(updated, actor, kind, "fact", "superseded", (fid, by),
-                       f"{_snippet(topic, content, domain)} — superseded by {by}", why, (updated, rank, key))]))
-    return groups
-
-
-def facts_updated(ctx: Context, cursor: Cursor, n: int, rank: int = 5) -> list[Group]:
-    """Active facts the product changed in place (a re-mention, an edit): ``updated_at`` > ``created_at``."""
-    f = ctx.ws.layout.facts.name
-    cond, args = bound_sql("updated_at", "rowid", rank, cursor)
-    rng, rargs = _range(ctx, "updated_at")
-    rows = _rows(ctx, f"SELECT rowid, id, domain, topic, content, authored_by_agent_id, authored_by_role, "
-                      f"mention_count, updated_at FROM {f} WHERE superseded_by IS NULL AND updated_at > created_at "
-                      f"AND {cond} AND {rng} ORDER BY updated_at DESC, rowid DESC LIMIT ?", [*args, *rargs, n])
-    out = []
-    for key, fid, domain, topic, content, agent, role, mentions, updated in rows:
-        actor, kind = ctx.who(agent, role)
-        out.append(((updated, rank, key), [Event(
-            updated, actor, kind, "fact", "updated", (fid,), _snippet(topic, content, domain),
-            f"changed in place (mentioned {mentions}×); the file keeps only today's text", (updated, rank, key))]))
+def sentinels(ctx: Context, pos: int | None, n: int) -> list[Group]:
+    """Facts a ``system:`` sentinel superseded, newest ``updated_at`` first (the index finds them)."""
+    listed = ctx.cache.get("sentinels")
+    if listed is None:
+        f = ctx.ws.layout.facts.name
+        rows = _rows(ctx, f"SELECT rowid, id, domain, topic, content, superseded_by, updated_at FROM {f} "
+                          "WHERE superseded_by >= 'system:' AND superseded_by < 'system;'", [])
+        listed = ctx.cache["sentinels"] = sorted(rows, key=lambda r: (r[6], r[0]), reverse=True)
+    start = 0 if pos is None else len(listed) - pos + 1
+    out: list[Group] = []
+    for i in range(start, min(len(listed), start + n)):
+        _key, fid, domain, topic, content, by, updated = listed[i]
+        event = Event(updated, by, "system", "fact", "superseded", (fid, by),
+                      f"{_snippet(topic, content, domain)} — superseded by {by}", f"sentinel {by}")
+        out.append((len(listed) - i, updated, [event] if ctx.in_range(updated) else []))
     return out
 
 
-def policies(ctx: Context, cursor: Cursor, n: int, rank: int = 3) -> list[Group]:
+def policies(ctx: Context, pos: int | None, n: int) -> list[Group]:
     p = ctx.ws.layout.policies.name
-    cond, args = bound_sql("t", "k", rank, cursor)
-    rng, rargs = _range(ctx, "t")
-    rows = _rows(ctx, f"SELECT * FROM (SELECT rowid * 2 AS k, created_at AS t, 'created' AS a, id, domain, rule, "
-                      f"required_role FROM {p} UNION ALL SELECT rowid * 2 + 1, updated_at, 'updated', id, domain, "
-                      f"rule, required_role FROM {p} WHERE updated_at > created_at) WHERE {cond} AND {rng} "
-                      "ORDER BY t DESC, k DESC LIMIT ?", [*args, *rargs, n])
-    out = []
-    for key, at, act, pid, domain, rule, role in rows:
-        if pid in ctx.desk_made:
-            out.append(((at, rank, key), []))
-            continue
-        actor, kind = ctx.who(None, role)
-        out.append(((at, rank, key), [Event(at, actor, kind, "policy", act, (pid,),
-                                            f"[{one_line(domain, 40)}] {one_line(rule, 100)}",
-                                            "advisory role " + role if role else "", (at, rank, key))]))
+    cond, args = _before("rowid", pos)
+    rows = _rows(ctx, f"SELECT rowid, id, domain, rule, required_role, created_at, updated_at FROM {p} "
+                      f"WHERE {cond} ORDER BY rowid DESC LIMIT ?", [*args, n])
+    out: list[Group] = []
+    for key, pid, domain, rule, role, created, updated in rows:
+        events = []
+        if pid not in ctx.desk_made:
+            actor, kind = ctx.who(None, role)
+            what = f"[{one_line(domain, 40)}] {one_line(rule, 100)}"
+            why = "advisory role " + role if role else ""
+            if updated > created:
+                events.append(Event(updated, actor, kind, "policy", "updated", (pid,), what, why))
+            events.append(Event(created, actor, kind, "policy", "created", (pid,), what, why))
+        out.append((key, max(created, updated), [e for e in events if ctx.in_range(e.at)]))
     return out
 
 
-def conflicts(ctx: Context, cursor: Cursor, n: int, rank: int = 2) -> list[Group]:
+def conflicts(ctx: Context, pos: int | None, n: int) -> list[Group]:
     c = ctx.ws.layout.conflicts.name
-    cond, args = bound_sql("t", "k", rank, cursor)
-    rng, rargs = _range(ctx, "t")
-    rows = _rows(ctx, f"SELECT * FROM (SELECT rowid * 2 AS k, created_at AS t, 'recorded' AS a, id, fact_a_id, "
-                      f"fact_b_id, conflict_type, resolution FROM {c} UNION ALL SELECT rowid * 2 + 1, resolved_at, "
-                      f"'resolved', id, fact_a_id, fact_b_id, conflict_type, resolution FROM {c} "
-                      f"WHERE resolved_at IS NOT NULL AND resolved_at != created_at) WHERE {cond} AND {rng} "
-                      "ORDER BY t DESC, k DESC LIMIT ?", [*args, *rargs, n])
-    out = []
-    for key, at, act, cid, a, b, ctype, resolution in rows:
-        state = f", {resolution}" if resolution else ", open"
-        out.append(((at, rank, key), [Event(
-            at, "product", "system", "conflict", act, (cid, a, b), f"{ctype} between {a} and {b}",
-            ctype + (state if act == "recorded" else f", {resolution}"), (at, rank, key))]))
+    cond, args = _before("rowid", pos)
+    rows = _rows(ctx, f"SELECT rowid, id, fact_a_id, fact_b_id, conflict_type, resolution, resolved_at, created_at "
+                      f"FROM {c} WHERE {cond} ORDER BY rowid DESC LIMIT ?", [*args, n])
+    out: list[Group] = []
+    for key, cid, a, b, ctype, resolution, resolved_at, created in rows:
+        events = []
+        if resolved_at is not None and resolved_at != created:
+            events.append(Event(resolved_at, "product", "system", "conflict", "resolved", (cid, a, b),
+                                f"{ctype} between {a} and {b}", f"{ctype}, {resolution}"))
+        events.append(Event(created, "product", "system", "conflict", "recorded", (cid, a, b),
+                            f"{ctype} between {a} and {b}", f"{ctype}, {resolution or 'open'}"))
+        out.append((key, max(created, resolved_at or 0), [e for e in events if ctx.in_range(e.at)]))
     return out
 
 
-def edges(ctx: Context, cursor: Cursor, n: int, rank: int = 1) -> list[Group]:
+def edges(ctx: Context, pos: int | None, n: int) -> list[Group]:
     e, f = ctx.ws.layout.edges.name, ctx.ws.layout.facts.name
-    cond, args = bound_sql("e.created_at", "e.rowid", rank, cursor)
-    rng, rargs = _range(ctx, "e.created_at")
+    cond, args = _before("e.rowid", pos)
     rows = _rows(ctx, f"SELECT e.rowid, e.id, e.source_fact_id, e.target_fact_id, e.edge_type, e.weight, "
                       f"e.created_at, s.authored_by_agent_id, s.authored_by_role FROM {e} e LEFT JOIN {f} s "
-                      f"ON s.id = e.source_fact_id WHERE {cond} AND {rng} ORDER BY e.created_at DESC, e.rowid DESC "
-                      "LIMIT ?", [*args, *rargs, n])
-    out = []
+                      f"ON s.id = e.source_fact_id WHERE {cond} ORDER BY e.rowid DESC LIMIT ?", [*args, n])
+    out: list[Group] = []
     for key, eid, src, dst, etype, weight, at, agent, role in rows:
         actor, kind = ctx.who(agent, role)
-        out.append(((at, rank, key), [Event(at, actor, kind, "edge", "created", (eid, src, dst), f"{etype} {src} → {dst}",
-                                            f"weight {weight:.2f}" if isinstance(weight, float) else "",
-                                            (at, rank, key))]))
+        event = Event(at, actor, kind, "edge", "created", (eid, src, dst), f"{etype} {src} → {dst}",
+                      f"weight {weight:.2f}" if isinstance(weight, float) else "")
+        out.append((key, at, [event] if ctx.in_range(at) else []))
     return out
 
 
-def notes(ctx: Context, cursor: Cursor, n: int, rank: int = 0) -> list[Group]:
+def notes(ctx: Context, pos: int | None, n: int) -> list[Group]:
     w = ctx.ws.layout.notes.name
-    cond, args = bound_sql("updated_at", "rowid", rank, cursor)
-    rng, rargs = _range(ctx, "updated_at")
-    rows = _rows(ctx, f"SELECT rowid, agent_id, length(content), updated_at FROM {w} WHERE {cond} AND {rng} "
-                      "ORDER BY updated_at DESC, rowid DESC LIMIT ?", [*args, *rargs, n])
-    out = []
+    cond, args = _before("rowid", pos)
+    rows = _rows(ctx, f"SELECT rowid, agent_id, length(content), updated_at FROM {w} WHERE {cond} "
+                      "ORDER BY rowid DESC LIMIT ?", [*args, n])
+    out: list[Group] = []
     for key, agent, length, at in rows:
         actor, kind = ctx.who(agent, None)
-        out.append(((at, rank, key), [Event(at, actor, kind, "note", "updated", (agent,),
-                                            f"notes of {actor}: {length or 0:,} characters",
-                                            "the file keeps only the latest note", (at, rank, key))]))
+        event = Event(at, actor, kind, "note", "updated", (agent,), f"notes of {actor}: {length or 0:,} characters",
+                      "the file keeps only the latest note")
+        out.append((key, at, [event] if ctx.in_range(at) else []))
     return out
 
 
-def receipts(ctx: Context, cursor: Cursor, n: int, rank: int = -1) -> list[Group]:
+def receipts(ctx: Context, pos: int | None, n: int) -> list[Group]:
     if ctx.ws.desk_schema == 0 or not _has_table(ctx, "memdesk_receipts"):
         return []
-    at_s = "CAST(strftime('%s', substr(at_utc, 1, 19)) AS INTEGER)"
-    cond, args = bound_sql(at_s, "id", rank, cursor)
-    rng, rargs = _range(ctx, at_s)
-    rows = _rows(ctx, f"SELECT id, run_id, tier, status, version, source_version, {at_s} AS t, user_scope, "
-                      f"assistant_scope FROM memdesk_receipts WHERE t IS NOT NULL AND {cond} AND {rng} "
-                      "ORDER BY t DESC, id DESC LIMIT ?", [*args, *rargs, n])
-    return [((at, rank, key), [Event(at, source or "unknown adapter", "system", "receipt", status, (run, version),
-                                     f"{tier} {status} of version {version} in run {run} ({user} × {assistant})",
-                                     "receipt stored", (at, rank, key))])
-            for key, run, tier, status, version, source, at, user, assistant in rows]
+    cond, args = _before("id", pos)
+    rows = _rows(ctx, "SELECT id, run_id, tier, status, version, source_version, "
+                      "CAST(strftime('%s', substr(at_utc, 1, 19)) AS INTEGER), user_scope, assistant_scope "
+                      f"FROM memdesk_receipts WHERE {cond} ORDER BY id DESC LIMIT ?", [*args, n])
+    out: list[Group] = []
+    for key, run, tier, status, version, source, at, user, assistant in rows:
+        at = at or 0
+        event = Event(at, source or "unknown adapter", "system", "receipt", status, (run, version),
+                      f"{tier} {status} of version {version} in run {run} ({user} × {assistant})", "receipt stored")
+        out.append((key, at, [event] if ctx.in_range(at) else []))
+    return out
 
 
-def desk(ctx: Context, cursor: Cursor, n: int, rank: int = 7) -> list[Group]:
+def desk(ctx: Context, pos: int | None, n: int) -> list[Group]:
     if ctx.ws.desk_schema == 0:
         return []
-    cond, args = bound_sql("at", "id", rank, cursor)
-    rng, rargs = _range(ctx, "at")
+    cond, args = _before("id", pos)
     rows = _rows(ctx, "SELECT id, entity, entity_id, before_id, after_id, action, actor, reason, at, detail, undo_of, "
-                      f"undone_by FROM memdesk_history WHERE {cond} AND {rng} ORDER BY at DESC, id DESC LIMIT ?",
-                 [*args, *rargs, n])
-    out = []
+                      f"undone_by FROM memdesk_history WHERE {cond} ORDER BY id DESC LIMIT ?", [*args, n])
+    out: list[Group] = []
     for hid, entity, eid, before, after, act, actor, reason, at, detail, undo_of, undone_by in rows:
         ids = tuple(dict.fromkeys(i for i in (eid, before, after) if i))
-        summary = desk_summary(entity, act, eid, before, after, undo_of, detail)
-        out.append(((at, rank, hid), [Event(at, actor, "reviewer", entity, act, ids, summary, reason or "",
-                                            (at, rank, hid), hid, undone_by, detail or "{}")]))
+        event = Event(at, actor, "reviewer", entity, act, ids, desk_summary(entity, act, eid, before, after, undo_of,
+                                                                             detail),
+                      reason or "", hid, undone_by, detail or "{}")
+        out.append((hid, at, [event] if ctx.in_range(at) else []))
     return out
+
+
+#: name → (the kinds it yields, the source); the merge takes the newest head first
+SOURCES: dict[str, tuple[frozenset[str] | None, Source]] = {
+    "desk": (None, desk), "facts": (frozenset({"fact"}), facts), "sentinels": (frozenset({"fact"}), sentinels),
+    "policies": (frozenset({"policy"}), policies), "conflicts": (frozenset({"conflict"}), conflicts),
+    "edges": (frozenset({"edge"}), edges), "notes": (frozenset({"note"}), notes),
+    "receipts": (frozenset({"receipt"}), receipts),
+}
 
 
 def desk_summary(entity: str, act: str, eid: str, before: str | None, after: str | None, undo_of: int | None,
@@ -301,15 +272,6 @@ def desk_summary(entity: str, act: str, eid: str, before: str | None, after: str
     except (ValueError, AttributeError):
         count = 0
     return f"{act} {entity} {eid}" + (f" ({count} rows)" if count > 1 else "")
-
-
-#: (kind or None for several, source), newest-first merge order by rank
-SOURCES: list[tuple[frozenset[str] | None, Source]] = [
-    (None, desk), (frozenset({"fact"}), facts_created), (frozenset({"fact"}), facts_updated),
-    (frozenset({"fact"}), facts_superseded_otherwise), (frozenset({"policy"}), policies),
-    (frozenset({"conflict"}), conflicts), (frozenset({"edge"}), edges), (frozenset({"note"}), notes),
-    (frozenset({"receipt"}), receipts),
-]
 
 
 def desk_fact_ids(ws: Workspace) -> tuple[set[str], set[str]]:
@@ -349,4 +311,4 @@ def _strings(value: Any, depth: int = 0) -> Iterable[str]:
             yield from _strings(v, depth + 1)
 
 
-__all__ = ["Context", "Cursor", "Event", "SOURCES", "TOP", "desk_fact_ids", "utc_text"]
+__all__ = ["Context", "Event", "Group", "SOURCES", "desk_fact_ids"]
