@@ -191,4 +191,21 @@ def version_of(ws: Workspace, kind: str, item_id: str) -> dict[str, Any] | None:
     return out
 
 
-__all__ = ["Comparison", "FACT_FIELDS", "POLICY_FIELDS", "compare", "compare_open", "same_file", "version_of"]
+__all__ = ["Comparison", "FACT_FIELDS", "POLICY_FIELDS", "backups", "compare", "compare_open", "same_file", "version_of"]
+
+
+def backups(path: str | Path) -> list[tuple[Path, int]]:
+    """The backups the desk made beside ``path``, newest first, each with the time it was taken."""
+    import datetime as dt
+
+    from memorydesk.store.files import backups_beside
+
+    out = []
+    for backup in backups_beside(Path(path)):
+        stamp = backup.stem.rsplit("-", 1)[-1]
+        try:
+            at = int(dt.datetime.strptime(stamp, "%Y%m%dT%H%M%S%fZ").replace(tzinfo=dt.UTC).timestamp())
+        except ValueError:
+            at = int(backup.stat().st_mtime)
+        out.append((backup, at))
+    return sorted(out, key=lambda b: b[1], reverse=True)

@@ -149,4 +149,35 @@ def iter_events(ws: Workspace, q: HistoryQuery, page: int = 500) -> Iterator[Eve
         cursor = result.next_cursor
 
 
-__all__ = ["ACTOR_KINDS", "Event", "HistoryPage", "HistoryQuery", "KINDS", "context", "history_page", "iter_events"]
+
+
+
+def undo_blocker(ws: Workspace, history_id: int) -> str | None:
+    """Why the desk's change ``history_id`` cannot be undone now (None: it can): already undone,
+    a purge, or a later change of the desk (not undone) to the same rows — named, to undo first."""
+    if ws.desk_schema == 0:
+        return "this file has no history of the desk's own"
+    with ws.read() as conn:
+        row = conn.exec_driver_sql("SELECT id, entity, entity_id, before_id, after_id, action, undone_by FROM "
+                                   "memdesk_history WHERE id = ?", (history_id,)).first()
+        if row is None:
+            return f"history entry {history_id} does not exist"
+        _hid, entity, eid, before, after, act, undone_by = row
+        if undone_by is not None:
+            return f"it was undone already (entry {undone_by})"
+        if act == "purge":
+            return "a purge cannot be undone: the text is gone"
+        ids = [i for i in (eid, before, after) if i]
+        marks = ",".join("?" * len(ids))
+        later = conn.exec_driver_sql(
+            f"SELECT id, action, actor, at FROM memdesk_history WHERE id > ? AND undone_by IS NULL AND "
+            f"action != 'undo' AND (entity_id IN ({marks}) OR before_id IN ({marks}) OR after_id IN ({marks})) "
+            "ORDER BY id LIMIT 1", (history_id, *ids, *ids, *ids)).first()
+    if later is not None:
+        from memorydesk.core.moments import utc_text
+
+        return (f"a later change depends on it: entry {later[0]} ({later[1]} by {later[2]} at {utc_text(later[3])}); "
+                "undo that one first")
+    return None
+__all__ = ["ACTOR_KINDS", "Event", "HistoryPage", "HistoryQuery", "KINDS", "context", "history_page", "iter_events",
+           "undo_blocker"]
