@@ -31,6 +31,7 @@ from memorydesk.store.workspace import Workspace
 from memorydesk.ui import help as help_dialogs
 from memorydesk.ui import settings
 from memorydesk.ui.actions import WriteActions
+from memorydesk.ui.as_of import TimeControls
 from memorydesk.ui.operations import Operations
 from memorydesk.ui.progress import JobProgress
 from memorydesk.ui.prompts import show_error
@@ -77,6 +78,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.tabs)
         self.writes = WriteActions(self, "window")
         self._build_menus()
+        self.time = TimeControls(self)  # View ▸ Memory As Of…, its banner, File ▸ Compare With…
         self.counts = QLabel("")
         self.counts.setObjectName("status-counts")
         self.live = QLabel("")
@@ -181,6 +183,7 @@ class MainWindow(QMainWindow):
         current = self.current_tab_name()
         old, self.ws = self.ws, ws
         self.timer.stop()
+        self.time.workspace_changed()
         self._close_tabs()
         if old is not None and old is not ws:
             old.close()
@@ -290,6 +293,7 @@ class MainWindow(QMainWindow):
         if not slot.opened:
             slot.opened, slot.missed = True, None
             slot.tab.open(self.session)
+            self.time.opened(slot.tab)
         elif slot.missed is not None:
             missed, slot.missed = slot.missed, None
             self._refresh(slot, missed)

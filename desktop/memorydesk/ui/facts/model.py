@@ -109,6 +109,7 @@ class FactTableModel(Windowed, QAbstractTableModel):
         self._hits: dict[str, tuple[int, Any]] = {}  # agent view: fact id -> (rank, SearchHit)
         self.fetch: Fetcher | None = None  # set by the tab
         self.sort_requested = None  # set by the tab: callable(column_name, descending)
+        self.as_of: int | None = None  # the window's "as of": states then (``browse.as_of``)
 
     # --- state --------------------------------------------------------------------------
 
@@ -281,6 +282,8 @@ class FactTableModel(Windowed, QAbstractTableModel):
         if name in AGENT_ONLY:
             return self._agent_data(fact, name, role)
         if role == Qt.ItemDataRole.DisplayRole:
+            if name == "state" and self.as_of is not None:  # as it stood then, and whether it changed since
+                return fact.state(as_of=self.as_of) + (" · changed since" if fact.updated_at > self.as_of else "")
             return self._display(fact, name)
         if role == UNREACHABLE_ROLE:
             return is_unreachable(fact)
@@ -297,9 +300,9 @@ class FactTableModel(Windowed, QAbstractTableModel):
             if name in NUMERIC:
                 return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             return None
-        if role == Qt.ItemDataRole.ForegroundRole and fact.state() in ("superseded", "deleted"):
+        if role == Qt.ItemDataRole.ForegroundRole and fact.state(as_of=self.as_of) in ("superseded", "deleted"):
             return QBrush(QApplication.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
-        if role == Qt.ItemDataRole.BackgroundRole and name == "state" and fact.state() == "expired":
+        if role == Qt.ItemDataRole.BackgroundRole and name == "state" and fact.state(as_of=self.as_of) == "expired":
             return QBrush(QColor(230, 160, 40, 60))
         if role == Qt.ItemDataRole.UserRole:
             return fact.id
