@@ -13,6 +13,10 @@ from fixtures.product_changes import change_like_the_product
 from fixtures.product_fixture import T0
 from helpers import sha256
 
+import pytest
+
+pytestmark = pytest.mark.slow  # a dozen runs of the command, a few seconds each
+
 HISTORY_KEYS = {"at", "actor", "actor_kind", "kind", "action", "ids", "summary", "reason"}
 
 
