@@ -54,6 +54,11 @@ def state_at(superseded_by: str | None, superseded_at: int | None, valid_until: 
     return "active"
 
 
+def changed_since(updated_at: int, superseded_at: int | None, at: int) -> bool:
+    """Whether the row changed after ``at``: written again, or superseded since."""
+    return updated_at > at or (superseded_at is not None and superseded_at > at)
+
+
 def where_at(ws: Workspace, state: str, at: int) -> list[ColumnElement]:
     """SQL clauses for the facts that existed at ``at`` and were in ``state`` then ("all": any)."""
     f = ws.layout.facts.c
@@ -97,7 +102,7 @@ def facts_as_of(ws: Workspace, at: int, state: str = "all") -> Iterator[FactThen
     with ws.read() as conn:
         for fid, domain, topic, by, valid_until, updated, superseded_at in conn.execute(stmt):
             yield FactThen(fid, domain, topic, state_at(by, superseded_at, valid_until, at),
-                           updated > at or (superseded_at is not None and superseded_at > at))
+                           changed_since(updated, superseded_at, at))
 
 
-__all__ = ["FactThen", "STATES", "facts_as_of", "state_at", "superseded_at_sql", "where_at"]
+__all__ = ["FactThen", "STATES", "changed_since", "facts_as_of", "state_at", "superseded_at_sql", "where_at"]

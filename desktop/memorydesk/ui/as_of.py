@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QMenu,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -92,11 +93,12 @@ class TimeControls:
         column.addWidget(self.banner)
         column.addWidget(tabs, 1)
         window.setCentralWidget(holder)
-        view = window.menuBar().addMenu("&View")
+        bar = window.menuBar()
+        view = QMenu("&View", bar)
         view.setObjectName("view-menu")
+        bar.insertMenu(bar.actions()[-1], view)  # before Help
         self.act_as_of = self._action(view, "Memory &As Of…", self.ask, "Ctrl+Shift+T", "as-of")
         self.act_now = self._action(view, "Back to &Now", lambda: self.set_as_of(None), None, "as-of-now")
-        window.menuBar().insertMenu(window.menuBar().actions()[-1], view)  # before Help
         first = window.file_menu.actions()[4] if len(window.file_menu.actions()) > 4 else None
         self.act_compare = QAction("Compare &With…", window)
         self.act_compare.setObjectName("compare-with")

@@ -32,6 +32,7 @@ from PySide6.QtGui import QBrush, QColor, QIcon, QPainter, QPalette, QPen, QPixm
 from PySide6.QtWidgets import QApplication
 
 from memorydesk.browse import facts as browse
+from memorydesk.browse.as_of import changed_since
 from memorydesk.browse.facts import FactRow
 from memorydesk.ui.text import is_rtl, one_line, when
 from memorydesk.ui.windowed import FAILED, LOADING, WINDOW, Windowed
@@ -283,7 +284,8 @@ class FactTableModel(Windowed, QAbstractTableModel):
             return self._agent_data(fact, name, role)
         if role == Qt.ItemDataRole.DisplayRole:
             if name == "state" and self.as_of is not None:  # as it stood then, and whether it changed since
-                return fact.state(as_of=self.as_of) + (" · changed since" if fact.updated_at > self.as_of else "")
+                changed = changed_since(fact.updated_at, fact.superseded_at, self.as_of)
+                return fact.state(as_of=self.as_of) + (" · changed since" if changed else "")
             return self._display(fact, name)
         if role == UNREACHABLE_ROLE:
             return is_unreachable(fact)

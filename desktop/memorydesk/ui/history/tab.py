@@ -112,7 +112,7 @@ class HistoryTab(DeskTab):
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
-        for col, width in enumerate((130, 150, 160, 140, 420)):
+        for col, width in enumerate((120, 150, 150, 130, 340)):
             self.view.setColumnWidth(col, width)
         self.view.selectionModel().currentRowChanged.connect(lambda *_a: self._selected())
         self.detail = QTextBrowser()
