@@ -152,7 +152,7 @@ class CompareView(QWidget):
             self.tree.addTopLevelItem(top)
             top.setExpanded(len(items) <= 50)
         notes = " ".join(n[0].upper() + n[1:] + "." for n in result.notes)
-        counts = ", ".join(f"{n:,} {k}" for k, n in result.counts().items() if n) or "no differences"
+        counts = ", ".join(f"{k} {n:,}" for k, n in result.counts().items() if n) or "no differences"
         self.heading.setText(f"<b>{self.other_path.name}</b> (older) → <b>{self.session.ws.path.name}</b> "
                              f"(open): {counts}. {notes}")
         self._reselect(current)
