@@ -185,8 +185,9 @@ def conflicts(ctx: Context, pos: int | None, n: int) -> list[Group]:
         if resolved_at is not None and resolved_at != created:
             events.append(Event(resolved_at, "product", "system", "conflict", "resolved", (cid, a, b),
                                 f"{ctype} between {a} and {b}", f"{ctype}, {resolution}"))
+        then = resolution if resolution and resolved_at in (None, created) else "open"  # as it was recorded
         events.append(Event(created, "product", "system", "conflict", "recorded", (cid, a, b),
-                            f"{ctype} between {a} and {b}", f"{ctype}, {resolution or 'open'}"))
+                            f"{ctype} between {a} and {b}", f"{ctype}, {then}"))
         out.append((key, max(created, resolved_at or 0), [e for e in events if ctx.in_range(e.at)]))
     return out
 
