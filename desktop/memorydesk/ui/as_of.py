@@ -94,9 +94,12 @@ class TimeControls:
         column.addWidget(tabs, 1)
         window.setCentralWidget(holder)
         bar = window.menuBar()
-        view = QMenu("&View", bar)
-        view.setObjectName("view-menu")
-        bar.insertMenu(bar.actions()[-1], view)  # before Help
+        view = next((a.menu() for a in bar.actions() if a.menu() is not None and a.text() == "&View"), None)
+        if view is None:
+            view = QMenu("&View", bar)
+            bar.insertMenu(bar.actions()[-1], view)  # before Help
+        else:
+            view.addSeparator()
         self.act_as_of = self._action(view, "Memory &As Of…", self.ask, "Ctrl+Shift+T", "as-of")
         self.act_now = self._action(view, "Back to &Now", lambda: self.set_as_of(None), None, "as-of-now")
         first = window.file_menu.actions()[4] if len(window.file_menu.actions()) > 4 else None
