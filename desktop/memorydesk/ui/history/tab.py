@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QDateTime, Qt, QTimer
-from PySide6.QtGui import QKeySequence
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -117,11 +117,17 @@ class HistoryTab(DeskTab):
         self.view.selectionModel().currentRowChanged.connect(lambda *_a: self._selected())
         self.detail = QTextBrowser()
         self.detail.setObjectName("history-detail")
+        self.act_undo = QAction("Undo This Change", self)
+        self.act_undo.setObjectName("history-undo-action")
+        self.act_undo.setShortcut(QKeySequence("Ctrl+Shift+U"))
+        self.act_undo.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.act_undo.setEnabled(False)
+        self.act_undo.triggered.connect(lambda _c=False: self.start(self.undo_selected()))
+        self.addAction(self.act_undo)
         self.undo_button = QPushButton("Undo This Change")
         self.undo_button.setObjectName("history-undo")
-        self.undo_button.setShortcut(QKeySequence("Ctrl+Shift+U"))
         self.undo_button.setEnabled(False)
-        self.undo_button.clicked.connect(lambda: self.start(self.undo_selected()))
+        self.undo_button.clicked.connect(self.act_undo.trigger)
         self.undo_note = QLabel("")
         self.undo_note.setObjectName("history-undo-note")
         self.undo_note.setWordWrap(True)
@@ -240,6 +246,7 @@ class HistoryTab(DeskTab):
     def _selected(self) -> None:
         e = self.selected()
         self.undo_button.setEnabled(False)
+        self.act_undo.setEnabled(False)
         self.undo_note.setText("")
         if e is None:
             self.detail.setHtml("<p>Select a change.</p>")
@@ -258,6 +265,7 @@ class HistoryTab(DeskTab):
             return
         blocked = why is not None or (self.session is not None and self.session.read_only)
         self.undo_button.setEnabled(not blocked)
+        self.act_undo.setEnabled(not blocked)
         self.undo_note.setText(f"Cannot undo: {why}." if why else
                                (f"Cannot undo: {self.session.write_block}." if blocked and self.session else ""))
 
