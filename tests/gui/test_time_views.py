@@ -80,6 +80,8 @@ def test_as_of_sets_every_tab_with_a_banner(open_window, product_db: Path, qtbot
     lineage = win.show_tab("lineage")
     wait_idle(qtbot, win)
     assert lineage.controls.evaluate_at() == datetime.fromtimestamp(at, UTC)
+    conflicts = win.show_tab("conflicts")  # c-1 and c-2 were recorded by then, c-new an hour later
+    qtbot.waitUntil(lambda: conflicts.model.rowCount() == 2, timeout=10000)
     win.time.back.click()
     assert not win.time.banner.isVisible()
     qtbot.waitUntil(lambda: "f-new" in [facts.model.fact(r).id for r in range(facts.model.rowCount())
