@@ -136,6 +136,14 @@ class TimeControls:
             if slot.opened:
                 self.opened(slot.tab)
 
+    def open_tab(self, tab: Any, session: Any) -> None:
+        """The window opens a tab: comparisons of another workspace close, the tab opens, then
+        follows the window's *as of*."""
+        if any(view.session is not session for view in self.compare_views):
+            self.workspace_changed()
+        tab.open(session)
+        self.opened(tab)
+
     def opened(self, tab: Any) -> None:
         hook = getattr(tab, "show_as_of", None)
         if hook is not None and (self.at is not None or getattr(tab, "as_of", None) is not None):

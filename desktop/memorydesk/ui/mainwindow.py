@@ -29,9 +29,8 @@ from memorydesk.store import open_workspace
 from memorydesk.store.files import backup_copy
 from memorydesk.store.workspace import Workspace
 from memorydesk.ui import help as help_dialogs
-from memorydesk.ui import settings, window_state
+from memorydesk.ui import as_of, settings, window_state
 from memorydesk.ui.actions import WriteActions
-from memorydesk.ui.as_of import TimeControls
 from memorydesk.ui.operations import Operations
 from memorydesk.ui.progress import JobProgress, vector_summary
 from memorydesk.ui.prompts import show_error
@@ -82,7 +81,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.tabs)
         self.writes = WriteActions(self, "window")
         self._build_menus()
-        self.time = TimeControls(self)  # View ▸ Memory As Of…, its banner, File ▸ Compare With…
+        self.time = as_of.TimeControls(self)  # View ▸ Memory As Of…, its banner, File ▸ Compare With…
         self.counts = QLabel("")
         self.counts.setObjectName("status-counts")
         self.live = QLabel("")
@@ -138,6 +137,7 @@ class MainWindow(QMainWindow):
         file.addAction(self.act_import_memoryos)
         self.act_import_receipts = self.writes.add("Import &Receipts…", self.import_receipts, name="import-receipts")
         file.addAction(self.act_import_receipts)
+        self.act_export_receipts = self._act(file, "&Export Receipts…", self.export_receipts, None, "export-receipts")
         file.addSeparator()
         self._act(file, "&Close Window", self.close, "Ctrl+W", "close")
         self.act_quit = self._act(file, "&Quit", self.quit, QKeySequence("Ctrl+Q"), "quit")
@@ -194,7 +194,6 @@ class MainWindow(QMainWindow):
             window_state.remember(self)  # the old workspace's tab, the layout
         old, self.ws = self.ws, ws
         self.timer.stop()
-        self.time.workspace_changed()
         self._close_tabs()
         self.statusBar().clearMessage()  # "Opening …" is done
         if old is not None and old is not ws:
@@ -305,8 +304,7 @@ class MainWindow(QMainWindow):
             return
         if not slot.opened:
             slot.opened, slot.missed = True, None
-            slot.tab.open(self.session)
-            self.time.opened(slot.tab)
+            self.time.open_tab(slot.tab, self.session)  # tab.open(session), then the window's as-of
         elif slot.missed is not None:
             missed, slot.missed = slot.missed, None
             self._refresh(slot, missed)
@@ -420,6 +418,11 @@ class MainWindow(QMainWindow):
         """File ▸ Import receipts…: on the Lineage tab, which shows them."""
         tab = self.show_tab("lineage")
         return tab.import_receipts() if tab is not None else None
+
+    def export_receipts(self) -> None:
+        """File ▸ Export Receipts…: on the Lineage tab, whose receipts they are (a read: also read-only)."""
+        if (tab := self.show_tab("lineage")) is not None and self.session is not None:
+            tab.start(tab.export_receipts())
 
     def run_canary(self) -> Any:
         """Tools ▸ Run canary…: on the Lineage tab, which marks the canary's runs."""
