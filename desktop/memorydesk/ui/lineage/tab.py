@@ -20,7 +20,7 @@ Targets for ``navigate`` (``session.navigate("lineage", **target)``):
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -173,6 +173,14 @@ class LineageTab(DeskTab):
             timer.stop()
         self.compute.shutdown()
         return super().close()
+
+    def show_as_of(self, at: int | None) -> None:
+        """The window's *as of* (``ui.as_of``) is this tab's *Evaluate at*; None: back to following the clock."""
+        self.as_of = at
+        if at is None:
+            self.controls.follow_clock()
+        else:
+            self.controls.set_evaluate_at(datetime.fromtimestamp(at, UTC))
 
     def prepare_shot(self) -> None:
         """Everything in view, and the first at-risk run explained."""
