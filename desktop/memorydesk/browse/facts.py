@@ -38,6 +38,7 @@ from sqlalchemy import (
     select,
 )
 
+from memorydesk.browse.as_of import state_at, superseded_at_sql, where_at
 from memorydesk.search.agent import is_keyword_reachable
 from memorydesk.store.workspace import Workspace
 
@@ -93,6 +94,7 @@ class FactQuery:
     sort: str = NATURAL
     descending: bool = True
     now: int | None = field(default=None, compare=False)
+    as_of: int | None = None  # memory as it stood then (``browse.as_of``): facts created by then, states then
 
     def with_(self, **changes: Any) -> FactQuery:
         return replace(self, **changes)
@@ -133,8 +135,11 @@ class FactRow:
     valid_until: int | None
     has_embedding: bool
     keyword_reachable: bool = True
+    superseded_at: int | None = None  # when its supersession happened (``browse.as_of``)
 
-    def state(self, now: int | None = None) -> str:
+    def state(self, now: int | None = None, as_of: int | None = None) -> str:
+        if as_of is not None:
+            return state_at(self.superseded_by, self.superseded_at, self.valid_until, as_of)
         return fact_state(self.superseded_by, self.valid_until, now)
 
 
@@ -181,7 +186,9 @@ def _where(ws: Workspace, q: FactQuery) -> list[ColumnElement]:
         clauses.append(_lowered(f.memory_type, q.memory_type, MEMORY_TYPES, "fact"))
     if q.veracity:
         clauses.append(_lowered(f.veracity, q.veracity, VERACITIES, "stated"))
-    if q.state == "active":
+    if q.as_of is not None:
+        clauses += where_at(ws, q.state, q.as_of)
+    elif q.state == "active":
         clauses.append(f.superseded_by.is_(None))
     elif q.state == "expired":
         clauses += [f.superseded_by.is_(None), f.valid_until.is_not(None), f.valid_until < now]
@@ -237,13 +244,14 @@ def _list_select(ws: Workspace) -> Select:
     f = ws.layout.facts.c
     cols = [f[name] for name in LIST_COLUMNS if name not in ("key", "has_embedding")]
     return select(literal_column("rowid").label("key"), *cols,
-                  f.embedding.is_not(None).label("has_embedding")).select_from(ws.layout.facts)
+                  f.embedding.is_not(None).label("has_embedding"),
+                  literal_column(superseded_at_sql(ws)).label("superseded_at")).select_from(ws.layout.facts)
 
 
 def _row(r: Any) -> FactRow:
     m = r._mapping
     return FactRow(**{name: m[name] for name in LIST_COLUMNS if name != "has_embedding"},
-                   has_embedding=bool(m["has_embedding"]),
+                   has_embedding=bool(m["has_embedding"]), superseded_at=m["superseded_at"],
                    keyword_reachable=is_keyword_reachable(m["topic"], m["content"]))
 
 

@@ -29,7 +29,7 @@ from memorydesk.store import open_workspace
 from memorydesk.store.files import backup_copy
 from memorydesk.store.workspace import Workspace
 from memorydesk.ui import help as help_dialogs
-from memorydesk.ui import settings, window_state
+from memorydesk.ui import as_of, settings, window_state
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.operations import Operations
 from memorydesk.ui.progress import JobProgress, vector_summary
@@ -82,6 +82,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.tabs)
         self.writes = WriteActions(self, "window")
         self._build_menus()
+        self.time = as_of.TimeControls(self)  # View ▸ Memory As Of…, its banner, File ▸ Compare With…
         self.counts = QLabel("")
         self.counts.setObjectName("status-counts")
         self.live = QLabel("")
@@ -304,7 +305,7 @@ class MainWindow(QMainWindow):
             return
         if not slot.opened:
             slot.opened, slot.missed = True, None
-            slot.tab.open(self.session)
+            self.time.open_tab(slot.tab, self.session)  # tab.open(session), then the window's as-of
         elif slot.missed is not None:
             missed, slot.missed = slot.missed, None
             self._refresh(slot, missed)

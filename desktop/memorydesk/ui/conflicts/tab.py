@@ -16,6 +16,7 @@ filter off) and shows the first; ``{"conflict": id}`` shows that conflict's trai
 from __future__ import annotations
 
 import array
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, Qt
@@ -182,6 +183,11 @@ class ConflictsTab(DeskTab):
         elif target.get("conflict"):
             self.show_conflict(str(target["conflict"]))
 
+    def show_as_of(self, at: int | None) -> None:
+        """The window's *as of* (``ui.as_of``): only the rows recorded by then."""
+        self.as_of = at
+        self.reload()
+
     def prepare_shot(self) -> None:
         """Show a full trail: the newest resolved contradiction a person reviewed (its chain, the
         decision and who made it), else the first listed one whose facts both exist."""
@@ -217,6 +223,9 @@ class ConflictsTab(DeskTab):
 
     def reload(self, keep_selection: bool = False) -> None:
         query = self.filters.query()
+        as_of = getattr(self, "as_of", None)
+        if as_of is not None:  # the window's "as of" (``show_as_of``): rows recorded by then
+            query = replace(query, until=as_of if query.until is None else min(query.until, as_of))
         self._generation += 1
         generation = self._generation
         if keep_selection and self.model.rowCount():

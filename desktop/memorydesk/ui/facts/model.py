@@ -34,6 +34,7 @@ from PySide6.QtGui import QBrush, QColor, QIcon, QPainter, QPalette, QPen, QPixm
 from PySide6.QtWidgets import QApplication
 
 from memorydesk.browse import facts as browse
+from memorydesk.browse.as_of import changed_since
 from memorydesk.browse.facts import FactRow
 from memorydesk.ui.text import is_rtl, one_line, when
 from memorydesk.ui.windowed import FAILED, LOADING, WINDOW, Windowed
@@ -115,6 +116,7 @@ class FactTableModel(Windowed, QAbstractTableModel):
         self._ranks: dict[str, tuple[int, float]] = {}  # keyword search: fact id -> (rank, score)
         self.fetch: Fetcher | None = None  # set by the tab
         self.sort_requested = None  # set by the tab: callable(column_name, descending)
+        self.as_of: int | None = None  # the window's "as of": states then (``browse.as_of``)
 
     # --- state --------------------------------------------------------------------------
 
@@ -300,6 +302,9 @@ class FactTableModel(Windowed, QAbstractTableModel):
                 return self._rank_data(fact, name, role)
             return self._agent_data(fact, name, role)
         if role == Qt.ItemDataRole.DisplayRole:
+            if name == "state" and self.as_of is not None:  # as it stood then, and whether it changed since
+                changed = changed_since(fact.updated_at, fact.superseded_at, self.as_of)
+                return fact.state(as_of=self.as_of) + (" · changed since" if changed else "")
             return self._display(fact, name)
         if role == UNREACHABLE_ROLE:
             return is_unreachable(fact)
@@ -316,9 +321,9 @@ class FactTableModel(Windowed, QAbstractTableModel):
             if name in NUMERIC:
                 return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             return None
-        if role == Qt.ItemDataRole.ForegroundRole and fact.state() in ("superseded", "deleted"):
+        if role == Qt.ItemDataRole.ForegroundRole and fact.state(as_of=self.as_of) in ("superseded", "deleted"):
             return QBrush(QApplication.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
-        if role == Qt.ItemDataRole.BackgroundRole and name == "state" and fact.state() == "expired":
+        if role == Qt.ItemDataRole.BackgroundRole and name == "state" and fact.state(as_of=self.as_of) == "expired":
             return QBrush(QColor(230, 160, 40, 60))
         if role == Qt.ItemDataRole.UserRole:
             return fact.id

@@ -79,6 +79,7 @@ class FactsTab(FactSelection, DeskTab):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.query = FactQuery(state="active")  # what the list shows
+        self.as_of: int | None = None  # the window's "as of" (``show_as_of``)
         self._listed_query = self.query  # the same with a search's hits as ids (what position_of needs)
         self._order = (self.query.sort, self.query.descending)  # the order asked for (shown once read)
         self._sorting = False  # a new order is being read
@@ -474,6 +475,12 @@ class FactsTab(FactSelection, DeskTab):
         if target.get("focus") == "search":
             self.filters.search.setFocus()
             self.filters.search.selectAll()
+
+    def show_as_of(self, at: int | None) -> None:
+        """The window's *as of* (``ui.as_of``): facts created by then, each in its state then."""
+        self.as_of = self.model.as_of = at
+        self.query = self.query.with_(as_of=at)
+        self.reload()
 
     def prepare_shot(self) -> None:
         if self.model.rowCount():

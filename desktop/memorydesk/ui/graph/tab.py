@@ -256,7 +256,10 @@ class GraphTab(DeskTab):
             return
         t = time.perf_counter()
         show = self.filters.node_mask(g)
-        picture = pictures.overview_picture(g, ov, show, self.filters.kind_mask(), self.filters.key())
+        as_of = getattr(self, "as_of", None)
+        if as_of is not None:  # the window's "as of": facts written after it are not drawn
+            show &= (g.kind != FACT) | (g.created <= as_of)
+        picture = pictures.overview_picture(g, ov, show, self.filters.kind_mask(), (*self.filters.key(), as_of))
         self.canvas.show_picture(picture, fit=fit)
         self.canvas.mark(self.selected)
         c = ix.summary
@@ -484,6 +487,11 @@ class GraphTab(DeskTab):
         self.dialog = None
         if accepted and self.session is not None:
             await self.session.write("deleting edges", lambda r: r.delete_edges(ids, reason=reason))
+
+    def show_as_of(self, at: int | None) -> None:
+        """The window's *as of* (``ui.as_of``): the overview without the facts written after it."""
+        self.as_of = at
+        self.draw_overview(fit=False)
 
     def prepare_shot(self) -> None:
         if self.mode == "overview":
