@@ -32,6 +32,7 @@ from sqlalchemy import (
     case,
     false,
     func,
+    literal,
     literal_column,
     or_,
     select,
@@ -52,6 +53,8 @@ VERACITIES = ("stated", "inferred", "tool", "imported", "unknown")
 STATES = ("all", "active", "expired", "superseded", "deleted")
 #: the order facts were written (rowid); see the module docstring
 NATURAL = "rowid"
+#: the order of ``FactQuery.ids`` (a search's rank order: the product's own, best first when ascending)
+RANK = "rank"
 
 # the columns a list window carries (no embedding blobs: they are 1.5 KB each)
 LIST_COLUMNS = (
@@ -59,7 +62,7 @@ LIST_COLUMNS = (
     "updated_at", "recall_count", "mention_count", "superseded_by", "valid_until", "has_embedding",
 )
 SORTABLE = (
-    NATURAL, "domain", "topic", "content", "memory_type", "veracity", "confidence", "created_at", "updated_at",
+    NATURAL, RANK, "domain", "topic", "content", "memory_type", "veracity", "confidence", "created_at", "updated_at",
     "recall_count", "mention_count", "state", "valid_until",
 )
 
@@ -72,7 +75,9 @@ class FactQuery:
     ``*/<name>`` for a bare name together with its repo-scoped forms.
     ``text``: a substring of topic or content (ASCII case-insensitive).
     ``ids``: restrict to these ids (search results), or None.
-    ``sort``: a column of ``SORTABLE``; ``NATURAL`` (the default) is the order written.
+    ``sort``: a column of ``SORTABLE``; ``NATURAL`` (the default) is the order written;
+    ``RANK`` the order of ``ids`` (a keyword search's hits in the product's rank order:
+    ascending puts its best hit first).
     """
 
     domain: str | None = None
@@ -218,6 +223,10 @@ def _sort_key(ws: Workspace, q: FactQuery) -> ColumnElement:
         return literal_column("rowid")
     if q.sort == "state":
         return case((f.superseded_by.is_(None), 0), (f.superseded_by == DELETED, 2), else_=1)
+    if q.sort == RANK:
+        if not q.ids:
+            return literal(0)  # a bound constant (a literal 0 would name a column): rowid decides
+        return case({fid: i for i, fid in enumerate(q.ids)}, value=f.id, else_=len(q.ids))
     if q.sort not in SORTABLE:
         raise ValueError(f"cannot sort by {q.sort!r}")
     return f[q.sort]
@@ -253,6 +262,8 @@ def fact_keys(ws: Workspace, q: FactQuery) -> array.array:
     8 MB for 1,000,000 facts); run it off the UI thread. Windows of rows are then read
     by key with ``rows_for_keys`` in a couple of milliseconds, wherever they are.
     """
+    if q.sort == RANK:
+        return _rank_keys(ws, q)
     stmt = select(literal_column("rowid")).select_from(ws.layout.facts).where(*_where(ws, q)) \
         .order_by(*_order(ws, q))
     with ws.read() as conn:
@@ -263,6 +274,17 @@ def fact_keys(ws: Workspace, q: FactQuery) -> array.array:
         while chunk := cursor.fetchmany(65536):
             keys.extend(r[0] for r in chunk)
         return keys
+
+
+def _rank_keys(ws: Workspace, q: FactQuery) -> array.array:
+    """``fact_keys`` in the order of ``q.ids`` (a search's hits, a few hundred at most): the
+    matching rows read once and put in order here, as ``_order`` would (rowid breaks ties)."""
+    place = {fid: i for i, fid in enumerate(q.ids or ())}
+    f = ws.layout.facts
+    with ws.read() as conn:
+        rows = conn.execute(select(literal_column("rowid"), f.c.id).select_from(f).where(*_where(ws, q))).all()
+    rows.sort(key=lambda r: (place.get(r[1], len(place)), r[0]), reverse=q.descending)
+    return array.array("q", [int(r[0]) for r in rows])
 
 
 def rows_for_keys(ws: Workspace, keys: Sequence[int]) -> list[FactRow | None]:
@@ -412,7 +434,7 @@ def counts(ws: Workspace) -> dict[str, int]:
 
 
 __all__ = [
-    "DomainCount", "FactQuery", "FactRow", "LIST_COLUMNS", "MEMORY_TYPES", "NATURAL", "SORTABLE", "STATES",
+    "DomainCount", "FactQuery", "FactRow", "LIST_COLUMNS", "MEMORY_TYPES", "NATURAL", "RANK", "SORTABLE", "STATES",
     "VERACITIES", "count_facts", "counts", "domains", "fact_ids", "fact_keys", "fact_rows", "fact_state",
     "placements", "position_of", "repo_groups", "rows_for_ids", "rows_for_keys",
 ]

@@ -37,6 +37,7 @@ from memorydesk.ui.prompts import show_error
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.tab import DeskTab
 from memorydesk.ui.tabs import TABS, tab_names
+from memorydesk.ui.undo_names import UndoNames
 
 log = logging.getLogger("memorydesk.ui")
 POLL_MS = 1000
@@ -145,7 +146,7 @@ class MainWindow(QMainWindow):
         window = Qt.ShortcutContext.WindowShortcut
         self.act_undo = self.writes.add("&Undo Last Change", self.undo, name="undo", key="Ctrl+Z", context=window)
         self.act_redo = self.writes.add("&Redo", self.redo, name="redo", key="Ctrl+Shift+Z", context=window)
-        edit.addActions([self.act_undo, self.act_redo])
+        self.undo_names = UndoNames(self.writes, self.act_undo, self.act_redo, edit)  # Undo “Delete fact …”
         edit.addSeparator()
         self.act_find = self._act(edit, "&Find Facts", self.focus_search, QKeySequence("Ctrl+F"), "find")
         view = bar.addMenu("&View")  # item views take Ctrl+Tab for themselves: the window's own keys
@@ -203,7 +204,7 @@ class MainWindow(QMainWindow):
         self.session.changed.connect(self.route)
         self.session.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.session.navigate_to.connect(self.navigate)
-        self.writes.bind(self.session)
+        self.undo_names.bind(self.session)  # the window's write actions, and what Undo would undo
         self.tabs.blockSignals(True)
         for cls in TABS:
             tab = cls()
@@ -324,6 +325,7 @@ class MainWindow(QMainWindow):
                 slot.missed = change.merged(slot.missed)
         if change.touches(COUNT_KINDS):
             self.refresh_counts()
+        self.undo_names.routed(self.session, change)
 
     def _refresh(self, slot: TabSlot, change: Change) -> None:
         self.refreshes.append((slot.tab.name, change))
@@ -458,12 +460,10 @@ class MainWindow(QMainWindow):
 
     def show_audit(self) -> None:
         """Tools ▸ Recall Audit: which facts the agent can never get back (a window of its own)."""
-        if self.session is None:
-            return
         from memorydesk.ui.audit.dialog import RecallAuditDialog
 
-        self.dialog = RecallAuditDialog(self.session, self)
-        self.dialog.show()
+        if self.session is not None:  # the kept one: its results survive closing it
+            self.dialog = RecallAuditDialog.shown_for(self.session, self)
 
     # --- drag and drop, closing ---------------------------------------------------------
 
