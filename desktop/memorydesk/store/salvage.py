@@ -23,6 +23,7 @@ from pathlib import Path
 import sqlean
 
 from memorydesk.core.errors import WorkspaceDamaged, WorkspaceUnusable
+from memorydesk.core.outputs import refuse_overwriting_input
 from memorydesk.store import files
 from memorydesk.store.engine import raw_connect
 from memorydesk.store.errors import translated
@@ -67,7 +68,8 @@ class TableSalvage:
 
 def salvage(source: Path, target: Path, progress: Callable[[str], None] | None = None) -> list[TableSalvage]:
     """Build ``target`` from what can be read of ``source``; one ``TableSalvage`` per table."""
-    source, target = Path(source).expanduser(), Path(target).expanduser()
+    source = Path(source).expanduser()
+    target = refuse_overwriting_input(target, [source], "OUT.db")
     say = progress or (lambda _line: None)
     if not files.inspect_path(source):
         raise WorkspaceUnusable(f"{source}: no such file")
