@@ -194,6 +194,8 @@ def purge(reviewer: Reviewer, ids: Iterable[str], reason: str = "", *,
         raise MemoryDeskError(f"backups: choose keep, erase or delete, not {backups!r}")
     ws = reviewer.ws
     ids = list(dict.fromkeys(ids))
+    if not ws.adopted:  # the backup the first change makes holds the text too: make it before looking
+        ws.adopt()
     holding = backups_holding(ws, ids)
     with ws.read() as conn:
         present = conn.execute(select(ws.layout.facts.c.id).where(ws.layout.facts.c.id.in_(ids))).scalars().all()
