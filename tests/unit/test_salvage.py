@@ -159,3 +159,11 @@ def test_a_table_whose_rows_do_not_all_arrive_is_never_every_row(big: Path, tmp_
     assert extra.complete and extra.source_rows == extra.copied == 2 and "(all)" in extra.line()
     extra.copied = 1  # what the report says when a count disagrees with what arrived
     assert not extra.complete and "of 2" in extra.line() and "some could not be reached" in extra.line()
+
+
+def test_a_salvaged_product_file_keeps_its_workspace_id(product_db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "saved.db"
+    salvage(product_db, out)
+    with open_workspace(out, read_only=True) as ws:
+        assert ws.workspace_id == "5b0c3f7e-1d2a-4c6b-9e8f-0a1b2c3d4e5f"
+        assert [h.id for h in search(ws, "pnpm turbo", mode="keyword").hits] == ["f-01"]

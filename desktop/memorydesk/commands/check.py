@@ -34,7 +34,7 @@ def _notes(notes: list[str]) -> None:
 
 
 def run(args) -> int:
-    with open_workspace(args.workspace, read_only=True) as ws:
+    with open_workspace(args.workspace, read_only=True, incomplete_ok=True) as ws:
         report = integrity.check(ws, thorough=args.thorough or args.repair)
         notes = ws.notes  # said once the command has its answer (a refusal stays one line)
     repaired: list[str] = []

@@ -90,6 +90,10 @@ def run_classify(args: argparse.Namespace) -> int:
 def _read(path: str) -> list[Receipt]:
     """The receipts of a file (``-``: standard input) or of a workspace; a bad line names the file
     and the line."""
+    from memorydesk.core.inputs import RECEIPTS_MAX, check_input_file, read_input
+
+    if path != "-":  # a FIFO, a device, a socket is refused before it is opened (it would never end)
+        check_input_file(path, "receipts", RECEIPTS_MAX)
     if path != "-" and _is_database(path):
         from memorydesk.lineage.receipt_store import load
         from memorydesk.store import open_workspace
@@ -98,7 +102,7 @@ def _read(path: str) -> list[Receipt]:
             return load(ws)
     try:
         if path == "-":
-            return parse_jsonl(sys.stdin.buffer)
+            return parse_jsonl(read_input("-", "receipts", RECEIPTS_MAX))
         return read_jsonl(path)
     except BadReceiptLine as exc:
         raise BadInput(f"{'standard input' if path == '-' else path}: {exc}") from None

@@ -173,8 +173,9 @@ def _build(conn, source: Path, building: Path, say: Callable[[str], None]) -> li
             raw.execute("INSERT OR REPLACE INTO memdesk_meta (key, value) VALUES ('schema_version', ?)",
                         (str(SCHEMA_VERSION),))
             raw.execute("DELETE FROM memdesk_meta WHERE key = ?", (PENDING_KEY,))  # the new file's log is empty
-            if meta.get("workspace_id"):
-                raw.execute("UPDATE memdesk_meta SET value = ? WHERE key = 'workspace_id'", (meta["workspace_id"],))
+            workspace_id = meta.get("workspace_id") or _product_workspace_id(raw, out)
+            if workspace_id:  # the source's own id, so its rows stay this workspace's
+                raw.execute("UPDATE memdesk_meta SET value = ? WHERE key = 'workspace_id'", (workspace_id,))
             report += [TableSalvage(name, failed="a virtual table of a kind Memory Desk does not rebuild; its rows "
                                     "were not copied") for name in schema.foreign_virtual()]
             for statement in fts_statements():
@@ -244,6 +245,16 @@ def _make_table(raw, schema: _Schema, name: str) -> str:
     except sqlean.Error as exc:
         return f"its definition could not be made in the new file: {exc}"
     return ""
+
+
+def _product_workspace_id(raw, layout) -> str | None:
+    """A product file's id (it has no memdesk_meta): its workspace_meta row, else its facts'."""
+    for sql in ("SELECT workspace_id FROM workspace_meta ORDER BY id LIMIT 1",
+                f'SELECT workspace_id FROM "{layout.facts.name}" LIMIT 1'):
+        row = raw.execute(sql).fetchone()
+        if row and row[0]:
+            return str(row[0])
+    return None
 
 
 def _desk_meta(conn, names: set[str]) -> dict[str, str]:

@@ -27,7 +27,7 @@ import sqlean
 from sqlalchemy import Connection, Engine, select
 
 from memorydesk.core.errors import DiskFull, ReadOnlyWorkspace, SchemaTooNew, WorkspaceDamaged, WorkspaceUnusable
-from memorydesk.store import files, guard, ours, wal
+from memorydesk.store import files, guard, ours, schema_parts, wal
 from memorydesk.store.engine import BEGIN_OPTION, BUSY_TIMEOUT_MS, make_engine, raw_connect
 from memorydesk.store.errors import SQLITE_IOERR, recovery_advice, translated
 from memorydesk.store.layout import LAYOUTS, SUFFIXED, Layout, detect, table_names
@@ -160,7 +160,7 @@ class Workspace:
 
 
 def open_workspace(path: str | Path, *, read_only: bool = False, create: bool = False, name: str | None = None,
-                   timeout_ms: int = BUSY_TIMEOUT_MS) -> Workspace:
+                   timeout_ms: int = BUSY_TIMEOUT_MS, incomplete_ok: bool = False) -> Workspace:
     """Open the workspace at ``path`` (or, with ``create=True``, make a new one there).
 
     A path that does not exist is refused unless ``create`` (only ``demo create`` and
@@ -184,15 +184,17 @@ def open_workspace(path: str | Path, *, read_only: bool = False, create: bool = 
         raise WorkspaceUnusable(f"{path}: already exists; choose a new path for a new workspace")
     files.inspect_header(path)
     with translated(path):
-        return _open_existing(path, read_only=read_only, name=name, timeout_ms=timeout_ms)
+        return _open_existing(path, read_only=read_only, name=name, timeout_ms=timeout_ms,
+                              incomplete_ok=incomplete_ok and read_only)
 
 
-def _open_existing(path: Path, *, read_only: bool, name: str | None, timeout_ms: int) -> Workspace:
+def _open_existing(path: Path, *, read_only: bool, name: str | None, timeout_ms: int,
+                   incomplete_ok: bool = False) -> Workspace:
     immutable = read_only and not files.folder_writable(path)
     if immutable and files.wal_pending(path):  # immutable would not see what the log holds: read a copy
-        return _open_copy(path, name=name, timeout_ms=timeout_ms)
+        return _open_copy(path, name=name, timeout_ms=timeout_ms, incomplete_ok=incomplete_ok)
     try:
-        found = _probe(path, immutable=immutable, timeout_ms=timeout_ms)
+        found = _probe(path, immutable=immutable, timeout_ms=timeout_ms, incomplete_ok=incomplete_ok)
     except WorkspaceUnusable as exc:
         if immutable or not _no_room_for_shm(path, exc):
             raise
@@ -204,7 +206,7 @@ def _open_existing(path: Path, *, read_only: bool, name: str | None, timeout_ms:
                 f"{path}: the disk is full, so SQLite cannot make the index it needs to read the recent changes "
                 f"in {path.name}-wal; free some space in {path.parent} and try again") from exc
         immutable = True
-        found = _probe(path, immutable=True, timeout_ms=timeout_ms)
+        found = _probe(path, immutable=True, timeout_ms=timeout_ms, incomplete_ok=incomplete_ok)
     layout, desk_schema, workspace_id, ws_name = found
     _refuse_newer(path, desk_schema)
     ws_name = name or ws_name or path.stem
@@ -237,11 +239,12 @@ def _refuse_newer(path: Path, desk_schema: int) -> None:
                            f"this build reads up to {ours.SCHEMA_VERSION}); update Memory Desk to open it")
 
 
-def _open_copy(path: Path, *, name: str | None, timeout_ms: int) -> Workspace:
+def _open_copy(path: Path, *, name: str | None, timeout_ms: int, incomplete_ok: bool) -> Workspace:
     """Read-only where the folder cannot be written and ``-wal`` holds changes: from a private copy."""
     copy = files.private_copy(path)
     try:
-        layout, desk_schema, workspace_id, ws_name = _probe(copy, immutable=False, timeout_ms=timeout_ms)
+        layout, desk_schema, workspace_id, ws_name = _probe(copy, immutable=False, timeout_ms=timeout_ms,
+                                                            incomplete_ok=incomplete_ok, shown=path)
         _refuse_newer(path, desk_schema)
         engine = make_engine(copy, read_only=True, timeout_ms=timeout_ms)
     except BaseException:
@@ -255,16 +258,22 @@ def _open_copy(path: Path, *, name: str | None, timeout_ms: int) -> Workspace:
     return ws
 
 
-def _probe(path: Path, *, immutable: bool, timeout_ms: int) -> tuple[Layout, int, str | None, str | None]:
+def _probe(path: Path, *, immutable: bool, timeout_ms: int, incomplete_ok: bool = False,
+           shown: Path | None = None) -> tuple[Layout, int, str | None, str | None]:
+    """Layout, desk schema and identity of the file; ``shown``: the name to give it in sentences."""
     probe = make_engine(path, read_only=True, immutable=immutable, timeout_ms=timeout_ms)
+    named = shown or path
     try:
-        with translated(path), probe.connect() as conn:
+        with translated(named), probe.connect() as conn:
             names = table_names(conn)
             layout = detect(names)
             if layout is None:
                 raise WorkspaceUnusable(
-                    f"{path}: an SQLite database, but not an agent workspace (it has no memory_facts table)"
+                    f"{named}: an SQLite database, but not an agent workspace (it has no memory_facts table)"
                 )
+            missing = schema_parts.missing_parts(conn, layout, names)
+            if missing and not incomplete_ok:
+                raise WorkspaceUnusable(schema_parts.sentence(named, missing))
             return layout, _desk_schema(conn, names), *_identity(conn, layout, names)
     finally:
         probe.dispose()
