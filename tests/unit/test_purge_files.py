@@ -44,7 +44,7 @@ def test_a_reader_holding_the_log_is_named_and_the_erase_finishes_when_it_lets_g
     fid, blob = _plant(ws)
     with damage.reader_holding(path) as reader:
         result = Reviewer(ws, "alice", embedder=False).purge_facts([fid], reason="leaked")
-        assert "the erased text stays in ws.db-wal" in result.message
+        assert "the erased text is still in ws.db-wal" in result.message
         assert f"(pid {reader.pid})" in result.message and "python" in result.message
         assert ws.pending_erase
         with ws.read() as conn:
