@@ -57,11 +57,7 @@ def run(args) -> int:
     names = list(VARIANTS) if "all" in args.what_if else list(dict.fromkeys(args.what_if))
     queries = None
     if args.queries:
-        from memorydesk.core.inputs import QUERIES_MAX, decode_utf8, read_input, strict_json
-
-        what = "--queries" if args.queries == "-" else f"--queries {args.queries}"
-        queries = audit.read_queries(strict_json(decode_utf8(read_input(args.queries, "--queries", QUERIES_MAX),
-                                                             what), what))
+        queries = audit.load_queries(args.queries)
     show = _progress if sys.stderr.isatty() and not args.json else None
     with open_workspace(args.workspace, read_only=True) as ws:
         if queries is not None:

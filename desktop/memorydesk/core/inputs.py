@@ -72,7 +72,7 @@ def check_input_file(path: str | os.PathLike[str], what: str, limit: int) -> Pat
     try:
         info = path.stat()
     except FileNotFoundError:
-        raise BadInput(f"{what} {path}: no such file") from None
+        raise BadInput(f"{what} {path}: cannot read it (no such file)") from None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise BadInput(f"{what} {path}: a loop of symbolic links") from None
