@@ -146,3 +146,16 @@ def test_a_file_over_the_limit_is_refused_by_its_size(tmp_path: Path, capsys) ->
         fh.truncate(QUERIES_MAX + 1)  # sparse: no disk used
     code, _out, err = run(capsys, "audit", "recall", ws, "--queries", big)
     assert "at most 64 MB are read" in one_sentence(code, err) and "big.json" in err
+
+
+def test_messages_name_the_file_they_are_about(tmp_path: Path, capsys) -> None:
+    ws = build(tmp_path / "ws.db")
+    code, _out, err = run(capsys, "audit", "recall", ws, "--queries", _queries(tmp_path, '[{"expect": []}]'))
+    assert "entry 1 has no" in one_sentence(code, err) and str(tmp_path / "q.json") in err
+    conn = sqlean.connect(str(ws))
+    conn.execute("CREATE TABLE memdesk_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    conn.execute("INSERT INTO memdesk_meta VALUES ('schema_version', 'six')")
+    conn.commit()
+    conn.close()
+    code, _out, err = run(capsys, "check", ws)
+    assert "unreadable Memory Desk schema version" in one_sentence(code, err) and str(ws) in err

@@ -250,7 +250,11 @@ def load_queries(path: str | Path) -> list[tuple[str, list[str]]]:
     from memorydesk.core.inputs import QUERIES_MAX, decode_utf8, read_input, strict_json
 
     what = "--queries" if str(path) == "-" else f"--queries {path}"
-    return read_queries(strict_json(decode_utf8(read_input(path, "--queries", QUERIES_MAX), what), what))
+    data = strict_json(decode_utf8(read_input(path, "--queries", QUERIES_MAX), what), what)
+    try:
+        return read_queries(data)
+    except BadInput as exc:  # name the file the entry is in
+        raise BadInput(str(exc).replace("--queries:", f"{what}:", 1)) from None
 
 
 def read_queries(data: Any) -> list[tuple[str, list[str]]]:

@@ -274,7 +274,7 @@ def _probe(path: Path, *, immutable: bool, timeout_ms: int, incomplete_ok: bool 
             missing = schema_parts.missing_parts(conn, layout, names)
             if missing and not incomplete_ok:
                 raise WorkspaceUnusable(schema_parts.sentence(named, missing))
-            return layout, _desk_schema(conn, names), *_identity(conn, layout, names)
+            return layout, _desk_schema(conn, names, named), *_identity(conn, layout, names)
     finally:
         probe.dispose()
 
@@ -386,7 +386,7 @@ def _migrate(conn: Connection, layout: Layout, start: int, workspace_id: str, na
         conn.execute(meta.insert().values(key=key, value=value))
 
 
-def _desk_schema(conn: Connection, names: set[str]) -> int:
+def _desk_schema(conn: Connection, names: set[str], path: Path) -> int:
     if "memdesk_meta" not in names:
         return 0
     meta = ours.DeskMeta.__table__
@@ -394,7 +394,7 @@ def _desk_schema(conn: Connection, names: set[str]) -> int:
     try:
         return int(value) if value is not None else 0
     except ValueError as exc:
-        raise WorkspaceUnusable(f"unreadable Memory Desk schema version {value!r}") from exc
+        raise WorkspaceUnusable(f"{path}: unreadable Memory Desk schema version {value!r} in memdesk_meta") from exc
 
 
 def _identity(conn: Connection, layout: Layout, names: set[str]) -> tuple[str | None, str | None]:
