@@ -230,7 +230,7 @@ def table_counts(conn: sqlean.Connection) -> dict[str, int]:
 
 def _verify_backup(path: Path, partial: Path, counts: dict[str, int]) -> None:
     try:
-        conn = sqlean.connect(file_uri(partial, read_only=True), uri=True)
+        conn = sqlean.connect(file_uri(partial, read_only=True, immutable=True), uri=True)  # no side files
         try:
             found = table_counts(conn)
         finally:
