@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     from memorydesk.ui.mainwindow import MainWindow
 
     ws = open_workspace(Path(args.workspace), read_only=True)
-    window = MainWindow(ws)
+    window = MainWindow(ws, remember=False)  # a picture neither uses nor changes what the window remembers
     window.resize(width, height)
     window.show_tab(args.tab)
     window.show()
