@@ -94,3 +94,11 @@ def test_the_helper_lets_other_paths_through(tmp_path: Path) -> None:
     loop.symlink_to(loop)
     with pytest.raises(BadInput, match="a loop of symbolic links"):
         refuse_overwriting_input(loop, [ws], "--x")
+
+
+def test_lineage_export_never_writes_over_the_workspace(imported: Path, capsys) -> None:
+    before = sha256(imported)
+    for alias in _aliases(imported):
+        code, _out, err = run(capsys, "lineage", "export", imported, "--out", alias)
+        assert code == 2 and "the export file" in err and err.count("\n") == 1, err
+    assert sha256(imported) == before
