@@ -70,7 +70,11 @@ def test_vector_index_drift_is_found_then_repaired(product_db: Path) -> None:
     conn.execute("UPDATE memory_facts_table SET embedding = x'0102' WHERE id = 'f-03'")
     conn.commit()
     conn.close()
-    assert run("check", str(product_db), "--repair").returncode == 1  # adopts the file, builds the index
+    from memorydesk.store import open_workspace
+
+    with open_workspace(product_db) as ws:  # what the desk's first change does first: our tables, the index
+        ws.adopt()
+    assert run("check", str(product_db), "--repair").returncode == 1
     conn = sqlean.connect(str(product_db))
     conn.execute("UPDATE memory_facts_table SET embedding = ? WHERE id = 'f-04'", (vec,))  # a product write
     conn.commit()

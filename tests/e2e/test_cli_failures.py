@@ -143,6 +143,8 @@ def test_a_fifo_is_refused_at_once_by_every_command(tmp_path: Path) -> None:
 def test_a_locked_file_refuses_repair_without_leaving_a_backup(capsys, product_db: Path) -> None:
     holder = sqlean.connect(str(product_db), isolation_level=None)
     holder.execute("PRAGMA journal_mode = WAL")
+    holder.execute("DROP TRIGGER memory_facts_ad")  # the full-text index falls behind: a repair must write
+    holder.execute("DELETE FROM memory_facts_table WHERE id = 'f-11'")
     holder.execute("BEGIN IMMEDIATE")
     holder.execute("UPDATE memory_facts_table SET recall_count = 1 WHERE id = 'f-01'")
     try:

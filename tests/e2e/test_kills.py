@@ -114,7 +114,8 @@ def test_killed_repairs_leave_the_memory_as_it_was(product_file: Path, tmp_path:
 def test_killed_ingests_store_all_or_nothing(product_file: Path, tmp_path: Path) -> None:
     path = tmp_path / "ingest.db"
     path.write_bytes(product_file.read_bytes())
-    open_workspace(path).close()
+    with open_workspace(path) as ws:  # adopted once, as its first change would
+        ws.adopt()
     receipts = tmp_path / "r.jsonl"
     receipts.write_text("\n".join(synthetic_lines(10_000, 10)) + "\n")
     total = 100_000

@@ -15,7 +15,7 @@ from memorydesk.store import files, integrity, open_workspace
 
 
 def _report(path: Path, thorough: bool = False) -> integrity.Report:
-    with open_workspace(path, read_only=True) as ws:
+    with open_workspace(path, read_only=True, incomplete_ok=True) as ws:  # as `check` opens it
         return integrity.check(ws, thorough=thorough)
 
 

@@ -83,7 +83,8 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from fixtures.product_fixture import build
 
     path = build(tmp_path_factory.mktemp("fuzz") / "ws.db")
-    open_workspace(path).close()  # adopted once: our tables and the vector index exist
+    with open_workspace(path) as ws:  # adopted once (what a first change does): our tables and the vector index
+        ws.adopt()
     return path
 
 

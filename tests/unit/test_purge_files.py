@@ -44,7 +44,7 @@ def test_a_reader_holding_the_log_is_named_and_the_erase_finishes_when_it_lets_g
     fid, blob = _plant(ws)
     with damage.reader_holding(path) as reader:
         result = Reviewer(ws, "alice", embedder=False).purge_facts([fid], reason="leaked")
-        assert "the erased text stays in ws.db-wal" in result.message
+        assert "the erased text is still in ws.db-wal" in result.message
         assert f"(pid {reader.pid})" in result.message and "python" in result.message
         assert ws.pending_erase
         with ws.read() as conn:
@@ -93,7 +93,8 @@ def test_without_a_reader_the_purge_is_complete_at_once(tmp_path: Path) -> None:
 
 def test_backups_holding_the_text_are_listed_then_erased_or_deleted(product_db: Path) -> None:
     text = b"The web app builds with pnpm and turbo"
-    with open_workspace(product_db) as ws:  # adopting makes the first backup
+    with open_workspace(product_db) as ws:
+        ws.adopt()  # what the first change does first: the first backup
         backup = ws.backup
         assert backup is not None and text in backup.read_bytes()
         rv = Reviewer(ws, "alice", embedder=False)

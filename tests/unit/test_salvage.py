@@ -9,7 +9,7 @@ import pytest
 
 from fixtures import damage
 from helpers import sha256
-from memorydesk.core.errors import WorkspaceUnusable
+from memorydesk.core.errors import BadInput, WorkspaceUnusable
 from memorydesk.search.agent import search
 from memorydesk.store import integrity, open_workspace
 from memorydesk.store.salvage import salvage
@@ -89,8 +89,81 @@ def _facts_after_fix(path: Path, tmp_path: Path) -> set[str]:
 
 
 def test_salvage_refuses_an_existing_target_and_a_missing_source(big: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other.db"
+    other.write_bytes(b"mine")
     with pytest.raises(WorkspaceUnusable, match="already exists"):
+        salvage(big, other)
+    with pytest.raises(BadInput, match="itself"):
         salvage(big, big)
     with pytest.raises(WorkspaceUnusable, match="no such file"):
         salvage(tmp_path / "nope.db", tmp_path / "out.db")
     assert not (tmp_path / "out.db").exists()
+
+
+def _table_counts(path: Path) -> dict[str, int]:
+    from memorydesk.store.engine import raw_connect
+    from memorydesk.store.files import table_counts
+
+    conn = raw_connect(path, read_only=True, immutable=True)
+    try:
+        return {t: n for t, n in table_counts(conn).items() if not t.startswith(("memory_facts_fts_",
+                                                                                 "memdesk_fact_vectors_"))}
+    finally:
+        conn.close()
+
+
+def test_salvage_copies_every_table_the_file_has(tmp_path: Path, capsys) -> None:
+    """Issue 26 point 3: the MemoryOS import's tables, the conflict reviews and tables the desk
+    does not know (one WITHOUT ROWID) all arrive, and a re-import into the copy adds nothing."""
+    from helpers import SHARED_DATA
+    from memorydesk import cli
+
+    data = SHARED_DATA / "memoryos" / "normal" / "data"
+    if not data.is_dir():
+        pytest.skip("../shared/data is not present in this checkout")
+    ws_path, out = tmp_path / "ws.db", tmp_path / "saved.db"
+    assert cli.main(["import", "memoryos", str(data), str(ws_path), "--timezone", "Europe/Berlin"]) == 0
+    conn = sqlean.connect(str(ws_path))
+    conn.execute("INSERT INTO memdesk_conflict_reviews (id, conflict_id, fact_a_id, fact_b_id, decision, actor, "
+                 "reason, at) VALUES ('r1', 'c1', 'fa', 'fb', 'kept_both', 'ann', 'both true', 1795000000)")
+    conn.execute("CREATE TABLE vendor_notes (k TEXT PRIMARY KEY, v TEXT) WITHOUT ROWID")
+    conn.execute("CREATE INDEX vendor_notes_v ON vendor_notes (v)")
+    conn.executemany("INSERT INTO vendor_notes VALUES (?, ?)", [("a", "one"), ("b", "two")])
+    conn.execute("CREATE TABLE plain_extra (x)")
+    conn.execute("INSERT INTO plain_extra VALUES (42)")
+    conn.commit()
+    conn.close()
+    before = _table_counts(ws_path)
+    assert before["memdesk_memoryos_items"] > 100 and before["memdesk_memoryos_pages"] > 50
+    capsys.readouterr()
+    assert cli.main(["salvage", str(ws_path), str(out), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "every row was copied" in printed and "memdesk_memoryos_items: " in printed
+    assert _table_counts(out) == before
+    names = {r[0] for r in sqlean.connect(str(out)).execute("SELECT name FROM sqlite_master")}
+    assert "vendor_notes_v" in names
+    assert cli.main(["import", "memoryos", str(data), str(out), "--timezone", "Europe/Berlin"]) == 0
+    assert "nothing new" in capsys.readouterr().out
+    assert _table_counts(out) == before
+
+
+def test_a_table_whose_rows_do_not_all_arrive_is_never_every_row(big: Path, tmp_path: Path) -> None:
+    conn = sqlean.connect(str(big))
+    conn.execute("CREATE TABLE extra (k TEXT)")
+    conn.executemany("INSERT INTO extra VALUES (?)", [("x",), ("y",)])
+    conn.commit()
+    conn.close()
+    damage.checkpoint(big)
+    report = {t.table: t for t in salvage(big, tmp_path / "saved.db")}
+    extra = report["extra"]
+    assert extra.complete and extra.source_rows == extra.copied == 2 and "(all)" in extra.line()
+    extra.copied = 1  # what the report says when a count disagrees with what arrived
+    assert not extra.complete and "of 2" in extra.line() and "some could not be reached" in extra.line()
+
+
+def test_a_salvaged_product_file_keeps_its_workspace_id(product_db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "saved.db"
+    salvage(product_db, out)
+    with open_workspace(out, read_only=True) as ws:
+        assert ws.workspace_id == "5b0c3f7e-1d2a-4c6b-9e8f-0a1b2c3d4e5f"
+        assert [h.id for h in search(ws, "pnpm turbo", mode="keyword").hits] == ["f-01"]

@@ -67,12 +67,21 @@ def test_a_missing_path_is_refused_unless_creating(tmp_path: Path) -> None:
         open_workspace(path, create=True)
 
 
+def _first_change(path: Path, **kw) -> None:
+    """Open ``path`` read-write (which writes nothing) and make what the first change makes first."""
+    ws = open_workspace(path, **kw)
+    try:
+        ws.adopt()
+    finally:
+        ws.close()
+
+
 def test_a_damaged_product_file_is_not_adopted_and_gets_no_backup(product_db: Path) -> None:
     damage.checkpoint(product_db)
     damage.zero_page(product_db, damage.leaf_pages(product_db, "memory_facts_table")[0])
     before = sha256(product_db)
     with pytest.raises(WorkspaceDamaged, match="damaged.*memory-desk salvage"):
-        open_workspace(product_db)
+        _first_change(product_db)
     assert sha256(product_db) == before
     assert files.backups_beside(product_db) == []
 
@@ -84,7 +93,7 @@ def test_an_adoption_refused_by_a_lock_leaves_no_backup(product_db: Path) -> Non
     holder.execute("UPDATE memory_facts_table SET recall_count = recall_count + 1 WHERE id = 'f-01'")
     try:
         with pytest.raises(WorkspaceBusy, match="locked by another program"):
-            open_workspace(product_db, timeout_ms=200)
+            _first_change(product_db, timeout_ms=200)
     finally:
         holder.execute("ROLLBACK")
         holder.close()
@@ -106,7 +115,7 @@ def test_a_disk_that_fills_during_adoption_rolls_back_and_removes_the_backup(pro
     monkeypatch.setattr(engine, "raw_connect", capped)
     before = sha256(product_db)
     with pytest.raises(DiskFull, match="the disk is full, so nothing was changed"):
-        open_workspace(product_db)
+        _first_change(product_db)
     assert files.backups_beside(product_db) == []
     damage.checkpoint(product_db)
     assert sha256(product_db) == before
@@ -117,7 +126,7 @@ def test_a_backup_is_refused_with_the_numbers_when_the_disk_lacks_room(product_d
     without root); the check and its sentence are real."""
     monkeypatch.setattr(files, "free_bytes", lambda folder: 1_000_000)
     with pytest.raises(DiskFull, match=r"needs about 8\.\d MB and 1\.0 MB are free"):
-        open_workspace(product_db)
+        _first_change(product_db)
     assert files.backups_beside(product_db) == []
 
 
@@ -216,7 +225,8 @@ def test_a_backup_cut_short_by_a_kill_is_settled_at_the_next_open(product_db: Pa
     partial = _partial_by_a_dead_process(product_db)  # killed before the adoption committed
     assert partial.exists() and partial.name.startswith(".product.backup-")
     with open_workspace(product_db) as ws:
-        assert not partial.exists() and ws.backup is not None
+        assert not partial.exists() and ws.backup is None  # the open settles it, and writes nothing
+        ws.adopt()
     assert files.backups_beside(product_db) == [ws.backup]
     complete = _partial_by_a_dead_process(product_db)  # killed after the commit, before the rename
     with open_workspace(product_db):

@@ -148,9 +148,42 @@ def test_read_only_in_an_unwritable_folder_opens_immutable(product_db: Path, mon
     assert not Path(str(product_db) + "-wal").exists() and not Path(str(product_db) + "-shm").exists()
 
 
-def test_first_read_write_open_backs_up_then_adds_our_tables(product_db: Path) -> None:
+def _schema_and_rows(path: Path) -> dict[str, list[tuple]]:
+    """The file's schema (``sqlite_master``) and the rows of every ordinary table."""
+    conn = sqlean.connect(f"file:{path}?immutable=1", uri=True)
+    try:
+        out = {"sqlite_master": conn.execute("SELECT * FROM sqlite_master ORDER BY name").fetchall()}
+        for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND "
+                                    "sql NOT LIKE 'CREATE VIRTUAL%'"):
+            out[name] = sorted(conn.execute(f'SELECT * FROM "{name}"').fetchall(), key=repr)
+        return out
+    finally:
+        conn.close()
+
+
+def test_opening_read_write_and_closing_changes_nothing(product_db: Path) -> None:
+    """Issue 22 point 14: no tables added, no backup, until the first change."""
+    from memorydesk.browse.detail import fact_detail
+    from memorydesk.browse.facts import counts
+    from memorydesk.search.agent import search
+
+    before = _schema_and_rows(product_db)
+    with open_workspace(product_db) as ws:
+        assert not ws.read_only and ws.desk_schema == 0 and not ws.adopted and ws.backup is None
+        assert search(ws, "pnpm turbo", mode="keyword").hits
+        assert counts(ws) and fact_detail(ws, "f-01") is not None
+        assert ws.take_notice() == ""
+    assert _schema_and_rows(product_db) == before
+    assert files.backups_beside(product_db) == []
+    assert sorted(p.name for p in product_db.parent.iterdir() if "backup" in p.name) == []
+
+
+def test_the_first_change_backs_up_then_adds_our_tables(product_db: Path) -> None:
+    from memorydesk.memory.reviewer import Reviewer
+
     product_rows = _dump(product_db, sorted(PRODUCT_TABLES))
     with open_workspace(product_db) as ws:
+        Reviewer(ws, "tester", embedder=False).delete_facts(["f-03"], reason="wrong deploy day")
         assert ws.backup is not None and ws.backup.parent == product_db.parent
         assert ws.backup.name.startswith("product.backup-") and ws.backup.suffix == ".db"
         assert _dump(ws.backup, sorted(PRODUCT_TABLES)) == product_rows
@@ -158,14 +191,19 @@ def test_first_read_write_open_backs_up_then_adds_our_tables(product_db: Path) -
         assert ws.workspace_id == "5b0c3f7e-1d2a-4c6b-9e8f-0a1b2c3d4e5f"
         with ws.read() as conn:
             assert conn.exec_driver_sql(f"SELECT count(*) FROM {ours.VECTOR_TABLE}").scalar() == 0
-    assert _dump(product_db, sorted(PRODUCT_TABLES)) == product_rows
+        notice = ws.take_notice()
+        assert "added its own tables" in notice and str(ws.backup) in notice and product_db.name in notice
+        assert ws.take_notice() == ""  # said once
+        Reviewer(ws, "tester", embedder=False).restore_facts(["f-03"], reason="it was right")
+        assert ws.take_notice() == "" and files.backups_beside(product_db) == [ws.backup]
     assert {"memdesk_meta", "memdesk_history", "memdesk_receipts"} <= _names(product_db)
     with open_workspace(product_db) as again:  # adopted once: no second backup
-        assert again.backup is None
+        assert again.adopted and again.backup is None
 
 
 def test_adoption_indexes_existing_embeddings(sample_db: Path, expected: dict) -> None:
     with open_workspace(sample_db) as ws:
+        ws.adopt()
         with ws.read() as conn:
             n = conn.exec_driver_sql(f"SELECT count(*) FROM {ours.VECTOR_TABLE}").scalar()
     assert n == expected["counts"]["facts_total"] - expected["counts"]["facts_without_embedding"]
@@ -178,6 +216,7 @@ def test_newer_product_layout_is_detected_and_adopted(newer_product_db: Path) ->
             assert conn.execute(select(func.count()).select_from(ws.layout.facts)).scalar() == 12
             assert conn.execute(select(func.count()).select_from(ws.layout.grants)).scalar() == 32
     with open_workspace(newer_product_db) as ws:
+        ws.adopt()
         assert ws.backup is not None
     names = _names(newer_product_db)
     assert "memdesk_meta" in names and "memory_facts_table" not in names
@@ -203,6 +242,8 @@ def test_older_desk_schema_is_backed_up_then_migrated(tmp_path: Path) -> None:
     with open_workspace(path, read_only=True) as ws:
         assert ws.desk_schema == 1 and not ws.has_vectors
     with open_workspace(path) as ws:
+        assert ws.desk_schema == 1 and ws.backup is None  # opening changes nothing
+        ws.adopt()
         assert ws.backup is not None and f"before-schema-{ours.SCHEMA_VERSION}" in ws.backup.name
         assert ws.desk_schema == ours.SCHEMA_VERSION
     assert ours.VECTOR_TABLE in _names(path)

@@ -34,7 +34,7 @@ def _notes(notes: list[str]) -> None:
 
 
 def run(args) -> int:
-    with open_workspace(args.workspace, read_only=True) as ws:
+    with open_workspace(args.workspace, read_only=True, incomplete_ok=True) as ws:
         report = integrity.check(ws, thorough=args.thorough or args.repair)
         notes = ws.notes  # said once the command has its answer (a refusal stays one line)
     repaired: list[str] = []
@@ -45,11 +45,12 @@ def run(args) -> int:
             raise WorkspaceDamaged(f"{args.workspace}: SQLite reports the file damaged ({damaged[0].detail}{more}); "
                                    f"--repair writes nothing into a damaged file; {recovery_advice(args.workspace)}")
         index_mismatch = any(p.kind == "fts_out_of_sync" and not p.id for p in report.problems)  # FTS5 found it
-        with open_workspace(args.workspace) as ws:  # adopts a product file (a backup first)
+        with open_workspace(args.workspace) as ws:  # a product file is adopted (backed up first) only to repair
             report = integrity.check(ws, sqlite=False)
             if index_mismatch or any(p.kind in integrity.DERIVED_KINDS for p in report.problems):
                 repaired = integrity.repair(ws)
                 report = integrity.check(ws, sqlite=False)
+            notes = [*notes, ws.take_notice()] if ws.notice else notes
             report.sqlite_check = "integrity_check"
     _notes(notes)
     if args.json:

@@ -70,9 +70,13 @@ def _parse_now(text: str | None) -> int | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from memorydesk.core.outputs import SIDE_SUFFIXES, refuse_overwriting_input
     from memorydesk.demo.place import create
 
     path = Path(args.path).expanduser()
+    for suffix in SIDE_SUFFIXES:  # never a file SQLite keeps beside another workspace
+        if path.name.endswith(suffix) and len(path.name) > len(suffix):
+            refuse_overwriting_input(path, [path.with_name(path.name.removesuffix(suffix))], "demo create")
     if path.is_dir():
         raise BadInput(f"{path}: is a folder; give the path of a workspace file to create")
     if path.exists() and not args.force:

@@ -56,10 +56,13 @@ def _capacity(text: str) -> int:
     return value
 
 
-def _check_out(path: str | None) -> Path | None:
+def _check_out(path: str | None, args: argparse.Namespace) -> Path | None:
+    """The receipts file, refused (nothing written) when it is a folder or one of the command's inputs."""
     if path is None:
         return None
-    out = Path(path).expanduser()
+    from memorydesk.core.outputs import refuse_overwriting_input
+
+    out = refuse_overwriting_input(path, [args.data_dir, args.workspace], "--receipts-out")
     if out.is_dir():
         raise BadInput(f"--receipts-out {out}: is a folder")
     if not out.parent.is_dir():
@@ -95,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     load_zone(args.timezone)  # a missing or unknown zone is refused before anything is read
     if args.watch and args.dry_run:
         raise BadInput("--watch and --dry-run cannot be combined: a watch imports every change")
-    out = _check_out(args.receipts_out)
+    out = _check_out(args.receipts_out, args)
     if args.watch:
         return _watch(args, out)
     result = import_directory(args.data_dir, args.workspace, args.timezone, dry_run=args.dry_run,

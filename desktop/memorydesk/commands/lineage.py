@@ -23,6 +23,7 @@ until interrupted (:mod:`memorydesk.lineage.otlp_serve`).
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from datetime import UTC, datetime, timedelta
@@ -111,6 +112,10 @@ def run_classify(args: argparse.Namespace) -> int:
 def read_any(path: str) -> list[Receipt]:
     """The receipts of a file (``-``: standard input) or of a workspace; a bad line names the file
     and the line."""
+    from memorydesk.core.inputs import RECEIPTS_MAX, check_input_file, read_input
+
+    if path != "-":  # a FIFO, a device, a socket is refused before it is opened (it would never end)
+        check_input_file(path, "receipts", RECEIPTS_MAX)
     if path != "-" and _is_database(path):
         from memorydesk.lineage.receipt_store import load
         from memorydesk.store import open_workspace
@@ -119,7 +124,7 @@ def read_any(path: str) -> list[Receipt]:
             return load(ws)
     try:
         if path == "-":
-            return parse_receipts(sys.stdin.buffer)
+            return parse_receipts(io.BytesIO(read_input("-", "receipts", RECEIPTS_MAX)))
         return read_receipts(path)
     except BadReceiptLine as exc:
         raise BadInput(f"{'standard input' if path == '-' else path}: {exc}") from None

@@ -40,6 +40,9 @@ def run(args) -> int:
     actor = args.actor or _login()
     with open_workspace(args.workspace) as ws:
         outcome = purge(Reviewer(ws, actor, embedder=False), args.fact_ids, args.reason, backups=args.backups)
+        notice = ws.take_notice()  # what the first change added, and where the backup is
+    if notice:
+        print(notice)
     for line in outcome.lines():
         print(line)
     if outcome.complete:

@@ -40,7 +40,9 @@ def run(args: argparse.Namespace) -> int:
         raise BadInput("--focus needs --tab graph")
     if agent_view and not (search or "").strip():
         raise BadInput("--agent-view needs --search TEXT")
-    out = Path(args.out)
+    from memorydesk.core.outputs import refuse_overwriting_input
+
+    out = refuse_overwriting_input(args.out, [args.workspace], "--out")
     if not out.parent.is_dir():
         raise BadInput(f"--out: the folder {out.parent} does not exist")
     from memorydesk.ui.app import ensure_app, ensure_offscreen_if_headless

@@ -15,6 +15,7 @@ one sentence instead of Qt aborting the process.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -32,6 +33,11 @@ def last_workspace(recent: list[str], say: Callable[[str], None]) -> Path | None
     return None
 
 
+def _same_path(a: Path, b: Path) -> bool:
+    """Both name one file (never raises: a loop of symbolic links is no file at all)."""
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
 def _say(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
@@ -45,6 +51,10 @@ def run(args: argparse.Namespace) -> int:
     from memorydesk.ui.platform_check import require_platform
 
     require_platform()  # without a display this says so (a window nobody can see helps nobody)
+    if args.workspace:  # a loop of symbolic links, a folder, a FIFO: the command line's sentence, exit 2
+        from memorydesk.store.files import inspect_path
+
+        inspect_path(Path(args.workspace).expanduser())
     app = ensure_app()
     from memorydesk.ui import settings
     from memorydesk.ui.first_run import DemoSetup, demo_path
@@ -61,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     window.ops.failed.connect(lambda _label, message: print(f"memory-desk: {message}", file=sys.stderr))
     window.show()
     demo = demo_path()
-    if path is not None and path.resolve() != demo.resolve():
+    if path is not None and not _same_path(path, demo):
         window.open_path(path, read_only=read_only)  # a file that cannot be opened gets a dialog too
     else:  # the demo, opened as the demo: built if need be, its missing vectors resumed
         DemoSetup(window, demo, fresh=bool(args.fresh), read_only=read_only, echo=_say).start()

@@ -153,6 +153,9 @@ def export_file(ws, path: str | os.PathLike[str], fmt: str) -> int:
         from memorydesk.lineage.otlp_proto import require
 
         require()
+    from memorydesk.core.outputs import refuse_overwriting_input
+
+    target = refuse_overwriting_input(path, [ws.path], "the export file")  # never over the workspace
     receipts = load(ws)
-    write_file(Path(path), lambda stream: write_receipts(receipts, stream, fmt))
+    write_file(target, lambda stream: write_receipts(receipts, stream, fmt))
     return len(receipts)

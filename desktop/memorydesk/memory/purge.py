@@ -13,11 +13,11 @@ there as well (``VACUUM``, then checked byte for byte) or deletes them, as asked
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, LargeBinary, cast, func, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
 from memorydesk.memory.history import ChangeResult, perform
@@ -45,6 +45,7 @@ class BackupHolding:
     path: Path
     fact_ids: list[str]  # purged facts it has as rows (empty: only their bytes were found)
     unreadable: str = ""  # why SQLite could not read it (then only the raw bytes were searched)
+    erase_failed: str = ""  # why erasing the text there did not work (the backup is kept as it is)
 
 
 @dataclass
@@ -70,6 +71,7 @@ class PurgeOutcome:
             out.append(f"backup {held.path.name} still holds the text"
                        + (f" ({len(held.fact_ids)} fact version(s))" if held.fact_ids else "")
                        + (f"; it could not be read ({held.unreadable})" if held.unreadable else "")
+                       + (f"; erasing it there failed ({held.erase_failed})" if held.erase_failed else "")
                        + "; erase it there too or delete the backup")
         return out
 
@@ -121,17 +123,19 @@ def _needles(conn: Connection, layout: Layout, ids: list[str]) -> list[bytes]:
     return out
 
 
-def _read_backup(path: Path, ids: list[str]) -> tuple[list[str], list[bytes]]:
-    """The purged facts' versions a backup has as rows, and their needles."""
+def _read_backup(path: Path, ids: list[str], needles: list[bytes] = ()) -> tuple[list[str], list[bytes]]:
+    """The purged facts' versions a backup has as rows, and the needles (theirs and ``needles``)
+    that no other fact in the backup holds too."""
     engine = make_engine(path, read_only=True, immutable=True)
     try:
         with translated(path), engine.connect() as conn:
             layout = detect(table_names(conn))
             if layout is None:
-                return [], []
+                return [], list(needles)
             chain = earlier_versions(conn, layout, ids)
             held = conn.execute(select(layout.facts.c.id).where(layout.facts.c.id.in_(chain))).scalars().all()
-            return list(held), _needles(conn, layout, list(held))
+            own = _needles(conn, layout, list(held))
+            return list(held), _unique_needles(conn, layout, chain, list(dict.fromkeys([*needles, *own])))
     finally:
         engine.dispose()
 
@@ -147,12 +151,12 @@ def backups_holding(ws: Workspace, ids: Iterable[str]) -> list[BackupHolding]:
 
 def _backup_holding(path: Path, chain: list[str], needles: list[bytes]) -> BackupHolding | None:
     try:
-        rows, own = _read_backup(path, chain)
+        rows, unique = _read_backup(path, chain, needles)
         unreadable = ""
     except MemoryDeskError as exc:
-        rows, own, unreadable = [], [], str(exc)
+        rows, unique, unreadable = [], needles, str(exc)
     sides = [path, Path(f"{path}-wal")]
-    if rows or wal.files_holding(sides, needles + own) or unreadable:
+    if rows or unreadable or wal.files_holding(sides, unique):
         return BackupHolding(path, rows, unreadable)
     return None
 
@@ -160,7 +164,7 @@ def _backup_holding(path: Path, chain: list[str], needles: list[bytes]) -> Backu
 def erase_in_backup(held: BackupHolding, chain: list[str]) -> None:
     """Purge the facts from a backup too, ``VACUUM`` it, and check no byte of the text is left."""
     path = held.path
-    _rows, needles = _read_backup(path, chain)
+    _rows, needles = _read_backup(path, chain)  # after the erase, only bytes no other fact holds count
     files.require_free(path.parent, 2 * files.database_bytes(path), f"erasing the text from {path.name}")
     engine = make_engine(path, read_only=False)
     try:
@@ -194,6 +198,8 @@ def purge(reviewer: Reviewer, ids: Iterable[str], reason: str = "", *,
         raise MemoryDeskError(f"backups: choose keep, erase or delete, not {backups!r}")
     ws = reviewer.ws
     ids = list(dict.fromkeys(ids))
+    if not ws.adopted:  # the backup the first change makes holds the text too: make it before looking
+        ws.adopt()
     holding = backups_holding(ws, ids)
     with ws.read() as conn:
         present = conn.execute(select(ws.layout.facts.c.id).where(ws.layout.facts.c.id.in_(ids))).scalars().all()
@@ -206,7 +212,11 @@ def purge(reviewer: Reviewer, ids: Iterable[str], reason: str = "", *,
         outcome.change, outcome.wal = _purge_workspace(reviewer, list(present), reason)
     for held in holding:
         if backups == "erase" and not held.unreadable:  # one SQLite cannot read is kept and said
-            erase_in_backup(held, sorted(set(chain) | set(held.fact_ids)))
+            try:
+                erase_in_backup(held, sorted(set(chain) | set(held.fact_ids)))
+            except MemoryDeskError as exc:  # the workspace is purged already: say what was done, exit 1
+                outcome.kept.append(BackupHolding(held.path, held.fact_ids, erase_failed=str(exc)))
+                continue
             outcome.erased.append(held.path)
         elif backups == "delete":
             files.remove_database(held.path)
@@ -218,6 +228,9 @@ def purge(reviewer: Reviewer, ids: Iterable[str], reason: str = "", *,
 
 def _purge_workspace(reviewer: Reviewer, ids: list[str], reason: str) -> tuple[ChangeResult, wal.WalState]:
     ws = reviewer.ws
+    with ws.read() as conn:  # what to look for beside the file if the erase cannot finish at once
+        chain = earlier_versions(conn, ws.layout, ids)
+        needles = _unique_needles(conn, ws.layout, chain, _needles(conn, ws.layout, chain))
 
     def work(conn: Connection) -> ChangeResult:
         chain: list[str] = []
@@ -235,6 +248,22 @@ def _purge_workspace(reviewer: Reviewer, ids: list[str], reason: str) -> tuple[C
     result = with_retry(ws, work)
     with ws.write() as conn:  # merge the index: its old segments (freed, zeroed) held the words
         conn.exec_driver_sql(f"INSERT INTO {ws.layout.fts}({ws.layout.fts}) VALUES('optimize')")
-    state = wal.finish_pending_erase(ws.path, wait_ms=BUSY_TIMEOUT_MS)
+    state = wal.finish_pending_erase(ws.path, wait_ms=BUSY_TIMEOUT_MS)  # waits a few seconds for readers
     ws.pending_erase = not state.done
+    if not state.done:  # say where the text really is: the file's old pages, or the log
+        state = replace(state, holding=wal.files_holding([ws.path, Path(f"{ws.path}-wal")], needles))
     return result, state
+
+
+def _unique_needles(conn: Connection, layout: Layout, chain: list[str], needles: list[bytes]) -> list[bytes]:
+    """The needles no other fact holds too: a sentence another fact also contains proves nothing."""
+    facts = layout.facts
+    out = []
+    for needle in needles:
+        other = conn.execute(select(facts.c.id).where(
+            facts.c.id.not_in(chain),
+            (func.instr(cast(facts.c.content, LargeBinary), needle) > 0) | (func.instr(facts.c.embedding, needle) > 0),
+        ).limit(1)).first()
+        if other is None:
+            out.append(needle)
+    return out

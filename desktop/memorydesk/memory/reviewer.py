@@ -166,6 +166,9 @@ class Reviewer(ConflictDecisions, GrantEdits):
 
     # -- history ---------------------------------------------------------------------------------
     def undo(self, history_id: int | None = None, reason: str = "") -> ChangeResult:
+        if self.ws.desk_schema == 0:  # no history yet: nothing to undo, and nothing is added to the file
+            raise MemoryDeskError("nothing to undo")
+
         def work(conn: Connection) -> ChangeResult:
             target = history_id if history_id is not None else history.latest_undoable(conn)
             if target is None:
@@ -175,6 +178,9 @@ class Reviewer(ConflictDecisions, GrantEdits):
         return with_retry(self.ws, work)
 
     def redo(self, reason: str = "") -> ChangeResult:
+        if self.ws.desk_schema == 0:
+            raise MemoryDeskError("nothing to redo")
+
         def work(conn: Connection) -> ChangeResult:
             target = history.latest_redoable(conn)
             if target is None:

@@ -15,6 +15,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import literal_column, select
@@ -241,6 +242,19 @@ def best_missed(ws: Workspace, result: SearchResult) -> dict[str, str]:
 
 
 # --- people's own questions -----------------------------------------------------------------
+
+
+def load_queries(path: str | Path) -> list[tuple[str, list[str]]]:
+    """A questions file (``-``: standard input): UTF-8 (a byte-order mark is fine), at most
+    ``QUERIES_MAX`` bytes, strict JSON; never a FIFO or a device. One ``BadInput`` otherwise."""
+    from memorydesk.core.inputs import QUERIES_MAX, decode_utf8, read_input, strict_json
+
+    what = "--queries" if str(path) == "-" else f"--queries {path}"
+    data = strict_json(decode_utf8(read_input(path, "--queries", QUERIES_MAX), what), what)
+    try:
+        return read_queries(data)
+    except BadInput as exc:  # name the file the entry is in
+        raise BadInput(str(exc).replace("--queries:", f"{what}:", 1)) from None
 
 
 def read_queries(data: Any) -> list[tuple[str, list[str]]]:

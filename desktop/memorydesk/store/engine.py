@@ -30,7 +30,11 @@ BEGIN_OPTION = "memdesk_begin"
 
 
 def file_uri(path: Path, *, read_only: bool, immutable: bool = False) -> str:
-    uri = "file:" + quote(str(path.resolve()))
+    """The SQLite ``file:`` URI of ``path``: the ONE place a URI is built.
+
+    The path is made absolute and percent-quoted (``?``, ``#``, ``%``, spaces, newlines,
+    non-ASCII), so SQLite opens exactly that file whatever the folder's name."""
+    uri = "file:" + quote(str(Path(path).resolve()), safe="/")
     params = []
     if read_only:
         params.append("mode=ro")

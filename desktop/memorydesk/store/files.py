@@ -13,11 +13,13 @@ import os
 import re
 import shutil
 import stat
+import tempfile
 from pathlib import Path
 
 import sqlean
 
 from memorydesk.core.errors import DiskFull, WorkspaceUnusable
+from memorydesk.store.engine import file_uri
 
 HEADER = b"SQLite format 3\x00"
 SIDE_FILES = ("-wal", "-shm", "-journal")
@@ -34,6 +36,7 @@ def inspect_path(path: Path) -> bool:
     FIFO, a socket, a device, a loop of symbolic links, a link to nothing; so are side
     files (``-wal``, ``-shm``, ``-journal``) that are not regular files.
     """
+    check_length(path)
     try:
         info = path.stat()
     except FileNotFoundError:
@@ -54,6 +57,22 @@ def inspect_path(path: Path) -> bool:
         except OSError as exc:
             raise WorkspaceUnusable(f"{side}: cannot look at the file ({exc.strerror or exc})") from None
     return True
+
+
+#: SQLite's unix file system layer opens paths of at most this many bytes (MAX_PATHNAME).
+SQLITE_MAX_PATH = 512
+
+
+def check_length(path: Path) -> None:
+    """Refuse a path longer than SQLite can open (it would say only "unable to open")."""
+    try:
+        size = len(os.fsencode(os.path.abspath(path))) + len("-journal")
+    except (UnicodeError, ValueError):
+        return
+    if size > SQLITE_MAX_PATH:
+        raise WorkspaceUnusable(f"{path}: the path is {size - len('-journal'):,} bytes long and SQLite opens paths of "
+                                f"at most {SQLITE_MAX_PATH} bytes (with its side files' suffixes); move the file to a "
+                                "shorter path")
 
 
 def _refuse_special(path: Path, mode: int, wanted: str) -> None:
@@ -173,23 +192,57 @@ def partial_name(target: Path) -> Path:
     return target.with_name(f".{target.name}.partial-{os.getpid()}")
 
 
-def write_partial_backup(path: Path, target: Path) -> Path:
-    """The backup of ``path`` under ``partial_name(target)`` (removed again if it fails)."""
+def write_partial_backup(path: Path, target: Path, *, verify: bool = False) -> Path:
+    """The backup of ``path`` under ``partial_name(target)`` (removed again if it fails).
+
+    ``verify``: the copy is then opened and must hold every table of the source with the
+    same row count (counted in the read transaction the copy was made in), else
+    ``WorkspaceUnusable`` and no copy is left: a backup that is not one never stands in
+    for the file."""
     partial = partial_name(target)
     try:
-        src = sqlean.connect(f"file:{path}?mode=ro", uri=True)
+        src = sqlean.connect(file_uri(path, read_only=True), uri=True, isolation_level=None)
         try:
-            dst = sqlean.connect(str(partial))
+            src.execute("BEGIN")  # the counts and the copy see one snapshot
+            counts = table_counts(src) if verify else {}
+            dst = sqlean.connect(file_uri(partial, read_only=False), uri=True)
             try:
                 src.backup(dst)
             finally:
                 dst.close()
+            src.execute("COMMIT")
         finally:
             src.close()
+        if verify:
+            _verify_backup(path, partial, counts)
     except BaseException:
         remove_database(partial)
         raise
     return partial
+
+
+def table_counts(conn: sqlean.Connection) -> dict[str, int]:
+    """Row count of every ordinary table (virtual tables are counted through their shadow tables)."""
+    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND "
+                                        "coalesce(sql, '') NOT LIKE 'CREATE VIRTUAL TABLE%' ORDER BY name")]
+    return {name: int(conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0]) for name in names}
+
+
+def _verify_backup(path: Path, partial: Path, counts: dict[str, int]) -> None:
+    try:
+        conn = sqlean.connect(file_uri(partial, read_only=True, immutable=True), uri=True)  # no side files
+        try:
+            found = table_counts(conn)
+        finally:
+            conn.close()
+    except sqlean.Error as exc:
+        raise WorkspaceUnusable(f"{path}: the backup copy made before the first change cannot be read ({exc}); "
+                                "nothing was changed") from None
+    if found != counts:
+        differ = sorted(set(found) ^ set(counts)) or [t for t in counts if found.get(t) != counts[t]]
+        raise WorkspaceUnusable(f"{path}: the backup copy made before the first change does not hold what the file "
+                                f"holds ({differ[0]}: {counts.get(differ[0], 'absent')} rows in the file, "
+                                f"{found.get(differ[0], 'absent')} in the copy); nothing was changed")
 
 
 _PARTIAL = re.compile(r"\.(?P<name>.+)\.partial-(?P<pid>\d+)(?P<side>-journal|-wal|-shm)?")
@@ -236,7 +289,7 @@ def building_path(path: Path, tag: str) -> Path:
 
 def remove_dead_builds(path: Path, tag: str) -> list[Path]:
     """Delete files that builds of ``path`` (``building_path``) left when their process was killed."""
-    pattern = re.compile(re.escape(f".{path.name}.{tag}-") + r"(\d+)(?:-wal|-shm|-journal)?")
+    pattern = re.compile(re.escape(f".{path.name}.{tag}-") + r"(\d+)(?:-header)?(?:-wal|-shm|-journal)?")
     removed = []
     for candidate in sorted(path.parent.glob(f".{path.name}.{tag}-*")):
         match = pattern.fullmatch(candidate.name)
@@ -245,6 +298,14 @@ def remove_dead_builds(path: Path, tag: str) -> list[Path]:
         candidate.unlink(missing_ok=True)
         removed.append(candidate)
     return removed
+
+
+BUILD_TAGS = ("salvage", "importing", "building")  # salvage, import memoryos, demo create
+
+
+def remove_all_dead_builds(path: Path) -> list[Path]:
+    """What killed runs of the desk's own commands left beside ``path`` (every ``building_path`` tag)."""
+    return [p for tag in BUILD_TAGS for p in remove_dead_builds(path, tag)]
 
 
 def process_alive(pid: int) -> bool:
@@ -257,3 +318,61 @@ def process_alive(pid: int) -> bool:
     except PermissionError:
         return True  # someone else's live process
     return True
+
+
+COPY_PREFIX = "memorydesk-copy-"
+
+
+def wal_pending(path: Path) -> bool:
+    """``path-wal`` holds something (committed changes may be there and not yet in the file)."""
+    try:
+        return Path(f"{path}-wal").stat().st_size > 0
+    except OSError:
+        return False
+
+
+def private_copy(path: Path, attempts: int = 3) -> Path:
+    """The file and its write-ahead log copied into a private temporary folder; returns the copy.
+
+    For a file that must be read without writing beside it (a folder the person cannot write,
+    a read-only mount) while ``-wal`` holds committed changes: opened immutable, SQLite would
+    silently ignore them; the copy is read with its log. The copy is made again when the file
+    changed while it was copied. ``remove_private_copy`` deletes it; folders left by a killed
+    process are removed the next time a copy is made."""
+    base = Path(tempfile.gettempdir())
+    for old in base.glob(f"{COPY_PREFIX}*"):
+        pid = old.name.removeprefix(COPY_PREFIX).split("-", 1)[0]
+        if pid.isdigit() and not process_alive(int(pid)):
+            shutil.rmtree(old, ignore_errors=True)
+    require_free(base, database_bytes(path), f"a private copy of {path.name} and its write-ahead log")
+    folder = Path(tempfile.mkdtemp(prefix=f"{COPY_PREFIX}{os.getpid()}-", dir=base))
+    target = folder / (path.name if len(path.name) < 200 else "workspace.db")
+    try:
+        for _ in range(attempts):
+            before = _stamp(path)
+            shutil.copyfile(path, target)
+            shutil.copyfile(f"{path}-wal", f"{target}-wal")
+            if _stamp(path) == before:
+                return target
+        raise WorkspaceUnusable(f"{path}: the file kept changing while Memory Desk copied it to read it (its folder "
+                                "cannot be written, so it is read from a copy); try again")
+    except OSError as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise WorkspaceUnusable(f"{path}: cannot copy the file to read its recent changes "
+                                f"({exc.strerror or exc}); open a copy made elsewhere") from None
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+
+
+def remove_private_copy(copy: Path | None) -> None:
+    if copy is not None and copy.parent.name.startswith(COPY_PREFIX):
+        shutil.rmtree(copy.parent, ignore_errors=True)
+
+
+def _stamp(path: Path) -> tuple:
+    out = []
+    for suffix in ("", "-wal"):
+        info = Path(f"{path}{suffix}").stat()
+        out.append((info.st_size, info.st_mtime_ns, info.st_ino))
+    return tuple(out)

@@ -17,7 +17,9 @@ from sqlalchemy import Connection
 
 from memorydesk.store import files, integrity_sqlite
 from memorydesk.store.errors import READ_FAILURES
+from memorydesk.store.layout import table_names
 from memorydesk.store.ours import EMBEDDING_DIM, VECTOR_TABLE
+from memorydesk.store.schema_parts import missing_parts
 from memorydesk.store.workspace import Workspace
 
 #: Files up to this size always get SQLite's full ``integrity_check`` (about a second per
@@ -28,6 +30,7 @@ KINDS = (
     "sqlite_corrupt", "fts_out_of_sync", "vector_out_of_sync", "embedding_malformed", "superseded_by_dangling",
     "supersession_cycle", "edge_dangling", "conflict_dangling", "policy_source_dangling",
     "belief_provenance_dangling", "json_malformed", "invalid_row", "grant_permission_unknown", "text_not_utf8",
+    "schema_incomplete",
 )
 DERIVED_KINDS = frozenset({"fts_out_of_sync", "vector_out_of_sync"})
 SENTINEL_PREFIXES = ("system:", "human:")
@@ -63,6 +66,10 @@ def check(ws: Workspace, *, thorough: bool = False, sqlite: bool = True) -> Repo
     full = thorough or ws.path.stat().st_size <= THOROUGH_UP_TO
     problems: list[Problem] = []
     with ws.read() as conn:
+        names = table_names(conn)
+        problems += [Problem("schema_incomplete", part.split()[1].split(".")[0], "",
+                             f"the file has no {part}; searches and lists need it; salvage copies the rows into a "
+                             "complete workspace") for part in missing_parts(conn, ws.layout, names)]
         if sqlite:
             problems += _guarded(conn, ws, "SQLite's own check",
                                  lambda c, w: integrity_sqlite.corrupt_problems(c, w, thorough=full, make=Problem))
@@ -80,6 +87,8 @@ def _guarded(conn: Connection, ws: Workspace, what: str, finder) -> list[Problem
         return list(finder(conn, ws))
     except READ_FAILURES as exc:
         text = str(getattr(exc, "orig", None) or exc)
+        if text.startswith(("no such table", "no such column")):  # said once as schema_incomplete
+            return []
         return [Problem("sqlite_corrupt", "", "", f"reading failed while checking {what}: {text}")]
 
 

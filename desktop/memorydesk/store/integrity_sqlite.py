@@ -29,13 +29,22 @@ _TREE_PAGE = re.compile(r"(?:Tree|On tree page) (\d+)(?: page (\d+))?")
 _PAGE = re.compile(r"Page (\d+)")
 _NULL = re.compile(r"NULL value in ([\w]+)\.(\w+)")
 _FTS5 = re.compile(r"FTS5 table main\.(\w+)")
+_HEADER = re.compile(r"\*\*\* in database \w+ \*\*\*")
 
 
 def sqlite_messages(conn: Connection, *, thorough: bool, table: str | None = None) -> list[str]:
+    """SQLite's findings, one message each, in every form it returns them: one row per message,
+    or (b-tree errors, SQLite 3.50) one row ``*** in database main ***`` followed by the
+    messages on lines of their own. Only the header lines are dropped; anything but ``ok`` is
+    a finding."""
     pragma = "integrity_check" if thorough else "quick_check"
     arg = f'"{table}"' if table else str(MAX_MESSAGES)
-    rows = [r[0] for r in conn.exec_driver_sql(f"PRAGMA {pragma}({arg})").all()]
-    return [] if rows == ["ok"] else [r for r in rows if not r.startswith("*** in database")]
+    rows = [str(r[0]) for r in conn.exec_driver_sql(f"PRAGMA {pragma}({arg})").all()]
+    if rows == ["ok"]:
+        return []
+    lines = [line.strip() for row in rows for line in row.splitlines()]
+    messages = [line for line in lines if line and line != "ok" and not _HEADER.fullmatch(line)]
+    return messages or [f"{pragma} did not say ok: {' / '.join(rows)[:300]}"]
 
 
 def corrupt_problems(conn: Connection, ws: Workspace, *, thorough: bool, make: Make) -> list:

@@ -35,13 +35,24 @@ class WalState:
     done: bool
     wal_bytes: int
     holders: list[str] = field(default_factory=list)
+    holding: list[Path] | None = None  # the files found to hold the erased text's bytes (None: not searched)
 
     def sentence(self) -> str:
         if self.done:
             return f"the write-ahead log of {self.path.name} holds none of the erased text"
         who = ", ".join(self.holders) if self.holders else "another program (or connection)"
-        return (f"the erased text stays in {self.path.name}-wal ({self.wal_bytes:,} bytes) until {who} closes the "
-                f"file or ends its read; Memory Desk finishes the erase at the next open or refresh")
+        if self.holding is None:
+            where = f"{self.path.name} or {self.path.name}-wal"
+        elif self.holding:
+            where = " and ".join(p.name for p in self.holding)
+        else:
+            return (f"none of the erased text was found in {self.path.name} or {self.path.name}-wal, but {who} is "
+                    f"reading the file, so its write-ahead log ({self.wal_bytes:,} bytes) could not be emptied yet; "
+                    f"that is done at the next write-open of {self.path.name}")
+        return (f"the erased text is still in {where}: {who} is reading the file, so SQLite cannot overwrite those "
+                f"pages yet; it is erased at the next write-open of {self.path.name} by Memory Desk (the window, or "
+                "any memory-desk command that writes to it) after that reader has ended its read, or sooner if the "
+                "last program to close the file empties its log")
 
 
 def mark_pending(conn: Connection) -> None:

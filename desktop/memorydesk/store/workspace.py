@@ -2,8 +2,12 @@
 
 ``open_workspace`` is the only way the rest of the program gets a database. It
 never leaves a half-written file: a new file is built in one transaction (and
-removed if that fails); a product file opened for writing is first copied beside
-itself with the backup API, then gets our tables in one transaction; a read-only
+removed if that fails). Opening changes nothing: a product file (or one of an older
+desk schema) opened for writing keeps its schema and rows exactly as they were until
+the first change; that change first copies the file beside itself with the backup API,
+checks the copy (it opens and holds every table and row count of the file), then adds
+or migrates our tables in one transaction, and leaves one sentence in
+``Workspace.take_notice()`` saying what was added and where the backup is. A read-only
 opening never writes to the database file at all.
 """
 
@@ -23,7 +27,7 @@ import sqlean
 from sqlalchemy import Connection, Engine, select
 
 from memorydesk.core.errors import DiskFull, ReadOnlyWorkspace, SchemaTooNew, WorkspaceDamaged, WorkspaceUnusable
-from memorydesk.store import files, guard, ours, wal
+from memorydesk.store import files, guard, ours, schema_parts, wal
 from memorydesk.store.engine import BEGIN_OPTION, BUSY_TIMEOUT_MS, make_engine, raw_connect
 from memorydesk.store.errors import SQLITE_IOERR, recovery_advice, translated
 from memorydesk.store.layout import LAYOUTS, SUFFIXED, Layout, detect, table_names
@@ -47,10 +51,13 @@ class Workspace:
     backup: Path | None = None
     notes: list[str] = field(default_factory=list)
     pending_erase: bool = False  # a purge's text may still be in the write-ahead log (see store.wal)
+    notice: str = ""  # said once: what the first change added to the file, and where its backup is
+    copy: Path | None = None  # the private copy read instead of ``path`` (see files.private_copy)
     _watch: sqlean.Connection | None = field(default=None, repr=False)
     _last_data_version: int | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _seen_lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+    _adopt_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
     def has_vectors(self) -> bool:
@@ -71,17 +78,43 @@ class Workspace:
         """One write transaction, started as BEGIN IMMEDIATE, committed on success."""
         if self.read_only:
             raise ReadOnlyWorkspace(f"{self.path.name} is open read-only; nothing was changed")
+        if self.desk_schema < ours.SCHEMA_VERSION:
+            self.adopt()
+        with self._transaction() as conn:
+            yield conn
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[Connection]:
         with translated(self.path), self.engine.connect() as conn:
             conn.execution_options(**{BEGIN_OPTION: "IMMEDIATE"})
             with conn.begin():
                 yield conn
+
+    @property
+    def adopted(self) -> bool:
+        """The file has our tables at this build's schema (a new change needs no backup first)."""
+        return self.desk_schema == ours.SCHEMA_VERSION
+
+    def adopt(self) -> None:
+        """Back up, check the backup, then add (or migrate) our tables: what the first change does first."""
+        if self.read_only:
+            raise ReadOnlyWorkspace(f"{self.path.name} is open read-only; nothing was changed")
+        with self._adopt_lock:
+            if self.desk_schema < ours.SCHEMA_VERSION:
+                _adopt(self, self.desk_schema)
+
+    def take_notice(self) -> str:
+        """The sentence about what the first change added (once; empty after)."""
+        notice, self.notice = self.notice, ""
+        return notice
 
     def data_version(self) -> int:
         """SQLite's ``data_version``: changes when another connection commits to the file."""
         guard.check("a data_version read")
         with self._lock, translated(self.path):
             if self._watch is None:
-                self._watch = raw_connect(self.path, read_only=True, immutable=self.immutable)
+                self._watch = raw_connect(self.copy or self.path, read_only=True,
+                                          immutable=self.immutable and self.copy is None)
             return int(self._watch.execute("PRAGMA data_version").fetchone()[0])
 
     def changed_on_disk(self) -> bool:
@@ -117,6 +150,7 @@ class Workspace:
                 self._watch.close()
                 self._watch = None
         self.engine.dispose()
+        files.remove_private_copy(self.copy)
 
     def __enter__(self) -> Workspace:
         return self
@@ -126,16 +160,17 @@ class Workspace:
 
 
 def open_workspace(path: str | Path, *, read_only: bool = False, create: bool = False, name: str | None = None,
-                   timeout_ms: int = BUSY_TIMEOUT_MS) -> Workspace:
+                   timeout_ms: int = BUSY_TIMEOUT_MS, incomplete_ok: bool = False) -> Workspace:
     """Open the workspace at ``path`` (or, with ``create=True``, make a new one there).
 
     A path that does not exist is refused unless ``create`` (only ``demo create`` and
     ``import memoryos`` make workspaces); so is anything that is not a regular file.
     Read-only: never changes a byte of the file; where the folder is not writable, or the
     disk too full for SQLite's shared-memory index, the file is opened immutable and live
-    refresh is off. Read-write: a product file is checked (``quick_check``), backed up,
-    then adopted; an older desk schema is backed up, then migrated; a newer one is refused.
-    A refused or failed adoption leaves no backup behind.
+    refresh is off. Read-write: nothing is written at the open; at the first change
+    (``Workspace.write``) a product file is checked (``quick_check``), backed up, then
+    adopted, and an older desk schema backed up, then migrated; a newer one is refused at
+    the open. A refused or failed adoption leaves no backup behind.
     """
     path = Path(path).expanduser()
     if not files.inspect_path(path):
@@ -149,13 +184,17 @@ def open_workspace(path: str | Path, *, read_only: bool = False, create: bool = 
         raise WorkspaceUnusable(f"{path}: already exists; choose a new path for a new workspace")
     files.inspect_header(path)
     with translated(path):
-        return _open_existing(path, read_only=read_only, name=name, timeout_ms=timeout_ms)
+        return _open_existing(path, read_only=read_only, name=name, timeout_ms=timeout_ms,
+                              incomplete_ok=incomplete_ok and read_only)
 
 
-def _open_existing(path: Path, *, read_only: bool, name: str | None, timeout_ms: int) -> Workspace:
+def _open_existing(path: Path, *, read_only: bool, name: str | None, timeout_ms: int,
+                   incomplete_ok: bool = False) -> Workspace:
     immutable = read_only and not files.folder_writable(path)
+    if immutable and files.wal_pending(path):  # immutable would not see what the log holds: read a copy
+        return _open_copy(path, name=name, timeout_ms=timeout_ms, incomplete_ok=incomplete_ok)
     try:
-        found = _probe(path, immutable=immutable, timeout_ms=timeout_ms)
+        found = _probe(path, immutable=immutable, timeout_ms=timeout_ms, incomplete_ok=incomplete_ok)
     except WorkspaceUnusable as exc:
         if immutable or not _no_room_for_shm(path, exc):
             raise
@@ -167,13 +206,9 @@ def _open_existing(path: Path, *, read_only: bool, name: str | None, timeout_ms:
                 f"{path}: the disk is full, so SQLite cannot make the index it needs to read the recent changes "
                 f"in {path.name}-wal; free some space in {path.parent} and try again") from exc
         immutable = True
-        found = _probe(path, immutable=True, timeout_ms=timeout_ms)
+        found = _probe(path, immutable=True, timeout_ms=timeout_ms, incomplete_ok=incomplete_ok)
     layout, desk_schema, workspace_id, ws_name = found
-    if desk_schema > ours.SCHEMA_VERSION:
-        raise SchemaTooNew(
-            f"{path}: written by a newer Memory Desk (workspace schema {desk_schema}; "
-            f"this build reads up to {ours.SCHEMA_VERSION}); update Memory Desk to open it"
-        )
+    _refuse_newer(path, desk_schema)
     ws_name = name or ws_name or path.stem
     if read_only:
         ws = Workspace(path, True, immutable, layout, make_engine(path, read_only=True, immutable=immutable,
@@ -186,29 +221,60 @@ def _open_existing(path: Path, *, read_only: bool, name: str | None, timeout_ms:
     if not files.folder_writable(path):
         raise WorkspaceUnusable(f"{path}: the folder is not writable; open it read-only or open a copy")
     files.settle_partial_backups(path, complete=desk_schema == ours.SCHEMA_VERSION)
+    files.remove_all_dead_builds(path)
     engine = make_engine(path, read_only=False, timeout_ms=timeout_ms)
     ws = Workspace(path, False, False, layout, engine, workspace_id or str(uuid.uuid4()), ws_name, desk_schema)
     try:
-        if desk_schema < ours.SCHEMA_VERSION:
-            _adopt(ws, desk_schema)
-        _finish_erase_if_pending(ws)
+        if desk_schema:
+            _finish_erase_if_pending(ws)
     except BaseException:
         engine.dispose()
         raise
     return ws
 
 
-def _probe(path: Path, *, immutable: bool, timeout_ms: int) -> tuple[Layout, int, str | None, str | None]:
-    probe = make_engine(path, read_only=True, immutable=immutable, timeout_ms=timeout_ms)
+def _refuse_newer(path: Path, desk_schema: int) -> None:
+    if desk_schema > ours.SCHEMA_VERSION:
+        raise SchemaTooNew(f"{path}: written by a newer Memory Desk (workspace schema {desk_schema}; "
+                           f"this build reads up to {ours.SCHEMA_VERSION}); update Memory Desk to open it")
+
+
+def _open_copy(path: Path, *, name: str | None, timeout_ms: int, incomplete_ok: bool) -> Workspace:
+    """Read-only where the folder cannot be written and ``-wal`` holds changes: from a private copy."""
+    copy = files.private_copy(path)
     try:
-        with translated(path), probe.connect() as conn:
+        layout, desk_schema, workspace_id, ws_name = _probe(copy, immutable=False, timeout_ms=timeout_ms,
+                                                            incomplete_ok=incomplete_ok, shown=path)
+        _refuse_newer(path, desk_schema)
+        engine = make_engine(copy, read_only=True, timeout_ms=timeout_ms)
+    except BaseException:
+        files.remove_private_copy(copy)
+        raise
+    ws = Workspace(path, True, True, layout, engine, workspace_id or "", name or ws_name or path.stem, desk_schema,
+                   copy=copy)
+    ws.notes.append(f"the folder of {path.name} cannot be written and {path.name}-wal holds changes not yet in the "
+                    f"file: showing a private copy of both made at {time.strftime('%H:%M:%S')}, with every committed "
+                    "change; live refresh is off (open the file again to see later changes)")
+    return ws
+
+
+def _probe(path: Path, *, immutable: bool, timeout_ms: int, incomplete_ok: bool = False,
+           shown: Path | None = None) -> tuple[Layout, int, str | None, str | None]:
+    """Layout, desk schema and identity of the file; ``shown``: the name to give it in sentences."""
+    probe = make_engine(path, read_only=True, immutable=immutable, timeout_ms=timeout_ms)
+    named = shown or path
+    try:
+        with translated(named), probe.connect() as conn:
             names = table_names(conn)
             layout = detect(names)
             if layout is None:
                 raise WorkspaceUnusable(
-                    f"{path}: an SQLite database, but not an agent workspace (it has no memory_facts table)"
+                    f"{named}: an SQLite database, but not an agent workspace (it has no memory_facts table)"
                 )
-            return layout, _desk_schema(conn, names), *_identity(conn, layout, names)
+            missing = schema_parts.missing_parts(conn, layout, names)
+            if missing and not incomplete_ok:
+                raise WorkspaceUnusable(schema_parts.sentence(named, missing))
+            return layout, _desk_schema(conn, names, named), *_identity(conn, layout, names)
     finally:
         probe.dispose()
 
@@ -235,10 +301,12 @@ def _adopt(ws: Workspace, desk_schema: int) -> None:
     label = "backup" if desk_schema == 0 else f"before-schema-{ours.SCHEMA_VERSION}"
     target = files.backup_path(path, label)
     files.require_free(path.parent, files.database_bytes(path), f"a backup copy of {path.name}")
-    partial = files.write_partial_backup(path, target)  # a kill from here on: settled at the next open
+    # A kill from here on: the partial copy is settled at the next open. The copy is checked
+    # (it opens, and holds the file's tables and row counts) before anything is changed.
+    partial = files.write_partial_backup(path, target, verify=True)
     try:
         _ensure_wal(ws.engine)
-        with ws.write() as conn:
+        with ws._transaction() as conn:
             _migrate(conn, ws.layout, desk_schema, ws.workspace_id, ws.name)
     except BaseException:
         files.remove_database(partial)
@@ -246,6 +314,11 @@ def _adopt(ws: Workspace, desk_schema: int) -> None:
     os.replace(partial, target)
     ws.backup = target
     ws.desk_schema = ours.SCHEMA_VERSION
+    what = ("added its own tables (memdesk_*: history, receipts, tiers, vectors) to" if desk_schema == 0
+            else f"updated its own tables from schema {desk_schema} to {ours.SCHEMA_VERSION} in")
+    ws.notice = (f"Before this first change Memory Desk {what} {path.name}; the file as it was is kept in "
+                 f"{target}")
+    log.info("%s", ws.notice)
 
 
 def _quick_check(ws: Workspace) -> list[str]:
@@ -313,7 +386,7 @@ def _migrate(conn: Connection, layout: Layout, start: int, workspace_id: str, na
         conn.execute(meta.insert().values(key=key, value=value))
 
 
-def _desk_schema(conn: Connection, names: set[str]) -> int:
+def _desk_schema(conn: Connection, names: set[str], path: Path) -> int:
     if "memdesk_meta" not in names:
         return 0
     meta = ours.DeskMeta.__table__
@@ -321,7 +394,7 @@ def _desk_schema(conn: Connection, names: set[str]) -> int:
     try:
         return int(value) if value is not None else 0
     except ValueError as exc:
-        raise WorkspaceUnusable(f"unreadable Memory Desk schema version {value!r}") from exc
+        raise WorkspaceUnusable(f"{path}: unreadable Memory Desk schema version {value!r} in memdesk_meta") from exc
 
 
 def _identity(conn: Connection, layout: Layout, names: set[str]) -> tuple[str | None, str | None]:

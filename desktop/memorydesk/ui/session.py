@@ -118,8 +118,15 @@ class DeskSession(QObject):
 
         result = await self.ops.call(work, label=label)
         self.status.emit(getattr(result, "message", "") or f"{label}: done")
+        self._say_notice()
         self.changed.emit(Change.of(result))
         return result
+
+    def _say_notice(self) -> None:
+        """What the first change added to the file and where its backup is (said once)."""
+        notice = self.ws.take_notice()
+        if notice:
+            self.status.emit(notice)
 
     async def job(self, title: str, fn: Callable[[Workspace, Job], T], *, kinds: frozenset[str] = frozenset(),
                   label: str = "") -> T:
@@ -139,6 +146,7 @@ class DeskSession(QObject):
             return await awaitable
         finally:
             if kinds:
+                self._say_notice()
                 self.changed.emit(Change(frozenset(kinds) | {"history"}))
 
     def refused(self, what: str) -> None:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from memorydesk.core.errors import BadInput
+from memorydesk.core.inputs import JSON_HOOKS, check_json_strings
 
 SHORT_TERM, MID_TERM, LONG_TERM_USER = "short_term.json", "mid_term.json", "long_term_user.json"
 LONG_TERM_ASSISTANT = "long_term_assistant.json"
@@ -111,13 +112,17 @@ def read_json(path: Path, relative: str, *, attempts: int = 3, pause: float = 0.
         except OSError as exc:
             raise BadInput(f"{relative}: cannot read it ({exc.strerror or exc})") from None
         try:
-            return json.loads(raw.decode("utf-8"))
+            value = json.loads(raw.decode("utf-8"), **JSON_HOOKS)
+            check_json_strings(value, relative)
+            return value
         except UnicodeDecodeError as exc:
             raise BadInput(f"{relative}: not UTF-8 text (byte {exc.start + 1})") from None
         except RecursionError:
             raise BadInput(f"{relative}: JSON nested too deeply") from None
         except json.JSONDecodeError as exc:
             detail = "the file is empty" if not raw.strip() else f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
+        except ValueError as exc:  # a number out of range (JSON_HOOKS)
+            raise BadInput(f"{relative}: {exc}") from None
         if attempt + 1 < attempts:
             time.sleep(pause)
     raise IncompleteJson(relative, detail)

@@ -173,6 +173,8 @@ class _Reader:
         value = obj.get(key, default)
         if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
             raise self.fail(_join(path, key), f"expected a number, got {_kind(value)}")
+        if not -(2**63) <= value < 2**63:  # what SQLite stores as an integer
+            raise self.fail(_join(path, key), f"the number {value:g} is out of range (at most 2^63 - 1)")
         return int(value)
 
     def real(self, obj: dict[str, Any], key: str, path: str, default: float | None) -> float | None:

@@ -50,6 +50,7 @@ from PySide6.QtWidgets import (
 
 from memorydesk.core.errors import BadInput
 from memorydesk.core.fusion import VARIANTS
+from memorydesk.core.outputs import refuse_overwriting_input
 from memorydesk.search import audit
 from memorydesk.search.loss import STAGE_WORDS, STAGES
 from memorydesk.ui.audit.model import AuditFactsModel
@@ -303,8 +304,8 @@ class RecallAuditDialog(QDialog):
                 self.summary.setText("Choose a file of questions first.")
                 return
             try:
-                queries = audit.read_queries(json.loads(self.queries_path.read_text(encoding="utf-8")))
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError, BadInput) as exc:
+                queries = audit.load_queries(self.queries_path)
+            except BadInput as exc:
                 self.summary.setText(f"That file cannot be used: {html.escape(str(exc))}")
                 return
         ws = self.session.ws
@@ -366,7 +367,11 @@ class RecallAuditDialog(QDialog):
         path, _f = QFileDialog.getSaveFileName(self, "Save the audit", "recall-audit.json", "JSON (*.json)")
         if path:
             try:
+                refuse_overwriting_input(path, [self.session.ws.path], "the audit file")
                 Path(path).write_text(json.dumps(self.report, ensure_ascii=False, indent=2), encoding="utf-8")
+            except BadInput as exc:  # never over the workspace or its side files
+                self.summary.setText(html.escape(str(exc)))
+                return
             except OSError as exc:
                 self.summary.setText(f"The report could not be saved: {html.escape(str(exc))}")
                 return

@@ -18,6 +18,8 @@ from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
 from memorydesk.browse import conflict_export as export
+from memorydesk.core.errors import BadInput
+from memorydesk.core.outputs import refuse_overwriting_input
 from memorydesk.ui import settings
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.conflicts.dialogs import BurstReviewDialog, DecisionDialog
@@ -240,6 +242,12 @@ class ConflictActions(QObject):
         fmt = "json" if path.suffix.lower() == ".json" or (not path.suffix and "json" in chosen.lower()) else "md"
         text = self.text(fmt, free)
         if text is None:
+            return
+        try:
+            refuse_overwriting_input(path, [self.session.ws.path] if self.session is not None else [], "the trail file")
+        except BadInput as exc:  # never over the workspace or its side files
+            if self.session is not None:
+                self.session.status.emit(str(exc))
             return
         try:
             path.write_text(text, encoding="utf-8")

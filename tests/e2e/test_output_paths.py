@@ -1,0 +1,104 @@
+"""No command writes an output over its own input or workspace (issue 26, point 1).
+
+``--receipts-out ws.db`` used to replace the workspace with the receipts file (exit 0).
+Every command with an output path now refuses, through ``core.outputs``, a path that is
+the input by name, through ``..``, a symbolic link or a hard link, a file SQLite keeps
+beside it, or a file inside the data folder: one sentence, exit 2, nothing written.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from helpers import SHARED_DATA, sha256
+from memorydesk import cli
+from memorydesk.core.errors import BadInput
+from memorydesk.core.outputs import refuse_overwriting_input
+
+NORMAL = SHARED_DATA / "memoryos" / "normal" / "data"
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    code = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def imported(tmp_path: Path, capsys) -> Path:
+    if not NORMAL.is_dir():
+        pytest.skip("../shared/data is not present in this checkout")
+    ws = tmp_path / "ws.db"
+    code, _out, err = run(capsys, "import", "memoryos", NORMAL, ws, "--timezone", "Europe/Berlin")
+    assert code == 0, err
+    return ws
+
+
+def _aliases(ws: Path) -> list[Path]:
+    folder = ws.parent
+    (folder / "sub").mkdir()
+    os.link(ws, folder / "hard.db")
+    (folder / "sym.db").symlink_to(ws)
+    return [ws, folder / "hard.db", folder / "sym.db", folder / "sub" / ".." / ws.name, Path(f"{ws}-wal"),
+            Path(f"{ws}-shm")]
+
+
+def test_receipts_out_never_replaces_the_workspace(imported: Path, capsys) -> None:
+    before = sha256(imported)
+    for alias in _aliases(imported):
+        code, out, err = run(capsys, "import", "memoryos", NORMAL, imported, "--timezone", "Europe/Berlin",
+                             "--receipts-out", alias)
+        assert code == 2 and out == "" and err.count("\n") == 1, (alias, err)
+        assert f"--receipts-out {alias}" in err and "nothing was written" in err
+    assert sha256(imported) == before
+    code, out, _err = run(capsys, "check", imported)
+    assert code == 0 and "no problems found" in out
+
+
+def test_receipts_out_inside_the_data_folder_is_refused(tmp_path: Path, capsys) -> None:
+    data = tmp_path / "data"
+    if not NORMAL.is_dir():
+        pytest.skip("../shared/data is not present in this checkout")
+    import shutil
+
+    shutil.copytree(NORMAL, data)
+    victim = next(data.glob("users/*/short_term.json"))
+    before = victim.read_bytes()
+    code, _out, err = run(capsys, "import", "memoryos", data, tmp_path / "ws.db", "--timezone", "Europe/Berlin",
+                          "--receipts-out", victim)
+    assert code == 2 and "lies inside" in err and str(data) in err
+    assert victim.read_bytes() == before and not (tmp_path / "ws.db").exists()
+
+
+def test_salvage_shot_and_demo_refuse_their_input(imported: Path, capsys) -> None:
+    before = sha256(imported)
+    for alias in _aliases(imported):
+        code, _out, err = run(capsys, "salvage", imported, alias, "--quiet")
+        assert code == 2 and "OUT.db" in err and err.count("\n") == 1, err
+        code, _out, err = run(capsys, "shot", imported, "--tab", "facts", "--out", alias)
+        assert code == 2 and "--out" in err and err.count("\n") == 1, err
+    code, _out, err = run(capsys, "demo", "create", f"{imported}-wal", "--facts", "200", "--quiet")
+    assert code == 2 and "the file SQLite keeps beside" in err
+    assert sha256(imported) == before and not Path(f"{imported}-wal").exists()
+
+
+def test_the_helper_lets_other_paths_through(tmp_path: Path) -> None:
+    ws = tmp_path / "ws.db"
+    ws.write_bytes(b"x")
+    assert refuse_overwriting_input(tmp_path / "out.jsonl", [ws, tmp_path / "data"], "--x") == tmp_path / "out.jsonl"
+    assert refuse_overwriting_input("-", [ws], "--x") == Path("-")  # standard output is never a file
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    with pytest.raises(BadInput, match="a loop of symbolic links"):
+        refuse_overwriting_input(loop, [ws], "--x")
+
+
+def test_lineage_export_never_writes_over_the_workspace(imported: Path, capsys) -> None:
+    before = sha256(imported)
+    for alias in _aliases(imported):
+        code, _out, err = run(capsys, "lineage", "export", imported, "--out", alias)
+        assert code == 2 and "the export file" in err and err.count("\n") == 1, err
+    assert sha256(imported) == before

@@ -1,0 +1,70 @@
+"""Purge says where the text really is, and what it did (issue 26, points 6 and 7).
+
+6. With another reader open, purge said the text stays in ``ws.db-wal``; it is in
+   ``ws.db`` (the reader's snapshot keeps SQLite from overwriting those pages). Purge now
+   waits a few seconds, then names the files that hold it (found byte for byte), the
+   reader, and when the text goes: at the next write-open of the file. Checked with a
+   byte search of every file beside the workspace.
+7. ``--backups erase`` exited 2 ("nothing was changed") after it had purged, because
+   another fact holds the same sentence; a backup is now judged by the purged fact's
+   rows and by bytes no other fact holds.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from fixtures import damage
+from fixtures.product_fixture import build
+from memorydesk import cli
+from memorydesk.store import files, open_workspace
+
+TEXT = b"Deploys go out through ArgoCD every weekday at 10:00"
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    code = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def beside(path: Path) -> dict[str, bool]:
+    """Every file in the workspace's folder, and whether its bytes hold the text."""
+    return {p.name: TEXT in p.read_bytes() for p in sorted(path.parent.iterdir()) if p.is_file()}
+
+
+def test_purge_names_where_the_text_is_while_a_reader_holds_it(tmp_path: Path, capsys) -> None:
+    ws = build(tmp_path / "ws.db")
+    code, _out, _err = run(capsys, "purge", ws, "f-06", "--reason", "adopt first", "--backups", "delete")
+    assert code == 0 and files.backups_beside(ws) == []
+    with damage.reader_holding(ws):
+        code, out, _err = run(capsys, "purge", ws, "f-03", "--reason", "leaked a deploy window")
+        held = beside(ws)
+    assert code == 1
+    where = [name for name, has in held.items() if has]
+    assert where == ["ws.db"]  # the old page in the file itself, not the log
+    line = next(x for x in out.splitlines() if x.startswith("the erased text is still in"))
+    assert line.startswith("the erased text is still in ws.db:") and "ws.db-wal" not in line
+    assert "(pid " in line and "next write-open of ws.db" in line
+    with open_workspace(ws):  # the next write-open, as any command that writes makes it
+        pass
+    assert not any(beside(ws).values())
+
+
+def test_erasing_a_backup_is_judged_by_the_purged_facts_rows(tmp_path: Path, capsys) -> None:
+    ws = build(tmp_path / "ws.db")
+    conn = sqlite3.connect(ws)
+    conn.execute("UPDATE memory_facts_table SET content = ? WHERE id = 'f-04'", (TEXT.decode(),))  # the same words
+    conn.commit()
+    conn.close()
+    code, out, _err = run(capsys, "purge", ws, "f-03", "--reason", "leaked", "--backups", "erase")
+    assert code == 0, out
+    backup = files.backups_beside(ws)
+    assert len(backup) == 1 and f"erased the text from backup {backup[0].name}" in out
+    assert "the text is in no file beside the workspace" in out and "nothing was changed" not in out
+    with open_workspace(backup[0], read_only=True) as old, old.read() as c:
+        ids = {r[0] for r in c.exec_driver_sql("SELECT id FROM memory_facts_table")}
+    assert "f-03" not in ids and "f-04" in ids  # the other fact, with the same sentence, stays
+    code, out, _err = run(capsys, "purge", ws, "f-03", "--reason", "again")
+    assert code == 2 and "no fact f-03" in _err  # nothing left anywhere to purge
