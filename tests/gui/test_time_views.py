@@ -89,7 +89,9 @@ def test_as_of_sets_every_tab_with_a_banner(open_window, product_db: Path, qtbot
 
 
 def test_compare_with_a_backup_and_restore_one_fact(open_window, product_db: Path, qtbot) -> None:
-    win = open_window(product_db)  # adopting it made a backup beside it
+    win = open_window(product_db)
+    assert win.ws.backup is None  # opening changes nothing
+    win.ws.adopt()  # what the first change does first: a backup beside it, then our tables
     backup = win.ws.backup
     assert backup is not None
     with open_workspace(product_db) as ws, ws.write() as conn:  # the product removes a fact for real
