@@ -1,0 +1,51 @@
+"""The per-text kinds for one item: secrets, personal data, injected instructions and hidden text."""
+
+from __future__ import annotations
+
+from memorydesk.browse.review.items import Item
+from memorydesk.core.review.finding import Finding
+from memorydesk.core.review.injection import find_injection
+from memorydesk.core.review.personal import find_personal
+from memorydesk.core.review.secrets import find_secrets
+
+MAX_SCANNED = 1_000_000  # characters of one field; the rest is noted, not scanned
+PERSONAL_WORDS = {"email": "an e-mail address", "phone": "a phone number", "iban": "an IBAN", "card": "a card number"}
+
+
+def _state(item: Item) -> str:
+    return "quarantined" if item.quarantined else "open"
+
+
+def text_findings(item: Item) -> list[Finding]:
+    out: list[Finding] = []
+    reaches_all = item.item_kind == "policy" and item.active
+    for name, text in item.fields:
+        if not text:
+            continue
+        note = {}
+        if len(text) > MAX_SCANNED:
+            note = {"note": f"only the first {MAX_SCANNED:,} of {len(text):,} characters were scanned"}
+            text = text[:MAX_SCANNED]
+        if "\ufffd" in text:
+            note["encoding"] = "the stored text is not valid UTF-8 (shown with U+FFFD where bytes are invalid)"
+        for hit in find_secrets(text):
+            out.append(Finding(
+                "secret", "critical" if reaches_all else "high", item.item_kind, item.id, name,
+                {"rule": hit.plugin, "type": hit.type, "masked": hit.masked, "excerpt": hit.excerpt,
+                 "explanation": f"detect-secrets ({hit.plugin}) reads this as {hit.type}", **note},
+                _state(item), item.domain, f"{hit.type}: {hit.masked}", item.fingerprint))
+        for hit in find_personal(text):
+            what = PERSONAL_WORDS[hit.type]
+            out.append(Finding(
+                "personal_data", "medium", item.item_kind, item.id, name,
+                {"rule": hit.type, "type": hit.type, "masked": hit.masked, "excerpt": hit.excerpt,
+                 "country": hit.detail, "explanation": f"{what}" + (f" ({hit.detail})" if hit.detail else ""), **note},
+                _state(item), item.domain, f"{what}: {hit.masked}", item.fingerprint))
+        for hit in find_injection(text):
+            evidence = {"rule": hit.rule, "explanation": hit.explanation, "excerpt": hit.excerpt, **note}
+            if hit.shown:
+                evidence["characters"] = hit.shown
+            out.append(Finding(
+                "injection", "critical" if reaches_all else "high", item.item_kind, item.id, name, evidence,
+                _state(item), item.domain, f"{hit.rule.replace('_', ' ')}: {hit.excerpt[:80]}", item.fingerprint))
+    return out
