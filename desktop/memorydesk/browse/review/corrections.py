@@ -17,7 +17,7 @@ from memorydesk.browse.review.disagree import disagreement
 from memorydesk.browse.review.duplicates import FactText
 from memorydesk.core.review.finding import Finding
 from memorydesk.search.audit import Searcher
-from memorydesk.search.loss import diagnose
+from memorydesk.search.loss import Loss, diagnose
 from memorydesk.store import Workspace
 
 CORRECTION_COSINE = 0.85
@@ -55,6 +55,24 @@ def candidates(pairs: dict[tuple[str, str], float], facts: dict[str, FactText],
     return out
 
 
+def outranks(older: Loss, newer: Loss) -> bool:
+    """The older comes back above the newer, or comes back and the newer does not; when neither comes
+    back, the older has the better score before MMR (MMR would pick it first)."""
+    if older.rank is not None:
+        return newer.rank is None or older.rank < newer.rank
+    if newer.rank is not None or older.score_rank is None:
+        return False
+    return newer.score_rank is None or older.score_rank < newer.score_rank
+
+
+def _place(loss: Loss) -> str:
+    if loss.rank is not None:
+        return f"#{loss.rank}"
+    if loss.score_rank is not None:
+        return f"nowhere (#{loss.score_rank} by score, lost at {loss.stage})"
+    return f"nowhere ({loss.stage})"
+
+
 def losing(cands: list[tuple[FactText, FactText, float, str]], searcher: Searcher, fingerprint_of,
            *, budget_s: float, cancelled: Callable[[], bool] | None = None) -> tuple[list[Finding], list]:
     """The candidates where the older fact outranks the newer for the newer one's topic; and the
@@ -68,18 +86,19 @@ def losing(cands: list[tuple[FactText, FactText, float, str]], searcher: Searche
         result = searcher.result(newer.topic)
         losses = diagnose(result, [older.id, newer.id])
         lo, ln = losses[older.id], losses[newer.id]
-        if lo.rank is None or (ln.rank is not None and ln.rank < lo.rank):
+        if not outranks(lo, ln):
             continue
         evidence = {
             "older": {"id": older.id, "topic": older.topic, "content": older.content[:500], "domain": older.domain,
-                      "created_at": older.created_at, "rank": lo.rank},
+                      "created_at": older.created_at, "rank": lo.rank, "score_rank": lo.score_rank,
+                      "lost_at": lo.stage},
             "newer": {"id": newer.id, "topic": newer.topic, "content": newer.content[:500], "domain": newer.domain,
-                      "created_at": newer.created_at, "rank": ln.rank, "lost_at": ln.stage},
+                      "created_at": newer.created_at, "rank": ln.rank, "score_rank": ln.score_rank,
+                      "lost_at": ln.stage},
             "cosine": round(cosine, 4), "cue": cue, "query": newer.topic,
             "says": (f"similar (cosine {cosine:.2f}) and disagreeing ({cue}); no conflict was recorded; for the "
-                     f"newer fact's topic the agent's recall ranks the older one #{lo.rank} and the newer "
-                     + (f"#{ln.rank}" if ln.rank else f"nowhere (lost at {ln.stage})")
-                     + ". A candidate for a person to judge, not a verdict."),
+                     f"newer fact's topic the agent's recall places the older one {_place(lo)} and the newer "
+                     f"{_place(ln)}. A candidate for a person to judge, not a verdict."),
         }
         out.append(Finding("losing_correction", "medium", "fact", newer.id, "content", evidence, "open",
                            newer.domain, f"older fact outranks its correction: {newer.topic[:60]}",

@@ -28,13 +28,16 @@ def text_findings(item: Item) -> list[Finding]:
             text = text[:MAX_SCANNED]
         if "\ufffd" in text:
             note["encoding"] = "the stored text is not valid UTF-8 (shown with U+FFFD where bytes are invalid)"
-        for hit in find_secrets(text):
+        secrets = find_secrets(text)
+        for hit in secrets:
             out.append(Finding(
                 "secret", "critical" if reaches_all else "high", item.item_kind, item.id, name,
                 {"rule": hit.plugin, "type": hit.type, "masked": hit.masked, "excerpt": hit.excerpt,
                  "explanation": f"detect-secrets ({hit.plugin}) reads this as {hit.type}", **note},
                 _state(item), item.domain, f"{hit.type}: {hit.masked}", item.fingerprint))
         for hit in find_personal(text):
+            if any(hit.start < s.end and s.start < hit.end for s in secrets):
+                continue  # digits inside a secret are the secret's, not a phone number
             what = PERSONAL_WORDS[hit.type]
             out.append(Finding(
                 "personal_data", "medium", item.item_kind, item.id, name,

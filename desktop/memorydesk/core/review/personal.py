@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from memorydesk.core.review.mask import excerpt, mask
 
-EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}(?![\w-])")
+EMAIL = re.compile(r"(?<![\w.+:/-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}(?![\w-])")
 IBAN_CANDIDATE = re.compile(r"\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?\b")
 CARD_CANDIDATE = re.compile(r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])")
 _DIGITS7 = re.compile(r"\d(?:[\s().\-/]*\d){6,}")
@@ -98,7 +98,7 @@ def _cards(text: str, taken: list[tuple[int, int]]) -> list[PersonalHit]:
     return out
 
 
-_PHONE_CANDIDATE = re.compile(r"(?<![\w+])(?:\+|00)?\(?\d[\d\s().\-/]{5,18}\d(?![\w])")
+_PHONE_CANDIDATE = re.compile(r"(?<![\w+\-:/.#])(?:\+|00)?\(?\d[\d\s().\-/]{5,18}\d(?![\w\-:/])")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$|^\d{1,2}/\d{1,2}/\d{2,4}$")
 
 

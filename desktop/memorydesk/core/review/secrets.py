@@ -101,7 +101,7 @@ def find_secrets(text: str) -> list[SecretHit]:
     seen: set[tuple[str, int]] = set()
     for secret in found:
         offset, piece = pieces[secret.line_number - 1]
-        value = secret.secret_value or ""
+        value = (secret.secret_value or "").strip(" \t=:\"'")
         where = piece.find(value) if value else -1
         if where < 0:
             continue
