@@ -179,14 +179,18 @@ def _item_findings(item: Item, has_embedding: bool, now: float) -> list[Finding]
 def _pairs(ws: Workspace, old: ScanCache | None, new: ScanCache, changed: list[str], fps: dict[str, str],
            stop: Callable[[], bool]) -> None:
     with ws.read() as conn:
-        if old is None or old.vectors is None:
+        if old is None:
             new.vectors = vectors.active_vectors(ws, conn)
             new.skipped_vectors = new.vectors.skipped
             found = vectors.close_pairs(new.vectors.matrix, PAIR_COSINE, cancelled=stop)
             ids = new.vectors.ids
             new.pairs = {_sorted(ids[i], ids[j]): c for (i, j), c in found.items()}
             return
-        new.vectors, new.skipped_vectors = _patched(ws, conn, old.vectors, changed, fps)
+        if old.vectors is None:  # kept in the file, not in memory: the vectors are read again, the pairs kept
+            new.vectors = vectors.active_vectors(ws, conn)
+            new.skipped_vectors = new.vectors.skipped
+        else:
+            new.vectors, new.skipped_vectors = _patched(ws, conn, old.vectors, changed, fps)
     gone = set(changed) | (set(old.fact_fp) - set(fps))
     new.pairs = {k: c for k, c in old.pairs.items() if k[0] not in gone and k[1] not in gone}
     where = new.vectors.position()
