@@ -9,9 +9,10 @@ from memorydesk.ui.grants.tab import GrantsTab
 from memorydesk.ui.graph.tab import GraphTab
 from memorydesk.ui.lineage.tab import LineageTab
 from memorydesk.ui.policies.tab import PoliciesTab
+from memorydesk.ui.review.tab import ReviewTab
 from memorydesk.ui.tab import DeskTab
 
-TABS: list[type[DeskTab]] = [FactsTab, PoliciesTab, GraphTab, GrantsTab, ConflictsTab, LineageTab]
+TABS: list[type[DeskTab]] = [FactsTab, PoliciesTab, GraphTab, GrantsTab, ConflictsTab, LineageTab, ReviewTab]
 
 
 def tab_names() -> tuple[str, ...]:

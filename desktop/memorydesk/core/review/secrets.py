@@ -113,7 +113,20 @@ def find_secrets(text: str) -> list[SecretHit]:
         out.append(SecretHit(secret.type, _plugin_of(secret.type), offset + start, offset + end, mask(token),
                              excerpt(text, offset + start, offset + end, replace=(offset + start, offset + end,
                                                                                    mask(token)))))
-    return out
+    return _most_specific(out)
+
+
+_GENERIC = ("KeywordDetector", "Base64HighEntropyString", "HexHighEntropyString", "BasicAuthDetector")
+
+
+def _most_specific(hits: list[SecretHit]) -> list[SecretHit]:
+    """One hit per stretch of text: a named format (AWS, Stripe, …) over a keyword or entropy guess."""
+    ranked = sorted(hits, key=lambda h: (h.plugin in _GENERIC, _GENERIC.index(h.plugin) if h.plugin in _GENERIC else 0))
+    kept: list[SecretHit] = []
+    for h in ranked:
+        if not any(h.start < k.end and k.start < h.end for k in kept):
+            kept.append(h)
+    return sorted(kept, key=lambda h: h.start)
 
 
 def _whole_token(line: str, start: int, end: int) -> tuple[int, int]:
