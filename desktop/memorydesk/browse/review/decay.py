@@ -15,6 +15,7 @@ import re
 
 from memorydesk.browse.review.items import Item
 from memorydesk.core.decay import half_life_hours, weibull_at
+from memorydesk.core.fts_query import FTS_STOPWORDS
 from memorydesk.core.review.finding import Finding
 from memorydesk.core.vocab import parse_memory_type
 from memorydesk.search.keyword import is_keyword_reachable
@@ -26,8 +27,20 @@ _STABLE = re.compile(r"\b(?:always|never|every (?:time|release|deploy|pr|change)
                      r"we use|use [\w-]+ for|must|prefer(?:s|red)?|is our|are our|policy|rule of thumb)\b", re.I)
 
 
+_ASCII_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+def keyword_reachable(topic: str, content: str) -> bool:
+    """``search.keyword.is_keyword_reachable``, with a fast path for ASCII text (lower-casing it is
+    the same everywhere): a token of two or more characters that is not a stopword."""
+    text = f"{topic} {content}"
+    if text.isascii():
+        return any(len(t) >= 2 and t not in FTS_STOPWORDS for t in _ASCII_TOKEN.findall(text.lower()))
+    return is_keyword_reachable(topic, content)
+
+
 def unreachable_finding(item: Item, has_embedding: bool) -> Finding | None:
-    if not item.active or is_keyword_reachable(item.text("topic"), item.text("content")):
+    if not item.active or keyword_reachable(item.text("topic"), item.text("content")):
         return None
     says = ("no keyword query can return it (its topic and content hold no a–z/0–9 word the product's query keeps)"
             + ("; it has no embedding either, so no query reaches it at all" if not has_embedding else

@@ -1,0 +1,89 @@
+"""The review scan on a 100,000-fact demo (every fact embedded), against the goals of issue 25:
+a full scan ≤ 60 s, a rescan after 100 changed facts ≤ 2 s. Figures printed, never asserted.
+
+Run with ``pytest tests/bench/bench_review.py -s``. The demo is built once and cached
+(``review_corpus.demo_100k``, through ``bench_files.cached``; about half an hour on the
+2-core machine, most of it embedding). Printed side by side in the same run, the
+plain-script baselines: reading every active fact's text and vector (the floor of any
+scan), and every pair compared (numpy) on a 20,000-vector sample against the index.
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from memorydesk.browse.review import vectors
+from memorydesk.browse.review.scan import Options, scan
+from memorydesk.memory.service import MemoryService
+from memorydesk.store import open_workspace
+from review_corpus import demo_100k
+
+REPEATS = 3
+
+
+def _floor(ws) -> float:
+    started = time.perf_counter()
+    with ws.read() as conn:
+        rows = conn.exec_driver_sql(f"SELECT topic, content, embedding FROM {ws.layout.facts.name} "
+                                    "WHERE superseded_by IS NULL").fetchall()
+    blobs = b"".join(bytes(r[2]) for r in rows if r[2] is not None and len(r[2]) == 1536)
+    np.frombuffer(blobs, dtype="<f4")
+    return time.perf_counter() - started
+
+
+def _pairs_against_exact(ws) -> None:
+    with ws.read() as conn:
+        v = vectors.active_vectors(ws, conn)
+    sample = v.matrix[np.random.default_rng(0).choice(len(v.matrix), size=min(20_000, len(v.matrix)), replace=False)]
+    t0 = time.perf_counter()
+    exact = vectors._pairs_between(sample, np.arange(len(sample)), np.arange(len(sample)), 0.85)
+    t1 = time.perf_counter()
+    ivf = vectors._ivf_pairs(sample, 0.85, 0, None)
+    t2 = time.perf_counter()
+    found = len(set(ivf) & set(exact)) / max(len(exact), 1)
+    print(f"close pairs (cosine ≥ 0.85) in a 20,000-vector sample: every pair {t1 - t0:.1f} s, the index "
+          f"{t2 - t1:.1f} s, which finds {100 * found:.1f} % of the {len(exact):,} pairs")
+
+
+def test_full_scan_and_rescan_of_100k() -> None:
+    source = demo_100k()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "review.db"
+        shutil.copyfile(source, path)
+        with open_workspace(path) as ws:
+            floors = [_floor(ws) for _ in range(REPEATS)]
+            fulls, reports = [], []
+            for _ in range(REPEATS):
+                t0 = time.perf_counter()
+                reports.append(scan(ws, Options()))
+                fulls.append(time.perf_counter() - t0)
+            report = reports[-1]
+            print(f"\nfull scan of {path.name} ({report.scanned['fact']:,} facts): median {statistics.median(fulls):.1f} s "
+                  f"(runs {', '.join(f'{s:.1f}' for s in fulls)}); reading the text and vectors alone "
+                  f"{statistics.median(floors):.1f} s; findings {report.counts}; notes {report.notes}")
+            rescans = []
+            cache = report.cache
+            svc = MemoryService(ws)
+            with ws.read() as conn:
+                ids = [r[0] for r in conn.exec_driver_sql(
+                    f"SELECT id FROM {ws.layout.facts.name} WHERE superseded_by IS NULL LIMIT 300").fetchall()]
+            for round_ in range(REPEATS):
+                for n, fid in enumerate(ids[round_ * 100:(round_ + 1) * 100]):
+                    if n % 2:
+                        svc.supersede_fact(fid, "system:cleanup")
+                    else:
+                        svc.propose_fact(domain="bench", topic=f"bench-{round_}-{n}",
+                                         content=f"Changed fact {round_}-{n}: deploys run at {n}:00 UTC.")
+                t0 = time.perf_counter()
+                again = scan(ws, Options(), cache)
+                rescans.append(time.perf_counter() - t0)
+                cache = again.cache
+            print(f"rescan after 100 changed facts (50 superseded, 50 new): median {statistics.median(rescans):.2f} s "
+                  f"(runs {', '.join(f'{s:.2f}' for s in rescans)}); facts read again {again.scanned['fact']:,}")
+            _pairs_against_exact(ws)
