@@ -11,9 +11,10 @@ FACTS = 100_000
 RECIPE = 1
 
 
-def demo_100k() -> Path:
+def demo_100k(embed: int = FACTS) -> Path:
+    """The demo with real embeddings for its first ``embed`` facts (all by default)."""
     from memorydesk.demo.builder import build_demo
 
-    return cached(f"review-demo-{FACTS}-r{RECIPE}.db",
-                  lambda p: build_demo(p, facts=FACTS, seed=7, embed=FACTS),
-                  f"a {FACTS:,}-fact demo with every fact embedded")
+    name = f"review-demo-{FACTS}-r{RECIPE}.db" if embed == FACTS else f"review-demo-{FACTS}-e{embed}-r{RECIPE}.db"
+    return cached(name, lambda p: build_demo(p, facts=FACTS, seed=7, embed=embed),
+                  f"a {FACTS:,}-fact demo with {embed:,} facts embedded")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.review_corpus import NOW, Planted, build
+from fixtures.review_corpus import NOW, Planted, build, measure
 from memorydesk.browse.review.scan import Options, scan
 from memorydesk.core.review.finding import ITEM_KINDS, KINDS, SEVERITIES
 from memorydesk.memory.service import MemoryService
@@ -67,7 +67,9 @@ def test_duplicates_losing_corrections_unreachable_fading(corpus: Planted, repor
     clusters = [set(f.evidence["cluster"]) for f in report.findings if f.kind == "duplicate"]
     assert sorted(map(sorted, clusters)) == sorted(map(sorted, corpus.duplicate))
     for f in (f for f in report.findings if f.kind == "duplicate"):
-        assert f.evidence["mmr"]["checked"] and f.evidence["diffs"] and f.item_id in f.evidence["cluster"]
+        assert f.evidence["mmr"]["checked"] and f.item_id in f.evidence["cluster"]
+        kinds = {k for d in f.evidence["diffs"] for side in ("a", "b") for k, _t in d["diff"][side]}
+        assert "same" in kinds and kinds <= {"same", "removed", "added"}
     losing = {f.item_id: f.evidence["older"]["id"] for f in report.findings if f.kind == "losing_correction"}
     assert losing == corpus.losing
     says = next(f for f in report.findings if f.kind == "losing_correction").evidence["says"]
@@ -76,6 +78,13 @@ def test_duplicates_losing_corrections_unreachable_fading(corpus: Planted, repor
     assert next(f for f in report.findings if f.kind == "unreachable").severity == "medium"  # no embedding either
     assert _ids(report, "fading") == corpus.fading
     assert any("no usable embedding" in n for n in report.notes)
+
+
+def test_precision_and_recall_per_kind(corpus: Planted, report) -> None:
+    figures = measure(report.findings, corpus)
+    assert set(figures) == set(KINDS)
+    for kind, row in figures.items():
+        assert row["planted"] and row["precision"] == row["recall"] == 1.0, (kind, row)
 
 
 def test_json_contract(report) -> None:

@@ -32,9 +32,10 @@ class FactText:
     memory_type: str
 
 
-def _diff(a: str, b: str) -> list[list[str]]:
+def _diff(a: str, b: str) -> dict[str, list[list[str]]]:
+    """Both texts as pieces ``[kind, text]`` (``same``, ``removed``: only in a, ``added``: only in b)."""
     left, right = word_diff(a, b)
-    return [[p.kind, p.text] for p in left if p.kind != "same"] + [[p.kind, p.text] for p in right if p.kind != "same"]
+    return {"a": [[p.kind, p.text] for p in left], "b": [[p.kind, p.text] for p in right]}
 
 
 def cluster_finding(members: list[FactText], cosines: dict[tuple[str, str], float], fingerprint: str) -> Finding:

@@ -68,7 +68,8 @@ def evidence_html(f: Finding) -> str:
 
 def _diff(pieces: list[list[str]]) -> str:
     colours = {"removed": "#fadbd8", "added": "#d5f5e3"}
-    return " ".join(f"<span style='background:{colours.get(k, '')}'>{_e(t)}</span>" for k, t in pieces)
+    return "".join(f"<span style='background:{colours[k]}'>{_e(t)}</span>" if k in colours else _e(t)
+                   for k, t in pieces)
 
 
 def _duplicate(ev: dict[str, Any]) -> list[str]:
@@ -80,8 +81,9 @@ def _duplicate(ev: dict[str, Any]) -> list[str]:
                    f"<td>{_when(m['created_at'])}</td><td>{_e(m['content'])}</td></tr>")
     out.append("</table>")
     for d in ev.get("diffs", []):
-        out.append(f"<p>Newest vs <code>{_e(d['b'][:8])}</code> (cosine {_e(d['cosine'])}): "
-                   f"{_diff(d['diff']) or 'the same words'}</p>")
+        diff = d["diff"]
+        out.append(f"<p>Newest <code>{_e(d['a'][:8])}</code> against <code>{_e(d['b'][:8])}</code> (cosine "
+                   f"{_e(d['cosine'])}):<br>{_diff(diff['a'])}<br>{_diff(diff['b'])}</p>")
     for drop in ev["mmr"].get("dropped", []):
         out.append(f"<p>MMR drops <code>{_e(drop['id'][:8])}</code> for “{_e(drop['query'])}” because "
                    f"<code>{_e(drop['dropped_for'][:8])}</code> was chosen (word similarity {_e(drop['similarity'])}).</p>")
