@@ -60,3 +60,30 @@ def test_text_output_and_bad_input(tmp_path: Path, product_db: Path) -> None:
     bad = run(str(product_db), "--kind", "gossip")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert run(str(product_db), "--fail-on", "urgent").returncode == 2
+
+
+def test_bad_text_gives_findings_or_notes_never_a_traceback(tmp_path: Path) -> None:
+    import sqlean
+
+    from memorydesk.memory.service import MemoryService
+    from memorydesk.store import open_workspace
+
+    path = tmp_path / "odd.db"
+    with open_workspace(path, create=True) as ws:
+        svc = MemoryService(ws, embedder=False)
+        big = svc.propose_fact(domain="ops", topic="dump", content="password: Vx8#mQ2!zR5w " + ("x" * 1_100_000)).fact_id
+        svc.propose_fact(domain="ops", topic="rtl", content="שלום \u202eevil\u202c עולם مرحبا")
+        odd = svc.propose_fact(domain="ops", topic="latin1", content="placeholder").fact_id
+        table = ws.layout.facts.name
+    conn = sqlean.connect(str(path))
+    conn.execute(f"UPDATE {table} SET content = CAST(X'636166E920746F6B656E3A20' || hex('Xk29fLq8zPw3Nv7R') AS TEXT) "
+                 "WHERE id = ?", (odd,))
+    conn.commit()
+    conn.close()
+    done = run(str(path), "--json")
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    rows = json.loads(done.stdout)
+    assert {(r["kind"], r["item_id"]) for r in rows} >= {("secret", big)}
+    assert any(r["evidence"].get("rule") == "bidi_control" for r in rows)
+    assert "no usable embedding" in done.stderr  # facts without embeddings: skipped and counted
+    assert "not valid UTF-8" in done.stderr and "only the first 1,000,000" in done.stderr

@@ -28,6 +28,7 @@ from memorydesk.store import Workspace
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 PAIR_COSINE = min(corrections.CORRECTION_COSINE, duplicates.DUPLICATE_COSINE)
+PER_ITEM = frozenset({"secret", "personal_data", "injection", "unreachable", "fading"})
 
 
 @dataclass
@@ -109,15 +110,18 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
     notes: list[str] = []
     scanned = {"fact": 0, "policy": 0, "note": 0, "working_item": 0}
 
-    # 1. per item: secrets, personal data, injection, unreachable, fading
+    # 1. per item: secrets, personal data, injection, unreachable, fading (a scan for other kinds only,
+    # e.g. ``--kind duplicate``, reads no text here)
+    per_item = bool(PER_ITEM & set(options.kinds))
     with ws.read() as conn:
         fps = fact_fingerprints(ws, conn)
         changed = [fid for fid, fp in fps.items() if old is None or old.fact_fp.get(fid) != fp]
         say("reading facts", 0, len(changed))
-        fresh = {it.id: it for it in fact_items(ws, conn, None if old is None else changed)}
-        others = other_items(ws, conn)
+        fresh = {it.id: it for it in fact_items(ws, conn, None if old is None else changed)} if per_item else {}
+        others = other_items(ws, conn) if per_item else []
     new.fact_fp = fps
     embedded = _embedded_flags(fps)
+    undecodable = 0
     for n, fid in enumerate(fps):
         item = fresh.get(fid)
         if item is None:
@@ -129,6 +133,8 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
             say("scanning facts", n, len(fps))
         new.per_item[("fact", fid)] = (item.fingerprint, _item_findings(item, embedded.get(fid, False), now))
         scanned["fact"] += 1
+        if "\ufffd" in item.text("content") or "\ufffd" in item.topic:
+            undecodable += 1
     for item in others:
         key = (item.item_kind, item.id)
         prev = old.per_item.get(key) if old else None
@@ -137,6 +143,10 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
         else:
             new.per_item[key] = (item.fingerprint, text_findings(item))
             scanned[item.item_kind] += 1
+
+    if undecodable:
+        notes.append(f"{undecodable:,} fact(s) hold text that is not valid UTF-8 (read with U+FFFD where bytes "
+                     "are invalid)")
 
     # 2. close pairs of facts through the vector index
     wants_pairs = {"duplicate", "losing_correction"} & set(options.kinds)

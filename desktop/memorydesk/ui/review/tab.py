@@ -100,6 +100,9 @@ class ReviewTab(DeskTab):
         self.open_button = QPushButton("Open item")
         self.open_button.setObjectName("review-open")
         self.open_button.clicked.connect(self.open_item)
+        self.graph_button = QPushButton("Show in graph")
+        self.graph_button.setObjectName("review-graph")
+        self.graph_button.clicked.connect(lambda: self._navigate_fact("graph"))
 
         bar = QToolBar()
         bar.setObjectName("review-toolbar")
@@ -126,6 +129,7 @@ class ReviewTab(DeskTab):
             if n == 1:
                 buttons.addSeparator()
                 buttons.addWidget(self.open_button)
+                buttons.addWidget(self.graph_button)
             rl.addWidget(buttons)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.setObjectName("review-split")
@@ -277,6 +281,7 @@ class ReviewTab(DeskTab):
         self.detail.setHtml(evidence_html(f) if f is not None else "")
         self.actions_.update(f)
         self.open_button.setEnabled(f is not None)
+        self.graph_button.setEnabled(f is not None and f.item_kind == "fact")
 
     def open_item(self) -> None:
         f = self.selected()
@@ -288,6 +293,11 @@ class ReviewTab(DeskTab):
             self.session.navigate("policies", policy=f.item_id)
         else:
             self.session.status.emit(f"{f.item_kind.replace('_', ' ')} {f.item_id}: shown here only")
+
+    def _navigate_fact(self, tab: str) -> None:
+        f = self.selected()
+        if f is not None and f.item_kind == "fact" and self.session is not None:
+            self.session.navigate(tab, fact=f.item_id)
 
     def navigate(self, target: dict[str, Any]) -> None:
         if target.get("kind") in KINDS:
