@@ -76,3 +76,23 @@ def test_reopening_shows_the_kept_results_at_once(open_window, review_path, qtbo
     qtbot.waitUntil(lambda: tab.report is not None, timeout=10000)
     assert "kept at" in tab.status.text() and not tab.scanning  # unchanged since: nothing scanned again
     assert len(tab.report.findings) == 3
+
+
+def test_cancel_stops_the_scan_and_keeps_the_last_results(open_window, tmp_path: Path, qtbot) -> None:
+    path = tmp_path / "many.db"
+    with open_workspace(path, create=True) as ws:
+        svc = MemoryService(ws, embedder=False)
+        for n in range(1200):
+            svc.propose_fact(domain="ops", topic=f"topic-{n}", content=f"Service {n} deploys on weekdays, run {n}.")
+    win = open_window(path)
+    jobs = []
+
+    def started(job) -> None:
+        jobs.append(job)
+        job.progressed.connect(lambda *_a: job.cancel())  # the person presses Cancel at the first progress
+
+    win.ops.job_started.connect(started)
+    tab = win.show_tab("review")
+    qtbot.waitUntil(lambda: bool(jobs) and not tab.scanning, timeout=60000)
+    assert jobs[0].cancelled and tab.report is None
+    assert "did not finish" in tab.status.text()
