@@ -22,9 +22,10 @@ from memorydesk.core.review.mask import excerpt, mask
 
 _FILENAME = "memory.yaml"
 _DISABLED = {"IPPublicDetector"}
-_KEYWORDS = re.compile(
-    r"://[^\s/@]*@|PRIVATE KEY|passw|pwd|secret|token|api[_-]?key|apikey|auth[_-]?key|access[_-]?key|credential"
-    r"|[\"'][^\"'\s]{10,}[\"']", re.I)
+_KEYWORDS = ("passw", "pwd", "secret", "token", "api_key", "api-key", "apikey", "auth_key", "auth-key",
+             "access_key", "access-key", "credential", "private key", "accountkey")
+_URL_CREDENTIALS = re.compile(r"://[^\s/@]*@")
+_QUOTED = re.compile(r"[\"'][^\"'\s]{10,}[\"']")
 _LONG = re.compile(r"[A-Za-z0-9_\-+/=.]{16,}")
 _DIGIT, _LETTER = re.compile(r"\d"), re.compile(r"[A-Za-z]")
 _TOKEN_CHARS = re.compile(r"[^\s\"'`<>()\[\]{},;]+")
@@ -84,7 +85,12 @@ def _pieces(text: str) -> Iterator[tuple[int, str]]:
 def _could_hold(text: str) -> bool:
     """Whether any plugin could match: a keyword, URL credentials, a quoted string, or a long
     token with both letters and digits (every token format the plugins know has both)."""
-    if _KEYWORDS.search(text):
+    lowered = text.lower()
+    if any(k in lowered for k in _KEYWORDS):
+        return True
+    if "://" in text and "@" in text and _URL_CREDENTIALS.search(text):
+        return True
+    if ('"' in text or "'" in text) and _QUOTED.search(text):
         return True
     return any(_DIGIT.search(t) and _LETTER.search(t) for t in _LONG.findall(text))
 
