@@ -16,6 +16,7 @@ from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QListWidget,
@@ -126,11 +127,12 @@ class ReviewTab(DeskTab):
             buttons.setObjectName(f"review-actions-{n}")
             for action in group:
                 buttons.addAction(action)
-            if n == 1:
-                buttons.addSeparator()
-                buttons.addWidget(self.open_button)
-                buttons.addWidget(self.graph_button)
             rl.addWidget(buttons)
+        row = QHBoxLayout()
+        row.addWidget(self.open_button)
+        row.addWidget(self.graph_button)
+        row.addStretch(1)
+        rl.addLayout(row)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.setObjectName("review-split")
         split.addWidget(self.kind_list)
