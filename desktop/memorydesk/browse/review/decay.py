@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memorydesk.browse.review.items import Item
 from memorydesk.core.decay import half_life_hours, weibull_at
@@ -51,10 +52,15 @@ def unreachable_finding(item: Item, has_embedding: bool) -> Finding | None:
                    f"unreachable by keyword: {item.topic[:60]}", item.fingerprint)
 
 
+@lru_cache(maxsize=256)
+def _type(memory_type: str) -> str:
+    return parse_memory_type(memory_type).value
+
+
 def fading_finding(item: Item, now: float) -> Finding | None:
     if not item.active:
         return None
-    kind = parse_memory_type(item.memory_type).value
+    kind = _type(item.memory_type)
     if kind not in FAST_TYPES:
         return None
     weight = weibull_at(kind, item.created_at, now)

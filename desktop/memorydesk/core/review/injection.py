@@ -100,9 +100,6 @@ RULES: tuple[Rule, ...] = (
          (("instruction", "rule", "message"),)),
 )
 
-#: every rule at once: one pass over a text that matches none of them (most texts)
-_ANY = re.compile("|".join(f"(?:{r.pattern.pattern})" for r in RULES), re.IGNORECASE | re.MULTILINE)
-
 # -- text that hides itself -------------------------------------------------------------------
 
 BIDI = {0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069}
@@ -131,7 +128,7 @@ def find_injection(text: str) -> list[InjectionHit]:
         return []
     out = []
     lowered = text.lower()
-    for rule in RULES if _ANY.search(text) else ():
+    for rule in RULES:
         m = rule.matches(text, lowered)
         if m is not None:
             out.append(InjectionHit(rule.name, rule.explanation, m.start(), m.end(), excerpt(text, m.start(), m.end())))

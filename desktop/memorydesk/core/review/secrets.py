@@ -24,6 +24,8 @@ _FILENAME = "memory.yaml"
 _DISABLED = {"IPPublicDetector"}
 _KEYWORDS = ("passw", "pwd", "secret", "token", "api_key", "api-key", "apikey", "auth_key", "auth-key",
              "access_key", "access-key", "credential", "private key", "accountkey")
+_ASSIGNED = re.compile(r"(?:passw|pwd|secret|token|api[_-]?key|apikey|auth[_-]?key|access[_-]?key|credential"
+                       r"|accountkey)[\w-]*[\"']?\s*[:=]")
 _URL_CREDENTIALS = re.compile(r"://[^\s/@]*@")
 _QUOTED = re.compile(r"[\"'][^\"'\s]{10,}[\"']")
 _LONG = re.compile(r"[A-Za-z0-9_\-+/=.]{16,}")
@@ -84,15 +86,27 @@ def _pieces(text: str) -> Iterator[tuple[int, str]]:
 
 def _could_hold(text: str) -> bool:
     """Whether any plugin could match: a keyword, URL credentials, a quoted string, or a long
-    token with both letters and digits (every token format the plugins know has both)."""
+    token with a piece mixing letters and digits (every token format the plugins know has one)."""
     lowered = text.lower()
-    if any(k in lowered for k in _KEYWORDS):
-        return True
+    if "private key" in lowered or (any(k in lowered for k in _KEYWORDS) and _ASSIGNED.search(lowered)):
+        return True  # the keyword plugin needs an assignment (``password: x``, ``API_KEY=x``)
     if "://" in text and "@" in text and _URL_CREDENTIALS.search(text):
         return True
     if ('"' in text or "'" in text) and _QUOTED.search(text):
         return True
-    return any(_DIGIT.search(t) and _LETTER.search(t) for t in _LONG.findall(text))
+    return any(_token_like(t) for t in _LONG.findall(text))
+
+
+_PARTS = re.compile(r"[-_./:+=]")
+
+
+def _token_like(token: str) -> bool:
+    """A long run that could be a key: a piece of eight or more characters mixing letters and digits,
+    or forty characters in one piece (a slug such as ``audit-store-cell-04-rollout`` is neither)."""
+    for part in _PARTS.split(token):
+        if len(part) >= 40 or (len(part) >= 8 and _DIGIT.search(part) and _LETTER.search(part)):
+            return True
+    return False
 
 
 def find_secrets(text: str) -> list[SecretHit]:
