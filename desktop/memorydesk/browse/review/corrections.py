@@ -38,8 +38,10 @@ def recorded_pairs(ws: Workspace, conn: Connection, ids: Iterable[str]) -> set[t
 
 
 def candidates(pairs: dict[tuple[str, str], float], facts: dict[str, FactText],
-               recorded: set[tuple[str, str]]) -> list[tuple[FactText, FactText, float, str]]:
-    """(older, newer, cosine, cue) for close, disagreeing pairs no conflict names."""
+               recorded: set[tuple[str, str]], cues: dict[tuple[str, str], str] | None = None,
+               ) -> list[tuple[FactText, FactText, float, str]]:
+    """(older, newer, cosine, cue) for close, disagreeing pairs no conflict names (``cues``: the
+    disagreement already worked out per pair)."""
     out = []
     for (a, b), cosine in pairs.items():
         if cosine < CORRECTION_COSINE or (a, b) in recorded:
@@ -47,7 +49,8 @@ def candidates(pairs: dict[tuple[str, str], float], facts: dict[str, FactText],
         fa, fb = facts[a], facts[b]
         if fa.created_at == fb.created_at:
             continue
-        cue = disagreement(fa.content, fb.content, fa.topic, fb.topic)
+        cue = cues[(a, b)] if cues is not None and (a, b) in cues else \
+            disagreement(fa.content, fb.content, fa.topic, fb.topic)
         if cue is None:
             continue
         older, newer = (fa, fb) if fa.created_at < fb.created_at else (fb, fa)

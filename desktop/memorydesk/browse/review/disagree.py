@@ -8,6 +8,7 @@ opposite (``ANTONYMS``). These are cues, not understanding: the finding says whi
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9'._-]*", re.I)
 _NUMBER = re.compile(r"^\d[\d.,:_-]*[a-z%]*$", re.I)
@@ -31,6 +32,17 @@ def words(text: str) -> list[str]:
     return [w.lower().rstrip(".,") for w in _WORD.findall(text)]
 
 
+@lru_cache(maxsize=250_000)
+def _word_set(text: str) -> frozenset[str]:
+    """The words of a fact's text, read once however many pairs it is in."""
+    return frozenset(words(text))
+
+
+@lru_cache(maxsize=250_000)
+def _ids_in(topic: str) -> frozenset[str]:
+    return frozenset(w for w in words(topic) if _HAS_DIGIT.search(w))
+
+
 _DAYS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "mondays", "tuesdays",
          "wednesdays", "thursdays", "fridays", "saturdays", "sundays", "january", "february", "march", "april", "may",
          "june", "july", "august", "september", "october", "november", "december", "am", "pm"}
@@ -49,11 +61,10 @@ def disagreement(a: str, b: str, topic_a: str = "", topic_b: str = "") -> str | 
     Besides the cue, the texts may differ in at most ``MAX_OTHER_WORDS`` other words (a
     different service or ticket named is a different subject, not a correction), and topics
     that carry different numbers or identifiers (``ACME-1260`` / ``ACME-1691``) name different things."""
-    ta = {w for w in words(topic_a) if _HAS_DIGIT.search(w)}
-    tb = {w for w in words(topic_b) if _HAS_DIGIT.search(w)}
+    ta, tb = _ids_in(topic_a), _ids_in(topic_b)
     if ta and tb and ta != tb:
         return None
-    sa, sb = set(words(a)), set(words(b))
+    sa, sb = _word_set(a), _word_set(b)
     if sa == sb:
         return None
     only_a, only_b = sa - sb, sb - sa
@@ -73,11 +84,9 @@ def disagreement(a: str, b: str, topic_a: str = "", topic_b: str = "") -> str | 
 def differ_in_values(a: str, b: str, topic_a: str = "", topic_b: str = "") -> bool:
     """Whether two close texts name different things or values (different identifiers in their topics,
     different numbers, a negation or an opposite): then they are not copies of each other."""
-    ta = {w for w in words(topic_a) if _HAS_DIGIT.search(w)}
-    tb = {w for w in words(topic_b) if _HAS_DIGIT.search(w)}
-    if ta != tb:
+    if _ids_in(topic_a) != _ids_in(topic_b):
         return True
-    sa, sb = set(words(a)), set(words(b))
+    sa, sb = _word_set(a), _word_set(b)
     only_a, only_b = sa - sb, sb - sa
     if (only_a | only_b) & NEGATIONS:
         return True

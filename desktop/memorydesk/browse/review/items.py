@@ -27,7 +27,10 @@ class Item:
     topic: str = ""
 
     def text(self, name: str) -> str:
-        return dict(self.fields).get(name, "")
+        for field_name, text in self.fields:
+            if field_name == name:
+                return text
+        return ""
 
 
 def _fp(*parts: object) -> str:

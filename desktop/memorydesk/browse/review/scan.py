@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from memorydesk.browse.review import corrections, decay, duplicates, vectors
-from memorydesk.browse.review.disagree import differ_in_values
+from memorydesk.browse.review.disagree import differ_in_values, disagreement
 from memorydesk.browse.review.duplicates import FactText
 from memorydesk.browse.review.items import Item, fact_fingerprints, fact_items, other_items
 from memorydesk.browse.review.text import text_findings
@@ -35,7 +35,8 @@ PER_ITEM = frozenset({"secret", "personal_data", "injection", "unreachable", "fa
 class Options:
     kinds: tuple[str, ...] = KINDS
     duplicate_cosine: float = duplicates.DUPLICATE_COSINE
-    recall_budget_s: float = 20.0  # recall checks (MMR, ranks) at most this long per scan
+    recall_budget_s: float = 20.0  # recall checks (MMR, ranks) at most this long per full scan
+    rescan_recall_budget_s: float = 1.0  # … and per rescan (what is left is checked a second at a time)
     now: float | None = None
 
     def __post_init__(self) -> None:
@@ -55,6 +56,8 @@ class ScanCache:
     pairs: dict[tuple[str, str], float] = field(default_factory=dict)  # fact ids (sorted) -> cosine
     sets: dict[str, Finding] = field(default_factory=dict)  # duplicates and losing corrections, by signature
     checked: set[str] = field(default_factory=set)  # correction candidates checked against recall, by signature
+    texts: dict[str, FactText] = field(default_factory=dict)  # facts in close pairs (memory only)
+    classes: dict[tuple[str, str], str] = field(default_factory=dict)  # pair -> "dup", a cue, or "" (memory only)
     vectors: vectors.Vectors | None = None
     skipped_vectors: int = 0
     stamp: str = ""
@@ -158,7 +161,8 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
                          "corrections skip them")
         if stop():
             raise Cancelled()
-        _set_findings(ws, old, new, options, now, stop, notes, say)
+        gone = set(changed) | (set(old.fact_fp) - set(fps) if old is not None else set())
+        _set_findings(ws, old, new, options, now, stop, notes, say, gone)
 
     findings = [f for _fp, fs in new.per_item.values() for f in fs] + list(new.sets.values())
     findings = [f for f in findings if f.kind in options.kinds]
@@ -247,18 +251,28 @@ def _texts(ws: Workspace, ids: Iterable[str]) -> dict[str, FactText]:
 
 
 def _set_findings(ws: Workspace, old: ScanCache | None, new: ScanCache, options: Options, now: float,
-                  stop: Callable[[], bool], notes: list[str], say: Progress) -> None:
+                  stop: Callable[[], bool], notes: list[str], say: Progress, gone: set[str]) -> None:
     involved = {x for pair in new.pairs for x in pair}
-    texts = _texts(ws, involved)
+    known_texts = old.texts if old is not None else {}
+    texts = {fid: known_texts[fid] for fid in involved if fid in known_texts and fid not in gone}
+    texts.update(_texts(ws, [fid for fid in involved if fid not in texts]))
+    new.texts = texts
     pairs = {k: c for k, c in new.pairs.items() if k[0] in texts and k[1] in texts}
+    known_classes = old.classes if old is not None else {}
+    for k, c in pairs.items():
+        kept = known_classes.get(k)
+        if kept is None or k[0] in gone or k[1] in gone:
+            a, b = texts[k[0]], texts[k[1]]
+            cue = disagreement(a.content, b.content, a.topic, b.topic) if c >= corrections.CORRECTION_COSINE else None
+            kept = cue or ("dup" if c >= options.duplicate_cosine
+                           and not differ_in_values(a.content, b.content, a.topic, b.topic) else "")
+        new.classes[k] = kept
     fp = new.fact_fp
     searcher = Searcher(ws, now)
-    budget = options.recall_budget_s
+    budget = options.recall_budget_s if old is None else options.rescan_recall_budget_s
     if "duplicate" in options.kinds:
         say("grouping near-duplicates", 0, 1)
-        dup = {k: c for k, c in pairs.items() if c >= options.duplicate_cosine
-               and not differ_in_values(texts[k[0]].content, texts[k[1]].content, texts[k[0]].topic,
-                                        texts[k[1]].topic)}
+        dup = {k: c for k, c in pairs.items() if new.classes[k] == "dup"}
         ids = sorted({x for k in dup for x in k})
         where = {f: i for i, f in enumerate(ids)}
         groups = vectors.clusters({(where[a], where[b]): c for (a, b), c in dup.items()}, len(ids))
@@ -282,9 +296,10 @@ def _set_findings(ws: Workspace, old: ScanCache | None, new: ScanCache, options:
             notes.append(f"{left:,} duplicate cluster(s) were not checked against recall (MMR) in the time given")
     if "losing_correction" in options.kinds:
         say("checking corrections", 0, 1)
+        cue_pairs = {k: c for k, c in pairs.items() if new.classes[k] not in ("", "dup")}
         with ws.read() as conn:
-            recorded = corrections.recorded_pairs(ws, conn, involved)
-        cands = corrections.candidates(pairs, texts, recorded)
+            recorded = corrections.recorded_pairs(ws, conn, {x for k in cue_pairs for x in k})
+        cands = corrections.candidates(cue_pairs, texts, recorded, new.classes)
         todo_cands = []
         sig = lambda a, b: f"loss:{a}@{fp.get(a, '')},{b}@{fp.get(b, '')}"  # noqa: E731
         for older, newer, cosine, cue in cands:

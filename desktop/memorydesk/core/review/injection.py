@@ -25,8 +25,9 @@ class Rule:
     near_miss: str
     needs: tuple[tuple[str, ...], ...] = ()  # lower-case words the text must hold (one of each group) first
 
-    def matches(self, text: str, lowered: str) -> re.Match[str] | None:
-        if any(not any(w in lowered for w in group) for group in self.needs):
+    def matches(self, text: str, found: set[str]) -> re.Match[str] | None:
+        """The rule's match, tried only when ``found`` (the trigger words in the text) has one of each group."""
+        if any(found.isdisjoint(group) for group in self.needs):
             return None
         return self.pattern.search(text)
 
@@ -100,6 +101,9 @@ RULES: tuple[Rule, ...] = (
          (("instruction", "rule", "message"),)),
 )
 
+_TRIGGERS = re.compile("|".join(re.escape(w) for w in sorted({w for r in RULES for g in r.needs for w in g},
+                                                              key=len, reverse=True)))
+
 # -- text that hides itself -------------------------------------------------------------------
 
 BIDI = {0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069}
@@ -127,9 +131,9 @@ def find_injection(text: str) -> list[InjectionHit]:
     if not text:
         return []
     out = []
-    lowered = text.lower()
+    found = set(_TRIGGERS.findall(text.lower()))
     for rule in RULES:
-        m = rule.matches(text, lowered)
+        m = rule.matches(text, found)
         if m is not None:
             out.append(InjectionHit(rule.name, rule.explanation, m.start(), m.end(), excerpt(text, m.start(), m.end())))
     out += find_hidden(text)
