@@ -266,7 +266,13 @@ def _set_findings(ws: Workspace, old: ScanCache | None, new: ScanCache, options:
             cue = disagreement(a.content, b.content, a.topic, b.topic) if c >= corrections.CORRECTION_COSINE else None
             kept = cue or ("dup" if c >= options.duplicate_cosine
                            and not differ_in_values(a.content, b.content, a.topic, b.topic) else "")
-        new.classes[k] = kept
+        if kept:
+            new.classes[k] = kept
+    # only pairs that matter are kept: a pair judged neither a copy nor a correction is judged again
+    # only when one of its facts changes (its pairs are then found again from the vectors)
+    pairs = {k: c for k, c in pairs.items() if k in new.classes}
+    new.pairs = pairs
+    new.texts = texts = {fid: texts[fid] for k in pairs for fid in k}
     fp = new.fact_fp
     searcher = Searcher(ws, now)
     budget = options.recall_budget_s if old is None else options.rescan_recall_budget_s
