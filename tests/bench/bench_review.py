@@ -25,7 +25,7 @@ from memorydesk.memory.service import MemoryService
 from memorydesk.store import open_workspace
 from review_corpus import demo_100k
 
-REPEATS = 3
+REPEATS = int(os.environ.get("MEMORYDESK_BENCH_REVIEW_REPEATS", "3"))
 #: facts of the demo with real embeddings (all by default; 0 for the text kinds alone, built in minutes)
 EMBED = int(os.environ.get("MEMORYDESK_BENCH_REVIEW_EMBED", "100000"))
 
