@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtCore import Qt
+
 
 def wait_idle(qtbot: Any, win: Any, timeout: int = 15000) -> None:
     """Until nothing is queued on the worker and the fact list (if it was opened) is loaded."""
@@ -48,3 +50,10 @@ def fact_at(qtbot: Any, tab: Any, row: int) -> Any:
     tab.model.fact(row)  # asks for the window
     qtbot.waitUntil(lambda: tab.model.fact(row) is not None, timeout=10000)
     return tab.model.fact(row)
+
+
+def give_reason(qtbot: Any, dialog: Any, reason: str = "checked with the team") -> None:
+    """Confirm a ``ReasonDialog`` (or a dialog built on it) by typing a reason and pressing Enter."""
+    dialog.reason.setFocus()
+    qtbot.keyClicks(dialog.reason, reason)
+    qtbot.keyClick(dialog.reason, Qt.Key.Key_Return)

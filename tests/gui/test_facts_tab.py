@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import desk_sample
-from guihelp import focus, row_of_topic, topics, wait_dialog, wait_idle
+from guihelp import focus, give_reason, row_of_topic, topics, wait_dialog, wait_idle
 from PySide6.QtCore import QRect, Qt
-from PySide6.QtWidgets import QLabel, QMessageBox, QStyleOptionViewItem
+from PySide6.QtWidgets import QLabel, QStyleOptionViewItem
 
 from memorydesk.browse import detail as browse_detail
 from memorydesk.ui.facts.model import COLUMNS, column
@@ -20,7 +20,7 @@ def test_window_title_tabs_and_counts(open_window, sample_path) -> None:
     win = open_window(sample_path)
     assert "sample" in win.windowTitle() and "read-write" in win.windowTitle()
     names = [win.tabs.tabText(i) for i in range(win.tabs.count())]
-    assert names == ["Facts", "Policies", "Knowledge Graph", "Grants", "Conflicts", "Lineage"]
+    assert names == ["Facts", "Policies", "Knowledge Graph", "Grants", "Conflicts", "Lineage", "History"]
     assert "30 facts (26 active)" in win.counts.text()
     assert "3 policies (2 active)" in win.counts.text()
     assert win.live.text() == "● live"
@@ -146,10 +146,8 @@ def test_hebrew_cells_are_laid_out_right_to_left(open_window, sample_path, qtbot
     assert tab.detail.title.layoutDirection() == Qt.LayoutDirection.RightToLeft
 
 
-def _confirm(qtbot, tab) -> None:
-    box = _dialog(qtbot, tab)
-    assert isinstance(box, QMessageBox)
-    qtbot.mouseClick(box.findChild(type(box.buttons()[0]), "confirm-yes"), Qt.MouseButton.LeftButton)
+def _confirm(qtbot, tab, reason: str = "checked with the team") -> None:
+    give_reason(qtbot, _dialog(qtbot, tab), reason)
 
 
 def _dialog(qtbot, tab):
@@ -165,6 +163,8 @@ def test_edit_supersedes_through_the_dialog(open_window, sample_path, qtbot) -> 
     dialog = _dialog(qtbot, tab)
     assert dialog.topic.text() == "topic 3"
     dialog.content.setPlainText("corrected content of fact 3")
+    dialog.buttons.button(dialog.buttons.StandardButton.Save).click()
+    assert dialog.isVisible() and "Say why" in dialog.problem.text()  # an empty reason is refused in place
     dialog.reason.setText("was wrong")
     dialog.buttons.button(dialog.buttons.StandardButton.Save).click()
     qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.detail.content.toPlainText() == "corrected content of fact 3",
@@ -215,6 +215,7 @@ def test_delete_restore_undo_redo(open_window, sample_path, qtbot) -> None:
     tab.view.selectAll()
     assert tab.act_restore.isEnabled() and not tab.act_edit.isEnabled()
     tab.act_restore.trigger()
+    _confirm(qtbot, tab)
     qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 0, timeout=10000)
     for n in (5, 6, 25):
         assert browse_detail.fact_detail(win.ws, desk_sample.fid(n))["state"] == "active"
@@ -231,6 +232,7 @@ def test_purge_needs_the_topic_typed(open_window, sample_path, qtbot) -> None:
     assert not dialog.purge.isEnabled()
     qtbot.keyClicks(dialog.typed, " 7")
     assert dialog.purge.isEnabled()
+    dialog.reason.setText("personal data")
     qtbot.mouseClick(dialog.purge, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 25, timeout=10000)
     assert browse_detail.fact_detail(win.ws, desk_sample.fid(7)) is None or \
@@ -250,6 +252,7 @@ def test_purge_lists_the_backups_holding_the_text_and_erases_it_there(open_windo
     assert backup.name in dialog.findChild(QLabel, "backups").text()
     assert dialog.backups.isVisible() and dialog.backup_action() == "erase"
     qtbot.keyClicks(dialog.typed, "topic 8")
+    dialog.reason.setText("personal data")
     qtbot.mouseClick(dialog.purge, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 25, timeout=10000)
     assert f"erased the text from backup {backup.name}" in win.statusBar().currentMessage()

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import desk_sample
 import pytest
-from guihelp import focus, wait_dialog
+from guihelp import focus, give_reason, wait_dialog
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
 
 from memorydesk.browse import detail as browse_detail
 
@@ -88,19 +87,19 @@ def test_edit_activate_deactivate_delete(open_window, sample_path, qtbot) -> Non
     tab.select_row(_row(tab, "Use Jenkins"))
     assert tab.act_activate.isEnabled() and not tab.act_deactivate.isEnabled()
     tab.act_activate.trigger()
+    give_reason(qtbot, wait_dialog(qtbot, tab))
     qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.summary.text().endswith("3 active"), timeout=10000)
 
     tab.select_row(_row(tab, "Use Jenkins"))
     tab.act_deactivate.trigger()
+    give_reason(qtbot, wait_dialog(qtbot, tab))
     qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.summary.text().endswith("2 active"), timeout=10000)
 
     before = tab.model.rowCount()
     tab.select_row(_row(tab, "Never log"))
     focus(qtbot, tab.view)
     qtbot.keyClick(tab.view, Qt.Key.Key_Delete)
-    box = wait_dialog(qtbot, tab)
-    assert isinstance(box, QMessageBox)
-    box.findChild(type(box.buttons()[0]), "confirm-yes").click()
+    give_reason(qtbot, wait_dialog(qtbot, tab))
     qtbot.waitUntil(lambda: win.ops.pending == 0 and not any(
         tab.model.policy(r)["rule"].startswith("Never log") and tab.model.policy(r)["active"]
         for r in range(tab.model.rowCount())), timeout=10000)

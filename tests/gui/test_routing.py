@@ -26,6 +26,7 @@ def _edit_topic_3(qtbot, win) -> None:
     dialog = wait_dialog(qtbot, facts)
     assert dialog.fact_id == desk_sample.fid(3)
     dialog.content.setPlainText("content of fact 3, corrected")
+    dialog.reason.setText("a typo")
     dialog.buttons.button(dialog.buttons.StandardButton.Save).click()
     qtbot.waitUntil(lambda: facts.detail.content.toPlainText() == "content of fact 3, corrected"
                     and win.ops.pending == 0 and win.ops.flows == 0, timeout=20000)

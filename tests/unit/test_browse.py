@@ -98,6 +98,16 @@ def test_sorting_is_total_and_stable(ws) -> None:
         browse.fact_ids(ws, FactQuery(sort="embedding"))
 
 
+def test_rank_order_is_the_order_of_the_ids(ws) -> None:
+    """A search's hits listed in its own order (the product's rank), filters still applied."""
+    wanted = browse.fact_ids(ws, FactQuery(), 0, 30)[::-3]  # some facts, in an order of their own
+    q = FactQuery(ids=tuple(wanted), sort=browse.RANK, descending=False)
+    assert browse.fact_ids(ws, q, 0, 100) == wanted
+    assert [browse.position_of(ws, q, i) for i in wanted] == list(range(len(wanted)))
+    assert browse.fact_ids(ws, q.with_(descending=True), 0, 100) == wanted[::-1]
+    assert [browse.rows_for_keys(ws, [k])[0].id for k in browse.fact_keys(ws, q)] == wanted
+
+
 def test_position_of_hidden_fact_is_none(ws) -> None:
     assert browse.position_of(ws, FactQuery(state="active"), fid(25)) is None
     assert browse.position_of(ws, FactQuery(), "no-such-id") is None

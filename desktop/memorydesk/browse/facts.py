@@ -32,11 +32,13 @@ from sqlalchemy import (
     case,
     false,
     func,
+    literal,
     literal_column,
     or_,
     select,
 )
 
+from memorydesk.browse.as_of import state_at, superseded_at_sql, where_at
 from memorydesk.search.agent import is_keyword_reachable
 from memorydesk.store.workspace import Workspace
 
@@ -51,6 +53,8 @@ VERACITIES = ("stated", "inferred", "tool", "imported", "unknown")
 STATES = ("all", "active", "expired", "superseded", "deleted")
 #: the order facts were written (rowid); see the module docstring
 NATURAL = "rowid"
+#: the order of ``FactQuery.ids`` (a search's rank order: the product's own, best first when ascending)
+RANK = "rank"
 
 # the columns a list window carries (no embedding blobs: they are 1.5 KB each)
 LIST_COLUMNS = (
@@ -58,7 +62,7 @@ LIST_COLUMNS = (
     "updated_at", "recall_count", "mention_count", "superseded_by", "valid_until", "has_embedding",
 )
 SORTABLE = (
-    NATURAL, "domain", "topic", "content", "memory_type", "veracity", "confidence", "created_at", "updated_at",
+    NATURAL, RANK, "domain", "topic", "content", "memory_type", "veracity", "confidence", "created_at", "updated_at",
     "recall_count", "mention_count", "state", "valid_until",
 )
 
@@ -71,7 +75,9 @@ class FactQuery:
     ``*/<name>`` for a bare name together with its repo-scoped forms.
     ``text``: a substring of topic or content (ASCII case-insensitive).
     ``ids``: restrict to these ids (search results), or None.
-    ``sort``: a column of ``SORTABLE``; ``NATURAL`` (the default) is the order written.
+    ``sort``: a column of ``SORTABLE``; ``NATURAL`` (the default) is the order written;
+    ``RANK`` the order of ``ids`` (a keyword search's hits in the product's rank order:
+    ascending puts its best hit first).
     """
 
     domain: str | None = None
@@ -88,6 +94,7 @@ class FactQuery:
     sort: str = NATURAL
     descending: bool = True
     now: int | None = field(default=None, compare=False)
+    as_of: int | None = None  # memory as it stood then (``browse.as_of``): facts created by then, states then
 
     def with_(self, **changes: Any) -> FactQuery:
         return replace(self, **changes)
@@ -128,8 +135,11 @@ class FactRow:
     valid_until: int | None
     has_embedding: bool
     keyword_reachable: bool = True
+    superseded_at: int | None = None  # when its supersession happened (``browse.as_of``)
 
-    def state(self, now: int | None = None) -> str:
+    def state(self, now: int | None = None, as_of: int | None = None) -> str:
+        if as_of is not None:
+            return state_at(self.superseded_by, self.superseded_at, self.valid_until, as_of)
         return fact_state(self.superseded_by, self.valid_until, now)
 
 
@@ -176,7 +186,9 @@ def _where(ws: Workspace, q: FactQuery) -> list[ColumnElement]:
         clauses.append(_lowered(f.memory_type, q.memory_type, MEMORY_TYPES, "fact"))
     if q.veracity:
         clauses.append(_lowered(f.veracity, q.veracity, VERACITIES, "stated"))
-    if q.state == "active":
+    if q.as_of is not None:
+        clauses += where_at(ws, q.state, q.as_of)
+    elif q.state == "active":
         clauses.append(f.superseded_by.is_(None))
     elif q.state == "expired":
         clauses += [f.superseded_by.is_(None), f.valid_until.is_not(None), f.valid_until < now]
@@ -211,6 +223,10 @@ def _sort_key(ws: Workspace, q: FactQuery) -> ColumnElement:
         return literal_column("rowid")
     if q.sort == "state":
         return case((f.superseded_by.is_(None), 0), (f.superseded_by == DELETED, 2), else_=1)
+    if q.sort == RANK:
+        if not q.ids:
+            return literal(0)  # a bound constant (a literal 0 would name a column): rowid decides
+        return case({fid: i for i, fid in enumerate(q.ids)}, value=f.id, else_=len(q.ids))
     if q.sort not in SORTABLE:
         raise ValueError(f"cannot sort by {q.sort!r}")
     return f[q.sort]
@@ -228,13 +244,14 @@ def _list_select(ws: Workspace) -> Select:
     f = ws.layout.facts.c
     cols = [f[name] for name in LIST_COLUMNS if name not in ("key", "has_embedding")]
     return select(literal_column("rowid").label("key"), *cols,
-                  f.embedding.is_not(None).label("has_embedding")).select_from(ws.layout.facts)
+                  f.embedding.is_not(None).label("has_embedding"),
+                  literal_column(superseded_at_sql(ws)).label("superseded_at")).select_from(ws.layout.facts)
 
 
 def _row(r: Any) -> FactRow:
     m = r._mapping
     return FactRow(**{name: m[name] for name in LIST_COLUMNS if name != "has_embedding"},
-                   has_embedding=bool(m["has_embedding"]),
+                   has_embedding=bool(m["has_embedding"]), superseded_at=m["superseded_at"],
                    keyword_reachable=is_keyword_reachable(m["topic"], m["content"]))
 
 
@@ -245,6 +262,8 @@ def fact_keys(ws: Workspace, q: FactQuery) -> array.array:
     8 MB for 1,000,000 facts); run it off the UI thread. Windows of rows are then read
     by key with ``rows_for_keys`` in a couple of milliseconds, wherever they are.
     """
+    if q.sort == RANK:
+        return _rank_keys(ws, q)
     stmt = select(literal_column("rowid")).select_from(ws.layout.facts).where(*_where(ws, q)) \
         .order_by(*_order(ws, q))
     with ws.read() as conn:
@@ -255,6 +274,17 @@ def fact_keys(ws: Workspace, q: FactQuery) -> array.array:
         while chunk := cursor.fetchmany(65536):
             keys.extend(r[0] for r in chunk)
         return keys
+
+
+def _rank_keys(ws: Workspace, q: FactQuery) -> array.array:
+    """``fact_keys`` in the order of ``q.ids`` (a search's hits, a few hundred at most): the
+    matching rows read once and put in order here, as ``_order`` would (rowid breaks ties)."""
+    place = {fid: i for i, fid in enumerate(q.ids or ())}
+    f = ws.layout.facts
+    with ws.read() as conn:
+        rows = conn.execute(select(literal_column("rowid"), f.c.id).select_from(f).where(*_where(ws, q))).all()
+    rows.sort(key=lambda r: (place.get(r[1], len(place)), r[0]), reverse=q.descending)
+    return array.array("q", [int(r[0]) for r in rows])
 
 
 def rows_for_keys(ws: Workspace, keys: Sequence[int]) -> list[FactRow | None]:
@@ -404,7 +434,7 @@ def counts(ws: Workspace) -> dict[str, int]:
 
 
 __all__ = [
-    "DomainCount", "FactQuery", "FactRow", "LIST_COLUMNS", "MEMORY_TYPES", "NATURAL", "SORTABLE", "STATES",
+    "DomainCount", "FactQuery", "FactRow", "LIST_COLUMNS", "MEMORY_TYPES", "NATURAL", "RANK", "SORTABLE", "STATES",
     "VERACITIES", "count_facts", "counts", "domains", "fact_ids", "fact_keys", "fact_rows", "fact_state",
     "placements", "position_of", "repo_groups", "rows_for_ids", "rows_for_keys",
 ]

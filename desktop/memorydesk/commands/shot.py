@@ -19,7 +19,7 @@ from pathlib import Path
 
 from memorydesk.core.errors import BadInput
 
-TABS = ("facts", "policies", "graph", "grants", "conflicts", "lineage", "review")
+TABS = ("facts", "policies", "graph", "grants", "conflicts", "lineage", "history", "review")
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     from memorydesk.ui.mainwindow import MainWindow
 
     ws = open_workspace(Path(args.workspace), read_only=True)
-    window = MainWindow(ws)
+    window = MainWindow(ws, remember=False)  # a picture neither uses nor changes what the window remembers
     window.resize(width, height)
     window.show_tab(args.tab)
     window.show()

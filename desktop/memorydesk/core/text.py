@@ -146,3 +146,9 @@ def format_confidence(value: float) -> str:
     if math.isinf(value):
         return "Infinity" if value > 0 else "-Infinity"
     return str(Decimal(value).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
+
+
+def one_line(text: str | None, limit: int = 300) -> str:
+    """``text`` on one line (runs of whitespace as one space), cut at ``limit`` characters with ``…``."""
+    flat = " ".join((text or "").split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

@@ -6,7 +6,9 @@ with the STM capacity forced small so transitions happen, and in two batches run
 two separate processes (a restart in between). Then it checks, one line each, that
 every cross-scope query returned nothing, that every source removal has its target
 commit, that the receipts say every run is healthy or waiting and are fresh, and
-finally removes the canary. The gate passes only when every check passes.
+finally removes the canary. Where MemoryOS is importable, one more check runs a canary through
+a real MemoryOS wrapped by the receipts adapter (:mod:`memorydesk.lineage.adapters.memoryos_canary`).
+The gate passes only when every check passes.
 
 This module is also the batch worker: ``python -m memorydesk.lineage.canary WS ID N``,
 and the gate in a process of its own (``… gate WS [--keep-receipts]``, one JSON object per
@@ -21,8 +23,10 @@ import hashlib
 import json
 import os
 import secrets
+import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
@@ -31,8 +35,10 @@ from pathlib import Path
 
 from sqlalchemy import select
 
+from memorydesk.core.errors import MemoryDeskError
 from memorydesk.core.health import classify
 from memorydesk.lineage import receipt_store
+from memorydesk.lineage.adapters import memoryos_canary
 from memorydesk.lineage.recall import dispatch, retrieve
 from memorydesk.lineage.tiers import LANES, LPM_DOMAIN, PAGES, SEGMENTS, VERSIONS, TierConfig, TierEngine
 from memorydesk.memory.rows import read_json_list
@@ -44,6 +50,22 @@ CAPACITY = 2
 PER_BATCH = 3
 FRESH_FOR = timedelta(hours=24)
 CONFIG = TierConfig(stm_capacity=CAPACITY, heat_threshold=2.0)
+
+
+class CanaryStopped(MemoryDeskError):
+    """The gate was stopped; what it had written is removed again."""
+
+
+def what_it_writes(keep_receipts: bool = False) -> str:
+    """One paragraph saying what a gate run writes into the workspace (and what stays)."""
+    n_lanes = len(lanes("x"))
+    stays = ("Its receipts stay, marked canary, so its runs show on the timeline."
+             if keep_receipts else "Its receipts are removed too.")
+    return (f"It writes {2 * n_lanes * PER_BATCH} canary memories (random id, no personal content) in {n_lanes} "
+            f"lanes of its own (canary-…/user-a|b × canary-…/assistant-1|2), {PER_BATCH} per lane in each of two "
+            f"batches run by two separate processes, with short-term capacity {CAPACITY} so they are promoted "
+            "STM → MTM → LPM, retrieved and dispatched, and lineage receipts for every step. At the end — or "
+            f"when it is stopped — its memories are removed from every tier. {stays}")
 
 
 def lanes(canary_id: str) -> list[tuple[str, str]]:
@@ -159,6 +181,8 @@ def run_gate(path: Path, out: Callable[[str], None] = print, *, progress: Progre
     checks = gate(path, progress=progress, on_check=on_check, keep_receipts=keep_receipts)
     for check in checks:
         out(check.line())
+    if (reason := memoryos_canary.unavailable()) is not None:
+        out(f"SKIP memoryos: {reason}, so no canary ran through MemoryOS")
     return all(c.passed for c in checks)
 
 
@@ -171,10 +195,17 @@ def gate(path: Path, *, progress: Progress | None = None, on_check: Callable[[Ch
     step(0, 5, "preparing the workspace")
     open_workspace(path).close()  # adopt/migrate once, before the workers
     checks: list[Check] = []
-    step(1, 5, "batch 1: storing and promoting in its own process")
-    first = _worker(path, canary_id, 1)
-    step(2, 5, "batch 2: a new process (a restart) finds batch 1 and goes on")
-    second = _worker(path, canary_id, 2)
+    try:
+        step(1, 5, "batch 1: storing and promoting in its own process")
+        first = _worker(path, canary_id, 1)
+        step(2, 5, "batch 2: a new process (a restart) finds batch 1 and goes on")
+        second = _worker(path, canary_id, 2)
+    except KeyboardInterrupt:  # stopped (run_gate_apart sends SIGINT): nothing it wrote stays
+        with open_workspace(path) as ws:
+            remove_canary(ws, canary_id, keep_receipts=False)
+            left = where_memories_are(ws, canary_id)
+        raise CanaryStopped("the canary was stopped; " + ("everything it had written was removed" if not left
+                            else f"{len(left)} of its rows could not be removed")) from None
     step(3, 5, "checking isolation, promotions, lineage and freshness")
     with open_workspace(path) as ws:
         try:
@@ -184,6 +215,9 @@ def gate(path: Path, *, progress: Progress | None = None, on_check: Callable[[Ch
             remove_canary(ws, canary_id, keep_receipts)
             left = where_memories_are(ws, canary_id)
         checks.append(Check("cleanup", not left, "canary removed" if not left else f"{len(left)} canary rows left"))
+    if memoryos_canary.unavailable() is None:  # MemoryOS is installed here: the canary through it too
+        step(4, 5, "a canary through MemoryOS, with its receipts adapter")
+        checks.append(Check("memoryos", *memoryos_canary.run_memoryos_canary()))
     for check in checks:
         if on_check is not None:
             on_check(check)
@@ -238,21 +272,35 @@ def run_gate_apart(path: Path, *, progress: Progress | None = None, on_check: Ca
     if keep_receipts:
         command.append("--keep-receipts")
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
-        passed = None
+        passed, stopped = None, None
         assert process.stdout is not None
-        for line in process.stdout:
-            if cancelled is not None and cancelled():
-                process.terminate()
-                break
-            message = json.loads(line)
-            if "progress" in message and progress is not None:
-                progress(*message["progress"])
-            elif "check" in message and on_check is not None:
-                on_check(Check(**message["check"]))
-            elif "passed" in message:
-                passed = bool(message["passed"])
+        done = threading.Event()
+
+        def stop_when_asked() -> None:  # a stop reaches the gate at once, not at its next line
+            while not done.wait(0.1):
+                if cancelled is not None and cancelled():
+                    process.send_signal(signal.SIGINT)  # the gate removes what it wrote, then ends
+                    return
+
+        watcher = threading.Thread(target=stop_when_asked, daemon=True)
+        watcher.start()
+        try:
+            for line in process.stdout:
+                message = json.loads(line)
+                if "progress" in message and progress is not None:
+                    progress(*message["progress"])
+                elif "check" in message and on_check is not None:
+                    on_check(Check(**message["check"]))
+                elif "passed" in message:
+                    passed = bool(message["passed"])
+                elif "stopped" in message:
+                    stopped = str(message["stopped"])
+        finally:
+            done.set()
         error = process.stderr.read() if process.stderr else ""
         process.wait()
+    if stopped is not None:
+        raise CanaryStopped(stopped)
     if passed is None:
         lines = error.strip().splitlines()
         raise RuntimeError(f"the canary stopped: {lines[-1] if lines else 'no result'}")
@@ -266,9 +314,16 @@ def _print_json(message: dict) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args and args[0] == "gate":
-        passed = run_gate(Path(args[1]), lambda _line: None, keep_receipts="--keep-receipts" in args,
-                          progress=lambda done, total, text: _print_json({"progress": [done, total, text]}),
-                          on_check=lambda c: _print_json({"check": asdict(c)}))
+        try:
+            passed = run_gate(Path(args[1]), lambda _line: None, keep_receipts="--keep-receipts" in args,
+                              progress=lambda done, total, text: _print_json({"progress": [done, total, text]}),
+                              on_check=lambda c: _print_json({"check": asdict(c)}))
+        except CanaryStopped as exc:
+            _print_json({"stopped": str(exc)})
+            return 130
+        except KeyboardInterrupt:  # while checking: its memories were removed on the way out
+            _print_json({"stopped": "the canary was stopped while checking; its memories were removed"})
+            return 130
         _print_json({"passed": passed})
         return 0
     path, canary_id, batch = Path(args[0]), args[1], int(args[2])

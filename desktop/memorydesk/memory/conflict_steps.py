@@ -36,20 +36,28 @@ def drop_review(conn: Connection, row: dict[str, Any] | None) -> None:
 
 
 # -- restore the loser (DESIGN.md section 5) -----------------------------------------------------
+def _replaced(d: dict[str, Any]) -> str | None:
+    """The fact the restore superseded: the winner's version in force, or none (a winner the
+    product deleted). Rows written before that choice have no ``replaced``: the winner."""
+    return d["replaced"] if "replaced" in d else d["winner"]
+
+
 def _restore_loser_inverse(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
     drop_review(conn, d.get("review"))
-    set_superseded(ws, conn, d["winner"], d["loser"], d["winner_before"])
+    if _replaced(d):
+        set_superseded(ws, conn, _replaced(d), d["loser"], d["winner_before"])
     set_superseded(ws, conn, d["loser"], None, d["loser_before"])
 
 
 def _pair_facts(d: dict[str, Any]) -> dict[str, list[str]]:
-    return {"fact": [d["loser"], d["winner"]]}
+    return {"fact": list(dict.fromkeys([d["loser"], d["winner"], *([_replaced(d)] if _replaced(d) else [])]))}
 
 
 @action("conflict", "restore_loser", inverse_of=_restore_loser_inverse, touched=_pair_facts)
 def _restore_loser_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
     set_superseded(ws, conn, d["loser"], d["loser_before"], None)
-    set_superseded(ws, conn, d["winner"], d["winner_before"], d["loser"])
+    if _replaced(d):
+        set_superseded(ws, conn, _replaced(d), d["winner_before"], d["loser"])
     put_review(conn, d.get("review"))
 
 

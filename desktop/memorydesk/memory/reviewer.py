@@ -15,10 +15,12 @@ from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
 from memorydesk.embedding.embedder import Embedder, fact_text, fact_vectors
-from memorydesk.memory import history, reviewer_edges, reviewer_review, reviewer_steps  # noqa: F401 - registers the actions
+from memorydesk.memory import (  # noqa: F401 - registers the actions
+    history, reviewer_edges, reviewer_restore, reviewer_review, reviewer_steps)
 from memorydesk.memory.history import ChangeResult, perform
 from memorydesk.memory.purge import BackupAction, purge
 from memorydesk.memory.reviewer_conflicts import ConflictDecisions
+from memorydesk.memory.restore import restore_facts
 from memorydesk.memory.reviewer_grants import GrantEdits
 from memorydesk.memory.rows import fact_row, new_id, now_s
 from memorydesk.store import Workspace
@@ -98,8 +100,10 @@ class Reviewer(ConflictDecisions, GrantEdits):
                                "{n} fact(s) deleted")
 
     def restore_facts(self, ids: Iterable[str], reason: str = "") -> ChangeResult:
-        return self._each_fact("fact.restore", ids, reason, lambda fid: {"id": fid, "before": None},
-                               "{n} fact(s) restored")
+        """Active again, whatever replaced them (``memory.restore``): a deleted fact, a fact set
+        aside by a sentinel, or a superseded one (the version in force of what replaced it is
+        superseded by it; nothing else when that is gone)."""
+        return restore_facts(self.ws, self.actor, ids, reason)
 
     def purge_facts(self, ids: Iterable[str], reason: str = "", *, backups: BackupAction = "keep") -> ChangeResult:
         """Remove the facts, their earlier versions and every copy of their text. Not undoable.

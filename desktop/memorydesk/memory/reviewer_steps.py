@@ -58,9 +58,24 @@ def _delete_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
     set_superseded(ws, conn, d["id"], d.get("before"), DELETED)
 
 
-@action("fact", "restore", inverse_of=_delete_forward)
+def _restore_inverse(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
+    if d.get("replaces"):
+        set_superseded(ws, conn, d["replaces"], d["id"], None)
+    set_superseded(ws, conn, d["id"], d.get("before"), d.get("was", DELETED))
+
+
+def _restored_facts(d: dict[str, Any]) -> dict[str, list[str]]:
+    return {"fact": [d["id"], *([d["replaces"]] if d.get("replaces") else [])]}
+
+
+@action("fact", "restore", inverse_of=_restore_inverse, touched=_restored_facts)
 def _restore_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    _delete_inverse(ws, conn, d)
+    """Active again (``memory.restore``): from a delete (rows written before restores of superseded
+    facts have no ``was``), a sentinel, or a supersession; the version in force it ``replaces``
+    is superseded by it."""
+    set_superseded(ws, conn, d["id"], d.get("was", DELETED), d.get("before"))
+    if d.get("replaces"):
+        set_superseded(ws, conn, d["replaces"], None, d["id"])
 
 
 @action("fact", "purge")

@@ -1,6 +1,10 @@
 """Small window-modal prompts that never block the event loop (``open()``, not ``exec()``).
 
-Each takes a callback for the answer, so tests can drive the real widgets.
+Each takes a callback for the answer (or gives an awaitable), so tests can drive the real
+widgets. Every change a person makes asks why, in the dialog that confirms it: the
+``reason_fields`` rows, checked by ``require_reason`` (an empty reason is refused in
+place, the dialog stays open), or all of it at once in a ``ReasonDialog`` /
+``ask_reason`` for a confirmation that names what it acts on.
 """
 
 from __future__ import annotations
@@ -8,7 +12,20 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from PySide6.QtWidgets import QLabel, QLineEdit, QMessageBox, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+#: what an empty reason is told, next to the field
+REASON_NEEDED = "Say why: the reason is kept in the history with the change."
 
 
 def confirm(parent: QWidget, title: str, text: str, on_yes: Callable[[], None], *,
@@ -59,3 +76,85 @@ def reason_fields() -> tuple[QLineEdit, QLabel]:
     problem.setObjectName("problem")
     problem.setStyleSheet("color: #c0392b")
     return reason, problem
+
+
+def require_reason(reason: QLineEdit, problem: QLabel) -> bool:
+    """True when a reason was given; otherwise say so next to the field and put the cursor there."""
+    if reason.text().strip():
+        return True
+    problem.setText(REASON_NEEDED)
+    problem.show()
+    reason.setFocus()
+    return False
+
+
+class ReasonDialog(QDialog):
+    """A confirmation that asks why: ``text`` names what it acts on, ``informative`` says what
+    follows, the reason field is required (refused in place while empty). Enter in the field
+    presses the confirming button, which checks the reason; Esc cancels.
+
+    ``add(widget)`` puts more above the reason row (a dialog built on this one)."""
+
+    def __init__(self, parent: QWidget | None, title: str, text: str, *, yes_text: str = "OK",
+                 informative: str = "", name: str = "reason-dialog") -> None:
+        super().__init__(parent)
+        self.setObjectName(name)
+        self.setWindowTitle(title)
+        self.text = QLabel(text)
+        self.text.setObjectName("reason-text")
+        self.text.setTextFormat(Qt.TextFormat.PlainText)  # topics are people's text, never markup
+        self.text.setWordWrap(True)
+        self.informative = QLabel(informative)
+        self.informative.setObjectName("reason-informative")
+        self.informative.setTextFormat(Qt.TextFormat.PlainText)
+        self.informative.setWordWrap(True)
+        self.informative.setVisible(bool(informative))
+        self.reason, self.problem = reason_fields()
+        self.problem.hide()  # shown with what is wrong (no empty line until then)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.yes = self.buttons.addButton(yes_text, QDialogButtonBox.ButtonRole.AcceptRole)
+        self.yes.setObjectName("reason-yes")
+        self.yes.setDefault(True)
+        self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setAutoDefault(False)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        self.body = QVBoxLayout()
+        form = QFormLayout()
+        form.addRow("Reason", self.reason)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.text)
+        layout.addWidget(self.informative)
+        layout.addLayout(self.body)
+        layout.addLayout(form)
+        layout.addWidget(self.problem)
+        layout.addWidget(self.buttons)
+        self.reason.setFocus()
+        self.resize(520, self.sizeHint().height())  # as tall as its words, no taller
+
+    def add(self, widget: QWidget) -> None:
+        self.body.addWidget(widget)
+
+    def reason_text(self) -> str:
+        return self.reason.text().strip()
+
+    def accept(self) -> None:
+        if require_reason(self.reason, self.problem):
+            super().accept()
+
+
+def ask_reason(parent: QWidget, title: str, text: str, *, yes_text: str = "OK",
+               informative: str = "", name: str = "reason-dialog") -> tuple[ReasonDialog, Awaitable[str | None]]:
+    """A ``ReasonDialog`` opened window-modally, and an awaitable that gives the reason
+    (trimmed, never empty) when confirmed, None when cancelled."""
+    loop = asyncio.get_event_loop()
+    answer: asyncio.Future = loop.create_future()
+    dialog = ReasonDialog(parent, title, text, yes_text=yes_text, informative=informative, name=name)
+
+    def done(code: int) -> None:
+        if not answer.done():
+            answer.set_result(dialog.reason_text() if code == QDialog.DialogCode.Accepted.value else None)
+        dialog.deleteLater()
+
+    dialog.finished.connect(done)
+    dialog.open()
+    return dialog, answer

@@ -7,12 +7,14 @@ from memorydesk.ui.conflicts.tab import ConflictsTab
 from memorydesk.ui.facts.tab import FactsTab
 from memorydesk.ui.grants.tab import GrantsTab
 from memorydesk.ui.graph.tab import GraphTab
+from memorydesk.ui.history import HistoryTab
 from memorydesk.ui.lineage.tab import LineageTab
 from memorydesk.ui.policies.tab import PoliciesTab
 from memorydesk.ui.review.tab import ReviewTab
 from memorydesk.ui.tab import DeskTab
 
-TABS: list[type[DeskTab]] = [FactsTab, PoliciesTab, GraphTab, GrantsTab, ConflictsTab, LineageTab, ReviewTab]
+TABS: list[type[DeskTab]] = [FactsTab, PoliciesTab, GraphTab, GrantsTab, ConflictsTab, LineageTab, HistoryTab,
+                             ReviewTab]
 
 
 def tab_names() -> tuple[str, ...]:

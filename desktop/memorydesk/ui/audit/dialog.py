@@ -4,9 +4,13 @@ would fix it.
 The audit asks the agent's hybrid recall for each fact's own topic (all active facts, or a
 seeded sample), or the questions in a file people collected, and shows recall@10 overall
 and by domain, type, age and veracity, how many facts each stage loses, and — labelled as
-NOT what the product does — the same under named alternatives. It runs as a job (progress
-and Cancel in the status bar; a stopped audit shows what it got through). Double-click a
-fact to open it in the Facts tab.
+NOT what the product does — the same under named alternatives. It runs as a job with its
+progress and Cancel in the dialog itself (a stopped audit shows what it got through).
+
+The results are kept: closing the dialog only hides it (the window keeps one per open
+workspace), and they stay until a new run replaces them — which first offers to save
+results that were not saved. Double-click or Enter on a fact opens it in the Facts tab;
+Enter never starts a run (no button is the default; Alt+R runs).
 """
 
 from __future__ import annotations
@@ -16,7 +20,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
@@ -29,6 +34,8 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMessageBox,
+    QProgressBar,
     QPushButton,
     QRadioButton,
     QSpinBox,
@@ -84,6 +91,9 @@ class RecallAuditDialog(QDialog):
         self.setWindowTitle("Recall audit — can the agent get its facts back?")
         self.session = session
         self.report: dict[str, Any] | None = None
+        self.saved = True  # the report shown was saved (or there is none)
+        self.job: Any = None  # the run going on, if any
+        self.asking: QMessageBox | None = None  # "save the last results first?"
         self.queries_path: Path | None = None
 
         self.all_facts = QRadioButton("Every active fact")
@@ -109,14 +119,22 @@ class RecallAuditDialog(QDialog):
         self.what_if = {name: QCheckBox(name) for name in VARIANTS}
         for name, box in self.what_if.items():
             box.setObjectName(f"what-if-{name}")
-        self.run_button = QPushButton("Run audit")
+        self.run_button = QPushButton("&Run audit")
         self.run_button.setObjectName("audit-run")
-        self.run_button.setDefault(True)
-        self.run_button.clicked.connect(lambda: self.session.ops.start(self.run(), owner=self))
-        self.save_button = QPushButton("Save report…")
+        self.run_button.clicked.connect(self.start_run)
+        self.save_button = QPushButton("&Save report…")
         self.save_button.setObjectName("audit-save")
         self.save_button.setEnabled(False)
         self.save_button.clicked.connect(self._save)
+        self.progress = QProgressBar()
+        self.progress.setObjectName("audit-progress")
+        self.progress.setTextVisible(True)
+        self.progress.hide()
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setObjectName("audit-cancel")
+        self.cancel_button.setToolTip("Stop the audit; what it got through is shown")
+        self.cancel_button.clicked.connect(self.cancel_run)
+        self.cancel_button.hide()
 
         scope = QGroupBox("Ask the agent's hybrid recall for each fact's own topic")
         grid = QGridLayout(scope)
@@ -161,7 +179,7 @@ class RecallAuditDialog(QDialog):
         self.facts.verticalHeader().setVisible(False)
         self.facts.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.facts.doubleClicked.connect(self._open_fact)
-        self.facts.activated.connect(self._open_fact)
+        self.facts.installEventFilter(self)  # Enter opens the fact, and goes no further
         lower = QWidget()
         ll = QVBoxLayout(lower)
         ll.setContentsMargins(0, 0, 0, 0)
@@ -176,18 +194,51 @@ class RecallAuditDialog(QDialog):
         split.addWidget(self.groups)
         split.addWidget(lower)
         buttons = QHBoxLayout()
+        buttons.addWidget(self.progress, 1)
+        buttons.addWidget(self.cancel_button)
         buttons.addStretch(1)
         buttons.addWidget(self.save_button)
         buttons.addWidget(self.run_button)
         close = QPushButton("Close")
+        close.setObjectName("audit-close")
+        close.setToolTip("Close this window; the results stay until the next run (Tools ▸ Recall Audit…)")
         close.clicked.connect(self.close)
         buttons.addWidget(close)
+        for button in (self.run_button, self.save_button, self.cancel_button, close, self.pick):
+            button.setAutoDefault(False)  # Enter never presses one of them by surprise
+            button.setDefault(False)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.summary)
         layout.addWidget(split, 1)
         layout.addLayout(buttons)
         self.resize(1100, 760)
+
+    @classmethod
+    def shown_for(cls, session: DeskSession, window: QWidget) -> RecallAuditDialog:
+        """The window's audit dialog for this workspace, shown and in front: the one kept with
+        its results, or a new one (the one of a workspace since closed is dropped)."""
+        kept = window.findChild(cls, "recall-audit")
+        if kept is not None and kept.session is not session:
+            kept.close()
+            kept.setParent(None)
+            kept.deleteLater()
+            kept = None
+        if kept is None:
+            kept = cls(session, window)
+        kept.show()
+        kept.activateWindow()
+        return kept
+
+    def stale(self) -> bool:
+        """Whether the window has moved on to another workspace (then this audit's is closed)."""
+        window = self.parent()
+        if getattr(window, "session", self.session) is self.session:
+            return False
+        self.summary.setText("The workspace this audit read is closed. Tools ▸ Recall Audit… audits the one open now.")
+        for button in (self.run_button, self.cancel_button):
+            button.setEnabled(False)
+        return True
 
     # --- running ------------------------------------------------------------------------
 
@@ -197,6 +248,50 @@ class RecallAuditDialog(QDialog):
             self.queries_path = Path(path)
             self.pick.setText(self.queries_path.name)
             self.own.setChecked(True)
+
+    def start_run(self) -> None:
+        """Run, after offering to save results that were not saved (a run replaces them)."""
+        if self.job is not None or self.stale():
+            return
+        if self.report is not None and not self.saved:
+            box = QMessageBox(QMessageBox.Icon.Question, "Recall audit",
+                              "A new run replaces the results shown, which were not saved.",
+                              QMessageBox.StandardButton.Cancel, self)
+            box.setObjectName("audit-replace")
+            save = box.addButton("Save them first…", QMessageBox.ButtonRole.AcceptRole)
+            save.setObjectName("audit-replace-save")
+            replace = box.addButton("Replace them", QMessageBox.ButtonRole.DestructiveRole)
+            replace.setObjectName("audit-replace-yes")
+            box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+
+            def answered(_code: int) -> None:
+                clicked = box.clickedButton()
+                self.asking = None
+                box.deleteLater()
+                if clicked is save:
+                    self._save()
+                if clicked is replace or (clicked is save and self.saved):
+                    self.session.ops.start(self.run(), owner=self)
+
+            box.finished.connect(answered)
+            self.asking = box
+            box.open()
+            return
+        self.session.ops.start(self.run(), owner=self)
+
+    def cancel_run(self) -> None:
+        if self.job is not None:
+            self.job.cancel()
+            self.cancel_button.setEnabled(False)
+            self.progress.setFormat("stopping after this fact…")
+
+    def _progressed(self, done: int, total: int, text: str) -> None:
+        self.progress.setRange(0, max(total, 0))
+        self.progress.setValue(min(done, total) if total else 0)
+        if total:
+            self.progress.setFormat(f"{done:,} of {total:,} facts" + (f" — {text}" if text else ""))
+        else:
+            self.progress.setFormat(text or "auditing…")
 
     async def run(self) -> None:
         names = [name for name, box in self.what_if.items() if box.isChecked()]
@@ -212,20 +307,33 @@ class RecallAuditDialog(QDialog):
             except (OSError, UnicodeDecodeError, json.JSONDecodeError, BadInput) as exc:
                 self.summary.setText(f"That file cannot be used: {html.escape(str(exc))}")
                 return
-        self.run_button.setEnabled(False)
-        self.summary.setText("Auditing… (progress and Cancel in the status bar)")
+        ws = self.session.ws
 
-        def work(ws: Any, job: Any) -> dict[str, Any]:
+        def work(job: Any) -> dict[str, Any]:
             progress, stop = job.report, (lambda: job.cancelled)
             if queries is not None:
                 return audit.audit_queries(ws, queries, what_if=names, progress=progress, cancelled=stop)
             return audit.audit_workspace(ws, sample=sample, seed=seed, what_if=names, progress=progress,
                                          cancelled=stop)
 
+        job, awaitable = self.session.ops.job("Recall audit", work)
+        self.job = job
+        job.progressed.connect(self._progressed)
+        self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.progress.setRange(0, 0)
+        self.progress.setFormat("auditing…")
+        for w in (self.progress, self.cancel_button):
+            w.show()
+        kept = " The results below are the last run's until this one finishes." if self.report is not None else ""
+        self.summary.setText(f"Auditing… (Cancel stops it and shows what it got through).{kept}")
         try:
-            report = await self.session.job("Recall audit", work)
+            report = await awaitable
         finally:
+            self.job = None
             self.run_button.setEnabled(True)
+            for w in (self.progress, self.cancel_button):
+                w.hide()
         self.show_report(report)
 
     def show_report(self, report: dict[str, Any]) -> None:
@@ -240,13 +348,16 @@ class RecallAuditDialog(QDialog):
         if "unreachable" in s:
             lines.append(f"{s['unreachable']['count']:,} can be reached by no query at all (no embedding and no "
                          "a–z/0–9 keyword term).")
-        self.summary.setText("<br>".join(lines))
         for key, _title in GROUPS:
             _fill(self.group_tables[key], [[label, _pct(v["recall_at_10"]), f"{v['found']:,}", f"{v['facts']:,}"]
                                            for label, v in s.get(key, {}).items()])
         _fill(self.whatif_table, [[name, _pct(v["recall_at_10"]), f"{v['brought_back']:,}", f"{v['newly_lost']:,}"]
                                   for name, v in s.get("what_if", {}).items()])
+        lines.append("<i>These results stay here until the next run replaces them; Save report… keeps them "
+                     "in a file.</i>")
+        self.summary.setText("<br>".join(lines))
         self.model.set_rows([{**r, "id": r.get("id", r.get("target"))} for r in rows])
+        self.saved = False
         self.save_button.setEnabled(True)
 
     def _save(self) -> None:
@@ -254,10 +365,24 @@ class RecallAuditDialog(QDialog):
             return
         path, _f = QFileDialog.getSaveFileName(self, "Save the audit", "recall-audit.json", "JSON (*.json)")
         if path:
-            Path(path).write_text(json.dumps(self.report, ensure_ascii=False, indent=2), encoding="utf-8")
+            try:
+                Path(path).write_text(json.dumps(self.report, ensure_ascii=False, indent=2), encoding="utf-8")
+            except OSError as exc:
+                self.summary.setText(f"The report could not be saved: {html.escape(str(exc))}")
+                return
+            self.saved = True
             self.session.status.emit(f"Saved the recall audit to {path}")
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.facts and event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent) \
+                and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            index = self.facts.currentIndex()
+            if index.isValid():
+                self._open_fact(index)
+            return True  # never on to the dialog (which would press a button)
+        return super().eventFilter(watched, event)
 
     def _open_fact(self, index: Any) -> None:
         entry = self.model.row_at(index.row())
-        if entry is not None:
+        if entry is not None and not self.stale():
             self.session.navigate("facts", fact=entry["id"])

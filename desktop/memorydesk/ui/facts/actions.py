@@ -1,5 +1,9 @@
 """The reviewer's actions on the selected facts: edit (a supersession), delete (soft),
-restore (undoes a delete), purge (erases content once the topic is typed).
+restore (a deleted or superseded fact is active again), purge (erases content once the
+fact's name is typed).
+
+Every one asks why in the dialog that confirms it (the reason is kept with the change),
+and the dialog names the fact(s) it acts on (``browse.naming``).
 
 There is no way to create a fact (memory is written by agents). Each action is a flow:
 read what it needs on the worker, ask the person, make one reviewer call through the
@@ -16,13 +20,17 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QWidget
 
 from memorydesk.browse import detail as browse_detail
+from memorydesk.browse import naming
 from memorydesk.browse.facts import FactRow
 from memorydesk.memory.purge import backups_holding
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.facts.dialogs import FactEditDialog, PurgeDialog
 from memorydesk.ui.operations import dialog_result
-from memorydesk.ui.prompts import confirm_async
+from memorydesk.ui.prompts import ask_reason
 from memorydesk.ui.session import DeskSession
+
+
+RESTORABLE = frozenset({"deleted", "superseded"})
 
 
 class FactActions(QObject):
@@ -33,6 +41,8 @@ class FactActions(QObject):
         self.owner, self.selected, self.domains = owner, selected, domains
         self.session: DeskSession | None = None
         self.dialog: Any = None
+        #: set by a list: (ids, action) -> the fact to select once they leave it (None: nothing to follow)
+        self.next_after: Callable[[list[str], str], str | None] | None = None
         self.acts = WriteActions(owner, "fact")
         self.edit = self.acts.add("Edit…", self.edit_selected, name="edit", key="F2")
         self.delete = self.acts.add("Delete", self.delete_selected, name="delete", key=QKeySequence.StandardKey.Delete)
@@ -60,7 +70,7 @@ class FactActions(QObject):
         self.acts.update({
             self.edit: (len(facts) == 1 and "deleted" not in states, "Select one fact that is not deleted"),
             self.delete: (bool(facts) and states != {"deleted"}, "Select facts to delete"),
-            self.restore: ("deleted" in states, "Select deleted facts to restore them"),
+            self.restore: (bool(states & RESTORABLE), "Select deleted or superseded facts to restore them"),
             self.purge: (bool(facts), "Select facts to purge"),
         })
 
@@ -97,37 +107,71 @@ class FactActions(QObject):
         if result.ids:
             self.select_after.emit(result.ids[-1])  # the new version
 
+    async def _names(self, ids: list[str]) -> list[naming.FactName]:
+        assert self.session is not None
+        return await self.session.read(lambda ws: naming.fact_names(ws, ids), label="reading the facts' names")
+
     async def delete_selected(self) -> None:
         ids = [f.id for f in self.selected() if f.state() != "deleted"]
         if not self.acts.allowed(self.delete) or not ids or self.session is None:
             return
-        what = "this fact" if len(ids) == 1 else f"{len(ids)} facts"
-        box, answer = confirm_async(self.owner, "Delete facts", f"Delete {what}?", yes_text="Delete",
-                                    informative="Deleted facts stop reaching agents. They stay in the file and "
-                                                "can be restored.")
+        names = await self._names(ids)
+        what = f"fact {naming.listed(names)}" if len(names) == 1 else f"{len(names):,} facts: {naming.listed(names)}"
+        box, answer = ask_reason(self.owner, "Delete facts" if len(names) > 1 else "Delete fact", f"Delete {what}?",
+                                 yes_text="Delete", name="fact-delete",
+                                 informative="Deleted facts stop reaching agents. They stay in the file and can be "
+                                             "restored (Restore in the Facts tab, or Edit ▸ Undo).")
         self.dialog = box
-        confirmed = await answer
+        reason = await answer
         self.dialog = None
-        if confirmed:
-            await self.session.write("deleting facts", lambda r: r.delete_facts(ids))
+        if reason is not None:
+            follow = self.next_after(ids, "delete") if self.next_after is not None else None
+            await self.session.write("deleting facts", lambda r: r.delete_facts(ids, reason=reason))
+            if follow:
+                self.select_after.emit(follow)  # the next fact, for the next review step
 
     async def restore_selected(self) -> None:
-        ids = [f.id for f in self.selected() if f.state() == "deleted"]
-        if self.acts.allowed(self.restore) and ids and self.session is not None:
-            await self.session.write("restoring facts", lambda r: r.restore_facts(ids))
+        ids = [f.id for f in self.selected() if f.state() in RESTORABLE]  # whatever replaced them (memory.restore)
+        if not self.acts.allowed(self.restore) or not ids or self.session is None:
+            return
+        names = await self._names(ids)
+        what = f"fact {naming.listed(names)}" if len(names) == 1 else f"{len(names):,} facts: {naming.listed(names)}"
+        box, answer = ask_reason(self.owner, "Restore facts" if len(names) > 1 else "Restore fact",
+                                 f"Restore {what}?", yes_text="Restore", name="fact-restore",
+                                 informative="Restored facts are active again: agents get them in search and in "
+                                             "dispatch previews. A fact that replaced one is superseded by it.")
+        self.dialog = box
+        reason = await answer
+        self.dialog = None
+        if reason is not None:
+            follow = self.next_after(ids, "restore") if self.next_after is not None else None
+            await self.session.write("restoring facts", lambda r: r.restore_facts(ids, reason=reason))
+            if follow:
+                self.select_after.emit(follow)
 
     async def purge_selected(self) -> None:
         facts = self.selected()
         if not self.acts.allowed(self.purge) or not facts or self.session is None:
             return
         ids = [f.id for f in facts]
-        holding = await self.session.read(lambda ws: backups_holding(ws, ids), label="looking at the backups")
-        dialog = PurgeDialog([f.topic for f in facts], [h.path.name for h in holding], self.owner)
+
+        def read(ws: Any) -> tuple[list[naming.FactName], list[Any]]:
+            return naming.fact_names(ws, ids), backups_holding(ws, ids)
+
+        names, holding = await self.session.read(read, label="looking at the facts and the backups")
+        if not names:
+            self.session.status.emit("Those facts are no longer in the workspace.")
+            return
+        dialog = PurgeDialog(names, [h.path.name for h in holding], self.owner)
         self.dialog = dialog
         accepted = await dialog_result(dialog)
         reason = dialog.reason.text().strip()  # read here: the worker never touches widgets
         backups = dialog.backup_action()
         dialog.deleteLater()
         self.dialog = None
+        ids = [n.id for n in names]
         if accepted:
+            follow = self.next_after(ids, "purge") if self.next_after is not None else None
             await self.session.write("purging facts", lambda r: r.purge_facts(ids, reason=reason, backups=backups))
+            if follow:
+                self.select_after.emit(follow)

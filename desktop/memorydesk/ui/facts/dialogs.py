@@ -1,10 +1,13 @@
-"""Dialogs of the Facts tab: edit (saved as a supersession) and purge (type the topic)."""
+"""Dialogs of the Facts tab: edit (saved as a supersession) and purge (type the fact's name).
+
+Both ask why; an empty reason is refused in place (``prompts.require_reason``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -19,7 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memorydesk.ui.prompts import reason_fields
+from memorydesk.browse.naming import FactName, listed
+from memorydesk.ui.prompts import reason_fields, require_reason
 
 
 class FactEditDialog(QDialog):
@@ -38,6 +42,7 @@ class FactEditDialog(QDialog):
         self.topic = QLineEdit(fact["topic"])
         self.topic.setObjectName("topic")
         self.content = QPlainTextEdit(fact["content"])
+        self.content.setTabChangesFocus(True)  # Tab moves on to the next field
         self.content.setObjectName("content")
         self.confidence = QSlider(Qt.Orientation.Horizontal)
         self.confidence.setObjectName("confidence")
@@ -83,11 +88,17 @@ class FactEditDialog(QDialog):
         if missing:
             self.problem.setText(f"{', '.join(missing).capitalize()} may not be empty.")
             return
-        self.accept()
+        if require_reason(self.reason, self.problem):
+            self.accept()
 
 
 class PurgeDialog(QDialog):
-    """Purging erases content for good; the person types the topic to confirm.
+    """Purging erases content for good; the person types what tells the fact apart to confirm.
+
+    One fact: its name (``browse.naming``: its topic, or topic plus its first words when
+    other facts share the topic), or its id; several: “purge N facts”. A reason is needed.
+    Enter never closes the dialog silently: it purges when everything is given, and says
+    what is missing otherwise; only Esc or Cancel cancel.
 
     ``backups``: the names of the backups beside the workspace that still hold the text
     (``memory.purge.backups_holding``); the person chooses to erase it there too (the
@@ -96,13 +107,20 @@ class PurgeDialog(QDialog):
     BACKUP_CHOICES = (("erase", "Erase the text in them too"), ("delete", "Delete these backups"),
                       ("keep", "Keep them (the text stays in them)"))
 
-    def __init__(self, topics: list[str], backups: list[str] | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, names: list[FactName] | list[str], backups: list[str] | None = None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("fact-purge")
-        self.setWindowTitle("Purge facts")
-        self.expected = topics[0] if len(topics) == 1 else f"purge {len(topics)} facts"
+        self.setWindowTitle("Purge facts" if len(names) > 1 else "Purge fact")
+        facts = [n if isinstance(n, FactName) else FactName(n, n, n, 1) for n in names]
+        self.expected = facts[0].name if len(facts) == 1 else f"purge {len(facts)} facts"
+        self.also = facts[0].id if len(facts) == 1 else None  # the id is always unique
         backups = backups or []
         self.holding = bool(backups)
+        what = QLabel(f"Purge {'fact ' if len(facts) == 1 else f'{len(facts):,} facts: '}{listed(facts, 8)}")
+        what.setObjectName("purge-what")
+        what.setTextFormat(Qt.TextFormat.PlainText)
+        what.setWordWrap(True)
         text = QLabel(
             "Purging erases the selected fact(s) from this workspace for good: the text, its search index "
             "entry, its vector, earlier versions and the text kept in the history. The history keeps "
@@ -124,25 +142,57 @@ class PurgeDialog(QDialog):
                           "until that program lets go; Memory Desk then finishes the erase and the status bar "
                           "says where the text still is.")
         log_note.setWordWrap(True)
-        confirm = QLabel(f"Type “{self.expected}” to confirm.")
+        shared = facts[0].shared if len(facts) == 1 else 1
+        why = f" (its topic alone is shared by {shared:,} facts)" if shared > 1 and self.expected != facts[0].topic \
+            else ""
+        or_id = f", or its id {self.also}," if self.also and self.also != self.expected else ""
+        confirm = QLabel(f"Type “{self.expected}”{why}{or_id} to confirm.")
+        confirm.setObjectName("purge-phrase")
+        confirm.setTextFormat(Qt.TextFormat.PlainText)
+        confirm.setWordWrap(True)
+        confirm.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.typed = QLineEdit()
         self.typed.setObjectName("typed")
-        self.reason = QLineEdit()
-        self.reason.setObjectName("reason")
-        self.reason.setPlaceholderText("Why (kept in the history)")
+        self.reason, self.problem = reason_fields()
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setAutoDefault(False)
         self.purge = self.buttons.addButton("Purge", QDialogButtonBox.ButtonRole.DestructiveRole)
         self.purge.setObjectName("purge")
+        self.purge.setAutoDefault(False)
         self.purge.setEnabled(False)
-        self.typed.textChanged.connect(lambda t: self.purge.setEnabled(t.strip() == self.expected.strip()))
-        self.purge.clicked.connect(self.accept)
+        self.typed.textChanged.connect(lambda _t: (self.purge.setEnabled(self.matches()), self.problem.setText("")))
+        self.purge.clicked.connect(self.try_purge)
         self.buttons.rejected.connect(self.reject)
+        form = QFormLayout()
+        form.addRow("Confirm", self.typed)
+        form.addRow("Reason", self.reason)
         layout = QVBoxLayout(self)
-        for widget in (text, where, self.backups, log_note, confirm, self.typed, self.reason):
+        for widget in (what, text, where, self.backups, log_note, confirm):
             layout.addWidget(widget)
-        layout.addStretch(1)
+        layout.addLayout(form)
+        layout.addWidget(self.problem)
         layout.addWidget(self.buttons)
-        self.resize(560, 380 if backups else 320)
+        self.typed.setFocus()
+        self.resize(600, self.heightForWidth(600) if self.hasHeightForWidth() else self.sizeHint().height())
+
+    def matches(self) -> bool:
+        typed = " ".join(self.typed.text().split())
+        return typed == " ".join(self.expected.split()) or (self.also is not None and typed == self.also)
+
+    def try_purge(self) -> None:
+        """Purge when the name is typed and a reason given; else say what is missing, in place."""
+        if not self.matches():
+            self.problem.setText(f"Type “{self.expected}” exactly to purge (Esc cancels).")
+            self.typed.setFocus()
+            return
+        if require_reason(self.reason, self.problem):
+            self.accept()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
+            self.try_purge()
+            return
+        super().keyPressEvent(event)
 
     def backup_action(self) -> str:
         """What to do with the backups that hold the text: erase, delete or keep."""

@@ -223,14 +223,20 @@ class FilterBar(QWidget):
         super().resizeEvent(event)
 
     def show_counts(self, shown: int | None, total: int | None, pending: str | None = None,
-                    order: str = "", searched: bool = False) -> None:
+                    order: str = "", searched: bool = False, hits: int | None = None) -> None:
         """``shown`` None: not known yet (``pending`` says why: counting, sorting, searching);
         with ``pending`` and ``shown`` the rows already there (``200+``). ``searched``: the
-        rows are a search's hits, not just what the filters leave."""
+        rows are a search's hits, not just what the filters leave; ``hits``: a keyword
+        search's, counted against what it found (the filters may hide some)."""
         self.busy.setVisible(pending is not None)
         if pending is not None:
             head = f"{shown:,}+ facts · " if shown else ""
             self.counts.setText(head + PENDING.get(pending, pending))
+        elif hits is not None and shown is not None:
+            if shown == hits:
+                self.counts.setText(f"{hits:,} hit{'s' if hits != 1 else ''} listed")
+            else:
+                self.counts.setText(f"{shown:,} of {hits:,} hits listed · {hits - shown:,} hidden by the filters")
         elif shown is None:
             self.counts.setText("")
         elif total is None or total == shown:

@@ -18,7 +18,9 @@ at once (the model then has just those rows and ``count_known()`` is False), and
 rest is inserted below them, so the selection and scroll position survive.
 
 In the agent view (``set_hits``) the rows are a search's hits in rank order, and the
-columns ``rank``, ``score`` and ``why`` say how each got its place.
+columns ``rank``, ``score`` and ``why`` say how each got its place. A keyword search's
+list (``set_ranks``) shows each hit's place in the product's order and its score in
+``rank`` and ``score``, whatever the list is sorted by.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from PySide6.QtGui import QBrush, QColor, QIcon, QPainter, QPalette, QPen, QPixm
 from PySide6.QtWidgets import QApplication
 
 from memorydesk.browse import facts as browse
+from memorydesk.browse.as_of import changed_since
 from memorydesk.browse.facts import FactRow
 from memorydesk.ui.text import is_rtl, one_line, when
 from memorydesk.ui.windowed import FAILED, LOADING, WINDOW, Windowed
@@ -45,6 +48,9 @@ COLUMNS: tuple[tuple[str, str], ...] = (
 )
 NAMES = tuple(name for name, _label in COLUMNS)
 AGENT_ONLY = frozenset({"rank", "score", "mmr", "why"})  # shown in the agent view only
+KEYWORD_SHOWN = frozenset({"rank", "score"})  # of those, shown for a keyword search too
+#: an agent's keyword search returns this many (the list shows more, greyed past it)
+AGENT_KEYWORD = 20
 NUMERIC = {"confidence", "recall_count", "mention_count", "rank", "score", "mmr"}
 #: data role: True when the agent's keyword search can never return this (active) fact
 UNREACHABLE_ROLE = int(Qt.ItemDataRole.UserRole) + 1
@@ -107,8 +113,10 @@ class FactTableModel(Windowed, QAbstractTableModel):
         self._windows: dict[int, Any] = {}
         self._generation = 0  # windows asked for before a reset are dropped when they arrive
         self._hits: dict[str, tuple[int, Any]] = {}  # agent view: fact id -> (rank, SearchHit)
+        self._ranks: dict[str, tuple[int, float]] = {}  # keyword search: fact id -> (rank, score)
         self.fetch: Fetcher | None = None  # set by the tab
         self.sort_requested = None  # set by the tab: callable(column_name, descending)
+        self.as_of: int | None = None  # the window's "as of": states then (``browse.as_of``)
 
     # --- state --------------------------------------------------------------------------
 
@@ -124,6 +132,7 @@ class FactTableModel(Windowed, QAbstractTableModel):
         self._first = list(rows[:WINDOW])
         self._windows = {0: self._first} if self._first else {}
         self._hits = {}
+        self._ranks = {}
         self.endResetModel()
 
     def set_keys(self, keys: array.array, windows: dict[int, list[FactRow | None]] | None = None) -> None:
@@ -155,7 +164,17 @@ class FactTableModel(Windowed, QAbstractTableModel):
         self._reset_windows({w: list(rows[w * WINDOW:(w + 1) * WINDOW])
                              for w in range((len(rows) + WINDOW - 1) // WINDOW)})
         self._hits = {h.id: (i + 1, h) for i, h in enumerate(hits)}
+        self._ranks = {}
         self.endResetModel()
+
+    def set_ranks(self, ranks: dict[str, tuple[int, float]]) -> None:
+        """A keyword search's (rank, score) of each hit ({}: the list is no search); set before ``set_keys``."""
+        self._ranks = dict(ranks)
+
+    @property
+    def ranked(self) -> bool:
+        """Whether the rows are a keyword search's hits (with their ranks)."""
+        return bool(self._ranks) and not self._hits
 
     def count_known(self) -> bool:
         """Whether the whole list is here (False while only the first window is)."""
@@ -279,8 +298,13 @@ class FactTableModel(Windowed, QAbstractTableModel):
                 return "loading…" if self.is_loading(index.row()) else "unavailable"
             return None
         if name in AGENT_ONLY:
+            if self._ranks and not self._hits:
+                return self._rank_data(fact, name, role)
             return self._agent_data(fact, name, role)
         if role == Qt.ItemDataRole.DisplayRole:
+            if name == "state" and self.as_of is not None:  # as it stood then, and whether it changed since
+                changed = changed_since(fact.updated_at, fact.superseded_at, self.as_of)
+                return fact.state(as_of=self.as_of) + (" · changed since" if changed else "")
             return self._display(fact, name)
         if role == UNREACHABLE_ROLE:
             return is_unreachable(fact)
@@ -297,9 +321,9 @@ class FactTableModel(Windowed, QAbstractTableModel):
             if name in NUMERIC:
                 return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             return None
-        if role == Qt.ItemDataRole.ForegroundRole and fact.state() in ("superseded", "deleted"):
+        if role == Qt.ItemDataRole.ForegroundRole and fact.state(as_of=self.as_of) in ("superseded", "deleted"):
             return QBrush(QApplication.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
-        if role == Qt.ItemDataRole.BackgroundRole and name == "state" and fact.state() == "expired":
+        if role == Qt.ItemDataRole.BackgroundRole and name == "state" and fact.state(as_of=self.as_of) == "expired":
             return QBrush(QColor(230, 160, 40, 60))
         if role == Qt.ItemDataRole.UserRole:
             return fact.id
@@ -326,6 +350,25 @@ class FactTableModel(Windowed, QAbstractTableModel):
             return fact.id
         return None
 
+    def _rank_data(self, fact: FactRow, name: str, role: int) -> Any:
+        found = self._ranks.get(fact.id)
+        if found is None or name not in KEYWORD_SHOWN:
+            return None
+        rank, score = found
+        if role == Qt.ItemDataRole.DisplayRole:
+            return str(rank) if name == "rank" else f"{score:.5f}"
+        if role == Qt.ItemDataRole.ToolTipRole:
+            gets = "an agent's keyword search returns it" if rank <= AGENT_KEYWORD else \
+                f"past the best {AGENT_KEYWORD}: an agent's keyword search does not return it"
+            return f"#{rank} in the product's keyword order (score {score:.5f}, i.e. −bm25); {gets}"
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ForegroundRole and rank > AGENT_KEYWORD:
+            return QBrush(QApplication.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
+        if role == Qt.ItemDataRole.UserRole:
+            return fact.id
+        return None
+
     @staticmethod
     def _display(fact: FactRow, name: str) -> str:
         if name == "content":
@@ -346,11 +389,15 @@ class FactTableModel(Windowed, QAbstractTableModel):
             name, descending = browse.NATURAL, True
         elif 0 <= column < len(COLUMNS) and COLUMNS[column][0] not in AGENT_ONLY:
             name, descending = COLUMNS[column][0], order == Qt.SortOrder.DescendingOrder
+        elif self.ranked and 0 <= column < len(COLUMNS) and COLUMNS[column][0] in KEYWORD_SHOWN:
+            # the rank, or the score (the same order the other way round: rank 1 has the best score)
+            descending = order == Qt.SortOrder.DescendingOrder
+            name, descending = browse.RANK, descending if COLUMNS[column][0] == "rank" else not descending
         else:
             return
         if self.sort_requested is not None:
             self.sort_requested(name, descending)
 
 
-__all__ = ["AGENT_ONLY", "COLUMNS", "FactTableModel", "NAMES", "UNREACHABLE_ROLE", "WINDOW", "column", "is_rtl",
+__all__ = ["AGENT_ONLY", "COLUMNS", "KEYWORD_SHOWN", "FactTableModel", "NAMES", "UNREACHABLE_ROLE", "WINDOW", "column", "is_rtl",
            "short_why", "unreachable_icon"]

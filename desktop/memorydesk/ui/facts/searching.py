@@ -39,6 +39,8 @@ class Listing:
     note: str = ""  # a sentence for the banner under the filters, or ""
     query: FactQuery | None = None  # what was listed, when it is not the query asked for (search hits)
     windows: dict[int, list[FactRow | None]] = field(default_factory=dict)  # rows read with the keys
+    hits: int | None = None  # a keyword search: how many facts it found (the list may show fewer: filters)
+    ranks: dict[str, tuple[int, float]] = field(default_factory=dict)  # fact id -> (its rank, its score)
 
 
 def read_windows(ws: Workspace, keys: array.array, windows: list[int]) -> dict[int, list[FactRow | None]]:
@@ -74,22 +76,28 @@ def nothing_note(text: str) -> str:
 
 
 def keyword_list(ws: Workspace, query: FactQuery, text: str, windows: list[int] = ()) -> Listing:
-    """The facts the product's keyword search returns for ``text`` (worker thread)."""
+    """The facts the product's keyword search returns for ``text`` (worker thread), with the
+    filters of ``query`` applied, in the product's rank order unless ``query`` sorts by a
+    column (``NATURAL``, no column chosen, means the rank order here)."""
     result = search.keyword_search(ws, text, limit=KEYWORD_LIST)
     total = browse.count_facts(ws, FactQuery())
     if result.match is None:
         return Listing(array.array("q"), total, "keyword · nothing",
                        "The product's keyword search finds no terms in this text.", nothing_note(text),
-                       query.with_(text="", ids=()))
+                       query.with_(text="", ids=()), hits=0)
     listed = query.with_(text="", ids=tuple(result.ids))
+    if listed.sort == browse.NATURAL:
+        listed = listed.with_(sort=browse.RANK, descending=False)
     keys = browse.fact_keys(ws, listed)
     n = len(result.ids)
     capped = f"; the list shows its best {KEYWORD_LIST}" if n >= KEYWORD_LIST else ""
     tip = (f"The product's keyword search (FTS5 match {result.match}), with the filters above applied. "
            f"An agent gets the best {AGENT_KEYWORD}{capped}.")
     note = "" if n else f"The agent's keyword search finds no fact for {quoted(text)}."
-    return Listing(keys, total, f"keyword · {n:,} hit{'s' if n != 1 else ''}", tip, note, listed,
-                   read_windows(ws, keys, list(windows)))
+    found = f"best {n:,} hits" if n >= KEYWORD_LIST else f"{n:,} hit{'s' if n != 1 else ''}"
+    ranks = {h.id: (i + 1, h.score) for i, h in enumerate(result.hits)}
+    return Listing(keys, total, f"keyword · {found}", tip, note, listed, read_windows(ws, keys, list(windows)),
+                   hits=n, ranks=ranks)
 
 
 def agent_hits(ws: Workspace, text: str, now: float) -> AgentHits:

@@ -43,6 +43,21 @@ class FactSelection:
             sm.setCurrentIndex(self.model.index(row, 0), QItemSelectionModel.SelectionFlag.NoUpdate)
         self._selection_changed()
 
+    def row_after(self, ids: set[str]) -> str | None:
+        """The fact that takes the selection's place once these facts leave the list: the
+        first row below the selection that is not one of them, else the nearest above."""
+        rows = self.selected_rows()
+        if not rows:
+            return None
+        for candidates in (range(rows[-1] + 1, self.model.rowCount()), range(rows[0] - 1, -1, -1)):
+            for row in candidates:
+                fact = self.model.fact(row)
+                if fact is None:
+                    break  # not read yet: let the selection go rather than guess
+                if fact.id not in ids:
+                    return str(fact.id)
+        return None
+
     def select_row(self, row: int) -> None:
         """Select exactly this row (whatever keyboard modifiers are held) and show it."""
         index = self.model.index(row, 0)

@@ -6,9 +6,11 @@ Reading the list is one to three operations, so the first rows show at once at a
   alone and shown, then the whole list's keys and counts follow ("counting…");
 - any other order needs every matching row sorted; that runs in the background with
   the old rows still shown ("sorting…");
-- a search is the agent's keyword search by default (its hits, filtered and sorted like
-  the list), or, with "As the agent sees it", the agent's hybrid ranking in its own order
-  with the reason for every place (a preview: no recall is recorded).
+- a search is the agent's keyword search by default: its hits, filtered like the list, in
+  the product's rank order (a Rank and a Score column; a click on another column sorts by
+  it, and the search label says so), or, with "As the agent sees it", the agent's hybrid
+  ranking in its own order with the reason for every place (a preview: no recall is
+  recorded).
 """
 
 from __future__ import annotations
@@ -40,14 +42,14 @@ from memorydesk.ui.facts import recall, searching
 from memorydesk.ui.facts.actions import FactActions
 from memorydesk.ui.facts.detail import FactDetail
 from memorydesk.ui.facts.filterbar import FilterBar
-from memorydesk.ui.facts.model import AGENT_ONLY, COLUMNS, WINDOW, FactTableModel, column
+from memorydesk.ui.facts.model import AGENT_ONLY, COLUMNS, KEYWORD_SHOWN, WINDOW, FactTableModel, column
 from memorydesk.ui.facts.selection import FactSelection
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.tab import DeskTab
 
 log = logging.getLogger("memorydesk.ui.facts")
 
-WIDTHS = {"rank": 44, "score": 74, "mmr": 80, "why": 300, "domain": 150, "topic": 170, "content": 420, "memory_type": 85,
+WIDTHS = {"rank": 56, "score": 74, "mmr": 80, "why": 300, "domain": 150, "topic": 170, "content": 420, "memory_type": 85,
           "veracity": 72, "confidence": 80, "created_at": 120, "recall_count": 60, "mention_count": 70, "state": 92}
 HIDDEN_IN_AGENT_VIEW = ("veracity", "recall_count", "mention_count")
 #: columns that share the width left by the others: (minimum, share of the rest)
@@ -55,6 +57,8 @@ FLEXIBLE = {"domain": (100, 0.6), "topic": (110, 0.8), "content": (200, 3.0), "w
 #: columns hidden, in this order, when even the minimums do not fit (900×600, say)
 STEP_OUT = ("mention_count", "recall_count", "veracity", "created_at")
 NATURAL_ORDER = "Newest first, in the order the facts were written (click a column to sort by it)"
+RANK_ORDER = ("The product's keyword order: what an agent's keyword search returns first (click a column to sort "
+              "by it; Rank goes back to this order)")
 
 
 def fact_and_history(ws: Any, fact_id: str) -> tuple[Any, list[dict[str, Any]]]:
@@ -75,6 +79,7 @@ class FactsTab(FactSelection, DeskTab):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.query = FactQuery(state="active")  # what the list shows
+        self.as_of: int | None = None  # the window's "as of" (``show_as_of``)
         self._listed_query = self.query  # the same with a search's hits as ids (what position_of needs)
         self._order = (self.query.sort, self.query.descending)  # the order asked for (shown once read)
         self._sorting = False  # a new order is being read
@@ -90,6 +95,7 @@ class FactsTab(FactSelection, DeskTab):
         self.filters.changed.connect(self.reload)
         self.acts = FactActions(self, self.selected_facts, self._domain_names)
         self.acts.select_after.connect(self._select_after_reload)
+        self.acts.next_after = self._next_after
         self.act_edit, self.act_delete, self.act_restore, self.act_purge = self.acts.all
         self.write_actions = self.acts.all
         self.edit_selected, self.delete_selected = self.acts.edit_selected, self.acts.delete_selected
@@ -119,7 +125,7 @@ class FactsTab(FactSelection, DeskTab):
         header.setSortIndicator(-1, Qt.SortOrder.DescendingOrder)
         self.view.setSortingEnabled(True)
         self.model.sort_requested = self._sort
-        self._show_agent_columns(False)
+        self._show_columns("list")
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._menu)
         self.view.selectionModel().selectionChanged.connect(self._selection_changed)
@@ -205,6 +211,11 @@ class FactsTab(FactSelection, DeskTab):
         query = self.filters.query(self.query).with_(sort=self._order[0], descending=self._order[1])
         kind = self.filters.search_kind()
         text = query.text.strip()
+        if not (kind == "keyword" and text) and query.sort in (browse.RANK, browse.NATURAL):
+            self._order = (browse.NATURAL, True)  # a rank order needs a search: back to the order written
+            query = query.with_(sort=browse.NATURAL, descending=True)
+            if self.view.horizontalHeader().sortIndicatorSection() == column("rank"):
+                self._set_indicator(None)
         self._generation += 1
         generation = self._generation
         self._restore = None
@@ -278,11 +289,23 @@ class FactsTab(FactSelection, DeskTab):
         self._listed_query = found.query or query
         self._sorting = False
         restore = self._restore
-        self._set_agent_view(None)
+        ranked = found.hits is not None
+        self._set_agent_view(None, ranked=ranked)
+        self.model.set_ranks(found.ranks)
         self.model.set_keys(found.keys, found.windows)
         natural = query.sort == browse.NATURAL and query.descending
-        self.filters.show_counts(len(found.keys), found.total, order=NATURAL_ORDER if natural else "",
-                                 searched=bool(query.text.strip()) or bool(found.label))
+        if ranked:
+            by_rank = self._listed_query.sort == browse.RANK
+            if by_rank and query.sort == browse.NATURAL:
+                self._set_indicator(column("rank"), descending=False)
+            if not by_rank:
+                label = dict(COLUMNS).get(query.sort, query.sort).lower()
+                self.filters.search_mode.setText(f"{found.label} · sorted by {label} (Rank: the agent's order)")
+            self.filters.show_counts(len(found.keys), found.total, hits=found.hits,
+                                     order=RANK_ORDER if by_rank else "")
+        else:
+            self.filters.show_counts(len(found.keys), found.total, order=NATURAL_ORDER if natural else "",
+                                     searched=bool(query.text.strip()) or bool(found.label))
         if restore is not None:
             selected, current, scroll = restore
             self.view.verticalScrollBar().setValue(scroll)
@@ -317,20 +340,33 @@ class FactsTab(FactSelection, DeskTab):
             self._selection_changed()  # its fact left the list (a reset selects nothing)
         self.acts.update()
 
-    def _set_agent_view(self, found: searching.AgentHits | None) -> None:
+    def _set_agent_view(self, found: searching.AgentHits | None, ranked: bool = False) -> None:
         self.agent_result = found.result if found is not None else None
         self.agent_now = found.now if found is not None else None
         self.agent_losses = found.losses if found is not None else {}
         self.misses.setVisible(found is not None)
-        self._show_agent_columns(found is not None)
+        self._show_columns("agent" if found is not None else "keyword" if ranked else "list")
         self.detail.set_agent_view(found is not None)
 
-    def _show_agent_columns(self, on: bool) -> None:
+    def _show_columns(self, mode: str) -> None:
+        """``list``: the facts' own columns; ``keyword``: with a keyword search's Rank and Score;
+        ``agent``: the agent view's (rank, score, MMR, why), in its order, not sortable."""
+        agent = mode == "agent"
+        shown_extra = AGENT_ONLY if agent else KEYWORD_SHOWN if mode == "keyword" else frozenset()
         self.columns.set_hidden({name for name, _label in COLUMNS
-                                 if (not on if name in AGENT_ONLY else on and name in HIDDEN_IN_AGENT_VIEW)})
+                                 if (name not in shown_extra if name in AGENT_ONLY
+                                     else agent and name in HIDDEN_IN_AGENT_VIEW)})
         header = self.view.horizontalHeader()
-        header.setSectionsClickable(not on)  # the agent's order is the point; no re-sorting
-        header.setSortIndicatorShown(not on)
+        header.setSectionsClickable(not agent)  # the agent's order is the point; no re-sorting
+        header.setSortIndicatorShown(not agent)
+
+    def _set_indicator(self, section: int | None, descending: bool = True) -> None:
+        """Show an order on the header without asking for it again (the list is in it already)."""
+        header = self.view.horizontalHeader()
+        header.blockSignals(True)
+        header.setSortIndicator(-1 if section is None else section,
+                                Qt.SortOrder.DescendingOrder if descending else Qt.SortOrder.AscendingOrder)
+        header.blockSignals(False)
 
     def refresh(self, change: Change) -> None:
         """Read again what the change touched: a few facts are patched into the list (their
@@ -374,6 +410,14 @@ class FactsTab(FactSelection, DeskTab):
         self._order = (column_name, descending)
         self._sorting = True
         self.reload(keep_selection=True)
+
+    def _next_after(self, ids: list[str], action: str) -> str | None:
+        """After a delete, purge or restore: the fact to select when the changed ones leave the
+        list (they stay, and stay selected, when the state filter still shows them)."""
+        state = self.filters.state.currentData()
+        leaves = action == "purge" or (action == "delete" and state not in ("all", "deleted")) \
+            or (action == "restore" and state in ("deleted", "superseded"))
+        return self.row_after(set(ids)) if leaves and not self.model.agent_view else None
 
     def _select_after_reload(self, fact_id: str) -> None:
         self._pending_select = fact_id
@@ -431,6 +475,12 @@ class FactsTab(FactSelection, DeskTab):
         if target.get("focus") == "search":
             self.filters.search.setFocus()
             self.filters.search.selectAll()
+
+    def show_as_of(self, at: int | None) -> None:
+        """The window's *as of* (``ui.as_of``): facts created by then, each in its state then."""
+        self.as_of = self.model.as_of = at
+        self.query = self.query.with_(as_of=at)
+        self.reload()
 
     def prepare_shot(self) -> None:
         if self.model.rowCount():

@@ -41,8 +41,10 @@ class GraphCanvas(QWidget):
         self.ring = pg.ScatterPlotItem(pxMode=True, symbol="o", brush=None,
                                        pen=pg.mkPen("#f39c12", width=3), size=22)
         self.ring.setZValue(10)
+        self.edge_mark = pg.PlotCurveItem(pen=pg.mkPen("#f39c12", width=4), connect="pairs")
+        self.marked_edges: list[tuple[int, int]] = []  # (node, node) of the edges drawn marked
         self.labels = LabelLayer()
-        for item in (self.discs, self.edges, self.nodes, self.ring, self.labels):
+        for item in (self.discs, self.edges, self.edge_mark, self.nodes, self.ring, self.labels):
             self.box.addItem(item)
         self.note = QLabel("", self.view_widget)
         self.note.setObjectName("graph-note")
@@ -78,6 +80,7 @@ class GraphCanvas(QWidget):
         else:
             self.labels.set_labels(np.zeros((0, 2)), [])
         self.ring.setData([], [])
+        self.mark_edges([])
         if fit:
             self.fit()
 
@@ -133,6 +136,16 @@ class GraphCanvas(QWidget):
             self.ring.setData([], [])
             return
         self.ring.setData(pos=self.picture.pos[row:row + 1])
+
+    def mark_edges(self, pairs: list[tuple[int, int]]) -> None:
+        """Draw these edges (pairs of graph nodes) highlighted; those with an end not shown are left out."""
+        shown = [(a, b) for a, b in pairs if self.row(a) is not None and self.row(b) is not None]
+        self.marked_edges = shown
+        if not shown or self.picture is None:
+            self.edge_mark.setData([], [])
+            return
+        pts = np.array([self.picture.pos[self.row(n)] for pair in shown for n in pair], np.float64)
+        self.edge_mark.setData(pts[:, 0], pts[:, 1])
 
     # --- hit-testing ----------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QAbstractItemView, QSplitter, QToolBar, QTreeView,
 
 from memorydesk.browse import detail as browse_detail
 from memorydesk.browse import facts as browse
-from memorydesk.browse.graph_data import DOMAIN, FACT, MISSING, TOPIC, GraphData
+from memorydesk.browse.graph_data import DOMAIN, FACT, MISSING, STATES, TOPIC, GraphData
 from memorydesk.browse.graph_focus import Focus, focus
 from memorydesk.browse.graph_index import GraphIndex, read_indexed_graph
 from memorydesk.core.graph_layout import ClusterLayout, cluster_layout, focus_layout
@@ -33,7 +33,7 @@ from memorydesk.ui.facts import recall
 from memorydesk.ui.facts.actions import FactActions
 from memorydesk.ui.graph import pictures
 from memorydesk.ui.graph.canvas import GraphCanvas
-from memorydesk.ui.graph.dialogs import EdgeDeleteDialog
+from memorydesk.ui.graph.dialogs import EdgeDeleteDialog, FactPicker
 from memorydesk.ui.graph.filters import GraphFilters
 from memorydesk.ui.graph.layouting import LayoutRunner, cached_layout, keep_layout
 from memorydesk.ui.graph.outline import NODE_ROLE, OutlineModel
@@ -63,6 +63,8 @@ class GraphTab(DeskTab):
         self.dialog: Any = None
         self.timings: dict[str, float] = {}
         self._focus_token = 0
+        self._focus_pos: dict[str, tuple[float, float]] = {}  # where the shown focus put each fact (by id)
+        self._keep_view = False  # the next focus picture keeps the view (a refresh, not a new focus)
         self.runner = LayoutRunner(self)
 
         self.filters = GraphFilters()
@@ -81,6 +83,7 @@ class GraphTab(DeskTab):
         self.panel = SidePanel()
         self.panel.open_node.connect(lambda node: self.select_node(node, source="panel"))
         self.panel.edge_selected.connect(self._update_actions)
+        self.panel.edge_selected.connect(self._mark_edges)
         self.panel.detail.recall.asked.connect(self._ask_recall)
 
         self.left = QWidget()
@@ -253,7 +256,10 @@ class GraphTab(DeskTab):
             return
         t = time.perf_counter()
         show = self.filters.node_mask(g)
-        picture = pictures.overview_picture(g, ov, show, self.filters.kind_mask(), self.filters.key())
+        as_of = getattr(self, "as_of", None)
+        if as_of is not None:  # the window's "as of": facts written after it are not drawn
+            show &= (g.kind != FACT) | (g.created <= as_of)
+        picture = pictures.overview_picture(g, ov, show, self.filters.kind_mask(), (*self.filters.key(), as_of))
         self.canvas.show_picture(picture, fit=fit)
         self.canvas.mark(self.selected)
         c = ix.summary
@@ -334,10 +340,13 @@ class GraphTab(DeskTab):
                  label="asking the agent's recall")
 
     def focus_on(self, node: int | None, keep_view: bool = False) -> None:
+        """Walk from the fact; ``keep_view``: the same focus read again (after a change), so the
+        view and every node still in it stay where they were."""
         g = self.g
         if g is None or node is None:
             return
         fact_id = g.ids[node]
+        self._keep_view = keep_view
         self._focus_token += 1
         token = self._focus_token
         self.timings["focus_started"] = time.perf_counter()
@@ -349,11 +358,16 @@ class GraphTab(DeskTab):
         if token != self._focus_token or g is None:
             return
         nodes, hops, more = pictures.focus_nodes(g, found)
+        same = self.mode == "focus" and self.found is not None and self.found.focus == found.focus
+        kept = dict(self._focus_pos) if same else {}
 
         def work(_job: Any) -> Any:
             edges = pictures.focus_edges(g, found, nodes)
             walked = [(a, b, w) for a, b, w, k in edges if k <= pictures.EPISODIC_MAX]
             pos = focus_layout(len(nodes), walked, hops)
+            for i, node in enumerate(nodes):  # the same focus again: what was shown stays put
+                if g.ids[node] in kept:
+                    pos[i] = kept[g.ids[node]]
             return pictures.focus_picture(g, found, nodes, hops, pos, edges)
 
         self.runner.run(work, lambda picture: self._show_focus(token, found, nodes, more, picture))
@@ -362,10 +376,14 @@ class GraphTab(DeskTab):
         g = self.g
         if token != self._focus_token or g is None:
             return
+        keep = self._keep_view and self.mode == "focus" and self.found is not None \
+            and self.found.focus == found.focus
         self.mode = "focus"
         self.found = found
-        self.canvas.show_picture(picture)
+        self.canvas.show_picture(picture, fit=not keep)
+        self._focus_pos = {g.ids[n]: (float(p[0]), float(p[1])) for n, p in zip(picture.nodes, picture.pos)}
         self.canvas.mark(self.selected)
+        self._mark_edges()
         one, two = found.hop_counts()
         recalled = sum(1 for n in found.nodes if n.hop and n.active)
         walked = sum(1 for n in found.nodes if n.hop and not n.active)
@@ -377,20 +395,48 @@ class GraphTab(DeskTab):
         self._update_actions()
 
     def find(self, text: str) -> None:
-        """Focus a fact by id, or the first fact whose topic contains the words."""
+        """Focus a fact by id, or the fact whose topic contains the words; when several do,
+        the person picks which (active facts first)."""
         g = self.g
         if g is None or not text:
             return
         node = g.index.get(text)
         if node is None:
             low = text.lower()
-            hits = [i for i in g.of_kind(FACT) if low in g.labels[i].lower()]
-            active = [i for i in hits if g.state[i] < 2]
-            node = int((active or hits)[0]) if hits else None
+            hits = [int(i) for i in g.of_kind(FACT) if low in g.labels[i].lower()]
+            hits.sort(key=lambda i: (int(g.state[i]) >= 2, g.labels[i].lower()))
             if self.session is not None:
                 self.session.status.emit(f"{len(hits)} fact(s) match “{text}”" if hits else f"No fact matches “{text}”")
+            if len(hits) > 1:
+                if self.session is not None:
+                    self.session.ops.start(self._pick(text, hits), owner=self)
+                return
+            node = hits[0] if hits else None
         if node is not None:
             self.select_node(int(node), source="search")
+
+    async def _pick(self, text: str, hits: list[int]) -> None:
+        g = self.g
+        if g is None:
+            return
+        choices = [(i, f"{g.labels[i]}  ·  {g.labels[g.domain[i]]} · {STATES[int(g.state[i])]} · {g.ids[i][:8]}")
+                   for i in hits]
+        dialog = FactPicker(text, choices, self)
+        self.dialog = dialog
+        accepted = await dialog_result(dialog)
+        chosen = dialog.chosen
+        dialog.deleteLater()
+        self.dialog = None
+        if accepted and chosen is not None and self.g is g:
+            self.select_node(chosen, source="search")
+
+    def _mark_edges(self) -> None:
+        """The edges selected in the panel's list, highlighted on the canvas."""
+        g = self.g
+        if g is None:
+            self.canvas.mark_edges([])
+            return
+        self.canvas.mark_edges([(int(g.src[e]), int(g.dst[e])) for e in self.panel.selected_edges()])
 
     # --- actions ---------------------------------------------------------------------------------
 
@@ -441,6 +487,11 @@ class GraphTab(DeskTab):
         self.dialog = None
         if accepted and self.session is not None:
             await self.session.write("deleting edges", lambda r: r.delete_edges(ids, reason=reason))
+
+    def show_as_of(self, at: int | None) -> None:
+        """The window's *as of* (``ui.as_of``): the overview without the facts written after it."""
+        self.as_of = at
+        self.draw_overview(fit=False)
 
     def prepare_shot(self) -> None:
         if self.mode == "overview":

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memorydesk.ui.prompts import reason_fields
+from memorydesk.ui.prompts import reason_fields, require_reason
 
 ROLES = ("ceo", "coder", "reviewer", "qa", "designer", "security", "devops", "pm", "general")
 
@@ -30,6 +30,7 @@ class PolicyEditDialog(QDialog):
         self.domain = QLineEdit(policy["domain"])
         self.domain.setObjectName("domain")
         self.rule = QPlainTextEdit(policy["rule"])
+        self.rule.setTabChangesFocus(True)  # Tab moves on (a rule needs no tab characters)
         self.rule.setObjectName("rule")
         self.role = QComboBox()
         self.role.setObjectName("required_role")
@@ -67,4 +68,5 @@ class PolicyEditDialog(QDialog):
         if not v["domain"] or not v["rule"]:
             self.problem.setText("Domain and rule may not be empty.")
             return
-        self.accept()
+        if require_reason(self.reason, self.problem):
+            self.accept()

@@ -1,5 +1,8 @@
 """The Policies tab: the list (active/inactive, domain, rule, advisory role), the full
-rule of the selected policy, its actions, and what every dispatch carries."""
+rule of the selected policy, its actions, and what every dispatch carries.
+
+Every change asks why in the dialog that confirms it and names the policy; after an edit
+(a supersession) the selection follows the new version."""
 
 from __future__ import annotations
 
@@ -26,7 +29,7 @@ from memorydesk.ui.operations import dialog_result
 from memorydesk.ui.policies.dialogs import PolicyEditDialog
 from memorydesk.ui.policies.dispatch import DispatchPanel
 from memorydesk.ui.policies.model import PolicyTableModel
-from memorydesk.ui.prompts import confirm_async
+from memorydesk.ui.prompts import ask_reason
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.tab import DeskTab
 
@@ -38,6 +41,7 @@ class PoliciesTab(DeskTab):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.dialog: Any = None
+        self._select_next: str | None = None  # a policy to select once the list is read again (an edit's new version)
         self.model = PolicyTableModel(self)
         self.view = QTableView()
         self.view.setObjectName("policies-view")
@@ -133,10 +137,13 @@ class PoliciesTab(DeskTab):
         self.model.set_rows(rows)
         active = sum(1 for r in rows if r["active"])
         self.summary.setText(f"{len(rows)} policies · {active} active")
-        if current is not None:
-            row = self.model.row_of(current["id"])
+        wanted = self._select_next or (current["id"] if current is not None else None)
+        if wanted is not None:
+            row = self.model.row_of(wanted)
             if row is not None:
+                self._select_next = None
                 self.select_row(row)
+                self.view.scrollTo(self.model.index(row, 0))
         self._selection_changed()
 
     def select_row(self, row: int) -> None:
@@ -169,6 +176,12 @@ class PoliciesTab(DeskTab):
         }
         self.acts.update(rules)
 
+    @staticmethod
+    def name_of(p: dict[str, Any]) -> str:
+        """A policy as a confirmation names it: “[domain] first words of the rule”."""
+        words = " ".join(str(p["rule"]).split())
+        return f"[{p['domain']}] " + (words if len(words) <= 90 else words[:89] + "…")
+
     async def edit_selected(self) -> None:
         p = self.selected()
         if p is None or not self.acts.allowed(self.act_edit) or self.session is None:
@@ -180,24 +193,43 @@ class PoliciesTab(DeskTab):
         dialog.deleteLater()
         self.dialog = None
         if accepted:
-            await self.session.write("editing the policy", lambda r: r.edit_policy(
+            result = await self.session.write("editing the policy", lambda r: r.edit_policy(
                 p["id"], domain=v["domain"], rule=v["rule"], required_role=v["required_role"], reason=v["reason"]))
+            if len(result.ids) > 1:
+                self._follow(result.ids[-1])  # the new version
+
+    def _follow(self, policy_id: str) -> None:
+        row = self.model.row_of(policy_id)
+        if row is None:
+            self._select_next = policy_id  # the list is being read again: select it when it arrives
+        else:
+            self.select_row(row)
+
+    async def _ask(self, title: str, verb: str, p: dict[str, Any], informative: str) -> str | None:
+        self.dialog, answer = ask_reason(self, title, f"{verb} policy “{self.name_of(p)}”?", yes_text=verb,
+                                         informative=informative, name="policy-" + verb.lower())
+        reason = await answer
+        self.dialog = None
+        return reason
 
     async def delete_selected(self) -> None:
         p = self.selected()
         if p is None or not self.acts.allowed(self.act_delete) or self.session is None:
             return
-        self.dialog, answer = confirm_async(self, "Delete policy", "Delete this policy?", yes_text="Delete",
-                                            informative="It stops reaching agents at once. Undo brings it back.")
-        confirmed = await answer
-        self.dialog = None
-        if confirmed:
-            await self.session.write("deleting the policy", lambda r: r.delete_policy(p["id"]))
+        reason = await self._ask("Delete policy", "Delete", p, "It stops reaching agents at once. Undo brings it back.")
+        if reason is not None:
+            await self.session.write("deleting the policy", lambda r: r.delete_policy(p["id"], reason=reason))
 
     async def set_active(self, active: bool) -> None:
         p = self.selected()
         action = self.act_activate if active else self.act_deactivate
         if p is None or not self.acts.allowed(action) or self.session is None:
             return
-        await self.session.write("activating the policy" if active else "deactivating the policy",
-                                 lambda r: r.set_policy_active(p["id"], active))
+        verb = "Activate" if active else "Deactivate"
+        follows = ("Every agent dispatch carries it from now on." if active
+                   else "It stops reaching agents at once; it stays in the list, inactive.")
+        reason = await self._ask(f"{verb} policy", verb, p, follows)
+        if reason is not None:
+            await self.session.write("activating the policy" if active else "deactivating the policy",
+                                     lambda r: r.set_policy_active(p["id"], active, reason=reason))
+            self._follow(p["id"])

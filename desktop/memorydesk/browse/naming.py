@@ -1,0 +1,178 @@
+"""How the desk names things to a person: a fact in a confirmation, the phrase that confirms
+a purge, and the change Edit ▸ Undo / Redo would act on (no Qt, no writes).
+
+A fact is named by its topic; where other facts share that topic, by its topic and the
+first words of its content, as many as it takes to tell it from the others (its id when
+even its whole content does not). That name is what a purge asks the person to type.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select
+
+from memorydesk.memory import history
+from memorydesk.store.workspace import Workspace
+
+#: at most this many words of the content are added to a shared topic (versions of one
+#: fact often differ only at the ninth or tenth word: "… ships to staging on Monday")
+MAX_WORDS = 16
+#: a name longer than this is cut (with "…") where it is shown, never where it is typed
+SHOWN = 80
+
+
+@dataclass(frozen=True)
+class FactName:
+    id: str
+    topic: str
+    name: str  # what tells it apart: its topic, topic plus first words, or its id
+    shared: int  # how many facts of the workspace have this topic (1: only this one)
+
+    @property
+    def shown(self) -> str:
+        name = f"{self.topic} (id {self.id})" if self.name == self.id and self.topic else self.name
+        return name if len(name) <= SHOWN else name[:SHOWN - 1] + "…"
+
+
+def _words(text: str) -> list[str]:
+    return " ".join(text.split()).split(" ") if text.strip() else []
+
+
+def distinct_name(fact_id: str, topic: str, content: str, others: Sequence[str]) -> str:
+    """The topic, or topic plus the first words of ``content`` that no other content of the
+    same topic (``others``) starts with; the id when no prefix of ``MAX_WORDS`` words tells
+    them apart."""
+    topic = " ".join(topic.split())
+    if not others:
+        return topic
+    words = _words(content)
+    rest = [_words(o) for o in others]
+    for n in range(1, min(MAX_WORDS, len(words)) + 1):
+        head = words[:n]
+        if all(r[:n] != head for r in rest):
+            return f"{topic}: {' '.join(head)}"
+    return fact_id
+
+
+def fact_names(ws: Workspace, ids: Iterable[str]) -> list[FactName]:
+    """Each fact's name (in the order given; ids that no longer exist are left out)."""
+    f = ws.layout.facts.c
+    wanted = list(dict.fromkeys(ids))
+    out: list[FactName] = []
+    with ws.read() as conn:
+        rows = {r.id: r for r in conn.execute(select(f.id, f.topic, f.content).where(f.id.in_(wanted)))}
+        for fid in wanted:
+            row = rows.get(fid)
+            if row is None:
+                continue
+            topic, content = str(row.topic or ""), str(row.content or "")
+            shared = int(conn.execute(select(func.count()).where(f.topic == row.topic)).scalar_one())
+            others: list[str] = []
+            if shared > 1:
+                others = [str(c or "") for c in conn.execute(
+                    select(f.content).where(f.topic == row.topic, f.id != fid).limit(5000)).scalars()]
+            out.append(FactName(fid, topic, distinct_name(fid, topic, content, others), shared))
+    return out
+
+
+def listed(names: Sequence[FactName], most: int = 5) -> str:
+    """“a”, “b” and 3 more — for a sentence."""
+    quoted = [f"“\u2068{n.shown}\u2069”" for n in names[:most]]
+    if len(names) > most:
+        return ", ".join(quoted) + f" and {len(names) - most:,} more"
+    if len(quoted) > 1:
+        return ", ".join(quoted[:-1]) + " and " + quoted[-1]
+    return quoted[0] if quoted else ""
+
+
+# --- the change an undo or a redo acts on ---------------------------------------------------------
+
+ACTION_WORDS = {"edit": "Edit", "delete": "Delete", "restore": "Restore", "purge": "Purge",
+                "activate": "Activate", "restore_loser": "Restore the loser of", "confirm": "Confirm"}
+
+
+def _fact_topic(ws: Workspace, conn: Any, fact_id: str | None) -> str | None:
+    if not fact_id:
+        return None
+    f = ws.layout.facts.c
+    return conn.execute(select(f.topic).where(f.id == fact_id)).scalar()
+
+
+def _policy_words(ws: Workspace, conn: Any, policy_id: str | None, detail: dict[str, Any]) -> str | None:
+    p = ws.layout.policies.c
+    rule = conn.execute(select(p.rule).where(p.id == policy_id)).scalar() if policy_id else None
+    if rule is None:
+        rule = (detail.get("row") or {}).get("rule")
+    if not rule:
+        return None
+    words = _words(str(rule))
+    return " ".join(words[:6]) + (" …" if len(words) > 6 else "")
+
+
+def describe(ws: Workspace, conn: Any, row: Any) -> str:
+    """A few words for one history entry (the change itself, not an undo of it)."""
+    detail = json.loads(row.detail or "{}")
+    verb = ACTION_WORDS.get(row.action, row.action.replace("_", " ").capitalize())
+    if row.entity == "fact":
+        topic = _fact_topic(ws, conn, detail.get("old_id") or row.entity_id)
+        return f"{verb} fact {topic}" if topic else f"{verb} a fact"
+    if row.entity == "policy":
+        if row.action == "activate":
+            verb = "Activate" if detail.get("after") else "Deactivate"
+        words = _policy_words(ws, conn, detail.get("old_id") or row.entity_id, detail)
+        return f"{verb} policy “{words}”" if words else f"{verb} a policy"
+    if row.entity == "edge":
+        n = len(detail.get("rows", [])) or 1
+        return f"{verb} {'an edge' if n == 1 else f'{n} edges'}"
+    if row.entity == "grant":
+        n = len(detail.get("edits", [])) or 1
+        return f"{verb} {'a grant' if n == 1 else f'{n} grants'}"
+    return f"{verb} {row.entity}".replace("_", " ")
+
+
+def _original(conn: Any, row: Any) -> Any:
+    seen = 0
+    while row is not None and row.action in ("undo", "redo") and row.undo_of and seen < 1000:
+        row = conn.execute(select(history.HISTORY).where(history.HISTORY.c.id == row.undo_of)).first()
+        seen += 1
+    return row
+
+
+def _together(conn: Any, row: Any) -> int:
+    """How many changes not undone were made with this one (one action on several facts
+    writes one entry each, at the same second, with the same reason): undo takes one."""
+    h = history.HISTORY.c
+    return int(conn.execute(select(func.count()).where(
+        h.entity == row.entity, h.action == row.action, h.actor == row.actor, h.reason == row.reason,
+        h.at == row.at, h.undone_by.is_(None))).scalar_one())
+
+
+def undo_redo_names(ws: Workspace) -> tuple[str | None, str | None, str]:
+    """What Edit ▸ Undo and Edit ▸ Redo would act on now, in a few words (None: nothing);
+    a file without the desk's history has neither. Undo takes back one entry: when it was
+    one of several made together, the third item says so (“1 of 3 deleted together”)."""
+    if ws.desk_schema == 0:
+        return None, None, ""
+    names: list[str | None] = []
+    note = ""
+    with ws.read() as conn:
+        for n, target in enumerate((history.latest_undoable(conn), history.latest_redoable(conn))):
+            row = None
+            if target is not None:
+                row = conn.execute(select(history.HISTORY).where(history.HISTORY.c.id == target)).first()
+            original = _original(conn, row) if row is not None else None
+            name = describe(ws, conn, original) if original is not None else None
+            if name is not None and n == 0 and row.action not in ("undo", "redo"):
+                together = _together(conn, row)
+                if together > 1:
+                    done = {"delete": "deleted", "restore": "restored", "edit": "edited"}.get(row.action, "changed")
+                    note = f"1 of {together} {done} together"
+            names.append(name)
+    return names[0], names[1], note
+
+
+__all__ = ["FactName", "describe", "distinct_name", "fact_names", "listed", "undo_redo_names"]

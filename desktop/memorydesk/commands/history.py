@@ -1,0 +1,67 @@
+"""``memory-desk history WORKSPACE [--since T] [--until T] [--actor NAME] [--kind K] [--text S] [--json]``.
+
+Read-only. Every change the file can account for, newest first (``browse.history``):
+the desk's own changes (who, when, why) and what agents wrote as far as the product's
+rows tell it. Times are RFC 3339 UTC or unix seconds. ``--json`` prints
+``[{at, actor, actor_kind, kind, action, ids, summary, reason}]`` (``at`` unix seconds,
+``actor_kind`` agent / reviewer / system, ``ids`` strings); ``--format markdown`` the
+same range as a Markdown table, ``--content-free`` with every text hashed (as the
+Conflicts export). Exit 0; 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from memorydesk.browse.history import KINDS, HistoryQuery, iter_events
+from memorydesk.browse.history_export import export_json, export_markdown, text_line
+from memorydesk.commands.args import text_arg
+from memorydesk.core.moments import parse_moment
+from memorydesk.store import open_workspace
+
+
+def register(sub) -> None:
+    p = sub.add_parser("history", help="every change the file can account for, newest first (read-only)")
+    p.add_argument("workspace")
+    p.add_argument("--since", metavar="T", help="only changes at or after T (RFC 3339 UTC or unix seconds)")
+    p.add_argument("--until", metavar="T", help="only changes at or before T")
+    p.add_argument("--actor", metavar="NAME", type=text_arg("--actor", 200),
+                   help="only changes by this agent (id, name or role), reviewer or sentinel")
+    p.add_argument("--kind", metavar="K", choices=KINDS, help="only this kind: " + ", ".join(KINDS))
+    p.add_argument("--text", metavar="S", type=text_arg("--text", 1000), default="",
+                   help="only changes whose summary, ids or reason hold S")
+    p.add_argument("--json", action="store_true", help="print a JSON list (see the docs)")
+    p.add_argument("--format", choices=("text", "markdown"), default="text", help="text (default) or markdown")
+    p.add_argument("--content-free", action="store_true", help="hash every memory text (for sharing a ticket)")
+    p.set_defaults(func=run)
+
+
+def query_of(args) -> HistoryQuery:
+    since = parse_moment(args.since, "--since") if args.since is not None else None
+    until = parse_moment(args.until, "--until") if args.until is not None else None
+    return HistoryQuery(since=since, until=until, actor=args.actor or "", kind=args.kind or "",
+                        text=args.text or "").check()
+
+
+def _write(text: str) -> None:
+    sys.stdout.buffer.write(text.encode("utf-8", "replace"))
+
+
+def run(args) -> int:
+    query = query_of(args)
+    with open_workspace(args.workspace, read_only=True) as ws:
+        events = iter_events(ws, query)
+        if args.json:
+            for chunk in export_json(events, content_free=args.content_free):
+                _write(chunk)
+        elif args.format == "markdown":
+            for chunk in export_markdown(events, ws.name, query, content_free=args.content_free):
+                _write(chunk)
+        else:
+            count = 0
+            for event in events:
+                _write(text_line(event, content_free=args.content_free) + "\n")
+                count += 1
+            print(f"{count:,} change{'s' if count != 1 else ''}", file=sys.stderr)
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,57 @@
+"""Times a person types for *history*, *as of* and *since*: RFC 3339 UTC or unix seconds.
+
+``parse_moment`` reads either (as ``lineage classify --now`` reads RFC 3339) and returns
+whole unix seconds, the product's own resolution. ``check_range`` refuses a range whose
+start is after its end. Both raise ``BadInput`` with one sentence naming the input.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from memorydesk.core.errors import BadInput
+from memorydesk.core.receipts import parse_utc
+
+#: unix seconds accepted: 1970 .. 9999 (SQLite and Python both handle these)
+LATEST = 253402300799
+
+
+def parse_moment(text: str, what: str = "time") -> int:
+    """``1795000000`` or ``2026-11-18T10:00:00Z`` → unix seconds (fractions dropped)."""
+    value = (text or "").strip()
+    if not value:
+        raise BadInput(f"{what}: no time given (write RFC 3339 UTC, e.g. 2026-11-12T14:00:00Z, or unix seconds)")
+    if value.isdigit() and len(value) <= 12:
+        seconds = int(value)
+        if seconds > LATEST:
+            raise BadInput(f"{what}: {value} unix seconds is after the year 9999")
+        return seconds
+    try:
+        moment = parse_utc(value, what)
+    except BadInput as exc:
+        raise BadInput(str(exc).replace(f"field {what!r}", what, 1)
+                       + "; write RFC 3339 UTC (2026-11-12T14:00:00Z) or unix seconds") from None
+    return int(moment.timestamp())
+
+
+def check_range(since: int | None, until: int | None, since_name: str = "--since",
+                until_name: str = "--until") -> None:
+    if since is not None and until is not None and since > until:
+        raise BadInput(f"{since_name} ({utc_text(since)}) is after {until_name} ({utc_text(until)}); "
+                       "nothing can fall between them")
+
+
+def utc_text(seconds: int) -> str:
+    """``2026-11-12T14:00:00Z``."""
+    try:
+        return dt.datetime.fromtimestamp(seconds, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except (OverflowError, OSError, ValueError):
+        return str(seconds)
+
+
+def local_text(seconds: int) -> str:
+    """``2026-11-12 15:00 CET`` in this computer's time zone."""
+    try:
+        return dt.datetime.fromtimestamp(seconds).astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    except (OverflowError, OSError, ValueError):
+        return str(seconds)

@@ -1,0 +1,231 @@
+"""The comparison view (File ▸ Compare With…): another file (a backup) against the open
+workspace — counts per kind, the items, each item's two versions side by side, and
+**Restore from Backup…** for a single removed or changed fact, policy or grant.
+
+The other file is opened read-only on the worker and kept open while the view is; the
+comparison (``browse.diff``) runs on the worker; a restore is one reviewer call through
+the session (reason, history row, undo), after which the comparison runs again.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTextBrowser,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memorydesk.browse.diff import Comparison, compare_open, same_file, version_of
+from memorydesk.core.errors import BadInput
+from memorydesk.memory.reviewer_restore import restore_grant, restore_row
+from memorydesk.store import open_workspace
+from memorydesk.store.workspace import Workspace
+from memorydesk.ui.compare.items import Item, groups, side_by_side
+from memorydesk.ui.operations import dialog_result
+from memorydesk.ui.prompts import reason_fields
+from memorydesk.ui.session import Change, DeskSession
+
+ITEM = Qt.ItemDataRole.UserRole
+
+
+class RestoreDialog(QDialog):
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("restore-backup")
+        self.setWindowTitle("Restore from backup")
+        words = QLabel(text + "<br><br>It is written as that file holds it, with your reason in the history; "
+                              "Edit ▸ Undo takes it back.")
+        words.setWordWrap(True)
+        self.reason, self.problem = reason_fields()
+        form = QFormLayout()
+        form.addRow("Reason", self.reason)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.restore = self.buttons.addButton("Restore", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.restore.setObjectName("restore-backup-yes")
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(words)
+        layout.addLayout(form)
+        layout.addWidget(self.problem)
+        layout.addWidget(self.buttons)
+        self.resize(520, 220)
+
+
+class CompareView(QWidget):
+    """A window of its own over one comparison (``other`` against the session's workspace)."""
+
+    def __init__(self, session: DeskSession, other: Path, parent: QWidget | None = None) -> None:
+        super().__init__(parent, Qt.WindowType.Window)
+        self.setObjectName("compare-view")
+        self.session = session
+        self.other_path = Path(other)
+        self.other: Workspace | None = None
+        self.result: Comparison | None = None
+        self.dialog: Any = None
+        self.closed = False
+        self.setWindowTitle(f"Compare {self.other_path.name} → {session.ws.path.name} — Memory Desk")
+        self.heading = QLabel("Comparing…")
+        self.heading.setObjectName("compare-heading")
+        self.heading.setWordWrap(True)
+        self.tree = QTreeWidget()
+        self.tree.setObjectName("compare-items")
+        self.tree.setHeaderLabels(["Difference"])
+        self.tree.currentItemChanged.connect(lambda *_a: self._selected())
+        self.old_side = QTextBrowser()
+        self.old_side.setObjectName("compare-old")
+        self.new_side = QTextBrowser()
+        self.new_side.setObjectName("compare-new")
+        self.restore = QPushButton("Restore from Backup…")
+        self.restore.setObjectName("compare-restore")
+        self.restore.setShortcut(QKeySequence("Ctrl+R"))
+        self.restore.setEnabled(False)
+        self.restore.clicked.connect(lambda: self.session.ops.start(self.restore_selected(), owner=self))
+        sides = QSplitter(Qt.Orientation.Horizontal)
+        sides.addWidget(self.old_side)
+        sides.addWidget(self.new_side)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(sides, 1)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(self.restore)
+        right_layout.addLayout(row)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.tree)
+        split.addWidget(right)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 3)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.heading)
+        layout.addWidget(split, 1)
+        self.resize(1200, 720)
+        session.changed.connect(self._changed)
+        self.start()
+
+    # --- reading --------------------------------------------------------------------------
+
+    def start(self) -> None:
+        other, ws = self.other_path, self.session.ws
+
+        def work() -> Comparison:
+            if same_file(other, ws.path):
+                raise BadInput(f"{other.name} is the open workspace itself; choose a backup or another file")
+            if self.other is None:
+                self.other = open_workspace(other, read_only=True)
+            return compare_open(self.other, ws)
+
+        self.session.ops.run_for(self, work, self._shown, label=f"comparing with {other.name}",
+                                 on_failure=lambda exc: self.heading.setText(f"Could not compare: {exc}"))
+
+    def _shown(self, result: Comparison) -> None:
+        if self.closed:
+            return
+        self.result = result
+        current = self.selected()
+        self.tree.clear()
+        total = 0
+        for heading, items in groups(result):
+            if not items:
+                continue
+            top = QTreeWidgetItem([heading])
+            for item in items:
+                child = QTreeWidgetItem([item.label])
+                child.setData(0, ITEM, item)
+                top.addChild(child)
+                total += 1
+            self.tree.addTopLevelItem(top)
+            top.setExpanded(len(items) <= 50)
+        notes = " ".join(n[0].upper() + n[1:] + "." for n in result.notes)
+        counts = ", ".join(f"{k} {n:,}" for k, n in result.counts().items() if n) or "no differences"
+        self.heading.setText(f"<b>{self.other_path.name}</b> (older) → <b>{self.session.ws.path.name}</b> "
+                             f"(open): {counts}. {notes}")
+        self._reselect(current)
+
+    def _reselect(self, wanted: Item | None) -> None:
+        for i in range(self.tree.topLevelItemCount()):
+            top = self.tree.topLevelItem(i)
+            for j in range(top.childCount()):
+                child = top.child(j)
+                item = child.data(0, ITEM)
+                if wanted is None or (item.kind, item.key) == (wanted.kind, wanted.key):
+                    self.tree.setCurrentItem(child)
+                    return
+        self._selected()
+
+    def selected(self) -> Item | None:
+        current = self.tree.currentItem()
+        return current.data(0, ITEM) if current is not None else None
+
+    def _selected(self) -> None:
+        item = self.selected()
+        self.restore.setEnabled(bool(item and item.restorable and not self.session.read_only))
+        if item is None:
+            self.old_side.setHtml("")
+            self.new_side.setHtml("")
+            return
+        if item.kind not in ("fact", "policy"):
+            self._show_sides(item, (None, None))
+            return
+        other, ws = self.other, self.session.ws
+        self.session.ops.run_for(self, lambda: (version_of(other, item.kind, item.key),
+                                                version_of(ws, item.kind, item.key)),
+                                 lambda pair: self._show_sides(item, pair), label="reading both versions")
+
+    def _show_sides(self, item: Item, pair: tuple[dict | None, dict | None]) -> None:
+        if self.closed or self.selected() != item:
+            return
+        left, right = side_by_side(item, pair[0], pair[1], f"{self.other_path.name} (older)",
+                                   f"{self.session.ws.path.name} (open)")
+        self.old_side.setHtml(left)
+        self.new_side.setHtml(right)
+
+    # --- restoring ------------------------------------------------------------------------
+
+    async def restore_selected(self) -> None:
+        item = self.selected()
+        if item is None or not item.restorable:
+            return
+        source = self.other_path
+        dialog = RestoreDialog(f"Restore {item.kind} <b>{item.label}</b> as <b>{source.name}</b> holds it?", self)
+        self.dialog = dialog
+        accepted = await dialog_result(dialog)
+        reason = dialog.reason.text().strip()
+        dialog.deleteLater()
+        self.dialog = None
+        if not accepted:
+            return
+        if item.kind == "grant":
+            g = item.grant or {}
+            fail_open = g.get("sources", ("", ""))[0] == "fail_open"
+            await self.session.write("restoring a grant from the backup", lambda r: restore_grant(
+                r, g["role"], g["domain"], g["before"], fail_open, reason))
+        else:
+            await self.session.write(f"restoring a {item.kind} from the backup",
+                                     lambda r: restore_row(r, source, item.kind, item.key, reason))
+
+    def _changed(self, _change: Change) -> None:
+        if not self.closed:
+            self.start()
+
+    def closeEvent(self, event: Any) -> None:
+        self.closed = True
+        other, self.other = self.other, None
+        if other is not None:
+            self.session.ops.run(other.close, lambda _r: None, label="closing the compared file")
+        super().closeEvent(event)

@@ -1,0 +1,5 @@
+"""The History tab: every change the file can account for, newest first (``browse.history``)."""
+
+from memorydesk.ui.history.tab import HistoryTab
+
+__all__ = ["HistoryTab"]

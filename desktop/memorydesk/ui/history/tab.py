@@ -1,0 +1,319 @@
+"""The History tab: who changed what, when and why — the desk's own changes and what the
+agents wrote — newest first, with filters, "since" presets, an export for a ticket, and
+**Undo This Change** for the desk's own changes where nothing later depends on them.
+
+Reads go through ``browse.history`` on the worker a page at a time; the only write is
+the undo, through the session like every change.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QDateTime, Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDateTimeEdit,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memorydesk.browse.diff import backups
+from memorydesk.browse.history import KINDS, Event, HistoryQuery, history_page, iter_events, undo_blocker
+from memorydesk.browse.history_export import export_json, export_markdown
+from memorydesk.core.moments import local_text, utc_text
+from memorydesk.ui.history.model import HistoryModel
+from memorydesk.ui.session import KINDS as CHANGE_KINDS
+from memorydesk.ui.session import Change
+from memorydesk.ui.tab import DeskTab
+
+PAGE = 200
+HOUR, DAY = 3600, 86400
+SINCE = (("Any time", None), ("Last hour", HOUR), ("Last day", DAY), ("Last week", 7 * DAY),
+         ("Since a date…", "date"), ("Since a backup…", "backup"))
+EXPORTS = (("Markdown…", "markdown", False), ("JSON…", "json", False),
+           ("Markdown, content-free…", "markdown", True), ("JSON, content-free…", "json", True))
+
+
+def _esc(text: str) -> str:
+    return (text or "").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+class HistoryTab(DeskTab):
+    name, title = "history", "History"
+    kinds = CHANGE_KINDS
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = HistoryModel(self)
+        self.model.load_more = self._load_more
+        self._generation = 0
+        self._query = HistoryQuery()
+        self.dialog: Any = None
+        self.since = QComboBox()
+        self.since.setObjectName("history-since")
+        for label, data in SINCE:
+            self.since.addItem(label, data)
+        self.since_date = QDateTimeEdit(QDateTime.currentDateTime().addDays(-1))
+        self.since_date.setObjectName("history-since-date")
+        self.since_date.setCalendarPopup(True)
+        self.since_date.setDisplayFormat("yyyy-MM-dd HH:mm")
+        self.since_backup = QComboBox()
+        self.since_backup.setObjectName("history-since-backup")
+        self.kind = QComboBox()
+        self.kind.setObjectName("history-kind")
+        self.kind.addItem("Every kind", "")
+        for k in KINDS:
+            self.kind.addItem(k, k)
+        self.actor = QLineEdit()
+        self.actor.setObjectName("history-actor")
+        self.actor.setPlaceholderText("Who (agent, role, reviewer)")
+        self.text = QLineEdit()
+        self.text.setObjectName("history-text")
+        self.text.setPlaceholderText("Text in summary, ids or reason")
+        self.export = QToolButton()
+        self.export.setObjectName("history-export")
+        self.export.setText("Export")
+        self.export.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self.export)
+        for label, fmt, free in EXPORTS:
+            menu.addAction(label).triggered.connect(lambda _c=False, f=fmt, c=free: self.export_dialog(f, c))
+        self.export.setMenu(menu)
+        self.count = QLabel("")
+        self.count.setObjectName("history-count")
+        bar = QHBoxLayout()
+        for w in (QLabel("Since"), self.since, self.since_date, self.since_backup, self.kind, self.actor, self.text,
+                  self.count, self.export):
+            bar.addWidget(w)
+        bar.setStretch(6, 1)
+        self.view = QTableView()
+        self.view.setObjectName("history-list")
+        self.view.setModel(self.model)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.verticalHeader().hide()
+        self.view.setWordWrap(False)
+        header = self.view.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+        for col, width in enumerate((120, 150, 150, 130, 340)):
+            self.view.setColumnWidth(col, width)
+        self.view.selectionModel().currentRowChanged.connect(lambda *_a: self._selected())
+        self.detail = QTextBrowser()
+        self.detail.setObjectName("history-detail")
+        self.act_undo = QAction("Undo This Change", self)
+        self.act_undo.setObjectName("history-undo-action")
+        self.act_undo.setShortcut(QKeySequence("Ctrl+Shift+U"))
+        self.act_undo.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.act_undo.setEnabled(False)
+        self.act_undo.triggered.connect(lambda _c=False: self.start(self.undo_selected()))
+        self.addAction(self.act_undo)
+        self.undo_button = QPushButton("Undo This Change")
+        self.undo_button.setObjectName("history-undo")
+        self.undo_button.setEnabled(False)
+        self.undo_button.clicked.connect(self.act_undo.trigger)
+        self.undo_note = QLabel("")
+        self.undo_note.setObjectName("history-undo-note")
+        self.undo_note.setWordWrap(True)
+        side = QWidget()
+        side_layout = QVBoxLayout(side)
+        side_layout.setContentsMargins(0, 0, 0, 0)
+        side_layout.addWidget(self.detail, 1)
+        side_layout.addWidget(self.undo_note)
+        side_layout.addWidget(self.undo_button)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.view)
+        split.addWidget(side)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(bar)
+        layout.addWidget(split, 1)
+        self._typing = QTimer(self)
+        self._typing.setSingleShot(True)
+        self._typing.setInterval(300)
+        self._typing.timeout.connect(self.reload)
+        for box in (self.since, self.since_backup, self.kind):
+            box.currentIndexChanged.connect(self._since_changed)
+        self.since_date.dateTimeChanged.connect(lambda *_a: self._typing.start())
+        for edit in (self.actor, self.text):
+            edit.textChanged.connect(lambda *_a: self._typing.start())
+        self._show_since_fields()
+
+    # --- the tab contract ----------------------------------------------------------------
+
+    def open(self, session) -> None:
+        super().open(session)
+        self.since_backup.clear()
+        for path, at in backups(session.ws.path):
+            self.since_backup.addItem(f"{path.name} ({local_text(at)})", at)
+        self.reload()
+
+    def refresh(self, change: Change) -> None:
+        self.reload()
+
+    def navigate(self, target: dict[str, Any]) -> None:
+        if "text" in target:
+            self.text.setText(str(target["text"]))
+            self.reload()
+
+    def wants_keyboard(self) -> QWidget | None:
+        return self.view
+
+    def prepare_shot(self) -> None:
+        if self.model.rowCount():
+            self.view.selectRow(0)
+
+    # --- filters and reading ----------------------------------------------------------------
+
+    def _show_since_fields(self) -> None:
+        mode = self.since.currentData()
+        self.since_date.setVisible(mode == "date")
+        self.since_backup.setVisible(mode == "backup")
+
+    def _since_changed(self, *_a: Any) -> None:
+        self._show_since_fields()
+        self.reload()
+
+    def query(self) -> HistoryQuery:
+        mode = self.since.currentData()
+        since = None
+        if mode == "date":
+            since = int(self.since_date.dateTime().toSecsSinceEpoch())
+        elif mode == "backup":
+            since = self.since_backup.currentData()
+        elif mode is not None:
+            since = int(time.time()) - int(mode)
+        return HistoryQuery(since=since, actor=self.actor.text().strip(), kind=self.kind.currentData() or "",
+                            text=self.text.text().strip())
+
+    def reload(self) -> None:
+        if self.session is None:
+            return
+        self._generation += 1
+        generation, query = self._generation, self.query()
+        self._query = query
+        self.count.setText("reading…")
+        self.run(lambda ws: history_page(ws, query, None, PAGE), lambda page: self._started(generation, page),
+                 label="reading the history")
+
+    def _started(self, generation: int, page) -> None:
+        if generation != self._generation:
+            return
+        self.model.start(page)
+        self._counted()
+        if self.model.rowCount() and not self.view.selectionModel().hasSelection():
+            self.view.selectRow(0)
+        else:
+            self._selected()
+
+    def _counted(self) -> None:
+        n = self.model.rowCount()
+        self.count.setText(f"{n:,}{'+' if self.model.more else ''} change{'s' if n != 1 else ''}")
+
+    def _load_more(self, cursor: Any) -> None:
+        generation, query = self._generation, self._query
+
+        def arrived(page) -> None:
+            if generation == self._generation:
+                self.model.append(page)
+                self._counted()
+
+        self.run(lambda ws: history_page(ws, query, cursor, PAGE), arrived, label="reading more history")
+
+    # --- the selected change -----------------------------------------------------------------
+
+    def selected(self) -> Event | None:
+        index = self.view.currentIndex()
+        return self.model.row_at(index.row()) if index.isValid() else None
+
+    def _selected(self) -> None:
+        e = self.selected()
+        self.undo_button.setEnabled(False)
+        self.act_undo.setEnabled(False)
+        self.undo_note.setText("")
+        if e is None:
+            self.detail.setHtml("<p>Select a change.</p>")
+            return
+        self.detail.setHtml(detail_html(e))
+        if e.history_id is None:
+            self.undo_note.setText("Written by an agent or the product: the desk can change it only from the "
+                                   "tab that shows it (edit, delete, restore).")
+            return
+        hid = e.history_id
+        self.run(lambda ws: undo_blocker(ws, hid), lambda why: self._undo_state(hid, why), label="checking undo")
+
+    def _undo_state(self, hid: int, why: str | None) -> None:
+        e = self.selected()
+        if e is None or e.history_id != hid:
+            return
+        blocked = why is not None or (self.session is not None and self.session.read_only)
+        self.undo_button.setEnabled(not blocked)
+        self.act_undo.setEnabled(not blocked)
+        self.undo_note.setText(f"Cannot undo: {why}." if why else
+                               (f"Cannot undo: {self.session.write_block}." if blocked and self.session else ""))
+
+    async def undo_selected(self) -> None:
+        e = self.selected()
+        if e is None or e.history_id is None or self.session is None:
+            return
+        hid = e.history_id
+        await self.session.write("undoing a change", lambda r: r.undo(hid, reason=f"undo of entry {hid} (History)"))
+
+    # --- export ------------------------------------------------------------------------------
+
+    def export_dialog(self, fmt: str, content_free: bool) -> None:
+        suffix = ".md" if fmt == "markdown" else ".json"
+        path, _f = QFileDialog.getSaveFileName(self, "Export history", f"history{suffix}",
+                                               "Markdown (*.md)" if fmt == "markdown" else "JSON (*.json)")
+        if path:
+            self.export_to(Path(path), fmt, content_free)
+
+    def export_to(self, path: Path, fmt: str, content_free: bool) -> None:
+        """Write the whole filtered range (not only what is loaded) to ``path``, on the worker."""
+        query = self._query
+
+        def work(ws) -> int:
+            events = iter_events(ws, query)
+            chunks = export_json(events, content_free=content_free) if fmt == "json" else \
+                export_markdown(events, ws.name, query, content_free=content_free)
+            with open(path, "w", encoding="utf-8") as out:
+                for chunk in chunks:
+                    out.write(chunk)
+            return path.stat().st_size
+
+        self.run(work, lambda size: self.session and self.session.status.emit(
+            f"History exported to {path.name} ({size:,} bytes)"), label="exporting the history")
+
+
+def detail_html(e: Event) -> str:
+    rows = [("When", f"{local_text(e.at)} · {utc_text(e.at)}"), ("Who", f"{e.actor} ({e.actor_kind})"),
+            ("What", f"{e.kind} {e.action}"), ("Ids", "<br>".join(_esc(i) for i in e.ids)),
+            ("Summary", _esc(e.summary)), ("Why", _esc(e.reason) or "—")]
+    html = "<table cellspacing=4>" + "".join(f"<tr><td><b>{k}</b></td><td>{v if k == 'Ids' else v}</td></tr>"
+                                            for k, v in rows) + "</table>"
+    if e.history_id is not None:
+        try:
+            detail = json.loads(e.detail or "{}")
+        except ValueError:
+            detail = {}
+        html += f"<p><b>Before and after</b> (history entry {e.history_id}" + \
+            (f", undone by entry {e.undone_by}" if e.undone_by else "") + ")</p>"
+        html += "<pre>" + _esc(json.dumps(detail, ensure_ascii=False, indent=1)[:6000]) + "</pre>"
+    return html
