@@ -19,7 +19,7 @@ from pathlib import Path
 
 from memorydesk.core.errors import BadInput
 
-TABS = ("facts", "policies", "graph", "grants", "conflicts", "lineage", "history")
+TABS = ("facts", "policies", "graph", "grants", "conflicts", "lineage", "history", "review")
 
 
 def _size(text: str) -> tuple[int, int]:

@@ -15,7 +15,8 @@ from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
 from memorydesk.embedding.embedder import Embedder, fact_text, fact_vectors
-from memorydesk.memory import history, reviewer_edges, reviewer_restore, reviewer_steps  # noqa: F401 - registers the actions
+from memorydesk.memory import (  # noqa: F401 - registers the actions
+    history, reviewer_edges, reviewer_restore, reviewer_review, reviewer_steps)
 from memorydesk.memory.history import ChangeResult, perform
 from memorydesk.memory.purge import BackupAction, purge
 from memorydesk.memory.reviewer_conflicts import ConflictDecisions

@@ -221,6 +221,66 @@ class DeskConflictReview(DeskBase):
     at: Mapped[int] = mapped_column(Integer, nullable=False)
 
 
+class DeskReviewDecision(DeskBase):
+    """A person's decision on a review finding: ``dismissed``, ``reviewed`` (a losing correction judged
+    fine) or ``quarantined``. It holds while the item's ``fingerprint`` is the one decided on; undo
+    deletes the row."""
+
+    __tablename__ = "memdesk_review_decisions"
+    __table_args__ = (Index("idx_memdesk_review_decisions_item", "item_kind", "item_id"),)
+
+    id: Mapped[str] = mapped_column(Text, primary_key=True)
+    finding_key: Mapped[str] = mapped_column(Text, nullable=False)
+    kind: Mapped[str] = mapped_column(Text, nullable=False)
+    item_kind: Mapped[str] = mapped_column(Text, nullable=False)
+    item_id: Mapped[str] = mapped_column(Text, nullable=False)
+    fingerprint: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    decision: Mapped[str] = mapped_column(Text, nullable=False)
+    actor: Mapped[str] = mapped_column(Text, nullable=False)
+    reason: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    at: Mapped[int] = mapped_column(Integer, nullable=False)
+
+
+class DeskReviewState(DeskBase):
+    """The last review scan a window kept: key/value (``stamp``, ``scanned_at``, settings, notes)."""
+
+    __tablename__ = "memdesk_review_state"
+
+    key: Mapped[str] = mapped_column(Text, primary_key=True)
+    value: Mapped[str] = mapped_column(Text, nullable=False)
+
+
+class DeskReviewItem(DeskBase):
+    """One scanned item's fingerprint and its findings (JSON list) as of the last kept scan."""
+
+    __tablename__ = "memdesk_review_items"
+
+    item_kind: Mapped[str] = mapped_column(Text, primary_key=True)
+    item_id: Mapped[str] = mapped_column(Text, primary_key=True)
+    fingerprint: Mapped[str] = mapped_column(Text, nullable=False)
+    findings: Mapped[str] = mapped_column(Text, nullable=False, default="[]")
+
+
+class DeskReviewPair(DeskBase):
+    """Two active facts close by cosine, as of the last kept scan (ids sorted)."""
+
+    __tablename__ = "memdesk_review_pairs"
+
+    fact_a: Mapped[str] = mapped_column(Text, primary_key=True)
+    fact_b: Mapped[str] = mapped_column(Text, primary_key=True)
+    cosine: Mapped[float] = mapped_column(Float, nullable=False)
+
+
+class DeskReviewSet(DeskBase):
+    """A finding over several facts (a duplicate cluster, a losing correction) by its members' signature;
+    ``finding`` empty for a correction candidate that was checked and does not lose."""
+
+    __tablename__ = "memdesk_review_sets"
+
+    signature: Mapped[str] = mapped_column(Text, primary_key=True)
+    finding: Mapped[str] = mapped_column(Text, nullable=False, default="")
+
+
 def _create_base(conn: Connection, layout: Layout) -> None:
     for model in (DeskMeta, DeskHistory, DeskReceipt):
         model.__table__.create(conn, checkfirst=True)
@@ -267,7 +327,14 @@ def _receipt_lines(conn: Connection, layout: Layout) -> None:
         conn.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN line INTEGER")
 
 
+def _create_review(conn: Connection, layout: Layout) -> None:
+    """The review queue: people's decisions on findings, and the last scan a window kept."""
+    for model in (DeskReviewDecision, DeskReviewState, DeskReviewItem, DeskReviewPair, DeskReviewSet):
+        model.__table__.create(conn, checkfirst=True)
+
+
 MIGRATIONS: tuple[Callable[[Connection, Layout], None], ...] = (
-    _create_base, _create_vectors, _create_tiers, _create_memoryos, _create_conflict_reviews, _receipt_lines)
+    _create_base, _create_vectors, _create_tiers, _create_memoryos, _create_conflict_reviews, _receipt_lines,
+    _create_review)
 SCHEMA_VERSION = len(MIGRATIONS)
 RECEIPT_LINES_SCHEMA = MIGRATIONS.index(_receipt_lines) + 1  # from this schema on, receipts keep their line

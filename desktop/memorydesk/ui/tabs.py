@@ -10,9 +10,11 @@ from memorydesk.ui.graph.tab import GraphTab
 from memorydesk.ui.history import HistoryTab
 from memorydesk.ui.lineage.tab import LineageTab
 from memorydesk.ui.policies.tab import PoliciesTab
+from memorydesk.ui.review.tab import ReviewTab
 from memorydesk.ui.tab import DeskTab
 
-TABS: list[type[DeskTab]] = [FactsTab, PoliciesTab, GraphTab, GrantsTab, ConflictsTab, LineageTab, HistoryTab]
+TABS: list[type[DeskTab]] = [FactsTab, PoliciesTab, GraphTab, GrantsTab, ConflictsTab, LineageTab, HistoryTab,
+                             ReviewTab]
 
 
 def tab_names() -> tuple[str, ...]:

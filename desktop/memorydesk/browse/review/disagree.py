@@ -1,0 +1,95 @@
+"""Whether two close facts say different things (a correction) rather than the same thing twice.
+
+A pair disagrees when, in the words where they differ, one negates what the other does
+not, they give different numbers, or one uses a word the other replaces with its
+opposite (``ANTONYMS``). These are cues, not understanding: the finding says which cue.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_WORD = re.compile(r"[a-z0-9][a-z0-9'._-]*", re.I)
+_NUMBER = re.compile(r"^\d[\d.,:_-]*[a-z%]*$", re.I)
+NEGATIONS = {"not", "no", "never", "don't", "doesn't", "isn't", "aren't", "won't", "cannot", "can't", "shouldn't",
+             "mustn't", "without", "none", "nobody", "neither", "nor", "didn't", "wasn't", "weren't"}
+_PAIRS = ("enable disable", "enabled disabled", "on off", "allow deny", "allowed denied", "allowed forbidden",
+          "true false", "yes no", "increase decrease", "before after", "always never", "required optional",
+          "include exclude", "accept reject", "approve reject", "approved rejected", "public private",
+          "open closed", "start stop", "add remove", "added removed", "keep drop", "use avoid", "higher lower",
+          "more less", "max min", "maximum minimum", "first last", "old new", "sync async", "internal external",
+          "monthly weekly", "daily weekly", "left right", "up down", "in out", "supported unsupported",
+          "deprecated recommended", "should shouldn't", "must mustn't", "can cannot")
+ANTONYMS: dict[str, set[str]] = {}
+for pair in _PAIRS:
+    a, b = pair.split()
+    ANTONYMS.setdefault(a, set()).add(b)
+    ANTONYMS.setdefault(b, set()).add(a)
+
+
+def words(text: str) -> list[str]:
+    return [w.lower().rstrip(".,") for w in _WORD.findall(text)]
+
+
+@lru_cache(maxsize=250_000)
+def _word_set(text: str) -> frozenset[str]:
+    """The words of a fact's text, read once however many pairs it is in."""
+    return frozenset(words(text))
+
+
+@lru_cache(maxsize=250_000)
+def _ids_in(topic: str) -> frozenset[str]:
+    return frozenset(w for w in words(topic) if _HAS_DIGIT.search(w))
+
+
+_DAYS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "mondays", "tuesdays",
+         "wednesdays", "thursdays", "fridays", "saturdays", "sundays", "january", "february", "march", "april", "may",
+         "june", "july", "august", "september", "october", "november", "december", "am", "pm"}
+_HAS_DIGIT = re.compile(r"\d")
+#: words outside the values that may differ (rewording); more, and the two are about different things
+MAX_OTHER_WORDS = {"numbers": 1, "negation": 2, "opposites": 2}
+
+
+def _is_value(word: str) -> bool:
+    return bool(_NUMBER.match(word)) or word in _DAYS or word in NEGATIONS or word in ANTONYMS
+
+
+def disagreement(a: str, b: str, topic_a: str = "", topic_b: str = "") -> str | None:
+    """The cue that says ``a`` and ``b`` disagree (``negation``, ``numbers``, ``opposites``), or None.
+
+    Besides the cue, the texts may differ in at most ``MAX_OTHER_WORDS`` other words (a
+    different service or ticket named is a different subject, not a correction), and topics
+    that carry different numbers or identifiers (``ACME-1260`` / ``ACME-1691``) name different things."""
+    ta, tb = _ids_in(topic_a), _ids_in(topic_b)
+    if ta and tb and ta != tb:
+        return None
+    sa, sb = _word_set(a), _word_set(b)
+    if sa == sb:
+        return None
+    only_a, only_b = sa - sb, sb - sa
+    others = sum(1 for w in only_a | only_b if not _is_value(w))
+    cue = None
+    if (len(sa & NEGATIONS) % 2) != (len(sb & NEGATIONS) % 2) and (only_a | only_b) & NEGATIONS:
+        cue = "negation"
+    elif {w for w in only_a if _NUMBER.match(w) or w in _DAYS} and {w for w in only_b if _NUMBER.match(w) or w in _DAYS}:
+        cue = "numbers"
+    elif any(ANTONYMS.get(w, set()) & only_b for w in only_a):
+        cue = "opposites"
+    if cue is None or others > MAX_OTHER_WORDS[cue]:
+        return None
+    return cue
+
+
+def differ_in_values(a: str, b: str, topic_a: str = "", topic_b: str = "") -> bool:
+    """Whether two close texts name different things or values (different identifiers in their topics,
+    different numbers, a negation or an opposite): then they are not copies of each other."""
+    if _ids_in(topic_a) != _ids_in(topic_b):
+        return True
+    sa, sb = _word_set(a), _word_set(b)
+    only_a, only_b = sa - sb, sb - sa
+    if (only_a | only_b) & NEGATIONS:
+        return True
+    if any(_HAS_DIGIT.search(w) or w in _DAYS for w in only_a | only_b):
+        return True
+    return any(ANTONYMS.get(w, set()) & only_b for w in only_a)

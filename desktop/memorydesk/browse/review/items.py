@@ -1,0 +1,109 @@
+"""What the review scans: active facts (and quarantined ones), policies, agents' notes and
+working-memory items, each with a fingerprint that changes when the item changes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, and_, func, or_, select
+
+from memorydesk.store import Workspace
+
+QUARANTINED = "human:quarantined"
+
+
+@dataclass(frozen=True)
+class Item:
+    item_kind: str  # fact, policy, note, working_item
+    id: str
+    domain: str
+    fields: tuple[tuple[str, str], ...]  # (field name, text)
+    active: bool  # reaches agents now (an active fact, an active policy)
+    quarantined: bool
+    fingerprint: str
+    created_at: int = 0
+    memory_type: str = ""
+    topic: str = ""
+
+    def text(self, name: str) -> str:
+        for field_name, text in self.fields:
+            if field_name == name:
+                return text
+        return ""
+
+
+def _fp(*parts: object) -> str:
+    return "|".join("" if p is None else str(p) for p in parts)
+
+
+def fact_items(ws: Workspace, conn: Connection, ids: Iterable[str] | None = None) -> Iterator[Item]:
+    f = ws.layout.facts
+    stmt = select(f.c.id, f.c.topic, f.c.content, f.c.domain, f.c.memory_type, f.c.created_at,
+                  *_fingerprint_columns(ws)).where(
+        and_(f.c.workspace_id == ws.workspace_id, or_(f.c.superseded_by.is_(None), f.c.superseded_by == QUARANTINED)))
+    chunks = [None] if ids is None else _chunks(list(ids))
+    for chunk in chunks:
+        part = stmt if chunk is None else stmt.where(f.c.id.in_(chunk))
+        for r in conn.execute(part).fetchall():
+            topic, content = r[1] or "", r[2] or ""
+            superseded = r[7]
+            yield Item("fact", r[0], r[3] or "", (("topic", topic), ("content", content)), superseded is None,
+                       superseded == QUARANTINED, _fp(*r[6:]), int(r[5] or 0), r[4] or "", topic)
+
+
+def _fingerprint_columns(ws: Workspace) -> tuple:
+    """What says a fact changed, read without its text: time, state, domain, type, embedding, lengths."""
+    f = ws.layout.facts.c
+    return (f.updated_at, f.superseded_by, f.domain, f.memory_type, f.embedding.is_not(None),
+            func.length(f.topic), func.length(f.content))
+
+
+def hash_text(text: str) -> str:
+    import hashlib
+
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+
+
+def policy_items(ws: Workspace, conn: Connection) -> Iterator[Item]:
+    p = ws.layout.policies
+    for r in conn.execute(select(p.c.id, p.c.domain, p.c.rule, p.c.active, p.c.updated_at).where(
+            p.c.workspace_id == ws.workspace_id)).fetchall():
+        rule = r[2] or ""
+        yield Item("policy", r[0], r[1] or "", (("rule", rule),), bool(r[3]), False,
+                   _fp("p", r[4], r[3], hash_text(rule)))
+
+
+def note_items(ws: Workspace, conn: Connection) -> Iterator[Item]:
+    n = ws.layout.notes
+    for r in conn.execute(select(n.c.id, n.c.agent_id, n.c.content, n.c.updated_at).where(
+            n.c.workspace_id == ws.workspace_id)).fetchall():
+        text = r[2] or ""
+        yield Item("note", r[0], f"agent {r[1]}", (("content", text),), True, False, _fp("n", r[3], hash_text(text)))
+
+
+def working_items(ws: Workspace, conn: Connection) -> Iterator[Item]:
+    w = ws.layout.items
+    for r in conn.execute(select(w.c.id, w.c.agent_id, w.c.content, w.c.created_at, w.c.memory_type).where(
+            w.c.workspace_id == ws.workspace_id)).fetchall():
+        text = r[2] or ""
+        yield Item("working_item", r[0], f"agent {r[1]}", (("content", text),), True, False,
+                   _fp("w", r[3], hash_text(text)), int(r[3] or 0), r[4] or "")
+
+
+def other_items(ws: Workspace, conn: Connection) -> list[Item]:
+    """Policies, notes and working items (few next to the facts: always read whole)."""
+    return [*policy_items(ws, conn), *note_items(ws, conn), *working_items(ws, conn)]
+
+
+def fact_fingerprints(ws: Workspace, conn: Connection) -> dict[str, str]:
+    """Every scanned fact's fingerprint, read without its text (an agent's write always moves
+    ``updated_at``; a desk edit makes a new fact)."""
+    f = ws.layout.facts
+    rows = conn.execute(select(f.c.id, *_fingerprint_columns(ws)).where(
+        and_(f.c.workspace_id == ws.workspace_id, or_(f.c.superseded_by.is_(None), f.c.superseded_by == QUARANTINED))))
+    return {r[0]: _fp(*r[1:]) for r in rows}
+
+
+def _chunks(ids: list[str], size: int = 500) -> list[list[str]]:
+    return [ids[i:i + size] for i in range(0, len(ids), size)]

@@ -1,0 +1,329 @@
+"""The review scan: every kind over a workspace, worst first; again, only what changed.
+
+``scan(ws)`` is what ``memory-desk review`` runs (read-only, nothing kept). A window
+keeps a ``ScanCache`` (in memory, and in the desk's own tables through ``cache``) and
+passes it back: then only items whose fingerprint changed are read and scanned again,
+the close pairs of changed facts are found again against all vectors, and duplicate
+clusters and losing corrections whose members did not change keep their recall checks.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from memorydesk.browse.review import corrections, decay, duplicates, vectors
+from memorydesk.browse.review.disagree import differ_in_values, disagreement
+from memorydesk.browse.review.duplicates import FactText
+from memorydesk.browse.review.items import Item, fact_fingerprints, fact_items, other_items
+from memorydesk.browse.review.text import text_findings
+from memorydesk.core.errors import BadInput
+from memorydesk.core.review.finding import KINDS, Finding, worst_first
+from memorydesk.search.audit import Searcher
+from memorydesk.store import Workspace
+
+Progress = Callable[[str, int, int], None]  # (stage, done, total)
+PAIR_COSINE = min(corrections.CORRECTION_COSINE, duplicates.DUPLICATE_COSINE)
+PER_ITEM = frozenset({"secret", "personal_data", "injection", "unreachable", "fading"})
+
+
+@dataclass
+class Options:
+    kinds: tuple[str, ...] = KINDS
+    duplicate_cosine: float = duplicates.DUPLICATE_COSINE
+    recall_budget_s: float = 20.0  # recall checks (MMR, ranks) at most this long per full scan
+    rescan_recall_budget_s: float = 1.0  # … and per rescan (what is left is checked a second at a time)
+    now: float | None = None
+
+    def __post_init__(self) -> None:
+        unknown = [k for k in self.kinds if k not in KINDS]
+        if unknown:
+            raise BadInput(f"--kind: unknown kind {unknown[0]!r}; choose from {', '.join(KINDS)}")
+        if not 0.5 <= self.duplicate_cosine < 1.0:
+            raise BadInput(f"the duplicate threshold must be a cosine from 0.5 to 1, not {self.duplicate_cosine}")
+
+
+@dataclass
+class ScanCache:
+    """What a scan leaves for the next one (in memory; ``cache`` stores and reads it)."""
+
+    per_item: dict[tuple[str, str], tuple[str, list[Finding]]] = field(default_factory=dict)  # fp, findings
+    fact_fp: dict[str, str] = field(default_factory=dict)
+    pairs: dict[tuple[str, str], float] = field(default_factory=dict)  # fact ids (sorted) -> cosine
+    sets: dict[str, Finding] = field(default_factory=dict)  # duplicates and losing corrections, by signature
+    checked: set[str] = field(default_factory=set)  # correction candidates checked against recall, by signature
+    texts: dict[str, FactText] = field(default_factory=dict)  # facts in close pairs (memory only)
+    classes: dict[tuple[str, str], str] = field(default_factory=dict)  # pair -> "dup", a cue, or "" (memory only)
+    vectors: vectors.Vectors | None = None
+    skipped_vectors: int = 0
+    stamp: str = ""
+    scanned_at: float = 0.0
+    duplicate_cosine: float = duplicates.DUPLICATE_COSINE
+
+
+@dataclass
+class ScanReport:
+    findings: list[Finding]
+    notes: list[str]
+    counts: dict[str, int]
+    scanned: dict[str, int]  # items scanned this time, by kind of item
+    cache: ScanCache
+    complete: bool = True
+    seconds: float = 0.0
+
+    def by_kind(self) -> dict[str, int]:
+        out = {k: 0 for k in KINDS}
+        for f in self.findings:
+            out[f.kind] += 1
+        return out
+
+
+class Cancelled(Exception):
+    pass
+
+
+def data_stamp(ws: Workspace) -> str:
+    """A mark of the workspace's data: it changes when facts, policies, notes or items change."""
+    facts, pol, notes, items = (ws.layout.facts.name, ws.layout.policies.name, ws.layout.notes.name,
+                                ws.layout.items.name)
+    with ws.read() as conn:
+        row = conn.exec_driver_sql(
+            f"SELECT (SELECT count(*) || '.' || ifnull(max(rowid), 0) || '.' || ifnull(max(updated_at), 0) || '.' || "
+            f"(SELECT count(*) FROM {facts} WHERE superseded_by IS NULL) FROM {facts}), "
+            f"(SELECT count(*) || '.' || ifnull(max(updated_at), 0) || '.' || ifnull(sum(active), 0) FROM {pol}), "
+            f"(SELECT count(*) || '.' || ifnull(max(updated_at), 0) FROM {notes}), "
+            f"(SELECT count(*) || '.' || ifnull(max(rowid), 0) FROM {items})").first()
+    return "/".join(str(x) for x in row)
+
+
+def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None = None, *,
+         progress: Progress | None = None, cancelled: Callable[[], bool] | None = None) -> ScanReport:
+    """Scan ``ws`` (all of it, or with ``cache`` only what changed). Raises ``Cancelled`` when asked to stop."""
+    options = options or Options()
+    started = time.monotonic()
+    now = time.time() if options.now is None else options.now
+    old = cache if cache is not None and cache.duplicate_cosine == options.duplicate_cosine else None
+    new = ScanCache(duplicate_cosine=options.duplicate_cosine, stamp=data_stamp(ws), scanned_at=now)
+    stop = cancelled or (lambda: False)
+    say = progress or (lambda _s, _d, _t: None)
+    notes: list[str] = []
+    scanned = {"fact": 0, "policy": 0, "note": 0, "working_item": 0}
+
+    # 1. per item: secrets, personal data, injection, unreachable, fading (a scan for other kinds only,
+    # e.g. ``--kind duplicate``, reads no text here)
+    per_item = bool(PER_ITEM & set(options.kinds))
+    with ws.read() as conn:
+        fps = fact_fingerprints(ws, conn)
+        changed = [fid for fid, fp in fps.items() if old is None or old.fact_fp.get(fid) != fp]
+        say("reading facts", 0, len(changed))
+        fresh = {it.id: it for it in fact_items(ws, conn, None if old is None else changed)} if per_item else {}
+        others = other_items(ws, conn) if per_item else []
+    new.fact_fp = fps
+    embedded = _embedded_flags(fps)
+    undecodable = 0
+    for n, fid in enumerate(fps):
+        item = fresh.get(fid)
+        if item is None:
+            new.per_item[("fact", fid)] = old.per_item.get(("fact", fid), ("", [])) if old else ("", [])
+            continue
+        if n % 500 == 0:
+            if stop():
+                raise Cancelled()
+            say("scanning facts", n, len(fps))
+        new.per_item[("fact", fid)] = (item.fingerprint, _item_findings(item, embedded.get(fid, False), now))
+        scanned["fact"] += 1
+        if "\ufffd" in item.text("content") or "\ufffd" in item.topic:
+            undecodable += 1
+    for item in others:
+        key = (item.item_kind, item.id)
+        prev = old.per_item.get(key) if old else None
+        if prev is not None and prev[0] == item.fingerprint:
+            new.per_item[key] = prev
+        else:
+            new.per_item[key] = (item.fingerprint, text_findings(item))
+            scanned[item.item_kind] += 1
+
+    if undecodable:
+        notes.append(f"{undecodable:,} fact(s) hold text that is not valid UTF-8 (read with U+FFFD where bytes "
+                     "are invalid)")
+
+    # 2. close pairs of facts through the vector index
+    wants_pairs = {"duplicate", "losing_correction"} & set(options.kinds)
+    if wants_pairs:
+        say("finding close pairs", 0, 1)
+        _pairs(ws, old, new, changed, fps, stop)
+        if new.skipped_vectors:
+            notes.append(f"{new.skipped_vectors:,} active fact(s) have no usable embedding: duplicates and losing "
+                         "corrections skip them")
+        if stop():
+            raise Cancelled()
+        gone = set(changed) | (set(old.fact_fp) - set(fps) if old is not None else set())
+        _set_findings(ws, old, new, options, now, stop, notes, say, gone)
+
+    findings = [f for _fp, fs in new.per_item.values() for f in fs] + list(new.sets.values())
+    findings = [f for f in findings if f.kind in options.kinds]
+    for f in findings:
+        if "note" in f.evidence and f.evidence["note"] not in notes:
+            notes.append(f"{f.item_kind} {f.item_id}: {f.evidence['note']}")
+        if "encoding" in f.evidence:
+            notes.append(f"{f.item_kind} {f.item_id}: {f.evidence['encoding']}")
+    report = ScanReport(worst_first(findings), list(dict.fromkeys(notes)), {}, scanned, new,
+                        seconds=time.monotonic() - started)
+    report.counts = report.by_kind()
+    return report
+
+
+def _embedded_flags(fps: dict[str, str]) -> dict[str, bool]:
+    # the fingerprint's fifth part is "has an embedding" (items._fingerprint_columns)
+    return {fid: fp.split("|")[4] in ("1", "True") for fid, fp in fps.items()}
+
+
+def _item_findings(item: Item, has_embedding: bool, now: float) -> list[Finding]:
+    out = text_findings(item)
+    for extra in (decay.unreachable_finding(item, has_embedding), decay.fading_finding(item, now)):
+        if extra is not None:
+            out.append(extra)
+    return out
+
+
+def _pairs(ws: Workspace, old: ScanCache | None, new: ScanCache, changed: list[str], fps: dict[str, str],
+           stop: Callable[[], bool]) -> None:
+    with ws.read() as conn:
+        if old is None:
+            new.vectors = vectors.active_vectors(ws, conn)
+            new.skipped_vectors = new.vectors.skipped
+            found = vectors.close_pairs(new.vectors.matrix, PAIR_COSINE, cancelled=stop)
+            ids = new.vectors.ids
+            new.pairs = {_sorted(ids[i], ids[j]): c for (i, j), c in found.items()}
+            return
+        if old.vectors is None:  # kept in the file, not in memory: the vectors are read again, the pairs kept
+            new.vectors = vectors.active_vectors(ws, conn)
+            new.skipped_vectors = new.vectors.skipped
+        else:
+            new.vectors, new.skipped_vectors = _patched(ws, conn, old.vectors, changed, fps)
+    gone = set(changed) | (set(old.fact_fp) - set(fps))
+    new.pairs = {k: c for k, c in old.pairs.items() if k[0] not in gone and k[1] not in gone}
+    where = new.vectors.position()
+    rows = np.asarray([where[f] for f in changed if f in where], dtype=np.int64)
+    if len(rows):
+        ids = new.vectors.ids
+        for (i, j), c in vectors.pairs_of(new.vectors.matrix, rows, PAIR_COSINE).items():
+            new.pairs[_sorted(ids[i], ids[j])] = c
+
+
+def _patched(ws: Workspace, conn, old: vectors.Vectors, changed: list[str], fps: dict[str, str]):
+    """The old vectors without facts that changed or left, plus the changed facts' vectors read again."""
+    drop = set(changed) | (set(old.ids) - set(fps))
+    keep = [i for i, fid in enumerate(old.ids) if fid not in drop]
+    ids = [old.ids[i] for i in keep]
+    matrix = old.matrix[keep]
+    facts = ws.layout.facts.name
+    add_ids, blobs = [], []
+    from memorydesk.embedding.embedder import BLOB_BYTES
+
+    for at in range(0, len(changed), 500):
+        chunk = changed[at:at + 500]
+        marks = ",".join("?" * len(chunk))
+        for fid, blob in conn.exec_driver_sql(
+                f"SELECT id, embedding FROM {facts} WHERE id IN ({marks}) AND superseded_by IS NULL "
+                f"AND length(embedding) = {BLOB_BYTES}", tuple(chunk)).fetchall():
+            add_ids.append(fid)
+            blobs.append(bytes(blob))
+    if add_ids:
+        matrix = np.concatenate([matrix, vectors.unit_rows(b"".join(blobs), len(blobs))])
+        ids = ids + add_ids
+    active = sum(1 for fp in fps.values() if fp.split("|")[1] in ("", "None"))
+    return vectors.Vectors(ids, matrix, max(0, active - len(ids))), max(0, active - len(ids))
+
+
+def _sorted(a: str, b: str) -> tuple[str, str]:
+    return (a, b) if a < b else (b, a)
+
+
+def _texts(ws: Workspace, ids: Iterable[str]) -> dict[str, FactText]:
+    with ws.read() as conn:
+        return {it.id: FactText(it.id, it.topic, it.text("content"), it.domain, it.created_at, it.memory_type)
+                for it in fact_items(ws, conn, list(ids)) if it.active}
+
+
+def _set_findings(ws: Workspace, old: ScanCache | None, new: ScanCache, options: Options, now: float,
+                  stop: Callable[[], bool], notes: list[str], say: Progress, gone: set[str]) -> None:
+    involved = {x for pair in new.pairs for x in pair}
+    known_texts = old.texts if old is not None else {}
+    texts = {fid: known_texts[fid] for fid in involved if fid in known_texts and fid not in gone}
+    texts.update(_texts(ws, [fid for fid in involved if fid not in texts]))
+    new.texts = texts
+    pairs = {k: c for k, c in new.pairs.items() if k[0] in texts and k[1] in texts}
+    known_classes = old.classes if old is not None else {}
+    for k, c in pairs.items():
+        kept = known_classes.get(k)
+        if kept is None or k[0] in gone or k[1] in gone:
+            a, b = texts[k[0]], texts[k[1]]
+            cue = disagreement(a.content, b.content, a.topic, b.topic) if c >= corrections.CORRECTION_COSINE else None
+            kept = cue or ("dup" if c >= options.duplicate_cosine
+                           and not differ_in_values(a.content, b.content, a.topic, b.topic) else "")
+        if kept:
+            new.classes[k] = kept
+    # only pairs that matter are kept: a pair judged neither a copy nor a correction is judged again
+    # only when one of its facts changes (its pairs are then found again from the vectors)
+    pairs = {k: c for k, c in pairs.items() if k in new.classes}
+    new.pairs = pairs
+    new.texts = texts = {fid: texts[fid] for k in pairs for fid in k}
+    fp = new.fact_fp
+    searcher = Searcher(ws, now)
+    budget = options.recall_budget_s if old is None else options.rescan_recall_budget_s
+    if "duplicate" in options.kinds:
+        say("grouping near-duplicates", 0, 1)
+        dup = {k: c for k, c in pairs.items() if new.classes[k] == "dup"}
+        ids = sorted({x for k in dup for x in k})
+        where = {f: i for i, f in enumerate(ids)}
+        groups = vectors.clusters({(where[a], where[b]): c for (a, b), c in dup.items()}, len(ids))
+        todo = []
+        for group in groups:
+            members = [texts[ids[i]] for i in group]
+            signature = "dup:" + ",".join(sorted(f"{m.id}@{fp.get(m.id, '')}" for m in members))
+            known = old.sets.get(signature) if old else None
+            if known is not None and known.evidence.get("mmr", {}).get("checked"):
+                new.sets[signature] = known
+                continue
+            member_ids = {m.id for m in members}
+            cos = {k: c for k, c in dup.items() if k[0] in member_ids and k[1] in member_ids}
+            finding = duplicates.cluster_finding(members, cos, signature)
+            new.sets[signature] = finding
+            todo.append(finding)
+        started = time.monotonic()
+        left = duplicates.check_all(todo, texts, searcher, budget_s=budget, cancelled=stop)
+        budget = max(0.0, budget - (time.monotonic() - started))
+        if left:
+            notes.append(f"{left:,} duplicate cluster(s) were not checked against recall (MMR) in the time given")
+    if "losing_correction" in options.kinds:
+        say("checking corrections", 0, 1)
+        cue_pairs = {k: c for k, c in pairs.items() if new.classes[k] not in ("", "dup")}
+        with ws.read() as conn:
+            recorded = corrections.recorded_pairs(ws, conn, {x for k in cue_pairs for x in k})
+        cands = corrections.candidates(cue_pairs, texts, recorded, new.classes)
+        todo_cands = []
+        sig = lambda a, b: f"loss:{a}@{fp.get(a, '')},{b}@{fp.get(b, '')}"  # noqa: E731
+        for older, newer, cosine, cue in cands:
+            signature = sig(older.id, newer.id)
+            if old is not None and signature in old.checked:
+                new.checked.add(signature)
+                if signature in old.sets:
+                    new.sets[signature] = old.sets[signature]
+            else:
+                todo_cands.append((older, newer, cosine, cue))
+        found, unchecked = corrections.losing(todo_cands, searcher, sig, budget_s=budget, cancelled=stop)
+        for f in found:
+            new.sets[f.fingerprint] = f
+        left = {sig(o.id, n.id) for o, n, _c, _q in unchecked}
+        new.checked |= {sig(o.id, n.id) for o, n, _c, _q in todo_cands} - left
+        if left:
+            notes.append(f"{len(left):,} possible correction(s) were not checked against recall in the time given")
+
+
+def summary_json(report: ScanReport) -> dict[str, Any]:
+    return {"counts": report.counts, "notes": report.notes, "seconds": round(report.seconds, 2)}

@@ -1,0 +1,76 @@
+"""The per-text kinds for one item: secrets, personal data, injected instructions and hidden text.
+
+An item's fields are scanned as one text (topic, a line break, content), each hit given
+back to the field it lies in, so every rule runs once per item.
+"""
+
+from __future__ import annotations
+
+from memorydesk.browse.review.items import Item
+from memorydesk.core.review.finding import Finding
+from memorydesk.core.review.injection import find_injection
+from memorydesk.core.review.personal import find_personal
+from memorydesk.core.review.secrets import find_secrets
+
+MAX_SCANNED = 1_000_000  # characters of one item; the rest is noted, not scanned
+PERSONAL_WORDS = {"email": "an e-mail address", "phone": "a phone number", "iban": "an IBAN", "card": "a card number"}
+
+
+def _state(item: Item) -> str:
+    return "quarantined" if item.quarantined else "open"
+
+
+def _joined(item: Item) -> tuple[str, list[tuple[int, str]]]:
+    parts, starts, at = [], [], 0
+    for name, text in item.fields:
+        starts.append((at, name))
+        parts.append(text)
+        at += len(text) + 1
+    return "\n".join(parts), starts
+
+
+def _field(starts: list[tuple[int, str]], offset: int) -> str:
+    name = starts[0][1]
+    for at, field in starts:
+        if offset >= at:
+            name = field
+    return name
+
+
+def text_findings(item: Item) -> list[Finding]:
+    text, starts = _joined(item)
+    if not text.strip():
+        return []
+    note: dict[str, str] = {}
+    if len(text) > MAX_SCANNED:
+        note = {"note": f"only the first {MAX_SCANNED:,} of {len(text):,} characters were scanned"}
+        text = text[:MAX_SCANNED]
+    if "\ufffd" in text:
+        note["encoding"] = "the stored text is not valid UTF-8 (shown with U+FFFD where bytes are invalid)"
+    reaches_all = item.item_kind == "policy" and item.active
+    state = _state(item)
+    out: list[Finding] = []
+    secrets = find_secrets(text)
+    for hit in secrets:
+        out.append(Finding(
+            "secret", "critical" if reaches_all else "high", item.item_kind, item.id, _field(starts, hit.start),
+            {"rule": hit.plugin, "type": hit.type, "masked": hit.masked, "excerpt": hit.excerpt,
+             "explanation": f"detect-secrets ({hit.plugin}) reads this as {hit.type}", **note},
+            state, item.domain, f"{hit.type}: {hit.masked}", item.fingerprint))
+    for hit in find_personal(text):
+        if any(hit.start < s.end and s.start < hit.end for s in secrets):
+            continue  # digits inside a secret are the secret's, not a phone number
+        what = PERSONAL_WORDS[hit.type]
+        out.append(Finding(
+            "personal_data", "medium", item.item_kind, item.id, _field(starts, hit.start),
+            {"rule": hit.type, "type": hit.type, "masked": hit.masked, "excerpt": hit.excerpt,
+             "country": hit.detail, "explanation": what + (f" ({hit.detail})" if hit.detail else ""), **note},
+            state, item.domain, f"{what}: {hit.masked}", item.fingerprint))
+    for hit in find_injection(text):
+        evidence = {"rule": hit.rule, "explanation": hit.explanation, "excerpt": hit.excerpt, **note}
+        if hit.shown:
+            evidence["characters"] = hit.shown
+        out.append(Finding(
+            "injection", "critical" if reaches_all else "high", item.item_kind, item.id, _field(starts, hit.start),
+            evidence, state, item.domain, f"{hit.rule.replace('_', ' ')}: {hit.excerpt[:80]}", item.fingerprint))
+    return out

@@ -1,0 +1,150 @@
+"""The Review tab's actions on the selected finding: each asks a reason (prefilled with the
+finding), runs one reviewer call through the session, and the scan follows the change."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from memorydesk.core.review.finding import Finding
+from memorydesk.memory import reviewer_review as rr
+from memorydesk.memory.purge import backups_holding
+from memorydesk.ui.actions import WriteActions
+from memorydesk.ui.facts.dialogs import PurgeDialog
+from memorydesk.ui.operations import dialog_result
+from memorydesk.ui.review.dialogs import ReasonDialog
+
+if TYPE_CHECKING:
+    from memorydesk.ui.review.tab import ReviewTab
+
+
+def as_dict(f: Finding) -> dict[str, Any]:
+    return {"key": f.key, "kind": f.kind, "item_kind": f.item_kind, "item_id": f.item_id,
+            "fingerprint": f.fingerprint, "title": f.title}
+
+
+class ReviewActions:
+    def __init__(self, tab: ReviewTab) -> None:
+        self.tab = tab
+        self.dialog: Any = None
+        self.acts = WriteActions(tab, "review")
+        a = self.acts.add
+        self.quarantine = a("Quarantine…", self.quarantine_selected, name="quarantine", key="Ctrl+Shift+Q")
+        self.release = a("Release…", self.release_selected, name="release")
+        self.purge = a("Purge…", self.purge_selected, name="purge")
+        self.merge = a("Merge…", self.merge_selected, name="merge", key="Ctrl+M")
+        self.supersede = a("Supersede older…", self.supersede_selected, name="supersede")
+        self.reviewed = a("Mark reviewed…", lambda: self.dismiss_selected(reviewed=True), name="reviewed")
+        self.dismiss = a("Dismiss…", self.dismiss_selected, name="dismiss", key="Ctrl+D")
+
+    def update(self, f: Finding | None) -> None:
+        open_ = f is not None and f.state == "open"
+        text_kind = f is not None and f.kind in ("secret", "personal_data", "injection")
+        self.acts.update({
+            self.quarantine: (open_ and f.item_kind in ("fact", "policy") and f.kind not in ("duplicate",),
+                              "select an open finding on a fact or policy"),
+            self.release: (f is not None and f.state == "quarantined", "select a quarantined finding"),
+            self.purge: (f is not None and text_kind and f.item_kind == "fact" and f.kind != "injection",
+                         "select a secret or personal data in a fact"),
+            self.merge: (open_ and f.kind == "duplicate", "select an open duplicate cluster"),
+            self.supersede: (open_ and f.kind == "losing_correction", "select an open losing correction"),
+            self.reviewed: (open_ and f.kind == "losing_correction", "select an open losing correction"),
+            self.dismiss: (open_, "select an open finding"),
+        })
+
+    async def _ask(self, title: str, text: str, reason: str, *, keepers=None, ok_text: str = "OK"):
+        dialog = ReasonDialog(title, text, reason, self.tab, keepers=keepers, ok_text=ok_text)
+        self.dialog = dialog
+        accepted = await dialog_result(dialog)
+        values = dialog.values()
+        dialog.deleteLater()
+        self.dialog = None
+        return values if accepted else None
+
+    def _target(self, action) -> Finding | None:
+        f = self.tab.selected()
+        session = self.tab.session
+        if f is None or session is None or not self.acts.allowed(action):
+            return None
+        return f
+
+    async def quarantine_selected(self) -> None:
+        f = self._target(self.quarantine)
+        if f is None:
+            return
+        what = "deactivated (it stops going into every dispatch)" if f.item_kind == "policy" else \
+            "soft-deleted (agents stop recalling it; it stays in the file)"
+        got = await self._ask("Quarantine", f"The {f.item_kind} is {what}. Release or Undo puts it back.",
+                              f"quarantine: {f.title}", ok_text="Quarantine")
+        if got:
+            d = as_dict(f)
+            await self.tab.session.write("quarantining", lambda r: rr.quarantine(r.ws, r.actor, d, got[0]))
+
+    async def release_selected(self) -> None:
+        f = self._target(self.release)
+        if f is None:
+            return
+        got = await self._ask("Release", f"The {f.item_kind} reaches agents again.", "", ok_text="Release")
+        if got:
+            kind, item = f.item_kind, f.item_id
+            await self.tab.session.write("releasing", lambda r: rr.release(r.ws, r.actor, kind, item, got[0]))
+
+    async def purge_selected(self) -> None:
+        f = self._target(self.purge)
+        if f is None:
+            return
+        ids = [f.item_id]
+        holding = await self.tab.session.read(lambda ws: backups_holding(ws, ids), label="looking at the backups")
+        topic = f.evidence.get("topic") or await self.tab.session.read(lambda ws: _topic(ws, f.item_id))
+        dialog = PurgeDialog([topic], [h.path.name for h in holding], self.tab)
+        dialog.reason.setText(f"purge: {f.title}")
+        self.dialog = dialog
+        accepted = await dialog_result(dialog)
+        reason, backups = dialog.reason.text().strip(), dialog.backup_action()
+        dialog.deleteLater()
+        self.dialog = None
+        if accepted:
+            await self.tab.session.write("purging", lambda r: r.purge_facts(ids, reason=reason, backups=backups))
+
+    async def merge_selected(self) -> None:
+        f = self._target(self.merge)
+        if f is None:
+            return
+        members = f.evidence.get("members", [])
+        keepers = [(f"{m['id'][:8]} · {m['domain']} / {m['topic']} · {m['content'][:60]}", m["id"]) for m in members]
+        got = await self._ask("Merge duplicates", f"The {len(f.evidence['cluster'])} facts become one: the others "
+                              "are superseded by the one you keep (nothing new is written).",
+                              f"merge: {f.title}", keepers=keepers, ok_text="Merge")
+        if got:
+            keeper, cluster, key = got[1], list(f.evidence["cluster"]), f.key
+            await self.tab.session.write("merging", lambda r: rr.merge(r.ws, r.actor, keeper, cluster, got[0], key))
+
+    async def supersede_selected(self) -> None:
+        f = self._target(self.supersede)
+        if f is None:
+            return
+        older, newer, key = f.evidence["older"]["id"], f.item_id, f.key
+        got = await self._ask("Supersede the older fact", "The older fact is superseded by the newer one, as the "
+                              "product does when it settles a conflict.", f"correction: {f.title}",
+                              ok_text="Supersede")
+        if got:
+            await self.tab.session.write("superseding", lambda r: rr.merge(r.ws, r.actor, newer, [older], got[0], key))
+
+    async def dismiss_selected(self, reviewed: bool = False) -> None:
+        f = self._target(self.reviewed if reviewed else self.dismiss)
+        if f is None:
+            return
+        got = await self._ask("Mark reviewed" if reviewed else "Dismiss",
+                              "The finding leaves the open queue until its item changes.", "",
+                              ok_text="Mark reviewed" if reviewed else "Dismiss")
+        if got:
+            d = as_dict(f)
+            await self.tab.session.write("dismissing", lambda r: rr.dismiss(r.ws, r.actor, d, got[0],
+                                                                            reviewed=reviewed))
+
+
+def _topic(ws, fact_id: str) -> str:
+    from memorydesk.memory.rows import fact_row
+
+    with ws.read() as conn:
+        row = fact_row(conn, ws.layout, fact_id)
+    return (row.topic if row is not None else "") or fact_id

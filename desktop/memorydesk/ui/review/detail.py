@@ -1,0 +1,104 @@
+"""The evidence of one finding as HTML for the detail pane: what was found, where, why it
+matters, and for duplicates the members side by side with a word diff. Every text is
+escaped; secrets arrive masked (``core.review.mask``) and stay so."""
+
+from __future__ import annotations
+
+import html
+import time
+from typing import Any
+
+from memorydesk.core.review.finding import KIND_WORDS, Finding
+from memorydesk.ui.review.model import ITEM_WORDS, SEVERITY_COLOURS
+
+WHY = {
+    "secret": "A secret in memory is handed to agents and copied into their prompts and logs.",
+    "personal_data": "Personal data in memory reaches every agent that recalls it.",
+    "injection": "Text in memory is read by agents as instructions: an active policy goes into every dispatch, "
+                 "and facts matched by keyword go into the preamble unasked.",
+    "duplicate": "Near-duplicates crowd each other out of recall (MMR picks one) and drift apart when one is edited.",
+    "losing_correction": "The agent may act on the older statement although a newer one corrects it.",
+    "unreachable": "The agent's keyword search and the dispatch preamble can never return this fact.",
+    "fading": "Its memory type decays fast, so the agent loses a fact that reads as lasting.",
+}
+
+
+def _e(text: Any) -> str:
+    return html.escape(str(text))
+
+
+def _when(ts: Any) -> str:
+    try:
+        return time.strftime("%Y-%m-%d %H:%M", time.gmtime(int(ts)))
+    except (TypeError, ValueError, OverflowError):
+        return "—"
+
+
+def evidence_html(f: Finding) -> str:
+    ev = f.evidence
+    colour = SEVERITY_COLOURS[f.severity]
+    out = [f"<h3 style='margin:0'>{_e(KIND_WORDS[f.kind])} · <span style='color:{colour}'>{_e(f.severity)}</span>"
+           f" · {_e(f.state)}</h3>",
+           f"<p>{_e(ITEM_WORDS[f.item_kind])} <code>{_e(f.item_id)}</code>, field <b>{_e(f.field)}</b>"
+           + (f", domain {_e(f.domain)}" if f.domain else "") + "</p>",
+           f"<p><i>{_e(WHY[f.kind])}</i></p>"]
+    if ev.get("explanation"):
+        out.append(f"<p><b>{_e(ev.get('rule', ''))}</b>: {_e(ev['explanation'])}</p>")
+    if ev.get("masked"):
+        out.append(f"<p>Found (masked): <code>{_e(ev['masked'])}</code></p>")
+    if ev.get("excerpt"):
+        out.append(f"<p>In context: <code>{_e(ev['excerpt'])}</code></p>")
+    if ev.get("characters"):
+        out.append(f"<p>Characters: {_e(ev['characters'])}</p>")
+    if ev.get("says"):
+        out.append(f"<p>{_e(ev['says'])}</p>")
+    if f.kind == "duplicate":
+        out += _duplicate(ev)
+    if f.kind == "losing_correction":
+        out += _correction(ev)
+    for key in ("note", "encoding"):
+        if ev.get(key):
+            out.append(f"<p style='color:#7f8c8d'>{_e(ev[key])}</p>")
+    if ev.get("decision"):
+        d = ev["decision"]
+        out.append(f"<p>{_e(d.get('as', 'dismissed')).capitalize()} by {_e(d.get('by'))} on {_when(d.get('at'))}: "
+                   f"{_e(d.get('reason'))}</p>")
+    return "".join(out)
+
+
+def _diff(pieces: list[list[str]]) -> str:
+    colours = {"removed": "#fadbd8", "added": "#d5f5e3"}
+    return "".join(f"<span style='background:{colours[k]}'>{_e(t)}</span>" if k in colours else _e(t)
+                   for k, t in pieces)
+
+
+def _duplicate(ev: dict[str, Any]) -> list[str]:
+    out = [f"<p>{len(ev['cluster'])} facts, cosine ≥ {_e(ev.get('min_cosine'))}. {_e(ev['mmr'].get('says', ''))}</p>",
+           "<table cellspacing='0' cellpadding='4' border='1' style='border-collapse:collapse'>"
+           "<tr><th>fact</th><th>domain / topic</th><th>created</th><th>content</th></tr>"]
+    for m in ev.get("members", []):
+        out.append(f"<tr><td><code>{_e(m['id'][:8])}</code></td><td>{_e(m['domain'])} / {_e(m['topic'])}</td>"
+                   f"<td>{_when(m['created_at'])}</td><td>{_e(m['content'])}</td></tr>")
+    out.append("</table>")
+    for d in ev.get("diffs", []):
+        diff = d["diff"]
+        out.append(f"<p>Newest <code>{_e(d['a'][:8])}</code> against <code>{_e(d['b'][:8])}</code> (cosine "
+                   f"{_e(d['cosine'])}):<br>{_diff(diff['a'])}<br>{_diff(diff['b'])}</p>")
+    for drop in ev["mmr"].get("dropped", []):
+        out.append(f"<p>MMR drops <code>{_e(drop['id'][:8])}</code> for “{_e(drop['query'])}” because "
+                   f"<code>{_e(drop['dropped_for'][:8])}</code> was chosen (word similarity {_e(drop['similarity'])}).</p>")
+    return out
+
+
+def _correction(ev: dict[str, Any]) -> list[str]:
+    out = ["<table cellspacing='0' cellpadding='4' border='1' style='border-collapse:collapse'>"
+           "<tr><th></th><th>fact</th><th>created</th><th>place for the query</th><th>content</th></tr>"]
+    for label in ("older", "newer"):
+        side = ev[label]
+        place = f"#{side['rank']}" if side.get("rank") else f"not in the top 10 ({side.get('lost_at')})"
+        out.append(f"<tr><td>{label}</td><td><code>{_e(side['id'][:8])}</code> {_e(side['domain'])} / "
+                   f"{_e(side['topic'])}</td><td>{_when(side['created_at'])}</td><td>{_e(place)}</td>"
+                   f"<td>{_e(side['content'])}</td></tr>")
+    out.append("</table>")
+    out.append(f"<p>Query: “{_e(ev.get('query'))}” · cosine {_e(ev.get('cosine'))} · cue: {_e(ev.get('cue'))}</p>")
+    return out

@@ -1,0 +1,47 @@
+"""The findings list: worst first (severity, then reach), one row per finding."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QPalette
+from PySide6.QtWidgets import QApplication
+
+from memorydesk.core.review.finding import KIND_WORDS, Finding
+from memorydesk.ui.rows_model import RowsModel
+from memorydesk.ui.text import one_line
+
+SEVERITY_COLOURS = {"critical": "#b03a2e", "high": "#d35400", "medium": "#b7950b", "low": "#5d6d7e"}
+ITEM_WORDS = {"fact": "fact", "policy": "policy", "note": "agent note", "working_item": "working item"}
+
+
+class FindingsModel(RowsModel[Finding]):
+    COLUMNS = (("severity", "Severity"), ("kind", "Kind"), ("item", "Item"), ("domain", "Domain"),
+               ("title", "Finding"), ("state", "State"))
+
+    def finding(self, row: int) -> Finding | None:
+        return self.row_at(row)
+
+    def row_of(self, key: str) -> int | None:
+        return next((i for i, f in enumerate(self.rows) if f.key == key), None)
+
+    def cell(self, row: Finding, name: str, role: int) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole:
+            if name == "kind":
+                return KIND_WORDS[row.kind]
+            if name == "item":
+                return f"{ITEM_WORDS[row.item_kind]} {row.item_id[:8]}"
+            if name == "title":
+                return one_line(row.title)
+            return str(getattr(row, name))
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if name == "severity":
+                return QBrush(QColor(SEVERITY_COLOURS[row.severity]))
+            if row.state != "open":
+                return QBrush(QApplication.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
+        if role == Qt.ItemDataRole.ToolTipRole and name in ("title", "item"):
+            return f"{row.item_kind} {row.item_id}\n{row.title}"
+        if role == Qt.ItemDataRole.UserRole:
+            return row.key
+        return None

@@ -1,0 +1,116 @@
+"""The review scan on a 100,000-fact demo (every fact embedded), against the goals of issue 25:
+a full scan ≤ 60 s, a rescan after 100 changed facts ≤ 2 s. Figures printed, never asserted.
+
+Run with ``pytest tests/bench/bench_review.py -s``. The demo is built once and cached
+(``review_corpus.demo_100k``, through ``bench_files.cached``; about half an hour on the
+2-core machine, most of it embedding). Printed side by side in the same run, the
+plain-script baselines: reading every active fact's text and vector (the floor of any
+scan), and every pair compared (numpy) on a 20,000-vector sample against the index.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from memorydesk.browse.review import vectors
+from memorydesk.browse.review.scan import Options, scan
+from memorydesk.memory.service import MemoryService
+from memorydesk.store import open_workspace
+from review_corpus import demo_100k
+
+REPEATS = int(os.environ.get("MEMORYDESK_BENCH_REVIEW_REPEATS", "3"))
+#: facts of the demo with real embeddings (all by default; 0 for the text kinds alone, built in minutes)
+EMBED = int(os.environ.get("MEMORYDESK_BENCH_REVIEW_EMBED", "100000"))
+
+
+def _floor(ws) -> float:
+    started = time.perf_counter()
+    with ws.read() as conn:
+        rows = conn.exec_driver_sql(f"SELECT topic, content, embedding FROM {ws.layout.facts.name} "
+                                    "WHERE superseded_by IS NULL").fetchall()
+    blobs = b"".join(bytes(r[2]) for r in rows if r[2] is not None and len(r[2]) == 1536)
+    np.frombuffer(blobs, dtype="<f4")
+    return time.perf_counter() - started
+
+
+def _pairs_against_exact(ws) -> None:
+    with ws.read() as conn:
+        v = vectors.active_vectors(ws, conn)
+    _pairs_against_exact_matrix(v.matrix)
+
+
+def _synthetic_index_at_100k() -> None:
+    """The close-pair stage alone on 100,000 synthetic vectors (2,000 topics, 2 % planted near copies):
+    for a demo built without embeddings, which has none to pair."""
+    rng = np.random.default_rng(1)
+    centres = rng.normal(size=(2000, 384)).astype(np.float32)
+    m = centres[rng.integers(0, 2000, 100_000)] + rng.normal(scale=0.8, size=(100_000, 384)).astype(np.float32)
+    m[1::50] = m[0::50] + rng.normal(scale=0.1, size=(2000, 384)).astype(np.float32)
+    m /= np.linalg.norm(m, axis=1, keepdims=True)
+    t0 = time.perf_counter()
+    found = vectors.close_pairs(m, 0.85)
+    t1 = time.perf_counter()
+    planted = {(i, i + 1) for i in range(0, 100_000, 50)}
+    print(f"close pairs of 100,000 synthetic vectors through the index: {t1 - t0:.1f} s, {len(found):,} pairs, "
+          f"{100 * len(planted & set(found)) / len(planted):.1f} % of the planted near copies")
+    _pairs_against_exact_matrix(m)
+
+
+def _pairs_against_exact_matrix(matrix: np.ndarray) -> None:
+    sample = matrix[np.random.default_rng(0).choice(len(matrix), size=min(20_000, len(matrix)), replace=False)]
+    t0 = time.perf_counter()
+    exact = vectors._pairs_between(sample, np.arange(len(sample)), np.arange(len(sample)), 0.85)
+    t1 = time.perf_counter()
+    ivf = vectors._ivf_pairs(sample, 0.85, 0, None)
+    t2 = time.perf_counter()
+    found = len(set(ivf) & set(exact)) / max(len(exact), 1)
+    print(f"close pairs (cosine ≥ 0.85) in a 20,000-vector sample: every pair {t1 - t0:.1f} s, the index "
+          f"{t2 - t1:.1f} s, which finds {100 * found:.1f} % of the {len(exact):,} pairs")
+
+
+def test_full_scan_and_rescan_of_100k() -> None:
+    source = demo_100k(EMBED)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "review.db"
+        shutil.copyfile(source, path)
+        with open_workspace(path) as ws:
+            floors = [_floor(ws) for _ in range(REPEATS)]
+            fulls, reports = [], []
+            for _ in range(REPEATS):
+                t0 = time.perf_counter()
+                reports.append(scan(ws, Options()))
+                fulls.append(time.perf_counter() - t0)
+            report = reports[-1]
+            print(f"\nfull scan of {path.name} ({report.scanned['fact']:,} facts): median {statistics.median(fulls):.1f} s "
+                  f"(runs {', '.join(f'{s:.1f}' for s in fulls)}); reading the text and vectors alone "
+                  f"{statistics.median(floors):.1f} s; findings {report.counts}; notes {report.notes}")
+            rescans = []
+            cache = report.cache
+            svc = MemoryService(ws)
+            with ws.read() as conn:
+                ids = [r[0] for r in conn.exec_driver_sql(
+                    f"SELECT id FROM {ws.layout.facts.name} WHERE superseded_by IS NULL LIMIT 300").fetchall()]
+            for round_ in range(REPEATS):
+                for n, fid in enumerate(ids[round_ * 100:(round_ + 1) * 100]):
+                    if n % 2:
+                        svc.supersede_fact(fid, "system:cleanup")
+                    else:
+                        svc.propose_fact(domain="bench", topic=f"bench-{round_}-{n}",
+                                         content=f"Changed fact {round_}-{n}: deploys run at {n}:00 UTC.")
+                t0 = time.perf_counter()
+                again = scan(ws, Options(), cache)
+                rescans.append(time.perf_counter() - t0)
+                cache = again.cache
+            print(f"rescan after 100 changed facts (50 superseded, 50 new): median {statistics.median(rescans):.2f} s "
+                  f"(runs {', '.join(f'{s:.2f}' for s in rescans)}); facts read again {again.scanned['fact']:,}")
+            if EMBED:
+                _pairs_against_exact(ws)
+            else:
+                _synthetic_index_at_100k()

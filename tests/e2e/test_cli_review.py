@@ -1,0 +1,89 @@
+"""``memory-desk review`` as a user runs it: exit codes, --kind, --fail-on, --json, read-only."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "memorydesk", "review", *args], capture_output=True, text=True,
+                          timeout=600)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from fixtures.review_corpus import build
+
+    return build(tmp_path_factory.mktemp("cli-review") / "corpus.db").path
+
+
+def test_json_exit_codes_and_read_only(corpus: Path) -> None:
+    before = hashlib.sha256(corpus.read_bytes()).hexdigest()
+    listed = run(str(corpus), "--json")
+    assert listed.returncode == 1, listed.stderr  # critical findings (a policy holds a secret)
+    rows = json.loads(listed.stdout)
+    assert rows[0]["severity"] == "critical"
+    assert all(set(r) == {"kind", "severity", "item_kind", "item_id", "field", "evidence", "state"} for r in rows)
+    text = listed.stdout
+    assert "AKIAZ3MSJV4WQ5RXB7NE" not in text and "sk_live_51Hx9Kq2Lm8Np4Rt6Vw3Yz7B" not in text  # masked
+    only = json.loads(run(str(corpus), "--json", "--kind", "duplicate").stdout)
+    assert only and {r["kind"] for r in only} == {"duplicate"}
+    assert run(str(corpus), "--kind", "duplicate").returncode == 0  # duplicates are low or medium
+    assert run(str(corpus), "--kind", "duplicate", "--fail-on", "low").returncode == 1
+    assert hashlib.sha256(corpus.read_bytes()).hexdigest() == before
+    assert _rows(corpus, "memdesk_review_items") == _rows(corpus, "memdesk_review_state") == 0  # nothing kept
+
+
+def _rows(path: Path, table: str) -> int:
+    import sqlean
+
+    conn = sqlean.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def test_text_output_and_bad_input(tmp_path: Path, product_db: Path) -> None:
+    plain = run(str(product_db))
+    assert plain.returncode == 0 and "Unreachable facts (1):" in plain.stdout
+    missing = run(str(tmp_path / "nope.db"))
+    assert missing.returncode == 2 and missing.stderr.startswith("memory-desk: ") and "Traceback" not in missing.stderr
+    bad = run(str(product_db), "--kind", "gossip")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert run(str(product_db), "--fail-on", "urgent").returncode == 2
+
+
+def test_bad_text_gives_findings_or_notes_never_a_traceback(tmp_path: Path) -> None:
+    import sqlean
+
+    from memorydesk.memory.service import MemoryService
+    from memorydesk.store import open_workspace
+
+    path = tmp_path / "odd.db"
+    with open_workspace(path, create=True) as ws:
+        svc = MemoryService(ws, embedder=False)
+        big = svc.propose_fact(domain="ops", topic="dump", content="password: Vx8#mQ2!zR5w " + ("x" * 1_100_000)).fact_id
+        svc.propose_fact(domain="ops", topic="rtl", content="שלום \u202eevil\u202c עולם مرحبا")
+        odd = svc.propose_fact(domain="ops", topic="latin1", content="placeholder").fact_id
+        table = ws.layout.facts.name
+    conn = sqlean.connect(str(path))
+    conn.execute(f"UPDATE {table} SET content = CAST(X'636166E920746F6B656E3A20' || hex('Xk29fLq8zPw3Nv7R') AS TEXT) "
+                 "WHERE id = ?", (odd,))
+    conn.commit()
+    conn.close()
+    done = run(str(path), "--json")
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    rows = json.loads(done.stdout)
+    assert {(r["kind"], r["item_id"]) for r in rows} >= {("secret", big)}
+    assert any(r["evidence"].get("rule") == "bidi_control" for r in rows)
+    assert "no usable embedding" in done.stderr  # facts without embeddings: skipped and counted
+    assert "not valid UTF-8" in done.stderr and "only the first 1,000,000" in done.stderr
