@@ -55,8 +55,10 @@ class MainWindow(QMainWindow):
 
     _polled = Signal(object)  # the watcher's answer: True/False, or an exception
 
-    def __init__(self, ws: Workspace | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, ws: Workspace | None = None, parent: QWidget | None = None, *, remember: bool = True) -> None:
+        """``remember``: add the workspaces it opens to the recent list (``shot`` does not)."""
         super().__init__(parent)
+        self.remember = remember
         self.setObjectName("main-window")
         self.setAcceptDrops(True)
         self.setMinimumSize(900, 600)
@@ -199,7 +201,8 @@ class MainWindow(QMainWindow):
         self.act_read_only.blockSignals(True)
         self.act_read_only.setChecked(ws.read_only)
         self.act_read_only.blockSignals(False)
-        settings.add_recent(ws.path)
+        if self.remember:
+            settings.add_recent(ws.path)
         self.mode.setText(f"{ws.name} · {'read-only' if ws.read_only else 'read-write'}")
         self.mode.setToolTip(str(ws.path) + (f" — changes: {block}" if block else ""))
         self._update_title()
