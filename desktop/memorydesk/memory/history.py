@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, select
 
+from memorydesk.core.changes import ChangeSet
 from memorydesk.core.errors import MemoryDeskError
 from memorydesk.memory.rows import now_s
 from memorydesk.store import Workspace
@@ -64,6 +65,15 @@ class ChangeResult:
     def kinds(self) -> frozenset[str]:
         """Every kind of entity this change touched (the history always)."""
         return frozenset({self.entity, "history", *self.touched})
+
+    @property
+    def changes(self) -> ChangeSet:
+        """The typed change set the window routes (a kind name that is no ``Kind`` is refused)."""
+        ids: dict[str, list[str]] = {self.entity: list(self.ids)}
+        for kind, more in self.touched.items():  # an empty list of ids: any of that kind
+            mine = ids.get(kind)
+            ids[kind] = [] if mine == [] or not more else [*(mine or []), *more]
+        return ChangeSet.of(ids, self.history_ids)
 
     def ids_of(self, kind: str) -> list[str]:
         if kind == self.entity:

@@ -72,7 +72,8 @@ class Reviewer(ConflictDecisions, GrantEdits):
                           detail=detail, before_id=fact_id, after_id=new_row["id"])
             if vector is not None:
                 self._store_vector(conn, new_row["id"], vector)
-            return ChangeResult("fact", [fact_id, new_row["id"]], [hid], "fact edited (superseded)")
+            return ChangeResult("fact", [fact_id, new_row["id"]], [hid], "fact edited (superseded)",
+                                {"domain": list(dict.fromkeys((old.domain, domain)))})  # their counts
 
         return with_retry(self.ws, work)
 
@@ -89,7 +90,7 @@ class Reviewer(ConflictDecisions, GrantEdits):
         def work(conn: Connection) -> ChangeResult:
             hids = [perform(self.ws, conn, key, entity_id=fid, actor=self.actor, reason=reason,
                             detail=detail_for(fid)) for fid in ids]
-            return ChangeResult("fact", ids, hids, message.format(n=len(ids)))
+            return ChangeResult("fact", ids, hids, message.format(n=len(ids)), {"domain": _domains(self.ws, conn, ids)})
 
         return with_retry(self.ws, work)
 
@@ -127,7 +128,8 @@ class Reviewer(ConflictDecisions, GrantEdits):
             hid = perform(self.ws, conn, "policy.edit", entity_id=policy_id, actor=self.actor, reason=reason,
                           detail={"old_id": policy_id, "new_id": new_row["id"], "new_row": new_row,
                                   "old_active": old.active}, before_id=policy_id, after_id=new_row["id"])
-            return ChangeResult("policy", [policy_id, new_row["id"]], [hid], "policy edited (superseded)")
+            return ChangeResult("policy", [policy_id, new_row["id"]], [hid], "policy edited (superseded)",
+                                {"domain": list(dict.fromkeys((old.domain, new_row["domain"])))})
 
         return with_retry(self.ws, work)
 
@@ -136,7 +138,7 @@ class Reviewer(ConflictDecisions, GrantEdits):
             row = dict(self._policy(conn, policy_id)._mapping)
             hid = perform(self.ws, conn, "policy.delete", entity_id=policy_id, actor=self.actor, reason=reason,
                           detail={"row": row})
-            return ChangeResult("policy", [policy_id], [hid], "policy deleted")
+            return ChangeResult("policy", [policy_id], [hid], "policy deleted", {"domain": [row["domain"]]})
 
         return with_retry(self.ws, work)
 
@@ -145,7 +147,8 @@ class Reviewer(ConflictDecisions, GrantEdits):
             row = self._policy(conn, policy_id)
             hid = perform(self.ws, conn, "policy.activate", entity_id=policy_id, actor=self.actor, reason=reason,
                           detail={"id": policy_id, "before": row.active, "after": int(active)})
-            return ChangeResult("policy", [policy_id], [hid], "policy activated" if active else "policy deactivated")
+            return ChangeResult("policy", [policy_id], [hid], "policy activated" if active else "policy deactivated",
+                                {"domain": [row.domain]})
 
         return with_retry(self.ws, work)
 
@@ -182,3 +185,13 @@ class Reviewer(ConflictDecisions, GrantEdits):
 
     def history(self, entity: str | None = None, entity_id: str | None = None) -> list[dict]:
         return history.read_entries(self.ws, entity, entity_id)
+
+
+def _domains(ws: Workspace, conn: Connection, fact_ids: list[str]) -> list[str]:
+    """The domains of these facts (a change to them changes those domains' counts)."""
+    facts = ws.layout.facts
+    found: dict[str, None] = {}
+    for start in range(0, len(fact_ids), 500):
+        rows = conn.execute(select(facts.c.domain).where(facts.c.id.in_(fact_ids[start:start + 500])).distinct())
+        found.update(dict.fromkeys(str(r[0]) for r in rows))
+    return list(found)

@@ -2,10 +2,10 @@
 bar (mode, counts, the live indicator, long work), and opening workspaces (dialog,
 recent list, drag and drop, read-only, a copy).
 
-Changes are routed, not broadcast: a write made through the session says which kinds
-of entity it touched, and only the tabs that show those kinds refresh — at once when
-shown, when next shown otherwise. Every second a watcher thread asks the file whether
-someone else committed (``data_version``); our own commits are taken as seen by the
+Changes are routed, not broadcast: a write made through the session says what it
+touched (a ``core.changes.ChangeSet``: kinds, ids, whether the history changed), and only
+the tabs it reaches refresh — at once when shown, when next shown otherwise. Every second
+a watcher thread asks the file whether someone else committed (``data_version``); our own commits are taken as seen by the
 worker that made them, so only another process's change refreshes the tabs.
 """
 
@@ -23,6 +23,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKe
 from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMainWindow, QMenu, QTabWidget, QWidget
 
 from memorydesk.browse import facts as browse
+from memorydesk.core.changes import Kind
 from memorydesk.embedding.embedder import embedder_status
 from memorydesk.memory.vector_index import index_missing_vectors, missing_count
 from memorydesk.store import open_workspace
@@ -40,7 +41,7 @@ from memorydesk.ui.tabs import TABS, tab_names
 
 log = logging.getLogger("memorydesk.ui")
 POLL_MS = 1000
-COUNT_KINDS = frozenset({"fact", "policy"})
+COUNT_KINDS = frozenset({Kind.FACT, Kind.POLICY})
 
 
 @dataclass
@@ -301,10 +302,11 @@ class MainWindow(QMainWindow):
             focus.setFocus()
 
     def route(self, change: Change) -> None:
-        """Hand a change to the tabs that show its kinds: now if shown, when shown otherwise."""
+        """Hand a change to the tabs it reaches (``ChangeSet.reaches``: they show one of its kinds
+        at one of its ids, or list the history): now if shown, when shown otherwise."""
         current = self.tabs.currentWidget()
         for slot in self.slots:
-            if not slot.opened or not change.touches(slot.tab.kinds):
+            if not slot.opened or not change.reaches(slot.tab):
                 continue
             if slot.tab is current:
                 self._refresh(slot, change)
@@ -399,7 +401,7 @@ class MainWindow(QMainWindow):
             return index_missing_vectors(ws, cancelled=lambda: job.cancelled,
                                          progress=lambda p: job.report(p.done, p.total), **({"batch": batch} if batch else {}))
 
-        result = await self.session.job("Index missing vectors", work, kinds=frozenset({"fact"}))
+        result = await self.session.job("Index missing vectors", work, kinds={Kind.FACT})
         self.statusBar().showMessage(vector_summary(result), 15000)
 
     def import_receipts(self) -> Any:

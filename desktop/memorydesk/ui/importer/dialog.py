@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memorydesk.core.changes import Kind
 from memorydesk.core.errors import MemoryDeskError
 from memorydesk.lineage.memoryos import ImportResult, import_directory, zone_names
 from memorydesk.ui.importer.model import AnomalyModel
@@ -38,7 +39,7 @@ from memorydesk.ui.operations import Cancelled, Job
 from memorydesk.ui.session import DeskSession
 
 TITLE = "Import MemoryOS directory"
-KINDS = frozenset({"fact", "tier", "receipt"})
+KINDS = frozenset({Kind.FACT, Kind.TIER, Kind.RECEIPT})
 
 
 def summary_text(result: ImportResult) -> str:

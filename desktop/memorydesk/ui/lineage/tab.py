@@ -25,6 +25,7 @@ from typing import Any
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QFileDialog, QLabel, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
+from memorydesk.core.changes import Kind
 from memorydesk.core.health_arrays import from_us
 from memorydesk.lineage import runs as run_tables
 from memorydesk.lineage import timeline
@@ -49,12 +50,12 @@ from memorydesk.ui.tab import DeskTab
 EMPTY = ("<h3>No lineage receipts in this workspace yet</h3><p>Receipts arrive from the tier engine, "
          "<b>File ▸ Import receipts…</b> (JSON Lines), <code>memory-desk lineage ingest</code>, the MemoryOS "
          "import, or <b>Tools ▸ Run canary…</b>.</p>")
-RECEIPT_KINDS = frozenset({"receipt", "tier"})
+RECEIPT_KINDS = frozenset({Kind.RECEIPT, Kind.TIER})
 
 
 class LineageTab(DeskTab):
     name, title = "lineage", "Lineage"
-    kinds = frozenset({"receipt", "tier", "history"})
+    kinds = RECEIPT_KINDS
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -135,8 +136,7 @@ class LineageTab(DeskTab):
         self.reload(whole=True)
 
     def refresh(self, change: Change) -> None:
-        if change.touches(RECEIPT_KINDS):
-            self.reload(whole=False)
+        self.reload(whole=False)
 
     def navigate(self, target: dict[str, Any]) -> None:
         if self.table is None or self.loading:
@@ -383,7 +383,7 @@ class LineageTab(DeskTab):
                                   on_check=lambda c: reporter.checked.emit(c.name, c.passed, c.detail))
 
         try:
-            passed = await self.session.job("Running the canary", work, kinds=RECEIPT_KINDS | {"fact"})
+            passed = await self.session.job("Running the canary", work, kinds=RECEIPT_KINDS | {Kind.FACT})
         except Exception as exc:
             dialog.on_failed(describe_error(exc))
             raise
