@@ -15,17 +15,27 @@ from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
 from memorydesk.embedding.embedder import Embedder, fact_text, fact_vectors
-from memorydesk.memory import history, reviewer_edges, reviewer_steps  # noqa: F401 - registers the actions
+from memorydesk.memory import history, reviewer_edges
 from memorydesk.memory.history import ChangeResult, perform
 from memorydesk.memory.purge import BackupAction, purge
 from memorydesk.memory.reviewer_conflicts import ConflictDecisions
 from memorydesk.memory.reviewer_grants import GrantEdits
+from memorydesk.memory.reviewer_steps import (
+    DELETED,
+    DeleteFact,
+    DeletePolicy,
+    EditFact,
+    EditPolicy,
+    RestoreFact,
+    SetPolicyActive,
+)
+from memorydesk.memory.undo import undo_entry
 from memorydesk.memory.rows import fact_row, new_id, now_s
 from memorydesk.store import Workspace
 from memorydesk.store.retry import with_retry
 from memorydesk.store.vectors import put_vector
 
-DELETED = reviewer_steps.DELETED
+__all__ = ["DELETED", "Reviewer"]
 
 
 class Reviewer(ConflictDecisions, GrantEdits):
@@ -67,9 +77,8 @@ class Reviewer(ConflictDecisions, GrantEdits):
                 "temporal_tags": old.temporal_tags, "mention_count": 1, "created_at": now, "updated_at": now,
                 "embedding": None, "binary_embedding": None,
             }
-            detail = {"old_id": fact_id, "new_id": new_row["id"], "new_row": new_row}
-            hid = perform(self.ws, conn, "fact.edit", entity_id=fact_id, actor=self.actor, reason=reason,
-                          detail=detail, before_id=fact_id, after_id=new_row["id"])
+            hid = perform(self.ws, conn, EditFact(fact_id, new_row["id"], new_row), entity_id=fact_id,
+                          actor=self.actor, reason=reason, before_id=fact_id, after_id=new_row["id"])
             if vector is not None:
                 self._store_vector(conn, new_row["id"], vector)
             return ChangeResult("fact", [fact_id, new_row["id"]], [hid], "fact edited (superseded)",
@@ -84,23 +93,21 @@ class Reviewer(ConflictDecisions, GrantEdits):
         if self.ws.has_vectors:
             put_vector(conn, fact_id, vector[0])
 
-    def _each_fact(self, key: str, ids: Iterable[str], reason: str, detail_for, message: str) -> ChangeResult:
+    def _each_fact(self, act: type[DeleteFact | RestoreFact], ids: Iterable[str], reason: str,
+                   message: str) -> ChangeResult:
         ids = list(dict.fromkeys(ids))
 
         def work(conn: Connection) -> ChangeResult:
-            hids = [perform(self.ws, conn, key, entity_id=fid, actor=self.actor, reason=reason,
-                            detail=detail_for(fid)) for fid in ids]
+            hids = [perform(self.ws, conn, act(fid), entity_id=fid, actor=self.actor, reason=reason) for fid in ids]
             return ChangeResult("fact", ids, hids, message.format(n=len(ids)), {"domain": _domains(self.ws, conn, ids)})
 
         return with_retry(self.ws, work)
 
     def delete_facts(self, ids: Iterable[str], reason: str = "") -> ChangeResult:
-        return self._each_fact("fact.delete", ids, reason, lambda fid: {"id": fid, "before": None},
-                               "{n} fact(s) deleted")
+        return self._each_fact(DeleteFact, ids, reason, "{n} fact(s) deleted")
 
     def restore_facts(self, ids: Iterable[str], reason: str = "") -> ChangeResult:
-        return self._each_fact("fact.restore", ids, reason, lambda fid: {"id": fid, "before": None},
-                               "{n} fact(s) restored")
+        return self._each_fact(RestoreFact, ids, reason, "{n} fact(s) restored")
 
     def purge_facts(self, ids: Iterable[str], reason: str = "", *, backups: BackupAction = "keep") -> ChangeResult:
         """Remove the facts, their earlier versions and every copy of their text. Not undoable.
@@ -125,9 +132,9 @@ class Reviewer(ConflictDecisions, GrantEdits):
             new_row = {"id": new_id(), "workspace_id": old.workspace_id, "domain": domain.strip(),
                        "rule": rule.strip(), "source_fact_ids": old.source_fact_ids,
                        "required_role": required_role, "active": 1, "created_at": now, "updated_at": now}
-            hid = perform(self.ws, conn, "policy.edit", entity_id=policy_id, actor=self.actor, reason=reason,
-                          detail={"old_id": policy_id, "new_id": new_row["id"], "new_row": new_row,
-                                  "old_active": old.active}, before_id=policy_id, after_id=new_row["id"])
+            hid = perform(self.ws, conn, EditPolicy(policy_id, new_row["id"], new_row, old.active),
+                          entity_id=policy_id, actor=self.actor, reason=reason, before_id=policy_id,
+                          after_id=new_row["id"])
             return ChangeResult("policy", [policy_id, new_row["id"]], [hid], "policy edited (superseded)",
                                 {"domain": list(dict.fromkeys((old.domain, new_row["domain"])))})
 
@@ -136,8 +143,7 @@ class Reviewer(ConflictDecisions, GrantEdits):
     def delete_policy(self, policy_id: str, reason: str = "") -> ChangeResult:
         def work(conn: Connection) -> ChangeResult:
             row = dict(self._policy(conn, policy_id)._mapping)
-            hid = perform(self.ws, conn, "policy.delete", entity_id=policy_id, actor=self.actor, reason=reason,
-                          detail={"row": row})
+            hid = perform(self.ws, conn, DeletePolicy(row), entity_id=policy_id, actor=self.actor, reason=reason)
             return ChangeResult("policy", [policy_id], [hid], "policy deleted", {"domain": [row["domain"]]})
 
         return with_retry(self.ws, work)
@@ -145,8 +151,8 @@ class Reviewer(ConflictDecisions, GrantEdits):
     def set_policy_active(self, policy_id: str, active: bool, reason: str = "") -> ChangeResult:
         def work(conn: Connection) -> ChangeResult:
             row = self._policy(conn, policy_id)
-            hid = perform(self.ws, conn, "policy.activate", entity_id=policy_id, actor=self.actor, reason=reason,
-                          detail={"id": policy_id, "before": row.active, "after": int(active)})
+            hid = perform(self.ws, conn, SetPolicyActive(policy_id, row.active, int(active)), entity_id=policy_id,
+                          actor=self.actor, reason=reason)
             return ChangeResult("policy", [policy_id], [hid], "policy activated" if active else "policy deactivated",
                                 {"domain": [row.domain]})
 
@@ -170,7 +176,7 @@ class Reviewer(ConflictDecisions, GrantEdits):
             target = history_id if history_id is not None else history.latest_undoable(conn)
             if target is None:
                 raise MemoryDeskError("nothing to undo")
-            return history.undo(self.ws, conn, target, self.actor, reason)
+            return undo_entry(self.ws, conn, target, self.actor, reason)
 
         return with_retry(self.ws, work)
 
@@ -179,7 +185,7 @@ class Reviewer(ConflictDecisions, GrantEdits):
             target = history.latest_redoable(conn)
             if target is None:
                 raise MemoryDeskError("nothing to redo")
-            return history.undo(self.ws, conn, target, self.actor, reason)
+            return undo_entry(self.ws, conn, target, self.actor, reason)
 
         return with_retry(self.ws, work)
 
