@@ -18,6 +18,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import sqlean
 from sqlalchemy import Connection, Engine, select
@@ -47,6 +48,10 @@ class Workspace:
     backup: Path | None = None
     notes: list[str] = field(default_factory=list)
     pending_erase: bool = False  # a purge's text may still be in the write-ahead log (see store.wal)
+    # what search keeps of this open file (search.follow.Copies, search.cache.Values): the
+    # workspace owns them, so they go when it closes
+    search_copies: Any = field(default=None, repr=False)
+    search_values: Any = field(default=None, repr=False)
     _watch: sqlean.Connection | None = field(default=None, repr=False)
     _last_data_version: int | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -116,6 +121,11 @@ class Workspace:
             if self._watch is not None:
                 self._watch.close()
                 self._watch = None
+        held = (self.search_copies, self.search_values)
+        self.search_copies = self.search_values = None
+        for kept in held:
+            if kept is not None:
+                kept.close()  # their memory goes now, and a build under way stops
         self.engine.dispose()
 
     def __enter__(self) -> Workspace:
