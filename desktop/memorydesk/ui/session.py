@@ -50,8 +50,10 @@ class DeskSession(QObject):
         ws = self.ws
         return self.ops.call(lambda: fn(ws), label=label, quiet=quiet)
 
-    async def write(self, label: str, call: Callable[[Reviewer], ChangeResult]) -> ChangeResult:
-        """One reviewer call on the worker; the change is routed to the tabs before this returns.
+    async def write(self, label: str, call: Callable[..., ChangeResult], *args: Any, **kwargs: Any) -> ChangeResult:
+        """``call(reviewer, *args, **kwargs)`` on the worker — a ``Reviewer`` method named as
+        such (``Reviewer.edit_fact, fact_id, …``), or any function of the reviewer; the change
+        is routed to the tabs before this returns.
 
         Raises (after the window has shown the error) when the call fails or writing is
         not allowed.
@@ -65,7 +67,7 @@ class DeskSession(QObject):
 
         def work() -> ChangeResult:
             with ws.own_commits():
-                return call(Reviewer(ws, actor))
+                return call(Reviewer(ws, actor), *args, **kwargs)
 
         result = await self.ops.call(work, label=label)
         self.status.emit(getattr(result, "message", "") or f"{label}: done")
