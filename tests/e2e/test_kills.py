@@ -22,7 +22,9 @@ from fixtures.receipts import synthetic_lines
 from memorydesk.demo.place import remove_leftovers
 from memorydesk.store import files, integrity, open_workspace
 
-pytestmark = pytest.mark.slow
+# slow, and one worker runs them one after another (pytest-xdist's loadgroup): each times its
+# kills from a whole run it measures first, and two of them side by side would skew that
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("kills")]
 RNG = random.Random(50)
 
 
