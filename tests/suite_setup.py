@@ -8,7 +8,7 @@ import os
 import pytest
 
 #: a test's deadline (pytest-timeout's ``timeout`` in pyproject.toml) times this for a ``slow`` one
-SLOW_FACTOR = 10
+SLOW_FACTOR = 6
 PROFILE_VARIABLES = ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME")
 
 
