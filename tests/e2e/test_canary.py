@@ -7,8 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import sqlean
+from fixtures.memoryos_live import MEMORYOS_SRC, unavailable_reason
 
+from memorydesk.lineage.adapters import memoryos_canary
 from memorydesk.lineage.tiers import BREAK_PROMOTION_ENV
 from memorydesk.store import open_workspace
 
@@ -40,7 +43,20 @@ def test_canary_passes_on_a_fresh_workspace(tmp_path: Path) -> None:
     lines = result.stdout.splitlines()
     assert [line.split(":")[0] for line in lines] == [
         "PASS store", "PASS capacity", "PASS restart", "PASS isolation", "PASS promotion", "PASS lineage",
-        "PASS dispatch", "PASS freshness", "PASS cleanup"]
+        "PASS dispatch", "PASS freshness", "PASS cleanup",
+        "SKIP memoryos" if memoryos_canary.unavailable() else "PASS memoryos"]
+    assert canary_rows(path) == 0
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(unavailable_reason() is not None, reason=unavailable_reason() or "")
+def test_canary_runs_through_the_real_memoryos_when_it_is_importable(tmp_path: Path) -> None:
+    path = fresh(tmp_path / "fresh.db")
+    paths = [p for p in (os.environ.get("PYTHONPATH"), str(MEMORYOS_SRC)) if p]
+    result = canary(path, PYTHONPATH=os.pathsep.join(paths))
+    assert result.returncode == 0, result.stdout + result.stderr
+    line = result.stdout.splitlines()[-1]
+    assert line.startswith("PASS memoryos: ") and "runs healthy or waiting" in line and "memoryos src-" in line
     assert canary_rows(path) == 0
 
 

@@ -95,9 +95,9 @@ def test_the_trail_shows_both_facts_the_decision_and_the_chain(open_window, work
     assert "0.600" in text and "× 1.000" in text and "= 0.800" in text
     assert f"in force now: {v3[:8]}… (active)" in text and "A → B on" in text and "agent ada (its write)" in text
     assert "Related conflicts (1)" in text
-    # the restore action is off here: the winner v2 was superseded since
-    assert not tab.acts.restore.isEnabled() and tab.acts.confirm.isEnabled()
-    assert "no longer" in tab.acts.restore.toolTip().lower() or "still superseded" in tab.acts.restore.toolTip()
+    # the winner v2 was superseded since: the restore still works, on the version in force (v3)
+    assert tab.acts.restore.isEnabled() and tab.acts.confirm.isEnabled()
+    assert f"{v3[:8]}… — the version of B in force now — is superseded by it" in tab.acts.restore.toolTip()
 
 
 def decide(qtbot, win, tab, action, reason: str) -> None:

@@ -11,7 +11,7 @@ import pytest
 from guihelp import focus, wait_dialog, wait_idle
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QLabel
 
 from fixtures.product_fixture import build
 from memorydesk.core.grants import ROLES, Source
@@ -130,17 +130,22 @@ def test_keyboard_edits_go_through_the_reviewer_and_undo(open_window, product_pa
     tab = _ready(qtbot, win)
     guard.forbid(threading.get_ident())
     _select(qtbot, tab, "infrastructure", "qa")
-    tab.panel.reason.setText("QA reads infra rules only")
     focus(qtbot, tab.view)
     qtbot.keyClick(tab.view, Qt.Key.Key_N, Qt.KeyboardModifier.AltModifier)
+    dialog = wait_dialog(qtbot, tab)
+    assert "Set qa on infrastructure to none?" in dialog.findChild(QLabel, "what").text()
+    qtbot.keyClick(dialog.reason, Qt.Key.Key_Return)  # no reason: refused in place
+    assert dialog.isVisible() and "Say why" in dialog.problem.text()
+    qtbot.keyClicks(dialog.reason, "QA reads infra rules only")
+    qtbot.keyClick(dialog.reason, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: _code(tab, "infrastructure", "qa") == (Permission.NONE, Source.EXACT), timeout=10000)
     wait_idle(qtbot, win)
     guard.allow(threading.get_ident())
     assert ("qa", "none") in _rows(win, "infrastructure")
     entry = read_entries(win.ws, "grant")[0]
     assert (entry["action"], entry["reason"]) == ("set", "QA reads infra rules only")
-    assert tab.panel.reason.text() == ""
     guard.forbid(threading.get_ident())
+    focus(qtbot, tab.view)  # the dialog has closed (offscreen does not hand the focus back by itself)
     qtbot.keyClick(tab.view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # Edit ▸ Undo
     qtbot.waitUntil(lambda: _code(tab, "infrastructure", "qa") == (Permission.WRITE, Source.EXACT), timeout=10000)
     assert tab.model.domain(tab.view.currentIndex().row()) == "infrastructure"  # the selection stayed
@@ -157,14 +162,15 @@ def test_locking_down_the_last_write_asks_first(open_window, product_path, qtbot
     assert len(tab.selected_cells()) == len(ROLES)
     qtbot.keyClick(tab.view, Qt.Key.Key_L, Qt.KeyboardModifier.AltModifier)
     box = wait_dialog(qtbot, tab)
-    assert isinstance(box, QMessageBox)
-    assert box.windowTitle() == "Remove the last write?" and "conventions (1 active policy)" in box.informativeText()
+    explanation = box.findChild(QLabel, "explanation").text()
+    assert box.windowTitle() == "Remove the last write?" and "conventions (1 active policy)" in explanation
     box.reject()
     qtbot.waitUntil(lambda: tab.dialog is None and win.ops.flows == 0, timeout=5000)
     assert ("qa", "write") in _rows(win, "conventions")
     tab.edits.lock.trigger()
     box = wait_dialog(qtbot, tab)
-    box.findChild(type(box.buttons()[0]), "confirm-yes").click()
+    qtbot.keyClicks(box.reason, "conventions are frozen")
+    box.ok.click()
     qtbot.waitUntil(lambda: _code(tab, "conventions", "ceo") == (Permission.NONE, Source.EXACT), timeout=10000)
     assert _rows(win, "conventions") == sorted((r.value, "none") for r in ROLES)
     assert "No role can promote facts to policies here" in tab.panel.explain.toPlainText()
@@ -177,6 +183,9 @@ def test_fixing_an_unknown_string_in_the_dialog(open_window, product_path, qtbot
     qtbot.keyClick(tab.view, Qt.Key.Key_F2)
     dialog = wait_dialog(qtbot, tab)
     assert dialog.role.currentText() == "pm" and dialog.permission.currentText() == "read"  # 'admin' reads so
+    dialog.buttons.button(dialog.buttons.StandardButton.Save).click()  # no reason: refused in place
+    assert dialog.isVisible() and "Say why" in dialog.problem.text()
+    qtbot.keyClicks(dialog.reason, "admin meant read")
     dialog.buttons.button(dialog.buttons.StandardButton.Save).click()  # 'admin' → 'read': says what it meant
     qtbot.waitUntil(lambda: ("pm", "read") in _rows(win, "oncall"), timeout=10000)
     qtbot.waitUntil(lambda: _code(tab, "oncall", "pm") == (Permission.READ, Source.EXACT), timeout=10000)
@@ -228,3 +237,37 @@ def test_the_first_screen_comes_before_the_whole_matrix(open_window, product_pat
     assert later.data() == "read" and later.data(CELL_ROLE) == (Permission.READ, Source.FAIL_OPEN)
     _select(qtbot, tab, "oncall", "pm")
     assert tab.edits.set_write.isEnabled()
+
+
+def test_a_lock_down_under_fail_open_keeps_the_domain_in_view(open_window, product_path, qtbot) -> None:
+    """Point 13: the locked-down domain has no fail-open cell left, yet stays listed (and selected)
+    until the person changes the filter; the reason asked for is the one recorded."""
+    win = open_window(product_path)
+    tab = _ready(qtbot, win)
+    tab.show_mode.setCurrentIndex(tab.show_mode.findData("fail_open"))
+    _select(qtbot, tab, "oncall", "ceo")
+    qtbot.keyClick(tab.view, Qt.Key.Key_L, Qt.KeyboardModifier.AltModifier)
+    box = wait_dialog(qtbot, tab)
+    assert "Lock down oncall" in box.findChild(QLabel, "what").text()
+    qtbot.keyClicks(box.reason, "incident: oncall notes leaked")
+    qtbot.keyClick(box.reason, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: _code(tab, "oncall", "ceo") == (Permission.NONE, Source.EXACT), timeout=10000)
+    wait_idle(qtbot, win)
+    assert tab.model.row_of("oncall") is not None  # kept in view, though no cell of it is fail-open now
+    assert tab.model.domain(tab.view.currentIndex().row()) == "oncall"
+    assert "kept in view" in tab.summary.text()
+    assert read_entries(win.ws, "grant")[0]["reason"] == "incident: oncall notes leaked"
+    tab.show_mode.setCurrentIndex(tab.show_mode.findData("write"))
+    tab.show_mode.setCurrentIndex(tab.show_mode.findData("fail_open"))
+    assert tab.model.row_of("oncall") is None  # the filter changed: it shows what it matches
+
+
+def test_long_repo_domains_are_elided_in_the_middle_with_the_whole_name_as_tooltip(open_window, product_path,
+                                                                                 qtbot) -> None:
+    win = open_window(product_path)
+    tab = _ready(qtbot, win)
+    header = tab.view.verticalHeader()
+    assert header.textElideMode() == Qt.TextElideMode.ElideMiddle
+    row = tab.model.row_of("repo:acme-web/conventions")
+    tip = tab.model.headerData(row, Qt.Orientation.Vertical, Qt.ItemDataRole.ToolTipRole)
+    assert tip.startswith("repo:acme-web/conventions")

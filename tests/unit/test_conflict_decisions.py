@@ -89,18 +89,104 @@ def test_restore_loser_then_undo_leaves_the_product_tables_as_they_were(setup) -
     assert superseded(ws, v1) == v2  # the older link is left alone
 
 
-def test_restore_refuses_open_conflicts_and_a_changed_chain(setup) -> None:
+def product_deletes(ws, fact_id: str) -> None:
+    """The product deletes a fact for real (its own plain SQL on the file; conflict rows stay)."""
+    import sqlean
+
+    conn = sqlean.connect(str(ws.path), isolation_level=None)
+    try:
+        conn.execute(f"DELETE FROM {ws.layout.facts.name} WHERE id = ?", (fact_id,))
+    finally:
+        conn.close()
+
+
+def test_restore_refuses_open_conflicts_and_a_loser_that_moved_on(setup) -> None:
     ws, ids, rv = setup
-    v1, v2, _v3 = ids["chain"]
+    v1, v2, v3 = ids["chain"]
     pair = line_of(ws, *ids["pair"])
     with pytest.raises(MemoryDeskError, match="open"):
         rv.restore_loser(pair.id)
-    old = line_of(ws, v1, v2)  # v2 has since been superseded by v3
-    with pytest.raises(StaleEdit, match="no longer active"):
-        rv.restore_loser(old.id)
     with pytest.raises(MemoryDeskError, match="does not exist"):
         rv.restore_loser("no-such-conflict")
-    assert reviews(ws) == [] and history(ws) == []
+    rv.restore_loser(line_of(ws, v2, v3).id, reason="v2 was right")
+    with pytest.raises(StaleEdit, match="no longer superseded by the winner"):
+        rv.restore_loser(line_of(ws, v2, v3).id)  # done already: v2 is active
+    assert len(reviews(ws)) == 1 and len(history(ws)) == 1
+
+
+def test_restore_when_the_winner_was_superseded_since_supersedes_its_version_in_force(setup) -> None:
+    ws, ids, rv = setup
+    v1, v2, v3 = ids["chain"]
+    old = line_of(ws, v1, v2)  # v1 lost to v2, and v2 has since been superseded by v3
+    before = product_rows(ws)
+    result = rv.restore_loser(old.id, reason="eu-west-1 is still right")
+    assert superseded(ws, v1) is None and superseded(ws, v3) == v1 and superseded(ws, v2) == v3
+    assert v3[:8] in result.message and set(result.touched["fact"]) == {v1, v3}
+    rv.undo()
+    assert product_rows(ws) == before
+
+
+def test_a_dangling_winner_does_not_stop_the_restore(setup) -> None:
+    """Point 12: the product deleted the winner; the loser is brought back all the same."""
+    ws, ids, rv = setup
+    _v1, v2, v3 = ids["chain"]
+    product_deletes(ws, v3)
+    line = line_of(ws, v2, v3)
+    assert line.dangling and superseded(ws, v2) == v3
+    before = product_rows(ws)
+    result = rv.restore_loser(line.id, reason="the winner is gone; v2 stands")
+    assert superseded(ws, v2) is None
+    assert "nothing else changed" in result.message and result.touched == {"fact": [v2]}
+    diff = changed(before, product_rows(ws))
+    assert set(diff) == {"facts"} and len(diff["facts"][0]) == 1  # only the loser's row changed
+    (review,) = reviews(ws)
+    assert review.decision == "restored" and review.reason == "the winner is gone; v2 stands"
+    rv.undo()
+    assert product_rows(ws) == before and reviews(ws) == []
+    rv.redo()
+    assert superseded(ws, v2) is None
+
+
+def test_restoring_one_fact_a_burst_displaced_keeps_the_winner(setup) -> None:
+    """The burst's winner replaced four facts: restoring one of them (Restore Loser or Facts ▸
+    Restore) brings that one back and leaves the winner standing for the other three."""
+    ws, ids, rv = setup
+    winner, loser = ids["burst_winner"], ids["burst_losers"][0]
+    line = line_of(ws, loser, winner)
+    result = rv.restore_loser(line.id, reason="this facet was right")
+    assert superseded(ws, loser) is None and superseded(ws, winner) is None
+    assert all(superseded(ws, other) == winner for other in ids["burst_losers"][1:])
+    assert result.touched == {"fact": [loser]}
+    rv.undo()
+    rv.restore_facts([ids["burst_losers"][1]], reason="so was this one")
+    assert superseded(ws, winner) is None and superseded(ws, ids["burst_losers"][1]) is None
+
+
+def test_facts_restore_brings_back_a_fact_whose_replacement_is_gone(setup) -> None:
+    """Point 12, Facts ▸ Restore: a fact superseded by a fact the product deleted."""
+    ws, ids, rv = setup
+    _v1, v2, v3 = ids["chain"]
+    product_deletes(ws, v3)
+    before = product_rows(ws)
+    result = rv.restore_facts([v2], reason="its replacement was deleted")
+    assert superseded(ws, v2) is None and result.ids == [v2]
+    h = history(ws)[-1]
+    assert (h.entity, h.action, h.reason) == ("fact", "restore", "its replacement was deleted")
+    rv.undo()
+    assert product_rows(ws) == before  # superseded by the missing id again, byte for byte
+
+
+def test_facts_restore_of_a_superseded_fact_supersedes_the_version_in_force(setup) -> None:
+    ws, ids, rv = setup
+    v1, v2, v3 = ids["chain"]
+    before = product_rows(ws)
+    result = rv.restore_facts([v2], reason="v2 was right")
+    assert superseded(ws, v2) is None and superseded(ws, v3) == v2 and set(result.ids) == {v2, v3}
+    assert "1 newer version(s) superseded" in result.message
+    rv.undo()
+    assert product_rows(ws) == before
+    with pytest.raises(StaleEdit, match="already active"):
+        rv.restore_facts([v3])
 
 
 def test_keep_a_supersedes_b_without_inventing_a_conflict_row_and_undoes(setup) -> None:

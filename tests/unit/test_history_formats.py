@@ -59,8 +59,10 @@ def test_a_frozen_row_decodes_into_its_type_and_does_what_it_did(pristine, tmp_p
             act = actions.decode(row["entity"], row["action"], row["detail"])
             assert type(act) is actions.BY_KEY[f"{row['entity']}.{row['action']}"]
             assert not isinstance(act, LegacyAction)
-            stored = act.to_detail()
-            assert stored.pop("v") == 1 and stored == json.loads(row["detail"])  # the same fields, now versioned
+            stored, frozen = act.to_detail(), json.loads(row["detail"])
+            assert stored.pop("v") == type(act).version
+            assert {k: stored[k] for k in frozen} == frozen  # every field kept as it was (a newer version adds)
+            assert type(act).from_detail(act.to_detail()) == act
     ws = _with_rows(pristine, tmp_path, case["rows"])
     try:
         assert history_v1.state(ws) == case["after"]

@@ -27,8 +27,10 @@ from sqlalchemy import Connection, select
 from memorydesk.browse import conflicts as listing
 from memorydesk.browse.facts import fact_state
 from memorydesk.core.conflict_rule import Side, decide
+from memorydesk.core.errors import StaleEdit
 from memorydesk.core.vocab import parse_agent_role, parse_memory_type, parse_veracity, veracity_weight
 from memorydesk.memory import history
+from memorydesk.memory.restore import restore_plan
 from memorydesk.store.ours import DeskHistory
 from memorydesk.store.workspace import Workspace
 
@@ -131,7 +133,9 @@ def _who(ctx: _Context, old: Any, new_id: str) -> dict[str, Any]:
         d, act = h["detail"], f"{h['entity']}.{h['action']}"
         made = ((act == "fact.edit" and h["before_id"] == old.id and h["after_id"] == new_id)
                 or (act == "fact.delete" and h["entity_id"] == old.id and new_id == "human:deleted")
-                or (act == "conflict.restore_loser" and d.get("winner") == old.id and d.get("loser") == new_id)
+                or (act == "conflict.restore_loser" and d.get("replaced", d.get("winner")) == old.id
+                    and d.get("loser") == new_id)
+                or (act == "fact.restore" and d.get("replaces") == old.id and d.get("id") == new_id)
                 or (act == "conflict.keep" and d.get("dropped") == old.id and d.get("kept") == new_id))
         if made:
             return {"kind": "person", "name": h["actor"], "at": h["at"], "action": act, "reason": h["reason"]}
@@ -232,6 +236,26 @@ def _decision(conflict: dict[str, Any], a: dict[str, Any], b: dict[str, Any]) ->
     return out
 
 
+def _restore(ws: Workspace, conn: Connection, conflict: dict[str, Any], facts: dict[str, Any]) -> dict[str, Any]:
+    """Whether Restore Loser can bring fact A back, and what it will do (whatever happened to
+    the winner: superseded since, deleted, or gone from the file)."""
+    a, b = facts["a"], facts["b"]
+    if conflict["recorded_winner"] is None:
+        return {"possible": False, "says": "An open disagreement has no loser to restore."}
+    if not a.get("exists"):
+        return {"possible": False, "says": "The loser (A) is no longer in the file, so it cannot be restored."}
+    if a.get("superseded_by") != conflict["recorded_winner"]:
+        now = "active" if a.get("superseded_by") is None else f"superseded by {a['superseded_by']}"
+        return {"possible": False, "says": f"A is no longer superseded by the winner (it is {now}): nothing of "
+                                           "this conflict is left to restore."}
+    try:
+        plan = restore_plan(conn, ws.layout, a["id"], name="A", replaced_name="B" if b["id"] == a["superseded_by"]
+                            else "")
+    except StaleEdit as exc:
+        return {"possible": False, "says": str(exc)}
+    return {"possible": True, "says": plan.says, "replaces": plan.replaces}
+
+
 # --- the trail -----------------------------------------------------------------------------
 
 
@@ -321,6 +345,7 @@ def conflict_trail(ws: Workspace, conflict_id: str) -> dict[str, Any] | None:
         reviews = listing.Reviews(listing.read_reviews(conn)).of(
             conflict["type"], conflict["id"], conflict["fact_a"], conflict["fact_b"])
         related_keys, why = _related(ws, conn, conflict, facts)
+        restore = _restore(ws, conn, conflict, facts)
     related = []
     for line in listing.lines_for_keys(ws, related_keys):
         if line is not None:
@@ -335,7 +360,7 @@ def conflict_trail(ws: Workspace, conflict_id: str) -> dict[str, Any] | None:
         conflict["state"] = "reviewed" if settled else "open"
     desk.sort(key=lambda h: h["id"], reverse=True)
     return {"conflict": conflict, "facts": facts, "decision": _decision(conflict, facts["a"], facts["b"]),
-            "chains": chains, "reviews": reviews,
+            "chains": chains, "reviews": reviews, "restore": restore,
             "history": [{"id": h["id"], "at": h["at"], "action": h["action"], "actor": h["actor"],
                          "reason": h["reason"], "undone": h["undone_by"] is not None} for h in desk],
             "related": related}

@@ -9,9 +9,14 @@ waiting (also when the file holds no receipt at all, which is said on stderr), 1
 otherwise, 2 on bad input: a bad receipt line is reported as ``line N: …`` on
 stderr and nothing is classified.
 
-``lineage ingest WORKSPACE FILE.jsonl`` stores receipts in a workspace, all or
+``lineage ingest WORKSPACE FILE`` stores receipts in a workspace, all or
 nothing: a bad line stores none (``line N: …``, exit 2). ``x-`` extension fields are
-not stored.
+not stored. FILE (for ``classify`` too) is JSON Lines or OTLP/JSON, told from its content.
+
+``lineage export WORKSPACE [--format jsonl|otlp-json] [--out FILE]`` writes the stored
+receipts (standard output without ``--out``; a file is written whole or not at all).
+``lineage serve WORKSPACE [--listen 127.0.0.1:4318]`` receives receipts over OTLP/HTTP
+until interrupted (:mod:`memorydesk.lineage.otlp_serve`).
 """
 
 from __future__ import annotations
@@ -24,12 +29,14 @@ from datetime import UTC, datetime, timedelta
 from memorydesk.core.errors import BadInput
 from memorydesk.core.health import DEFAULT_FRESH_FOR, RunHealth, classify, format_duration, parse_duration
 from memorydesk.core.receipts import Receipt, parse_utc
-from memorydesk.lineage.jsonl import BadReceiptLine, parse_jsonl, read_jsonl
+from memorydesk.lineage.jsonl import BadReceiptLine
+from memorydesk.lineage.receipt_files import parse_receipts, read_receipts
 
 
 def register(sub) -> None:
     parser = sub.add_parser("lineage", help="lineage receipts: classify runs, ingest into a workspace")
-    commands = parser.add_subparsers(dest="lineage_command", required=True, metavar="{classify,ingest}")
+    commands = parser.add_subparsers(dest="lineage_command", required=True,
+                                     metavar="{classify,ingest,export,serve}")
 
     c = commands.add_parser(
         "classify",
@@ -42,7 +49,8 @@ def register(sub) -> None:
         "resources/examples/receipts.jsonl holds one run in each state.",
     )
     c.add_argument("file", metavar="FILE.jsonl",
-                   help="receipts, one JSON object per line ('-' for stdin), or a workspace: its stored receipts")
+                   help="receipts, one JSON object per line, or OTLP/JSON ('-' for stdin), or a workspace: its "
+                        "stored receipts")
     c.add_argument("--now", metavar="T", help="judge at this RFC 3339 UTC time (default: the current time)")
     c.add_argument(
         "--fresh-for",
@@ -56,15 +64,21 @@ def register(sub) -> None:
     i = commands.add_parser("ingest", help="store receipts in a workspace, all or nothing; already stored ones "
                                            "are skipped")
     i.add_argument("workspace", metavar="WORKSPACE")
-    i.add_argument("file", metavar="FILE.jsonl", help="receipts, one JSON object per line ('-' for stdin)")
+    i.add_argument("file", metavar="FILE", help="receipts: JSON Lines, or OTLP/JSON traces or logs (what a "
+                                                "Collector's file exporter writes), told from the content; "
+                                                "'-' for stdin")
     i.set_defaults(func=run_ingest)
+
+    from memorydesk.commands import lineage_otlp
+
+    lineage_otlp.register(commands)
 
 
 def run_ingest(args: argparse.Namespace) -> int:
     from memorydesk.lineage.receipt_store import ingest
     from memorydesk.store import open_workspace
 
-    receipts = _read(args.file)
+    receipts = read_any(args.file)
     with open_workspace(args.workspace) as ws:
         done = ingest(ws, receipts)
     runs = len({r.run_id for r in receipts})
@@ -78,7 +92,7 @@ def run_ingest(args: argparse.Namespace) -> int:
 def run_classify(args: argparse.Namespace) -> int:
     now = _parse_now(args.now)
     fresh_for = _parse_fresh_for(args.fresh_for)
-    receipts = _read(args.file)
+    receipts = read_any(args.file)
     results = classify(receipts, now=now, fresh_for=fresh_for)
     if not results:
         print(f"memory-desk: no receipts in {args.file}", file=sys.stderr)
@@ -87,7 +101,7 @@ def run_classify(args: argparse.Namespace) -> int:
     return 0 if all(r.ok for r in results) else 1
 
 
-def _read(path: str) -> list[Receipt]:
+def read_any(path: str) -> list[Receipt]:
     """The receipts of a file (``-``: standard input) or of a workspace; a bad line names the file
     and the line."""
     if path != "-" and _is_database(path):
@@ -98,8 +112,8 @@ def _read(path: str) -> list[Receipt]:
             return load(ws)
     try:
         if path == "-":
-            return parse_jsonl(sys.stdin.buffer)
-        return read_jsonl(path)
+            return parse_receipts(sys.stdin.buffer)
+        return read_receipts(path)
     except BadReceiptLine as exc:
         raise BadInput(f"{'standard input' if path == '-' else path}: {exc}") from None
 
@@ -110,7 +124,7 @@ def _is_database(path: str) -> bool:
         with open(path, "rb") as stream:
             return stream.read(16) == b"SQLite format 3\x00"
     except OSError:
-        return False  # read_jsonl says what is wrong with it
+        return False  # read_receipts says what is wrong with it
 
 
 def _parse_now(text: str | None) -> datetime:

@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     from memorydesk.ui.mainwindow import MainWindow
 
     ws = open_workspace(Path(args.workspace), read_only=True)
-    window = MainWindow(ws, remember=False)  # a picture is not a visit: the recent list stays as it was
+    window = MainWindow(ws, remember=False)  # a picture neither uses nor changes what the window remembers
     window.resize(width, height)
     window.show_tab(args.tab)
     window.show()

@@ -6,7 +6,9 @@ with the STM capacity forced small so transitions happen, and in two batches run
 two separate processes (a restart in between). Then it checks, one line each, that
 every cross-scope query returned nothing, that every source removal has its target
 commit, that the receipts say every run is healthy or waiting and are fresh, and
-finally removes the canary. The gate passes only when every check passes.
+finally removes the canary. Where MemoryOS is importable, one more check runs a canary through
+a real MemoryOS wrapped by the receipts adapter (:mod:`memorydesk.lineage.adapters.memoryos_canary`).
+The gate passes only when every check passes.
 
 This module is also the batch worker: ``python -m memorydesk.lineage.canary WS ID N``,
 and the gate in a process of its own (``… gate WS [--keep-receipts]``, one JSON object per
@@ -33,6 +35,7 @@ from sqlalchemy import select
 
 from memorydesk.core.health import classify
 from memorydesk.lineage import receipt_store
+from memorydesk.lineage.adapters import memoryos_canary
 from memorydesk.lineage.recall import dispatch, retrieve
 from memorydesk.lineage.tiers import LANES, LPM_DOMAIN, PAGES, SEGMENTS, VERSIONS, TierConfig, TierEngine
 from memorydesk.memory.rows import read_json_list
@@ -159,6 +162,8 @@ def run_gate(path: Path, out: Callable[[str], None] = print, *, progress: Progre
     checks = gate(path, progress=progress, on_check=on_check, keep_receipts=keep_receipts)
     for check in checks:
         out(check.line())
+    if (reason := memoryos_canary.unavailable()) is not None:
+        out(f"SKIP memoryos: {reason}, so no canary ran through MemoryOS")
     return all(c.passed for c in checks)
 
 
@@ -184,6 +189,9 @@ def gate(path: Path, *, progress: Progress | None = None, on_check: Callable[[Ch
             remove_canary(ws, canary_id, keep_receipts)
             left = where_memories_are(ws, canary_id)
         checks.append(Check("cleanup", not left, "canary removed" if not left else f"{len(left)} canary rows left"))
+    if memoryos_canary.unavailable() is None:  # MemoryOS is installed here: the canary through it too
+        step(4, 5, "a canary through MemoryOS, with its receipts adapter")
+        checks.append(Check("memoryos", *memoryos_canary.run_memoryos_canary()))
     for check in checks:
         if on_check is not None:
             on_check(check)

@@ -1,4 +1,4 @@
-"""File ▸ Import receipts…: a JSON Lines file into the workspace, all or nothing.
+"""File ▸ Import receipts…: a JSON Lines or OTLP/JSON file into the workspace, all or nothing.
 
 The file is read and checked whole first (a bad line refuses it: ``line N: …`` and
 nothing is stored), then stored in one transaction through ``receipt_store.ingest`` —
@@ -15,7 +15,8 @@ from pathlib import Path
 
 from memorydesk.core.errors import BadInput
 from memorydesk.lineage import receipt_store
-from memorydesk.lineage.jsonl import BadReceiptLine, parse_jsonl
+from memorydesk.lineage.jsonl import BadReceiptLine
+from memorydesk.lineage.receipt_files import parse_receipts
 from memorydesk.store import Workspace
 
 Progress = Callable[[int, int, str], None]  # done, total, what
@@ -63,7 +64,7 @@ def import_file(ws: Workspace, path: str | os.PathLike[str], progress: Progress 
 
     try:
         with stream:
-            receipts = parse_jsonl(lines())
+            receipts = parse_receipts(lines())
     except BadReceiptLine as exc:
         raise BadInput(f"{path.name}, {exc}; nothing was imported") from None
     if not receipts:

@@ -39,30 +39,43 @@ def drop_review(conn: Connection, row: dict[str, Any] | None) -> None:
 # -- restore the loser (DESIGN.md section 5) -----------------------------------------------------
 @dataclass(frozen=True)
 class RestoreLoser(ReviewerAction):
-    """The loser of a resolved contradiction made active again, the winner superseded by it.
-    Stores both facts, what each pointed at before and the review row; undone by pointing
-    them back and deleting the review."""
+    """The loser of a resolved contradiction made active again, whatever happened to the winner
+    since (``memory.restore``): the fact it ``replaced`` — the winner's version in force, or
+    none when the product deleted the winner — is superseded by it. Stores the facts, what they
+    pointed at before and the review row; undone by pointing them back and deleting the review.
+
+    Version 2 stores ``replaced``; a version 1 row (written before that choice) replaced the
+    winner itself."""
 
     entity, name = "conflict", "restore_loser"
+    version = 2
     conflict: str
     loser: str
     winner: str
     loser_before: str | None
     winner_before: str | None
     review: dict[str, Any] | None = None
+    replaced: str | None = None
+    says: Any = None  # what the plan told the person (kept for the history's reader)
+
+    @classmethod
+    def upgrade(cls, detail: dict[str, Any], version: int) -> dict[str, Any]:
+        return {"replaced": detail.get("winner"), **detail}
 
     def forward(self, ws: Workspace, conn: Connection) -> None:
         set_superseded(ws, conn, self.loser, self.loser_before, None)
-        set_superseded(ws, conn, self.winner, self.winner_before, self.loser)
+        if self.replaced:
+            set_superseded(ws, conn, self.replaced, self.winner_before, self.loser)
         put_review(conn, self.review)
 
     def inverse(self, ws: Workspace, conn: Connection) -> None:
         drop_review(conn, self.review)
-        set_superseded(ws, conn, self.winner, self.loser, self.winner_before)
+        if self.replaced:
+            set_superseded(ws, conn, self.replaced, self.loser, self.winner_before)
         set_superseded(ws, conn, self.loser, None, self.loser_before)
 
     def touched(self) -> dict[str, list[str]]:
-        return {"fact": [self.loser, self.winner]}
+        return {"fact": list(dict.fromkeys([self.loser, self.winner, *([self.replaced] if self.replaced else [])]))}
 
 
 # -- confirm a resolution, keep both: a review only --------------------------------------------------

@@ -128,14 +128,16 @@ def perform(ws: Workspace, conn: Connection, act: ReviewerAction | str, *, entit
     """Do ``act`` (its ``forward``) and record it with what it stores to undo; the history id.
 
     ``act`` may still be given the older way, as ``"entity.name"`` and its ``detail``."""
+    given: dict[str, Any] = {}
     if isinstance(act, str):
         from memorydesk.memory.actions import decode  # the older call: read into its type first
 
         entity, name = act.split(".", 1)
-        act = decode(entity, name, detail or {})
+        given = dict(detail or {})
+        act = decode(entity, name, given)
     act.forward(ws, conn)  # first: a step may fill in what it stores (a grant row's new rowid)
-    return record(conn, key=act.key(), entity_id=entity_id, actor=actor, reason=reason, detail=act.to_detail(),
-                  before_id=before_id, after_id=after_id)
+    return record(conn, key=act.key(), entity_id=entity_id, actor=actor, reason=reason,
+                  detail={**given, **act.to_detail()}, before_id=before_id, after_id=after_id)  # nothing given is lost
 
 
 def row_of(conn: Connection, history_id: int):

@@ -18,6 +18,7 @@ from memorydesk.embedding.embedder import Embedder, fact_text, fact_vectors
 from memorydesk.memory import history, reviewer_edges
 from memorydesk.memory.history import ChangeResult, perform
 from memorydesk.memory.purge import BackupAction, purge
+from memorydesk.memory.restore import restore_facts
 from memorydesk.memory.reviewer_conflicts import ConflictDecisions
 from memorydesk.memory.reviewer_grants import GrantEdits
 from memorydesk.memory.reviewer_steps import (
@@ -26,11 +27,10 @@ from memorydesk.memory.reviewer_steps import (
     DeletePolicy,
     EditFact,
     EditPolicy,
-    RestoreFact,
     SetPolicyActive,
 )
-from memorydesk.memory.undo import undo_entry
 from memorydesk.memory.rows import fact_row, new_id, now_s
+from memorydesk.memory.undo import undo_entry
 from memorydesk.store import Workspace
 from memorydesk.store.retry import with_retry
 from memorydesk.store.vectors import put_vector
@@ -93,7 +93,7 @@ class Reviewer(ConflictDecisions, GrantEdits):
         if self.ws.has_vectors:
             put_vector(conn, fact_id, vector[0])
 
-    def _each_fact(self, act: type[DeleteFact | RestoreFact], ids: Iterable[str], reason: str,
+    def _each_fact(self, act: type[DeleteFact], ids: Iterable[str], reason: str,
                    message: str) -> ChangeResult:
         ids = list(dict.fromkeys(ids))
 
@@ -107,7 +107,10 @@ class Reviewer(ConflictDecisions, GrantEdits):
         return self._each_fact(DeleteFact, ids, reason, "{n} fact(s) deleted")
 
     def restore_facts(self, ids: Iterable[str], reason: str = "") -> ChangeResult:
-        return self._each_fact(RestoreFact, ids, reason, "{n} fact(s) restored")
+        """Active again, whatever replaced them (``memory.restore``): a deleted fact, a fact set
+        aside by a sentinel, or a superseded one (the version in force of what replaced it is
+        superseded by it; nothing else when that is gone)."""
+        return restore_facts(self.ws, self.actor, ids, reason)
 
     def purge_facts(self, ids: Iterable[str], reason: str = "", *, backups: BackupAction = "keep") -> ChangeResult:
         """Remove the facts, their earlier versions and every copy of their text. Not undoable.

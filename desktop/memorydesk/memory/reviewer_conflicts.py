@@ -1,7 +1,8 @@
 """What a person decides about conflicts (DESIGN.md section 5), as part of ``Reviewer``.
 
-- **restore the loser** of a resolved contradiction: the loser becomes active again and
-  the winner is superseded by it;
+- **restore the loser** of a resolved contradiction, whatever happened to the winner since
+  (``memory.restore``): the loser becomes active again and the winner's version in force,
+  when there is one, is superseded by it (a winner the product deleted changes nothing);
 - **confirm** a resolution: recorded as reviewed, the rows stay as they are;
 - **keep A / keep B** of an open cross-agent pair: the other fact is superseded by the
   kept one (no product conflict row is written);
@@ -24,6 +25,7 @@ from sqlalchemy import Connection, select
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
 from memorydesk.memory.conflict_steps import ConfirmResolution, KeepBoth, KeepFact, RestoreLoser, ReviewBurst
 from memorydesk.memory.history import ChangeResult, perform
+from memorydesk.memory.restore import restore_plan
 from memorydesk.memory.rows import fact_row, new_id, now_s
 from memorydesk.store.retry import with_retry
 
@@ -50,19 +52,19 @@ class ConflictDecisions:
                 raise MemoryDeskError("this conflict is open: it has no loser to restore "
                                       "(keep A, keep B or keep both instead)")
             winner, loser = row.winning_fact_id or row.fact_b_id, row.fact_a_id
-            loser_now, winner_now = self._superseded(conn, loser), self._superseded(conn, winner)
+            loser_now = self._superseded(conn, loser)
             if loser_now != winner:
                 raise StaleEdit(f"the loser {loser} is no longer superseded by the winner (it is now "
                                 f"{_state(loser_now)}); nothing was changed")
-            if winner_now is not None:
-                raise StaleEdit(f"the winner {winner} is no longer active (it is {_state(winner_now)}); "
-                                "restore the loser from the newest version's conflict instead")
+            plan = restore_plan(conn, self.ws.layout, loser)  # whatever happened to the winner
             detail = {"conflict": conflict_id, "loser": loser, "winner": winner, "loser_before": loser_now,
-                      "winner_before": winner_now, "review": self._review(row, "restored", reason)}
+                      "replaced": plan.replaces, "winner_before": None, "says": plan.says,
+                      "review": self._review(row, "restored", reason)}
             hid = perform(self.ws, conn, RestoreLoser(**detail), entity_id=conflict_id, actor=self.actor,
-                          reason=reason, before_id=winner, after_id=loser)
-            return ChangeResult("conflict", [conflict_id], [hid], "loser restored; the winner is superseded by it",
-                                {"fact": [loser, winner]})
+                          reason=reason, before_id=plan.replaces, after_id=loser)
+            done = f"; {plan.replaces[:8]}… superseded by it" if plan.replaces else " (nothing else changed)"
+            return ChangeResult("conflict", [conflict_id], [hid], f"loser {loser[:8]}… restored{done}",
+                                {"fact": plan.touched})
 
         return with_retry(self.ws, work)
 

@@ -85,17 +85,29 @@ class DeleteFact(_CountsChange):
 
 @dataclass(frozen=True)
 class RestoreFact(_CountsChange):
-    """A deleted fact made active again: a delete run backwards (undone by deleting it again)."""
+    """A fact made active again, whatever replaced it (``memory.restore``): a delete, a
+    sentinel or a supersession (``was``: what its ``superseded_by`` held; rows written before
+    restores of superseded facts have none: a delete). The version in force it ``replaces``,
+    if any, is superseded by it. Undone by pointing both back."""
 
     entity, name = "fact", "restore"
     id: str
     before: str | None = None
+    was: str | None = DELETED
+    replaces: str | None = None
 
     def forward(self, ws: Workspace, conn: Connection) -> None:
-        DeleteFact(self.id, self.before).inverse(ws, conn)
+        set_superseded(ws, conn, self.id, self.was, self.before)
+        if self.replaces:
+            set_superseded(ws, conn, self.replaces, None, self.id)
 
     def inverse(self, ws: Workspace, conn: Connection) -> None:
-        DeleteFact(self.id, self.before).forward(ws, conn)
+        if self.replaces:
+            set_superseded(ws, conn, self.replaces, self.id, None)
+        set_superseded(ws, conn, self.id, self.before, self.was)
+
+    def touched(self) -> dict[str, list[str]]:
+        return {"fact": [self.id, *([self.replaces] if self.replaces else [])], **super().touched()}
 
 
 # -- policies ------------------------------------------------------------------------------------

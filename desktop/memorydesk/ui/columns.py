@@ -32,6 +32,14 @@ class ColumnFitter(QObject):
         header.sectionResized.connect(self._resized)
         view.viewport().installEventFilter(self)
 
+    def restore_widths(self, widths: dict[str, int]) -> None:
+        """Widths a person gave in an earlier run (``ui.window_state``): kept as if resized now."""
+        for name, width in widths.items():
+            if name in self.names and width > 0:
+                self.widths[name] = width
+                self.user_sized.add(name)
+        self.fit()
+
     def set_hidden(self, names: set[str]) -> None:
         """The columns the owner hides (e.g. those of another view); the rest are fitted."""
         self.hidden_by_owner = set(names)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import importlib.metadata
 import re
+from typing import Any
 
 from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import Qt, qVersion
@@ -24,14 +25,47 @@ from memorydesk import __version__
 from memorydesk.crashlog import desk_log
 
 
+#: keys a tab's own widgets answer (not actions, so not found on them), as the README lists them
+WIDGET_KEYS: dict[str, list[tuple[str, str]]] = {
+    "graph": [("Zoom in / out (also the mouse wheel)", "+ / −"), ("Fit the whole graph", "0")],
+    "lineage": [("Pan (on the timeline)", "← / →"), ("Zoom time (Ctrl+wheel at the pointer)", "+ / −"),
+                ("Scroll lanes (also the wheel)", "↑ / ↓, PgUp / PgDn"), ("Show everything", "Home"),
+                ("Previous / next run of the lane", "[ / ]"), ("Next / previous at-risk run", "N / Shift+N")],
+}
+KEY_NAMES = {"Return": "Enter", "Escape": "Esc"}  # as the README and the menus name them
+
+
+def key_text(action: QAction) -> str:
+    """An action's keys as the README names them ("Enter", not "Return")."""
+    return ", ".join(KEY_NAMES.get(k, k) for k in (s.toString() for s in action.shortcuts()) if k)
+
+
 def shortcut_rows(groups: list[tuple[str, list[QAction]]]) -> list[tuple[str, str, str]]:
     """(where, what, keys) for every action with a shortcut, in menu order."""
     rows = []
     for where, actions in groups:
+        seen = set()
         for action in actions:
-            keys = action.shortcut().toString()
-            if keys:
-                rows.append((where, action.text().replace("&", "").rstrip("…"), keys))
+            keys = key_text(action)
+            what = action.text().replace("&", "").rstrip("…")
+            if keys and (what, keys) not in seen:
+                seen.add((what, keys))
+                rows.append((where, what, keys))
+    return rows
+
+
+def window_rows(win: Any) -> list[tuple[str, str, str]]:
+    """Every key of the window and of every tab: each tab's actions (its own and its widgets'),
+    then the keys its widgets answer themselves (``WIDGET_KEYS``)."""
+    groups = [("Window", [a for a in win.actions() if a.shortcut().toString()])]
+    for slot in win.slots:
+        tab = slot.tab
+        actions = list(tab.actions()) + [a for w in tab.findChildren(QWidget) for a in w.actions()]
+        groups.append((tab.title, [a for a in actions if a.shortcut().toString()]))
+    rows = shortcut_rows(groups)
+    for slot in win.slots:
+        at = max((i for i, r in enumerate(rows) if r[0] == slot.tab.title), default=len(rows) - 1) + 1
+        rows[at:at] = [(slot.tab.title, what, keys) for what, keys in WIDGET_KEYS.get(slot.tab.name, [])]
     return rows
 
 
@@ -48,7 +82,7 @@ class ShortcutsDialog(QDialog):
                 last = where
             body.append(f"<tr><td>{html.escape(what)}</td><td><code>{html.escape(keys)}</code></td></tr>")
         body.append("</table><p>Tab and Shift+Tab move between controls; arrow keys move in lists; "
-                    "Ctrl+Tab switches tabs.</p>")
+                    "Ctrl+Tab and Ctrl+Shift+Tab switch tabs from anywhere.</p>")
         view = QTextBrowser()
         view.setObjectName("shortcuts-text")
         view.setHtml("".join(body))
@@ -57,7 +91,8 @@ class ShortcutsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(view)
         layout.addWidget(buttons)
-        self.resize(480, 520)
+        room = parent.height() - 40 if parent is not None else 720
+        self.resize(520, max(420, min(760, room)))  # every tab's keys: as tall as the window allows
 
 
 def readme_text() -> str:

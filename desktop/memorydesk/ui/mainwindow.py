@@ -2,11 +2,10 @@
 bar (mode, counts, the live indicator, long work), and opening workspaces (dialog,
 recent list, drag and drop, read-only, a copy).
 
-Changes are routed, not broadcast: a write made through the session says what it
-touched (a ``core.changes.ChangeSet``: kinds, ids, whether the history changed), and only
-the tabs it reaches refresh — at once when shown, when next shown otherwise. Every second
-a watcher thread asks the file whether someone else committed (``data_version``); our own commits are taken as seen by the
-worker that made them, so only another process's change refreshes the tabs.
+Changes are routed, not broadcast: a write says what it touched (a ``core.changes.ChangeSet``),
+and only the tabs it reaches refresh — at once when shown, when next shown otherwise. A
+watcher thread asks the file every second whether someone else committed (``data_version``);
+our own commits are seen by the worker that made them, so only another process's refreshes.
 """
 
 from __future__ import annotations
@@ -30,10 +29,10 @@ from memorydesk.store import open_workspace
 from memorydesk.store.files import backup_copy
 from memorydesk.store.workspace import Workspace
 from memorydesk.ui import help as help_dialogs
-from memorydesk.ui import settings
+from memorydesk.ui import settings, window_state
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.operations import Operations
-from memorydesk.ui.progress import JobProgress
+from memorydesk.ui.progress import JobProgress, vector_summary
 from memorydesk.ui.prompts import show_error
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.tab import DeskTab
@@ -56,14 +55,16 @@ class MainWindow(QMainWindow):
 
     _polled = Signal(object)  # the watcher's answer: True/False, or an exception
 
-    def __init__(self, ws: Workspace | None = None, parent: QWidget | None = None, *, remember: bool = True) -> None:
-        """``remember``: add the workspaces it opens to the recent list (``shot`` does not)."""
+    def __init__(self, ws: Workspace | None = None, parent: QWidget | None = None, remember: bool = True) -> None:
+        """``remember``: keep size, place, tabs, layout (``ui.window_state``) and the recent list (not ``shot``)."""
         super().__init__(parent)
-        self.remember = remember
         self.setObjectName("main-window")
         self.setAcceptDrops(True)
         self.setMinimumSize(900, 600)
         self.resize(1280, 800)
+        self.remember = remember
+        if remember:
+            window_state.restore_window(self)
         self.ops = Operations(self)
         self.ops.failed.connect(self._failed)
         self.ws: Workspace | None = None
@@ -122,7 +123,7 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         file = bar.addMenu("&File")
         self.file_menu = file
-        self.act_open = self._act(file, "&Open…", self.open_dialog, QKeySequence.StandardKey.Open, "open")
+        self.act_open = self._act(file, "&Open…", self.open_dialog, "Ctrl+O", "open")
         self.recent_menu = file.addMenu("Open &Recent")
         self.recent_menu.setObjectName("recent-menu")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
@@ -135,8 +136,9 @@ class MainWindow(QMainWindow):
         file.addAction(self.act_import_memoryos)
         self.act_import_receipts = self.writes.add("Import &Receipts…", self.import_receipts, name="import-receipts")
         file.addAction(self.act_import_receipts)
+        self.act_export_receipts = self._act(file, "&Export Receipts…", self.export_receipts, None, "export-receipts")
         file.addSeparator()
-        self._act(file, "&Close Window", self.close, QKeySequence.StandardKey.Close, "close")
+        self._act(file, "&Close Window", self.close, "Ctrl+W", "close")
         self.act_quit = self._act(file, "&Quit", self.quit, QKeySequence("Ctrl+Q"), "quit")
         edit = bar.addMenu("&Edit")
         window = Qt.ShortcutContext.WindowShortcut
@@ -145,6 +147,12 @@ class MainWindow(QMainWindow):
         edit.addActions([self.act_undo, self.act_redo])
         edit.addSeparator()
         self.act_find = self._act(edit, "&Find Facts", self.focus_search, QKeySequence("Ctrl+F"), "find")
+        view = bar.addMenu("&View")  # item views take Ctrl+Tab for themselves: the window's own keys
+        for text, keys, step, name in (("&Next Tab", ("Ctrl+Tab", "Ctrl+PgDown"), 1, "next-tab"),
+                                       ("&Previous Tab", ("Ctrl+Shift+Tab", "Ctrl+PgUp"), -1, "previous-tab")):
+            act = self._act(view, text, lambda s=step: self.tabs.setCurrentIndex(
+                (self.tabs.currentIndex() + s) % max(self.tabs.count(), 1)), None, name)
+            act.setShortcuts([QKeySequence(k) for k in keys])
         tools = bar.addMenu("&Tools")
         self.tools_menu = tools
         self.act_index = self.writes.add("Index &Missing Vectors…", self.index_vectors, name="index-vectors")
@@ -153,8 +161,7 @@ class MainWindow(QMainWindow):
         self.act_canary = self.writes.add("Run &Canary…", self.run_canary, name="run-canary")
         tools.addAction(self.act_canary)
         help_menu = bar.addMenu("&Help")
-        self.act_shortcuts = self._act(help_menu, "&Keyboard Shortcuts", self.show_shortcuts,
-                                       QKeySequence.StandardKey.HelpContents, "shortcuts")
+        self.act_shortcuts = self._act(help_menu, "&Keyboard Shortcuts", self.show_shortcuts, "F1", "shortcuts")
         self.act_guide = self._act(help_menu, "Memory Desk &Guide", self.show_guide, None, "guide")
         help_menu.addSeparator()
         self.act_about = self._act(help_menu, "&About Memory Desk", self.show_about, None, "about")
@@ -182,9 +189,12 @@ class MainWindow(QMainWindow):
 
     def set_workspace(self, ws: Workspace) -> None:
         current = self.current_tab_name()
+        if self.remember:
+            window_state.remember(self)  # the old workspace's tab, the layout
         old, self.ws = self.ws, ws
         self.timer.stop()
         self._close_tabs()
+        self.statusBar().clearMessage()  # "Opening …" is done
         if old is not None and old is not ws:
             old.close()
         block = self.write_block()
@@ -199,6 +209,7 @@ class MainWindow(QMainWindow):
             self.slots.append(TabSlot(tab))
             self.tabs.addTab(tab, tab.title)
         self.tabs.blockSignals(False)
+        kept = window_state.recall(self) if self.remember else None
         self.act_read_only.blockSignals(True)
         self.act_read_only.setChecked(ws.read_only)
         self.act_read_only.blockSignals(False)
@@ -208,7 +219,7 @@ class MainWindow(QMainWindow):
         self.mode.setToolTip(str(ws.path) + (f" — changes: {block}" if block else ""))
         self._update_title()
         self.refresh_counts()
-        self.show_tab(current if current in tab_names() else TABS[0].name)
+        self.show_tab(next(n for n in (kept, current, TABS[0].name) if n in tab_names()))
         self._tab_shown(self.tabs.currentIndex())
         if ws.live_refresh:
             self._start_watching(ws)
@@ -302,8 +313,7 @@ class MainWindow(QMainWindow):
             focus.setFocus()
 
     def route(self, change: Change) -> None:
-        """Hand a change to the tabs it reaches (``ChangeSet.reaches``: they show one of its kinds
-        at one of its ids, or list the history): now if shown, when shown otherwise."""
+        """Hand a change to the tabs it ``reaches`` (see ``core.changes``): now if shown, when shown otherwise."""
         current = self.tabs.currentWidget()
         for slot in self.slots:
             if not slot.opened or not change.reaches(slot.tab):
@@ -409,6 +419,11 @@ class MainWindow(QMainWindow):
         tab = self.show_tab("lineage")
         return tab.import_receipts() if tab is not None else None
 
+    def export_receipts(self) -> None:
+        """File ▸ Export Receipts…: on the Lineage tab, whose receipts they are (a read: also read-only)."""
+        if (tab := self.show_tab("lineage")) is not None and self.session is not None:
+            tab.start(tab.export_receipts())
+
     def run_canary(self) -> Any:
         """Tools ▸ Run canary…: on the Lineage tab, which marks the canary's runs."""
         tab = self.show_tab("lineage")
@@ -431,10 +446,7 @@ class MainWindow(QMainWindow):
     # --- help -----------------------------------------------------------------------------
 
     def show_shortcuts(self) -> None:
-        groups = [("Window", [a for a in self.actions() if a.shortcut().toString()])]
-        for slot in self.slots:
-            groups.append((slot.tab.title, [a for a in slot.tab.actions() if a.shortcut().toString()]))
-        self.dialog = help_dialogs.ShortcutsDialog(help_dialogs.shortcut_rows(groups), self)
+        self.dialog = help_dialogs.ShortcutsDialog(help_dialogs.window_rows(self), self)
         self.dialog.open()
 
     def show_guide(self, section: str | None = None) -> None:
@@ -474,6 +486,9 @@ class MainWindow(QMainWindow):
             QApplication.quit()
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self.remember:
+            window_state.remember(self)
+            window_state.save_window(self)
         self.timer.stop()
         for job in list(self.progress.jobs):
             job.cancel()
@@ -483,10 +498,3 @@ class MainWindow(QMainWindow):
         if self.ws is not None:
             self.ws.close()
         super().closeEvent(event)
-
-
-def vector_summary(result: Any) -> str:
-    if result.cancelled:
-        left = result.total - result.done
-        return f"Stopped: {result.done:,} facts indexed, {left:,} still without a vector (run it again to resume)."
-    return f"{result.done:,} facts indexed; every fact now has a vector."

@@ -7,6 +7,8 @@ turn.
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from memorydesk.ui.operations import Job
@@ -72,3 +74,11 @@ class JobProgress(QWidget):
             job.cancel()
             self.cancel.setEnabled(False)
             self.label.setText(f"{job.title}: stopping after the current step…")
+
+
+def vector_summary(result: Any) -> str:
+    """Tools ▸ Index Missing Vectors, in a sentence: done, or where it stopped."""
+    if result.cancelled:
+        left = result.total - result.done
+        return f"Stopped: {result.done:,} facts indexed, {left:,} still without a vector (run it again to resume)."
+    return f"{result.done:,} facts indexed; every fact now has a vector."

@@ -1,4 +1,5 @@
-"""The desk's settings (QSettings, INI format): recent workspaces and the reviewer's name."""
+"""The desk's settings (QSettings, INI format): recent workspaces, the reviewer's name, and
+what the window remembers (``ui.window_state``)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,11 @@ MAX_RECENT = 10
 
 def _store() -> QSettings:
     return QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, ORGANIZATION, APPLICATION)
+
+
+def store() -> QSettings:
+    """The desk's settings file (the window's memory is kept there too: ``ui.window_state``)."""
+    return _store()
 
 
 def recent() -> list[str]:

@@ -8,15 +8,17 @@ computed from the trail on screen, so a button is only on when the decision can 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, QStandardPaths, Qt
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
 from memorydesk.browse import conflict_export as export
+from memorydesk.ui import settings
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.conflicts.dialogs import BurstReviewDialog, DecisionDialog
 from memorydesk.ui.operations import dialog_result
@@ -94,14 +96,10 @@ class ConflictActions(QObject):
         b = trail["facts"]["b"] if trail else {}
         resolved = c is not None and c.get("recorded_winner") is not None
         open_pair = c is not None and c["type"] == "cross_agent" and c["resolution"] is None
-        winner = b if resolved and c["recorded_winner"] == b.get("id") else a if resolved else {}
-        loser = a if winner is b else b if resolved else {}
-        restorable = resolved and bool(loser.get("exists")) and loser.get("superseded_by") == winner.get("id") \
-            and _active(winner)
+        restore = (trail or {}).get("restore") or {}
         settled = c is not None and c.get("state") == "reviewed"
         self.acts.update({
-            self.restore: (restorable, "Select a resolved conflict whose loser is still superseded by an active "
-                                       "winner" if c else "Select a conflict"),
+            self.restore: (bool(restore.get("possible")), restore.get("says") or "Select a resolved conflict"),
             self.confirm: (resolved, "Select a resolved conflict"),
             self.keep_a: (open_pair and not settled and _active(a) and _active(b),
                           "Select an open cross-agent conflict whose two facts are active"),
@@ -110,6 +108,8 @@ class ConflictActions(QObject):
             self.keep_both: (open_pair and not settled, "Select an open cross-agent conflict nobody settled"),
             self.review_burst: (detail is not None, "Select a burst on the Bursts page"),
         })
+        if self.restore.isEnabled():  # what it will do, before it is done
+            self.restore.setToolTip(f"Restore Loser (Ctrl+R): {restore['says']}")
         self.open_a.setEnabled(bool(a.get("exists")))
         self.open_b.setEnabled(bool(b.get("exists")))
         for action in self.exports:
@@ -118,9 +118,7 @@ class ConflictActions(QObject):
     # --- decisions ----------------------------------------------------------------------------
 
     EXPLAIN = {
-        "restore": ("Restore the loser", "Restore A",
-                    "Fact A becomes active again and fact B is superseded by it (DESIGN: restore the loser). "
-                    "The product's conflict row is left as it is."),
+        "restore": ("Restore the loser", "Restore A", ""),  # what it does is the trail's ``restore``
         "confirm": ("Confirm the resolution", "Confirm",
                     "The resolution stays as it is, recorded as reviewed by you."),
         "keep_a": ("Keep A", "Keep A",
@@ -140,6 +138,8 @@ class ConflictActions(QObject):
             return
         conflict_id = trail["conflict"]["id"]
         title, button, text = self.EXPLAIN[kind]
+        if kind == "restore":
+            text = trail["restore"]["says"] + " The product's conflict row is left as it is."
         dialog = DecisionDialog(title, text, button, self.owner)
         self.dialog = dialog
         accepted = await dialog_result(dialog)
@@ -188,6 +188,20 @@ class ConflictActions(QObject):
             return None
         return export.content_free(doc) if free else doc
 
+    def file_name(self, free: bool) -> str:
+        """A name to save the shown trail or burst under: what it is about, and its id (a
+        content-free export names neither topic nor text)."""
+        trail, detail, _burst = self.shown()
+        if trail is not None:
+            kind, ident = "conflict", trail["conflict"]["id"]
+            f = trail["facts"]["b"] if trail["facts"]["b"].get("exists") else trail["facts"]["a"]
+        else:
+            kind, ident = "burst", (detail or {}).get("winner", {}).get("id", "")
+            f = (detail or {}).get("winner", {})
+        topic = re.sub(r"[^a-z0-9]+", "-", str(f.get("topic") or "").lower()).strip("-")[:40]
+        parts = [kind, *([topic] if topic and not free else []), ident[:8], *(["content-free"] if free else [])]
+        return "-".join(p for p in parts if p) + ".md"
+
     def text(self, fmt: str, free: bool = False) -> str | None:
         doc = self.document(free)
         if doc is None:
@@ -210,6 +224,10 @@ class ConflictActions(QObject):
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setNameFilters(["Markdown (*.md)", "JSON (*.json)"])
         dialog.setDefaultSuffix("md")
+        folder = settings.store().value("export/folder", "") or QStandardPaths.writableLocation(
+            QStandardPaths.StandardLocation.DocumentsLocation)
+        dialog.setDirectory(str(folder))
+        dialog.selectFile(self.file_name(free))
         self.dialog = dialog
         accepted = await dialog_result(dialog)
         files = dialog.selectedFiles()
@@ -229,5 +247,6 @@ class ConflictActions(QObject):
             if self.session is not None:
                 self.session.status.emit(f"Could not save {path.name}: {exc.strerror or exc}")
             return
+        settings.store().setValue("export/folder", str(path.parent))  # where the next export is offered
         if self.session is not None:
             self.session.status.emit(f"Saved {path.name}.")

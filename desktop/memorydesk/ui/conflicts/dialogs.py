@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
+    QHeaderView,
     QLabel,
     QTableWidget,
     QTableWidgetItem,
@@ -97,7 +98,7 @@ class BurstReviewDialog(QDialog):
                 cell.setToolTip(str(text)[:2000])
                 self.table.setItem(r, col, cell)
         self.table.resizeColumnsToContents()
-        self.table.setColumnWidth(2, 420)
+        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)  # the text
         self.table.itemChanged.connect(lambda _i: self._count())
         self.reason, self.problem = reason_fields()
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)

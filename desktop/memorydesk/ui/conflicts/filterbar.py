@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 
-from PySide6.QtCore import QDate, QTimer, Signal
+from PySide6.QtCore import QDate, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QDateEdit,
     QGridLayout,
@@ -36,6 +36,7 @@ class ConflictFilterBar(QWidget):
                                     ("Cross-agent", "cross_agent")])
         self.state = combo("state", list(STATES))
         self.domain = combo("domain", [("All domains", None)], 12)
+        self.domain.view().setTextElideMode(Qt.TextElideMode.ElideMiddle)  # repo:<slug>/x keeps both ends
         self.agent = combo("agent", [("Any agent", None)], 9)
         self.time = combo("time", list(TIMES))
         today = QDate.currentDate()
@@ -130,6 +131,7 @@ class ConflictFilterBar(QWidget):
                 box.removeItem(1)
             for label, value in items:
                 box.addItem(label, value)
+                box.setItemData(box.count() - 1, label, Qt.ItemDataRole.ToolTipRole)  # the whole name
             found = box.findData(current) if current is not None else 0
             box.setCurrentIndex(max(found, 0))
             box.blockSignals(False)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QApplication, QStyle
 
 from memorydesk.browse.bursts import BurstRow
 from memorydesk.browse.conflicts import ConflictLine, FactBrief
+from memorydesk.ui.delegates import PARTS_ROLE
 from memorydesk.ui.rows_model import RowsModel
 from memorydesk.ui.text import one_line, when
 from memorydesk.ui.windowed import Windowed
@@ -153,6 +154,8 @@ class ConflictListModel(Windowed, QAbstractTableModel):
             return self._tooltip(line, name)
         if role == Qt.ItemDataRole.UserRole:
             return line.id
+        if role == PARTS_ROLE and name == "topic" and (line.a.exists or line.b.exists):
+            return (line.domain, one_line(line.topic, 200))
         side = line.a if name == "a" else line.b if name == "b" else None
         if side is not None and not side.exists:
             if role == Qt.ItemDataRole.ForegroundRole:
@@ -200,6 +203,8 @@ class ConflictListModel(Windowed, QAbstractTableModel):
             role = "the recorded winner" if line.recorded_winner == f.id else (
                 "the loser" if line.recorded_winner else "one side of an open disagreement")
             return f"{f.id} — {role}, now {f.state}\n{f.head}"
+        if name == "topic" and (line.a.exists or line.b.exists):
+            return f"{line.domain} / {line.topic}"
         if name in ("when", "count"):
             if line.count > 1:
                 return f"Flagged {line.count} times, first {when(line.first_at)}, last {when(line.last_at)}"

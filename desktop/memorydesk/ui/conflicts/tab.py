@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
     QMenu,
-    QSplitter,
     QTableView,
     QTabWidget,
     QToolBar,
@@ -42,9 +41,10 @@ from memorydesk.ui.conflicts.actions import ConflictActions
 from memorydesk.ui.conflicts.filterbar import ConflictFilterBar
 from memorydesk.ui.conflicts.model import NAMES, BurstModel, ConflictListModel
 from memorydesk.ui.conflicts.trail import TrailView
-from memorydesk.ui.delegates import BidiDelegate
+from memorydesk.ui.delegates import BidiDelegate, DomainDelegate
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.tab import DeskTab
+from memorydesk.ui.splitter import GripSplitter
 from memorydesk.ui.windowed import WINDOW
 
 WIDTHS = {"type": 100, "state": 150, "topic": 200, "a": 260, "b": 260, "agents": 130, "when": 120, "count": 44}
@@ -90,6 +90,7 @@ class ConflictsTab(DeskTab):
         self.view = _table("conflicts-view")
         self.view.setModel(self.model)
         self.columns = ColumnFitter(self.view, NAMES, WIDTHS, FLEXIBLE, STEP_OUT)
+        self.view.setItemDelegateForColumn(NAMES.index("topic"), DomainDelegate(self.view))
         self.view.selectionModel().selectionChanged.connect(lambda *_a: self._selection_changed())
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._menu)
@@ -134,13 +135,17 @@ class ConflictsTab(DeskTab):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(bar)
         lay.addWidget(self.trail, 1)
-        self.split = QSplitter(Qt.Orientation.Vertical)
+        self.split = GripSplitter(Qt.Orientation.Vertical)
         self.split.setObjectName("conflicts-split")
         self.split.addWidget(self.pages)
         self.split.addWidget(below)
-        self.split.setStretchFactor(0, 2)
-        self.split.setStretchFactor(1, 3)
-        self.split.setSizes([220, 460])
+        self.split.setStretchFactor(0, 1)
+        self.split.setStretchFactor(1, 1)
+        self.split.setChildrenCollapsible(False)
+        rows = self.view.verticalHeader().defaultSectionSize()
+        self.pages.setMinimumHeight(rows * 6)
+        below.setMinimumHeight(160)
+        self.split.setSizes([rows * 14 + 60, 360])  # about 14 lines of the list, the trail below
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.filters)
@@ -288,9 +293,22 @@ class ConflictsTab(DeskTab):
             self._select_first = False
             self.select_row(0)
         elif not self.view.selectionModel().hasSelection() and self.pages.currentIndex() == LIST_PAGE \
-                and self.trail.trail is not None and self.trail.trail["conflict"]["id"] != self._trail_for:
-            self.trail.show_nothing()
+                and self.trail.trail is not None:
+            self._keep_or_clear_trail(complete)
         self.acts.update()
+
+    def _keep_or_clear_trail(self, complete: bool) -> None:
+        """After the list was read again (a filter changed): the conflict whose trail is shown
+        is selected again when the list still holds it, and its trail cleared once the whole
+        list is known without it (a trail of a conflict that is not listed would mislead)."""
+        keys = [r["key"] for r in self.trail.trail["conflict"]["rows"]]
+        row = next((r for r in map(self.model.row_of_key, keys) if r is not None), None)
+        if row is not None:
+            self._trail_for = self.trail.trail["conflict"]["id"]
+            self.select_row(row, scroll=False)
+        elif complete:
+            self._trail_for = None
+            self.trail.show_nothing()
 
     def _fetch_window(self, keys: Any, deliver: Any) -> None:
         keys = list(keys)

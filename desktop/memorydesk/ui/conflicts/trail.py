@@ -97,17 +97,21 @@ def _text_cell(f: dict[str, Any], body: str) -> str:
     return f"<td valign=top>{body}</td>"
 
 
-def _state(f: dict[str, Any]) -> str:
+def _state(f: dict[str, Any], missing: frozenset[str] = frozenset()) -> str:
     if not f.get("exists"):
         return f"<b style='color:#c0392b'>{esc(f.get('state'))}</b>"
     state, by = f["state"], f.get("superseded_by")
     if state == "superseded" and by:
-        return f"superseded by {fact_link(by)}" if ":" not in by else f"superseded (<code>{esc(by)}</code>)"
+        if ":" in by:
+            return f"superseded (<code>{esc(by)}</code>)"
+        return f"superseded by {fact_link(by, exists=by not in missing)}" + (" (no longer in the file)"
+                                                                              if by in missing else "")
     return f"<b>{esc(state)}</b>" if state == "active" else esc(state)
 
 
-def provenance(f: dict[str, Any]) -> str:
-    """Who wrote the fact, how sure, when: three short lines under its text."""
+def provenance(f: dict[str, Any], missing: frozenset[str] = frozenset()) -> str:
+    """Who wrote the fact, how sure, when: three short lines under its text (``missing``: ids
+    known to be gone, shown without a link)."""
     if not f.get("exists"):
         return f"<small>id <code>{esc(f['id'])}</code> · {_state(f)}</small>"
     name = f.get("agent_name") or (short(f.get("agent_id")) + "…" if f.get("agent_id") else "no agent")
@@ -122,11 +126,22 @@ def provenance(f: dict[str, Any]) -> str:
     emb = f.get("embedding_bytes")
     embedding = "no embedding" if emb is None else (
         "embedding" if emb == 1536 else f"embedding of {emb} bytes (malformed)")
-    return (f"<small>{_state(f)} · by <b>{esc(name)}</b>{gone} ({esc(role)}) · {esc(f['domain'])} / "
+    return (f"<small>{_state(f, missing)} · by <b>{esc(name)}</b>{gone} ({esc(role)}) · {esc(f['domain'])} / "
             f"{esc(f['topic'])}<br>veracity {veracity} (weight {f['weight']:g}) · confidence {f['confidence']:.4g} · "
             f"mentions {esc(f.get('mention_count'))} · recalls {esc(f.get('recall_count'))}<br>"
             f"created {esc(when(f.get('created_at')))} · updated {esc(when(f.get('updated_at')))} · {sources} · "
             f"{embedding} · id <code>{esc(f['id'])}</code></small>")
+
+
+def strength(value: float, other: float) -> str:
+    """A strength with 3 decimals, or as many more as it takes to tell it from the other side's
+    (0.9 × 0.8 is 0.72 to a person, not the float 0.7200000000000001; two strengths that differ
+    only in the 6th decimal show that decimal)."""
+    for digits in range(3, 18):
+        text, theirs = f"{value:.{digits}f}", f"{other:.{digits}f}"
+        if value == other or text != theirs:
+            return text
+    return num(value)
 
 
 def _decision(t: dict[str, Any]) -> str:
@@ -136,9 +151,10 @@ def _decision(t: dict[str, Any]) -> str:
     rows = []
     for name, key in (("A", "a"), ("B", "b")):
         s = d[key]
+        other = d["b" if key == "a" else "a"]["strength"]
         won = d["rule_winner"] == c[f"fact_{key}"]
         rows.append(f"<tr><td><b>{name}</b></td><td>{num(s['confidence'])}</td><td>× {num(s['weight'])}</td>"
-                    f"<td>({esc(s['veracity_read_as'])})</td><td>= <b>{num(s['strength'])}</b></td>"
+                    f"<td>({esc(s['veracity_read_as'])})</td><td>= <b>{strength(s['strength'], other)}</b></td>"
                     f"<td>{'← the rule keeps it' if won else ''}</td></tr>")
     side = "A" if d["rule_winner"] == c["fact_a"] else "B"
     verdict = (f"Equal strengths: the newer fact ({'A' if d['newer'] == c['fact_a'] else 'B'}) wins."
@@ -157,13 +173,17 @@ def _decision(t: dict[str, Any]) -> str:
     return "".join(out)
 
 
-def _chain(name: str, f: dict[str, Any], chain: dict[str, Any], names: dict[str, str]) -> str:
+def _chain(name: str, f: dict[str, Any], chain: dict[str, Any], names: dict[str, str],
+           missing: frozenset[str] = frozenset()) -> str:
     """One fact's chain: what it replaced (earlier versions), then each step forward to the
-    version in force, each with when and who. ``names`` labels the conflict's two facts A and B."""
+    version in force, each with when and who. ``names`` labels the conflict's two facts A and B;
+    ``missing`` ids are gone from the file (no link)."""
+    gone = missing | {n["id"] for n in chain.get("newer", []) if n.get("state") in ("missing", "purged")}
+
     def label(fact_id: str, exists: bool = True) -> str:
         if ":" in fact_id:
             return f"<code>{esc(fact_id)}</code>"
-        return fact_link(fact_id, names.get(fact_id), exists)
+        return fact_link(fact_id, names.get(fact_id), exists and fact_id not in gone)
 
     head = f"<p><b>{name}</b> — now <b>{esc(f.get('state'))}</b>"
     older = chain.get("older", [])
@@ -192,13 +212,54 @@ def _chain(name: str, f: dict[str, Any], chain: dict[str, Any], names: dict[str,
     return "".join(parts)
 
 
+def _now(f: dict[str, Any], other: dict[str, Any], other_name: str) -> str:
+    """What is true of a fact now, in a few words."""
+    if not f.get("exists"):
+        return "no longer in the file" if f.get("state") != "purged" else "purged"
+    by = f.get("superseded_by")
+    if by is None:
+        return "active"
+    if by == other.get("id"):
+        return f"superseded by {other_name}"
+    return "deleted" if f.get("state") == "deleted" else f"superseded by {short(by)}…" if ":" not in by else \
+        f"set aside ({by})"
+
+
+def _side_label(name: str, f: dict[str, Any], c: dict[str, Any], other: dict[str, Any]) -> str:
+    """The column head of a resolved contradiction's fact: what the product decided, and
+    what is true now when that has changed (a restore, a later edit, a delete)."""
+    other_name = "B" if name == "A" else "A"
+    won = c.get("recorded_winner") == f.get("id")
+    now = _now(f, other, other_name)
+    if won:
+        return f"{name} — won" if now == "active" else f"{name} — won; now {now}"
+    if now == f"superseded by {other_name}":
+        return f"{name} — lost, superseded by {other_name}"
+    if now == "active":
+        return f"{name} — lost, now active again"
+    return f"{name} — lost; now {now}"
+
+
+def _restore_note(t: dict[str, Any]) -> str:
+    r = t.get("restore") or {}
+    if not r.get("says"):
+        return ""
+    if r.get("possible"):
+        return f"<h4>Restore Loser (Ctrl+R) will</h4><p style='{OPEN}'>{esc(r['says'])}</p>"
+    return f"<p><small>Restore Loser: {esc(r['says'])}</small></p>"
+
+
 def trail_html(t: dict[str, Any], burst: str | None = None) -> str:
     c, a, b = t["conflict"], t["facts"]["a"], t["facts"]["b"]
     resolved = c.get("recorded_winner") is not None
     kind = "Cross-agent disagreement" if c["type"] == "cross_agent" else c["type"].capitalize()
     where = f"{b['domain']} / {b['topic']}" if b.get("exists") else (
         f"{a['domain']} / {a['topic']}" if a.get("exists") else "facts missing")
-    head = [f"<h3 style='margin-bottom:2px'>{esc(kind)} · {esc(c['state'])} · {esc(where)}</h3>",
+    reviews = t.get("reviews", [])
+    state = c["state"]  # the product's, then the latest decision in the desk (as the list says it)
+    if reviews and state != "reviewed":
+        state += " · " + DECISIONS.get(reviews[-1]["decision"], reviews[-1]["decision"])
+    head = [f"<h3 style='margin-bottom:2px'>{esc(kind)} · {esc(state)} · {esc(where)}</h3>",
             f"<p style='margin-top:0'>Conflict <code>{esc(c['id'])}</code> · recorded {esc(when(c['created_at']))}"]
     if c.get("resolved_at"):
         head.append(f" · resolved {esc(when(c['resolved_at']))}")
@@ -212,18 +273,18 @@ def trail_html(t: dict[str, Any], burst: str | None = None) -> str:
         head.append(f"<p style='{OK}'>{esc(DECISIONS.get(r['decision'], r['decision']))} by <b>{esc(r['actor'])}"
                     f"</b> on {esc(when(r['at']))}" + (f": “{esc(r['reason'])}”" if r.get("reason") else "")
                     + "</p>")
-    la = "A — lost, superseded by B" if resolved else "A"
-    lb = "B — won" if resolved else "B"
+    la, lb = (_side_label("A", a, c, b), _side_label("B", b, c, a)) if resolved else ("A", "B")
     ca, cb = _content_cells(a, b)
+    gone = frozenset(x["id"] for x in (a, b) if not x.get("exists"))
     names = {a["id"]: "A", b["id"]: "B"}
     facts = ("<table width='100%' cellpadding=5 cellspacing=0 border=1 style='border-collapse: collapse'>"
              f"<tr><th width='50%' align=left>{la} · {fact_link(a['id'], exists=a.get('exists', False))}</th>"
              f"<th width='50%' align=left>{lb} · {fact_link(b['id'], exists=b.get('exists', False))}</th></tr>"
              f"<tr>{_text_cell(a, ca)}{_text_cell(b, cb)}</tr>"
-             f"<tr><td valign=top>{provenance(a)}</td><td valign=top>{provenance(b)}</td></tr></table>")
+             f"<tr><td valign=top>{provenance(a, gone)}</td><td valign=top>{provenance(b, gone)}</td></tr></table>")
     chains = ("<table width='100%' cellpadding=2 cellspacing=0><tr>"
-              f"<td width='50%' valign=top>{_chain('A', a, t['chains']['a'], names)}</td>"
-              f"<td width='50%' valign=top>{_chain('B', b, t['chains']['b'], names)}</td></tr></table>")
+              f"<td width='50%' valign=top>{_chain('A', a, t['chains']['a'], names, gone)}</td>"
+              f"<td width='50%' valign=top>{_chain('B', b, t['chains']['b'], names, gone)}</td></tr></table>")
     people = "".join(f"<li>{esc(when(h['at']))} {esc(h['action'])} by <b>{esc(h['actor'])}</b>"
                      + (f" — “{esc(h['reason'])}”" if h.get("reason") else "")
                      + (" <i>(undone)</i>" if h.get("undone") else "") + "</li>" for h in t.get("history", []))
@@ -236,6 +297,7 @@ def trail_html(t: dict[str, Any], burst: str | None = None) -> str:
     return "".join([
         *head, facts,
         "<h4>The decision — the product's rule, recomputed on the facts as they are now</h4>", _decision(t),
+        _restore_note(t) if resolved else "",
         "<h4>What happened since</h4>", chains,
         "<h4>What people did in the desk</h4>", f"<ul>{people}</ul>" if people else "<p>Nothing yet.</p>",
         f"<h4>Related conflicts ({len(t.get('related', []))})</h4>",

@@ -1,5 +1,5 @@
 """The reviewer's actions on the selected facts: edit (a supersession), delete (soft),
-restore (undoes a delete), purge (erases content once the topic is typed).
+restore (a deleted or superseded fact is active again), purge (erases content once the topic is typed).
 
 There is no way to create a fact (memory is written by agents). Each action is a flow:
 read what it needs on the worker, ask the person, make one reviewer call through the
@@ -24,6 +24,9 @@ from memorydesk.ui.facts.dialogs import FactEditDialog, PurgeDialog
 from memorydesk.ui.operations import dialog_result
 from memorydesk.ui.prompts import confirm_async
 from memorydesk.ui.session import DeskSession
+
+
+RESTORABLE = frozenset({"deleted", "superseded"})
 
 
 class FactActions(QObject):
@@ -61,7 +64,7 @@ class FactActions(QObject):
         self.acts.update({
             self.edit: (len(facts) == 1 and "deleted" not in states, "Select one fact that is not deleted"),
             self.delete: (bool(facts) and states != {"deleted"}, "Select facts to delete"),
-            self.restore: ("deleted" in states, "Select deleted facts to restore them"),
+            self.restore: (bool(states & RESTORABLE), "Select deleted or superseded facts to restore them"),
             self.purge: (bool(facts), "Select facts to purge"),
         })
 
@@ -114,7 +117,7 @@ class FactActions(QObject):
             await self.session.write("deleting facts", lambda r: r.delete_facts(ids))
 
     async def restore_selected(self) -> None:
-        ids = [f.id for f in self.selected() if f.state() == "deleted"]
+        ids = [f.id for f in self.selected() if f.state() in RESTORABLE]  # whatever replaced them (memory.restore)
         if self.acts.allowed(self.restore) and ids and self.session is not None:
             await self.session.write("restoring facts", lambda r: r.restore_facts(ids))
 

@@ -2,9 +2,11 @@
 rows (back to the bare name's row or fail-open read), lock a domain down, fix a stored row.
 
 Each is a flow: check on the worker whether the change takes the last ``write`` from a
-domain that has active policies (then ask), ask before a change that spans several
-domains, make one reviewer call (one history row, undoable) with the reason typed in
-the side panel. There is no way to create a domain.
+domain that has active policies, confirm the change in a dialog that says so and asks why
+(an empty reason is refused in place), make one reviewer call (one history row, undoable)
+with that reason. The domains changed stay in view under a filter they no longer match
+(a lock-down under "Fail-open cells") until the filter is changed. There is no way to
+create a domain.
 """
 
 from __future__ import annotations
@@ -17,9 +19,8 @@ from PySide6.QtGui import QKeySequence
 from memorydesk.browse.grants import Plan, write_loss
 from memorydesk.core.grants import ROLES, Cell, Source
 from memorydesk.ui.actions import WriteActions
-from memorydesk.ui.grants.dialogs import FixRowDialog
+from memorydesk.ui.grants.dialogs import FixRowDialog, GrantChangeDialog
 from memorydesk.ui.operations import dialog_result
-from memorydesk.ui.prompts import confirm_async
 
 if TYPE_CHECKING:
     from memorydesk.ui.grants.tab import GrantsTab
@@ -76,20 +77,25 @@ class GrantActions(QObject):
             self.session.status.emit(f"Nothing to change: the selected cells already read {permission} from one row.")
             return
         pairs = tuple((c.role.value, c.domain) for c in todo)
-        if not await self._ask(Plan("set", pairs, permission), f"Set {len(todo):,} cells to {permission}",
-                               len({c.domain for c in todo})):
-            return
-        await self._write(f"setting grants to {permission}", lambda r, reason: r.set_grants(pairs, permission, reason))
+        what = (f"Set {todo[0].role.value} on {todo[0].domain} to {permission}" if len(todo) == 1
+                else f"Set {len(todo):,} cells of {todo[0].domain} to {permission}" if len(_domains(todo)) == 1
+                else f"Set {len(todo):,} cells to {permission}")
+        reason = await self._ask(Plan("set", pairs, permission), what, _domains(todo), granting=permission == "write")
+        if reason is not None:
+            await self._write(f"setting grants to {permission}", _domains(todo),
+                              lambda r: r.set_grants(pairs, permission, reason))
 
     async def remove_cells(self) -> None:
         cells = [c for c in self.tab.selected_cells() if _has_own_row(c)]
         if not self.acts.allowed(self.remove) or not cells or self.session is None:
             return
         pairs = tuple((c.role.value, c.domain) for c in cells)
-        if not await self._ask(Plan("remove", pairs), f"Remove the rows of {len(cells):,} cells",
-                               len({c.domain for c in cells})):
-            return
-        await self._write("removing grant rows", lambda r, reason: r.remove_grants(pairs, reason))
+        what = (f"Remove the row of {cells[0].role.value} on {cells[0].domain}" if len(cells) == 1
+                else f"Remove the rows of {len(cells):,} cells of {cells[0].domain}" if len(_domains(cells)) == 1
+                else f"Remove the rows of {len(cells):,} cells")
+        reason = await self._ask(Plan("remove", pairs), what, _domains(cells), removing=True)
+        if reason is not None:
+            await self._write("removing grant rows", _domains(cells), lambda r: r.remove_grants(pairs, reason))
 
     async def lock_down(self) -> None:
         domains = list(dict.fromkeys(c.domain for c in self.tab.selected_cells()))
@@ -97,16 +103,15 @@ class GrantActions(QObject):
             return
         pairs = tuple((r.value, d) for d in domains for r in ROLES)
         where = domains[0] if len(domains) == 1 else f"{len(domains):,} domains"
-        if not await self._ask(Plan("set", pairs, "none"), f"Lock down {where} (none for all nine roles)",
-                               len(domains), always=True):
-            return
-        await self._write("locking the domain down", lambda r, reason: r.lock_down(domains, reason))
+        reason = await self._ask(Plan("set", pairs, "none"), f"Lock down {where} (none for all nine roles)", domains)
+        if reason is not None:
+            await self._write("locking the domain down", domains, lambda r: r.lock_down(domains, reason))
 
     async def fix_row(self) -> None:
         cell = self.tab.current_cell()
         if not self.acts.allowed(self.fix) or cell is None or not cell.rows or self.session is None:
             return
-        dialog = FixRowDialog(cell, self.tab.panel.reason.text().strip(), self.tab)
+        dialog = FixRowDialog(cell, self.tab)
         self.dialog = dialog
         accepted = await dialog_result(dialog)
         v = dialog.values()
@@ -116,43 +121,61 @@ class GrantActions(QObject):
             return
         plan = Plan("remove_row" if v["remove"] else "fix", domain=v["domain"], agent_role=v["agent_role"],
                     new_role=None if v["remove"] else v["role"], permission=None if v["remove"] else v["permission"])
-        if not await self._ask(plan, "", 1):
+        reason = await self._ask(plan, "", [v["domain"]], reason=v["reason"])
+        if reason is None:
             return
-        self.tab.panel.reason.setText(v["reason"])
         if v["remove"]:
-            await self._write("removing the grant row", lambda r, reason: r.remove_grant_row(
+            await self._write("removing the grant row", [v["domain"]], lambda r: r.remove_grant_row(
                 v["domain"], v["agent_role"], reason))
         else:
-            await self._write("fixing the grant row", lambda r, reason: r.fix_grant_row(
+            await self._write("fixing the grant row", [v["domain"]], lambda r: r.fix_grant_row(
                 v["domain"], v["agent_role"], role=v["role"], permission=v["permission"], reason=reason))
 
     # --- helpers ------------------------------------------------------------------------
 
-    async def _ask(self, plan: Plan, what: str, domains: int, always: bool = False) -> bool:
-        """True to go ahead: asks when the last write of a domain with active policies would
-        go, when the change spans several domains, or ``always``."""
+    async def _ask(self, plan: Plan, what: str, domains: list[str], *, reason: str | None = None,
+                   removing: bool = False, granting: bool = False) -> str | None:
+        """The reason to go ahead with, or None: the dialog says what the change does (and when
+        it takes the last write from a domain with active policies) and asks why. A change whose
+        reason was given in its own dialog (a row fixed) is asked again only for the last write."""
         assert self.session is not None
         lost = await self.session.read(lambda ws: write_loss(ws, plan), label="checking who can still write")
-        if not lost and domains <= 1 and not always:
-            return True
+        if reason and not lost:
+            return reason
         lines = []
         if lost:
             named = ", ".join(f"{d} ({n} active polic{'y' if n == 1 else 'ies'})" for d, n in lost[:8])
             more = f" and {len(lost) - 8} more" if len(lost) > 8 else ""
             lines.append(f"After this change no role can promote facts to policies in {named}{more}. The "
                          "existing policies stay active; agents' new policies there will be refused.")
-        lines.append("Reads are not affected: the product enforces only write. Undo takes it back.")
+        if removing:
+            lines.append("A cell without a row of its own reads its bare name's row, or read (fail-open).")
+        if len(domains) > 1:
+            lines.append(f"This changes {len(domains):,} domains at once; one Edit ▸ Undo takes it all back.")
+        if granting:
+            lines.append("Agents acting as these roles can then promote facts to policies (propose_policy) "
+                         "there; reads and fact writes never needed a grant. Edit ▸ Undo takes it back.")
+        else:
+            lines.append("Reads are not affected: the product enforces only write. Edit ▸ Undo takes it back.")
         title = "Remove the last write?" if lost else "Change grants"
         text = (what + "?") if what else "Change this grant row?"
         if lost and not what:
             text = "This takes away the last write."
-        self.dialog, answer = confirm_async(self.tab, title, text, yes_text="Change", informative="\n\n".join(lines))
-        confirmed = await answer
+        dialog = GrantChangeDialog(title, text, lines, self.tab)
+        if reason:
+            dialog.reason.setText(reason)
+        self.dialog = dialog
+        accepted = await dialog_result(dialog)
+        given = dialog.values()["reason"]
+        dialog.deleteLater()
         self.dialog = None
-        return bool(confirmed)
+        return given if accepted and given else None
 
-    async def _write(self, label: str, call) -> None:
+    async def _write(self, label: str, domains: list[str], call) -> None:
         assert self.session is not None
-        reason = self.tab.panel.reason.text().strip()
-        await self.session.write(label, lambda r: call(r, reason))
-        self.tab.panel.reason.clear()
+        self.tab.keep_in_view(domains)
+        await self.session.write(label, call)
+
+
+def _domains(cells: list[Cell]) -> list[str]:
+    return list(dict.fromkeys(c.domain for c in cells))

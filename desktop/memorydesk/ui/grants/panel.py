@@ -1,5 +1,6 @@
 """The Grants tab's side panel: what the selected cell or domain means, the per-agent view
-("what can this agent write?"), the edit buttons and the reason kept in the history."""
+("what can this agent write?") and the edit buttons (each change asks for its reason in the
+dialog that confirms it)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QGridLayout,
     QLabel,
-    QLineEdit,
     QSizePolicy,
     QTextBrowser,
     QToolButton,
@@ -41,9 +41,6 @@ class GrantPanel(QWidget):
         self.explain.setObjectName("grants-explain")
         self.explain.setOpenLinks(False)
         self.explain.setHtml(INTRO)
-        self.reason = QLineEdit()
-        self.reason.setObjectName("reason")
-        self.reason.setPlaceholderText("Why (kept in the history with the next change)")
         self.buttons = QGridLayout()
         self.buttons.setContentsMargins(0, 0, 0, 0)
         self.buttons.setSpacing(4)
@@ -55,7 +52,6 @@ class GrantPanel(QWidget):
         layout.addWidget(self.explain, 1)
         layout.addWidget(caption)
         layout.addLayout(self.buttons)
-        layout.addWidget(self.reason)
 
     def add_buttons(self, actions: list[QAction], columns: int = 2) -> None:
         for k, action in enumerate(actions):

@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QSplitter,
     QTableView,
     QToolBar,
     QVBoxLayout,
@@ -44,6 +43,7 @@ from memorydesk.ui.grants.paint import CellDelegate, Legend
 from memorydesk.ui.grants.panel import GrantPanel
 from memorydesk.ui.grants.selection import MatrixSelection
 from memorydesk.ui.session import Change, DeskSession
+from memorydesk.ui.splitter import GripSplitter
 from memorydesk.ui.tab import DeskTab
 
 LEGEND = ((Permission.WRITE, Source.EXACT, "write"), (Permission.READ, Source.EXACT, "read"),
@@ -81,6 +81,8 @@ class GrantsTab(MatrixSelection, DeskTab):
         self._pending_target: dict[str, Any] | None = None
         self._shot_pending = False
         self._choosing_agent = False
+        self.kept: set[str] = set()  # domains edited here, shown whatever the filter (keep_in_view)
+        self._kept_shown = 0
         self.model = GrantMatrixModel(self)
         self.view = QTableView()
         self.view.setObjectName("grants-view")
@@ -145,7 +147,7 @@ class GrantsTab(MatrixSelection, DeskTab):
         lay.addWidget(self.view, 1)
         lay.addWidget(self.summary)
         self.panel.setMinimumWidth(240)
-        self.split = QSplitter(Qt.Orientation.Horizontal)
+        self.split = GripSplitter(Qt.Orientation.Horizontal)
         self.split.setObjectName("grants-split")
         self.split.addWidget(left)
         self.split.addWidget(self.panel)
@@ -169,7 +171,7 @@ class GrantsTab(MatrixSelection, DeskTab):
 
     def resizeEvent(self, event: Any) -> None:
         super().resizeEvent(event)
-        if not self._split_by_person:  # the panel gets about a third, within reason
+        if not (self._split_by_person or self.split.property("placed_by_person")):  # a third, within reason
             panel = max(250, min(520, int(self.width() * 0.3)))
             self.split.setSizes([max(self.width() - panel, 300), panel])
         self._fit_header()
@@ -283,13 +285,21 @@ class GrantsTab(MatrixSelection, DeskTab):
         if matrix is not self.matrix:
             return
         self.resolved = True
-        if self.show_mode.currentData() != self.model.mode:
-            self.apply_filter()
+        if self.show_mode.currentData() != self.model.mode:  # a filter that waited for every cell
+            self._show(self._selected_positions(), self._current_position())
         self._summarize()
 
     def apply_filter(self) -> None:
+        """A person changed the filter: show what it matches (domains kept in view after an edit
+        give way)."""
+        self.kept = set()
         if self.matrix is not None:
             self._show(self._selected_positions(), self._current_position())
+
+    def keep_in_view(self, domains: list[str]) -> None:
+        """Domains just changed stay listed, under a filter they may no longer match (a lock-down
+        while "Fail-open cells" are shown), until the filter is changed."""
+        self.kept |= set(domains)
 
     def _show(self, keep: list[tuple[str, int]], current: tuple[str, int] | None) -> None:
         matrix = self.matrix
@@ -299,6 +309,10 @@ class GrantsTab(MatrixSelection, DeskTab):
         if mode != "all" and not matrix.is_complete:
             mode = self.model.mode if self.model.matrix is matrix else "all"  # applied once all cells are resolved
         shown = matrix.rows_shown(mode, self.search.text())
+        extra = {i for d in self.kept if (i := matrix.row_of(d)) is not None} - set(shown) if self.kept else set()
+        if extra:
+            shown = sorted(set(shown) | extra)
+        self._kept_shown = len(extra)
         swapped = self.model.set_matrix(matrix, shown, mode)
         self._fit_header()
         if not swapped:
@@ -311,6 +325,8 @@ class GrantsTab(MatrixSelection, DeskTab):
         if matrix is None:
             return
         text = f"{self.model.rowCount():,} of {len(matrix.domains):,} domains"
+        if self._kept_shown:
+            text += f" (with {self._kept_shown:,} you changed, kept in view until the filter changes)"
         if matrix.is_complete:
             counts = matrix.counts()
             text += (f" · {counts['fail_open']:,} fail-open · {counts['ambiguous']:,} ambiguous · "

@@ -30,6 +30,7 @@ from memorydesk.core.health_arrays import from_us
 from memorydesk.lineage import runs as run_tables
 from memorydesk.lineage import timeline
 from memorydesk.lineage.canary import run_gate_apart
+from memorydesk.lineage.receipt_files import export_file
 from memorydesk.lineage.receipt_import import import_file
 from memorydesk.lineage.run_detail import read_detail
 from memorydesk.lineage.runs import RunTable
@@ -346,12 +347,12 @@ class LineageTab(DeskTab):
     # -- writing: import and canary ---------------------------------------------------------------
 
     async def import_receipts(self, path: str | None = None) -> None:
-        """File ▸ Import receipts…: a JSON Lines file, all or nothing, with progress."""
+        """File ▸ Import receipts…: a JSON Lines or OTLP/JSON file, all or nothing, with progress."""
         if not self.acts.allowed(self.act_import) or self.session is None:
             return
         if path is None:
             path, _filter = QFileDialog.getOpenFileName(self, "Import receipts", "",
-                                                        "JSON Lines (*.jsonl *.ndjson *.json);;All files (*)")
+                                                        "Receipts: JSON Lines or OTLP/JSON (*.jsonl *.ndjson *.json);;All files (*)")
             if not path:
                 return
 
@@ -360,6 +361,27 @@ class LineageTab(DeskTab):
 
         result = await self.session.job(f"Importing {Path(path).name}", work, kinds=RECEIPT_KINDS)
         self.session.status.emit(result.message())
+
+    async def export_receipts(self, path: str | None = None, fmt: str | None = None) -> None:
+        """File ▸ Export Receipts…: every stored receipt as OTLP/JSON (for OpenTelemetry) or JSON Lines."""
+        if self.session is None:
+            return
+        if path is None:
+            otlp, jsonl = "OTLP/JSON, for OpenTelemetry (*.json)", "JSON Lines (*.jsonl)"
+            path, chosen = QFileDialog.getSaveFileName(self, "Export receipts", "receipts.otlp.json",
+                                                       f"{otlp};;{jsonl}")
+            if not path:
+                return
+            fmt = "jsonl" if chosen == jsonl else "otlp-json"
+        fmt = fmt or ("jsonl" if path.endswith((".jsonl", ".ndjson")) else "otlp-json")
+
+        def work(ws, job):
+            job.report(0, 1, f"writing {Path(path).name}")
+            return export_file(ws, path, fmt)
+
+        count = await self.session.job(f"Exporting {Path(path).name}", work)
+        self.session.status.emit(f"Exported {count:,} receipts to {Path(path).name} "
+                                 f"({'OTLP/JSON' if fmt == 'otlp-json' else 'JSON Lines'}).")
 
     async def run_canary(self) -> None:
         """Tools ▸ Run canary…: the gate with its progress and a result per check."""

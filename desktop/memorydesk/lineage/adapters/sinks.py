@@ -1,0 +1,99 @@
+"""Where the MemoryOS adapter writes its receipts: a JSON Lines file, or OpenTelemetry.
+
+:class:`JsonlSink` is stdlib only. Every receipt is one line appended to the file, and the
+file is flushed and fsynced before the boundary's call returns (``sync_every=1``, the
+default), so a process killed right after a boundary still leaves that boundary's receipt.
+``sync_every=N`` fsyncs once every N receipts instead (at most N-1 are lost to a crash of
+the machine — not of the process: every line is written to the file at once). The desk
+ingests the file (``memory-desk lineage ingest``) or reads it whole any time.
+
+:class:`OtelSink` sends each receipt as an OpenTelemetry span (``memory.lineage.*``
+attributes, the span's time the receipt's) through the SDK's OTLP/HTTP exporter — to a
+Collector, or straight to ``memory-desk lineage serve``. It needs the ``otlp`` extra, and
+imports it only when made.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any, Protocol
+
+from memorydesk.core.receipts import Receipt
+from memorydesk.lineage.jsonl import receipt_to_line
+
+__all__ = ["JsonlSink", "OtelSink", "Sink"]
+
+
+class Sink(Protocol):
+    def write(self, receipt: Receipt) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class JsonlSink:
+    """Receipts appended to a JSON Lines file, fsynced every ``sync_every`` receipts."""
+
+    def __init__(self, path: str | os.PathLike[str], sync_every: int = 1) -> None:
+        if sync_every < 1:
+            raise ValueError("sync_every must be at least 1")
+        self.path = os.fspath(path)
+        self.sync_every = sync_every
+        self._lock = threading.Lock()
+        self._unsynced = 0
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+
+    def write(self, receipt: Receipt) -> None:
+        data = (receipt_to_line(receipt) + "\n").encode("utf-8")
+        with self._lock:
+            os.write(self._fd, data)  # one write of one line: O_APPEND keeps lines whole
+            self._unsynced += 1
+            if self._unsynced >= self.sync_every:
+                os.fsync(self._fd)
+                self._unsynced = 0
+
+    def close(self) -> None:
+        with self._lock:
+            if self._fd >= 0:
+                os.fsync(self._fd)
+                os.close(self._fd)
+                self._fd = -1
+
+
+class OtelSink:
+    """Receipts as OpenTelemetry spans over OTLP/HTTP (``endpoint``: ``http://host:4318/v1/traces``).
+
+    ``batch=False`` (default) exports each receipt before the boundary's call returns; with
+    ``batch=True`` the SDK's ``BatchSpanProcessor`` sends them in the background (bounded by its
+    queue; :meth:`close` flushes). ``exporter`` replaces the OTLP/HTTP exporter (any SDK
+    ``SpanExporter``).
+    """
+
+    def __init__(self, endpoint: str | None = None, *, batch: bool = False, exporter: Any = None,
+                 service_name: str = "memoryos") -> None:
+        try:
+            from opentelemetry.sdk.resources import Resource
+            from opentelemetry.sdk.trace import TracerProvider
+            from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
+        except ImportError:
+            raise RuntimeError("OtelSink needs the 'otlp' extra (pip install 'memory-desk[otlp]')") from None
+        if exporter is None:
+            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+            exporter = OTLPSpanExporter(endpoint=endpoint)
+        self._provider = TracerProvider(resource=Resource.create({"service.name": service_name}))
+        processor = BatchSpanProcessor(exporter) if batch else SimpleSpanProcessor(exporter)
+        self._provider.add_span_processor(processor)
+        self._tracer = self._provider.get_tracer("memorydesk.lineage.adapters")
+
+    def write(self, receipt: Receipt) -> None:
+        from memorydesk.lineage.otlp import receipt_attributes, time_nanos
+
+        at = time_nanos(receipt.at_utc)
+        span = self._tracer.start_span(f"{receipt.tier} {receipt.status}", start_time=at,
+                                       attributes=dict(receipt_attributes(receipt)))
+        span.end(end_time=at)
+
+    def close(self) -> None:
+        self._provider.force_flush()
+        self._provider.shutdown()
