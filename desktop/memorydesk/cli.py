@@ -1,4 +1,4 @@
-"""The ``memory-desk`` command (DESIGN.md section 7).
+"""The ``memory-desk`` command (the README, "The command line").
 
 Each subcommand lives in ``memorydesk.commands.<name>`` and exposes
 ``register(subparsers)``; the parser it adds sets ``func`` to a callable taking the

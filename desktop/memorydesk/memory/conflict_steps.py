@@ -36,7 +36,7 @@ def drop_review(conn: Connection, row: dict[str, Any] | None) -> None:
         raise StaleEdit(f"the review of conflict {row['conflict_id']} was removed since; nothing was changed")
 
 
-# -- restore the loser (DESIGN.md section 5) -----------------------------------------------------
+# -- restore the loser (docs/architecture.md, "What the desk does to memory") ------------------------------------------
 @dataclass(frozen=True)
 class RestoreLoser(ReviewerAction):
     """The loser of a resolved contradiction made active again, whatever happened to the winner

@@ -1,4 +1,5 @@
-"""Purge that keeps its word (DESIGN.md §5): the text leaves the file, its log and the backups.
+"""Purge that keeps its word (docs/architecture.md, "What the desk does to memory"): the text leaves the file, its log
+and the backups.
 
 A purge deletes the facts, their earlier versions, everything that quotes them and the
 history's copies of their text, in one transaction that also leaves a pending-erase

@@ -1,4 +1,4 @@
-"""The reviewer side: what people do to memory from the desk (DESIGN.md section 5).
+"""The reviewer side: what people do to memory from the desk (docs/architecture.md, "What the desk does to memory").
 
 Every method is one transaction that changes the rows and writes the history row
 together, and returns a ``ChangeResult`` saying what changed. Edits supersede

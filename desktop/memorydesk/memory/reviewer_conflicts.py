@@ -1,4 +1,5 @@
-"""What a person decides about conflicts (DESIGN.md section 5), as part of ``Reviewer``.
+"""What a person decides about conflicts (docs/architecture.md, "What the desk does to memory"), as part of
+``Reviewer``.
 
 - **restore the loser** of a resolved contradiction, whatever happened to the winner since
   (``memory.restore``): the loser becomes active again and the winner's version in force,

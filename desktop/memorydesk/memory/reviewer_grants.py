@@ -1,5 +1,5 @@
-"""The reviewer's grant edits (DESIGN.md §5): set cells, remove rows, lock a domain down,
-fix rows with unknown strings — each one transaction and one history row, undoable.
+"""The reviewer's grant edits (docs/architecture.md, "What the desk does to memory"): set cells, remove rows, lock a
+domain down, fix rows with unknown strings — each one transaction and one history row, undoable.
 
 A bulk edit (a whole domain row, a whole role column, any selection of cells) is one
 history row, so one Undo takes all of it back: a person who locked a domain down and

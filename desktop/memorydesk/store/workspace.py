@@ -1,4 +1,4 @@
-"""Opening a workspace file: create, adopt, migrate, or refuse (DESIGN.md section 2).
+"""Opening a workspace file: create, adopt, migrate, or refuse (docs/product-format.md, "What the desk adds").
 
 ``open_workspace`` is the only way the rest of the program gets a database. It
 never leaves a half-written file: a new file is built in one transaction (and
