@@ -9,7 +9,9 @@ import subprocess
 import sys
 import textwrap
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -39,8 +41,8 @@ def test_llm_down_reports_the_error_text_and_the_fallback_session(tmp_path: Path
     assert result.returncode == 1, result.stderr
     report = json.loads(result.stdout)
     assert list(report) == ["users", "assistants", "anomalies", "receipts", "imported"]
-    assert report["users"]["lena_d"] == {"stm": 5, "mtm_sessions": 8, "mtm_pages": 22, "lpm_knowledge": 4,
-                                         "profile": "error_text"}
+    assert report["users"]["lena_d"] == {"stm": 5, "stm_fill": {"entries": 5, "capacity": None}, "mtm_sessions": 8,
+                                         "mtm_pages": 22, "lpm_knowledge": 4, "profile": "error_text"}
     errors = sorted(f"{a['file']} {a['path']}" for a in report["anomalies"] if a["kind"] == "llm_error_text")
     assert errors == sorted([
         "users/lena_d/short_term.json [2].agent_response",
@@ -162,7 +164,8 @@ def test_watch_picks_up_a_rewritten_file_and_waits_out_a_partial_write(tmp_path:
         assert "waiting for a complete users/ana/short_term.json" in err.next()
         second = json.loads(out.next())
         assert second["users"]["ana"]["stm"] == 3 and second["imported"]["stm_items"] == 1
-        assert {k: v for k, v in second["imported"].items() if v} == {"stm_items": 1, "receipts": 1}
+        # the new QA's two receipts (held, waiting) and, for the two QAs still there, that they still wait
+        assert {k: v for k, v in second["imported"].items() if v} == {"stm_items": 1, "receipts": 2 + 2}
     finally:
         watcher.send_signal(signal.SIGINT)
         code = watcher.wait(timeout=30)
@@ -179,3 +182,50 @@ def test_watch_and_dry_run_do_not_combine(tmp_path: Path) -> None:
                  "--dry-run")
     assert result.returncode == 2 and "cannot be combined" in result.stderr
     assert not (tmp_path / "ws.db").exists()
+
+
+@pytest.mark.shared
+def test_the_crash_sample_with_its_capacity_names_where_the_lost_qa_lies(tmp_path: Path) -> None:
+    needs_samples()
+    truth = json.loads((SAMPLES / "crash_mid_migration" / "SCENARIO.json").read_text())
+    lost = truth["anomalies"][0]["lost_qa"]["timestamp"]
+    lost_utc = datetime.strptime(lost, "%Y-%m-%d %H:%M:%S").replace(tzinfo=ZoneInfo("Europe/Berlin")).astimezone(UTC)
+    result = run("import", "memoryos", str(SAMPLES / "crash_mid_migration" / "data"), str(tmp_path / "ws.db"),
+                 "--timezone", "Europe/Berlin", "--stm-capacity", "5", "--json")
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    [found] = [a for a in report["anomalies"] if a["kind"] == "interrupted_migration"]
+    assert found["user"] == "omar_c" and found["to_utc"].endswith("Z") and found["from_utc"].endswith("Z")
+    low, high = (datetime.strptime(found[k], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC) for k in ("from_utc", "to_utc"))
+    assert low < lost_utc < high
+    assert (found["from_local"], found["to_local"]) == ("2025-03-17 20:22:00", "2025-03-17 20:28:00")
+    assert report["users"]["omar_c"]["stm_fill"] == {"entries": 4, "capacity": 5}
+    text = run("import", "memoryos", str(SAMPLES / "crash_mid_migration" / "data"), str(tmp_path / "t.db"),
+               "--timezone", "Europe/Berlin", "--stm-capacity", "5")
+    assert "interrupted_migration  omar_c" in text.stdout and "reconcile" in text.stdout
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("sample", ["normal", "llm_down", "two_themes_duplicate_pages"])
+def test_the_other_samples_with_their_capacity_report_no_interrupted_migration(tmp_path: Path, sample: str) -> None:
+    needs_samples()
+    truth = json.loads((SAMPLES / sample / "SCENARIO.json").read_text())
+    capacity = truth["config"]["short_term_capacity"]
+    result = run("import", "memoryos", str(SAMPLES / sample / "data"), str(tmp_path / "ws.db"), "--timezone",
+                 truth["timezone"]["TZ"], "--stm-capacity", str(capacity), "--json")
+    report = json.loads(result.stdout)
+    assert not [a for a in report["anomalies"] if a["kind"] == "interrupted_migration"]
+    assert {u: v["stm_fill"]["capacity"] for u, v in report["users"].items()} == {u: capacity for u in report["users"]}
+
+
+@pytest.mark.shared
+def test_without_a_capacity_the_fill_is_only_said(tmp_path: Path) -> None:
+    needs_samples()
+    result = run("import", "memoryos", str(SAMPLES / "crash_mid_migration" / "data"), str(tmp_path / "ws.db"),
+                 "--timezone", "Europe/Berlin")
+    assert result.returncode == 0, result.stderr
+    assert "short-term memory holds 4 entries" in result.stdout and "--stm-capacity" in result.stdout
+    assert "no anomalies" in result.stdout
+    bad = run("import", "memoryos", str(SAMPLES / "crash_mid_migration" / "data"), str(tmp_path / "x.db"),
+              "--timezone", "Europe/Berlin", "--stm-capacity", "0")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and not (tmp_path / "x.db").exists()

@@ -144,3 +144,60 @@ def test_the_table_has_the_rows_the_command_prints(qtbot, open_window, sample_pa
            for r in range(dialog.model.rowCount())]
     assert got == want and "profile error_text" in dialog.summary.text()
     guihelp.wait_idle(qtbot, win)
+
+
+def test_a_capacity_lets_the_dialog_see_an_interrupted_migration(qtbot, open_window, sample_path: Path,
+                                                                 tmp_path: Path) -> None:
+    """STM below its capacity while MTM holds pages: the anomaly row names the interval."""
+    folder = MemoryOSDir(tmp_path / "crashed")
+    folder.short_term = [qa(3, "2025-05-01 10:10:00")]  # capacity 2: the QA between 10:00 and 10:10 was lost
+    folder.add_session(session("session_a", [page("page_1", qa(1, "2025-05-01 10:00:00"))], "2025-05-01 10:06:00"))
+    folder.write()
+    win = open_window(sample_path)
+    dialog = open_dialog(qtbot, win)
+    dialog.folder.setText(str(folder.root))
+    dialog.zone.setCurrentText("UTC")
+    assert dialog.stm_capacity is None and dialog.capacity.specialValueText() == "not given"
+    dialog.capacity.setValue(2)
+    qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.result is not None, timeout=20_000)
+    kinds = [dialog.model.data(dialog.model.index(r, 0)) for r in range(dialog.model.rowCount())]
+    assert kinds == ["interrupted_migration"]
+    detail = dialog.model.data(dialog.model.index(0, 4))
+    assert "2025-05-01 10:00:00" in detail and "2025-05-01 10:10:00" in detail
+    assert "holds 1 of 2" in dialog.summary.text()
+
+
+def test_the_dialog_remembers_the_last_folder_zone_and_capacity(qtbot, open_window, sample_path: Path,
+                                                                memoryos) -> None:
+    win = open_window(sample_path)
+    dialog = open_dialog(qtbot, win)
+    dialog.folder.setText(str(memoryos.root))
+    dialog.zone.setCurrentText("Europe/Berlin")
+    dialog.capacity.setValue(3)
+    qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.result is not None, timeout=20_000)
+    qtbot.mouseClick(dialog.close_button, Qt.MouseButton.LeftButton)
+    again = open_dialog(qtbot, win)
+    assert again is not dialog
+    assert again.folder.text() == str(memoryos.root) and again.zone_name == "Europe/Berlin"
+    assert again.stm_capacity == 3 and again.import_button.isEnabled()
+
+
+def test_a_long_error_wraps_and_keeps_the_buttons_on_screen(qtbot, open_window, sample_path: Path,
+                                                            tmp_path: Path) -> None:
+    win = open_window(sample_path)
+    win.resize(1280, 800)
+    dialog = open_dialog(qtbot, win)
+    deep = tmp_path.joinpath(*["a-rather-long-folder-name-%02d" % k for k in range(12)])
+    deep.mkdir(parents=True)
+    dialog.folder.setText(str(deep))
+    dialog.zone.setCurrentText("UTC")
+    width = dialog.width()
+    qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "Nothing was imported" in dialog.stage.text(), timeout=10_000)
+    assert len(dialog.stage.text()) > 300  # the long path is in the sentence
+    qtbot.wait(50)
+    assert dialog.minimumSizeHint().width() < 900 and dialog.width() <= max(width, 900)
+    close = dialog.close_button.geometry()
+    assert close.right() <= dialog.rect().right() and close.bottom() <= dialog.rect().bottom()

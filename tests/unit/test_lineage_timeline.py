@@ -9,9 +9,11 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from memorydesk.core.health import Color, HealthState, classify
+from memorydesk.core.health import Color, HealthState, as_of, classify
 from memorydesk.core.health_arrays import RULE_SEVERITY, to_us
 from memorydesk.demo import lineage as demo
+from memorydesk.lineage import runs as run_tables
+from memorydesk.lineage.receipt_store import ingest
 from memorydesk.lineage.runs import table_of
 from memorydesk.lineage.timeline import Filters, build
 
@@ -30,18 +32,44 @@ def table(receipts):
     return table_of(receipts)
 
 
+@pytest.fixture(scope="module")
+def stored(receipts, tmp_path_factory):
+    """The receipts in a workspace, and the tab's table of them (every stored receipt)."""
+    from memorydesk.store import open_workspace
+
+    ws = open_workspace(tmp_path_factory.mktemp("asof") / "ws.db", create=True)
+    ingest(ws, receipts)
+    yield ws, run_tables.load_runs(ws)
+    ws.close()
+
+
 def states_by_run(tl) -> dict[str, str]:
     return {tl.table.run_ids[i]: str(HealthState(list(HealthState)[s - 1])) for i, s in enumerate(tl.state.tolist())}
 
 
 @pytest.mark.parametrize("offset", [timedelta(0), -timedelta(days=9, hours=4), -timedelta(hours=2), 3 * DAY])
 @pytest.mark.parametrize("fresh", [DAY, timedelta(days=30)])
-def test_evaluate_at_gives_the_classifiers_states_for_that_time(receipts, table, offset, fresh) -> None:
+def test_evaluate_at_gives_the_classifiers_states_for_that_time(receipts, stored, offset, fresh) -> None:
+    """As of ``now``, the way the tab does it: the stored table cut at ``now`` on the worker."""
+    ws, whole = stored
     now = END + offset
-    tl = build(table, to_us(now), fresh // timedelta(microseconds=1), grid=False)
-    assert states_by_run(tl) == {v.run_id: str(v.state) for v in classify(receipts, now=now, fresh_for=fresh)}
-    counts = Counter(str(v.state) for v in classify(receipts, now=now, fresh_for=fresh))
+    cut = run_tables.as_of(ws, whole, to_us(now))
+    tl = build(cut, to_us(now), fresh // timedelta(microseconds=1), grid=False, source=whole)
+    expected = classify(receipts, now=now, fresh_for=fresh)
+    assert states_by_run(tl) == {v.run_id: str(v.state) for v in expected}
+    counts = Counter(str(v.state) for v in expected)
     assert {str(s): n for s, n in tl.state_counts.items() if n} == dict(counts)
+    if offset < timedelta(0):  # later runs are not drawn; the axis still spans them all
+        assert len(cut) < len(whole) and tl.whole is whole
+    # the same as the table of the receipts cut at now: bars end, flow and occupancy as of now
+    direct = table_of(as_of(receipts, now))
+    assert cut.run_ids == direct.run_ids and np.array_equal(cut.end, direct.end)
+    assert np.array_equal(cut.tr_time, direct.tr_time) and np.array_equal(cut.tr_kind, direct.tr_kind)
+    lo, hi = whole.span()
+    a = build(direct, to_us(now), DAY_US, grid=False)
+    assert np.array_equal(tl.transitions(lo, hi)[1], a.transitions(lo, hi)[1])
+    assert np.array_equal(tl.occupancy(to_us(now))[1], a.occupancy(to_us(now))[1])
+    assert {k: v for k, v in tl.source_counts().items() if v[0]} == a.source_counts()
 
 
 def test_a_waiting_run_becomes_promotion_missing_when_its_window_closes(table) -> None:

@@ -30,10 +30,10 @@ def stm_three(tmp_path: Path) -> MemoryOSDir:
     return folder
 
 
-def states(workspace: Path) -> dict[str, HealthState]:
+def states(workspace: Path, now: datetime = LATER) -> dict[str, HealthState]:
     with open_workspace(workspace, read_only=True) as ws:
         receipts = receipt_store.load(ws)
-    return {h.run_id: h.state for h in classify(receipts, now=LATER)}
+    return {h.run_id: h.state for h in classify(receipts, now=now)}
 
 
 def count(workspace: Path, table_of) -> int:
@@ -53,7 +53,9 @@ def test_a_migration_keeps_the_qas_run_and_version(tmp_path: Path) -> None:
     folder, workspace = stm_three(tmp_path), tmp_path / "ws.db"
     first = import_directory(folder.root, workspace, "UTC")
     assert first.imported["stm_items"] == 3 and count(workspace, hot) == 3
-    assert set(states(workspace).values()) == {HealthState.PROMOTION_MISSING}
+    # resident QAs wait (never promotion_missing): waiting while the evidence is fresh, stale after the window
+    assert set(states(workspace, datetime(2025, 5, 1, 11, 0, tzinfo=UTC)).values()) == {HealthState.WAITING}
+    assert set(states(workspace).values()) == {HealthState.STALE_EVIDENCE}
     run_of_q1 = next(r.run_id for r in first.receipts if r.at_utc == datetime(2025, 5, 1, 10, 0, tzinfo=UTC))
 
     # MemoryOS migrates the oldest QA into a new session and appends a new one
@@ -63,7 +65,8 @@ def test_a_migration_keeps_the_qas_run_and_version(tmp_path: Path) -> None:
     folder.write()
     second = import_directory(folder.root, workspace, "UTC")
     assert {k: v for k, v in second.imported.items() if v} == {
-        "stm_items": 1, "stm_items_removed": 1, "mtm_sessions": 1, "mtm_pages": 1, "receipts": 3}
+        "stm_items": 1, "stm_items_removed": 1, "mtm_sessions": 1, "mtm_pages": 1,
+        "receipts": 2 + 2 + 2}  # q1 left STM and is in MTM; q4 held and waiting; q2, q3 still waiting at 10:15
     q1_receipts = [r for r in second.receipts if r.run_id == run_of_q1]
     assert {(r.tier, r.source_present) for r in q1_receipts} == {("stm", True), ("stm", False), ("mtm", None)}
     assert len({r.version for r in q1_receipts}) == 1 and q1_receipts[0].version.startswith("qa-")
@@ -249,7 +252,8 @@ def test_dry_run_reports_what_would_be_written_and_writes_nothing(tmp_path: Path
     folder.write()
     before = _dump(workspace)
     again = import_directory(folder.root, workspace, "UTC", dry_run=True)
-    assert again.imported["stm_items"] == 1 and again.imported["receipts"] == 1
+    # the new QA's two receipts, and for each QA still in STM that it was there at 11:00
+    assert again.imported["stm_items"] == 1 and again.imported["receipts"] == 2 + 3
     assert _dump(workspace) == before
 
 

@@ -67,7 +67,7 @@ def test_skipped_and_repeated_times_are_reported_with_the_choice(tmp_path: Path)
     ambiguous = [a for a in result.anomalies if a.kind == "ambiguous_local_time"]
     assert [(a.user, a.file, a.path) for a in ambiguous] == [
         ("ana", "users/ana/short_term.json", "[1].timestamp"), ("ana", "users/ana/short_term.json", "[2].timestamp")]
-    times = sorted(r.at_utc for r in result.receipts)
+    times = sorted(r.at_utc for r in result.receipts if r.status == "committed")
     assert times == [datetime(2025, 3, 30, 0, 59, 59, tzinfo=UTC), datetime(2025, 3, 30, 1, 30, tzinfo=UTC),
                      datetime(2025, 10, 26, 0, 30, tzinfo=UTC), datetime(2025, 10, 26, 2, 30, tzinfo=UTC)]
     assert result.exit_code == 1
@@ -87,7 +87,8 @@ def test_a_directory_spanning_a_dst_change_converts_both_sides(tmp_path: Path) -
     for pair in truth["qa_pairs"]:
         local = datetime.strptime(pair["timestamp"], "%Y-%m-%d %H:%M:%S") + shift
         expected.append(local.replace(tzinfo=BERLIN).astimezone(UTC))
-    present = sorted(r.at_utc for r in result.receipts if r.tier == "stm" and r.source_present)
+    present = sorted(r.at_utc for r in result.receipts if r.tier == "stm" and r.source_present
+                     and r.status == "committed")
     assert present == sorted(expected)
     offsets = {(local.replace(tzinfo=BERLIN)).utcoffset() for local in
                (datetime.strptime(p["timestamp"], "%Y-%m-%d %H:%M:%S") + shift for p in truth["qa_pairs"])}

@@ -1,11 +1,14 @@
-"""``memory-desk import memoryos DATA_DIR WORKSPACE --timezone TZ [--json] [--receipts-out F]
-[--dry-run] [--watch]``: read a MemoryOS data directory into a workspace's tiers.
+"""``memory-desk import memoryos DATA_DIR WORKSPACE --timezone TZ [--stm-capacity N] [--json]
+[--receipts-out F] [--dry-run] [--watch]``: read a MemoryOS data directory into a workspace's tiers.
 
 Exit 0 when the directory shows no anomaly, 1 when it shows some, 2 on unusable input
 (one sentence on stderr, nothing written). WORKSPACE is created when it does not exist.
 ``--json`` prints ``{"users", "assistants", "anomalies", "receipts", "imported"}``
-(with ``--watch``, one such object per line and pass). ``--receipts-out`` writes the
-derived receipts as JSON Lines (the ``lineage classify`` format).
+(with ``--watch``, one such object per line and pass); each user has ``stm_fill:
+{entries, capacity}`` (capacity null without ``--stm-capacity``), and an
+``interrupted_migration`` anomaly carries ``from_utc``/``to_utc`` (and the local times):
+where the lost QA(s) lie. ``--receipts-out`` writes the derived receipts as JSON Lines
+(the ``lineage classify`` format).
 """
 
 from __future__ import annotations
@@ -31,11 +34,26 @@ def register(sub) -> None:
     m.add_argument("workspace", metavar="WORKSPACE", help="workspace database (created if it does not exist)")
     m.add_argument("--timezone", metavar="TZ",
                    help="IANA zone MemoryOS ran in (its times carry no offset), e.g. Europe/Berlin; required")
+    m.add_argument("--stm-capacity", metavar="N", type=_capacity,
+                   help="MemoryOS's short_term_capacity for the run that wrote the files (10 by default in "
+                        "MemoryOS; not stored in them): short-term memory holding fewer entries while mid-term "
+                        "memory has pages is reported as interrupted_migration. Without it, how full short-term "
+                        "memory is is only said")
     m.add_argument("--json", action="store_true", help="print the report as JSON")
     m.add_argument("--receipts-out", metavar="FILE.jsonl", help="also write the derived receipts as JSON Lines")
     m.add_argument("--dry-run", action="store_true", help="report what would be imported; write nothing")
     m.add_argument("--watch", action="store_true", help="keep importing as MemoryOS rewrites its files (Ctrl-C ends)")
     m.set_defaults(func=run)
+
+
+def _capacity(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of entries of at least 1")
+    return value
 
 
 def _check_out(path: str | None) -> Path | None:
@@ -80,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
     out = _check_out(args.receipts_out)
     if args.watch:
         return _watch(args, out)
-    result = import_directory(args.data_dir, args.workspace, args.timezone, dry_run=args.dry_run)
+    result = import_directory(args.data_dir, args.workspace, args.timezone, dry_run=args.dry_run,
+                              stm_capacity=args.stm_capacity)
     if out is not None:
         _write_receipts(out, result.receipts)
     _show(result, args.json)
@@ -113,7 +132,8 @@ def _watch(args: argparse.Namespace, out: Path | None) -> int:
     if not args.json:
         print(f"watching {args.data_dir} (Ctrl-C ends)", file=sys.stderr, flush=True)
     try:
-        watch(args.data_dir, args.workspace, args.timezone, on_pass=on_pass, on_wait=on_wait)
+        watch(args.data_dir, args.workspace, args.timezone, on_pass=on_pass, on_wait=on_wait,
+              stm_capacity=args.stm_capacity)
     except KeyboardInterrupt:
         pass
     return last.exit_code if last is not None else 0

@@ -3,7 +3,8 @@
 ``lineage classify FILE.jsonl [--now T] [--fresh-for 24h] [--json]`` reads receipts
 (``-`` reads standard input) — or, given a workspace database instead of a file, the
 receipts stored in it (opened read-only) — and prints one verdict per run, sorted by ``runId``:
-aligned text columns ``runId state color reason``, or with ``--json`` a list of
+aligned text columns ``runId state color reason``, judged as of ``--now`` (only receipts
+with ``atUtc`` ≤ ``--now`` count; a run without one is not listed), or with ``--json`` a list of
 ``{"runId", "state", "color", "reason"}``. Exit 0 when every run is healthy or
 waiting (also when the file holds no receipt at all, which is said on stderr), 1
 otherwise, 2 on bad input: a bad receipt line is reported as ``line N: …`` on
@@ -28,7 +29,7 @@ from datetime import UTC, datetime, timedelta
 
 from memorydesk.core.errors import BadInput
 from memorydesk.core.health import DEFAULT_FRESH_FOR, RunHealth, classify, format_duration, parse_duration
-from memorydesk.core.receipts import Receipt, parse_utc
+from memorydesk.core.receipts import Receipt, format_utc, parse_utc
 from memorydesk.lineage.jsonl import BadReceiptLine
 from memorydesk.lineage.receipt_files import parse_receipts, read_receipts
 
@@ -45,13 +46,17 @@ def register(sub) -> None:
         "The first rule that holds decides a run's "
         "state: scope_conflict, source_at_risk, promotion_missing (at-risk); stale_retrieval (stale); "
         "generation_unverified, uncertain (uncertain); stale_evidence (stale); waiting; healthy. "
+        "Runs are judged as of --now, as an operator would have seen them then: only receipts with "
+        "atUtc at or before --now count, and a run with no such receipt is not listed (it has not "
+        "happened yet). "
         "Exit 0 if every run is healthy or waiting, 1 otherwise, 2 on bad input. "
-        "resources/examples/receipts.jsonl holds one run in each state.",
+        "resources/examples/receipts.jsonl holds one run in each state (judge it --now 2099-12-31T10:00:00Z).",
     )
     c.add_argument("file", metavar="FILE.jsonl",
                    help="receipts, one JSON object per line, or OTLP/JSON ('-' for stdin), or a workspace: its "
                         "stored receipts")
-    c.add_argument("--now", metavar="T", help="judge at this RFC 3339 UTC time (default: the current time)")
+    c.add_argument("--now", metavar="T", help="judge as of this RFC 3339 UTC time: receipts dated after it do not "
+                        "count yet, runs without an earlier receipt are left out (default: the current time)")
     c.add_argument(
         "--fresh-for",
         metavar="DURATION",
@@ -95,7 +100,9 @@ def run_classify(args: argparse.Namespace) -> int:
     receipts = read_any(args.file)
     results = classify(receipts, now=now, fresh_for=fresh_for)
     if not results:
-        print(f"memory-desk: no receipts in {args.file}", file=sys.stderr)
+        said = (f"no receipts in {args.file}" if not receipts else
+                f"none of the {len(receipts)} receipts in {args.file} is dated at or before {format_utc(now)}")
+        print(f"memory-desk: {said}", file=sys.stderr)
     sys.stdout.write(_as_json(results) if args.json else _as_text(results))
     sys.stdout.flush()
     return 0 if all(r.ok for r in results) else 1

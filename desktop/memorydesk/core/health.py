@@ -1,8 +1,10 @@
 """Health of a run from its lineage receipts (docs/receipts.md, the table there).
 
 A run is every receipt with one ``runId``. It is judged at a time ``now`` with a
-freshness window (default 24 h); the rules below are tried in order and the first one
-that holds decides the state. The result is deterministic for a given input and
+freshness window (default 24 h), *as an operator would have seen it then*: only the
+receipts with ``atUtc`` at or before ``now`` count, and a run with no such receipt is not
+judged at all (it has not happened yet — :func:`classify` leaves it out). The rules below
+are tried in order and the first one that holds decides the state. The result is deterministic for a given input and
 ``now``: nothing reads the clock, and where several receipts could be named the
 earliest one is (by ``atUtc``, then line, then version; rule 7 names the newest), so
 reordering a run's receipts never changes its state.
@@ -58,7 +60,8 @@ when every candidate version is a number with one common non-digit prefix
 (``21``, ``22``; or ``v21``, ``v22``), the largest trailing number is newest
 (``v9`` < ``v10``); otherwise the newest is the version whose first done receipt is
 the latest (ties: all versions first done at that instant count as newest). Receipts
-dated after ``now`` are judged like any other.
+dated after ``now`` are not evidence yet: judging at ``now`` is judging the input cut at
+``now`` (:func:`as_of`).
 """
 
 from __future__ import annotations
@@ -80,6 +83,7 @@ __all__ = [
     "HealthState",
     "RunAssessment",
     "RunHealth",
+    "as_of",
     "assess",
     "check_clock",
     "classify",
@@ -251,27 +255,37 @@ def assess(receipts: Sequence[Receipt]) -> RunAssessment:
     return RunAssessment(run_id, gather(receipts))
 
 
+def as_of(receipts: Iterable[Receipt], now: datetime) -> list[Receipt]:
+    """The receipts an operator could have seen at ``now``: those with ``atUtc`` ≤ ``now``."""
+    return [r for r in receipts if r.at_utc <= now]
+
+
 def classify(
     receipts: Iterable[Receipt], *, now: datetime, fresh_for: timedelta = DEFAULT_FRESH_FOR
 ) -> list[RunHealth]:
-    """Classify every run in ``receipts``; the result is sorted by ``runId``."""
+    """Classify every run as of ``now`` (only receipts with ``atUtc`` ≤ ``now`` count; a run
+    without one is left out); the result is sorted by ``runId``."""
     check_clock(now, fresh_for)
     with gc_paused():
-        runs = group_by_run(receipts)
+        runs = group_by_run(as_of(receipts, now))
         return [RunAssessment(run_id, gather(runs[run_id])).at(now, fresh_for) for run_id in sorted(runs)]
 
 
 def classify_run(
     receipts: Sequence[Receipt], *, now: datetime, fresh_for: timedelta = DEFAULT_FRESH_FOR
 ) -> RunHealth:
-    """Classify one run: ``receipts`` must be non-empty and share one ``runId``."""
+    """Classify one run as of ``now``: ``receipts`` must share one ``runId`` and at least one
+    must be dated at or before ``now`` (ValueError otherwise)."""
     check_clock(now, fresh_for)
     if not receipts:
         raise ValueError("a run needs at least one receipt")
     run_id = receipts[0].run_id
     if any(r.run_id != run_id for r in receipts):
         raise ValueError("classify_run got receipts of more than one run; use classify()")
-    return RunAssessment(run_id, gather(receipts)).at(now, fresh_for)
+    seen = as_of(receipts, now)
+    if not seen:
+        raise ValueError(f"run {run_id} has no receipt at or before {format_utc(now)}")
+    return RunAssessment(run_id, gather(seen)).at(now, fresh_for)
 
 
 def check_clock(now: datetime, fresh_for: timedelta) -> None:

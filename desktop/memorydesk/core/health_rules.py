@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
-from memorydesk.core.receipts import DONE_STATUSES, Receipt, format_utc
+from memorydesk.core.receipts import DONE_STATUSES, NO_DEADLINE, Receipt, format_utc
 
 Key = tuple[datetime, int, str]
 Found = tuple[Key, str]  # where the finding sorts (its receipt's time), the sentence naming it
@@ -58,6 +58,8 @@ class Window:
                 f"window closed at {format_utc(self.until)} ({self.evidence})")
 
     def open_detail(self) -> str:
+        if self.until >= NO_DEADLINE:
+            return f"version {self.version} waits for promotion, with no deadline declared ({self.evidence})"
         return f"version {self.version} waits for promotion until {format_utc(self.until)} ({self.evidence})"
 
 

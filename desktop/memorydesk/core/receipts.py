@@ -58,6 +58,9 @@ MEMORY_TIERS: Final[frozenset[str]] = frozenset({"stm", "mtm", "lpm"})
 DONE_STATUSES: Final[frozenset[str]] = frozenset({"committed", "verified"})
 
 EXTENSION_PREFIX: Final = "x-"
+#: ``waitingUntil`` of a wait with no deadline (MemoryOS: a resident QA moves at the next add
+#: once short-term memory is full, whenever that is); the latest time RFC 3339 can carry
+NO_DEADLINE: Final = datetime(9999, 12, 31, 23, 59, 59, tzinfo=timezone.utc)
 TEXT_MAX: Final = 512  # characters of any string field of the contract
 _ZERO = timedelta(0)
 

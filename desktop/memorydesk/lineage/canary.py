@@ -23,8 +23,10 @@ import hashlib
 import json
 import os
 import secrets
+import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
@@ -33,6 +35,7 @@ from pathlib import Path
 
 from sqlalchemy import select
 
+from memorydesk.core.errors import MemoryDeskError
 from memorydesk.core.health import classify
 from memorydesk.lineage import receipt_store
 from memorydesk.lineage.adapters import memoryos_canary
@@ -47,6 +50,22 @@ CAPACITY = 2
 PER_BATCH = 3
 FRESH_FOR = timedelta(hours=24)
 CONFIG = TierConfig(stm_capacity=CAPACITY, heat_threshold=2.0)
+
+
+class CanaryStopped(MemoryDeskError):
+    """The gate was stopped; what it had written is removed again."""
+
+
+def what_it_writes(keep_receipts: bool = False) -> str:
+    """One paragraph saying what a gate run writes into the workspace (and what stays)."""
+    n_lanes = len(lanes("x"))
+    stays = ("Its receipts stay, marked canary, so its runs show on the timeline."
+             if keep_receipts else "Its receipts are removed too.")
+    return (f"It writes {2 * n_lanes * PER_BATCH} canary memories (random id, no personal content) in {n_lanes} "
+            f"lanes of its own (canary-…/user-a|b × canary-…/assistant-1|2), {PER_BATCH} per lane in each of two "
+            f"batches run by two separate processes, with short-term capacity {CAPACITY} so they are promoted "
+            "STM → MTM → LPM, retrieved and dispatched, and lineage receipts for every step. At the end — or "
+            f"when it is stopped — its memories are removed from every tier. {stays}")
 
 
 def lanes(canary_id: str) -> list[tuple[str, str]]:
@@ -176,10 +195,17 @@ def gate(path: Path, *, progress: Progress | None = None, on_check: Callable[[Ch
     step(0, 5, "preparing the workspace")
     open_workspace(path).close()  # adopt/migrate once, before the workers
     checks: list[Check] = []
-    step(1, 5, "batch 1: storing and promoting in its own process")
-    first = _worker(path, canary_id, 1)
-    step(2, 5, "batch 2: a new process (a restart) finds batch 1 and goes on")
-    second = _worker(path, canary_id, 2)
+    try:
+        step(1, 5, "batch 1: storing and promoting in its own process")
+        first = _worker(path, canary_id, 1)
+        step(2, 5, "batch 2: a new process (a restart) finds batch 1 and goes on")
+        second = _worker(path, canary_id, 2)
+    except KeyboardInterrupt:  # stopped (run_gate_apart sends SIGINT): nothing it wrote stays
+        with open_workspace(path) as ws:
+            remove_canary(ws, canary_id, keep_receipts=False)
+            left = where_memories_are(ws, canary_id)
+        raise CanaryStopped("the canary was stopped; " + ("everything it had written was removed" if not left
+                            else f"{len(left)} of its rows could not be removed")) from None
     step(3, 5, "checking isolation, promotions, lineage and freshness")
     with open_workspace(path) as ws:
         try:
@@ -246,21 +272,35 @@ def run_gate_apart(path: Path, *, progress: Progress | None = None, on_check: Ca
     if keep_receipts:
         command.append("--keep-receipts")
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
-        passed = None
+        passed, stopped = None, None
         assert process.stdout is not None
-        for line in process.stdout:
-            if cancelled is not None and cancelled():
-                process.terminate()
-                break
-            message = json.loads(line)
-            if "progress" in message and progress is not None:
-                progress(*message["progress"])
-            elif "check" in message and on_check is not None:
-                on_check(Check(**message["check"]))
-            elif "passed" in message:
-                passed = bool(message["passed"])
+        done = threading.Event()
+
+        def stop_when_asked() -> None:  # a stop reaches the gate at once, not at its next line
+            while not done.wait(0.1):
+                if cancelled is not None and cancelled():
+                    process.send_signal(signal.SIGINT)  # the gate removes what it wrote, then ends
+                    return
+
+        watcher = threading.Thread(target=stop_when_asked, daemon=True)
+        watcher.start()
+        try:
+            for line in process.stdout:
+                message = json.loads(line)
+                if "progress" in message and progress is not None:
+                    progress(*message["progress"])
+                elif "check" in message and on_check is not None:
+                    on_check(Check(**message["check"]))
+                elif "passed" in message:
+                    passed = bool(message["passed"])
+                elif "stopped" in message:
+                    stopped = str(message["stopped"])
+        finally:
+            done.set()
         error = process.stderr.read() if process.stderr else ""
         process.wait()
+    if stopped is not None:
+        raise CanaryStopped(stopped)
     if passed is None:
         lines = error.strip().splitlines()
         raise RuntimeError(f"the canary stopped: {lines[-1] if lines else 'no result'}")
@@ -274,9 +314,16 @@ def _print_json(message: dict) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args and args[0] == "gate":
-        passed = run_gate(Path(args[1]), lambda _line: None, keep_receipts="--keep-receipts" in args,
-                          progress=lambda done, total, text: _print_json({"progress": [done, total, text]}),
-                          on_check=lambda c: _print_json({"check": asdict(c)}))
+        try:
+            passed = run_gate(Path(args[1]), lambda _line: None, keep_receipts="--keep-receipts" in args,
+                              progress=lambda done, total, text: _print_json({"progress": [done, total, text]}),
+                              on_check=lambda c: _print_json({"check": asdict(c)}))
+        except CanaryStopped as exc:
+            _print_json({"stopped": str(exc)})
+            return 130
+        except KeyboardInterrupt:  # while checking: its memories were removed on the way out
+            _print_json({"stopped": "the canary was stopped while checking; its memories were removed"})
+            return 130
         _print_json({"passed": passed})
         return 0
     path, canary_id, batch = Path(args[0]), args[1], int(args[2])

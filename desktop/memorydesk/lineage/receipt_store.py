@@ -210,8 +210,10 @@ COLUMN_SELECT = (
 
 
 def read_columns(conn: Connection, ws: Workspace, sink: Callable[[list[tuple]], None],
-                 run_ids: list[str] | None = None, chunk: int = 50_000) -> tuple[list[str], list[int], list[tuple]]:
-    """Every stored receipt (or those of ``run_ids``) as rows of a few small values, grouped by run.
+                 run_ids: list[str] | None = None, chunk: int = 50_000,
+                 upto_us: int | None = None) -> tuple[list[str], list[int], list[tuple]]:
+    """Every stored receipt (or those of ``run_ids``; with ``upto_us``, only those dated at or
+    before it: the receipts as of that time) as rows of a few small values, grouped by run.
 
     The rows (see ``COLUMN_SELECT``) go to ``sink`` a chunk at a time, in the order of the
     runs returned: the runs in ``runId`` order, how many receipts each has (each run's
@@ -222,10 +224,12 @@ def read_columns(conn: Connection, ws: Workspace, sink: Callable[[list[tuple]], 
         return [], [], []
     raw = conn.connection.driver_connection
     line = "ifnull(line, 0)" if ws.desk_schema >= RECEIPT_LINES_SCHEMA else "0"
+    cut = "" if upto_us is None else f"{_micros('at_utc')} <= {int(upto_us)}"
     if run_ids is None:
-        parts: list[tuple[str, tuple]] = [("", ())]
+        parts: list[tuple[str, tuple]] = [(f" WHERE {cut}" if cut else "", ())]
     else:
-        parts = [(f" WHERE run_id IN ({', '.join('?' * len(part))})", tuple(part))
+        also_cut = f" AND {cut}" if cut else ""
+        parts = [(f" WHERE run_id IN ({', '.join('?' * len(part))}){also_cut}", tuple(part))
                  for part in (run_ids[k:k + 500] for k in range(0, len(run_ids), 500))]
     runs: list[str] = []
     counts: list[int] = []

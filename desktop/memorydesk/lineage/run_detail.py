@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Final
 
-from memorydesk.core.health import Color, HealthState, RunHealth, classify_run
+from memorydesk.core.health import Color, HealthState, RunHealth, as_of, classify_run
 from memorydesk.core.receipts import DONE_STATUSES, TIERS, Receipt
 from memorydesk.lineage import receipt_store
 from memorydesk.store import Workspace
@@ -69,7 +69,9 @@ def _key(r: Receipt) -> tuple[datetime, int, int]:
 
 
 def explain(receipts: list[Receipt], now: datetime, fresh_for: timedelta) -> RunDetail:
-    """The detail of one run (its receipts: non-empty, one runId)."""
+    """The detail of one run as of ``now`` (its receipts: one runId, at least one at or before
+    ``now``; later ones are not evidence yet and are left out)."""
+    receipts = as_of(receipts, now)
     health = classify_run(receipts, now=now, fresh_for=fresh_for)
     ordered = sorted(receipts, key=_key)
     versions: list[str] = list(dict.fromkeys(r.version for r in ordered))
@@ -142,6 +144,7 @@ def _advice(d: RunDetail) -> str:
 
 
 def read_detail(ws: Workspace, run_id: str, now: datetime, fresh_for: timedelta) -> RunDetail | None:
-    """One run's detail from the workspace (None when the run has no receipt any more)."""
-    receipts = receipt_store.load(ws, run_id)
+    """One run's detail from the workspace as of ``now`` (None when the run has no receipt at or
+    before ``now``: none any more, or none yet)."""
+    receipts = as_of(receipt_store.load(ws, run_id), now)
     return explain(receipts, now, fresh_for) if receipts else None

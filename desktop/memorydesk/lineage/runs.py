@@ -4,8 +4,10 @@
 (``receipt_store.read_columns``: codes, flags and microseconds computed by SQLite), and
 the health rules' clock-free findings come from :mod:`memorydesk.core.health_vector`
 over those columns — no receipt object is made, so 100,000 runs (600,000 receipts) read
-in seconds and keep a few megabytes. The result, a :class:`RunTable`, is judged at any
-time with :meth:`RunTable.states_at` (the classifier's clock step, vectorised).
+in seconds and keep a few megabytes. The result, a :class:`RunTable`, is judged with
+:meth:`RunTable.states_at` (the classifier's clock step, vectorised) at any time from its
+newest receipt on; at an earlier time it is first cut to the receipts of that time
+(:func:`as_of`: only the runs the time cuts through are read again).
 
 Conventions
 - Times are integer microseconds since the Unix epoch (exact; see ``core.health_arrays``).
@@ -262,6 +264,61 @@ def combine(old: RunTable, new: RunTable) -> RunTable:
         np.concatenate([old.tr_time[tr_keep], new.tr_time]), np.concatenate([old.tr_kind[tr_keep], new.tr_kind]),
         runs(old.tr_run, new.tr_run, tr_keep), runs(old.mem_run, new.mem_run, mem_keep),
         np.concatenate([old.mem_times[mem_keep], new.mem_times]), max(old.max_id, new.max_id))
+
+
+def as_of(ws: Workspace, table: RunTable, now_us: int) -> RunTable:
+    """``table`` (every stored receipt) as an operator saw it at ``now_us``: only receipts dated
+    at or before it, runs without one left out. Runs wholly before ``now_us`` are as they
+    are; only the runs it cuts through are read again, up to ``now_us`` (on the worker)."""
+    if not len(table) or now_us >= int(table.end.max()):
+        return table
+    cut = (table.start <= now_us) & (table.end > now_us)
+    ids = [table.run_ids[i] for i in np.flatnonzero(cut).tolist()]
+    with ws.read() as conn:
+        rows = Rows()
+        runs, counts, pairs = receipt_store.read_columns(conn, ws, rows, ids, upto_us=now_us)
+    with gc_paused():
+        fresh = table_from_rows(runs, counts, rows, pairs, table.max_id)
+        return cut_at(table, fresh, now_us)
+
+
+def cut_at(table: RunTable, fresh: RunTable, now_us: int) -> RunTable:
+    """``table`` cut at ``now_us``, given ``fresh``: the runs it cuts through, read up to then.
+
+    A run keeps its lane and start when cut (its first receipt is at or before ``now_us``), so
+    the kept runs stay in the table's order and nothing is sorted again: their rows are taken,
+    the cut runs' rows replaced by ``fresh``'s, and transitions and memory times after
+    ``now_us`` left out."""
+    keep = np.flatnonzero(table.start <= now_us)
+    where = np.full(len(table), -1, np.int64)
+    where[keep] = np.arange(len(keep))
+    run_ids = np.asarray(table.run_ids, dtype=object)[keep].tolist()
+    end, count, canary = table.end[keep].copy(), table.count[keep].copy(), table.canary[keep].copy()
+    clock = table.clock.take(keep)
+    mine = np.asarray([where[table.index[r]] for r in fresh.run_ids], np.int64)
+    if len(mine):
+        end[mine], count[mine], canary[mine] = fresh.end, fresh.count, fresh.canary
+        for name in ("fixed", "closes", "middle", "newest", "waits"):
+            getattr(clock, name)[mine] = getattr(fresh.clock, name)
+    replaced = np.zeros(len(table), bool)
+    replaced[[table.index[r] for r in fresh.run_ids]] = True
+    sv_keep = (where[table.sv_run] >= 0) & ~replaced[table.sv_run]
+    code = {name: i for i, name in enumerate(table.source_versions)}
+    fresh_codes = np.asarray([code[n] for n in fresh.source_versions], np.int64).reshape(-1)
+    tr = table.tr_time <= now_us
+    mem = where[table.mem_run] >= 0
+    mem_times = table.mem_times[mem].copy()
+    mem_times[mem_times > now_us] = NEVER
+    lane = table.lane[keep]
+    return RunTable(
+        run_ids=run_ids, lane=lane, start=table.start[keep], end=end, clock=clock, canary=canary, lanes=table.lanes,
+        lane_offsets=np.searchsorted(lane, np.arange(len(table.lanes) + 1)).astype(np.int64),
+        source_versions=table.source_versions,
+        sv_run=np.concatenate([where[table.sv_run[sv_keep]], mine[fresh.sv_run]]).astype(np.int32),
+        sv_code=np.concatenate([table.sv_code[sv_keep], fresh_codes[fresh.sv_code]]).astype(np.int32),
+        tr_time=table.tr_time[tr], tr_kind=table.tr_kind[tr], tr_run=where[table.tr_run[tr]].astype(np.int32),
+        mem_run=where[table.mem_run[mem]].astype(np.int32), mem_times=mem_times, count=count, max_id=table.max_id,
+        index=dict(zip(run_ids, range(len(run_ids)))))
 
 
 def table_of(receipts: Iterable[Receipt]) -> RunTable:

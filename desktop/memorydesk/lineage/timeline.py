@@ -51,7 +51,7 @@ class Filters:
 
 @dataclass
 class Timeline:
-    table: RunTable
+    table: RunTable  # the runs as of ``now_us`` (what is judged and drawn)
     now_us: int
     fresh_us: int
     filters: Filters
@@ -75,6 +75,12 @@ class Timeline:
     overview: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint8))
     state_counts: dict[HealthState, int] = field(default_factory=dict)
     color_counts: dict[Color, int] = field(default_factory=dict)
+    source: RunTable | None = None  # every stored run (the span the axis covers); None: ``table``
+
+    @property
+    def whole(self) -> RunTable:
+        """The table the timeline was made from (``table`` is it cut at ``now_us``)."""
+        return self.source if self.source is not None else self.table
 
     @property
     def rows(self) -> int:
@@ -87,6 +93,14 @@ class Timeline:
     @property
     def runs_shown(self) -> int:
         return len(self.idx)
+
+    def source_counts(self) -> dict[str, tuple[int, int]]:
+        """Per sourceVersion: (runs with a receipt of it, of which at-risk), as of ``now_us``."""
+        t = self.table
+        risky = self.severity[t.sv_run] == BY_SEVERITY.index(Color.AT_RISK) if len(t.sv_run) else np.zeros(0, bool)
+        runs = np.bincount(t.sv_code, minlength=len(t.source_versions))
+        at_risk = np.bincount(t.sv_code[risky], minlength=len(t.source_versions))
+        return {name: (int(runs[k]), int(at_risk[k])) for k, name in enumerate(t.source_versions)}
 
     def position(self, run: int) -> int | None:
         """Where a table run is among the shown runs (None if it is not shown)."""
@@ -240,8 +254,11 @@ def filter_mask(table: RunTable, state: np.ndarray, filters: Filters) -> np.ndar
 
 
 def build(table: RunTable, now_us: int, fresh_us: int, filters: Filters = Filters(), *, grid: bool = True,
-          bins: int = GRID_BINS) -> Timeline:
-    """Judge every run at ``now_us``, apply ``filters`` and lay the shown runs out (see the module)."""
+          bins: int = GRID_BINS, source: RunTable | None = None) -> Timeline:
+    """Judge every run at ``now_us``, apply ``filters`` and lay the shown runs out (see the module).
+
+    ``table`` holds the runs as of ``now_us`` (``runs.as_of``: only receipts dated at or before
+    it); ``source``, when given, is the whole table it was cut from (the axis spans it)."""
     state = table.states_at(now_us, fresh_us) if len(table) else np.zeros(0, np.int8)
     severity = RULE_SEVERITY[state]
     shown = filter_mask(table, state, filters) if len(table) else np.zeros(0, bool)
@@ -274,7 +291,7 @@ def build(table: RunTable, now_us: int, fresh_us: int, filters: Filters = Filter
     tl = Timeline(table, now_us, fresh_us, filters, state, severity, shown, order.astype(np.int32), lane_row, idx,
                   row, start, end, (severity[idx] + 1).astype(np.uint8), table.canary[idx], row_offsets, row_maxdur,
                   lane_worst[order].astype(np.int8),
-                  state_counts={s: int(counts[s.rule]) for s in HealthState})
+                  state_counts={s: int(counts[s.rule]) for s in HealthState}, source=source)
     tl.color_counts = {c: sum(n for s, n in tl.state_counts.items() if s.color == c) for c in BY_SEVERITY}
     if grid:
         add_grid(tl, bins)
@@ -293,7 +310,7 @@ def grid_of(tl: Timeline, bins: int = GRID_BINS) -> Grid:
     """The per-lane grid of worst state per bin over the table's whole span, its halvings
     and the all-lanes overview (the most severe state of any lane per bin). Pure: call it
     on any thread and hand the result to :meth:`Timeline.set_grid`."""
-    lo, hi = tl.table.span()
+    lo, hi = tl.whole.span()
     bin_us = max(1, -(-(hi - lo + 1) // bins))
     level0 = raster.build_grid(tl.row, tl.start, tl.end, tl.value, tl.rows, lo, bin_us, bins)
     overview = level0.max(axis=0) if tl.rows else np.zeros(bins, np.uint8)

@@ -8,11 +8,12 @@ the shape ``sessions.<session>.details[page_id=<page>].meta_info``,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 #: The kinds, in the order a report lists them.
 KINDS = (
+    "interrupted_migration",     # STM holds fewer than its capacity while MTM holds pages (needs --stm-capacity)
     "duplicate_page_id",         # one per page id stored more than once in a user's mid_term.json
     "dangling_page_link",        # one per pre_page/next_page naming a page that exists nowhere
     "llm_error_text",            # one per place an LLM error string is stored as data
@@ -32,9 +33,11 @@ class Anomaly:
     file: str
     path: str
     detail: str
+    extra: dict[str, Any] = field(default_factory=dict)  # kind-specific fields (interrupted_migration's interval)
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "user": self.user, "file": self.file, "path": self.path, "detail": self.detail}
+        return {"kind": self.kind, "user": self.user, "file": self.file, "path": self.path, "detail": self.detail,
+                **self.extra}
 
     @property
     def location(self) -> str:

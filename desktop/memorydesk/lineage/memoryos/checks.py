@@ -10,6 +10,7 @@ from collections import defaultdict
 
 from memorydesk.lineage.memoryos.anomalies import Anomaly, ordered
 from memorydesk.lineage.memoryos.files import LONG_TERM_USER, MID_TERM, SHORT_TERM
+from memorydesk.lineage.memoryos.fill import interrupted_migration
 from memorydesk.lineage.memoryos.records import Directory, Knowledge, UserFiles
 
 #: What MemoryOS's LLM client returns, and MemoryOS then stores, when the endpoint fails.
@@ -102,10 +103,14 @@ def _access_frequency(user: UserFiles) -> list[Anomaly]:
     return found
 
 
-def find_anomalies(directory: Directory) -> list[Anomaly]:
-    """Every anomaly the files show, reading's own (times, embeddings) included, ordered by kind."""
+def find_anomalies(directory: Directory, stm_capacity: int | None = None) -> list[Anomaly]:
+    """Every anomaly the files show, reading's own (times, embeddings) included, ordered by kind;
+    with ``stm_capacity`` (MemoryOS's ``short_term_capacity``) also an interrupted migration."""
     found = list(directory.anomalies)
     for user in directory.users.values():
+        interrupted = interrupted_migration(user, stm_capacity)
+        if interrupted is not None:
+            found.append(interrupted)
         for detector in (_duplicate_pages, _dangling_links, _llm_errors, _fallback_sessions, _access_frequency):
             found += detector(user)
         file = user.file(LONG_TERM_USER)

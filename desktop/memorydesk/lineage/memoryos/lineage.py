@@ -6,7 +6,8 @@ into the page, so the QA's identity is (user, timestamp, question, answer), hash
 
 What the files prove, and the receipts derived from it:
 
-* a QA in STM, or as a page: ``stm committed sourcePresent:true`` at the QA's own time;
+* a QA in STM, or as a page: ``stm committed sourcePresent:true`` at the QA's own time,
+  declaring a wait with no deadline (below: in STM a QA waits, it is not missing);
 * a page in MTM (not also in STM): ``stm committed sourcePresent:false`` and ``mtm
   committed``, at the latest time the files prove the page was there by — its
   session's ``last_visit_time`` (MemoryOS sets it on every merge, retrieval and
@@ -17,9 +18,16 @@ What the files prove, and the receipts derived from it:
   ``stm committed sourcePresent:false`` at ``short_term.json``'s modification time
   (MemoryOS removes the source first: until the page is written, nothing holds it).
 
+* a QA still in STM (not yet a page) is *waiting*, not missing: MemoryOS moves it at the
+  next ``add_memory`` once short-term memory is full, whenever that is, so
+  ``stm waiting sourcePresent:true`` with no deadline (``waitingUntil`` = ``NO_DEADLINE``)
+  at the newest time ``short_term.json`` is known to have held it (its newest entry's
+  time: that add saved every entry still there). Its run is waiting while that evidence
+  is fresh, stale after the freshness window, and at-risk only once it leaves STM
+  without reaching MTM (the receipt above, from a later import or ``--watch`` pass).
+
 A QA keeps the version it was first seen with: the page id when first seen in MTM,
-``qa-<digest>`` when first seen in STM. No waiting window is declared (MemoryOS
-promises none), and nothing else is claimed.
+``qa-<digest>`` when first seen in STM. Nothing else is claimed.
 """
 
 from __future__ import annotations
@@ -30,7 +38,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from memorydesk import SOURCE_VERSION
-from memorydesk.core.receipts import Receipt
+from memorydesk.core.receipts import NO_DEADLINE, Receipt, format_utc
 from memorydesk.lineage.memoryos.records import QA, Page, Session, UserFiles
 
 #: Names the importer and the MemoryOS layout it reads (``sourceVersion`` of every receipt).
@@ -115,15 +123,23 @@ def assign_runs(user_lives: list[QaLife], registry: dict[str, tuple[str, str]]) 
 
 
 def _receipt(life_run: str, user: str, assistant: str, tier: str, version: str, at: datetime, name: str,
-             source_present: bool | None = None) -> Receipt:
-    return Receipt(run_id=life_run, user_scope=user, assistant_scope=assistant, tier=tier, status="committed",
+             source_present: bool | None = None, status: str = "committed",
+             waiting_until: datetime | None = None) -> Receipt:
+    return Receipt(run_id=life_run, user_scope=user, assistant_scope=assistant, tier=tier, status=status,
                    version=version, at_utc=at, source_version=IMPORT_SOURCE, source_present=source_present,
-                   receipt_id=f"{life_run}/{name}")
+                   receipt_id=f"{life_run}/{name}", waiting_until=waiting_until)
 
 
-def receipts_for(life: QaLife, assistant: str) -> list[Receipt]:
+def receipts_for(life: QaLife, assistant: str, resident_at: datetime | None = None) -> list[Receipt]:
+    """The receipts of one QA; ``resident_at``: the newest time short-term memory is known to
+    have held what it holds now (for a QA waiting there)."""
     run, user, version = life.run_id, life.user, life.version
-    made = [_receipt(run, user, assistant, "stm", version, life.qa.at.utc, "stm-present", True)]
+    made = [_receipt(run, user, assistant, "stm", version, life.qa.at.utc, "stm-present", True,
+                     waiting_until=NO_DEADLINE)]
+    if life.in_stm and not life.copies:
+        seen = max(life.qa.at.utc, resident_at or life.qa.at.utc)
+        made.append(_receipt(run, user, assistant, "stm", version, seen, f"stm-waiting@{format_utc(seen)}", True,
+                             status="waiting", waiting_until=NO_DEADLINE))
     if life.copies:
         mtm = life.mtm_by()
         if not life.in_stm:

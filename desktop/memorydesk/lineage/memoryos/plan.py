@@ -114,11 +114,12 @@ class _Builder:
             plan.lanes.append({"user_scope": files.user, "assistant_scope": assistant, "last_version": 0})
         user_lives = lives(files)
         assign_runs(user_lives, state.registry)
+        resident_at = max((qa.at.utc for qa in files.stm), default=None)
         for life in user_lives:
             if not life.known:
                 plan.versions.append(rows.version_row(life, assistant))
                 state.registry[life.item_id] = (life.run_id, life.version)
-            self.receipts(receipts_for(life, assistant))
+            self.receipts(receipts_for(life, assistant, resident_at))
             if life.in_stm and self.record(life.item_id, "stm", files.user):
                 plan.hot_items.append(rows.hot_item(life, assistant, self.workspace_id))
         self.departed(files, assistant, user_lives)

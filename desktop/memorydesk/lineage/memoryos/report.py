@@ -9,16 +9,19 @@ from typing import Any
 from memorydesk.core.receipts import Receipt
 from memorydesk.lineage.memoryos.anomalies import Anomaly
 from memorydesk.lineage.memoryos.checks import is_llm_error
+from memorydesk.lineage.memoryos.fill import stm_fill
 from memorydesk.lineage.memoryos.records import Directory
 
 
-def summarize(directory: Directory) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+def summarize(directory: Directory, stm_capacity: int | None = None
+              ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
     """Per user and per assistant, what the files hold (the counts ``--json`` reports)."""
     users = {}
     for name, files in sorted(directory.users.items()):
         profile = "absent" if files.profile is None else "error_text" if is_llm_error(files.profile.text) else "present"
         users[name] = {
             "stm": len(files.stm),
+            "stm_fill": stm_fill(files, stm_capacity),
             "mtm_sessions": len(files.sessions),
             "mtm_pages": len({page.page_id for session in files.sessions for page in session.pages}),
             "lpm_knowledge": len(files.knowledge),
@@ -26,6 +29,17 @@ def summarize(directory: Directory) -> tuple[dict[str, dict[str, Any]], dict[str
         }
     assistants = {name: {"lpm_knowledge": len(files.knowledge)} for name, files in sorted(directory.assistants.items())}
     return users, assistants
+
+
+def fill_line(fill: dict[str, Any], pages: int) -> str:
+    """How full short-term memory is, in words (and whether that can be judged)."""
+    entries, capacity = fill["entries"], fill["capacity"]
+    if capacity is None:
+        return (f"short-term memory holds {entries} entr{'y' if entries == 1 else 'ies'}; whether a migration was "
+                "interrupted needs MemoryOS's short_term_capacity: give --stm-capacity N")
+    state = ("full" if entries == capacity else "over its capacity (not a loss)" if entries > capacity
+             else "not full, with mid-term pages: a migration did not finish" if pages else "filling")
+    return f"short-term memory holds {entries} of {capacity}: {state}"
 
 
 @dataclass
@@ -69,6 +83,7 @@ class ImportResult:
             lines.append(f"user {name} (lane {name} × {self.lanes.get(name, '?')}): {c['stm']} STM, "
                          f"{c['mtm_sessions']} MTM sessions, {c['mtm_pages']} pages, {c['lpm_knowledge']} knowledge, "
                          f"profile {c['profile']}")
+            lines.append("  " + fill_line(c["stm_fill"], c["mtm_pages"]))
         for name, c in self.assistants.items():
             lines.append(f"assistant {name}: {c['lpm_knowledge']} knowledge")
         lines.append(f"{len(self.receipts)} receipts derived ({len(self.runs)} runs)")

@@ -88,8 +88,13 @@ def _write(path: Path, directory: Directory, now: datetime, needed: int) -> tupl
 
 def import_directory(data_dir: str | os.PathLike[str], workspace: str | os.PathLike[str] | Workspace,
                      timezone: str | None, *, dry_run: bool = False, now: datetime | None = None,
-                     attempts: int = 3, progress: Progress | None = None) -> ImportResult:
+                     attempts: int = 3, progress: Progress | None = None,
+                     stm_capacity: int | None = None) -> ImportResult:
     """Import (or with ``dry_run`` only plan) one MemoryOS directory; see the module docstring.
+
+    ``stm_capacity``: MemoryOS's ``short_term_capacity`` for the run that wrote the files
+    (not in the files); given it, short-term memory holding fewer entries than that while
+    mid-term memory holds pages is reported as an ``interrupted_migration``.
 
     ``workspace`` is a path (opened, or created when it does not exist, and closed again)
     or an open :class:`Workspace` (the desk's), which is used and left open.
@@ -107,7 +112,9 @@ def import_directory(data_dir: str | os.PathLike[str], workspace: str | os.PathL
 
     directory = read_directory(layout.root, zone, attempts=attempts, on_file=reading)
     report(done, total, "checking")
-    anomalies = find_anomalies(directory)
+    if stm_capacity is not None and stm_capacity < 1:
+        raise BadInput(f"the short-term capacity must be a whole number of at least 1, not {stm_capacity}")
+    anomalies = find_anomalies(directory, stm_capacity)
     moment = now or datetime.now(UTC)
     report(done + 1, total, "planning" if dry_run else "writing")
     created = False
@@ -120,7 +127,7 @@ def import_directory(data_dir: str | os.PathLike[str], workspace: str | os.PathL
     else:
         plan, created = _write(Path(workspace).expanduser(), directory, moment, _needed(layout))
     path = workspace.path if isinstance(workspace, Workspace) else Path(workspace).expanduser()
-    users, assistants = summarize(directory)
+    users, assistants = summarize(directory, stm_capacity)
     return ImportResult(
         data_dir=directory.layout.root, workspace=path, timezone=zone.key, dry_run=dry_run, users=users,
         assistants=assistants, lanes=plan.lanes_by_user, anomalies=ordered(anomalies + plan.anomalies),

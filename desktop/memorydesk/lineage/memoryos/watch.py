@@ -23,7 +23,7 @@ DEFAULT_INTERVAL = 1.0
 def watch(data_dir: str | Path, workspace: str | Path, timezone: str | None, *,
           on_pass: Callable[[ImportResult], None], on_wait: Callable[[str], None] = lambda _m: None,
           stop: Callable[[], bool] = lambda: False, interval: float = DEFAULT_INTERVAL,
-          sleep: Callable[[float], None] = time.sleep) -> ImportResult | None:
+          sleep: Callable[[float], None] = time.sleep, stm_capacity: int | None = None) -> ImportResult | None:
     """Import now and after every change until ``stop()``; returns the last pass's result.
 
     Unusable input other than a half-written file (an unknown zone, a folder that is
@@ -37,7 +37,7 @@ def watch(data_dir: str | Path, workspace: str | Path, timezone: str | None, *,
         current = snapshot(root)
         if current != imported_at:
             try:
-                last = import_directory(root, workspace, timezone, attempts=1)
+                last = import_directory(root, workspace, timezone, attempts=1, stm_capacity=stm_capacity)
             except IncompleteJson as exc:
                 if exc.relative != waiting_for:
                     on_wait(f"waiting for a complete {exc.relative}")

@@ -1,5 +1,6 @@
 """The import dialog: a MemoryOS folder, the zone it ran in (chosen, never guessed), the
-import as a job (progress here and in the status bar, Cancel until it writes), then
+short-term capacity MemoryOS ran with (optional: it lets the import see an interrupted
+migration), the import as a job (progress here and in the status bar, Cancel until it writes), then
 what was found — counts, the anomaly table — and a way to the imported runs in Lineage.
 
 The import runs on the worker through ``DeskSession.job`` into the open workspace, so
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QProgressBar,
     QPushButton,
+    QSpinBox,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -34,11 +36,15 @@ from PySide6.QtWidgets import (
 from memorydesk.core.changes import Kind
 from memorydesk.core.errors import MemoryDeskError
 from memorydesk.lineage.memoryos import ImportResult, import_directory, zone_names
+from memorydesk.lineage.memoryos.report import fill_line
+from memorydesk.ui.importer import remember
 from memorydesk.ui.importer.model import AnomalyModel
 from memorydesk.ui.operations import Cancelled, Job
 from memorydesk.ui.session import DeskSession
 
 TITLE = "Import MemoryOS directory"
+#: the widest the dialog grows by itself, as a share of the screen (a long error wraps instead)
+MAX_SHARE = 0.9
 KINDS = frozenset({Kind.FACT, Kind.TIER, Kind.RECEIPT})
 
 
@@ -47,6 +53,7 @@ def summary_text(result: ImportResult) -> str:
              f"{c['mtm_pages']} pages · {c['lpm_knowledge']} knowledge · profile {c['profile']}"
              for user, c in result.users.items()]
     lines += [f"assistant {name}: {c['lpm_knowledge']} knowledge" for name, c in result.assistants.items()]
+    lines += [f"{user}: {fill_line(c['stm_fill'], c['mtm_pages'])}" for user, c in result.users.items()]
     lines.append(f"{len(result.receipts):,} receipts in {len(result.runs):,} runs")
     count = len(result.anomalies)
     lines.append(f"{count} anomal{'y' if count == 1 else 'ies'}" if count else "No anomalies.")
@@ -91,13 +98,28 @@ class ImportDialog(QDialog):
                       "with the offset of its own date (daylight saving included). Nothing is assumed.")
         note.setWordWrap(True)
         note.setStyleSheet("color: palette(placeholder-text)")
+        self.capacity = QSpinBox()
+        self.capacity.setObjectName("stm-capacity")
+        self.capacity.setRange(0, 100_000)
+        self.capacity.setSpecialValueText("not given")
+        self.capacity.setToolTip("MemoryOS's short_term_capacity for the run that wrote these files (10 by default "
+                                 "in MemoryOS; not stored in them). Given it, short-term memory holding fewer "
+                                 "entries while mid-term memory has pages is reported as an interrupted migration.")
+        capacity_note = QLabel("Optional: without it, how full short-term memory is is only reported.")
+        capacity_note.setStyleSheet("color: palette(placeholder-text)")
+        capacity_row = QHBoxLayout()
+        capacity_row.addWidget(self.capacity)
+        capacity_row.addWidget(capacity_note, 1)
         form = QFormLayout()
         form.addRow("MemoryOS folder", row)
         form.addRow("Time zone", self.zone)
         form.addRow(note)
+        form.addRow("Short-term capacity", capacity_row)
 
         self.stage = QLabel("")
         self.stage.setObjectName("stage")
+        self.stage.setWordWrap(True)  # a long error wraps; it never widens the dialog past the screen
+        self.stage.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.bar = QProgressBar()
         self.bar.setObjectName("progress")
         self.bar.hide()
@@ -149,7 +171,22 @@ class ImportDialog(QDialog):
         self.close_button.clicked.connect(self.reject)
         self.folder.textChanged.connect(self._update)
         self.zone.currentTextChanged.connect(self._update)
+        self._restore()
         self._update()
+
+    def _restore(self) -> None:
+        """The last folder, zone and capacity used (an empty field stays empty)."""
+        last = remember.last()
+        if last["folder"]:
+            self.folder.setText(last["folder"])
+        if last["timezone"] in self._zones:
+            self.zone.setCurrentText(last["timezone"])
+        if last["stm_capacity"].isdigit():
+            self.capacity.setValue(int(last["stm_capacity"]))
+
+    @property
+    def stm_capacity(self) -> int | None:
+        return self.capacity.value() or None
 
     # --- the form --------------------------------------------------------------------------
 
@@ -175,9 +212,11 @@ class ImportDialog(QDialog):
         self.folder.setEnabled(not self.running)
         self.choose.setEnabled(not self.running)
         self.zone.setEnabled(not self.running)
+        self.capacity.setEnabled(not self.running)
 
     def choose_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "MemoryOS data folder", self.folder.text())
+        start = self.folder.text().strip() or remember.last()["folder"]
+        folder = QFileDialog.getExistingDirectory(self, "MemoryOS data folder", start)
         if folder:
             self.folder.setText(folder)
 
@@ -198,7 +237,8 @@ class ImportDialog(QDialog):
         self.stage.setText(text[:1].upper() + text[1:] + "…")
 
     async def run_import(self) -> ImportResult | None:
-        folder, zone = Path(self.folder.text().strip()).expanduser(), self.zone_name
+        folder, zone, capacity = Path(self.folder.text().strip()).expanduser(), self.zone_name, self.stm_capacity
+        remember.remember(folder=str(folder), timezone=zone, stm_capacity=str(capacity or ""))
         self.running, self.job, self.result = True, None, None
         self.lineage_button.setEnabled(False)
         self.summary.setText("")
@@ -213,7 +253,7 @@ class ImportDialog(QDialog):
                 job.check()  # Cancel stops it here, before anything is written
                 job.report(done, total, what)
 
-            return import_directory(folder, ws, zone, progress=progress)
+            return import_directory(folder, ws, zone, progress=progress, stm_capacity=capacity)
 
         self.session.ops.job_started.connect(self._job_started)
         try:
@@ -239,11 +279,18 @@ class ImportDialog(QDialog):
         self.model.set_rows(result.anomalies)
         self.table.setVisible(bool(result.anomalies))
         if result.anomalies:
-            self.resize(max(self.width(), 1120), max(self.height(), 640))
+            self.grow_to(1120, 640)
             self.fit_columns()
         self.lineage_button.setEnabled(bool(result.runs))
         self.session.status.emit(result.outcome())
         self.imported.emit(result)
+
+    def grow_to(self, width: int, height: int) -> None:
+        """At least this big, but never wider or taller than the screen allows."""
+        screen = self.screen().availableGeometry() if self.screen() is not None else None
+        most_w = int(screen.width() * MAX_SHARE) if screen else width
+        most_h = int(screen.height() * MAX_SHARE) if screen else height
+        self.resize(min(max(self.width(), width), most_w), min(max(self.height(), height), most_h))
 
     def fit_columns(self) -> None:
         """Kind and user as wide as they are; file and path too, up to a share of the width

@@ -9,10 +9,9 @@ from collections.abc import Callable
 import pyqtgraph as pg
 from PySide6.QtGui import QFontMetrics
 
+from memorydesk.ui.lineage import ticks
+
 US = 1_000_000
-#: tick spacings in seconds, from a second to a month
-STEPS = (1, 5, 15, 30, 60, 300, 900, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86400, 2 * 86400, 7 * 86400,
-         30 * 86400)
 
 
 def local(epoch_s: float) -> dt.datetime:
@@ -39,45 +38,31 @@ def elide(axis: pg.AxisItem, text: str, margin: int = 12) -> str:
 
 
 class TimeAxis(pg.AxisItem):
-    """x is seconds since ``origin_s``; ticks fall on round local times."""
+    """x is seconds since ``origin_s``; ticks fall on round local times and thin out to the
+    labels that fit (``ticks.layout``): the timeline's and the tier-flow chart's axes are
+    both this, so at one x range they show the same ticks."""
 
     def __init__(self) -> None:
         super().__init__("bottom")
         self.origin_s = 0.0
-        self.setStyle(autoExpandTextSpace=True)
+        self.setStyle(autoExpandTextSpace=True, hideOverlappingLabels=False)
+        self._labels: dict[float, str] = {}
 
-    def step_for(self, span_s: float, size_px: float) -> int:
-        wanted = max(1, size_px / 110)  # about one label per 110 px
-        return next((s for s in STEPS if span_s / s <= wanted), STEPS[-1])
+    def layout(self, minVal: float, maxVal: float, size: float) -> tuple[float, list[float], list[str]]:
+        metrics = QFontMetrics(self.font())
+        spacing, times, texts = ticks.layout(self.origin_s + minVal, self.origin_s + maxVal, size,
+                                             metrics.horizontalAdvance)
+        return spacing, [t - self.origin_s for t in times], texts
 
     def tickValues(self, minVal: float, maxVal: float, size: float):
         if maxVal <= minVal:
             return []
-        step = self.step_for(maxVal - minVal, size)
-        start = self.origin_s + minVal
-        offset = local(start).utcoffset().total_seconds() if step >= 3600 else 0.0
-        first = math.ceil((start + offset) / step) * step - offset
-        values = []
-        t = first
-        while t <= self.origin_s + maxVal and len(values) < 200:
-            values.append(t - self.origin_s)
-            t += step
-        return [(float(step), values)]
+        spacing, values, texts = self.layout(minVal, maxVal, size)
+        self._labels = dict(zip(values, texts))
+        return [(float(spacing), values)]
 
     def tickStrings(self, values, scale, spacing):
-        out = []
-        previous = None
-        for value in values:
-            moment = local(self.origin_s + value)
-            if spacing >= 86400:
-                text = moment.strftime("%a %d %b")
-            elif spacing >= 60:
-                text = moment.strftime("%H:%M") if previous == moment.date() else moment.strftime("%d %b %H:%M")
-            else:
-                text = moment.strftime("%H:%M:%S")
-            previous = moment.date()
-            out.append(text)
-        return out
+        return [self._labels.get(v) or ticks.local(self.origin_s + v).strftime("%d %b %Y %H:%M") for v in values]
 
 
 class LaneAxis(pg.AxisItem):

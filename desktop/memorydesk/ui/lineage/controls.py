@@ -7,11 +7,10 @@ from __future__ import annotations
 import html
 from datetime import UTC, datetime, timedelta
 
-from PySide6.QtCore import QDateTime, Qt, QTimeZone, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QDateTimeEdit,
     QGridLayout,
     QHBoxLayout,
     QLabel,
@@ -28,26 +27,10 @@ from memorydesk.core.health import DEFAULT_FRESH_FOR, HealthState, format_durati
 from memorydesk.core.health_arrays import BY_SEVERITY, to_us
 from memorydesk.lineage.timeline import Filters, Timeline
 from memorydesk.ui.lineage import colors
+from memorydesk.ui.lineage.timefield import TimeField
 
 FRESH_CHOICES = ("1h", "6h", "24h", "2d", "7d", "30d")
 ANY_COLOR, ANY_RULE, ANY_SOURCE = "any colour", "any rule", "any sourceVersion"
-
-
-def _qdt(moment: datetime) -> QDateTime:
-    return QDateTime.fromMSecsSinceEpoch(int(moment.timestamp() * 1000), QTimeZone.systemTimeZone())
-
-
-def _moment(value: QDateTime) -> datetime:
-    return datetime.fromtimestamp(value.toMSecsSinceEpoch() / 1000, UTC)
-
-
-def _time_edit(name: str) -> QDateTimeEdit:
-    edit = QDateTimeEdit()
-    edit.setObjectName(name)
-    edit.setDisplayFormat("yyyy-MM-dd HH:mm:ss")
-    edit.setCalendarPopup(True)
-    edit.setTimeZone(QTimeZone.systemTimeZone())
-    return edit
 
 
 class Controls(QWidget):
@@ -57,9 +40,10 @@ class Controls(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._quiet = False
-        self.evaluate = _time_edit("lineage-evaluate-at")
-        self.evaluate.setToolTip("Judge every run as the classifier would at this time (local time). Drag the "
-                                 "dashed line on the timeline to scrub.")
+        self.evaluate = TimeField("lineage-evaluate-at")
+        self.evaluate.edit.setToolTip("Judge every run as an operator saw it at this local time (YYYY-MM-DD "
+                                      "HH:MM:SS, then Enter): only receipts written by then count, and runs not "
+                                      "begun yet are not drawn. Drag the dashed line on the timeline to scrub.")
         self.follow = QCheckBox("follow the clock")
         self.follow.setObjectName("lineage-follow-clock")
         self.follow.setChecked(True)
@@ -88,7 +72,8 @@ class Controls(QWidget):
         self.scope.setClearButtonEnabled(True)
         self.source = QComboBox()
         self.source.setObjectName("lineage-filter-source")
-        self.source.addItem(ANY_SOURCE)
+        self.source.addItem(ANY_SOURCE, None)
+        self.source.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.source.setToolTip("Only runs with a receipt written by this implementation / adapter version")
         self.canary = QCheckBox("canary only")
         self.canary.setToolTip("Only the canary's runs (receipts marked canary)")
@@ -96,8 +81,8 @@ class Controls(QWidget):
         self.range_on = QCheckBox("only runs between")
         self.range_on.setObjectName("lineage-filter-range")
         self.range_on.setToolTip("Only runs whose bar reaches into this time range")
-        self.since = _time_edit("lineage-filter-since")
-        self.until = _time_edit("lineage-filter-until")
+        self.since = TimeField("lineage-filter-since")
+        self.until = TimeField("lineage-filter-until")
         self.range_button = QToolButton()
         self.range_button.setObjectName("lineage-filter-range-button")
         self.range_button.setText("Time range ▾")
@@ -148,7 +133,7 @@ class Controls(QWidget):
         grid.addLayout(filters, 1, 0)
         grid.addWidget(self.legend, 2, 0)
 
-        self.evaluate.dateTimeChanged.connect(self._evaluate_edited)
+        self.evaluate.edited.connect(self._evaluate_edited)
         self.now_button.clicked.connect(self.follow_clock)
         self.follow.toggled.connect(lambda on: on and self.evaluate_now())
         self.fresh.currentTextChanged.connect(lambda _t: self._changed())
@@ -158,8 +143,8 @@ class Controls(QWidget):
         self.scope.textChanged.connect(lambda _t: self._changed())
         self.canary.toggled.connect(lambda _on: self._changed())
         self.range_on.toggled.connect(self._range_toggled)
-        self.since.dateTimeChanged.connect(lambda _v: self.range_on.isChecked() and self._changed())
-        self.until.dateTimeChanged.connect(lambda _v: self.range_on.isChecked() and self._changed())
+        self.since.edited.connect(lambda _v: self.range_on.isChecked() and self._changed())
+        self.until.edited.connect(lambda _v: self.range_on.isChecked() and self._changed())
         self.clear.clicked.connect(self.clear_filters)
         self._range_toggled(False)
         self.evaluate_now()
@@ -167,7 +152,7 @@ class Controls(QWidget):
     # -- values -----------------------------------------------------------------------------------
 
     def evaluate_at(self) -> datetime:
-        return _moment(self.evaluate.dateTime())
+        return self.evaluate.moment()
 
     def evaluate_us(self) -> int:
         return to_us(self.evaluate_at())
@@ -181,23 +166,21 @@ class Controls(QWidget):
     def filters(self) -> Filters:
         color = self.color.currentText()
         rule = self.rule.currentText()
-        source = self.source.currentText()
+        source = self.source.currentData()
         ranged = self.range_on.isChecked()
         return Filters(
             colors=frozenset() if color == ANY_COLOR else frozenset({color}),
             states=frozenset() if rule == ANY_RULE else frozenset({rule.split(" ", 1)[1]}),
             scope=self.scope.text(),
-            since_us=to_us(_moment(self.since.dateTime())) if ranged else None,
-            until_us=to_us(_moment(self.until.dateTime())) if ranged else None,
-            source_version=None if source == ANY_SOURCE else source.rsplit("  (", 1)[0],
+            since_us=to_us(self.since.moment()) if ranged else None,
+            until_us=to_us(self.until.moment()) if ranged else None,
+            source_version=source,
             canary_only=self.canary.isChecked(), lanes=self.lanes)
 
     # -- setting ----------------------------------------------------------------------------------
 
     def set_evaluate_at(self, moment: datetime, *, follow: bool = False) -> None:
-        self._quiet = True
-        self.evaluate.setDateTime(_qdt(moment))
-        self._quiet = False
+        self.evaluate.set_moment(moment)
         if not follow and self.follow.isChecked():
             self.follow.blockSignals(True)
             self.follow.setChecked(False)
@@ -205,7 +188,7 @@ class Controls(QWidget):
         self._changed()
 
     def evaluate_now(self) -> None:
-        self.set_evaluate_at(datetime.now(UTC), follow=True)
+        self.set_evaluate_at(datetime.now(UTC).replace(microsecond=0), follow=True)
 
     def follow_clock(self) -> None:
         """Evaluate at the current time from now on (the Now button)."""
@@ -219,25 +202,28 @@ class Controls(QWidget):
         if self.follow.isChecked():
             self.evaluate_now()
 
-    def set_source_versions(self, names: list[str], counts: dict[str, int]) -> None:
-        current = self.source.currentText().rsplit("  (", 1)[0]
+    def set_source_versions(self, names: list[str], counts: dict[str, tuple[int, int]]) -> None:
+        """The sourceVersion list: each whole name with its runs and at-risk runs (as of the
+        evaluated time); the one chosen stays chosen."""
+        current = self.source.currentData()
         self.source.blockSignals(True)
         self.source.clear()
-        self.source.addItem(ANY_SOURCE)
+        self.source.addItem(ANY_SOURCE, None)
         for name in sorted(names):
-            self.source.addItem(f"{name}  ({counts.get(name, 0):,} runs)")
-        found = next((i for i in range(self.source.count()) if self.source.itemText(i).rsplit("  (", 1)[0] == current),
-                     0)
+            runs, risky = counts.get(name, (0, 0))
+            self.source.addItem(f"{name} — {runs:,} runs, {risky:,} at-risk", name)
+            self.source.setItemData(self.source.count() - 1, name, Qt.ItemDataRole.ToolTipRole)
+        found = max(0, self.source.findData(current)) if current is not None else 0
         self.source.setCurrentIndex(found)
+        self.source.setToolTip(current or "Only runs with a receipt written by this implementation / adapter "
+                                          "version")
         self.source.blockSignals(False)
 
     def set_span(self, lo: datetime, hi: datetime) -> None:
         """The time range filter starts out as the data's span."""
         if not self.range_on.isChecked():
             for edit, value in ((self.since, lo), (self.until, hi)):
-                edit.blockSignals(True)
-                edit.setDateTime(_qdt(value))
-                edit.blockSignals(False)
+                edit.set_moment(value)
 
     def set_scope(self, text: str) -> None:
         self.scope.setText(text)
@@ -250,11 +236,11 @@ class Controls(QWidget):
         self._changed()
 
     def select_source(self, name: str) -> bool:
-        for i in range(self.source.count()):
-            if self.source.itemText(i).rsplit("  (", 1)[0] == name:
-                self.source.setCurrentIndex(i)
-                return True
-        return False
+        index = self.source.findData(name)
+        if index < 0:
+            return False
+        self.source.setCurrentIndex(index)
+        return True
 
     def clear_filters(self) -> None:
         self._quiet = True
@@ -292,7 +278,7 @@ class Controls(QWidget):
         index = box.findText(text)
         box.setCurrentIndex(0 if box.currentIndex() == index else index)
 
-    def _evaluate_edited(self, _value: QDateTime) -> None:
+    def _evaluate_edited(self, _value: datetime) -> None:
         if self._quiet:
             return
         if self.follow.isChecked():

@@ -64,7 +64,7 @@ class TimelineItem(pg.GraphicsObject):
         tl = self.tl
         if tl is None or tl.rows == 0:
             return QRectF()
-        lo, hi = tl.table.span()
+        lo, hi = tl.whole.span()
         pad = max(1.0, (hi - lo) / US * 0.05)
         return QRectF(self.x_of(lo) - pad, 0.0, (hi - lo) / US + 2 * pad, float(tl.rows))
 

@@ -5,7 +5,8 @@ overview strip under it.
 Mouse: the wheel scrolls lanes, Ctrl+wheel zooms time at the pointer, Shift+wheel (or a
 sideways wheel) and dragging pan time; a click selects the run under the pointer (the
 most severe one there); a click on the overview jumps there.
-Keyboard (on the timeline): ←/→ pan, +/− zoom, ↑/↓ and PgUp/PgDn scroll lanes,
+Keyboard (on the timeline): ←/→ pan, +/− zoom around the selected run (else the pointer,
+else the middle), ↑/↓ and PgUp/PgDn scroll lanes,
 Home shows everything, [ and ] step to the previous/next run of the lane, N and Shift+N
 to the next/previous at-risk run.
 """
@@ -17,7 +18,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QImage, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen
+from PySide6.QtGui import QCursor, QImage, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QScrollBar, QVBoxLayout, QWidget
 
 from memorydesk.core.health import Color
@@ -191,7 +192,7 @@ class TimelinePanel(QWidget):
         self.lane_axis.rows = tl.rows
         self.lane_axis.name_of = lambda r: tl.lane_name(r) if 0 <= r < tl.rows else ""
         self.now_line.setValue(self.item.x_of(tl.now_us))
-        lo, hi = tl.table.span()
+        lo, hi = tl.whole.span()
         span = max((hi - lo) / US, 60.0)
         self.vb.setLimits(xMin=self.item.x_of(lo) - span, xMax=self.item.x_of(hi) + span, minXRange=1.0,
                           maxXRange=3 * span)
@@ -220,7 +221,7 @@ class TimelinePanel(QWidget):
         tl = self.tl
         if tl is None:
             return
-        lo, hi = tl.table.span()
+        lo, hi = tl.whole.span()
         if hi <= lo:
             lo, hi = lo - 1800 * US, hi + 1800 * US
         margin = (hi - lo) * 0.02
@@ -304,9 +305,9 @@ class TimelinePanel(QWidget):
         elif key == k.Key_Right:
             self.vb.translateBy(x=0.1 * width)
         elif key in (k.Key_Plus, k.Key_Equal):
-            self.vb.scaleBy(x=0.5, center=QPointF((x0 + x1) / 2, 0))
+            self.zoom(0.5)
         elif key in (k.Key_Minus, k.Key_Underscore):
-            self.vb.scaleBy(x=2.0, center=QPointF((x0 + x1) / 2, 0))
+            self.zoom(2.0)
         elif key == k.Key_Up:
             self.scroll_to(self.top - 1)
         elif key == k.Key_Down:
@@ -325,6 +326,33 @@ class TimelinePanel(QWidget):
         else:
             return False
         return True
+
+    def zoom_anchor(self) -> float:
+        """Where + and − zoom around: the selected run (its middle, or the part of it in view),
+        else the pointer when it is over the timeline, else the middle of the view."""
+        x0, x1 = self.x_range()
+        tl = self.tl
+        pos = tl.position(self.item.selected) if tl is not None and self.item.selected is not None else None
+        if pos is not None:
+            xs, xe = self.item.x_of(tl.start[pos]), self.item.x_of(tl.end[pos])
+            a, b = max(xs, x0), min(xe, x1)
+            return (a + b) / 2 if a <= b else (xs + xe) / 2
+        here = self.plot.mapFromGlobal(QCursor.pos())
+        if self.plot.rect().contains(here) and self.plot.underMouse():
+            scene = self.plot.mapToScene(here)
+            if self.vb.sceneBoundingRect().contains(scene):
+                return float(self.vb.mapSceneToView(scene).x())
+        return (x0 + x1) / 2
+
+    def zoom(self, factor: float) -> None:
+        """Zoom time by ``factor`` (< 1 in) around :meth:`zoom_anchor`, keeping it in view."""
+        x0, x1 = self.x_range()
+        anchor = self.zoom_anchor()
+        if not x0 <= anchor <= x1:  # the selected run is out of view: zoom into it, not an empty stretch
+            half = (x1 - x0) * factor / 2
+            self.vb.setXRange(anchor - half, anchor + half, padding=0)
+            return
+        self.vb.scaleBy(x=factor, center=QPointF(anchor, 0))
 
     def step_in_lane(self, direction: int) -> None:
         tl = self.tl

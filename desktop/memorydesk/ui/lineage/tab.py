@@ -2,9 +2,11 @@
 each run a bar coloured by the health the classifier gives it at the evaluated time.
 
 Reading: the stored receipts are read and judged once on the worker (``lineage.runs``);
-judging again at another time or window, filtering and laying out happen on the tab's
-own thread (``lineage.timeline``), so scrubbing "evaluate at" never touches the
-database. A change to receipts (an import, the canary, another process's ingest seen by
+judging again at another window, filtering and laying out happen on the tab's own thread
+(``lineage.timeline``). Evaluating at a time before the newest receipt shows what an
+operator saw then: only receipts dated at or before it count, so the runs that time cuts
+through are read again up to it on the worker (``runs.as_of``), runs that had not begun
+are not drawn, and the legend, tier flow and occupancy follow. A change to receipts (an import, the canary, another process's ingest seen by
 the window's watcher) reads only the runs that have new receipts.
 
 Targets for ``navigate`` (``session.navigate("lineage", **target)``):
@@ -29,7 +31,6 @@ from memorydesk.core.changes import Kind
 from memorydesk.core.health_arrays import from_us
 from memorydesk.lineage import runs as run_tables
 from memorydesk.lineage import timeline
-from memorydesk.lineage.canary import run_gate_apart
 from memorydesk.lineage.receipt_files import export_file
 from memorydesk.lineage.receipt_import import import_file
 from memorydesk.lineage.run_detail import read_detail
@@ -37,20 +38,20 @@ from memorydesk.lineage.runs import RunTable
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.lineage import colors
 from memorydesk.ui.lineage.axes import when_text
-from memorydesk.ui.lineage.canary_dialog import CanaryDialog, CanaryReporter
+from memorydesk.ui.lineage.canary_dialog import CanaryDialog, run_gate_in
 from memorydesk.ui.lineage.compute import Computer
 from memorydesk.ui.lineage.controls import Controls
 from memorydesk.ui.lineage.detail import RunDetailPanel
 from memorydesk.ui.lineage.flow import FlowPanel
 from memorydesk.ui.lineage.item import US
 from memorydesk.ui.lineage.panel import TimelinePanel
-from memorydesk.ui.operations import describe_error
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.tab import DeskTab
 
 EMPTY = ("<h3>No lineage receipts in this workspace yet</h3><p>Receipts arrive from the tier engine, "
          "<b>File ▸ Import receipts…</b> (JSON Lines), <code>memory-desk lineage ingest</code>, the MemoryOS "
          "import, or <b>Tools ▸ Run canary…</b>.</p>")
+LOADING = "<h3>Reading lineage receipts…</h3><p>The timeline appears once they are read and judged.</p>"
 RECEIPT_KINDS = frozenset({Kind.RECEIPT, Kind.TIER})
 
 
@@ -66,6 +67,8 @@ class LineageTab(DeskTab):
         self.selected_id: str | None = None
         self.dialog: Any = None
         self.loading = False
+        self.cutting = False  # reading the runs as of the evaluated time
+        self._cut: tuple[RunTable, int, RunTable] | None = None  # (whole table, time, the table as of it)
         self._again: bool | None = None  # a refresh came while reading: read again (True: whole)
         self._target: dict[str, Any] | None = None
         self.controls = Controls()
@@ -79,6 +82,9 @@ class LineageTab(DeskTab):
         self.write_actions = self.acts.all
         for action in self.write_actions:
             self.controls.tools.addAction(action)
+        self.waiting = QLabel(LOADING)
+        self.waiting.setObjectName("lineage-loading")
+        self.waiting.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty = QLabel(EMPTY)
         self.empty.setObjectName("lineage-empty")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -86,6 +92,8 @@ class LineageTab(DeskTab):
         self.pages = QStackedWidget()
         self.pages.addWidget(self.empty)
         self.pages.addWidget(self.panel)
+        self.pages.addWidget(self.waiting)
+        self.pages.setCurrentWidget(self.waiting)
         side = QSplitter(Qt.Orientation.Horizontal)
         side.setObjectName("lineage-side-split")
         side.addWidget(self.pages)
@@ -153,7 +161,7 @@ class LineageTab(DeskTab):
             self.controls.set_lanes(lanes)
         elif isinstance(target.get("scope"), str):  # a text that names no lane: the scope filter as it is
             self.controls.set_scope(target["scope"])
-        found = [self.table.index[r] for r in runs if r in self.table.index]
+        found = [r for r in runs if r in self.table.index]
         if found:
             self._target = {"select": found[0]}
         elif runs and self.session is not None:
@@ -179,7 +187,7 @@ class LineageTab(DeskTab):
     def busy(self) -> bool:
         """Reading, judging or laying out is still going on (``memory-desk shot`` waits for it)."""
         timers = (self._rebuild_timer, self._flow_timer, self._line_timer)
-        return self.loading or self.compute.pending > 0 or any(t.isActive() for t in timers)
+        return self.loading or self.cutting or self.compute.pending > 0 or any(t.isActive() for t in timers)
 
     # -- reading ----------------------------------------------------------------------------------
 
@@ -191,6 +199,8 @@ class LineageTab(DeskTab):
             self._again = bool(self._again) or whole
             return
         self.loading = True
+        if self.table is None:
+            self.pages.setCurrentWidget(self.waiting)
         self.start(self._read(whole or self.table is None))
 
     async def _read(self, whole: bool) -> None:
@@ -221,9 +231,7 @@ class LineageTab(DeskTab):
         lo, hi = table.span()
         if first or not self.origin_us:
             self.origin_us = lo
-        self.pages.setCurrentIndex(1 if len(table) else 0)
-        counts = {name: len(table.runs_with_source_version(name)) for name in table.source_versions}
-        self.controls.set_source_versions(table.source_versions, counts)
+        self.pages.setCurrentWidget(self.panel if len(table) else self.empty)
         if len(table):
             self.controls.set_span(from_us(lo), from_us(hi))
         self._rebuild()
@@ -241,27 +249,52 @@ class LineageTab(DeskTab):
         table, fresh = self.table, self.controls.fresh_for()
         if table is None or fresh is None:
             return
-        now, filters = self.controls.evaluate_us(), self.controls.filters()
-        self.compute.submit(lambda: timeline.build(table, now, fresh // timedelta(microseconds=1), filters, grid=False),
-                            self._built)
+        now = self.controls.evaluate_us()
+        cut = self._cut
+        if cut is not None and cut[0] is table and cut[1] == now:
+            self._lay_out(table, cut[2], now, fresh)
+        elif not len(table) or now >= int(table.end.max()):
+            self._lay_out(table, table, now, fresh)
+        elif not self.cutting:  # else the cut in flight calls back here when it is done
+            self.cutting = True
+
+            def done(result: RunTable) -> None:
+                self.cutting = False
+                self._cut = (table, now, result)
+                self._rebuild()
+
+            def failed(_exc: BaseException) -> None:
+                self.cutting = False
+
+            self.run(lambda ws: run_tables.as_of(ws, table, now), done, label="reading receipts as of the evaluated "
+                     "time", on_failure=failed)
+
+    def _lay_out(self, whole: RunTable, table: RunTable, now: int, fresh: timedelta) -> None:
+        filters = self.controls.filters()
+        self.compute.submit(lambda: timeline.build(table, now, fresh // timedelta(microseconds=1), filters,
+                                                   grid=False, source=whole), self._built)
 
     def _built(self, tl: timeline.Timeline) -> None:
-        if self.closed or tl.table is not self.table:
+        if self.closed or tl.whole is not self.table:
             return
         keep = self.tl is not None
         self.tl = tl
         self.panel.set_timeline(tl, self.origin_us, keep_view=keep)
         self.controls.set_legend(tl)
+        self.controls.set_source_versions(tl.whole.source_versions, tl.source_counts())
         self._flow_timer.start()
         if self._target is not None and "select" in self._target:
-            run = self._target.pop("select")
+            run = tl.table.index.get(self._target.pop("select"))
             self._target = None
-            self.panel.show_run(run)
-            self.select_run(run)
-        elif self.selected_id is not None:
-            run = self.table.index.get(self.selected_id) if self.table else None
-            self.panel.item.selected = run
             if run is not None:
+                self.panel.show_run(run)
+                self.select_run(run)
+        elif self.selected_id is not None:
+            run = tl.table.index.get(self.selected_id)
+            if run is None or not tl.shown[run]:
+                self.clear_selection("not drawn at the evaluated time" if run is None else "hidden by the filters")
+            else:
+                self.panel.item.selected = run
                 self._read_detail(self.selected_id)
         self.compute.submit(lambda: _grid(tl), lambda grid: self._grid_ready(tl, grid))
 
@@ -312,6 +345,14 @@ class LineageTab(DeskTab):
                 f"first {when_text(table.start[run] / US)}\nlast  {when_text(table.end[run] / US)}"
                 + ("\ncanary run" if table.canary[run] else ""))
 
+    def clear_selection(self, why: str) -> None:
+        """The selected run is no longer shown: the detail pane says so instead of explaining it."""
+        run_id, self.selected_id = self.selected_id, None
+        self.panel.item.selected = None
+        self.panel.item.update()
+        self.detail.show_detail(None, f"Run {run_id} is {why}. Click a run, or press N on the timeline for the "
+                                      "next at-risk run, to see why it has its colour.")
+
     def select_run(self, run: int | None) -> None:
         tl = self.tl
         if tl is None or run is None:
@@ -335,7 +376,7 @@ class LineageTab(DeskTab):
             if run_id != self.selected_id:
                 return
             if detail is None:
-                self.detail.show_detail(None, f"Run {run_id} has no receipts any more.")
+                self.detail.show_detail(None, f"Run {run_id} has no receipt at or before the evaluated time.")
             else:
                 self.detail.show_detail(detail)
 
@@ -384,33 +425,15 @@ class LineageTab(DeskTab):
                                  f"({'OTLP/JSON' if fmt == 'otlp-json' else 'JSON Lines'}).")
 
     async def run_canary(self) -> None:
-        """Tools ▸ Run canary…: the gate with its progress and a result per check."""
+        """Tools ▸ Run canary…: says what it will write; Run starts the gate (progress, Stop, a
+        result per check), Cancel writes nothing."""
         if not self.acts.allowed(self.act_canary) or self.session is None:
             return
-        dialog = CanaryDialog(self)
+        dialog = CanaryDialog(self, workspace=str(self.session.ws.path))
         dialog.show_runs.connect(self.show_canary_runs)
-        reporter = CanaryReporter(dialog)
-        reporter.progressed.connect(dialog.on_progress)
-        reporter.checked.connect(dialog.on_check)
+        dialog.run_requested.connect(lambda: self.start(run_gate_in(dialog, self.session, RECEIPT_KINDS | {Kind.FACT})))
         self.dialog = dialog
         dialog.open()
-        path = self.session.ws.path
-
-        def work(ws, job):
-            def progress(done: int, total: int, text: str) -> None:
-                job.report(done, total, text)
-                reporter.progressed.emit(done, total, text)
-
-            return run_gate_apart(path, progress=progress, keep_receipts=True, cancelled=lambda: job.cancelled,
-                                  on_check=lambda c: reporter.checked.emit(c.name, c.passed, c.detail))
-
-        try:
-            passed = await self.session.job("Running the canary", work, kinds=RECEIPT_KINDS | {Kind.FACT})
-        except Exception as exc:
-            dialog.on_failed(describe_error(exc))
-            raise
-        dialog.on_finished(passed)
-        self.session.status.emit("The canary passed." if passed else "The canary failed: see its checks.")
 
     def show_canary_runs(self) -> None:
         self.controls.clear_filters()
