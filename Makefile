@@ -7,7 +7,11 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DIST_STAMP := $(VENV)/.installed-dist
 
-.PHONY: run test bench install window-test dist dist-test clean
+.PHONY: run test check bench install window-test dist dist-test clean
+
+# Test workers (pytest-xdist): one per core by default; `make test JOBS=1` runs in one process.
+JOBS ?= auto
+PARALLEL := -n $(JOBS) --dist loadgroup
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,11 +32,17 @@ run:
 	@$(MAKE) --no-print-directory install
 	$(BIN)/memory-desk --demo
 
+# The whole suite, the slow tier included (what CI runs), on every core.
 test:
 	@sh packaging/system-deps.sh offscreen
 	@$(MAKE) --no-print-directory install
 	QT_QPA_PLATFORM=offscreen $(BIN)/lint-imports
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PARALLEL)
+
+# The quick loop while working: everything but the slow tier.
+check: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/lint-imports
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PARALLEL) -m "not slow"
 
 # The real window on the X11 (xcb) platform under Xvfb (CI runs it; needs Xvfb).
 window-test:

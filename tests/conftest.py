@@ -15,10 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from helpers import SAMPLE_DB  # noqa: E402
 
 
-@pytest.fixture(autouse=True, scope="session")
-def _private_log_folder(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Crash logs (platformdirs' user log folder) go to a temporary folder, never the real profile."""
-    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("xdg-state"))
+from suite_setup import _private_profile, pytest_collection_modifyitems  # noqa: E402,F401 - the suite's set-up
 
 
 @pytest.fixture

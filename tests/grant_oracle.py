@@ -1,6 +1,6 @@
-"""The product's grant rules, written out again for the tests from CC_SCHEMA.md §7.4 and
-DESIGN.md §3, over raw rows read with the stdlib ``sqlite3`` (no Memory Desk code), so a
-test can compare the desk's matrix with an independent reading, cell by cell.
+"""The product's grant rules, written out again for the tests from docs/product-format.md, "Vocabularies" and
+docs/product-format.md, "The product's rules", over raw rows read with the stdlib ``sqlite3`` (no Memory Desk code),
+so a test can compare the desk's matrix with an independent reading, cell by cell.
 
 The product takes the first matching row in the order its query returns them; the
 caller says which order that is for the file (``ORDER BY`` text), and the tests check

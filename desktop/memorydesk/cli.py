@@ -1,4 +1,4 @@
-"""The ``memory-desk`` command (DESIGN.md section 7).
+"""The ``memory-desk`` command (the README, "The command line").
 
 Each subcommand lives in ``memorydesk.commands.<name>`` and exposes
 ``register(subparsers)``; the parser it adds sets ``func`` to a callable taking the
@@ -73,6 +73,7 @@ def _window_parser() -> argparse.ArgumentParser:
 
 def _console_logging() -> None:
     handler = logging.StreamHandler()
+    handler.setLevel(logging.WARNING)  # the window's log file takes more (crashlog.start_desk_log)
     handler.setFormatter(_OneLine())
     logging.basicConfig(level=logging.WARNING, handlers=[handler])
 

@@ -36,7 +36,7 @@ def test_audit_10k_of_100k() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = _workspace(tmp)
         with open_workspace(path, read_only=True) as ws:
-            clear_caches()
+            clear_caches(ws)
             t0 = time.perf_counter()
             facts = audit.sample_facts(ws, SAMPLE, seed=1)
             t1 = time.perf_counter()

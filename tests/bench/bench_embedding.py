@@ -1,7 +1,7 @@
 """Embedding benchmark: batch throughput and single-query latency.
 
 Run with ``pytest tests/bench/bench_embedding.py -s`` (or ``python`` on this file).
-It prints figures and asserts nothing about time: machines differ. DESIGN.md §6
+It prints figures and asserts nothing about time: machines differ. docs/product-format.md, "Embeddings"
 quotes ~200 texts/s and ~4 ms a query for the reference machine.
 """
 

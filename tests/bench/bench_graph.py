@@ -104,8 +104,7 @@ def test_graph_budgets(graph_workspace: Path, qtbot, tmp_path) -> None:
 
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path))
     ensure_app()
-    layouting._CACHE.clear()
-    clear_caches()
+    layouting._CACHE.clear()  # search's values belong to the workspace opened below: cold
     print(f"\n{machine()} at the start")
     ws = open_workspace(graph_workspace, read_only=True)
     win = MainWindow(ws)
@@ -138,7 +137,7 @@ def test_graph_budgets(graph_workspace: Path, qtbot, tmp_path) -> None:
     keys = [f"{g.labels[g.domain[t]]}\x1f{g.labels[t]}" for t in g.of_kind(TOPIC)]
     reads, indexes, layouts, arrays = [], [], [], []
     for _ in range(3):
-        clear_caches()
+        clear_caches(ws)
         t = time.perf_counter()
         read_graph(ws)
         reads.append(time.perf_counter() - t)

@@ -34,7 +34,6 @@ import pytest
 
 from memorydesk.search import follow
 from memorydesk.search.agent import search
-from memorydesk.search.cache import clear_caches
 from memorydesk.search.preamble import build_preamble
 from memorydesk.store import open_workspace
 from search_corpus import AGENT, N_QUERIES, SIZES, TextModel, workspace_of
@@ -61,7 +60,6 @@ def run_size(n: int) -> tuple[dict[str, tuple[float, float]], dict[str, object]]
     figures: dict[str, tuple[float, float]] = {}
     facts: dict[str, object] = {}
     follow.forget()
-    clear_caches()
     with open_workspace(path, read_only=True) as ws:
         started = time.perf_counter()
         follow.configure(background=True)

@@ -22,7 +22,10 @@ from fixtures.receipts import synthetic_lines
 from memorydesk.demo.place import remove_leftovers
 from memorydesk.store import files, integrity, open_workspace
 
-pytestmark = pytest.mark.slow
+# slow, and one worker runs them one after another (pytest-xdist's loadgroup): each times its
+# kills from a whole run it measures first, and two of them side by side would skew that. The
+# demo builds' 14 rounds took 30 minutes on a 2-core machine busy with other work: an hour each.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("kills"), pytest.mark.timeout(3600)]
 RNG = random.Random(50)
 
 

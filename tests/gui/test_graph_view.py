@@ -38,11 +38,9 @@ class Spy:
 @pytest.fixture
 def spies(monkeypatch):
     from memorydesk.browse import graph_index
-    from memorydesk.search.cache import clear_caches
     from memorydesk.ui.graph import layouting, pictures, tab
 
-    clear_caches()  # nothing known from an earlier test: everything is worked out here
-    layouting._CACHE.clear()
+    layouting._CACHE.clear()  # nothing known from an earlier test (search's values are each workspace's)
     found = {
         "index": Spy(graph_index.index_graph),
         "layout": Spy(tab.cluster_layout),

@@ -39,29 +39,109 @@ def test_the_window_builds_its_tabs_from_one_list(open_window, sample_path) -> N
     assert len({t.name for t in TABS}) == len(TABS)
 
 
-def test_a_fact_edit_refreshes_the_tabs_that_show_facts_once(open_window, sample_path, qtbot) -> None:
-    win = open_window(sample_path)
+def _watch_refreshes(win) -> list[str]:
+    """The names of the tabs that refresh, in order, as the tabs themselves see it: each tab's
+    own ``refresh`` notes its name before it runs (nothing of the router is consulted)."""
+    seen: list[str] = []
+    for tab in TABS:
+        widget = win.tab(tab.name)
+        real = widget.refresh
+
+        def noted(change, _name=tab.name, _real=real) -> None:
+            seen.append(_name)
+            _real(change)
+
+        widget.refresh = noted
+    return seen
+
+
+def _open_every_tab(qtbot, win, last: str) -> None:
     for tab in TABS:  # open every tab once, so each could be refreshed
         win.show_tab(tab.name)
         wait_idle(qtbot, win)
-    win.show_tab("facts")
+    grants = win.show_tab("grants")  # a person looks at codebase there: the panel shows its counts of facts
+    row = next(r for r in range(grants.model.rowCount()) if grants.model.domain(r) == "codebase")
+    grants.view.setCurrentIndex(grants.model.index(row, 1))
+    qtbot.waitUntil(lambda: "codebase" in grants.details and win.ops.pending == 0, timeout=10000)
+    win.show_tab(last)
     wait_idle(qtbot, win)
-    win.refreshes.clear()
-    _edit_topic_3(qtbot, win)
-    qtbot.wait(2500)  # more than two turns of the watcher: our own commit must not come back
-    wait_idle(qtbot, win)
-    assert [name for name, _change in win.refreshes] == ["facts"]
-    change = win.refreshes[0][1]
-    assert not change.external and "fact" in change.kinds
-    assert desk_sample.fid(3) in change.ids_of("fact") and len(change.ids_of("fact")) == 2
-    # the hidden tabs that show facts get the change once, when shown; the others never
+
+
+def _visit_every_tab(qtbot, win) -> None:
+    """Show each tab in turn: a hidden tab takes the changes it missed when it is shown."""
     for tab in TABS:
         win.show_tab(tab.name)
         wait_idle(qtbot, win)
-    shown_later = [name for name, _change in win.refreshes[1:]]
-    expected = [t.name for t in TABS if t.kinds & change.kinds and t.name != "facts"]  # fact, or its history
-    assert shown_later == expected
+
+
+def test_a_fact_edit_refreshes_facts_the_graph_that_shows_it_and_no_other_tab(open_window, sample_path,
+                                                                              qtbot) -> None:
+    win = open_window(sample_path)
+    _open_every_tab(qtbot, win, "facts")
+    seen = _watch_refreshes(win)
+    edit = win.session.write("editing", lambda r: r.edit_fact(desk_sample.fid(23), domain="frontend", topic="lint",
+                                                              content="ESLint and Prettier run in CI", confidence=0.5))
+    win.tab("facts").start(edit)  # fact 23: in the graph; no conflict names it; grants shows codebase's counts
+    qtbot.waitUntil(lambda: seen == ["facts"] and win.ops.pending == 0 and win.ops.flows == 0, timeout=20000)
+    qtbot.wait(2500)  # more than two turns of the watcher: our own commit must not come back
+    wait_idle(qtbot, win)
+    assert seen == ["facts"]
+    _visit_every_tab(qtbot, win)
+    assert seen == ["facts", "graph"]  # once, when shown; policies, grants, conflicts, lineage never
     assert all(not c.external for _n, c in win.refreshes)
+
+
+def test_the_grants_tab_sees_a_fact_edit_in_the_domain_whose_counts_it_shows(open_window, sample_path,
+                                                                             qtbot) -> None:
+    win = open_window(sample_path)
+    _open_every_tab(qtbot, win, "facts")
+    seen = _watch_refreshes(win)
+    _edit_topic_3(qtbot, win)  # through the dialog: fact 3 is in codebase, one version more there
+    wait_idle(qtbot, win)
+    _visit_every_tab(qtbot, win)
+    assert seen == ["facts", "graph", "grants"]
+
+
+def test_a_fact_a_conflict_names_refreshes_the_conflicts_tab_too(open_window, sample_path, qtbot) -> None:
+    win = open_window(sample_path)
+    _open_every_tab(qtbot, win, "facts")
+    seen = _watch_refreshes(win)
+    facts = win.tab("facts")
+    facts.start(win.session.write("deleting", lambda r: r.delete_facts([desk_sample.fid(30)], "test")))
+    qtbot.waitUntil(lambda: seen == ["facts"] and win.ops.pending == 0 and win.ops.flows == 0, timeout=20000)
+    _visit_every_tab(qtbot, win)
+    assert seen == ["facts", "graph", "grants", "conflicts"]  # conflict 700 names fact 30 (codebase)
+
+
+def test_a_receipt_import_refreshes_only_the_lineage_tab(open_window, sample_path, qtbot, tmp_path) -> None:
+    from fixtures.receipts import complete_lineage, to_jsonl
+
+    win = open_window(sample_path)
+    _open_every_tab(qtbot, win, "lineage")
+    seen = _watch_refreshes(win)
+    receipts = tmp_path / "r.jsonl"
+    receipts.write_text(to_jsonl(complete_lineage("routed-run")))
+    lineage = win.tab("lineage")
+    lineage.start(lineage.import_receipts(str(receipts)))
+    qtbot.waitUntil(lambda: "Imported 6 receipts" in win.statusBar().currentMessage(), timeout=20000)
+    wait_idle(qtbot, win)
+    _visit_every_tab(qtbot, win)
+    assert seen == ["lineage"]
+
+
+def test_a_typed_task_puts_facts_in_the_dispatch_preview_and_the_policies_tab_then_sees_fact_edits(
+        open_window, sample_path, qtbot) -> None:
+    win = open_window(sample_path)
+    _open_every_tab(qtbot, win, "policies")
+    win.tab("policies").dispatch.task.setText("when do we deploy the web app this week?")
+    wait_idle(qtbot, win)
+    win.show_tab("facts")
+    wait_idle(qtbot, win)
+    seen = _watch_refreshes(win)
+    _edit_topic_3(qtbot, win)
+    wait_idle(qtbot, win)
+    _visit_every_tab(qtbot, win)
+    assert seen == ["facts", "policies", "graph", "grants"]
 
 
 def test_the_edited_row_is_patched_in_place(open_window, sample_path, qtbot) -> None:

@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+from pathlib import Path
+
 import pytest
 from PySide6.QtGui import QImage
 
@@ -51,3 +53,23 @@ def test_shot_refuses_agent_view_without_a_search(sample_path, tmp_path) -> None
                            "--out", str(tmp_path / "x.png"), "--agent-view"], capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 2 and "--search" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_suite_never_runs_in_the_real_profile(tmp_path_factory) -> None:
+    """HOME and the XDG folders (where ``shot`` would find settings) are the suite's own."""
+    base = tmp_path_factory.getbasetemp().parent  # every worker's base, under one run folder
+    for name in ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
+        assert Path(os.environ[name]).is_relative_to(base), name
+
+
+@pytest.mark.slow
+def test_shot_leaves_the_recent_list_alone(sample_path, tmp_path) -> None:
+    home = tmp_path / "home"
+    config = home / ".config"
+    config.mkdir(parents=True)
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "HOME": str(home), "XDG_CONFIG_HOME": str(config)}
+    done = subprocess.run([sys.executable, "-m", "memorydesk", "shot", str(sample_path), "--tab", "policies",
+                           "--out", str(tmp_path / "p.png")], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    written = {p: p.read_text(errors="replace") for p in home.rglob("*") if p.is_file()}
+    assert not [p for p, text in written.items() if sample_path.name in text]  # no recent entry names it

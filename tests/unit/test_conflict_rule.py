@@ -9,7 +9,7 @@ import pytest
 from memorydesk.core.conflict_rule import Side, decide, num
 from memorydesk.core.worddiff import word_diff
 
-# DESIGN.md section 3, written out independently of core.vocab
+# docs/product-format.md, "The product's rules", written out independently of core.vocab
 WEIGHTS = {"stated": 1.0, "inferred": 0.7, "tool": 0.5, "imported": 0.6, "unknown": 0.8}
 
 

@@ -1,4 +1,4 @@
-"""The embedder: all-MiniLM-L6-v2 int8 on onnxruntime (DESIGN.md §6, CC_SCHEMA.md §6)."""
+"""The embedder: all-MiniLM-L6-v2 int8 on onnxruntime (docs/product-format.md, "Embeddings")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The health classifier: DESIGN.md section 4's table, rule by rule and in order."""
+"""The health classifier: docs/receipts.md's table, rule by rule and in order."""
 
 from __future__ import annotations
 
@@ -132,7 +132,7 @@ def test_source_gone_with_mtm_committed_is_fine_and_without_it_at_risk() -> None
 
 
 def test_an_lpm_commit_is_the_durable_target_of_the_direct_consolidation() -> None:
-    # The product's own consolidation moves STM straight to LPM (DESIGN.md section 4).
+    # The product's own consolidation moves STM straight to LPM (docs/receipts.md).
     evicted = receipt("stm", "committed", "v9", minutes=-20, sourcePresent=False)
     for status in ("committed", "verified"):
         assert judge([evicted, receipt("lpm", status, "v9", minutes=-21)]).state == HealthState.HEALTHY

@@ -1,6 +1,6 @@
 """Where the agent's recall loses a fact: each of the five stages forced on a small
 hand-built workspace, with the deciding numbers computed here from the rules
-(DESIGN.md §3), not read back from the code under test."""
+(docs/product-format.md, "The product's rules"), not read back from the code under test."""
 
 from __future__ import annotations
 

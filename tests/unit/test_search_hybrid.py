@@ -1,7 +1,7 @@
 """Semantic and hybrid search on hand-built workspaces, with every number recomputed here.
 
 The embeddings are chosen (unit vectors at known angles to the query), so each voice's
-order is known without the model; the fusion arithmetic of DESIGN.md §3 is written out
+order is known without the model; the fusion arithmetic of docs/product-format.md, "The product's rules" is written out
 again in this file rather than taken from ``core.fusion``.
 """
 

@@ -1,5 +1,5 @@
 """A fact's focus in the Knowledge Graph: exactly what the hybrid search's graph voice
-walks from it (DESIGN.md §3), with hop numbers and the edges the walk read.
+walks from it (docs/product-format.md, "The product's rules"), with hop numbers and the edges the walk read.
 
 The walk is ``search.hybrid.walk`` itself: each level reads every episodic edge touching
 the level's facts in both directions, heaviest first (equal weights in table order), and

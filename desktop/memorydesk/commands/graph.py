@@ -1,6 +1,6 @@
 """``memory-desk graph WORKSPACE --focus FACT_ID [--json]``: the graph voice's 2-hop
-neighbourhood of a fact (DESIGN.md §3, §7), read-only — the focus the Knowledge Graph
-tab shows.
+neighbourhood of a fact (docs/product-format.md, "The product's rules"; the README, "The command line"), read-only —
+the focus the Knowledge Graph tab shows.
 
 ``--json`` prints ``{"focus": ID, "nodes": [{"id", "kind", "hop", "active"}], "edges":
 [{"source", "target", "kind", "weight"}]}``: nodes in walk order (the focus first, hop 0;

@@ -1,7 +1,7 @@
 """``memory-desk purge WORKSPACE FACT_ID… --reason TEXT [--backups keep|erase|delete] [--actor NAME]``.
 
-Erases facts for good (DESIGN.md §5): the facts, their earlier versions and every copy
-of their text in the file; the history keeps ids, who, when and why. Then it empties the
+Erases facts for good (docs/architecture.md, "What the desk does to memory"): the facts, their earlier versions and
+every copy of their text in the file; the history keeps ids, who, when and why. Then it empties the
 write-ahead log, or says which program keeps it from doing so (the erase finishes at
 the next open). Backups beside the file that still hold the text are listed, and erased
 or deleted with ``--backups``; a fact already purged from the workspace can be given

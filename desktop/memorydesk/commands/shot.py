@@ -1,7 +1,8 @@
 """`memory-desk shot WORKSPACE --tab T --out FILE.png [--size WxH] [--search TEXT [--agent-view]] [--focus ID]`:
 render one tab to a PNG.
 
-The workspace is opened read-only (the file is not changed) and the window is
+The workspace is opened read-only (the file is not changed), it is not added to the
+recent list (the person's profile is not changed either), and the window is
 rendered off-screen when there is no display. The first fact (or policy) is
 selected so the detail pane shows, and rendering waits for background reads.
 ``--search`` types a search into the Facts tab first (the agent's keyword search);

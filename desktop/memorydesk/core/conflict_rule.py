@@ -1,4 +1,5 @@
-"""The product's contradiction rule, recomputed for two facts as they are (DESIGN.md section 3).
+"""The product's contradiction rule, recomputed for two facts as they are (docs/product-format.md,
+"The product's rules").
 
 When a new fact contradicts an active one, the higher ``confidence × veracity weight``
 wins; an exact tie goes to the newer fact. Veracity strings are parsed as the product

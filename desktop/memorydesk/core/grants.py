@@ -1,4 +1,4 @@
-"""Grant resolution as the product applies it (DESIGN.md §3, CC_SCHEMA.md §7.4).
+"""Grant resolution as the product applies it (docs/product-format.md, "The product's rules" and "Vocabularies").
 
 The product reads every grant row of the workspace (one query without ``ORDER BY``),
 parses each row, and for (role, domain) takes the **first** parsed row whose role and

@@ -1,4 +1,4 @@
-"""Health of a run from its lineage receipts (DESIGN.md §4, the table there).
+"""Health of a run from its lineage receipts (docs/receipts.md, the table there).
 
 A run is every receipt with one ``runId``. It is judged at a time ``now`` with a
 freshness window (default 24 h), *as an operator would have seen it then*: only the

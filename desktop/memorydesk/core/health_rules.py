@@ -1,4 +1,4 @@
-"""What the health rules find in one run before the clock is read (DESIGN.md §4).
+"""What the health rules find in one run before the clock is read (docs/receipts.md).
 
 :func:`assess` makes one pass over a run's receipts and works out everything the
 rules need that does not depend on *now*: the scope conflict (rule 1), the versions

@@ -1,4 +1,4 @@
-"""Lineage receipts: the content-free record every tier boundary emits (DESIGN.md §4).
+"""Lineage receipts: the content-free record every tier boundary emits (docs/receipts.md).
 
 A receipt travels as one JSON object with camelCase keys; in Python it is a frozen
 :class:`Receipt` with snake_case attributes. :func:`receipt_from_json` is the only

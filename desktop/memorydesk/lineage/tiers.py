@@ -1,4 +1,4 @@
-"""The tier engine: STM → MTM → LPM with a receipt at every boundary (DESIGN.md section 4).
+"""The tier engine: STM → MTM → LPM with a receipt at every boundary (docs/receipts.md).
 
 STM is the product's hot tier (``working_memory_items_table``: ``agent_id`` = the
 assistant scope, ``session_id`` = the user scope), MTM our segments and pages, LPM the

@@ -1,4 +1,4 @@
-"""The forward and inverse steps of the reviewer's conflict actions (see ``history``).
+"""The reviewer's conflict decisions, each a typed value (``reviewer_action``).
 
 The product's conflict rows are never written: a person's decision is a change to the
 facts' ``superseded_by`` (restore a loser, keep one fact of an open pair) and/or one row
@@ -9,12 +9,13 @@ as the previous step left them (``StaleEdit`` otherwise).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection
 
 from memorydesk.core.errors import StaleEdit
-from memorydesk.memory.history import action
+from memorydesk.memory.reviewer_action import ReviewerAction
 from memorydesk.memory.reviewer_steps import set_superseded
 from memorydesk.store import Workspace
 from memorydesk.store.ours import DeskConflictReview
@@ -35,76 +36,119 @@ def drop_review(conn: Connection, row: dict[str, Any] | None) -> None:
         raise StaleEdit(f"the review of conflict {row['conflict_id']} was removed since; nothing was changed")
 
 
-# -- restore the loser (DESIGN.md section 5) -----------------------------------------------------
-def _replaced(d: dict[str, Any]) -> str | None:
-    """The fact the restore superseded: the winner's version in force, or none (a winner the
-    product deleted). Rows written before that choice have no ``replaced``: the winner."""
-    return d["replaced"] if "replaced" in d else d["winner"]
+# -- restore the loser (docs/architecture.md, "What the desk does to memory") ------------------------------------------
+@dataclass(frozen=True)
+class RestoreLoser(ReviewerAction):
+    """The loser of a resolved contradiction made active again, whatever happened to the winner
+    since (``memory.restore``): the fact it ``replaced`` — the winner's version in force, or
+    none when the product deleted the winner — is superseded by it. Stores the facts, what they
+    pointed at before and the review row; undone by pointing them back and deleting the review.
 
+    Version 2 stores ``replaced``; a version 1 row (written before that choice) replaced the
+    winner itself."""
 
-def _restore_loser_inverse(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    drop_review(conn, d.get("review"))
-    if _replaced(d):
-        set_superseded(ws, conn, _replaced(d), d["loser"], d["winner_before"])
-    set_superseded(ws, conn, d["loser"], None, d["loser_before"])
+    entity, name = "conflict", "restore_loser"
+    version = 2
+    conflict: str
+    loser: str
+    winner: str
+    loser_before: str | None
+    winner_before: str | None
+    review: dict[str, Any] | None = None
+    replaced: str | None = None
+    says: Any = None  # what the plan told the person (kept for the history's reader)
 
+    @classmethod
+    def upgrade(cls, detail: dict[str, Any], version: int) -> dict[str, Any]:
+        return {"replaced": detail.get("winner"), **detail}
 
-def _pair_facts(d: dict[str, Any]) -> dict[str, list[str]]:
-    return {"fact": list(dict.fromkeys([d["loser"], d["winner"], *([_replaced(d)] if _replaced(d) else [])]))}
+    def forward(self, ws: Workspace, conn: Connection) -> None:
+        set_superseded(ws, conn, self.loser, self.loser_before, None)
+        if self.replaced:
+            set_superseded(ws, conn, self.replaced, self.winner_before, self.loser)
+        put_review(conn, self.review)
 
+    def inverse(self, ws: Workspace, conn: Connection) -> None:
+        drop_review(conn, self.review)
+        if self.replaced:
+            set_superseded(ws, conn, self.replaced, self.loser, self.winner_before)
+        set_superseded(ws, conn, self.loser, None, self.loser_before)
 
-@action("conflict", "restore_loser", inverse_of=_restore_loser_inverse, touched=_pair_facts)
-def _restore_loser_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    set_superseded(ws, conn, d["loser"], d["loser_before"], None)
-    if _replaced(d):
-        set_superseded(ws, conn, _replaced(d), d["winner_before"], d["loser"])
-    put_review(conn, d.get("review"))
+    def touched(self) -> dict[str, list[str]]:
+        return {"fact": list(dict.fromkeys([self.loser, self.winner, *([self.replaced] if self.replaced else [])]))}
 
 
 # -- confirm a resolution, keep both: a review only --------------------------------------------------
-def _review_inverse(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    drop_review(conn, d.get("review"))
+@dataclass(frozen=True)
+class ConfirmResolution(ReviewerAction):
+    """A resolution confirmed: one review row (stored whole), deleted again by undo."""
+
+    entity, name = "conflict", "confirm"
+    conflict: str
+    review: dict[str, Any] | None = None
+
+    def forward(self, ws: Workspace, conn: Connection) -> None:
+        put_review(conn, self.review)
+
+    def inverse(self, ws: Workspace, conn: Connection) -> None:
+        drop_review(conn, self.review)
 
 
-def _review_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    put_review(conn, d.get("review"))
+@dataclass(frozen=True)
+class KeepBoth(ConfirmResolution):
+    """Both facts of an open pair kept: a review row only, as a confirmation is."""
 
-
-action("conflict", "confirm", inverse_of=_review_inverse)(_review_forward)
-action("conflict", "keep_both", inverse_of=_review_inverse)(_review_forward)
+    entity, name = "conflict", "keep_both"
 
 
 # -- keep one fact of an open cross-agent pair ----------------------------------------------------
-def _keep_inverse(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    drop_review(conn, d["review"])
-    set_superseded(ws, conn, d["dropped"], d["kept"], None)
+@dataclass(frozen=True)
+class KeepFact(ReviewerAction):
+    """One fact of an open cross-agent pair kept, the other superseded by it. Stores both and
+    the review row; undone by making the other active again and deleting the review."""
 
+    entity, name = "conflict", "keep"
+    conflict: str
+    kept: str
+    dropped: str
+    review: dict[str, Any]
 
-def _kept_facts(d: dict[str, Any]) -> dict[str, list[str]]:
-    return {"fact": [d["kept"], d["dropped"]]}
+    def forward(self, ws: Workspace, conn: Connection) -> None:
+        set_superseded(ws, conn, self.dropped, None, self.kept)
+        put_review(conn, self.review)
 
+    def inverse(self, ws: Workspace, conn: Connection) -> None:
+        drop_review(conn, self.review)
+        set_superseded(ws, conn, self.dropped, self.kept, None)
 
-@action("conflict", "keep", inverse_of=_keep_inverse, touched=_kept_facts)
-def _keep_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    set_superseded(ws, conn, d["dropped"], None, d["kept"])
-    put_review(conn, d["review"])
+    def touched(self) -> dict[str, list[str]]:
+        return {"fact": [self.kept, self.dropped]}
 
 
 # -- a burst reviewed together -------------------------------------------------------------------
-def _burst_inverse(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    for row in d["reviews"]:
-        drop_review(conn, row)
-    for r in d["restored"]:
-        set_superseded(ws, conn, r["loser"], None, r["loser_before"])
+@dataclass(frozen=True)
+class ReviewBurst(ReviewerAction):
+    """The conflicts one winner won, reviewed together: some losers made active again, a review
+    row for each. Stores the restored losers (with what they pointed at) and the reviews;
+    undone by deleting the reviews and pointing the losers back."""
 
+    entity, name = "conflict", "review_burst"
+    winner: str
+    conflicts: list[str]
+    restored: list[dict[str, Any]]
+    reviews: list[dict[str, Any]]
 
-def _burst_facts(d: dict[str, Any]) -> dict[str, list[str]]:
-    return {"fact": [d["winner"], *(r["loser"] for r in d["restored"])]}
+    def forward(self, ws: Workspace, conn: Connection) -> None:
+        for r in self.restored:
+            set_superseded(ws, conn, r["loser"], r["loser_before"], None)
+        for row in self.reviews:
+            put_review(conn, row)
 
+    def inverse(self, ws: Workspace, conn: Connection) -> None:
+        for row in self.reviews:
+            drop_review(conn, row)
+        for r in self.restored:
+            set_superseded(ws, conn, r["loser"], None, r["loser_before"])
 
-@action("conflict", "review_burst", inverse_of=_burst_inverse, touched=_burst_facts)
-def _burst_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    for r in d["restored"]:
-        set_superseded(ws, conn, r["loser"], r["loser_before"], None)
-    for row in d["reviews"]:
-        put_review(conn, row)
+    def touched(self) -> dict[str, list[str]]:
+        return {"fact": [self.winner, *(r["loser"] for r in self.restored)]}

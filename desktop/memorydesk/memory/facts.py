@@ -1,4 +1,4 @@
-"""What an agent's fact write does (DESIGN.md section 3, CC_SCHEMA.md §8).
+"""What an agent's fact write does (docs/product-format.md, "The product's rules").
 
 ``propose_fact``: among active facts with the same topic and domain, identical
 content (trimmed, lower-cased) is a re-mention (confidence bump, mention count);

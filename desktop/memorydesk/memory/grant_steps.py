@@ -1,4 +1,5 @@
-"""The forward and inverse steps of grant edits (``grant.set``, ``grant.remove``, ``grant.fix``).
+"""The reviewer's grant edits (``grant.set``, ``grant.remove``, ``grant.fix``), typed values
+(``reviewer_action``) that share one detail format and one pair of steps.
 
 A grant edit's history detail is ``{"edits": [{"domain", "before", "after"}, …]}``:
 for each domain, the rows that were there (``[rowid, agent_role, permission]``,
@@ -11,17 +12,18 @@ strings byte for byte and, where it is free, their old rowid — so the product 
 them in the same order as before.
 
 History rows written before this format (``{"role", "domain", "before", "after"}``)
-are read as one edit of one row.
+are read as one edit of one row (``GrantEdit.from_detail``).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Self
 
 from sqlalchemy import Connection
 
 from memorydesk.core.errors import StaleEdit
-from memorydesk.memory.history import action
+from memorydesk.memory.reviewer_action import ReviewerAction
 from memorydesk.store import Workspace
 
 Row = list[Any]  # [rowid | None, agent_role, permission]
@@ -86,20 +88,49 @@ def _move(ws: Workspace, conn: Connection, domain: str, expect: list[Row], want:
             row[0] = result.lastrowid
 
 
-def _forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    for edit in _edits(d):
-        _move(ws, conn, edit["domain"], edit["before"], edit["after"])
+@dataclass(frozen=True)
+class GrantEdit(ReviewerAction):
+    """Grant rows of some domains turned into others. Stores, per domain, the rows before (with
+    their rowids) and after; undone by turning the rows after back into the rows before."""
+
+    entity = "grant"
+    edits: list[dict[str, Any]]
+
+    @classmethod
+    def from_detail(cls, detail: dict[str, Any]) -> Self:
+        if "role" in detail and "edits" not in detail:  # the older one-row format
+            detail = {"edits": _edits(detail)}
+        return super().from_detail(detail)
+
+    def forward(self, ws: Workspace, conn: Connection) -> None:
+        for edit in self.edits:
+            _move(ws, conn, edit["domain"], edit["before"], edit["after"])
+
+    def inverse(self, ws: Workspace, conn: Connection) -> None:
+        for edit in reversed(self.edits):
+            _move(ws, conn, edit["domain"], edit["after"], edit["before"])
+
+    def touched(self) -> dict[str, list[str]]:
+        """The domains whose grants it changed."""
+        return {"domain": list(dict.fromkeys(e["domain"] for e in self.edits))}
 
 
-def _inverse(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    for edit in reversed(_edits(d)):
-        _move(ws, conn, edit["domain"], edit["after"], edit["before"])
+@dataclass(frozen=True)
+class SetGrants(GrantEdit):
+    """Cells set to one permission, each with one exact row."""
+
+    name = "set"
 
 
-def touched(d: dict[str, Any]) -> dict[str, list[str]]:
-    """The domains whose grants an edit changed."""
-    return {"domain": list(dict.fromkeys(e["domain"] for e in _edits(d)))}
+@dataclass(frozen=True)
+class RemoveGrants(GrantEdit):
+    """The rows behind cells (or one stored row) removed."""
+
+    name = "remove"
 
 
-for _name in ("set", "remove", "fix"):
-    action("grant", _name, inverse_of=_inverse, touched=touched)(_forward)
+@dataclass(frozen=True)
+class FixGrantRow(GrantEdit):
+    """One stored row rewritten with a known role or permission."""
+
+    name = "fix"

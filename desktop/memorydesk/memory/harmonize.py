@@ -1,4 +1,5 @@
-"""Harmonize: beliefs from repeated facts and open cross-agent conflicts (DESIGN.md section 3).
+"""Harmonize: beliefs from repeated facts and open cross-agent conflicts (docs/product-format.md,
+"The product's rules").
 
 Within each topic, active facts are clustered (single link) by whitespace-token
 Jaccard ≥ 0.5; clusters are numbered ``cluster-<n>`` over the pass. A belief is

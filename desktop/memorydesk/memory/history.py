@@ -1,22 +1,27 @@
 """The change history: one ``memdesk_history`` row per change, written in the same
-transaction as the change, and the undo machinery over it.
+transaction as the change, and the undo machinery over it (docs/architecture.md, "The
+undo model").
 
-Every reviewer action is a pair of functions, ``forward`` and ``inverse``, over the
-row's ``detail``. Doing it runs ``forward``; undoing it runs ``inverse`` and records
-an ``undo`` entry (itself a history row); undoing that undo (redo) runs ``forward``
-again and records a ``redo`` entry.
+Every reviewer action is a typed value (``reviewer_action.ReviewerAction``, listed in
+``actions.ACTIONS``) whose fields are the row's ``detail``. Doing it (``perform``) runs its
+``forward`` and records it; undoing it (``undo.undo_entry``) reads the row back into its
+type, runs ``inverse`` and records an ``undo`` entry (itself a history row); undoing that
+undo (redo) runs ``forward`` again and records a ``redo`` entry.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from sqlalchemy import Connection, and_, select
 
+from memorydesk.core.changes import ChangeSet
 from memorydesk.core.errors import MemoryDeskError
+from memorydesk.memory.reviewer_action import ReviewerAction
 from memorydesk.memory.rows import now_s
 from memorydesk.store import Workspace
 from memorydesk.store.ours import DeskHistory
@@ -25,25 +30,49 @@ HISTORY = DeskHistory.__table__
 Step = Callable[[Workspace, Connection, dict[str, Any]], None]
 
 
-@dataclass(frozen=True)
-class Action:
-    entity: str
-    name: str
-    forward: Step
-    inverse: Step | None  # None: cannot be undone (purge)
-    touched: Callable[[dict[str, Any]], dict[str, list[str]]] | None = None  # other kinds it changes, with ids
+@dataclasses.dataclass(frozen=True)
+class LegacyAction(ReviewerAction):
+    """An action still written as three functions over its detail (``action`` below): its
+    detail stays an untyped dict. Convert it to a typed action (docs/architecture.md, "Adding
+    or converting an action") and name it in ``actions.ACTIONS``."""
+
+    detail: dict[str, Any]
+    steps: ClassVar[tuple[Step, Step | None, Callable[[dict[str, Any]], dict[str, list[str]]] | None]]
+
+    def to_detail(self) -> dict[str, Any]:
+        return self.detail
+
+    @classmethod
+    def from_detail(cls, detail: dict[str, Any]) -> LegacyAction:
+        return cls(detail)
+
+    def forward(self, ws: Workspace, conn: Connection) -> None:
+        self.steps[0](ws, conn, self.detail)
+
+    def inverse(self, ws: Workspace, conn: Connection) -> None:
+        if self.steps[1] is None:
+            super().inverse(ws, conn)
+        else:
+            self.steps[1](ws, conn, self.detail)
+
+    def touched(self) -> dict[str, list[str]]:
+        return self.steps[2](self.detail) if self.steps[2] is not None else {}
 
 
-ACTIONS: dict[str, Action] = {}
+#: actions registered the older way, by ``@action`` as their module is imported (to convert)
+LEGACY: dict[str, type[LegacyAction]] = {}
 
 
 def action(entity: str, name: str, inverse_of: Step | None = None,
            touched: Callable[[dict[str, Any]], dict[str, list[str]]] | None = None):
-    """Register ``forward`` for ``entity.name``; ``inverse_of`` is its undo; ``touched(detail)``
-    names the other kinds of entity it changes (a conflict action changes facts)."""
+    """The older way to declare an action: ``forward`` for ``entity.name``, ``inverse_of`` its
+    undo, ``touched(detail)`` the other kinds it changes. It still works, as an untyped
+    ``LegacyAction``; new actions are typed and listed in ``actions.ACTIONS`` instead."""
 
     def register(forward: Step) -> Step:
-        ACTIONS[f"{entity}.{name}"] = Action(entity, name, forward, inverse_of, touched)
+        LEGACY[f"{entity}.{name}"] = type(f"Legacy_{entity}_{name}", (LegacyAction,), {
+            "entity": entity, "name": name, "undoable": inverse_of is not None,
+            "steps": (forward, inverse_of, touched)})
         return forward
 
     return register
@@ -65,6 +94,15 @@ class ChangeResult:
         """Every kind of entity this change touched (the history always)."""
         return frozenset({self.entity, "history", *self.touched})
 
+    @property
+    def changes(self) -> ChangeSet:
+        """The typed change set the window routes (a kind name that is no ``Kind`` is refused)."""
+        ids: dict[str, list[str]] = {self.entity: list(self.ids)}
+        for kind, more in self.touched.items():  # an empty list of ids: any of that kind
+            mine = ids.get(kind)
+            ids[kind] = [] if mine == [] or not more else [*(mine or []), *more]
+        return ChangeSet.of(ids, self.history_ids)
+
     def ids_of(self, kind: str) -> list[str]:
         if kind == self.entity:
             return list(self.ids)
@@ -84,15 +122,25 @@ def record(conn: Connection, *, key: str, entity_id: str, actor: str, reason: st
     return int(result.inserted_primary_key[0])
 
 
-def perform(ws: Workspace, conn: Connection, key: str, *, entity_id: str, actor: str, reason: str,
-            detail: dict[str, Any], before_id: str | None = None, after_id: str | None = None) -> int:
-    """Run an action's forward step and record it; returns the history id."""
-    ACTIONS[key].forward(ws, conn, detail)
-    return record(conn, key=key, entity_id=entity_id, actor=actor, reason=reason, detail=detail,
-                  before_id=before_id, after_id=after_id)
+def perform(ws: Workspace, conn: Connection, act: ReviewerAction | str, *, entity_id: str, actor: str,
+            reason: str, detail: dict[str, Any] | None = None, before_id: str | None = None,
+            after_id: str | None = None) -> int:
+    """Do ``act`` (its ``forward``) and record it with what it stores to undo; the history id.
+
+    ``act`` may still be given the older way, as ``"entity.name"`` and its ``detail``."""
+    given: dict[str, Any] = {}
+    if isinstance(act, str):
+        from memorydesk.memory.actions import decode  # the older call: read into its type first
+
+        entity, name = act.split(".", 1)
+        given = dict(detail or {})
+        act = decode(entity, name, given)
+    act.forward(ws, conn)  # first: a step may fill in what it stores (a grant row's new rowid)
+    return record(conn, key=act.key(), entity_id=entity_id, actor=actor, reason=reason,
+                  detail={**given, **act.to_detail()}, before_id=before_id, after_id=after_id)  # nothing given is lost
 
 
-def _row(conn: Connection, history_id: int):
+def row_of(conn: Connection, history_id: int):
     row = conn.execute(select(HISTORY).where(HISTORY.c.id == history_id)).first()
     if row is None:
         raise MemoryDeskError(f"history entry {history_id} does not exist")
@@ -116,31 +164,10 @@ def latest_redoable(conn: Connection) -> int | None:
 
 
 def undo(ws: Workspace, conn: Connection, history_id: int, actor: str, reason: str = "") -> ChangeResult:
-    """Undo entry ``history_id``: invert a change, or re-apply the change an undo reverted."""
-    row = _row(conn, history_id)
-    if row.undone_by is not None:
-        raise MemoryDeskError(f"history entry {history_id} was already undone (by entry {row.undone_by})")
-    original = row
-    while original.action in ("undo", "redo") and original.undo_of:
-        original = _row(conn, original.undo_of)
-    key = f"{original.entity}.{original.action}"
-    act = ACTIONS.get(key)
-    if act is None or act.inverse is None:
-        raise MemoryDeskError(f"a {original.action} of a {original.entity} cannot be undone")
-    detail = json.loads(original.detail)
-    if row.action == "undo":
-        act.forward(ws, conn, detail)
-        name = "redo"
-    else:
-        act.inverse(ws, conn, detail)
-        name = "undo"
-    new_id = record(conn, key=f"{original.entity}.{name}", entity_id=original.entity_id, actor=actor,
-                    reason=reason or f"{name} of entry {history_id}", detail={"of": history_id},
-                    before_id=original.after_id, after_id=original.before_id, undo_of=history_id)
-    conn.execute(HISTORY.update().where(HISTORY.c.id == history_id).values(undone_by=new_id))
-    ids = list(dict.fromkeys(i for i in (original.entity_id, original.before_id, original.after_id) if i))
-    touched = act.touched(detail) if act.touched is not None else {}
-    return ChangeResult(original.entity, ids, [new_id], f"{name}: {original.action}", touched)
+    """Undo entry ``history_id`` (``undo.undo_entry``: invert a change, or re-apply the change an undo reverted)."""
+    from memorydesk.memory.undo import undo_entry  # it reads rows into the types of ``actions``
+
+    return undo_entry(ws, conn, history_id, actor, reason)
 
 
 def entries(conn: Connection, entity: str | None = None, entity_id: str | None = None,

@@ -1,4 +1,4 @@
-"""Episodic ``related_to`` edges written when a new fact survives (DESIGN.md section 3).
+"""Episodic ``related_to`` edges written when a new fact survives (docs/product-format.md, "The product's rules").
 
 The scoring and selection rules live in ``core.relatedness``; this module feeds them
 the workspace's active facts in the product's read order (newest ``updated_at``

@@ -1,4 +1,4 @@
-"""Policies, domains and access grants (DESIGN.md section 3, CC_SCHEMA.md §7.4–7.5).
+"""Policies, domains and access grants (docs/product-format.md, "The product's rules").
 
 Grant resolution for (role, domain) is ``core.grants`` over the rows as the product
 reads them (``memory.grants``): the first parsed row of the domain, else, for a

@@ -1,4 +1,5 @@
-"""Purge that keeps its word (DESIGN.md §5): the text leaves the file, its log and the backups.
+"""Purge that keeps its word (docs/architecture.md, "What the desk does to memory"): the text leaves the file, its log
+and the backups.
 
 A purge deletes the facts, their earlier versions, everything that quotes them and the
 history's copies of their text, in one transaction that also leaves a pending-erase
@@ -21,6 +22,7 @@ from sqlalchemy import Connection, LargeBinary, cast, func, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
 from memorydesk.memory.history import ChangeResult, perform
+from memorydesk.memory.reviewer_action import ReviewerAction
 from memorydesk.store import Workspace, files, wal
 from memorydesk.store.engine import BUSY_TIMEOUT_MS, make_engine
 from memorydesk.store.errors import translated
@@ -188,6 +190,19 @@ def erase_in_backup(held: BackupHolding, chain: list[str]) -> None:
         raise MemoryDeskError(f"{path}: the text could not be erased from this backup; delete the backup instead")
 
 
+@dataclass(frozen=True)
+class PurgeFacts(ReviewerAction):
+    """The facts (their FTS entries by trigger) and everything that quotes them, deleted for
+    good. Stores only the ids: it cannot be undone."""
+
+    entity, name = "fact", "purge"
+    undoable = False
+    ids: list[str]
+
+    def forward(self, ws: Workspace, conn: Connection) -> None:
+        erase_rows(conn, ws.layout, self.ids, vectors=ws.has_vectors)
+
+
 def purge(reviewer: Reviewer, ids: Iterable[str], reason: str = "", *,
           backups: BackupAction = "keep") -> PurgeOutcome:
     """Purge facts from the workspace, then deal with the backups beside it as ``backups`` says.
@@ -238,8 +253,7 @@ def _purge_workspace(reviewer: Reviewer, ids: list[str], reason: str) -> tuple[C
         for fid in ids:
             versions = [v for v in earlier_versions(conn, ws.layout, [fid]) if v not in chain]
             chain.extend(versions)
-            hids.append(perform(ws, conn, "fact.purge", entity_id=fid, actor=reviewer.actor, reason=reason,
-                                detail={"ids": versions}))
+            hids.append(perform(ws, conn, PurgeFacts(versions), entity_id=fid, actor=reviewer.actor, reason=reason))
         scrub_history(conn, chain)
         wal.mark_pending(conn)
         return ChangeResult("fact", chain, hids, f"{len(chain)} fact version(s) purged",

@@ -24,7 +24,7 @@ from sqlalchemy import Connection, func, select
 
 from memorydesk.core.errors import StaleEdit
 from memorydesk.memory.history import ChangeResult, perform
-from memorydesk.memory.reviewer_steps import DELETED
+from memorydesk.memory.reviewer_steps import DELETED, RestoreFact
 from memorydesk.memory.rows import fact_row
 from memorydesk.store.layout import Layout
 from memorydesk.store.retry import with_retry
@@ -110,12 +110,12 @@ def restore_facts(ws: Workspace, actor: str, ids: Iterable[str], reason: str = "
         hids, touched, replaced = [], [], 0
         for fid in ids:
             plan = restore_plan(conn, ws.layout, fid)
-            detail = {"id": fid, "before": None, "was": plan.was, "replaces": plan.replaces}
-            hids.append(perform(ws, conn, "fact.restore", entity_id=fid, actor=actor, reason=reason, detail=detail,
-                                before_id=plan.replaces))
+            hids.append(perform(ws, conn, RestoreFact(fid, None, plan.was, plan.replaces), entity_id=fid, actor=actor,
+                                reason=reason, before_id=plan.replaces))
             touched.extend(plan.touched)
             replaced += plan.replaces is not None
         more = f"; {replaced} newer version(s) superseded by them" if replaced else ""
-        return ChangeResult("fact", list(dict.fromkeys(touched)), hids, f"{len(ids)} fact(s) restored{more}")
+        return ChangeResult("fact", list(dict.fromkeys(touched)), hids, f"{len(ids)} fact(s) restored{more}",
+                            {"domain": []})  # some domains' counts (which: not read)
 
     return with_retry(ws, work)

@@ -1,4 +1,4 @@
-"""The reviewer side: what people do to memory from the desk (DESIGN.md section 5).
+"""The reviewer side: what people do to memory from the desk (docs/architecture.md, "What the desk does to memory").
 
 Every method is one transaction that changes the rows and writes the history row
 together, and returns a ``ChangeResult`` saying what changed. Edits supersede
@@ -15,19 +15,28 @@ from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
 from memorydesk.embedding.embedder import Embedder, fact_text, fact_vectors
-from memorydesk.memory import (  # noqa: F401 - registers the actions
-    history, reviewer_edges, reviewer_restore, reviewer_review, reviewer_steps)
+from memorydesk.memory import (  # noqa: F401 - the last two register legacy-style actions
+    history, reviewer_edges, reviewer_restore, reviewer_review)
 from memorydesk.memory.history import ChangeResult, perform
 from memorydesk.memory.purge import BackupAction, purge
-from memorydesk.memory.reviewer_conflicts import ConflictDecisions
 from memorydesk.memory.restore import restore_facts
+from memorydesk.memory.reviewer_conflicts import ConflictDecisions
 from memorydesk.memory.reviewer_grants import GrantEdits
+from memorydesk.memory.reviewer_steps import (
+    DELETED,
+    DeleteFact,
+    DeletePolicy,
+    EditFact,
+    EditPolicy,
+    SetPolicyActive,
+)
 from memorydesk.memory.rows import fact_row, new_id, now_s
+from memorydesk.memory.undo import undo_entry
 from memorydesk.store import Workspace
 from memorydesk.store.retry import with_retry
 from memorydesk.store.vectors import put_vector
 
-DELETED = reviewer_steps.DELETED
+__all__ = ["DELETED", "Reviewer"]
 
 
 class Reviewer(ConflictDecisions, GrantEdits):
@@ -69,12 +78,12 @@ class Reviewer(ConflictDecisions, GrantEdits):
                 "temporal_tags": old.temporal_tags, "mention_count": 1, "created_at": now, "updated_at": now,
                 "embedding": None, "binary_embedding": None,
             }
-            detail = {"old_id": fact_id, "new_id": new_row["id"], "new_row": new_row}
-            hid = perform(self.ws, conn, "fact.edit", entity_id=fact_id, actor=self.actor, reason=reason,
-                          detail=detail, before_id=fact_id, after_id=new_row["id"])
+            hid = perform(self.ws, conn, EditFact(fact_id, new_row["id"], new_row), entity_id=fact_id,
+                          actor=self.actor, reason=reason, before_id=fact_id, after_id=new_row["id"])
             if vector is not None:
                 self._store_vector(conn, new_row["id"], vector)
-            return ChangeResult("fact", [fact_id, new_row["id"]], [hid], "fact edited (superseded)")
+            return ChangeResult("fact", [fact_id, new_row["id"]], [hid], "fact edited (superseded)",
+                                {"domain": list(dict.fromkeys((old.domain, domain)))})  # their counts
 
         return with_retry(self.ws, work)
 
@@ -85,19 +94,18 @@ class Reviewer(ConflictDecisions, GrantEdits):
         if self.ws.has_vectors:
             put_vector(conn, fact_id, vector[0])
 
-    def _each_fact(self, key: str, ids: Iterable[str], reason: str, detail_for, message: str) -> ChangeResult:
+    def _each_fact(self, act: type[DeleteFact], ids: Iterable[str], reason: str,
+                   message: str) -> ChangeResult:
         ids = list(dict.fromkeys(ids))
 
         def work(conn: Connection) -> ChangeResult:
-            hids = [perform(self.ws, conn, key, entity_id=fid, actor=self.actor, reason=reason,
-                            detail=detail_for(fid)) for fid in ids]
-            return ChangeResult("fact", ids, hids, message.format(n=len(ids)))
+            hids = [perform(self.ws, conn, act(fid), entity_id=fid, actor=self.actor, reason=reason) for fid in ids]
+            return ChangeResult("fact", ids, hids, message.format(n=len(ids)), {"domain": _domains(self.ws, conn, ids)})
 
         return with_retry(self.ws, work)
 
     def delete_facts(self, ids: Iterable[str], reason: str = "") -> ChangeResult:
-        return self._each_fact("fact.delete", ids, reason, lambda fid: {"id": fid, "before": None},
-                               "{n} fact(s) deleted")
+        return self._each_fact(DeleteFact, ids, reason, "{n} fact(s) deleted")
 
     def restore_facts(self, ids: Iterable[str], reason: str = "") -> ChangeResult:
         """Active again, whatever replaced them (``memory.restore``): a deleted fact, a fact set
@@ -128,28 +136,29 @@ class Reviewer(ConflictDecisions, GrantEdits):
             new_row = {"id": new_id(), "workspace_id": old.workspace_id, "domain": domain.strip(),
                        "rule": rule.strip(), "source_fact_ids": old.source_fact_ids,
                        "required_role": required_role, "active": 1, "created_at": now, "updated_at": now}
-            hid = perform(self.ws, conn, "policy.edit", entity_id=policy_id, actor=self.actor, reason=reason,
-                          detail={"old_id": policy_id, "new_id": new_row["id"], "new_row": new_row,
-                                  "old_active": old.active}, before_id=policy_id, after_id=new_row["id"])
-            return ChangeResult("policy", [policy_id, new_row["id"]], [hid], "policy edited (superseded)")
+            hid = perform(self.ws, conn, EditPolicy(policy_id, new_row["id"], new_row, old.active),
+                          entity_id=policy_id, actor=self.actor, reason=reason, before_id=policy_id,
+                          after_id=new_row["id"])
+            return ChangeResult("policy", [policy_id, new_row["id"]], [hid], "policy edited (superseded)",
+                                {"domain": list(dict.fromkeys((old.domain, new_row["domain"])))})
 
         return with_retry(self.ws, work)
 
     def delete_policy(self, policy_id: str, reason: str = "") -> ChangeResult:
         def work(conn: Connection) -> ChangeResult:
             row = dict(self._policy(conn, policy_id)._mapping)
-            hid = perform(self.ws, conn, "policy.delete", entity_id=policy_id, actor=self.actor, reason=reason,
-                          detail={"row": row})
-            return ChangeResult("policy", [policy_id], [hid], "policy deleted")
+            hid = perform(self.ws, conn, DeletePolicy(row), entity_id=policy_id, actor=self.actor, reason=reason)
+            return ChangeResult("policy", [policy_id], [hid], "policy deleted", {"domain": [row["domain"]]})
 
         return with_retry(self.ws, work)
 
     def set_policy_active(self, policy_id: str, active: bool, reason: str = "") -> ChangeResult:
         def work(conn: Connection) -> ChangeResult:
             row = self._policy(conn, policy_id)
-            hid = perform(self.ws, conn, "policy.activate", entity_id=policy_id, actor=self.actor, reason=reason,
-                          detail={"id": policy_id, "before": row.active, "after": int(active)})
-            return ChangeResult("policy", [policy_id], [hid], "policy activated" if active else "policy deactivated")
+            hid = perform(self.ws, conn, SetPolicyActive(policy_id, row.active, int(active)), entity_id=policy_id,
+                          actor=self.actor, reason=reason)
+            return ChangeResult("policy", [policy_id], [hid], "policy activated" if active else "policy deactivated",
+                                {"domain": [row.domain]})
 
         return with_retry(self.ws, work)
 
@@ -174,7 +183,7 @@ class Reviewer(ConflictDecisions, GrantEdits):
             target = history_id if history_id is not None else history.latest_undoable(conn)
             if target is None:
                 raise MemoryDeskError("nothing to undo")
-            return history.undo(self.ws, conn, target, self.actor, reason)
+            return undo_entry(self.ws, conn, target, self.actor, reason)
 
         return with_retry(self.ws, work)
 
@@ -186,9 +195,19 @@ class Reviewer(ConflictDecisions, GrantEdits):
             target = history.latest_redoable(conn)
             if target is None:
                 raise MemoryDeskError("nothing to redo")
-            return history.undo(self.ws, conn, target, self.actor, reason)
+            return undo_entry(self.ws, conn, target, self.actor, reason)
 
         return with_retry(self.ws, work)
 
     def history(self, entity: str | None = None, entity_id: str | None = None) -> list[dict]:
         return history.read_entries(self.ws, entity, entity_id)
+
+
+def _domains(ws: Workspace, conn: Connection, fact_ids: list[str]) -> list[str]:
+    """The domains of these facts (a change to them changes those domains' counts)."""
+    facts = ws.layout.facts
+    found: dict[str, None] = {}
+    for start in range(0, len(fact_ids), 500):
+        rows = conn.execute(select(facts.c.domain).where(facts.c.id.in_(fact_ids[start:start + 500])).distinct())
+        found.update(dict.fromkeys(str(r[0]) for r in rows))
+    return list(found)

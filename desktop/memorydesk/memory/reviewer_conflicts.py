@@ -1,4 +1,5 @@
-"""What a person decides about conflicts (DESIGN.md section 5), as part of ``Reviewer``.
+"""What a person decides about conflicts (docs/architecture.md, "What the desk does to memory"), as part of
+``Reviewer``.
 
 - **restore the loser** of a resolved contradiction, whatever happened to the winner since
   (``memory.restore``): the loser becomes active again and the winner's version in force,
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
-from memorydesk.memory import conflict_steps  # noqa: F401 - registers the actions
+from memorydesk.memory.conflict_steps import ConfirmResolution, KeepBoth, KeepFact, RestoreLoser, ReviewBurst
 from memorydesk.memory.history import ChangeResult, perform
 from memorydesk.memory.restore import restore_plan
 from memorydesk.memory.rows import fact_row, new_id, now_s
@@ -60,8 +61,8 @@ class ConflictDecisions:
             detail = {"conflict": conflict_id, "loser": loser, "winner": winner, "loser_before": loser_now,
                       "replaced": plan.replaces, "winner_before": None, "says": plan.says,
                       "review": self._review(row, "restored", reason)}
-            hid = perform(self.ws, conn, "conflict.restore_loser", entity_id=conflict_id, actor=self.actor,
-                          reason=reason, detail=detail, before_id=plan.replaces, after_id=loser)
+            hid = perform(self.ws, conn, RestoreLoser(**detail), entity_id=conflict_id, actor=self.actor,
+                          reason=reason, before_id=plan.replaces, after_id=loser)
             done = f"; {plan.replaces[:8]}… superseded by it" if plan.replaces else " (nothing else changed)"
             return ChangeResult("conflict", [conflict_id], [hid], f"loser {loser[:8]}… restored{done}",
                                 {"fact": plan.touched})
@@ -75,8 +76,8 @@ class ConflictDecisions:
                 raise MemoryDeskError("this conflict is open: there is no resolution to confirm "
                                       "(keep A, keep B or keep both instead)")
             detail = {"conflict": conflict_id, "review": self._review(row, "confirmed", reason)}
-            hid = perform(self.ws, conn, "conflict.confirm", entity_id=conflict_id, actor=self.actor,
-                          reason=reason, detail=detail)
+            hid = perform(self.ws, conn, ConfirmResolution(**detail), entity_id=conflict_id, actor=self.actor,
+                          reason=reason)
             return ChangeResult("conflict", [conflict_id], [hid], "resolution confirmed")
 
         return with_retry(self.ws, work)
@@ -96,8 +97,8 @@ class ConflictDecisions:
                                     "nothing was changed")
             detail = {"conflict": conflict_id, "kept": kept, "dropped": dropped,
                       "review": self._review(row, f"kept_{keep}", reason)}
-            hid = perform(self.ws, conn, "conflict.keep", entity_id=conflict_id, actor=self.actor, reason=reason,
-                          detail=detail, before_id=dropped, after_id=kept)
+            hid = perform(self.ws, conn, KeepFact(**detail), entity_id=conflict_id, actor=self.actor, reason=reason,
+                          before_id=dropped, after_id=kept)
             return ChangeResult("conflict", [conflict_id], [hid],
                                 f"kept {keep.upper()}; the other fact is superseded by it", {"fact": [kept, dropped]})
 
@@ -108,8 +109,7 @@ class ConflictDecisions:
         def work(conn: Connection) -> ChangeResult:
             row = self._open_pair(conn, conflict_id)
             detail = {"conflict": conflict_id, "review": self._review(row, "kept_both", reason)}
-            hid = perform(self.ws, conn, "conflict.keep_both", entity_id=conflict_id, actor=self.actor,
-                          reason=reason, detail=detail)
+            hid = perform(self.ws, conn, KeepBoth(**detail), entity_id=conflict_id, actor=self.actor, reason=reason)
             return ChangeResult("conflict", [conflict_id], [hid], "kept both; the pair is marked as reviewed")
 
         return with_retry(self.ws, work)
@@ -141,8 +141,7 @@ class ConflictDecisions:
                     restored.append({"conflict": cid, "loser": row.fact_a_id, "loser_before": before})
                 reviews.append(self._review(row, "restored" if cid in chosen else "confirmed", reason))
             detail = {"winner": winner, "conflicts": ids, "restored": restored, "reviews": reviews}
-            hid = perform(self.ws, conn, "conflict.review_burst", entity_id=winner, actor=self.actor,
-                          reason=reason, detail=detail)
+            hid = perform(self.ws, conn, ReviewBurst(**detail), entity_id=winner, actor=self.actor, reason=reason)
             n = len(restored)
             return ChangeResult("conflict", ids, [hid], f"burst reviewed: {n} fact(s) restored, "
                                 f"{len(ids) - n} confirmed", {"fact": [winner, *losers]})

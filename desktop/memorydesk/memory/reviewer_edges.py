@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection
 from sqlalchemy import exc as sa_exc
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
-from memorydesk.memory.history import ChangeResult, action, perform
+from memorydesk.memory.history import ChangeResult, perform
+from memorydesk.memory.reviewer_action import ReviewerAction
 from memorydesk.store import Workspace
 from memorydesk.store.retry import with_retry
 
@@ -59,36 +61,41 @@ def _id_of(row: dict[str, Any]) -> str:
     return next(str(v) for name, _kind, v in row["columns"] if name == "id")
 
 
-def _delete_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    edges = ws.layout.edges.name
-    for row in d["rows"]:
-        edge_id = _id_of(row)
-        now = capture(ws, conn, edge_id)
-        if now != row:
-            what = "no longer exists" if now is None else "changed since"
-            raise StaleEdit(f"edge {edge_id} {what}; nothing was changed")
-        conn.exec_driver_sql(f"DELETE FROM {edges} WHERE rowid = ?", (row["rowid"],))
+@dataclass(frozen=True)
+class DeleteEdges(ReviewerAction):
+    """Episodic edges deleted. Stores every column of every row with its storage class and its
+    rowid (``capture``); undone by inserting them again byte for byte."""
 
+    entity, name = "edge", "delete"
+    ids: list[str]
+    rows: list[dict[str, Any]]
 
-def _delete_inverse(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    edges = ws.layout.edges.name
-    for row in d["rows"]:
-        names = ["rowid"] + [f'"{name}"' for name, _kind, _v in row["columns"]]
-        values = [row["rowid"]] + [_decode(kind, v) for _name, kind, v in row["columns"]]
-        taken = conn.exec_driver_sql(f"SELECT 1 FROM {edges} WHERE rowid = ? OR id = ?",
-                                     (row["rowid"], _id_of(row))).first()
-        if taken is not None:
-            raise StaleEdit(f"edge {_id_of(row)} (or its place in the table) was written again since; "
-                            "nothing was changed")
-        try:
-            conn.exec_driver_sql(f"INSERT INTO {edges} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
-                                 tuple(values))
-        except sa_exc.IntegrityError as exc:
-            raise StaleEdit(f"an agent linked the same two facts again since (edge {_id_of(row)}); "
-                            "nothing was changed") from exc
+    def forward(self, ws: Workspace, conn: Connection) -> None:
+        edges = ws.layout.edges.name
+        for row in self.rows:
+            edge_id = _id_of(row)
+            now = capture(ws, conn, edge_id)
+            if now != row:
+                what = "no longer exists" if now is None else "changed since"
+                raise StaleEdit(f"edge {edge_id} {what}; nothing was changed")
+            conn.exec_driver_sql(f"DELETE FROM {edges} WHERE rowid = ?", (row["rowid"],))
 
-
-action("edge", "delete", inverse_of=_delete_inverse)(_delete_forward)
+    def inverse(self, ws: Workspace, conn: Connection) -> None:
+        edges = ws.layout.edges.name
+        for row in self.rows:
+            names = ["rowid"] + [f'"{name}"' for name, _kind, _v in row["columns"]]
+            values = [row["rowid"]] + [_decode(kind, v) for _name, kind, v in row["columns"]]
+            taken = conn.exec_driver_sql(f"SELECT 1 FROM {edges} WHERE rowid = ? OR id = ?",
+                                         (row["rowid"], _id_of(row))).first()
+            if taken is not None:
+                raise StaleEdit(f"edge {_id_of(row)} (or its place in the table) was written again since; "
+                                "nothing was changed")
+            try:
+                conn.exec_driver_sql(f"INSERT INTO {edges} ({', '.join(names)}) "
+                                     f"VALUES ({', '.join('?' * len(names))})", tuple(values))
+            except sa_exc.IntegrityError as exc:
+                raise StaleEdit(f"an agent linked the same two facts again since (edge {_id_of(row)}); "
+                                "nothing was changed") from exc
 
 
 def delete_edges(ws: Workspace, actor: str, edge_ids: Iterable[str], reason: str = "") -> ChangeResult:
@@ -104,8 +111,7 @@ def delete_edges(ws: Workspace, actor: str, edge_ids: Iterable[str], reason: str
             if row is None:
                 raise StaleEdit(f"edge {edge_id} no longer exists; nothing was changed")
             rows.append(row)
-        hid = perform(ws, conn, "edge.delete", entity_id=ids[0], actor=actor, reason=reason,
-                      detail={"ids": ids, "rows": rows})
+        hid = perform(ws, conn, DeleteEdges(ids, rows), entity_id=ids[0], actor=actor, reason=reason)
         return ChangeResult("edge", ids, [hid], f"{len(ids)} edge(s) deleted" if len(ids) > 1 else "edge deleted")
 
     return with_retry(ws, work)

@@ -1,5 +1,5 @@
-"""The reviewer's grant edits (DESIGN.md §5): set cells, remove rows, lock a domain down,
-fix rows with unknown strings — each one transaction and one history row, undoable.
+"""The reviewer's grant edits (docs/architecture.md, "What the desk does to memory"): set cells, remove rows, lock a
+domain down, fix rows with unknown strings — each one transaction and one history row, undoable.
 
 A bulk edit (a whole domain row, a whole role column, any selection of cells) is one
 history row, so one Undo takes all of it back: a person who locked a domain down and
@@ -23,7 +23,7 @@ from sqlalchemy import Connection
 from memorydesk.core.errors import MemoryDeskError
 from memorydesk.core.grants import GrantRow, plan_cell, plan_row
 from memorydesk.core.vocab import AgentRole, Permission, parse_agent_role
-from memorydesk.memory import grant_steps  # noqa: F401 - registers the actions
+from memorydesk.memory.grant_steps import FixGrantRow, GrantEdit, RemoveGrants, SetGrants
 from memorydesk.memory.grants import known_domains, rows_by_domain, rows_of
 from memorydesk.memory.history import ChangeResult, perform
 from memorydesk.store import Workspace
@@ -71,11 +71,11 @@ class GrantEdits:
     # -- cells -----------------------------------------------------------------------------------
     def set_grants(self, cells: Cells, permission: str, reason: str = "") -> ChangeResult:
         """Set each (role, domain) cell to ``permission`` with one exact row."""
-        return self._cells("grant.set", cells, _permission(permission), reason)
+        return self._cells(SetGrants, cells, _permission(permission), reason)
 
     def remove_grants(self, cells: Cells, reason: str = "") -> ChangeResult:
         """Remove the rows behind each cell: it falls back to the bare name's row, or reads ``read``."""
-        return self._cells("grant.remove", cells, None, reason)
+        return self._cells(RemoveGrants, cells, None, reason)
 
     def lock_down(self, domains: Iterable[str], reason: str = "") -> ChangeResult:
         """``none`` for all nine roles of each domain (it stops ``propose_policy``, not reads)."""
@@ -87,7 +87,7 @@ class GrantEdits:
     def remove_grant(self, role: str, domain: str, reason: str = "") -> ChangeResult:
         return self.remove_grants([(role, domain)], reason)
 
-    def _cells(self, key: str, cells: Cells, permission: Permission | None, reason: str) -> ChangeResult:
+    def _cells(self, act: type[GrantEdit], cells: Cells, permission: Permission | None, reason: str) -> ChangeResult:
         wanted = list(dict.fromkeys((_role(r), d) for r, d in cells))
         if not wanted:
             raise MemoryDeskError("no grant cell was chosen")
@@ -117,8 +117,7 @@ class GrantEdits:
                 raise MemoryDeskError(f"nothing to change: {cells_text} have no grant row to remove" if permission is None
                                       else f"nothing to change: {cells_text} already read {permission.value} "
                                       "from one exact row")
-            hid = perform(self.ws, conn, key, entity_id=_entity_id(changed), actor=self.actor, reason=reason,
-                          detail={"edits": edits})
+            hid = perform(self.ws, conn, act(edits), entity_id=_entity_id(changed), actor=self.actor, reason=reason)
             return ChangeResult("grant", [f"{r.value}/{d}" for r, d in changed], [hid],
                                 self._message(changed, permission), {"domain": list(by_domain)})
 
@@ -151,13 +150,13 @@ class GrantEdits:
         new_perm = _permission(permission).value if permission is not None else None
         if new_role is None and new_perm is None:
             raise MemoryDeskError("choose a role or a permission for the row")
-        return self._row("grant.fix", domain, agent_role, reason, role=new_role, permission=new_perm)
+        return self._row(FixGrantRow, domain, agent_role, reason, role=new_role, permission=new_perm)
 
     def remove_grant_row(self, domain: str, agent_role: str, reason: str = "") -> ChangeResult:
         """Remove one stored row (found by its exact role string)."""
-        return self._row("grant.remove", domain, agent_role, reason, remove=True)
+        return self._row(RemoveGrants, domain, agent_role, reason, remove=True)
 
-    def _row(self, key: str, domain: str, agent_role: str, reason: str, **change: Any) -> ChangeResult:
+    def _row(self, act: type[GrantEdit], domain: str, agent_role: str, reason: str, **change: Any) -> ChangeResult:
         def work(conn: Connection) -> ChangeResult:
             rows = rows_of(self.ws, conn, domain)
             if not any(r.agent_role == agent_role for r in rows):
@@ -166,8 +165,8 @@ class GrantEdits:
             if not before and not after:
                 raise MemoryDeskError(f"nothing to change: the row {agent_role!r} on {domain!r} already reads so")
             edit = {"domain": domain, "before": _wire(before, keep_rowid=True), "after": _wire(after, keep_rowid=False)}
-            hid = perform(self.ws, conn, key, entity_id=f"{agent_role}/{domain}", actor=self.actor, reason=reason,
-                          detail={"edits": [edit]})
+            hid = perform(self.ws, conn, act([edit]), entity_id=f"{agent_role}/{domain}", actor=self.actor,
+                          reason=reason)
             ids = list(dict.fromkeys(f"{r.agent_role}/{domain}" for r in [*before, *after]))
             message = (f"grant row {agent_role!r} on {domain} removed" if not after else
                        f"grant row {agent_role!r} on {domain} now {after[0].agent_role!r} → {after[0].permission!r}")

@@ -1,4 +1,5 @@
-"""The forward and inverse steps of every reviewer action (see ``history``).
+"""The reviewer's actions on facts and policies, each a typed value (``reviewer_action``):
+what it stores to undo, how it is done, how it is undone.
 
 Each step checks that the rows are still as the previous step left them, so an undo
 never overwrites what an agent changed in the meantime: it is refused with
@@ -7,13 +8,13 @@ never overwrites what an agent changed in the meantime: it is refused with
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import StaleEdit
-from memorydesk.memory.history import action
-from memorydesk.memory.purge import erase_rows
+from memorydesk.memory.reviewer_action import ReviewerAction
 from memorydesk.memory.rows import fact_row, insert_fact
 from memorydesk.store import Workspace
 
@@ -34,54 +35,79 @@ def set_superseded(ws: Workspace, conn: Connection, fact_id: str, expect: str | 
 
 
 # -- facts ---------------------------------------------------------------------------------------
-def _edit_inverse(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    set_superseded(ws, conn, d["new_id"], None, UNDONE)
-    set_superseded(ws, conn, d["old_id"], d["new_id"], None)
+@dataclass(frozen=True)
+class _CountsChange(ReviewerAction):
+    """Facts and policies are counted per domain (the grants tab shows the counts); which
+    domains an undo changes is not stored, so it names the kind without ids (any)."""
+
+    def touched(self) -> dict[str, list[str]]:
+        return {"domain": []}
 
 
-@action("fact", "edit", inverse_of=_edit_inverse)
-def _edit_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    set_superseded(ws, conn, d["old_id"], None, d["new_id"])
-    if fact_row(conn, ws.layout, d["new_id"]) is None:
-        row = dict(d["new_row"])
-        insert_fact(conn, ws.layout, row, vectors=ws.has_vectors)
-    else:
-        set_superseded(ws, conn, d["new_id"], UNDONE, None)
+@dataclass(frozen=True)
+class EditFact(_CountsChange):
+    """A fact superseded by a new version the person wrote. Stores both ids and the new row;
+    undone by marking the new version undone and making the old one active again (redo
+    makes the new one active again)."""
+
+    entity, name = "fact", "edit"
+    old_id: str
+    new_id: str
+    new_row: dict[str, Any]
+
+    def forward(self, ws: Workspace, conn: Connection) -> None:
+        set_superseded(ws, conn, self.old_id, None, self.new_id)
+        if fact_row(conn, ws.layout, self.new_id) is None:
+            insert_fact(conn, ws.layout, dict(self.new_row), vectors=ws.has_vectors)
+        else:
+            set_superseded(ws, conn, self.new_id, UNDONE, None)
+
+    def inverse(self, ws: Workspace, conn: Connection) -> None:
+        set_superseded(ws, conn, self.new_id, None, UNDONE)
+        set_superseded(ws, conn, self.old_id, self.new_id, None)
 
 
-def _delete_inverse(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    set_superseded(ws, conn, d["id"], DELETED, d.get("before"))
+@dataclass(frozen=True)
+class DeleteFact(_CountsChange):
+    """A soft delete (``superseded_by = 'human:deleted'``). Stores the id and what it pointed at
+    before; undone by pointing it back."""
+
+    entity, name = "fact", "delete"
+    id: str
+    before: str | None = None
+
+    def forward(self, ws: Workspace, conn: Connection) -> None:
+        set_superseded(ws, conn, self.id, self.before, DELETED)
+
+    def inverse(self, ws: Workspace, conn: Connection) -> None:
+        set_superseded(ws, conn, self.id, DELETED, self.before)
 
 
-@action("fact", "delete", inverse_of=_delete_inverse)
-def _delete_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    set_superseded(ws, conn, d["id"], d.get("before"), DELETED)
+@dataclass(frozen=True)
+class RestoreFact(_CountsChange):
+    """A fact made active again, whatever replaced it (``memory.restore``): a delete, a
+    sentinel or a supersession (``was``: what its ``superseded_by`` held; rows written before
+    restores of superseded facts have none: a delete). The version in force it ``replaces``,
+    if any, is superseded by it. Undone by pointing both back."""
 
+    entity, name = "fact", "restore"
+    id: str
+    before: str | None = None
+    was: str | None = DELETED
+    replaces: str | None = None
 
-def _restore_inverse(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    if d.get("replaces"):
-        set_superseded(ws, conn, d["replaces"], d["id"], None)
-    set_superseded(ws, conn, d["id"], d.get("before"), d.get("was", DELETED))
+    def forward(self, ws: Workspace, conn: Connection) -> None:
+        set_superseded(ws, conn, self.id, self.was, self.before)
+        if self.replaces:
+            set_superseded(ws, conn, self.replaces, None, self.id)
 
+    def inverse(self, ws: Workspace, conn: Connection) -> None:
+        if self.replaces:
+            set_superseded(ws, conn, self.replaces, self.id, None)
+        set_superseded(ws, conn, self.id, self.before, self.was)
 
-def _restored_facts(d: dict[str, Any]) -> dict[str, list[str]]:
-    return {"fact": [d["id"], *([d["replaces"]] if d.get("replaces") else [])]}
-
-
-@action("fact", "restore", inverse_of=_restore_inverse, touched=_restored_facts)
-def _restore_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    """Active again (``memory.restore``): from a delete (rows written before restores of superseded
-    facts have no ``was``), a sentinel, or a supersession; the version in force it ``replaces``
-    is superseded by it."""
-    set_superseded(ws, conn, d["id"], d.get("was", DELETED), d.get("before"))
-    if d.get("replaces"):
-        set_superseded(ws, conn, d["replaces"], None, d["id"])
-
-
-@action("fact", "purge")
-def _purge_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    """Delete the facts (their FTS entries go by trigger) and everything that quotes them."""
-    erase_rows(conn, ws.layout, d["ids"], vectors=ws.has_vectors)
+    def touched(self) -> dict[str, list[str]]:
+        return {"fact": [self.id, *([self.replaces] if self.replaces else [])], **super().touched()}
 
 
 # -- policies ------------------------------------------------------------------------------------
@@ -100,34 +126,57 @@ def _set_active(ws: Workspace, conn: Connection, policy_id: str, expect: int | N
     conn.execute(policies.update().where(policies.c.id == policy_id).values(active=value))
 
 
-def _policy_edit_inverse(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    _set_active(ws, conn, d["new_id"], 1, 0)
-    _set_active(ws, conn, d["old_id"], 0, d.get("old_active", 1))
+@dataclass(frozen=True)
+class EditPolicy(_CountsChange):
+    """A policy replaced by a new version (the old one deactivated). Stores both ids, the new
+    row and whether the old one was active; undone by deactivating the new one and
+    giving the old one its state back."""
+
+    entity, name = "policy", "edit"
+    old_id: str
+    new_id: str
+    new_row: dict[str, Any]
+    old_active: int = 1
+
+    def forward(self, ws: Workspace, conn: Connection) -> None:
+        _set_active(ws, conn, self.old_id, self.old_active, 0)
+        if _policy(ws, conn, self.new_id) is None:
+            conn.execute(ws.layout.policies.insert().values(**self.new_row))
+        else:
+            _set_active(ws, conn, self.new_id, 0, 1)
+
+    def inverse(self, ws: Workspace, conn: Connection) -> None:
+        _set_active(ws, conn, self.new_id, 1, 0)
+        _set_active(ws, conn, self.old_id, 0, self.old_active)
 
 
-@action("policy", "edit", inverse_of=_policy_edit_inverse)
-def _policy_edit_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    _set_active(ws, conn, d["old_id"], d.get("old_active", 1), 0)
-    if _policy(ws, conn, d["new_id"]) is None:
-        conn.execute(ws.layout.policies.insert().values(**d["new_row"]))
-    else:
-        _set_active(ws, conn, d["new_id"], 0, 1)
+@dataclass(frozen=True)
+class DeletePolicy(_CountsChange):
+    """A policy row deleted. Stores the whole row; undone by inserting it again."""
+
+    entity, name = "policy", "delete"
+    row: dict[str, Any]
+
+    def forward(self, ws: Workspace, conn: Connection) -> None:
+        policies = ws.layout.policies
+        conn.execute(policies.delete().where(policies.c.id == self.row["id"]))
+
+    def inverse(self, ws: Workspace, conn: Connection) -> None:
+        conn.execute(ws.layout.policies.insert().values(**self.row))
 
 
-def _policy_delete_inverse(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    conn.execute(ws.layout.policies.insert().values(**d["row"]))
+@dataclass(frozen=True)
+class SetPolicyActive(_CountsChange):
+    """A policy activated or deactivated. Stores its state before and after; undone by setting
+    the state before again."""
 
+    entity, name = "policy", "activate"
+    id: str
+    before: int
+    after: int
 
-@action("policy", "delete", inverse_of=_policy_delete_inverse)
-def _policy_delete_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    policies = ws.layout.policies
-    conn.execute(policies.delete().where(policies.c.id == d["row"]["id"]))
+    def forward(self, ws: Workspace, conn: Connection) -> None:
+        _set_active(ws, conn, self.id, self.before, self.after)
 
-
-def _activate_inverse(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    _set_active(ws, conn, d["id"], d["after"], d["before"])
-
-
-@action("policy", "activate", inverse_of=_activate_inverse)
-def _activate_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    _set_active(ws, conn, d["id"], d["before"], d["after"])
+    def inverse(self, ws: Workspace, conn: Connection) -> None:
+        _set_active(ws, conn, self.id, self.after, self.before)

@@ -1,4 +1,4 @@
-"""Agent notes and the hot tier (DESIGN.md section 3, CC_SCHEMA.md §4.7–4.8, §8).
+"""Agent notes and the hot tier (docs/product-format.md, "The product's rules").
 
 ``consolidate`` is the product's "sleep" pass: drop expired hot items, keep the newest
 50 per agent, record the consolidatable ones as facts in ``working-memory`` (topic =

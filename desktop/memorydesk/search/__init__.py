@@ -1,3 +1,3 @@
 """What an agent gets back from memory: keyword, semantic and hybrid search and the
-dispatch preamble, exactly as the product computes them (DESIGN.md §3), with the
+dispatch preamble, exactly as the product computes them (docs/product-format.md, "The product's rules"), with the
 per-file caches that make them fast."""

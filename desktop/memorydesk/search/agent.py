@@ -1,4 +1,4 @@
-"""What an agent's ``search_memory`` returns, explained (DESIGN.md §3 "Retrieval").
+"""What an agent's ``search_memory`` returns, explained (docs/product-format.md, "The product's rules").
 
 Three modes, as in the product:
 

@@ -7,7 +7,9 @@ connection's read snapshot (before and after its first read): when both readings
 the snapshot shows exactly that version, so a value computed in it is valid for every
 later snapshot showing the same version. When a commit slips in between, the search
 runs without these values. Versions are only comparable for one ``Workspace`` object
-(they come from its watcher connection), so the cache belongs to one object at a time.
+(they come from its watcher connection), so each open workspace holds its own
+(``Workspace.search_values``, a ``Values``): two workspaces open in one process keep their
+own, and closing one drops its values with it.
 
 Values are kept in a dictionary keyed by name, for the newest version seen only:
 storing and finding a value costs the same however many are kept, and a new version
@@ -28,27 +30,58 @@ from sqlalchemy import Connection
 
 from memorydesk.store import Workspace
 
-__all__ = ["SIZED_BUDGET", "cached", "clear_caches", "on_reset", "snapshot_version"]
+__all__ = ["SIZED_BUDGET", "Values", "cached", "clear_caches", "snapshot_version"]
 
 T = TypeVar("T")
 
-_lock = threading.Lock()
-_snapshots: weakref.WeakKeyDictionary[Connection, tuple[Callable[[], Any], int | None]] = weakref.WeakKeyDictionary()
-_owner: list[Any] = [None]  # weakref to the Workspace the cache belongs to
-_version: list[int | None] = [None]  # the file version every entry belongs to
-_entries: dict[tuple[Any, ...], tuple[Any, int]] = {}  # key -> (value, size)
-_sized: OrderedDict[tuple[Any, ...], None] = OrderedDict()  # keys with a size, least recently used first
-_sized_total = [0]
-_asked: dict[tuple[Any, ...], int] = {}  # key -> times asked at this version, for ``after``
-#: Sized values kept at most, in elements (16 bytes each); the least recently used go first.
+#: Sized values kept at most per workspace, in elements (16 bytes each); the least recently used go first.
 SIZED_BUDGET = 10_000_000
 
-_reset_hooks: list[Callable[[], None]] = []
+
+class Values:
+    """The values one open workspace keeps for its newest file version (held by it)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.snapshots: weakref.WeakKeyDictionary[Connection, tuple[Callable[[], Any], int | None]] = \
+            weakref.WeakKeyDictionary()
+        self.version: int | None = None  # the file version every entry belongs to
+        self.entries: dict[tuple[Any, ...], tuple[Any, int]] = {}  # key -> (value, size)
+        self.sized: OrderedDict[tuple[Any, ...], None] = OrderedDict()  # with a size, least recently used first
+        self.sized_total = 0
+        self.asked: dict[tuple[Any, ...], int] = {}  # key -> times asked at this version, for ``after``
+
+    def clear(self) -> None:
+        self.entries.clear()
+        self.sized.clear()
+        self.asked.clear()
+        self.sized_total = 0
+
+    def close(self) -> None:
+        """The workspace closed: let every value go."""
+        with self.lock:
+            self.clear()
+            self.version = None
+
+    def forget(self, key: tuple[Any, ...]) -> None:
+        old = self.entries.pop(key, None)
+        if old is not None and key in self.sized:
+            del self.sized[key]
+            self.sized_total -= old[1]
 
 
-def on_reset(hook: Callable[[], None]) -> None:
-    """Call ``hook`` whenever the cache is emptied (a module's own spare buffers, say)."""
-    _reset_hooks.append(hook)
+_made = threading.Lock()
+
+
+def values_of(ws: Workspace) -> Values:
+    """The values ``ws`` holds (made the first time it is asked)."""
+    held = ws.search_values
+    if held is None:
+        with _made:
+            held = ws.search_values
+            if held is None:
+                held = ws.search_values = Values()
+    return held
 
 
 def snapshot_version(ws: Workspace, conn: Connection) -> int | None:
@@ -58,8 +91,9 @@ def snapshot_version(ws: Workspace, conn: Connection) -> int | None:
     transaction; later calls in the same transaction return the same answer.
     """
     txn = conn.get_transaction()
-    with _lock:
-        known = _snapshots.get(conn)
+    held = values_of(ws)
+    with held.lock:
+        known = held.snapshots.get(conn)
     if known is not None and txn is not None and known[0]() is txn:
         return known[1]
     if txn is not None:  # something already ran in this transaction: its snapshot is unknown
@@ -70,8 +104,8 @@ def snapshot_version(ws: Workspace, conn: Connection) -> int | None:
         after = ws.data_version()
         version = before if before == after else None
     current = conn.get_transaction()
-    with _lock:  # a weak reference: the transaction refers to the connection, the key
-        _snapshots[conn] = (weakref.ref(current) if current is not None else _dead, version)
+    with held.lock:  # a weak reference: the transaction refers to the connection, the key
+        held.snapshots[conn] = (weakref.ref(current) if current is not None else _dead, version)
     return version
 
 
@@ -79,15 +113,13 @@ def _dead() -> None:
     return None
 
 
-def _take(ws: Workspace, version: int) -> bool:
-    """Make the cache ``ws``'s at ``version`` (under ``_lock``); False for an older snapshot."""
-    if _owner[0] is None or _owner[0]() is not ws:
-        _reset(ws)
-    if _version[0] != version:
-        if _version[0] is not None and version < _version[0]:
+def _take(held: Values, version: int) -> bool:
+    """Make the values ``held``'s at ``version`` (under its lock); False for an older snapshot."""
+    if held.version != version:
+        if held.version is not None and version < held.version:
             return False
-        _clear_entries()
-        _version[0] = version
+        held.clear()
+        held.version = version
     return True
 
 
@@ -101,62 +133,47 @@ def cached(ws: Workspace, conn: Connection, key: tuple[Any, ...], build: Callabl
     version = snapshot_version(ws, conn)
     if version is None:
         return build() if after <= 1 else None
-    with _lock:
-        if not _take(ws, version):
+    held = values_of(ws)
+    with held.lock:
+        if not _take(held, version):
             return build() if after <= 1 else None
-        hit = _entries.get(key)
+        hit = held.entries.get(key)
         if hit is not None:
-            if key in _sized:
-                _sized.move_to_end(key)
+            if key in held.sized:
+                held.sized.move_to_end(key)
             return hit[0]
         if after > 1:
-            count = _asked.get(key, 0) + 1
-            _asked[key] = count
+            count = held.asked.get(key, 0) + 1
+            held.asked[key] = count
             if count < after:
                 return None
     value = build()
     n = size(value) if size is not None else 0
-    with _lock:
-        if _owner[0] is None or _owner[0]() is not ws or _version[0] != version:
+    with held.lock:
+        if held.version != version:
             return value
-        _forget(key)
-        _entries[key] = (value, n)
+        held.forget(key)
+        held.entries[key] = (value, n)
         if n:
-            _sized[key] = None
-            _sized_total[0] += n
-            while _sized_total[0] > SIZED_BUDGET and len(_sized) > 1:
-                oldest, _ = _sized.popitem(last=False)
-                _sized_total[0] -= _entries.pop(oldest)[1]
+            held.sized[key] = None
+            held.sized_total += n
+            while held.sized_total > SIZED_BUDGET and len(held.sized) > 1:
+                oldest, _ = held.sized.popitem(last=False)
+                held.sized_total -= held.entries.pop(oldest)[1]
     return value
 
 
-def _forget(key: tuple[Any, ...]) -> None:
-    old = _entries.pop(key, None)
-    if old is not None and key in _sized:
-        del _sized[key]
-        _sized_total[0] -= old[1]
-
-
-def _clear_entries() -> None:
-    _entries.clear()
-    _sized.clear()
-    _asked.clear()
-    _sized_total[0] = 0
-
-
-def _reset(ws: Workspace | None) -> None:
-    _clear_entries()
-    for hook in _reset_hooks:
-        hook()
-    _version[0] = None
-    _owner[0] = weakref.ref(ws) if ws is not None else None
-
-
-def clear_caches(kind: str | None = None) -> None:
-    """Forget cached values: all of them, or those whose key starts with ``kind`` (tests, benchmarks)."""
-    with _lock:
+def clear_caches(ws: Workspace | None = None, kind: str | None = None) -> None:
+    """Forget cached values of ``ws`` (benchmarks, tests): all of them, or those whose key starts
+    with ``kind``. Without a workspace: nothing is kept but by open workspaces, so this is for
+    the one given."""
+    if ws is None:
+        return
+    held = values_of(ws)
+    with held.lock:
         if kind is None:
-            _reset(None)
+            held.clear()
+            held.version = None
             return
-        for key in [k for k in _entries if k and k[0] == kind]:
-            _forget(key)
+        for key in [k for k in held.entries if k and k[0] == kind]:
+            held.forget(key)

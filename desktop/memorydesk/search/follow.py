@@ -40,6 +40,9 @@ Memory: ``CacheSettings.max_bytes`` bounds the whole (environment variable
 ``MEMORY_DESK_SEARCH_CACHE_MB``; the desk's setting ``search/cache_mb``); the copy of
 the index and the fingerprints come first (keyword search and following depend on
 them), the vector copy only if it fits beside them. ``cache_report()`` says what is held.
+
+The copies belong to the open workspace (``Workspace.search_copies``, a ``Copies``), not to
+the process: two workspaces open at once each keep their own, and closing one frees them.
 """
 
 from __future__ import annotations
@@ -61,24 +64,50 @@ from memorydesk.search.fts_log import Unfollowable
 from memorydesk.search.vector_copy import CopyUnusable
 from memorydesk.store import Workspace
 
-__all__ = ["CacheSettings", "FileState", "cache_report", "configure", "forget", "settings", "using", "wait_ready"]
+__all__ = ["CacheSettings", "Copies", "FileState", "cache_report", "configure", "copies_of", "forget", "settings",
+           "using", "wait_ready"]
 
 log = logging.getLogger("memorydesk.search")
 
 
-# --- the one state, and who may use it ---------------------------------------------------------
+# --- the copies of one open workspace, held by it ----------------------------------------------
 
-_lock = threading.RLock()
-_state: list[FileState | None] = [None]
-_owner: list[Any] = [None]  # weakref to the Workspace the state belongs to
-_asked: dict[str, Any] = {"owner": None, "count": 0, "last": None, "failed": None}
-_builder: list[threading.Thread | None] = [None]
-_generation = [0]
-_ready = threading.Condition(_lock)
+class Copies:
+    """What search keeps of one open workspace (``Workspace.search_copies``): its ``FileState``,
+    the searches counted before building it, the build under way. Two workspaces open in one
+    process each hold their own; closing one drops its copies and abandons its build."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.ready = threading.Condition(self.lock)
+        self.state: FileState | None = None
+        self.asked: dict[str, Any] = {"count": 0, "last": None, "failed": None}
+        self.builder: threading.Thread | None = None
+        self.generation = 0
+
+    def close(self) -> None:
+        """Drop the copies; a build under way is abandoned."""
+        with self.lock:
+            self.generation += 1
+            self.state = None
+            self.asked = {"count": 0, "last": None, "failed": None}
+            self.ready.notify_all()
 
 
-def _owned_by(ws: Workspace) -> bool:
-    return _owner[0] is not None and _owner[0]() is ws
+_made = threading.Lock()
+_open: weakref.WeakSet[Copies] = weakref.WeakSet()  # only to name them all (``forget``, ``cache_report``)
+
+
+def copies_of(ws: Workspace) -> Copies:
+    """The copies ``ws`` holds (made the first time it is asked)."""
+    held = ws.search_copies
+    if held is None:
+        with _made:
+            held = ws.search_copies
+            if held is None:
+                held = ws.search_copies = Copies()
+                _open.add(held)
+    return held
 
 
 @contextlib.contextmanager
@@ -88,57 +117,54 @@ def using(ws: Workspace, conn: Connection) -> Iterator[FileState | None]:
     if version is None:
         yield None
         return
-    with _lock:
-        state = _state[0] if _owned_by(ws) else None
+    held = copies_of(ws)
+    with held.lock:
+        state = held.state
         if state is None:
-            _count_search(ws, conn)
-            state = _state[0] if _owned_by(ws) else None  # an inline build may have made it
+            _count_search(held, ws, conn)
+            state = held.state  # an inline build may have made it
         if state is not None and state.version < version:
             try:
                 state.follow(ws, conn, version)
             except (Unfollowable, CopyUnusable, sqlean.Error, ValueError, KeyError) as exc:
                 log.info("search copies rebuilt: %s", exc)
-                _state[0] = None
-                _start_build(ws)
+                held.state = None
+                _start_build(held, ws)
                 state = None
             else:
-                if state.overlay_full() and _builder[0] is None and settings().background:
-                    _start_build(ws)  # merge the changed rows into a fresh copy, off this thread
+                if state.overlay_full() and held.builder is None and settings().background:
+                    _start_build(held, ws)  # merge the changed rows into a fresh copy, off this thread
         yield state if state is not None and state.version == version else None
 
 
-def _count_search(ws: Workspace, conn: Connection) -> None:
-    if _asked["owner"] is None or _asked["owner"]() is not ws:
-        _asked.update(owner=weakref.ref(ws), count=0, last=None, failed=None)
+def _count_search(held: Copies, ws: Workspace, conn: Connection) -> None:
+    asked = held.asked
     txn = conn.get_transaction()
-    if txn is not None and _asked["last"] is not None and _asked["last"]() is txn:
+    if txn is not None and asked["last"] is not None and asked["last"]() is txn:
         return  # another voice of the same search
-    _asked["last"] = weakref.ref(txn) if txn is not None else None
-    _asked["count"] += 1
-    if _asked["failed"] is not None and _asked["failed"] == snapshot_version(ws, conn):
+    asked["last"] = weakref.ref(txn) if txn is not None else None
+    asked["count"] += 1
+    if asked["failed"] is not None and asked["failed"] == snapshot_version(ws, conn):
         return  # the build failed on this very version: wait for the file to change
-    if _asked["count"] >= settings().build_after and _builder[0] is None:
-        _start_build(ws)
+    if asked["count"] >= settings().build_after and held.builder is None:
+        _start_build(held, ws)
 
 
-def _start_build(ws: Workspace) -> None:
-    _generation[0] += 1
-    generation = _generation[0]
-    if not _owned_by(ws):
-        _state[0] = None
-        _owner[0] = weakref.ref(ws)
+def _start_build(held: Copies, ws: Workspace) -> None:
+    held.generation += 1
+    generation = held.generation
     if not settings().background:
-        _build(weakref.ref(ws), generation)
+        _build(held, weakref.ref(ws), generation)
         return
-    thread = threading.Thread(target=_build, args=(weakref.ref(ws), generation), name="memorydesk-search-copies",
-                              daemon=True)
-    _builder[0] = thread
+    thread = threading.Thread(target=_build, args=(held, weakref.ref(ws), generation),
+                              name="memorydesk-search-copies", daemon=True)
+    held.builder = thread
     thread.start()
 
 
-def _build(ws_ref: Any, generation: int) -> None:
+def _build(held: Copies, ws_ref: Any, generation: int) -> None:
     def keep_going() -> bool:
-        return _generation[0] == generation and ws_ref() is not None
+        return held.generation == generation and ws_ref() is not None
 
     version: int | None = None
     try:
@@ -156,57 +182,63 @@ def _build(ws_ref: Any, generation: int) -> None:
                     now = snapshot_version(ws, conn)
                     if now is not None and now > state.version:
                         state.follow(ws, conn, now)
-                with _lock:
-                    if not (keep_going() and _owned_by(ws)):
+                with held.lock:
+                    if not keep_going():
                         return
-                    current = _state[0]
+                    current = held.state
                     if current is None or current.version <= state.version:
-                        _state[0] = state
-                        _ready.notify_all()
+                        held.state = state
+                        held.ready.notify_all()
                         return
             return
     except InterruptedError:
         return
     except Exception as exc:  # any failure leaves search on the product's SQL
         log.warning("search copies not built: %s", exc, exc_info=not isinstance(exc, (Unfollowable, CopyUnusable)))
-        with _lock:
+        with held.lock:
             if keep_going():
-                _asked["failed"] = version
+                held.asked["failed"] = version
     finally:
-        with _lock:
-            if _builder[0] is threading.current_thread():
-                _builder[0] = None
-            _ready.notify_all()
+        with held.lock:
+            if held.builder is threading.current_thread():
+                held.builder = None
+            held.ready.notify_all()
 
 
 def wait_ready(ws: Workspace, timeout: float = 600.0) -> FileState | None:
     """Start the build if needed and wait for it (tests, benchmarks, warm-up)."""
     deadline = time.monotonic() + timeout
-    with _lock:
-        if not (_owned_by(ws) and _state[0] is not None) and _builder[0] is None:
-            _start_build(ws)
-        while not (_owned_by(ws) and _state[0] is not None):
+    held = copies_of(ws)
+    with held.lock:
+        if held.state is None and held.builder is None:
+            _start_build(held, ws)
+        while held.state is None:
             left = deadline - time.monotonic()
-            if left <= 0 or _builder[0] is None:
+            if left <= 0 or held.builder is None:
                 break  # nothing is being built (or the build failed): no copies
-            _ready.wait(left)
-        return _state[0] if _owned_by(ws) else None
+            held.ready.wait(left)
+        return held.state
 
 
-def forget() -> None:
-    """Drop every copy (tests, benchmarks); a build under way is abandoned."""
-    with _lock:
-        _generation[0] += 1
-        _state[0] = None
-        _owner[0] = None
-        _asked.update(owner=None, count=0, last=None, failed=None)
+def forget(ws: Workspace | None = None) -> None:
+    """Drop ``ws``'s copies (every open workspace's without one: tests, benchmarks); a build
+    under way is abandoned."""
+    for held in [copies_of(ws)] if ws is not None else list(_open):
+        held.close()
 
 
-def cache_report() -> dict[str, Any]:
-    """What search keeps in memory now, in bytes, and the bound."""
-    with _lock:
-        state = _state[0]
-        parts = state.report() if state is not None else {}
-        return {"parts": parts, "total": sum(parts.values()), "max_bytes": settings().max_bytes,
-                "notes": list(state.notes) if state is not None else [],
-                "version": state.version if state is not None else None}
+def cache_report(ws: Workspace | None = None) -> dict[str, Any]:
+    """What search keeps in memory now for ``ws`` (for every open workspace without one), in
+    bytes, and the bound (which each workspace's copies keep to)."""
+    states = []
+    for held in [copies_of(ws)] if ws is not None else list(_open):
+        with held.lock:
+            if held.state is not None:
+                states.append(held.state)
+    parts: dict[str, int] = {}
+    for state in states:
+        for name, size in state.report().items():
+            parts[name] = parts.get(name, 0) + size
+    return {"parts": parts, "total": sum(parts.values()), "max_bytes": settings().max_bytes,
+            "notes": [n for state in states for n in state.notes],
+            "version": states[0].version if len(states) == 1 else None}

@@ -1,4 +1,4 @@
-"""The product's keyword query (CC_SCHEMA.md §5) and the row a keyword hit carries."""
+"""The product's keyword query (docs/product-format.md, "The full-text index") and the row a keyword hit carries."""
 
 from __future__ import annotations
 

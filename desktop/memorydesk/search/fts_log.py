@@ -2,7 +2,7 @@
 
 Every change to a fact (insert, any update, delete) fires the product's triggers, and
 FTS5 writes what the trigger gave it into a new *segment* of the index (one per
-statement; CC_SCHEMA.md §5). Segments are later merged into bigger ones, but their
+statement; docs/product-format.md, "The full-text index"). Segments are later merged into bigger ones, but their
 leaf pages are never rewritten in place (the ``secure-delete`` option would; a file
 with it set is not followed). So the index itself is a log of what moved:
 

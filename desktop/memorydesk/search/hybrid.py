@@ -1,4 +1,4 @@
-"""The other voices of recall and their fusion (DESIGN.md §3 "Retrieval", "Hybrid details").
+"""The other voices of recall and their fusion (docs/product-format.md, "The product's rules").
 
 - fact: the keyword search order (FTS top 20);
 - vector: the 30 nearest embeddings, superseded ones dropped (``search_vector``);

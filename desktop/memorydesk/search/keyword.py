@@ -1,4 +1,5 @@
-"""Keyword search as an agent's ``search_memory`` runs it (CC_SCHEMA.md §5, DESIGN.md §3).
+"""Keyword search as an agent's ``search_memory`` runs it (docs/product-format.md, "The full-text index" and
+"The product's rules").
 
 The query goes through the product's builder (``core.fts_query``): lower-case, every
 character outside ``[a-z0-9]`` and whitespace becomes a space, tokens shorter than two

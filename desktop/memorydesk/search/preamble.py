@@ -1,4 +1,4 @@
-"""The dispatch preamble: exactly what an agent is handed (DESIGN.md §3 "Dispatch preamble").
+"""The dispatch preamble: exactly what an agent is handed (docs/product-format.md, "The product's rules").
 
 ::
 

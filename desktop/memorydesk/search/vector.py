@@ -1,4 +1,4 @@
-"""The vector voice: the 30 facts nearest to the query embedding (DESIGN.md §3).
+"""The vector voice: the 30 facts nearest to the query embedding (docs/product-format.md, "The product's rules").
 
 The product scans every fact that has an embedding (L2 distance on the stored unit
 vectors), takes the 30 nearest, then drops superseded ones, so fewer than 30 may

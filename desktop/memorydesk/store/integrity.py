@@ -1,6 +1,6 @@
 """``memory-desk check``: find rows the product could not read or that point nowhere.
 
-One ``Problem`` per offending row (DESIGN.md section 7), and what SQLite itself finds
+One ``Problem`` per offending row (docs/product-format.md, "What ``check`` reports"), and what SQLite itself finds
 (``integrity_sqlite``: ``sqlite_corrupt``, ``text_not_utf8``). Everything here reads;
 ``repair`` rebuilds the derived indexes (FTS, vectors) and never touches memory. A
 reading that fails on a damaged page becomes a ``sqlite_corrupt`` problem, so a damaged

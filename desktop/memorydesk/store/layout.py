@@ -1,4 +1,4 @@
-"""Which of the product's two physical layouts a file uses (CC_SCHEMA.md §11).
+"""Which of the product's two physical layouts a file uses (docs/product-format.md, "The file").
 
 Schema 13 names the memory tables with a ``_table`` suffix; the newer revision drops
 it (and re-counts ``user_version``, so only ``sqlite_master`` tells them apart). A

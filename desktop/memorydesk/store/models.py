@@ -1,4 +1,4 @@
-"""SQLAlchemy 2 typed models of the product's memory tables (CC_SCHEMA.md §4).
+"""SQLAlchemy 2 typed models of the product's memory tables (docs/product-format.md, "The memory tables").
 
 Names, types, nullability, defaults, keys and indexes follow the schema-13 layout
 (the ``_table`` suffix). ``layout.Layout`` derives the same tables under the newer

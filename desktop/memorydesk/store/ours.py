@@ -58,7 +58,7 @@ class DeskHistory(DeskBase):
 
 
 class DeskReceipt(DeskBase):
-    """A lineage receipt (DESIGN.md section 4): ids, scopes, versions, times. No content."""
+    """A lineage receipt (docs/receipts.md): ids, scopes, versions, times. No content."""
 
     __tablename__ = "memdesk_receipts"
     __table_args__ = (Index("idx_memdesk_receipts_run", "run_id"),)
@@ -303,7 +303,7 @@ def _create_vectors(conn: Connection, layout: Layout) -> None:
 
 
 def _create_tiers(conn: Connection, layout: Layout) -> None:
-    """Lanes, short-term lineage and the mid-term tier (DESIGN.md section 4)."""
+    """Lanes, short-term lineage and the mid-term tier (docs/receipts.md)."""
     for model in (DeskLane, DeskMemoryVersion, DeskSegment, DeskPage):
         model.__table__.create(conn, checkfirst=True)
 

@@ -1,7 +1,7 @@
 """The product's own DDL for the memory tables, statement for statement.
 
 A workspace we create must look to the product like one it wrote, so new files get
-exactly these statements (CC_SCHEMA.md §3–§5), in the product's order, followed by
+exactly these statements (docs/product-format.md), in the product's order, followed by
 ``PRAGMA user_version = 13``. The SQLAlchemy models in ``models`` describe the same
 tables for reading and writing; a test compares the two against a product file.
 """

@@ -1,4 +1,4 @@
-"""Opening a workspace file: create, adopt, migrate, or refuse (DESIGN.md section 2).
+"""Opening a workspace file: create, adopt, migrate, or refuse (docs/product-format.md, "What the desk adds").
 
 ``open_workspace`` is the only way the rest of the program gets a database. It
 never leaves a half-written file: a new file is built in one transaction (and
@@ -22,6 +22,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import sqlean
 from sqlalchemy import Connection, Engine, select
@@ -53,6 +54,10 @@ class Workspace:
     pending_erase: bool = False  # a purge's text may still be in the write-ahead log (see store.wal)
     notice: str = ""  # said once: what the first change added to the file, and where its backup is
     copy: Path | None = None  # the private copy read instead of ``path`` (see files.private_copy)
+    # what search keeps of this open file (search.follow.Copies, search.cache.Values): the
+    # workspace owns them, so they go when it closes
+    search_copies: Any = field(default=None, repr=False)
+    search_values: Any = field(default=None, repr=False)
     _watch: sqlean.Connection | None = field(default=None, repr=False)
     _last_data_version: int | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -149,6 +154,11 @@ class Workspace:
             if self._watch is not None:
                 self._watch.close()
                 self._watch = None
+        held = (self.search_copies, self.search_values)
+        self.search_copies = self.search_values = None
+        for kept in held:
+            if kept is not None:
+                kept.close()  # their memory goes now, and a build under way stops
         self.engine.dispose()
         files.remove_private_copy(self.copy)
 

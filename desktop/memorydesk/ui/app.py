@@ -15,6 +15,8 @@ from PySide6.QtCore import Qt, QtMsgType, qInstallMessageHandler
 from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
+from memorydesk.crashlog import start_desk_log
+
 log = logging.getLogger("memorydesk.ui")
 qt_log = logging.getLogger("memorydesk.qt")
 
@@ -40,6 +42,7 @@ def ensure_app(argv: list[str] | None = None) -> QApplication:
     app.setApplicationName(APPLICATION)
     app.setApplicationDisplayName("Memory Desk")
     apply_palette(app)
+    start_desk_log()  # the error dialog says where the details are: they must be there
     install_hooks()
     ensure_loop(app)
     return app

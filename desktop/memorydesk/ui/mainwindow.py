@@ -2,11 +2,10 @@
 bar (mode, counts, the live indicator, long work), and opening workspaces (dialog,
 recent list, drag and drop, read-only, a copy).
 
-Changes are routed, not broadcast: a write made through the session says which kinds
-of entity it touched, and only the tabs that show those kinds refresh — at once when
-shown, when next shown otherwise. Every second a watcher thread asks the file whether
-someone else committed (``data_version``); our own commits are taken as seen by the
-worker that made them, so only another process's change refreshes the tabs.
+Changes are routed, not broadcast: a write says what it touched (a ``core.changes.ChangeSet``),
+and only the tabs it reaches refresh — at once when shown, when next shown otherwise. A
+watcher thread asks the file every second whether someone else committed (``data_version``);
+our own commits are seen by the worker that made them, so only another process's refreshes.
 """
 
 from __future__ import annotations
@@ -23,6 +22,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKe
 from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMainWindow, QMenu, QTabWidget, QWidget
 
 from memorydesk.browse import facts as browse
+from memorydesk.core.changes import Kind
 from memorydesk.embedding.embedder import embedder_status
 from memorydesk.memory.vector_index import index_missing_vectors, missing_count
 from memorydesk.store import open_workspace
@@ -41,7 +41,7 @@ from memorydesk.ui.undo_names import UndoNames
 
 log = logging.getLogger("memorydesk.ui")
 POLL_MS = 1000
-COUNT_KINDS = frozenset({"fact", "policy"})
+COUNT_KINDS = frozenset({Kind.FACT, Kind.POLICY})
 
 
 @dataclass
@@ -57,7 +57,7 @@ class MainWindow(QMainWindow):
     _polled = Signal(object)  # the watcher's answer: True/False, or an exception
 
     def __init__(self, ws: Workspace | None = None, parent: QWidget | None = None, remember: bool = True) -> None:
-        """``remember``: size, place, tabs and layout are kept between runs (``ui.window_state``)."""
+        """``remember``: keep size, place, tabs, layout (``ui.window_state``) and the recent list (not ``shot``)."""
         super().__init__(parent)
         self.setObjectName("main-window")
         self.setAcceptDrops(True)
@@ -215,7 +215,8 @@ class MainWindow(QMainWindow):
         self.act_read_only.blockSignals(True)
         self.act_read_only.setChecked(ws.read_only)
         self.act_read_only.blockSignals(False)
-        settings.add_recent(ws.path)
+        if self.remember:
+            settings.add_recent(ws.path)
         self.mode.setText(f"{ws.name} · {'read-only' if ws.read_only else 'read-write'}")
         self.mode.setToolTip(str(ws.path) + (f" — changes: {block}" if block else ""))
         self._update_title()
@@ -314,10 +315,10 @@ class MainWindow(QMainWindow):
             focus.setFocus()
 
     def route(self, change: Change) -> None:
-        """Hand a change to the tabs that show its kinds: now if shown, when shown otherwise."""
+        """Hand a change to the tabs it ``reaches`` (see ``core.changes``): now if shown, when shown otherwise."""
         current = self.tabs.currentWidget()
         for slot in self.slots:
-            if not slot.opened or not change.touches(slot.tab.kinds):
+            if not slot.opened or not change.reaches(slot.tab):
                 continue
             if slot.tab is current:
                 self._refresh(slot, change)
@@ -413,7 +414,7 @@ class MainWindow(QMainWindow):
             return index_missing_vectors(ws, cancelled=lambda: job.cancelled,
                                          progress=lambda p: job.report(p.done, p.total), **({"batch": batch} if batch else {}))
 
-        result = await self.session.job("Index missing vectors", work, kinds=frozenset({"fact"}))
+        result = await self.session.job("Index missing vectors", work, kinds={Kind.FACT})
         self.statusBar().showMessage(vector_summary(result), 15000)
 
     def import_receipts(self) -> Any:

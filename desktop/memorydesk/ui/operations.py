@@ -31,6 +31,7 @@ import shiboken6
 from PySide6.QtCore import QObject, Signal
 
 from memorydesk.core.errors import MemoryDeskError
+from memorydesk.crashlog import desk_log
 
 log = logging.getLogger("memorydesk.ui.operations")
 T = TypeVar("T")
@@ -39,7 +40,10 @@ T = TypeVar("T")
 def describe_error(exc: BaseException) -> str:
     if isinstance(exc, MemoryDeskError):
         return str(exc)
-    return f"Unexpected error ({type(exc).__name__}: {exc}). Details are in the log."
+    log_file = desk_log()
+    where = (f"The details are in the log file {log_file}." if log_file is not None else
+             "The details could not be written to a log file; they went to the terminal.")
+    return f"Unexpected error ({type(exc).__name__}: {exc}). {where}"
 
 
 class Cancelled(MemoryDeskError):

@@ -3,18 +3,18 @@ whether writing is allowed, who the person is, and the way back to the window.
 
 ``write`` is the only way a tab changes memory: it builds a ``Reviewer`` for the person
 on the worker, runs one call, and hands the result to the window, which routes the
-change to the tabs that show those kinds of entity (``Change``). Tabs never talk to
-each other; ``navigate`` asks the window to show another tab at a target.
+change (``ChangeResult.changes``, a ``core.changes.ChangeSet``) to the tabs it reaches.
+Tabs never talk to each other; ``navigate`` asks the window to show another tab at a target.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from PySide6.QtCore import QObject, Signal
 
+from memorydesk.core.changes import ChangeSet, Kind
 from memorydesk.memory.history import ChangeResult
 from memorydesk.memory.reviewer import Reviewer
 from memorydesk.store.workspace import Workspace
@@ -22,57 +22,8 @@ from memorydesk.ui.operations import Job, Operations
 
 T = TypeVar("T")
 
-#: the kinds of entity a change can touch (``ChangeResult.kinds``)
-KINDS = frozenset({"fact", "policy", "grant", "domain", "conflict", "edge", "belief", "receipt", "tier", "note",
-                   "history"})
-
-
-@dataclass(frozen=True)
-class Change:
-    """What changed: kinds of entity and their ids (a kind without ids: any of it may have).
-
-    ``external``: another process committed to the file; nobody knows what changed, so
-    every tab reloads what it shows (keeping its selection and scroll position).
-    """
-
-    kinds: frozenset[str] = frozenset()
-    ids: dict[str, frozenset[str]] = field(default_factory=dict)
-    external: bool = False
-    result: ChangeResult | None = None
-
-    @classmethod
-    def of(cls, result: ChangeResult) -> Change:
-        ids = {kind: frozenset(result.ids_of(kind)) for kind in result.kinds}
-        return cls(result.kinds, ids, False, result)
-
-    @classmethod
-    def from_outside(cls) -> Change:
-        return cls(KINDS, {}, True, None)
-
-    def touches(self, kinds: frozenset[str]) -> bool:
-        return self.external or bool(self.kinds & kinds)
-
-    def ids_of(self, kind: str) -> frozenset[str] | None:
-        """The ids of ``kind`` that changed (empty: none did); None when unknown (any may have)."""
-        if self.external:
-            return None
-        if kind not in self.kinds:
-            return frozenset()
-        return self.ids.get(kind) or None
-
-    def merged(self, other: Change | None) -> Change:
-        if other is None:
-            return self
-        if self.external or other.external:
-            return Change.from_outside()
-        ids = {}
-        for k in self.kinds | other.kinds:
-            mine = self.ids.get(k) if k in self.kinds else frozenset()
-            theirs = other.ids.get(k) if k in other.kinds else frozenset()
-            if mine is not None and theirs is not None and (mine or k not in self.kinds) \
-                    and (theirs or k not in other.kinds):
-                ids[k] = mine | theirs  # both known: together; one unknown: unknown (left out)
-        return Change(self.kinds | other.kinds, ids, False, other.result or self.result)
+#: what a write changed, routed by the window to the tabs that show it (``core.changes``)
+Change = ChangeSet
 
 
 class DeskSession(QObject):
@@ -99,8 +50,10 @@ class DeskSession(QObject):
         ws = self.ws
         return self.ops.call(lambda: fn(ws), label=label, quiet=quiet)
 
-    async def write(self, label: str, call: Callable[[Reviewer], ChangeResult]) -> ChangeResult:
-        """One reviewer call on the worker; the change is routed to the tabs before this returns.
+    async def write(self, label: str, call: Callable[..., ChangeResult], *args: Any, **kwargs: Any) -> ChangeResult:
+        """``call(reviewer, *args, **kwargs)`` on the worker — a ``Reviewer`` method named as
+        such (``Reviewer.edit_fact, fact_id, …``), or any function of the reviewer; the change
+        is routed to the tabs before this returns.
 
         Raises (after the window has shown the error) when the call fails or writing is
         not allowed.
@@ -114,12 +67,12 @@ class DeskSession(QObject):
 
         def work() -> ChangeResult:
             with ws.own_commits():
-                return call(Reviewer(ws, actor))
+                return call(Reviewer(ws, actor), *args, **kwargs)
 
         result = await self.ops.call(work, label=label)
         self.status.emit(getattr(result, "message", "") or f"{label}: done")
         self._say_notice()
-        self.changed.emit(Change.of(result))
+        self.changed.emit(result.changes)
         return result
 
     def _say_notice(self) -> None:
@@ -128,15 +81,16 @@ class DeskSession(QObject):
         if notice:
             self.status.emit(notice)
 
-    async def job(self, title: str, fn: Callable[[Workspace, Job], T], *, kinds: frozenset[str] = frozenset(),
+    async def job(self, title: str, fn: Callable[[Workspace, Job], T], *, kinds: Iterable[str | Kind] = (),
                   label: str = "") -> T:
         """Long work with progress and Cancel in the status bar; when it writes (``kinds``
         names what it changes) its commits are ours and the change is routed at the end,
         finished or stopped."""
         ws = self.ws
+        writes = ChangeSet.of_kinds(kinds) if kinds else None  # a kind that is no Kind fails here, at once
 
         def work(job: Job) -> T:
-            if not kinds:
+            if writes is None:
                 return fn(ws, job)
             with ws.own_commits():
                 return fn(ws, job)
@@ -145,9 +99,9 @@ class DeskSession(QObject):
         try:
             return await awaitable
         finally:
-            if kinds:
+            if writes is not None:
                 self._say_notice()
-                self.changed.emit(Change(frozenset(kinds) | {"history"}))
+                self.changed.emit(writes)
 
     def refused(self, what: str) -> None:
         """Say in the status bar why an action did nothing (read-only, say)."""

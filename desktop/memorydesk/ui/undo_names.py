@@ -55,7 +55,7 @@ class UndoNames(QObject):
         """A change the window routed (ours, or another program's): the history may have moved.
         Until its names are read both actions answer, unnamed (Ctrl+Z right after a change
         must undo it, and must not be labelled with the change before it)."""
-        if change.touches(frozenset({"history"})):
+        if change.history or change.external:
             self.undo.setText(LAST_CHANGE)
             self.redo.setText(REDO)
             self.writes.update({})

@@ -36,6 +36,10 @@ class Windowed:
             return None
         return window[row % WINDOW]
 
+    def loaded_items(self) -> list[Any]:
+        """The rows of every window read so far (what the list has on hand to show)."""
+        return [item for w in self._windows.values() if isinstance(w, list) for item in w if item is not None]
+
     def loading(self) -> bool:
         """Some window was asked for and has not arrived."""
         return any(w is LOADING for w in self._windows.values())

@@ -2,7 +2,7 @@
 
 ``with_receipts(memoryos, sink)`` wraps one ``memoryos.Memoryos`` object (BAI-LAB/MemoryOS,
 ``memoryos-pypi``) and returns it: the same object, whose own methods and those of its
-memories now write a content-free receipt (DESIGN.md section 4) to ``sink`` after each
+memories now write a content-free receipt (docs/receipts.md) to ``sink`` after each
 boundary. Nothing of MemoryOS's behaviour, arguments, results or files changes; only
 instance attributes are set (no class or module of MemoryOS is patched). This module imports
 nothing but the standard library and the desk's receipt contract — no Qt, SQLAlchemy, numpy

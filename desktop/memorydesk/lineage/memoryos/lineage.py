@@ -1,6 +1,6 @@
 """Each QA's life through MemoryOS's tiers, and the content-free receipts the files prove.
 
-One run per QA (DESIGN.md section 4). A QA is the same one in ``short_term.json`` and,
+One run per QA (docs/receipts.md). A QA is the same one in ``short_term.json`` and,
 once migrated, as a page in ``mid_term.json``: MemoryOS copies its text and timestamp
 into the page, so the QA's identity is (user, timestamp, question, answer), hashed.
 

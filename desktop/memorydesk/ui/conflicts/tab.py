@@ -36,6 +36,7 @@ from memorydesk.browse import bursts as browse_bursts
 from memorydesk.browse import conflicts as browse
 from memorydesk.browse.conflict_trail import conflict_trail
 from memorydesk.browse.facts import domains
+from memorydesk.core.changes import Kind, Shown
 from memorydesk.ui.columns import ColumnFitter
 from memorydesk.ui.conflicts.actions import ConflictActions
 from memorydesk.ui.conflicts.filterbar import ConflictFilterBar
@@ -70,7 +71,7 @@ def _table(name: str) -> QTableView:
 
 class ConflictsTab(DeskTab):
     name, title = "conflicts", "Conflicts"
-    kinds = frozenset({"conflict", "fact", "history"})
+    kinds = frozenset({Kind.CONFLICT, Kind.FACT})
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -159,6 +160,13 @@ class ConflictsTab(DeskTab):
         self.acts.bind(session)
         self.reload()
         self.reload_choices()
+
+    def showing(self, kind: Kind) -> Shown:
+        """Facts: those the lines read so far and the trail name (the burst page: any)."""
+        if kind is not Kind.FACT or self.pages.currentIndex() == BURST_PAGE:
+            return None
+        named = {f for line in self.model.loaded_items() for f in (line.fact_a, line.fact_b)}
+        return named | trail_facts(self.trail.trail)
 
     def refresh(self, change: Change) -> None:
         """New or changed conflict rows (ours or another process's) read the list again,
@@ -437,3 +445,14 @@ class ConflictsTab(DeskTab):
             else:
                 menu.addAction(action)
         menu.popup(self.view.viewport().mapToGlobal(pos))
+
+
+def trail_facts(trail: dict[str, Any] | None) -> set[str]:
+    """The facts a conflict's trail names: its pair, their chains, the related lines' pairs."""
+    if not trail:
+        return set()
+    named = {side["id"] for side in trail.get("facts", {}).values()}
+    for chain in trail.get("chains", {}).values():
+        named.update(str(e["id"]) for part in chain.values() for e in part if isinstance(e, dict) and "id" in e)
+    named.update(f for r in trail.get("related", []) for f in (r["fact_a"], r["fact_b"]))
+    return named

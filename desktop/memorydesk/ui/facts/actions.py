@@ -23,6 +23,7 @@ from memorydesk.browse import detail as browse_detail
 from memorydesk.browse import naming
 from memorydesk.browse.facts import FactRow
 from memorydesk.memory.purge import backups_holding
+from memorydesk.memory.reviewer import Reviewer
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.facts.dialogs import FactEditDialog, PurgeDialog
 from memorydesk.ui.operations import dialog_result
@@ -101,9 +102,10 @@ class FactActions(QObject):
         self.dialog = None
         if not accepted:
             return
-        result = await self.session.write("editing the fact", lambda r: r.edit_fact(
-            fact_id, domain=values["domain"], topic=values["topic"], content=values["content"],
-            confidence=values["confidence"], reason=values["reason"], expected_updated_at=fact["updated_at"]))
+        result = await self.session.write(
+            "editing the fact", Reviewer.edit_fact, fact_id, domain=values["domain"], topic=values["topic"],
+            content=values["content"], confidence=values["confidence"], reason=values["reason"],
+            expected_updated_at=fact["updated_at"])
         if result.ids:
             self.select_after.emit(result.ids[-1])  # the new version
 

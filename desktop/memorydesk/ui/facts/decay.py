@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-# DESIGN.md section 3 (memory_type -> (k, eta hours)); unknown strings read as "fact"
+# docs/product-format.md, "The product's rules" (memory_type -> (k, eta hours)); unknown strings read as "fact"
 WEIBULL: dict[str, tuple[float, float]] = {
     "fact": (0.8, 720), "event": (1.2, 168), "observation": (0.9, 480), "preference": (0.4, 4380),
     "instruction": (0.9, 480), "error": (1.1, 336), "decision": (1.0, 336), "relationship": (0.35, 8760),

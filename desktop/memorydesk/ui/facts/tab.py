@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 from memorydesk.browse import detail as browse_detail
 from memorydesk.browse import facts as browse
 from memorydesk.browse.facts import FactQuery
+from memorydesk.core.changes import Kind
 from memorydesk.memory import history
 from memorydesk.ui.columns import ColumnFitter
 from memorydesk.ui.delegates import BidiDelegate
@@ -74,7 +75,7 @@ PATCH_LIMIT = 50
 
 class FactsTab(FactSelection, DeskTab):
     name, title = "facts", "Facts"
-    kinds = frozenset({"fact", "edge", "conflict", "history"})
+    kinds = frozenset({Kind.FACT, Kind.EDGE, Kind.CONFLICT})  # edges and conflicts: in the detail pane
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)

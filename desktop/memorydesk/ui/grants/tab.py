@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from memorydesk.browse import grants as browse
+from memorydesk.core.changes import Kind, Shown
 from memorydesk.core.grants import ROLES, Source
 from memorydesk.core.vocab import Permission
 from memorydesk.ui.grants import explain
@@ -68,7 +69,7 @@ def read_first(ws: Any) -> tuple[browse.GrantMatrix, dict[str, list[dict[str, An
 
 class GrantsTab(MatrixSelection, DeskTab):
     name, title = "grants", "Grants"
-    kinds = frozenset({"grant", "domain", "fact", "policy", "history"})  # counts per domain come from facts, policies
+    kinds = frozenset({Kind.GRANT, Kind.DOMAIN})  # a fact or policy change names its domain (the counts)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -204,6 +205,10 @@ class GrantsTab(MatrixSelection, DeskTab):
     def reload(self) -> None:
         complete = self.show_mode.currentData() != "all"  # a filter needs every cell at once
         self.run(lambda ws: read_all(ws, complete), self._loaded, label="reading grants")
+
+    def showing(self, kind: Kind) -> Shown:
+        """Domains: those whose counts it has read, and any it does not list yet (a new name)."""
+        return _DomainsShown(self) if kind is Kind.DOMAIN and self.matrix is not None else None
 
     def refresh(self, change: Change) -> None:
         self.reload()
@@ -405,3 +410,13 @@ class GrantsTab(MatrixSelection, DeskTab):
             finally:
                 self._choosing_agent = False
         self._show_panel()
+
+
+class _DomainsShown:
+    """The domains a change to which the grants tab shows: read details, names it lacks."""
+
+    def __init__(self, tab: GrantsTab) -> None:
+        self.details, self.positions = tab.details, tab.matrix.positions if tab.matrix is not None else {}
+
+    def __contains__(self, domain: object) -> bool:
+        return domain in self.details or domain not in self.positions

@@ -26,6 +26,7 @@ from memorydesk.browse import facts as browse
 from memorydesk.browse.graph_data import DOMAIN, FACT, MISSING, STATES, TOPIC, GraphData
 from memorydesk.browse.graph_focus import Focus, focus
 from memorydesk.browse.graph_index import GraphIndex, read_indexed_graph
+from memorydesk.core.changes import Kind, Shown
 from memorydesk.core.graph_layout import ClusterLayout, cluster_layout, focus_layout
 from memorydesk.memory import history
 from memorydesk.ui.actions import WriteActions
@@ -42,12 +43,12 @@ from memorydesk.ui.operations import dialog_result
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.tab import DeskTab
 
-GRAPH_KINDS = frozenset({"fact", "edge", "policy", "belief", "conflict"})
+GRAPH_KINDS = frozenset({Kind.FACT, Kind.EDGE, Kind.POLICY, Kind.BELIEF, Kind.CONFLICT})
 
 
 class GraphTab(DeskTab):
     name, title = "graph", "Knowledge Graph"
-    kinds = frozenset({"fact", "edge", "policy", "belief", "conflict", "history"})
+    kinds = GRAPH_KINDS
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -151,9 +152,14 @@ class GraphTab(DeskTab):
         self._update_actions()
         self.reload()
 
+    def showing(self, kind: Kind) -> Shown:
+        """The facts of the graph read last (all of them until it is read)."""
+        if kind is Kind.FACT and self.g is not None:
+            return self.g.index
+        return None
+
     def refresh(self, change: Change) -> None:
-        if change.touches(GRAPH_KINDS):
-            self.reload()
+        self.reload()
 
     def navigate(self, target: dict[str, Any]) -> None:
         if target.get("fact"):

@@ -37,9 +37,9 @@ from PySide6.QtWidgets import (
 from memorydesk.browse.diff import backups
 from memorydesk.browse.history import KINDS, Event, HistoryQuery, history_page, iter_events, undo_blocker
 from memorydesk.browse.history_export import export_json, export_markdown
+from memorydesk.core.changes import Kind
 from memorydesk.core.moments import local_text, utc_text
 from memorydesk.ui.history.model import HistoryModel
-from memorydesk.ui.session import KINDS as CHANGE_KINDS
 from memorydesk.ui.session import Change
 from memorydesk.ui.tab import DeskTab
 
@@ -57,7 +57,8 @@ def _esc(text: str) -> str:
 
 class HistoryTab(DeskTab):
     name, title = "history", "History"
-    kinds = CHANGE_KINDS
+    kinds = frozenset(Kind)  # what agents write shows here too (facts, conflicts, receipts, …)
+    shows_history = True  # and every change of the desk
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memorydesk.core.changes import Kind
 from memorydesk.core.errors import MemoryDeskError
 from memorydesk.lineage.memoryos import ImportResult, import_directory, zone_names
 from memorydesk.lineage.memoryos.report import fill_line
@@ -44,7 +45,7 @@ from memorydesk.ui.session import DeskSession
 TITLE = "Import MemoryOS directory"
 #: the widest the dialog grows by itself, as a share of the screen (a long error wraps instead)
 MAX_SHARE = 0.9
-KINDS = frozenset({"fact", "tier", "receipt"})
+KINDS = frozenset({Kind.FACT, Kind.TIER, Kind.RECEIPT})
 
 
 def summary_text(result: ImportResult) -> str:

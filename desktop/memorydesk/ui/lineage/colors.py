@@ -1,4 +1,4 @@
-"""The five health colours (DESIGN.md §4), as the timeline, legend and detail draw them."""
+"""The five health colours (docs/receipts.md), as the timeline, legend and detail draw them."""
 
 from __future__ import annotations
 

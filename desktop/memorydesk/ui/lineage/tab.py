@@ -27,6 +27,7 @@ from typing import Any
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QFileDialog, QLabel, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
+from memorydesk.core.changes import Kind
 from memorydesk.core.health_arrays import from_us
 from memorydesk.lineage import runs as run_tables
 from memorydesk.lineage import timeline
@@ -51,12 +52,12 @@ EMPTY = ("<h3>No lineage receipts in this workspace yet</h3><p>Receipts arrive f
          "<b>File ▸ Import receipts…</b> (JSON Lines), <code>memory-desk lineage ingest</code>, the MemoryOS "
          "import, or <b>Tools ▸ Run canary…</b>.</p>")
 LOADING = "<h3>Reading lineage receipts…</h3><p>The timeline appears once they are read and judged.</p>"
-RECEIPT_KINDS = frozenset({"receipt", "tier"})
+RECEIPT_KINDS = frozenset({Kind.RECEIPT, Kind.TIER})
 
 
 class LineageTab(DeskTab):
     name, title = "lineage", "Lineage"
-    kinds = frozenset({"receipt", "tier", "history"})
+    kinds = RECEIPT_KINDS
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -144,8 +145,7 @@ class LineageTab(DeskTab):
         self.reload(whole=True)
 
     def refresh(self, change: Change) -> None:
-        if change.touches(RECEIPT_KINDS):
-            self.reload(whole=False)
+        self.reload(whole=False)
 
     def navigate(self, target: dict[str, Any]) -> None:
         if self.table is None or self.loading:
@@ -439,7 +439,7 @@ class LineageTab(DeskTab):
             return
         dialog = CanaryDialog(self, workspace=str(self.session.ws.path))
         dialog.show_runs.connect(self.show_canary_runs)
-        dialog.run_requested.connect(lambda: self.start(run_gate_in(dialog, self.session, RECEIPT_KINDS | {"fact"})))
+        dialog.run_requested.connect(lambda: self.start(run_gate_in(dialog, self.session, RECEIPT_KINDS | {Kind.FACT})))
         self.dialog = dialog
         dialog.open()
 

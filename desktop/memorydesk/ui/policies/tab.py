@@ -23,6 +23,8 @@ from PySide6.QtWidgets import (
 )
 
 from memorydesk.browse import detail as browse_detail
+from memorydesk.core.changes import Kind, Shown
+from memorydesk.search.preamble import MIN_TASK_UNITS
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.delegates import BidiDelegate
 from memorydesk.ui.operations import dialog_result
@@ -36,7 +38,7 @@ from memorydesk.ui.tab import DeskTab
 
 class PoliciesTab(DeskTab):
     name, title = "policies", "Policies"
-    kinds = frozenset({"policy", "fact", "note", "history"})  # the dispatch preview shows facts and notes
+    kinds = frozenset({Kind.POLICY, Kind.FACT, Kind.NOTE})  # the dispatch preview shows facts and notes
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -119,6 +121,12 @@ class PoliciesTab(DeskTab):
 
     def reload(self) -> None:
         self.run(browse_detail.policies, self._loaded, label="reading policies")
+
+    def showing(self, kind: Kind) -> Shown:
+        """Facts are in the dispatch preview only for a task long enough to earn them."""
+        if kind is Kind.FACT and len(self.dispatch.task.text().strip()) < MIN_TASK_UNITS:
+            return frozenset()
+        return None
 
     def refresh(self, change: Change) -> None:
         if change.touches(frozenset({"policy"})):

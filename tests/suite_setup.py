@@ -1,0 +1,36 @@
+"""The suite's set-up, kept apart from the fixtures (tests/conftest.py takes it in): a
+deadline for every test and a profile of its own for the whole run."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+#: a test's deadline (pytest-timeout's ``timeout`` in pyproject.toml) times this for a ``slow`` one
+SLOW_FACTOR = 6
+PROFILE_VARIABLES = ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A ``slow`` test gets ``SLOW_FACTOR`` times the per-test deadline (unless it names its own)."""
+    deadline = float(config.getini("timeout") or 0)
+    if not deadline:
+        return
+    for item in items:
+        if item.get_closest_marker("slow") is not None and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(deadline * SLOW_FACTOR))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_profile(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The person's profile is never touched: HOME and the XDG folders (settings, data, cache,
+    the crash and desk logs) point into a temporary folder for this process and every program
+    a test starts (``memory-desk shot``, the command line)."""
+    home = tmp_path_factory.mktemp("home")
+    os.environ["HOME"] = str(home)
+    for name, sub in (("XDG_CONFIG_HOME", ".config"), ("XDG_DATA_HOME", ".local/share"),
+                      ("XDG_CACHE_HOME", ".cache"), ("XDG_STATE_HOME", ".local/state")):
+        folder = home / sub
+        folder.mkdir(parents=True, exist_ok=True)
+        os.environ[name] = str(folder)
