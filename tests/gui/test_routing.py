@@ -87,7 +87,9 @@ def test_a_fact_edit_refreshes_facts_the_graph_that_shows_it_and_no_other_tab(op
     wait_idle(qtbot, win)
     assert seen == ["facts"]
     _visit_every_tab(qtbot, win)
-    assert seen == ["facts", "graph"]  # once, when shown; policies, grants, conflicts, lineage never
+    # once, when shown; the history lists the change and the review queue scans the edited fact again;
+    # policies, grants, conflicts, lineage never
+    assert seen == ["facts", "graph", "history", "review"]
     assert all(not c.external for _n, c in win.refreshes)
 
 
@@ -99,7 +101,7 @@ def test_the_grants_tab_sees_a_fact_edit_in_the_domain_whose_counts_it_shows(ope
     _edit_topic_3(qtbot, win)  # through the dialog: fact 3 is in codebase, one version more there
     wait_idle(qtbot, win)
     _visit_every_tab(qtbot, win)
-    assert seen == ["facts", "graph", "grants"]
+    assert seen == ["facts", "graph", "grants", "history", "review"]
 
 
 def test_a_fact_a_conflict_names_refreshes_the_conflicts_tab_too(open_window, sample_path, qtbot) -> None:
@@ -110,10 +112,10 @@ def test_a_fact_a_conflict_names_refreshes_the_conflicts_tab_too(open_window, sa
     facts.start(win.session.write("deleting", lambda r: r.delete_facts([desk_sample.fid(30)], "test")))
     qtbot.waitUntil(lambda: seen == ["facts"] and win.ops.pending == 0 and win.ops.flows == 0, timeout=20000)
     _visit_every_tab(qtbot, win)
-    assert seen == ["facts", "graph", "grants", "conflicts"]  # conflict 700 names fact 30 (codebase)
+    assert seen == ["facts", "graph", "grants", "conflicts", "history", "review"]  # conflict 700 names fact 30
 
 
-def test_a_receipt_import_refreshes_only_the_lineage_tab(open_window, sample_path, qtbot, tmp_path) -> None:
+def test_a_receipt_import_refreshes_only_the_lineage_tab_and_the_history(open_window, sample_path, qtbot, tmp_path) -> None:
     from fixtures.receipts import complete_lineage, to_jsonl
 
     win = open_window(sample_path)
@@ -126,7 +128,7 @@ def test_a_receipt_import_refreshes_only_the_lineage_tab(open_window, sample_pat
     qtbot.waitUntil(lambda: "Imported 6 receipts" in win.statusBar().currentMessage(), timeout=20000)
     wait_idle(qtbot, win)
     _visit_every_tab(qtbot, win)
-    assert seen == ["lineage"]
+    assert seen == ["lineage", "history"]  # the history lists the receipts stored; nothing else
 
 
 def test_a_typed_task_puts_facts_in_the_dispatch_preview_and_the_policies_tab_then_sees_fact_edits(
@@ -141,7 +143,7 @@ def test_a_typed_task_puts_facts_in_the_dispatch_preview_and_the_policies_tab_th
     _edit_topic_3(qtbot, win)
     wait_idle(qtbot, win)
     _visit_every_tab(qtbot, win)
-    assert seen == ["facts", "policies", "graph", "grants"]
+    assert seen == ["facts", "policies", "graph", "grants", "history", "review"]
 
 
 def test_the_edited_row_is_patched_in_place(open_window, sample_path, qtbot) -> None:
