@@ -28,8 +28,8 @@ from memorydesk.memory.vector_index import index_missing_vectors, missing_count
 from memorydesk.store import open_workspace
 from memorydesk.store.files import backup_copy
 from memorydesk.store.workspace import Workspace
-from memorydesk.ui import help as help_dialogs
 from memorydesk.ui import as_of, settings, window_state
+from memorydesk.ui import help as help_dialogs
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.operations import Operations
 from memorydesk.ui.progress import JobProgress, vector_summary
@@ -433,8 +433,7 @@ class MainWindow(QMainWindow):
         return tab.run_canary() if tab is not None else None
 
     def focus_search(self) -> None:
-        tab = self.show_tab("facts")
-        if tab is not None:
+        if (tab := self.show_tab("facts")) is not None:
             tab.navigate({"focus": "search"})
 
     # --- importing (ui/importer) -------------------------------------------------------------

@@ -15,7 +15,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memorydesk.browse.graph_data import FACT, STATES, GraphData
 from memorydesk.ui.prompts import ReasonDialog
+
+
+def facts_matching(g: GraphData, text: str) -> list[int]:
+    """The fact nodes whose topic holds ``text`` (any case), active facts first."""
+    low = text.lower()
+    hits = [int(i) for i in g.of_kind(FACT) if low in g.labels[i].lower()]
+    hits.sort(key=lambda i: (int(g.state[i]) >= 2, g.labels[i].lower()))
+    return hits
+
+
+def fact_choices(g: GraphData, hits: list[int]) -> list[tuple[int, str]]:
+    """What the picker lists for each matching fact: topic, domain, state and a short id."""
+    return [(i, f"{g.labels[i]}  ·  {g.labels[g.domain[i]]} · {STATES[int(g.state[i])]} · {g.ids[i][:8]}")
+            for i in hits]
 
 
 class EdgeDeleteDialog(ReasonDialog):

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QAbstractItemView, QSplitter, QToolBar, QTreeView,
 
 from memorydesk.browse import detail as browse_detail
 from memorydesk.browse import facts as browse
-from memorydesk.browse.graph_data import DOMAIN, FACT, MISSING, STATES, TOPIC, GraphData
+from memorydesk.browse.graph_data import DOMAIN, FACT, MISSING, TOPIC, GraphData
 from memorydesk.browse.graph_focus import Focus, focus
 from memorydesk.browse.graph_index import GraphIndex, read_indexed_graph
 from memorydesk.core.changes import Kind, Shown
@@ -34,7 +34,7 @@ from memorydesk.ui.facts import recall
 from memorydesk.ui.facts.actions import FactActions
 from memorydesk.ui.graph import pictures
 from memorydesk.ui.graph.canvas import GraphCanvas
-from memorydesk.ui.graph.dialogs import EdgeDeleteDialog, FactPicker
+from memorydesk.ui.graph.dialogs import EdgeDeleteDialog, FactPicker, fact_choices, facts_matching
 from memorydesk.ui.graph.filters import GraphFilters
 from memorydesk.ui.graph.layouting import LayoutRunner, cached_layout, keep_layout
 from memorydesk.ui.graph.outline import NODE_ROLE, OutlineModel
@@ -408,9 +408,7 @@ class GraphTab(DeskTab):
             return
         node = g.index.get(text)
         if node is None:
-            low = text.lower()
-            hits = [int(i) for i in g.of_kind(FACT) if low in g.labels[i].lower()]
-            hits.sort(key=lambda i: (int(g.state[i]) >= 2, g.labels[i].lower()))
+            hits = facts_matching(g, text)
             if self.session is not None:
                 self.session.status.emit(f"{len(hits)} fact(s) match “{text}”" if hits else f"No fact matches “{text}”")
             if len(hits) > 1:
@@ -425,9 +423,7 @@ class GraphTab(DeskTab):
         g = self.g
         if g is None:
             return
-        choices = [(i, f"{g.labels[i]}  ·  {g.labels[g.domain[i]]} · {STATES[int(g.state[i])]} · {g.ids[i][:8]}")
-                   for i in hits]
-        dialog = FactPicker(text, choices, self)
+        dialog = FactPicker(text, fact_choices(g, hits), self)
         self.dialog = dialog
         accepted = await dialog_result(dialog)
         chosen = dialog.chosen
