@@ -20,7 +20,7 @@ def test_window_title_tabs_and_counts(open_window, sample_path) -> None:
     win = open_window(sample_path)
     assert "sample" in win.windowTitle() and "read-write" in win.windowTitle()
     names = [win.tabs.tabText(i) for i in range(win.tabs.count())]
-    assert names == ["Facts", "Policies", "Knowledge Graph", "Grants", "Conflicts", "Lineage", "History"]
+    assert names == ["Facts", "Policies", "Knowledge Graph", "Grants", "Conflicts", "Lineage", "History", "Review"]
     assert "30 facts (26 active)" in win.counts.text()
     assert "3 policies (2 active)" in win.counts.text()
     assert win.live.text() == "● live"

@@ -40,6 +40,8 @@ def stored(ws: Workspace) -> set[tuple]:
 
 
 def history_count(ws: Workspace) -> int:
+    if not ws.desk_schema:  # opening added nothing: no history table until the first change
+        return 0
     with ws.read() as conn:
         return int(conn.exec_driver_sql("SELECT count(*) FROM memdesk_history").scalar())
 

@@ -193,7 +193,8 @@ def gate(path: Path, *, progress: Progress | None = None, on_check: Callable[[Ch
     path = Path(path)
     canary_id = "canary-" + secrets.token_hex(6)
     step(0, 5, "preparing the workspace")
-    open_workspace(path).close()  # adopt/migrate once, before the workers
+    with open_workspace(path) as ws:
+        ws.adopt()  # our tables added (after a checked backup) once, before the workers
     checks: list[Check] = []
     try:
         step(1, 5, "batch 1: storing and promoting in its own process")

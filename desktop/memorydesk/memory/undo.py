@@ -33,4 +33,5 @@ def undo_entry(ws: Workspace, conn: Connection, history_id: int, actor: str, rea
                     before_id=original.after_id, after_id=original.before_id, undo_of=history_id)
     conn.execute(HISTORY.update().where(HISTORY.c.id == history_id).values(undone_by=new_id))
     ids = list(dict.fromkeys(i for i in (original.entity_id, original.before_id, original.after_id) if i))
-    return ChangeResult(original.entity, ids, [new_id], f"{name}: {original.action}", act.touched())
+    said = f"{'Undone' if name == 'undo' else 'Redone'}: {original.action.replace('_', ' ')} of {original.entity}"
+    return ChangeResult(original.entity, ids, [new_id], f"{said} {original.entity_id[:12]}", act.touched())

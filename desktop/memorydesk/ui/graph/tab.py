@@ -265,8 +265,8 @@ class GraphTab(DeskTab):
         as_of = getattr(self, "as_of", None)
         if as_of is not None:  # the window's "as of": facts written after it are not drawn
             show &= (g.kind != FACT) | (g.created <= as_of)
-        picture = pictures.overview_picture(g, ov, show, self.filters.kind_mask(), (*self.filters.key(), as_of))
-        self.canvas.show_picture(picture, fit=fit)
+        key = self.filters.key() if as_of is None else (*self.filters.key(), as_of)  # now: folded beforehand
+        self.canvas.show_picture(pictures.overview_picture(g, ov, show, self.filters.kind_mask(), key), fit=fit)
         self.canvas.mark(self.selected)
         c = ix.summary
         filt = self.filters.active_text()
