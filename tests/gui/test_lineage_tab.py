@@ -9,44 +9,20 @@ import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import desk_sample
 import numpy as np
 import pytest
 from guihelp import focus
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QImage
 
+from lineage_sample import END, lineage_path, ready, receipts, settle  # noqa: F401 - fixtures
+
 from fixtures.receipts import complete_lineage, to_jsonl
 from memorydesk.core.health import Color, HealthState, classify, classify_run
 from memorydesk.demo import lineage as demo
-from memorydesk.lineage import receipt_store
-from memorydesk.store import guard, open_workspace
+from memorydesk.store import guard
 from memorydesk.ui.lineage import colors
 
-END = datetime.now(UTC).replace(second=0, microsecond=0)
-
-
-@pytest.fixture(scope="module")
-def receipts() -> list:
-    return demo.history(7, END)
-
-
-@pytest.fixture
-def lineage_path(tmp_path: Path, receipts) -> Path:
-    path = desk_sample.build(tmp_path / "lineage.db")
-    with open_workspace(path) as ws:
-        receipt_store.ingest(ws, receipts)
-    return path
-
-
-def ready(qtbot, win, timeout: int = 30000):
-    tab = win.show_tab("lineage")
-    qtbot.waitUntil(lambda: tab.tl is not None and not tab.busy() and win.ops.pending == 0, timeout=timeout)
-    return tab
-
-
-def settle(qtbot, win, tab, timeout: int = 20000) -> None:
-    qtbot.waitUntil(lambda: not tab.busy() and win.ops.pending == 0 and win.ops.flows == 0, timeout=timeout)
 
 
 def point_of(tab, run: int) -> QPointF:

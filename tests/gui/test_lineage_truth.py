@@ -16,6 +16,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics
 
+from lineage_sample import END, lineage_path, ready, receipts, settle  # noqa: F401 - fixtures
+
 from fixtures.receipts import complete_lineage
 from memorydesk.core.health import Color, as_of, classify
 from memorydesk.core.health_arrays import to_us
@@ -25,30 +27,6 @@ from memorydesk.lineage import receipt_store
 from memorydesk.store import open_workspace
 from memorydesk.ui.lineage.tab import LineageTab
 
-END = datetime.now(UTC).replace(second=0, microsecond=0)
-
-
-@pytest.fixture(scope="module")
-def receipts() -> list:
-    return demo.history(7, END)
-
-
-@pytest.fixture
-def lineage_path(tmp_path: Path, receipts) -> Path:
-    path = desk_sample.build(tmp_path / "lineage.db")
-    with open_workspace(path) as ws:
-        receipt_store.ingest(ws, receipts)
-    return path
-
-
-def ready(qtbot, win, timeout: int = 30000):
-    tab = win.show_tab("lineage")
-    qtbot.waitUntil(lambda: tab.tl is not None and not tab.busy() and win.ops.pending == 0, timeout=timeout)
-    return tab
-
-
-def settle(qtbot, win, tab, timeout: int = 20000) -> None:
-    qtbot.waitUntil(lambda: not tab.busy() and win.ops.pending == 0 and win.ops.flows == 0, timeout=timeout)
 
 
 def type_time(qtbot, tab, text: str) -> None:
