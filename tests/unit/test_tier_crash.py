@@ -45,6 +45,7 @@ def test_killed_promotions_never_lose_or_duplicate_memory(tmp_path: Path) -> Non
     path = tmp_path / "crash.db"
     open_workspace(path, create=True).close()
     rng = random.Random(1234)
+    tiers_seen: set[str] = set()  # where memories stood after some kill (a later round promotes them on)
     for round_ in range(KILLS):
         with subprocess.Popen([sys.executable, "-c", WORKER, str(path), str(round_)],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
@@ -55,11 +56,14 @@ def test_killed_promotions_never_lose_or_duplicate_memory(tmp_path: Path) -> Non
             proc.send_signal(signal.SIGKILL)
             proc.wait(timeout=30)
         assert proc.returncode == -signal.SIGKILL
+        with open_workspace(path, read_only=True) as ws:  # after every kill: each memory in one place
+            held = where_memories_are(ws, "crash")
+        assert [i for i, h in held.items() if len(h) != 1] == [], f"round {round_}"
+        tiers_seen |= {t for h in held.values() for t in h}
     with open_workspace(path) as ws:
         places = where_memories_are(ws, "crash")
         with ws.read() as conn:
             integrity = conn.exec_driver_sql("PRAGMA integrity_check").scalar()
     assert integrity == "ok"
-    tiers_seen = {t for held in places.values() for t in held}
     assert len(places) >= KILLS and tiers_seen == {"stm", "mtm", "lpm"}
     assert [i for i, held in places.items() if len(held) != 1] == []
