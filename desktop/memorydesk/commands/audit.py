@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import sys
 
+from memorydesk.commands.output import write_out
 from memorydesk.core.fusion import VARIANTS
 from memorydesk.search.loss import STAGE_WORDS
 from memorydesk.store import open_workspace
@@ -42,11 +43,6 @@ def register(sub) -> None:
     r.set_defaults(func=run)
 
 
-def _write(text: str) -> None:
-    sys.stdout.buffer.write(text.encode("utf-8", "replace"))
-    sys.stdout.flush()
-
-
 def _progress(done: int, total: int) -> None:
     print(f"\r  {done:,} / {total:,}", end="", file=sys.stderr, flush=True)
 
@@ -68,9 +64,9 @@ def run(args) -> int:
         print(file=sys.stderr)
     summary = report["summary"]
     if args.json:
-        _write(json.dumps(report, ensure_ascii=False, indent=2) + "\n")
+        write_out(json.dumps(report, ensure_ascii=False, indent=2) + "\n", flush=True)
     else:
-        _write("\n".join(_text(report, queries is not None)) + "\n")
+        write_out("\n".join(_text(report, queries is not None)) + "\n", flush=True)
     return 0 if summary["recall_at_10"] == 1.0 else 1
 
 
