@@ -39,7 +39,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QRadioButton,
     QSpinBox,
-    QSplitter,
     QTableView,
     QTableWidget,
     QTableWidgetItem,
@@ -55,6 +54,7 @@ from memorydesk.search import audit
 from memorydesk.search.loss import STAGE_WORDS, STAGES
 from memorydesk.ui.audit.model import AuditFactsModel
 from memorydesk.ui.session import DeskSession
+from memorydesk.ui.splitter import splitter
 
 GROUPS = (("by_domain", "By domain"), ("by_memory_type", "By type"), ("by_age", "By age"),
           ("by_veracity", "By veracity"))
@@ -191,9 +191,7 @@ class RecallAuditDialog(QDialog):
         row.addWidget(QLabel("<i>Double-click (or Enter) opens a fact in the Facts tab.</i>"))
         ll.addLayout(row)
         ll.addWidget(self.facts, 1)
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(self.groups)
-        split.addWidget(lower)
+        split = splitter(Qt.Orientation.Vertical, self.groups, lower)
         buttons = QHBoxLayout()
         buttons.addWidget(self.progress, 1)
         buttons.addWidget(self.cancel_button)
