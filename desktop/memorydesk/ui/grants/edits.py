@@ -19,8 +19,9 @@ from PySide6.QtGui import QKeySequence
 from memorydesk.browse.grants import Plan, write_loss
 from memorydesk.core.grants import ROLES, Cell, Source
 from memorydesk.ui.actions import WriteActions
-from memorydesk.ui.grants.dialogs import FixRowDialog, GrantChangeDialog
+from memorydesk.ui.grants.dialogs import FixRowDialog
 from memorydesk.ui.operations import dialog_result
+from memorydesk.ui.prompts import ReasonDialog
 
 if TYPE_CHECKING:
     from memorydesk.ui.grants.tab import GrantsTab
@@ -161,12 +162,13 @@ class GrantActions(QObject):
         text = (what + "?") if what else "Change this grant row?"
         if lost and not what:
             text = "This takes away the last write."
-        dialog = GrantChangeDialog(title, text, lines, self.tab)
+        dialog = ReasonDialog(self.tab, title, text, yes_text="Change", informative="\n\n".join(lines),
+                              name="grant-change")
         if reason:
             dialog.reason.setText(reason)
         self.dialog = dialog
         accepted = await dialog_result(dialog)
-        given = dialog.values()["reason"]
+        given = dialog.reason_text()
         dialog.deleteLater()
         self.dialog = None
         return given if accepted and given else None
