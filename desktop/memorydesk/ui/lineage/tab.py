@@ -138,6 +138,9 @@ class LineageTab(DeskTab):
     def show_target(self, target: dict[str, Any]) -> None:
         """Lands once the receipts are read; a run to select waits for the timeline laid out with
         the filters the target set (``_built``)."""
+        if self.table is None:  # nothing read yet
+            self.hold(target)
+            return
         if "select" in target:
             tl = self.tl
             if tl is None or tl.whole is not self.table:
