@@ -12,7 +12,7 @@ import pytest
 
 from fixtures.conflicts import T0, build
 from memorydesk.browse import conflicts
-from memorydesk.browse.conflict_index import conflict_index, fact_columns
+from memorydesk.browse.conflict_index import fact_columns
 from memorydesk.browse.conflicts import ConflictQuery, agent_names, first_lines, line_keys
 from memorydesk.search.cache import clear_caches
 from memorydesk.store import open_workspace
@@ -86,7 +86,7 @@ def test_text_that_is_not_ascii_is_matched_as_the_sql_filter_lowers_it(mixed) ->
 def test_a_pair_with_a_missing_fact_folds_into_one_line(mixed) -> None:
     with open_workspace(mixed[0], read_only=True) as ws:
         with ws.read() as conn:
-            index = conflict_index(ws, conn)
+            index = fact_columns(ws, conn).index
             lines = line_keys(ws, ConflictQuery(domain="ops"))
         gone = [int(k) for k in index.rowid[(index.b == -1) & (index.pair >= 0)]]
         assert len(gone) == 3 and len({int(p) for p in index.pair[(index.b == -1) & (index.pair >= 0)]}) == 1

@@ -22,6 +22,7 @@ so the first filter does not pay for them.
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -32,18 +33,41 @@ from sqlalchemy import Connection
 from memorydesk.search.cache import cached
 from memorydesk.store.workspace import Workspace
 
-__all__ = ["ConflictIndex", "FactColumns", "conflict_index", "fact_columns", "fold", "prepare"]
+__all__ = ["ConflictIndex", "FactColumns", "fact_columns", "fact_mask", "fold", "prepare", "prepare_later", "row_mask"]
 
 CROSS = "cross_agent"
 _FACT_SEP = b"\x01"  # between facts; topic and content of one fact are kept apart by _COL_SEP
 _COL_SEP = b"\x00"
+log = logging.getLogger("memorydesk.browse")
 _building = threading.Lock()  # two threads asking at once build once
 
 
-def _hex_ints(text: str | None, width: int) -> np.ndarray:
+def _hex_ints(text: bytes | None, width: int) -> np.ndarray:
     """Integers written by ``printf('%016x', …)`` side by side (two's complement for negatives)."""
-    data = bytes.fromhex(text or "")
+    data = bytes.fromhex((text or b"").decode("ascii"))
     return np.frombuffer(data, dtype=">i8").astype(np.int64).reshape(-1, width)
+
+
+class _Odd(Exception):
+    """Something the arrays cannot hold faithfully (a separator inside an id…): the SQL filter answers."""
+
+
+def _names(joined: bytes | None, n: int) -> list[bytes]:
+    """``n`` values joined by byte 1 (by ``group_concat``)."""
+    parts = (joined or b"").split(_FACT_SEP) if n else []
+    if len(parts) != n:
+        raise _Odd("a separator inside a value")
+    return parts
+
+
+def _codes(values: list[bytes]) -> tuple[np.ndarray, dict[str, int]]:
+    """A code per value (-1 for byte 2, which stands for NULL) and the names of the codes."""
+    table: dict[bytes, int] = {_NULL: -1}
+    codes = np.fromiter((table.setdefault(v, len(table) - 1) for v in values), dtype=np.int32, count=len(values))
+    return codes, {k.decode("utf-8", "surrogateescape"): v for k, v in table.items() if k != _NULL}
+
+
+_NULL = b"\x02"
 
 
 @dataclass(frozen=True)
@@ -60,38 +84,37 @@ class ConflictIndex:
         return int(self.rowid.nbytes + self.a.nbytes + self.b.nbytes + self.pair.nbytes)
 
     @classmethod
-    def read(cls, ws: Workspace, conn: Connection) -> ConflictIndex:
-        raw = conn.connection.driver_connection
-        c, f = ws.layout.conflicts.name, ws.layout.facts.name
-        (found,) = raw.execute(
-            f"SELECT group_concat(printf('%016x%016x%016x%016x', c.rowid, ifnull(fa.rowid, -1), "
-            f"ifnull(fb.rowid, -1), c.conflict_type = ?), '') FROM {c} c "
-            f"LEFT JOIN {f} fa ON fa.id = c.fact_a_id LEFT JOIN {f} fb ON fb.id = c.fact_b_id",
-            (CROSS,)).fetchone()
-        table = _hex_ints(found, 4)
-        table = table[np.argsort(-table[:, 0], kind="stable")]
-        rowid, a, b, cross = table[:, 0].copy(), table[:, 1].copy(), table[:, 2].copy(), table[:, 3] == 1
+    def read(cls, ws: Workspace, raw: Any, rowid_of: dict[bytes, int]) -> ConflictIndex:
+        """From one pass over the conflict table; ``rowid_of`` names the facts by id."""
+        c = ws.layout.conflicts.name
+        head, fact_a, fact_b = raw.execute(
+            f"SELECT group_concat(printf('%016x%016x', rowid, ifnull(conflict_type = ?, 0)), ''), "
+            f"group_concat(ifnull(CAST(fact_a_id AS TEXT), char(2)), char(1)), "
+            f"group_concat(ifnull(CAST(fact_b_id AS TEXT), char(2)), char(1)) FROM {c}", (CROSS,)).fetchone()
+        table = _hex_ints(head, 2)
+        n = len(table)
+        a_ids, b_ids = _names(fact_a, n), _names(fact_b, n)
+        order = np.argsort(-table[:, 0], kind="stable")
+        rowid, cross = table[order, 0], table[order, 1] == 1
+        get = rowid_of.get
+        a = np.fromiter((get(x, -1) for x in a_ids), dtype=np.int64, count=n)[order]
+        b = np.fromiter((get(x, -1) for x in b_ids), dtype=np.int64, count=n)[order]
         lo, hi = np.minimum(a, b), np.maximum(a, b)
         top = int(max(a.max(initial=0), b.max(initial=0))) + 1
         pair = np.where(cross, lo * top + hi, -1)
-        dangling = cross & (lo < 0)
-        if dangling.any():  # a pair with a missing fact: named by its ids, numbered past every real pair
-            names: dict[tuple[str, str], int] = {}
-            marks = ",".join("?" * int(dangling.sum()))
-            ids = {int(r[0]): (r[1], r[2]) for r in raw.execute(
-                f"SELECT rowid, fact_a_id, fact_b_id FROM {c} WHERE rowid IN ({marks})",
-                tuple(rowid[dangling].tolist()))}
-            base = top * top
-            for i in np.flatnonzero(dangling).tolist():
-                x, y = ids[int(rowid[i])]
-                key = (x, y) if str(x) <= str(y) else (y, x)
-                pair[i] = base + names.setdefault(key, len(names))
+        dangling = np.flatnonzero(cross & (lo < 0))
+        if len(dangling):  # a pair with a missing fact: named by its ids, numbered past every real pair
+            numbers: dict[tuple[bytes, bytes], int] = {}
+            for i in dangling.tolist():
+                x, y = a_ids[int(order[i])], b_ids[int(order[i])]
+                pair[i] = top * top + numbers.setdefault((x, y) if x <= y else (y, x), len(numbers))
         return cls(rowid, a, b, pair)
 
 
 @dataclass(frozen=True)
 class FactColumns:
-    """By fact rowid: domain and agent codes (-1: none or no such fact); the searchable text."""
+    """By fact rowid: domain and agent codes (-1: none or no such fact); the searchable text; and the
+    conflict rows as integers (``index``)."""
 
     domain: np.ndarray
     agent: np.ndarray
@@ -100,40 +123,55 @@ class FactColumns:
     starts: np.ndarray  # where each fact's text begins in ``text``, in rowid order
     rowids: np.ndarray  # the fact of each start
     text: bytes
+    index: ConflictIndex
 
     @property
     def nbytes(self) -> int:
         names = sum(len(k) + 100 for k in (*self.domains, *self.agents))
         return int(self.domain.nbytes + self.agent.nbytes + self.starts.nbytes + self.rowids.nbytes
-                   + len(self.text) + names)
+                   + len(self.text) + names + self.index.nbytes)
 
     @classmethod
-    def read(cls, ws: Workspace, conn: Connection) -> FactColumns:
+    def read(cls, ws: Workspace, conn: Connection) -> FactColumns | None:
+        """Two passes over the facts (their ids, then their columns) and one over the conflicts."""
         raw = conn.connection.driver_connection
         f = ws.layout.facts.name
-        top = int(raw.execute(f"SELECT ifnull(max(rowid), 0) FROM {f}").fetchone()[0]) + 1
+        kept = raw.text_factory
+        raw.text_factory = bytes  # the text as stored, and nothing decoded on the way
+        try:
+            by_id, joined = raw.execute(f"SELECT group_concat(printf('%016x', rowid), ''), "
+                                        f"group_concat(CAST(id AS TEXT), char(1)) FROM {f} WHERE id IS NOT NULL"
+                                        ).fetchone()
+            id_rowids = _hex_ints(by_id, 1)[:, 0].tolist()
+            rowid_of = dict(zip(_names(joined, len(id_rowids)), id_rowids, strict=True))
+            if len(rowid_of) != len(id_rowids):
+                raise _Odd("two facts with one id")
+            heads, domains, agents, text = raw.execute(
+                f"SELECT group_concat(printf('%016x', rowid), ''), "
+                f"group_concat(ifnull(CAST(domain AS TEXT), char(2)), char(1)), "
+                f"group_concat(ifnull(CAST(authored_by_agent_id AS TEXT), char(2)), char(1)), "
+                f"group_concat(CAST(lower(ifnull(topic, '')) AS BLOB) || x'00' || "
+                f"CAST(lower(ifnull(content, '')) AS BLOB), x'01') FROM {f}").fetchone()
+            index = ConflictIndex.read(ws, raw, rowid_of)
+            del rowid_of
+        except _Odd:
+            return None
+        finally:
+            raw.text_factory = kept
+        rowids = _hex_ints(heads, 1)[:, 0]
+        n = len(rowids)
+        text = bytes(text or b"") + _FACT_SEP
+        ends = np.flatnonzero(np.frombuffer(text, dtype=np.uint8) == 1)
+        if len(ends) != max(n, 1) or (n and not bool((np.diff(rowids) > 0).all())):
+            return None  # a fact's text holds the separator, or the scan was not in rowid order
+        starts = np.r_[0, ends[:-1] + 1][:n].astype(np.int64)
+        top = int(rowids.max()) + 1 if n else 1
         domain = np.full(top, -1, dtype=np.int32)
         agent = np.full(top, -1, dtype=np.int32)
-        domains: dict[str, int] = {}
-        agents: dict[str, int] = {}
-        rowids: list[int] = []
-        pieces: list[bytes] = []
-        cursor = raw.execute(f"SELECT rowid, domain, authored_by_agent_id, "
-                             f"CAST(lower(topic) AS BLOB), CAST(lower(content) AS BLOB) FROM {f}")
-        while chunk := cursor.fetchmany(20_000):
-            at = np.fromiter((r[0] for r in chunk), dtype=np.int64, count=len(chunk))
-            domain[at] = [domains.setdefault(r[1], len(domains)) if isinstance(r[1], str) else -1 for r in chunk]
-            agent[at] = [agents.setdefault(r[2], len(agents)) if isinstance(r[2], str) else -1 for r in chunk]
-            rowids.extend(at.tolist())
-            pieces.extend(_COL_SEP.join((r[3] or b"", r[4] or b"")) for r in chunk)
-        order = np.argsort(np.asarray(rowids, dtype=np.int64), kind="stable")
-        pieces = [pieces[i] for i in order.tolist()]
-        lengths = np.fromiter((len(p) + 1 for p in pieces), dtype=np.int64, count=len(pieces))
-        starts = np.zeros(len(pieces), dtype=np.int64)
-        if len(pieces):
-            starts[1:] = np.cumsum(lengths)[:-1]
-        text = _FACT_SEP.join(pieces) + _FACT_SEP
-        return cls(domain, agent, domains, agents, starts, np.asarray(rowids, dtype=np.int64)[order], text)
+        domain_codes, domain_names = _codes(_names(domains, n))
+        agent_codes, agent_names = _codes(_names(agents, n))
+        domain[rowids], agent[rowids] = domain_codes, agent_codes
+        return cls(domain, agent, domain_names, agent_names, starts, rowids, text, index)
 
     def with_text(self, needle: str) -> np.ndarray | None:
         """Rowids of the facts whose lowered topic or content holds ``needle`` (None: not searchable here)."""
@@ -149,27 +187,35 @@ class FactColumns:
         return self.rowids[where]
 
 
-def _built(ws: Workspace, conn: Connection, key: str, build: Any) -> Any:
+def fact_columns(ws: Workspace, conn: Connection) -> FactColumns | None:
+    """The facts' filter columns and the conflict rows of this snapshot, kept while the file does not
+    change (None: a file these arrays cannot hold; the SQL filter answers)."""
     with _building:
-        found = cached(ws, conn, (key,), lambda: build(ws, conn), size=lambda v: v.nbytes // 16)
-    return found if found is not None else build(ws, conn)
+        found = cached(ws, conn, ("conflict-filters",), lambda: _or_none(FactColumns.read(ws, conn)),
+                       size=lambda v: v[0].nbytes // 16 if v[0] is not None else 0)
+    return found[0] if found is not None else FactColumns.read(ws, conn)
 
 
-def conflict_index(ws: Workspace, conn: Connection) -> ConflictIndex:
-    """The conflict rows of this snapshot as integers (kept while the file does not change)."""
-    return _built(ws, conn, "conflict-index", ConflictIndex.read)  # type: ignore[no-any-return]
-
-
-def fact_columns(ws: Workspace, conn: Connection) -> FactColumns:
-    """The facts' filter columns of this snapshot (kept while the file does not change)."""
-    return _built(ws, conn, "conflict-fact-columns", FactColumns.read)  # type: ignore[no-any-return]
+def _or_none(value: FactColumns | None) -> tuple[FactColumns | None]:
+    return (value,)  # cached() takes None as "not kept": a tuple keeps "cannot" too
 
 
 def prepare(ws: Workspace) -> None:
-    """Read both ahead, off the UI thread, so the first filter on facts is quick."""
+    """Read the arrays ahead, off the UI thread, so the first filter on facts is quick."""
     with ws.read() as conn:
-        conflict_index(ws, conn)
         fact_columns(ws, conn)
+
+
+def prepare_later(ws: Workspace) -> None:
+    """``prepare`` on a thread of its own (the tab's queue stays free for what the user asks); a
+    failure (the workspace closed meanwhile) only means the first filter reads the arrays itself."""
+    def run() -> None:
+        try:
+            prepare(ws)
+        except Exception as exc:  # noqa: BLE001 - a read ahead that failed costs nothing but time
+            log.debug("conflict filters not read ahead: %s", exc)
+
+    threading.Thread(target=run, name="memorydesk-conflict-filters", daemon=True).start()
 
 
 def fact_mask(cols: FactColumns, *, domain: str | None, agent: str | None, text: str) -> list[np.ndarray] | None:

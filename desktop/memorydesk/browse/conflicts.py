@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from sqlalchemy import ColumnElement, Connection, and_, case, exists, func, literal_column, or_, select
 
-from memorydesk.browse.conflict_index import conflict_index, fact_columns, fact_mask, fold, row_mask
+from memorydesk.browse.conflict_index import fact_columns, fact_mask, fold, row_mask
 from memorydesk.browse.conflict_rows import (
     CONTRADICTION,
     CROSS,
@@ -182,10 +182,11 @@ def _fold(chunks: Iterable[list[Any]], limit: int | None = None) -> tuple[array.
 def _by_index(ws: Workspace, conn: Connection, q: ConflictQuery) -> tuple[array.array, int] | None:
     """A filter on the facts answered from arrays kept per file version (``conflict_index``): the
     line keys and the row count, or None when the arrays cannot answer it (the SQL path does)."""
-    masks = fact_mask(fact_columns(ws, conn), domain=q.domain, agent=q.agent, text=q.text)
-    if masks is None:
+    cols = fact_columns(ws, conn)
+    masks = fact_mask(cols, domain=q.domain, agent=q.agent, text=q.text) if cols is not None else None
+    if cols is None or masks is None:
         return None
-    index = conflict_index(ws, conn)
+    index = cols.index
     keep = row_mask(index, masks)
     clauses = _where(ws, conn, q)
     if clauses:  # type, state, time, fact: SQL says which rows
