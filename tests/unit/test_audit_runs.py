@@ -6,6 +6,7 @@ agent's own search at that clock before the comparison's causes are."""
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 import time
 import uuid
@@ -192,6 +193,15 @@ def test_runs_of_another_workspace_and_across_a_schema_change_are_refused(world:
         assert audit_runs.list_runs(ws) == ([audit_runs.get_run(ws, mine.id)], 1)
         with pytest.raises(BadInput, match="taken on another workspace"):
             audit_runs.get_run(ws, foreign.id)
+    # a copy of the file: the same workspace and rows, runs included; they are the original's, not the copy's
+    copy = tmp_path / "copy.db"
+    for suffix in ("", "-wal"):  # cp of a file in WAL mode: the file and its log
+        if Path(f"{world}{suffix}").exists():
+            shutil.copyfile(f"{world}{suffix}", f"{copy}{suffix}")
+    with open_workspace(copy, read_only=True) as ws:
+        assert audit_runs.list_runs(ws) == ([], 2)
+        with pytest.raises(BadInput, match=f"run {mine.id} was taken in another file .*copy.db is a copy of it"):
+            audit_runs.get_run(ws, mine.id)
     # the product upgrades the file's schema: a run from before is not comparable with one after
     with sqlite3.connect(world) as conn:
         conn.execute("PRAGMA user_version = 14")

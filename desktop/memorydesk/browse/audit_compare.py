@@ -216,8 +216,7 @@ def notes(ws: Workspace, a: Run, b: Run) -> list[str]:
     out = []
     for run in (a, b):
         if run.file and run.file != str(ws.path):
-            out.append(f"run {run.id} was taken in {run.file}; {ws.path.name} is a copy of that file or was moved "
-                       "since (its runs up to the copy are this file's past too)")
+            out.append(f"run {run.id} was taken when the file was at {run.file} (moved since)")
         if not run.complete:
             out.append(f"run {run.id} was stopped before it finished ({run.facts:,} facts audited)")
     if a.rules_version != b.rules_version:

@@ -9,12 +9,18 @@ record of the desk's, not a change to memory: no history row, nothing to undo.
 Run ids are 8 random hex digits, so a copy of the file that goes on auditing never gives a
 new run the id of one kept in the original; ``latest`` and ``previous`` name the newest two.
 A file opened read-only without the desk's tables simply has no runs.
+
+A run belongs to the file it was taken in. A copy of the file (``cp``, a restored backup, a
+salvage) holds the same workspace id and the same rows, runs included, so neither tells it
+apart: the file's device and inode do (``file_key``, kept with each run; a move keeps them).
+Runs taken in another file, or on another workspace, are not listed and are refused by id.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -39,6 +45,7 @@ class Run:
     id: str
     workspace_id: str
     file: str
+    file_key: str
     at: float
     kind: str  # topics | queries
     origin: str  # command | window
@@ -100,6 +107,12 @@ def kept(ws: Workspace) -> bool:
     return ws.desk_schema >= AUDIT_SCHEMA
 
 
+def file_key(ws: Workspace) -> str:
+    """The file's device and inode: a copy of the file has others, a move keeps them."""
+    st = os.stat(ws.path)
+    return f"{st.st_dev}:{st.st_ino}"
+
+
 def product_schema(ws: Workspace) -> str:
     """The memory layout and the product's ``user_version``: ``suffixed 13``."""
     with ws.read() as conn:
@@ -129,7 +142,8 @@ def _rows(ws: Workspace, report: dict[str, Any], origin: str, sample: int | None
     entries = report["results"] if queries else report["facts"]
     run_id = secrets.token_hex(4)
     recall = s.get("recall_at_10")
-    row = {"id": run_id, "workspace_id": ws.workspace_id, "file": str(ws.path), "at": float(s["now"]),
+    row = {"id": run_id, "workspace_id": ws.workspace_id, "file": str(ws.path), "file_key": file_key(ws),
+           "at": float(s["now"]),
            "kind": "queries" if queries else "topics", "origin": origin, "data_stamp": data_stamp(ws),
            "product_schema": product_schema(ws), "desk_schema": ws.desk_schema, "rules_version": RULES_VERSION,
            "sample": None if queries else sample, "seed": seed if sample is not None and not queries else None,
@@ -171,7 +185,8 @@ def unsaved_run(ws: Workspace, report: dict[str, Any], *, sample: int | None = N
 
 def _run(r: Any) -> Run:
     m = dict(r._mapping) if hasattr(r, "_mapping") else dict(r)
-    return Run(m["id"], m["workspace_id"], m["file"], float(m["at"]), m["kind"], m["origin"], m["data_stamp"],
+    return Run(m["id"], m["workspace_id"], m["file"], m["file_key"], float(m["at"]), m["kind"], m["origin"],
+               m["data_stamp"],
                m["product_schema"], int(m["desk_schema"]), m["rules_version"], m["sample"], m["seed"],
                tuple(json.loads(m["what_if"] or "[]")), bool(m["complete"]), int(m["facts"]), int(m["found"]),
                m["recall"], json.loads(m["summary"] or "{}"))
@@ -185,10 +200,23 @@ def all_runs(ws: Workspace) -> list[Run]:
         return [_run(r) for r in conn.execute(select(RUNS).order_by(RUNS.c.at, RUNS.c.id))]
 
 
+def _foreign(ws: Workspace, run: Run, key: str) -> str | None:
+    """Why ``run`` is not this file's (None: it is)."""
+    if run.workspace_id != ws.workspace_id:
+        return (f"recall-audit run {run.id} was taken on another workspace ({run.workspace_id}, in {run.file}), not on "
+                f"{ws.path.name}'s ({ws.workspace_id}); its rows were copied in with that workspace's tables")
+    if run.file_key != key:
+        return (f"recall-audit run {run.id} was taken in another file ({run.file}): {ws.path.name} is a copy of it, "
+                "restored from a backup or salvaged, and its facts and history since are not that file's; compare "
+                "runs taken in this file (a copy starts with none), or gate the original file itself")
+    return None
+
+
 def list_runs(ws: Workspace) -> tuple[list[Run], int]:
-    """This workspace's runs, oldest first, and how many runs of another workspace the file holds."""
+    """This file's runs, oldest first, and how many runs of another file or workspace it holds."""
     runs = all_runs(ws)
-    mine = [r for r in runs if r.workspace_id == ws.workspace_id]
+    key = file_key(ws) if runs else ""
+    mine = [r for r in runs if _foreign(ws, r, key) is None]
     return mine, len(runs) - len(mine)
 
 
@@ -202,17 +230,16 @@ def get_run(ws: Workspace, run_id: str) -> Run:
         mine, _other = list_runs(ws)
         wanted = 1 if run_id == "latest" else 2
         if len(mine) < wanted:
-            raise BadInput(f"{name} keeps {len(mine)} recall-audit run(s) of its workspace, so there is no {run_id!r} run")
+            raise BadInput(f"{name} keeps {len(mine)} recall-audit run(s) of its own, so there is no {run_id!r} run")
         return mine[-wanted]
     with ws.read() as conn:
         row = conn.execute(select(RUNS).where(RUNS.c.id == run_id.strip().lower())).first()
     if row is None:
         raise BadInput(f"{name} keeps no recall-audit run {run_id!r}; memory-desk audit runs {name} lists them")
     run = _run(row)
-    if run.workspace_id != ws.workspace_id:
-        raise BadInput(f"recall-audit run {run.id} in {name} was taken on another workspace ({run.workspace_id}, in "
-                       f"{run.file}), not on this file's ({ws.workspace_id}); it was copied in with that "
-                       "workspace's tables, and its facts are not these")
+    why = _foreign(ws, run, file_key(ws))
+    if why is not None:
+        raise BadInput(why)
     return run
 
 
@@ -229,5 +256,5 @@ def run_count(ws: Workspace) -> int:
         return int(conn.execute(select(func.count()).select_from(RUNS)).scalar() or 0)
 
 
-__all__ = ["ALIASES", "GROUPS", "Run", "RunFact", "age_label", "all_runs", "get_run", "kept", "list_runs",
+__all__ = ["ALIASES", "GROUPS", "Run", "RunFact", "age_label", "all_runs", "file_key", "get_run", "kept", "list_runs",
            "product_schema", "run_count", "run_facts", "save_run", "unsaved_run"]

@@ -51,7 +51,8 @@ def run_runs(args) -> int:
         runs, foreign = list_runs(ws)
         name = ws.path.name
     if foreign:
-        print(f"memory-desk: {name} also holds {foreign:,} run(s) of another workspace, not listed", file=sys.stderr)
+        print(f"memory-desk: {name} also holds {foreign:,} run(s) taken in another file or on another workspace "
+              "(copied in with its rows), not listed", file=sys.stderr)
     if args.json:
         _write(json.dumps([r.to_json() for r in runs], ensure_ascii=False, indent=2) + "\n")
         return 0

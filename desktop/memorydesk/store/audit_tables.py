@@ -29,7 +29,8 @@ class DeskAuditRun(AuditBase):
 
     id: Mapped[str] = mapped_column(Text, primary_key=True)  # 8 hex digits, random: never reused by a copy
     workspace_id: Mapped[str] = mapped_column(Text, nullable=False)
-    file: Mapped[str] = mapped_column(Text, nullable=False, default="")  # the file it was taken in
+    file: Mapped[str] = mapped_column(Text, nullable=False, default="")  # the file it was taken in (its path then)
+    file_key: Mapped[str] = mapped_column(Text, nullable=False, default="")  # that file's device:inode (a copy differs)
     at: Mapped[float] = mapped_column(Float, nullable=False)  # the audit's clock (unix seconds)
     kind: Mapped[str] = mapped_column(Text, nullable=False)  # topics (each fact's own topic) | queries
     origin: Mapped[str] = mapped_column(Text, nullable=False, default="command")  # command | window
