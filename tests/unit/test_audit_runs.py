@@ -8,17 +8,18 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+import threading
 import time
 import uuid
 from pathlib import Path
 
 import pytest
 
-from memorydesk.browse import audit_compare, audit_runs
+from memorydesk.browse import audit_compare, audit_job, audit_runs
 from memorydesk.core.errors import BadInput
 from memorydesk.core.rules import RULES_VERSION
 from memorydesk.memory.reviewer import Reviewer
-from memorydesk.search import audit
+from memorydesk.search import audit, follow
 from memorydesk.search.agent import search
 from memorydesk.search.loss import lost_at
 from memorydesk.store import open_workspace
@@ -211,3 +212,34 @@ def test_runs_of_another_workspace_and_across_a_schema_change_are_refused(world:
             audit_compare.compare(ws, mine.id, after.id)
         with pytest.raises(BadInput, match="the same run"):
             audit_compare.compare(ws, after.id, "latest")
+
+
+def test_an_audit_waits_for_searchs_copies_being_built_and_says_so(world: Path) -> None:
+    """Point 6: the build is started on its thread, and held back from publishing (its lock is held here)
+    until the audit has started: the audit's first word is that it waits, and every fact is searched
+    with the copies in place."""
+    follow.configure(background=True)  # the suite's fixture puts it back
+    with open_workspace(world, read_only=True) as ws:
+        held = follow.copies_of(ws)
+        said: list[str] = []
+        ready: list[bool] = []
+        out: list[dict] = []
+
+        def progress(done: int, total: int, text: str) -> None:
+            said.append(text if not total else "facts")
+            if total:
+                ready.append(held.state is not None)
+
+        with held.lock:
+            follow.wait_ready(ws, timeout=0)  # starts the build on its thread
+            assert held.builder is not None and held.state is None
+            auditing = threading.Thread(target=lambda: out.append(
+                audit_job.run_audit(ws, audit_job.Plan(sample=5, seed=1), progress=progress, now=NOW)))
+            auditing.start()
+            time.sleep(0.5)
+            assert said == [audit_job.WAITING]  # waiting, not auditing through the product's SQL
+        auditing.join(120)
+        assert said[0] == audit_job.WAITING and said[1:] and set(said[1:]) == {"facts"}
+        assert ready and all(ready)
+        follow.configure(background=False)
+        assert out[0] == audit.audit_workspace(ws, sample=5, seed=1, now=NOW)  # the same answers
