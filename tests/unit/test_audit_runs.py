@@ -226,7 +226,7 @@ def test_an_audit_waits_for_searchs_copies_being_built_and_says_so(world: Path) 
         out: list[dict] = []
 
         def progress(done: int, total: int, text: str) -> None:
-            said.append(text if not total else "facts")
+            said.append(text)
             if total:
                 ready.append(held.state is not None)
 
@@ -239,7 +239,7 @@ def test_an_audit_waits_for_searchs_copies_being_built_and_says_so(world: Path) 
             time.sleep(0.5)
             assert said == [audit_job.WAITING]  # waiting, not auditing through the product's SQL
         auditing.join(120)
-        assert said[0] == audit_job.WAITING and said[1:] and set(said[1:]) == {"facts"}
+        assert said[0] == audit_job.WAITING and said[1:] and set(said[1:]) == {audit_job.AUDITING}
         assert ready and all(ready)
         follow.configure(background=False)
         assert out[0] == audit.audit_workspace(ws, sample=5, seed=1, now=NOW)  # the same answers

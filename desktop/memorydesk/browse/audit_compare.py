@@ -7,11 +7,11 @@ can name; the facts in only one run apart, with what became of them. Causes, fir
 
 - ``changed``: the history names a change to the fact between the runs (an edit, a restore, a
   link removed…);
-- ``near_duplicate``: lost to MMR, and the chosen hit too similar to it is named (written
-  after the first run, or there then but not chosen);
-- ``decay``: lost to decay, and older by the time between the runs (its decay factor then and now);
+- ``near_duplicate``: lost to MMR, and the chosen hit too similar to it (token Jaccard ≥ 0.5) is
+  named (written after the first run, or there then but not chosen); ``mmr`` when it is less alike;
+- ``decay``: lost to decay, and its own decay factor fell between the runs (then and now given);
 - ``rules``: the two runs were ranked by different product rules (``core.rules``);
-- ``crowded``: facts were written between the runs, and the voices now rank it too low;
+- ``crowded``: facts were written between the runs and now rank above it (its own weight unchanged);
 - ``none``: nothing the desk can name.
 
 Runs must be of one workspace, one kind, and one product schema (``BadInput`` otherwise).
@@ -35,6 +35,8 @@ from memorydesk.search.audit import AGE_BUCKETS
 from memorydesk.store import Workspace
 
 Key = tuple[str, str]  # (query for a questions run, "" otherwise; fact id)
+NEAR = 0.5  # MMR's token Jaccard from which a rival is called a near-duplicate
+AGED = 0.005  # a drop of the decay factor (0..1) from which a fact is said to have aged into decay
 
 
 def _day(at: float) -> str:
@@ -115,28 +117,33 @@ def _cause(ctx: Context, fact: RunFact, then: RunFact, lost: bool) -> dict[str, 
         rival = now.mmr_against
         born = ctx.created.get(rival)
         new = born is not None and born > min(ctx.a.at, ctx.b.at)
+        near = now.mmr_similarity is not None and now.mmr_similarity >= NEAR
+        who = "a near-duplicate" if near else "a chosen hit similar to it"
+        cause = "near_duplicate" if near else "mmr"
         sim = f" (similarity {now.mmr_similarity:.2f})" if now.mmr_similarity is not None else ""
         if lost:
             when = "written after the first run" if new else "there in the first run too, not chosen then"
-            return {"cause": "near_duplicate", "why": f"a near-duplicate, {rival}{sim}, now wins MMR ({when})"}
+            return {"cause": cause, "why": f"{who}, {rival}{sim}, now wins MMR ({when})"}
         gone = ctx.events.get(rival)
         how = f"; it was {gone[0].action} since" if gone else ""
-        return {"cause": "near_duplicate", "why": f"the near-duplicate that won MMR in the first run, {rival}{sim}, "
-                                                  f"no longer wins{how}"}
-    if now.stage == "decay":
+        return {"cause": cause, "why": f"{who} that won MMR in the first run, {rival}{sim}, no longer wins{how}"}
+    factors = ""
+    if then.decay_factor is not None and fact.decay_factor is not None:
+        factors = f"decay ×{then.decay_factor:.3f} then, ×{fact.decay_factor:.3f} now"
+    aged = then.decay_factor is not None and fact.decay_factor is not None and \
+        then.decay_factor - fact.decay_factor > AGED
+    if now.stage == "decay" and aged:
         days = abs(ctx.b.at - ctx.a.at) / 86400
-        factors = ""
-        if then.decay_factor is not None and fact.decay_factor is not None:
-            factors = f"; decay ×{then.decay_factor:.3f} then, ×{fact.decay_factor:.3f} now"
         if lost:
-            return {"cause": "decay", "why": f"aged into decay: {days:.1f} days older than in the first run{factors}"}
-        return {"cause": "decay", "why": f"no longer lost to decay: the facts above it aged or went{factors}"}
+            return {"cause": "decay", "why": f"aged into decay: {days:.1f} days older than in the first run; {factors}"}
+        return {"cause": "decay", "why": f"no longer lost to decay: the facts above it aged or went; {factors}"}
     if ctx.a.rules_version != ctx.b.rules_version:
         return {"cause": "rules", "why": f"ranked by other product rules ({ctx.a.rules_version} then, "
                                          f"{ctx.b.rules_version} now)"}
     if ctx.written_between and lost:
-        return {"cause": "crowded", "why": f"{ctx.written_between:,} facts were written between the runs, and the "
-                                           "voices now rank others above it"}
+        already = f" (its own weight did not change: {factors})" if now.stage == "decay" and factors else ""
+        return {"cause": "crowded", "why": f"{ctx.written_between:,} fact(s) written between the runs now rank above "
+                                           f"it{already}"}
     return {"cause": "none", "why": "no cause the desk can name (the same data, rules and stage numbers say no more)"}
 
 

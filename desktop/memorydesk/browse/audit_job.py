@@ -18,6 +18,8 @@ from memorydesk.store import Workspace
 Progress = Callable[[int, int, str], None]
 BUILD_FOR = 100  # an audit of this many facts or more builds search's copies first when none are under way
 WAITING = "waiting for search's copies of the file to be built (once per open file)…"
+AUDITING = "asking for each fact's own topic"
+ASKING = "asking your questions"
 
 
 @dataclass(frozen=True)
@@ -70,7 +72,8 @@ def run_audit(ws: Workspace, plan: Plan, *, progress: Progress | None = None,
               cancelled: Callable[[], bool] | None = None, now: float | None = None) -> dict[str, Any]:
     """The audit's report (``search.audit``'s), after waiting for search's copies if they are on the way."""
     wait_for_copies(ws, progress, cancelled, plan.size)
-    step = None if progress is None else (lambda done, total: progress(done, total, ""))
+    doing = ASKING if plan.queries is not None else AUDITING
+    step = None if progress is None else (lambda done, total: progress(done, total, doing))
     names = list(plan.what_if)
     if plan.queries is not None:
         return audit.audit_queries(ws, [(q, list(t)) for q, t in plan.queries], what_if=names, now=now,
@@ -81,4 +84,4 @@ def run_audit(ws: Workspace, plan: Plan, *, progress: Progress | None = None,
                                  cancelled=cancelled)
 
 
-__all__ = ["BUILD_FOR", "WAITING", "Plan", "Progress", "Run", "RunFact", "run_audit", "wait_for_copies"]
+__all__ = ["ASKING", "AUDITING", "BUILD_FOR", "WAITING", "Plan", "Progress", "Run", "RunFact", "run_audit", "wait_for_copies"]

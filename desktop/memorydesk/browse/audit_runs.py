@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, literal_column, select
 
 from memorydesk.browse.review.scan import data_stamp
 from memorydesk.core.errors import BadInput
@@ -197,7 +197,7 @@ def all_runs(ws: Workspace) -> list[Run]:
     if not kept(ws):
         return []
     with ws.read() as conn:
-        return [_run(r) for r in conn.execute(select(RUNS).order_by(RUNS.c.at, RUNS.c.id))]
+        return [_run(r) for r in conn.execute(select(RUNS).order_by(RUNS.c.at, literal_column("rowid")))]
 
 
 def _foreign(ws: Workspace, run: Run, key: str) -> str | None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import html
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,7 @@ from memorydesk.ui.audit.runs_page import RunsPage
 from memorydesk.ui.audit.tables import when
 from memorydesk.ui.session import DeskSession
 
+log = logging.getLogger("memorydesk.ui")
 GROUPS = (("by_domain", "By domain"), ("by_memory_type", "By type"), ("by_age", "By age"),
           ("by_veracity", "By veracity"))
 
@@ -345,6 +347,9 @@ class RecallAuditDialog(QDialog):
                                                    what_if=names), ""
             except MemoryDeskError as exc:
                 return report, None, f"Not kept in the workspace: {exc}"
+            except Exception as exc:  # noqa: BLE001 - the results are shown whatever keeping them did
+                log.exception("the recall audit's run was not kept")
+                return report, None, f"Not kept in the workspace (a bug of Memory Desk, logged): {exc}"
 
         job, awaitable = self.session.ops.job("Recall audit", work)
         self.job = job
