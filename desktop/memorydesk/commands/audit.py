@@ -27,14 +27,14 @@ from memorydesk.store import open_workspace
 
 
 def register(sub) -> None:
-    p = sub.add_parser("audit", help="where the agent's recall loses facts (read-only)")
+    p = sub.add_parser("audit", help="where the agent's recall loses facts; kept runs compared, and a gate")
     audit_sub = p.add_subparsers(dest="audit_command", required=True)
     r = audit_sub.add_parser(
         "recall", help="ask the agent's hybrid recall for each fact's topic; say where each fact is lost",
         description="For each active fact (or a sample), search as the agent does (hybrid) with the fact's "
                     "topic, and report whether the fact comes back in the top 10 and, if not, where it was "
                     "lost: not_candidate (no voice lists it), mmr (removed for diversity), decay (its age), "
-                    "fusion (the voices ranked it too low). Read-only.")
+                    "fusion (the voices ranked it too low). Read-only, unless --save keeps the run.")
     r.add_argument("workspace")
     r.add_argument("--sample", type=int, metavar="N", help="a seeded random sample of N active facts (default: all)")
     r.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the sample (default 0)")
