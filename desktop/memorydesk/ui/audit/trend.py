@@ -96,8 +96,8 @@ class TrendPlot(QWidget):
             span = max(xs[-1] - xs[0], 3600.0)
             self.plot.setXRange(xs[0] - span * 0.05, xs[-1] + span * 0.05, padding=0)
             what = self.group.currentText()
-            self.caption.setText(f"{len(self.shown):,} run(s); recall@10 of {what}, latest "
-                                 f"{100 * ys[-1]:.1f} %. Hollow points: runs stopped before the end.")
+            hollow = " Hollow points: runs stopped before the end." if any(not r.complete for r in self.shown) else ""
+            self.caption.setText(f"{len(self.shown):,} run(s); recall@10 of {what}, latest {100 * ys[-1]:.1f} %.{hollow}")
         elif self.runs:
             self.caption.setText("No kept run has facts in this group.")
 
