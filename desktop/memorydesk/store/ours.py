@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Connection, Float, Index, Integer, LargeBinary, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from memorydesk.store.audit_tables import create_audit_runs
+
 if TYPE_CHECKING:
     from memorydesk.store.layout import Layout
 
@@ -335,6 +337,7 @@ def _create_review(conn: Connection, layout: Layout) -> None:
 
 MIGRATIONS: tuple[Callable[[Connection, Layout], None], ...] = (
     _create_base, _create_vectors, _create_tiers, _create_memoryos, _create_conflict_reviews, _receipt_lines,
-    _create_review)
+    _create_review, create_audit_runs)
 SCHEMA_VERSION = len(MIGRATIONS)
 RECEIPT_LINES_SCHEMA = MIGRATIONS.index(_receipt_lines) + 1  # from this schema on, receipts keep their line
+AUDIT_SCHEMA = MIGRATIONS.index(create_audit_runs) + 1  # from this schema on, recall-audit runs are kept
