@@ -91,3 +91,8 @@ class TableBase:
         cls.__table__ = Table(cls.__tablename__, cls.metadata, *columns, *extra, **options)
         for column in cls.__table__.columns:
             setattr(cls, column.key, column)
+
+    @classmethod
+    def __clause_element__(cls) -> Table:
+        """``select(Model)`` selects from its table, as it did with declarative classes."""
+        return cls.__table__
