@@ -348,13 +348,13 @@ def get_embedder() -> Embedder:
 
 def one_shot() -> None:
     """This process embeds a query or two and ends (``memory-desk search``): its embedder builds
-    the session without graph optimisations, which takes less than half the time to build and to
-    run once (``tests/bench/bench_embedding.py``; the vectors agree within 2e-7). No effect once
-    the process-wide embedder exists."""
+    the session without graph optimisations and runs one thread, which builds and runs once in
+    about half the time (``tests/bench/bench_embedding.py``, ``session_options``; the vectors agree
+    within 2e-7). No effect once the process-wide embedder exists."""
     global _default
     with _default_lock:
         if _default is None:
-            _default = Embedder(optimize=False)
+            _default = Embedder(optimize=False, threads=1)
 
 
 def embedder_status() -> tuple[bool, str]:
