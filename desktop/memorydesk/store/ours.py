@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, Float, Index, Integer, LargeBinary, Text
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from memorydesk.store.tables import Mapped, TableBase, mapped_column
 
 from memorydesk.store.audit_tables import create_audit_runs
 
@@ -22,7 +22,7 @@ VECTOR_TABLE = "memdesk_fact_vectors"
 EMBEDDING_DIM = 384
 
 
-class DeskBase(DeclarativeBase):
+class DeskBase(TableBase):
     """Tables Memory Desk owns inside a workspace file."""
 
 
