@@ -14,13 +14,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, Float, Index, Integer, Text
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from memorydesk.store.tables import Mapped, TableBase, mapped_column
 
 if TYPE_CHECKING:
     from memorydesk.store.layout import Layout
 
 
-class AuditBase(DeclarativeBase):
+class AuditBase(TableBase):
     """The recall audit's tables inside a workspace file (prefix ``memdesk_``, like every table of ours)."""
 
 
