@@ -37,14 +37,18 @@ INSERT = f"INSERT INTO {TABLE.name} ({', '.join(COLUMNS)}) VALUES ({', '.join('?
 INSERT_WITH_ID = f"INSERT INTO {TABLE.name} (id, {', '.join(COLUMNS)}) VALUES (?, {', '.join('?' * len(COLUMNS))})"
 
 
-def _flag(value: bool | None) -> int | None:
-    return None if value is None else int(value)
+def _utc(moment: datetime) -> str:
+    """``format_utc`` for a receipt's time (aware and in UTC, as a Receipt's always are), faster."""
+    text = moment.isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else format_utc(moment)
 
 
 def _row(r: Receipt) -> tuple:
+    sp, canary, until = r.source_present, r.canary, r.waiting_until
     return (r.receipt_id, r.run_id, r.user_scope, r.assistant_scope, r.tier, r.status, r.version, r.source_version,
-            format_utc(r.at_utc), _flag(r.source_present), format_utc(r.waiting_until) if r.waiting_until else None,
-            r.expected_version, r.depends_on_version, r.outcome_receipt, _flag(r.canary), r.line)
+            _utc(r.at_utc), None if sp is None else int(sp), _utc(until) if until else None,
+            r.expected_version, r.depends_on_version, r.outcome_receipt, None if canary is None else int(canary),
+            r.line)
 
 
 def insert(conn: Connection, receipts: Iterable[Receipt]) -> int:

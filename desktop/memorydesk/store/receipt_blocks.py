@@ -16,13 +16,14 @@ whose rows were deleted (a canary's clean-up, a person's SQL).
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 from collections.abc import Iterable, Sequence
 from typing import Final
 
 import numpy as np
 from sqlalchemy import Connection
 
-from memorydesk.core.health_arrays import NEVER, to_us
+from memorydesk.core.health_arrays import NEVER
 from memorydesk.core.health_vector import STATUS_CODES, TIER_CODES
 from memorydesk.core.receipts import Receipt
 
@@ -44,19 +45,26 @@ DDL: Final = (
 )
 
 
+_TIER_STATUS: Final = {(t, s): tc | sc << 3 for t, tc in TIER_CODES.items() for s, sc in STATUS_CODES.items()}
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+_US: Final = timedelta(microseconds=1)
+
+
 def packed_of(r: Receipt) -> int:
     """tier | status << 3 | (sourcePresent + 1) << 6 | (expectedVersion: 0 none, 1 same, 2 other) << 8
     | outcomeReceipt << 10 | sourceVersion missing << 11 | canary << 12."""
     expected = 0 if r.expected_version is None else 1 + (r.expected_version != r.version)
-    return (TIER_CODES[r.tier] | STATUS_CODES[r.status] << 3 | (0 if r.source_present is None else
-            1 + r.source_present) << 6 | expected << 8 | (r.outcome_receipt is not None) << 10
-            | (r.source_version is None) << 11 | bool(r.canary) << 12)
+    present = r.source_present
+    return (_TIER_STATUS[r.tier, r.status] | (0 if present is None else 1 + present) << 6 | expected << 8
+            | (r.outcome_receipt is not None) << 10 | (r.source_version is None) << 11 | bool(r.canary) << 12)
 
 
 def values_of(r: Receipt) -> tuple:
     """One receipt's strings and numbers in :data:`RECORD`'s order (no id, strings not yet coded)."""
+    until = r.waiting_until
     return (r.run_id, r.user_scope, r.assistant_scope, r.version, r.depends_on_version, r.source_version,
-            to_us(r.at_utc), NEVER if r.waiting_until is None else to_us(r.waiting_until), r.line or 0, packed_of(r))
+            (r.at_utc - _EPOCH) // _US, NEVER if until is None else (until - _EPOCH) // _US, r.line or 0,
+            packed_of(r))
 
 
 def create(conn: Connection) -> None:
