@@ -214,27 +214,43 @@ def table_from_columns(run_ids: list[str], c: ReceiptColumns, scope_names: list[
                     keys // width, times, max_id)
 
 
+def _dense(codes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(codes, return_inverse=True)`` for codes in ``[0, size)``, in linear time."""
+    seen = np.zeros(size + 1, bool)
+    seen[codes] = True
+    used = np.flatnonzero(seen)
+    rank = np.cumsum(seen) - 1
+    return used, rank[codes].astype(np.int64)
+
+
 def table_from_records(rec: np.ndarray, text: np.ndarray, max_id: int = 0) -> RunTable:
     """A RunTable from stored receipts as ``receipt_blocks.RECORD`` rows in the order stored
     (any runs, any subset) and the strings their codes name: grouped by run in numpy."""
     if not len(rec):
         return empty_table(max_id)
-    run_codes, inverse, _counts = np.unique(rec["run"], return_inverse=True, return_counts=True)
+    run_codes, inverse = _dense(rec["run"], len(text))
+    names = text[run_codes].tolist()
+    by_name = sorted(range(len(names)), key=names.__getitem__)  # runs in runId order, as the row path reads them
+    rank = np.empty(len(names), np.int64)
+    rank[by_name] = np.arange(len(names))
+    inverse = rank[inverse]
+    run_ids = [names[i] for i in by_name]
     order = np.argsort(inverse, kind="stable")  # grouped by run, each run's receipts in the order stored
-    r = rec[order]
-    run = inverse[order].astype(np.int64)
-    n = len(r)
+    r = {name: rec[name][order] for name in ("user", "assistant", "version", "depends", "source", "at", "until",
+                                              "line", "packed")}
+    run = inverse[order]
+    n = len(run)
     lane_keys, lane_code = np.unique(r["user"].astype(np.int64) << 32 | r["assistant"], return_inverse=True)
     scope_names = [(text[k >> 32], text[k & 0xFFFFFFFF]) for k in lane_keys.tolist()]
-    vcodes, vinv = np.unique(np.concatenate([r["version"], r["depends"]]), return_inverse=True)
+    vcodes, vinv = _dense(np.concatenate([r["version"], r["depends"]]), len(text))
     shift = int(vcodes[0] == 0)  # code 0: dependsOnVersion unstated
     packed = r["packed"].astype(np.int64)
     c = ReceiptColumns(
         run=run, user=lane_code.astype(np.int64), assistant=np.zeros(n, np.int64),
         tier=(packed & 7).astype(np.int8), status=((packed >> 3) & 7).astype(np.int8),
-        version=vinv[:n].astype(np.int64) - shift, at=r["at"].copy(), line=r["line"].astype(np.int64),
-        present=(((packed >> 6) & 3) - 1).astype(np.int8), until=r["until"].copy(),
-        expected=(((packed >> 8) & 3) - 1).astype(np.int8), depends=vinv[n:].astype(np.int64) - shift,
+        version=vinv[:n] - shift, at=r["at"], line=r["line"].astype(np.int64),
+        present=(((packed >> 6) & 3) - 1).astype(np.int8), until=r["until"],
+        expected=(((packed >> 8) & 3) - 1).astype(np.int8), depends=vinv[n:] - shift,
         outcome=(packed >> 10) & 1 > 0, no_source=(packed >> 11) & 1 > 0, canary=(packed >> 12) & 1 > 0,
         versions=text[vcodes[shift:]].tolist(), runs=len(run_codes))
     sources = r["source"].astype(np.int64)
@@ -242,7 +258,7 @@ def table_from_records(rec: np.ndarray, text: np.ndarray, max_id: int = 0) -> Ru
     pair_keys = np.unique(run[has] * (int(sources.max()) + 1) + sources[has]) if has.any() else np.zeros(0, np.int64)
     sv_run, sv_raw = np.divmod(pair_keys, int(sources.max()) + 1)
     sv_codes, sv_code = np.unique(sv_raw, return_inverse=True)
-    return table_from_columns(text[run_codes].tolist(), c, scope_names, sv_run, sv_code.astype(np.int64),
+    return table_from_columns(run_ids, c, scope_names, sv_run, sv_code.astype(np.int64),
                               text[sv_codes].tolist(), max_id)
 
 
