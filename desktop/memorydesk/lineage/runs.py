@@ -271,7 +271,8 @@ def assemble(run_ids: list[str], lanes: list[tuple[str, str]], lane: np.ndarray,
     ``mem_run`` refer to that order): sorted by lane, start and runId, transitions by time."""
     ids = np.asarray(run_ids, dtype=object)
     lane = lane.astype(np.int32)
-    order = np.lexsort((ids, start, lane)) if len(ids) else np.zeros(0, np.int64)
+    in_order = all(a < b for a, b in zip(run_ids, itertools.islice(run_ids, 1, None)))
+    order = np.lexsort((np.arange(len(ids)) if in_order else ids, start, lane)) if len(ids) else np.zeros(0, np.int64)
     where = np.empty_like(order)
     where[order] = np.arange(len(order))
     by_time = np.argsort(tr_time, kind="stable")
