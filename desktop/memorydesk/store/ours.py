@@ -335,9 +335,17 @@ def _create_review(conn: Connection, layout: Layout) -> None:
         model.__table__.create(conn, checkfirst=True)
 
 
+def _receipt_columns(conn: Connection, layout: Layout) -> None:
+    """Receipts also as typed columns in blocks (store/receipt_blocks.py), filled from the stored rows."""
+    from memorydesk.store import receipt_blocks
+
+    receipt_blocks.fill(conn)
+
+
 MIGRATIONS: tuple[Callable[[Connection, Layout], None], ...] = (
     _create_base, _create_vectors, _create_tiers, _create_memoryos, _create_conflict_reviews, _receipt_lines,
-    _create_review, create_audit_runs)
+    _create_review, create_audit_runs, _receipt_columns)
 SCHEMA_VERSION = len(MIGRATIONS)
 RECEIPT_LINES_SCHEMA = MIGRATIONS.index(_receipt_lines) + 1  # from this schema on, receipts keep their line
 AUDIT_SCHEMA = MIGRATIONS.index(create_audit_runs) + 1  # from this schema on, recall-audit runs are kept
+RECEIPT_COLUMNS_SCHEMA = MIGRATIONS.index(_receipt_columns) + 1  # from this schema on, receipts have blocks
