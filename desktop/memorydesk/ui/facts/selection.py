@@ -19,6 +19,7 @@ class FactSelection:
     model: Any
     filters: Any
     hold: Any
+    reload: Any
     _listed_query: Any
 
     def selected_rows(self) -> list[int]:
@@ -87,6 +88,10 @@ class FactSelection:
             if position is None and self.filters.state.currentData() != "all":
                 self.filters.state.setCurrentIndex(self.filters.state.findData("all"))
                 self.hold({"select": fact_id})
+                return
+            if position is not None and position >= self.model.rowCount() and leave_agent_view:
+                self.hold({"select": fact_id})  # the list is older than the file (another program wrote)
+                self.reload()
                 return
             if position is not None and position < self.model.rowCount():
                 self.select_row(position)
