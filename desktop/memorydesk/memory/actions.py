@@ -16,8 +16,10 @@ from memorydesk.memory import history
 from memorydesk.memory.conflict_steps import ConfirmResolution, KeepBoth, KeepFact, RestoreLoser, ReviewBurst
 from memorydesk.memory.grant_steps import FixGrantRow, RemoveGrants, SetGrants
 from memorydesk.memory.purge import PurgeFacts
+from memorydesk.memory.purge_items import PURGE_ACTIONS
 from memorydesk.memory.reviewer_action import ReviewerAction
 from memorydesk.memory.reviewer_edges import DeleteEdges
+from memorydesk.memory.reviewer_items import ITEM_ACTIONS
 from memorydesk.memory.reviewer_steps import (
     DeleteFact,
     DeletePolicy,
@@ -33,6 +35,7 @@ ACTIONS: tuple[type[ReviewerAction], ...] = (
     DeleteEdges,
     SetGrants, RemoveGrants, FixGrantRow,
     RestoreLoser, ConfirmResolution, KeepFact, KeepBoth, ReviewBurst,
+    *ITEM_ACTIONS, *PURGE_ACTIONS,
 )
 
 BY_KEY: dict[str, type[ReviewerAction]] = {a.key(): a for a in ACTIONS}

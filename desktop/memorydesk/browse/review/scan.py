@@ -19,7 +19,7 @@ import numpy as np
 from memorydesk.browse.review import corrections, decay, duplicates, vectors
 from memorydesk.browse.review.disagree import differ_in_values, disagreement
 from memorydesk.browse.review.duplicates import FactText
-from memorydesk.browse.review.items import Item, fact_fingerprints, fact_items, other_items
+from memorydesk.browse.review.items import Item, fact_fingerprints, fact_items, other_items, scan_key
 from memorydesk.browse.review.text import text_findings
 from memorydesk.core.errors import BadInput
 from memorydesk.core.review.finding import KINDS, Finding, worst_first
@@ -95,7 +95,8 @@ def data_stamp(ws: Workspace) -> str:
             f"SELECT (SELECT count(*) || '.' || ifnull(max(rowid), 0) || '.' || ifnull(max(updated_at), 0) || '.' || "
             f"(SELECT count(*) FROM {facts} WHERE superseded_by IS NULL) FROM {facts}), "
             f"(SELECT count(*) || '.' || ifnull(max(updated_at), 0) || '.' || ifnull(sum(active), 0) FROM {pol}), "
-            f"(SELECT count(*) || '.' || ifnull(max(updated_at), 0) FROM {notes}), "
+            f"(SELECT count(*) || '.' || ifnull(max(updated_at), 0) || '.' || ifnull(sum(length(content)), 0) "
+            f"FROM {notes}), "
             f"(SELECT count(*) || '.' || ifnull(max(rowid), 0) FROM {items})").first()
     return "/".join(str(x) for x in row)
 
@@ -139,7 +140,7 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
         if "\ufffd" in item.text("content") or "\ufffd" in item.topic:
             undecodable += 1
     for item in others:
-        key = (item.item_kind, item.id)
+        key = scan_key(item)
         prev = old.per_item.get(key) if old else None
         if prev is not None and prev[0] == item.fingerprint:
             new.per_item[key] = prev
