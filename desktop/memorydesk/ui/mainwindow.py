@@ -29,6 +29,7 @@ from memorydesk.store import open_workspace
 from memorydesk.store.files import backup_copy
 from memorydesk.store.workspace import Workspace
 from memorydesk.ui import as_of, settings, window_state
+from memorydesk.ui.state_keeper import StateKeeper
 from memorydesk.ui import help as help_dialogs
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.operations import Operations
@@ -64,8 +65,7 @@ class MainWindow(QMainWindow):
         self.setMinimumSize(900, 600)
         self.resize(1280, 800)
         self.remember = remember
-        if remember:
-            window_state.restore_window(self)
+        self.keeper = StateKeeper(self, remember)  # restores now; saves after changes, on quit, on SIGTERM
         self.ops = Operations(self)
         self.ops.failed.connect(self._failed)
         self.ws: Workspace | None = None
@@ -212,6 +212,7 @@ class MainWindow(QMainWindow):
             self.tabs.addTab(tab, tab.title)
         self.tabs.blockSignals(False)
         kept = window_state.recall(self) if self.remember else None
+        self.keeper.watch()
         self.act_read_only.blockSignals(True)
         self.act_read_only.setChecked(ws.read_only)
         self.act_read_only.blockSignals(False)
@@ -486,9 +487,7 @@ class MainWindow(QMainWindow):
             QApplication.quit()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if self.remember:
-            window_state.remember(self)
-            window_state.save_window(self)
+        self.keeper.save_on_close()
         self.timer.stop()
         for job in list(self.progress.jobs):
             job.cancel()
