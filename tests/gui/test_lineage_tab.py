@@ -330,7 +330,8 @@ def test_the_demo_timeline_shows_all_five_colours_at_1280x800(open_window, linea
 
 
 def test_with_nothing_to_draw_the_flow_charts_say_so(open_window, tmp_path: Path, lineage_path, qtbot) -> None:
-    """No receipts: no tier-flow axis from 1970 and no bare 0–1 occupancy scale, a sentence instead."""
+    """No receipts: no tier-flow axis from 1970 and no bare 0–1 occupancy scale, a sentence instead;
+    with receipts, the charts (and only as many lanes as the chart has room for)."""
     import desk_sample
     from memorydesk.ui.lineage.flow import NO_OCCUPANCY, NO_TRANSITIONS
 
@@ -341,11 +342,16 @@ def test_with_nothing_to_draw_the_flow_charts_say_so(open_window, tmp_path: Path
     assert tab.pages.currentWidget() is tab.empty
     assert flow.rates_stack.currentWidget() is flow.rates_note and flow.rates_note.text() == NO_TRANSITIONS
     assert flow.occupancy_stack.currentWidget() is flow.occupancy_note and flow.occupancy_note.text() == NO_OCCUPANCY
-    assert not flow.rates.isVisible() and not flow.occupancy.isVisible() and not flow.occupancy_legend.isVisible()
+    assert not flow.rates.isVisible() and not flow.occupancy.isVisible()
     win.close()
 
     full = open_window(lineage_path)  # with receipts the charts are drawn
     tab = ready(qtbot, full)
     qtbot.waitUntil(lambda: tab.flow.last_occupancy is not None, timeout=10000)
     settle(qtbot, full, tab)
-    assert tab.flow.rates.isVisible() and tab.flow.occupancy.isVisible() and tab.flow.occupancy_legend.isVisible()
+    assert tab.flow.rates.isVisible() and tab.flow.occupancy.isVisible()
+    before = tab.flow.last_occupancy
+    tab._update_flow()  # laid out at its final size: as many lanes as the chart has room for
+    qtbot.waitUntil(lambda: tab.flow.last_occupancy is not before, timeout=10000)
+    names, _counts = tab.flow.last_occupancy
+    assert 0 < len(names) <= max(3, (tab.flow.occupancy.height() - 30) // 18)

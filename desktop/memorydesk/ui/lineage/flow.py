@@ -82,7 +82,6 @@ class FlowPanel(QWidget):
         self.rates_stack, self.rates_note = _with_note(self.rates, "lineage-flow-empty", NO_TRANSITIONS)
         self.occupancy_stack, self.occupancy_note = _with_note(self.occupancy, "lineage-occupancy-empty",
                                                                NO_OCCUPANCY)
-        self.occupancy_legend.setVisible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
@@ -117,7 +116,8 @@ class FlowPanel(QWidget):
 
     def occupancy_rows(self) -> int:
         """How many lanes the occupancy chart has room for (a readable bar each)."""
-        return int(min(12, max(3, (self.occupancy.height() - 30) // 18)))
+        # the stack's height: the chart itself has none of its own while the note stands in for it
+        return int(min(12, max(3, (self.occupancy_stack.height() - 30) // 18)))
 
     def set_occupancy(self, names: list[str], counts: np.ndarray) -> None:
         """Stacked bars, one per lane (the first on top): memories per place."""
@@ -129,7 +129,6 @@ class FlowPanel(QWidget):
         n = len(names)
         drawn = n > 0 and float(np.asarray(counts).sum()) > 0
         self.occupancy_stack.setCurrentWidget(self.occupancy if drawn else self.occupancy_note)
-        self.occupancy_legend.setVisible(drawn)
         if not drawn:
             return
         y = n - 1 - np.arange(n, dtype=float)
