@@ -61,6 +61,7 @@ from sqlalchemy import Connection
 from memorydesk.search.cache import snapshot_version
 from memorydesk.search.copies import CacheSettings, FileState, configure, settings
 from memorydesk.search.fts_log import Unfollowable
+from memorydesk.search.memory_use import let_go
 from memorydesk.search.vector_copy import CopyUnusable
 from memorydesk.store import Workspace
 
@@ -177,6 +178,7 @@ def _build(held: Copies, ws_ref: Any, generation: int) -> None:
                 if version is None:
                     continue  # a commit slipped in while the snapshot began: try again
                 state = FileState.build(ws, conn, version, keep_going)
+                let_go(conn.connection.driver_connection)  # what the build used for a while goes back
             for _catch_up in range(5):  # the file moved on during the build: follow it here, not in a search
                 with ws.read() as conn:
                     now = snapshot_version(ws, conn)

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from memorydesk.browse import bursts as browse_bursts
 from memorydesk.browse import conflicts as browse
+from memorydesk.browse.conflict_index import prepare_later
 from memorydesk.browse.conflict_trail import conflict_trail
 from memorydesk.browse.facts import domains
 from memorydesk.core.changes import Kind, Shown
@@ -293,6 +294,8 @@ class ConflictsTab(DeskTab):
                 self.select_row(row, scroll=False)
         self.filters.show_counts(len(listing.keys), listing.rows)
         self._after_rows(complete=True)
+        if self.session is not None and not browse.reads_facts(self.filters.query()):
+            prepare_later(self.session.ws)  # the first filter on facts then finds its arrays read
 
     def _after_rows(self, complete: bool = False) -> None:
         if self._pending is not None:
