@@ -39,6 +39,10 @@ def _write(text: str) -> None:
 
 
 def run(args) -> int:
+    if args.mode != "keyword":
+        from memorydesk.embedding.embedder import one_shot
+
+        one_shot()  # one query: the session that is quickest to build and run once
     with open_workspace(args.workspace, read_only=True) as ws:
         result = search(ws, args.query, mode=args.mode, repo=args.repo, limit=args.limit)
     for note in result.notes:

@@ -65,8 +65,8 @@ from memorydesk.search.memory_use import let_go
 from memorydesk.search.vector_copy import CopyUnusable
 from memorydesk.store import Workspace
 
-__all__ = ["CacheSettings", "Copies", "FileState", "cache_report", "configure", "copies_of", "forget", "settings",
-           "using", "wait_ready"]
+__all__ = ["CacheSettings", "Copies", "FileState", "cache_report", "configure", "copies_of", "forget", "prepare",
+           "settings", "using", "wait_ready"]
 
 log = logging.getLogger("memorydesk.search")
 
@@ -136,6 +136,15 @@ def using(ws: Workspace, conn: Connection) -> Iterator[FileState | None]:
                 if state.overlay_full() and held.builder is None and settings().background:
                     _start_build(held, ws)  # merge the changed rows into a fresh copy, off this thread
         yield state if state is not None and state.version == version else None
+
+
+def prepare(ws: Workspace) -> None:
+    """Start building the copies of ``ws`` now, off the caller's thread (the window does, once its
+    first rows are shown), unless they are held or being built already."""
+    held = copies_of(ws)
+    with held.lock:
+        if held.state is None and held.builder is None:
+            _start_build(held, ws)
 
 
 def _count_search(held: Copies, ws: Workspace, conn: Connection) -> None:

@@ -56,7 +56,7 @@ class StateKeeper(QObject):
         tabs = self.win.tabs
         if not tabs.property(HOOKED):
             tabs.setProperty(HOOKED, True)
-            tabs.currentChanged.connect(self.changed)
+            tabs.currentChanged.connect(self._tab_shown)
         for slot in self.win.slots:
             for split in slot.tab.findChildren(QSplitter):
                 if not split.property(HOOKED):
@@ -66,6 +66,10 @@ class StateKeeper(QObject):
                 if not header.property(HOOKED):
                     header.setProperty(HOOKED, True)
                     header.sectionResized.connect(self.changed)
+
+    def _tab_shown(self, *_args: Any) -> None:
+        self.watch()  # a tab built after the first paint (``ui.startup``) is followed once it is shown
+        self.changed()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.win and event.type() in (QEvent.Type.Resize, QEvent.Type.Move,

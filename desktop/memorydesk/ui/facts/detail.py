@@ -9,7 +9,6 @@ import html
 import time
 from typing import Any
 
-import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
@@ -55,8 +54,22 @@ def _link(fid: str, topic: str | None, state: str | None) -> str:
 
 
 class DecayPlot(QWidget):
+    """The decay curve of the fact shown. Its plot (pyqtgraph, with numpy behind it) is made
+    when the first fact is shown, so the window's first paint never waits for it."""
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.plot: Any = None
+        self.caption = QLabel("")
+        self.caption.setObjectName("decay-caption")
+        self.caption.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.caption)
+
+    def _make_plot(self) -> None:
+        import pyqtgraph as pg
+
         pal = QApplication.palette()
         self.plot = pg.PlotWidget(background=pal.color(QPalette.ColorRole.Base))
         self.plot.setObjectName("decay-plot")
@@ -75,15 +88,11 @@ class DecayPlot(QWidget):
         self.plot.addItem(self.half_line)
         self.plot.addItem(self.today_line)
         self.today_dot = self.plot.plot([], [], pen=None, symbol="o", symbolBrush="#d9822b", symbolSize=8)
-        self.caption = QLabel("")
-        self.caption.setObjectName("decay-caption")
-        self.caption.setWordWrap(True)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot)
-        layout.addWidget(self.caption)
+        self.layout().insertWidget(0, self.plot)
 
     def show_fact(self, memory_type: str | None, created_at: int, now: float | None = None) -> None:
+        if self.plot is None:
+            self._make_plot()
         name, k, eta = decay.params(memory_type)
         age_h = max(0.0, ((now or time.time()) - created_at) / 3600)
         half = decay.half_life_hours(memory_type)
