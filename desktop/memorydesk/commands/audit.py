@@ -20,6 +20,7 @@ import json
 import sys
 
 from memorydesk.commands import audit_runs
+from memorydesk.commands.output import write_out
 from memorydesk.core.errors import BadInput
 from memorydesk.core.fusion import VARIANTS
 from memorydesk.search.loss import STAGE_WORDS
@@ -55,11 +56,6 @@ def register(sub) -> None:
     r.add_argument("--json", action="store_true", help="print the full report as JSON")
     r.set_defaults(func=run)
     audit_runs.register(audit_sub)
-
-
-def _write(text: str) -> None:
-    sys.stdout.buffer.write(text.encode("utf-8", "replace"))
-    sys.stdout.flush()
 
 
 def _progress(done: int, total: int, text: str = "") -> None:
@@ -123,12 +119,12 @@ def run(args) -> int:
         if compared is not None:
             report = {**report, "gate": {"baseline": base.id, "max_drop": args.max_drop, "passed": not failures,
                                          "failures": failures, "compare": compared}}
-        _write(json.dumps(report, ensure_ascii=False, indent=2) + "\n")
+        write_out(json.dumps(report, ensure_ascii=False, indent=2) + "\n", flush=True)
     else:
         lines = _text(report, queries is not None or plan.queries is not None)
         if compared is not None:
             lines += _gate_text(compared, failures, args.max_drop)
-        _write("\n".join(lines) + "\n")
+        write_out("\n".join(lines) + "\n", flush=True)
     if compared is not None:
         return 1 if failures else 0
     return 0 if summary["recall_at_10"] == 1.0 else 1

@@ -9,6 +9,7 @@ import json
 import sys
 from typing import Any
 
+from memorydesk.commands.output import write_out
 from memorydesk.store import open_workspace
 
 
@@ -31,11 +32,6 @@ def register(audit_sub) -> None:
     c.set_defaults(func=run_compare)
 
 
-def _write(text: str) -> None:
-    sys.stdout.buffer.write(text.encode("utf-8", "replace"))
-    sys.stdout.flush()
-
-
 def when(at: float) -> str:
     return dt.datetime.fromtimestamp(at, dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
@@ -54,10 +50,11 @@ def run_runs(args) -> int:
         print(f"memory-desk: {name} also holds {foreign:,} run(s) taken in another file or on another workspace "
               "(copied in with its rows), not listed", file=sys.stderr)
     if args.json:
-        _write(json.dumps([r.to_json() for r in runs], ensure_ascii=False, indent=2) + "\n")
+        write_out(json.dumps([r.to_json() for r in runs], ensure_ascii=False, indent=2) + "\n", flush=True)
         return 0
     if not runs:
-        _write(f"no recall-audit runs kept in {name} (memory-desk audit recall {name} --save keeps one)\n")
+        write_out(f"no recall-audit runs kept in {name} (memory-desk audit recall {name} --save keeps one)\n",
+                  flush=True)
         return 0
     lines = [f"{'run':<10} {'when':<24} {'recall@10':>9} {'facts':>8}  {'what':<28} data"]
     previous = None
@@ -68,7 +65,7 @@ def run_runs(args) -> int:
         data = "—" if previous is None else ("same" if previous.data_stamp == r.data_stamp else "changed")
         lines.append(f"{r.id:<10} {when(r.at):<24} {pct(r.recall):>9} {r.facts:>8,}  {what:<28} {data}")
         previous = r
-    _write("\n".join(lines) + "\n")
+    write_out("\n".join(lines) + "\n", flush=True)
     return 0
 
 
@@ -80,9 +77,9 @@ def run_compare(args) -> int:
     for note in report["notes"]:
         print(f"memory-desk: {note}", file=sys.stderr)
     if args.json:
-        _write(json.dumps(report, ensure_ascii=False, indent=2) + "\n")
+        write_out(json.dumps(report, ensure_ascii=False, indent=2) + "\n", flush=True)
     else:
-        _write("\n".join(compare_text(report)) + "\n")
+        write_out("\n".join(compare_text(report)) + "\n", flush=True)
     return 0
 
 

@@ -14,6 +14,7 @@ import json
 import sys
 
 from memorydesk.commands.args import count_arg, text_arg
+from memorydesk.commands.output import write_out
 from memorydesk.core.inputs import LIMIT_MAX, NAME_MAX, QUERY_MAX
 from memorydesk.core.text import snippet
 from memorydesk.search.agent import MODES, search
@@ -33,11 +34,6 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def _write(text: str) -> None:
-    sys.stdout.buffer.write(text.encode("utf-8", "replace"))
-    sys.stdout.flush()
-
-
 def run(args) -> int:
     if args.mode != "keyword":
         from memorydesk.embedding.embedder import one_shot
@@ -48,7 +44,7 @@ def run(args) -> int:
     for note in result.notes:
         print(f"memory-desk: note: {note}", file=sys.stderr)
     if args.json:
-        _write(json.dumps([h.to_json() for h in result.hits], ensure_ascii=False, indent=2) + "\n")
+        write_out(json.dumps([h.to_json() for h in result.hits], ensure_ascii=False, indent=2) + "\n", flush=True)
         return 0
     out: list[str] = []
     head = f"{result.mode} search"
@@ -61,5 +57,5 @@ def run(args) -> int:
         first = snippet(hit.content, 120).splitlines()[0] if hit.content.strip() else ""
         out.append(f"{place:>2}. {hit.score:.6f}  [{hit.domain}/{hit.topic}] {first}")
         out.append(f"    {hit.id}  {hit.explain()}")
-    _write("\n".join(out) + "\n")
+    write_out("\n".join(out) + "\n", flush=True)
     return 0

@@ -20,6 +20,15 @@ from memorydesk.memory.purge_items import PURGE_ACTIONS
 from memorydesk.memory.reviewer_action import ReviewerAction
 from memorydesk.memory.reviewer_edges import DeleteEdges
 from memorydesk.memory.reviewer_items import ITEM_ACTIONS
+from memorydesk.memory.reviewer_restore import RestoreFactBackup, RestorePolicyBackup
+from memorydesk.memory.reviewer_review import (
+    DismissFinding,
+    MergeFacts,
+    QuarantineFact,
+    QuarantinePolicy,
+    ReleaseFact,
+    ReleasePolicy,
+)
 from memorydesk.memory.reviewer_steps import (
     DeleteFact,
     DeletePolicy,
@@ -35,6 +44,8 @@ ACTIONS: tuple[type[ReviewerAction], ...] = (
     DeleteEdges,
     SetGrants, RemoveGrants, FixGrantRow,
     RestoreLoser, ConfirmResolution, KeepFact, KeepBoth, ReviewBurst,
+    RestoreFactBackup, RestorePolicyBackup,
+    QuarantineFact, ReleaseFact, QuarantinePolicy, ReleasePolicy, MergeFacts, DismissFinding,
     *ITEM_ACTIONS, *PURGE_ACTIONS,
 )
 

@@ -95,14 +95,14 @@ class QuarantineNote(_Decided):
 
     def forward(self, ws: Workspace, conn: Connection) -> None:
         _set_note(ws, conn, self.id, self.content, "")
-        _add_decision(conn, {"decision": self.decision})
+        _add_decision(conn, self.decision)
 
     def inverse(self, ws: Workspace, conn: Connection) -> None:
         if _note_content(ws, conn, self.id) != "":
             raise StaleEdit(f"the agent wrote note {self.id} since the quarantine; Release puts the quarantined "
                             "text back before the new one")
         _set_note(ws, conn, self.id, "", self.content)
-        _drop_decision(conn, {"decision": self.decision})
+        _drop_decision(conn, self.decision)
 
 
 @dataclass(frozen=True)
@@ -117,11 +117,11 @@ class ReleaseNote(_Decided):
 
     def forward(self, ws: Workspace, conn: Connection) -> None:
         _set_note(ws, conn, self.id, self.current, joined(self.kept, self.current))
-        _drop_decision(conn, {"decision": self.decision})
+        _drop_decision(conn, self.decision)
 
     def inverse(self, ws: Workspace, conn: Connection) -> None:
         _set_note(ws, conn, self.id, joined(self.kept, self.current), self.current)
-        _add_decision(conn, {"decision": self.decision})
+        _add_decision(conn, self.decision)
 
 
 @dataclass(frozen=True)
@@ -133,11 +133,11 @@ class QuarantineWorkingItem(_Decided):
 
     def forward(self, ws: Workspace, conn: Connection) -> None:
         _take_item(ws, conn, dict(self.row or {}))
-        _add_decision(conn, {"decision": self.decision})
+        _add_decision(conn, self.decision)
 
     def inverse(self, ws: Workspace, conn: Connection) -> None:
         _put_item(ws, conn, dict(self.row or {}))
-        _drop_decision(conn, {"decision": self.decision})
+        _drop_decision(conn, self.decision)
 
 
 @dataclass(frozen=True)
@@ -149,11 +149,11 @@ class ReleaseWorkingItem(_Decided):
 
     def forward(self, ws: Workspace, conn: Connection) -> None:
         _put_item(ws, conn, dict(self.row or {}))
-        _drop_decision(conn, {"decision": self.decision})
+        _drop_decision(conn, self.decision)
 
     def inverse(self, ws: Workspace, conn: Connection) -> None:
         _take_item(ws, conn, dict(self.row or {}))
-        _add_decision(conn, {"decision": self.decision})
+        _add_decision(conn, self.decision)
 
 
 ITEM_ACTIONS = (QuarantineNote, ReleaseNote, QuarantineWorkingItem, ReleaseWorkingItem)

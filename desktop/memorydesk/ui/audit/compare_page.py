@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QSplitter,
     QTableWidget,
     QTabWidget,
     QVBoxLayout,
@@ -27,6 +26,7 @@ from memorydesk.core.errors import MemoryDeskError
 from memorydesk.search.loss import STAGE_WORDS
 from memorydesk.ui.audit.tables import fill, pct, table, when
 from memorydesk.ui.session import DeskSession
+from memorydesk.ui.splitter import splitter
 
 
 def run_label(run: Run) -> str:
@@ -69,10 +69,7 @@ class ComparePage(QWidget):
         pick.addWidget(QLabel("Now:"))
         pick.addWidget(self.run_b, 1)
         pick.addWidget(self.go)
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(self.groups)
-        split.addWidget(self.lists)
-        split.setStretchFactor(1, 2)
+        split = splitter(Qt.Orientation.Vertical, self.groups, self.lists, stretch=(0, 2))
         layout = QVBoxLayout(self)
         layout.addLayout(pick)
         layout.addWidget(self.head)

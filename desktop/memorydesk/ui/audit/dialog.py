@@ -45,7 +45,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QRadioButton,
     QSpinBox,
-    QSplitter,
     QTableView,
     QTableWidget,
     QTableWidgetItem,
@@ -66,6 +65,7 @@ from memorydesk.ui.audit.model import AuditFactsModel
 from memorydesk.ui.audit.runs_page import RunsPage
 from memorydesk.ui.audit.tables import when
 from memorydesk.ui.session import DeskSession
+from memorydesk.ui.splitter import splitter
 
 log = logging.getLogger("memorydesk.ui")
 GROUPS = (("by_domain", "By domain"), ("by_memory_type", "By type"), ("by_age", "By age"),
@@ -203,9 +203,7 @@ class RecallAuditDialog(QDialog):
         row.addWidget(QLabel("<i>Double-click (or Enter) opens a fact in the Facts tab.</i>"))
         ll.addLayout(row)
         ll.addWidget(self.facts, 1)
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(self.groups)
-        split.addWidget(lower)
+        split = splitter(Qt.Orientation.Vertical, self.groups, lower)
         buttons = QHBoxLayout()
         buttons.addWidget(self.progress, 1)
         buttons.addWidget(self.cancel_button)

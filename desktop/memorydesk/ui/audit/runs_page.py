@@ -5,11 +5,12 @@ window to show a run; ``compare`` to compare two (ids)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from memorydesk.browse.audit_runs import Run
 from memorydesk.ui.audit.tables import fill, pct, table, when
 from memorydesk.ui.audit.trend import TrendPlot
+from memorydesk.ui.splitter import splitter
 
 
 class RunsPage(QWidget):
@@ -43,9 +44,7 @@ class RunsPage(QWidget):
         row.addWidget(self.open_button)
         row.addWidget(self.compare_button)
         ll.addLayout(row)
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(self.trend)
-        split.addWidget(lower)
+        split = splitter(Qt.Orientation.Vertical, self.trend, lower)
         layout = QVBoxLayout(self)
         layout.addWidget(split, 1)
 

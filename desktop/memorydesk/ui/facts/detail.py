@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from memorydesk.ui.facts import decay
 from memorydesk.ui.facts.model import UNREACHABLE_TIP, unreachable_icon
 from memorydesk.ui.facts.recall_page import RecallPage
+from memorydesk.ui.splitter import splitter
 from memorydesk.ui.text import direction, when
 
 FIELDS = (
@@ -225,15 +226,9 @@ class FactDetail(QWidget):
     def stack(self) -> QSplitter:
         """Lay the detail out for a narrow side panel: the text above the pages (a splitter
         between them), the decay plot a page of its own instead of a third column."""
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.setObjectName("detail-stack")
-        split.setChildrenCollapsible(False)
-        split.addWidget(self.text_col)
         self.pages.addTab(self.decay, "Decay")
-        split.addWidget(self.pages)
-        split.setStretchFactor(0, 2)
-        split.setStretchFactor(1, 3)
-        split.setSizes([200, 300])
+        split = splitter(Qt.Orientation.Vertical, self.text_col, self.pages, name="detail-stack", stretch=(2, 3),
+                         sizes=(200, 300), collapsible=False)
         self.columns.layout().addWidget(split)
         return split
 
