@@ -88,7 +88,8 @@ def test_full_scan_and_rescan_of_100k() -> None:
                 reports.append(scan(ws, Options()))
                 fulls.append(time.perf_counter() - t0)
             report = reports[-1]
-            print(f"\nfull scan of {path.name} ({report.scanned['fact']:,} facts): median {statistics.median(fulls):.1f} s "
+            print(f"\nload average {', '.join(f'{x:.1f}' for x in os.getloadavg())} (1, 5, 15 min)")
+            print(f"full scan of {path.name} ({report.scanned['fact']:,} facts): median {statistics.median(fulls):.1f} s "
                   f"(runs {', '.join(f'{s:.1f}' for s in fulls)}); reading the text and vectors alone "
                   f"{statistics.median(floors):.1f} s; findings {report.counts}; notes {report.notes}")
             rescans = []
@@ -108,7 +109,7 @@ def test_full_scan_and_rescan_of_100k() -> None:
                 again = scan(ws, Options(), cache)
                 rescans.append(time.perf_counter() - t0)
                 cache = again.cache
-            print(f"rescan after 100 changed facts (50 superseded, 50 new): median {statistics.median(rescans):.2f} s "
+            print(f"load average {os.getloadavg()[0]:.1f}; rescan after 100 changed facts (50 superseded, 50 new): median {statistics.median(rescans):.2f} s "
                   f"(runs {', '.join(f'{s:.2f}' for s in rescans)}); facts read again {again.scanned['fact']:,}")
             if EMBED:
                 _pairs_against_exact(ws)

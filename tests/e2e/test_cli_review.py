@@ -87,3 +87,34 @@ def test_bad_text_gives_findings_or_notes_never_a_traceback(tmp_path: Path) -> N
     assert any(r["evidence"].get("rule") == "bidi_control" for r in rows)
     assert "no usable embedding" in done.stderr  # facts without embeddings: skipped and counted
     assert "not valid UTF-8" in done.stderr and "only the first 1,000,000" in done.stderr
+
+
+def test_a_secret_in_a_note_or_working_item_is_purged_from_the_command_line(tmp_path: Path) -> None:
+    from memorydesk.memory.service import MemoryService
+    from memorydesk.store import open_workspace
+
+    path = tmp_path / "notes.db"
+    key = "sk_live_51Hx9Kq2Lm8Np4Rt6Vw3Yz7B"
+    with open_workspace(path, create=True) as ws:
+        with ws.write() as conn:
+            conn.execute(ws.layout.agents.insert().values(
+                id="agent-1", name="Cody", title="Coder", agent_md_path="", workspace_id=ws.workspace_id,
+                skills="", role="coder", created_at=1_700_000_000))
+        svc = MemoryService(ws, embedder=False)
+        svc.update_my_notes("agent-1", f"- deploy with {key}")
+        svc.remember("agent-1", f"the payments key is {key}", memory_type="fact")
+    rows = json.loads(run(str(path), "--json", "--kind", "secret").stdout)
+    where = {r["item_kind"]: r["item_id"] for r in rows}
+    assert set(where) == {"note", "working_item"}
+    purge = [sys.executable, "-m", "memorydesk", "purge", str(path), "--reason", "a live key"]
+    nothing = subprocess.run(purge, capture_output=True, text=True, timeout=600)
+    assert nothing.returncode == 2 and "--note" in nothing.stderr and "Traceback" not in nothing.stderr
+    done = subprocess.run([*purge, "--note", where["note"], "--working-item", where["working_item"]],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 agent note(s) purged" in done.stdout and "1 working-memory item(s) purged" in done.stdout
+    assert run(str(path), "--json", "--kind", "secret").stdout.strip() == "[]"
+    assert key.encode() not in path.read_bytes()
+    again = subprocess.run([*purge, "--working-item", where["working_item"]], capture_output=True, text=True,
+                           timeout=600)
+    assert again.returncode == 2 and "no working-memory item" in again.stderr

@@ -327,3 +327,31 @@ def test_the_demo_timeline_shows_all_five_colours_at_1280x800(open_window, linea
     counts = {color: int((pixels == int(colors.HEX[color][1:], 16)).sum()) for color in Color}
     assert all(n > 0 for n in counts.values()), counts
     assert tab.detail.detail is not None and tab.detail.detail.health.color == Color.AT_RISK
+
+
+def test_with_nothing_to_draw_the_flow_charts_say_so(open_window, tmp_path: Path, lineage_path, qtbot) -> None:
+    """No receipts: no tier-flow axis from 1970 and no bare 0–1 occupancy scale, a sentence instead;
+    with receipts, the charts (and only as many lanes as the chart has room for)."""
+    import desk_sample
+    from memorydesk.ui.lineage.flow import NO_OCCUPANCY, NO_TRANSITIONS
+
+    win = open_window(desk_sample.build(tmp_path / "no-receipts.db"))
+    tab = ready(qtbot, win)
+    flow = tab.flow
+    qtbot.waitUntil(lambda: flow.last_rates is not None and flow.last_occupancy is not None, timeout=10000)
+    assert tab.pages.currentWidget() is tab.empty
+    assert flow.rates_stack.currentWidget() is flow.rates_note and flow.rates_note.text() == NO_TRANSITIONS
+    assert flow.occupancy_stack.currentWidget() is flow.occupancy_note and flow.occupancy_note.text() == NO_OCCUPANCY
+    assert not flow.rates.isVisible() and not flow.occupancy.isVisible()
+    win.close()
+
+    full = open_window(lineage_path)  # with receipts the charts are drawn
+    tab = ready(qtbot, full)
+    qtbot.waitUntil(lambda: tab.flow.last_occupancy is not None, timeout=10000)
+    settle(qtbot, full, tab)
+    assert tab.flow.rates.isVisible() and tab.flow.occupancy.isVisible()
+    before = tab.flow.last_occupancy
+    tab._update_flow()  # laid out at its final size: as many lanes as the chart has room for
+    qtbot.waitUntil(lambda: tab.flow.last_occupancy is not before, timeout=10000)
+    names, _counts = tab.flow.last_occupancy
+    assert 0 < len(names) <= max(3, (tab.flow.occupancy.height() - 30) // 18)

@@ -71,9 +71,16 @@ def test_several_facts_are_named_and_restore_asks_why(open_window, sample_path, 
     qtbot.waitUntil(lambda: win.ops.pending == 0 and win.ops.flows == 0 and tab.dialog is None, timeout=10000)
     wait_idle(qtbot, win)
     assert {(a, r) for a, _i, r in history(sample_path, "fact")} == {("delete", "both obsolete")}
-    # undo takes back one entry at a time, and says so
-    qtbot.waitUntil(lambda: win.act_undo.text().startswith("&Undo “Delete fact topic ")
-                    and win.act_undo.text().endswith("” (1 of 2 deleted together)"), timeout=10000)
+    # one delete of two facts: one Undo takes both back, and Redo deletes both again
+    qtbot.waitUntil(lambda: win.act_undo.text() == "&Undo “Delete 2 facts”", timeout=30000)
+    win.act_undo.trigger()
+    qtbot.waitUntil(lambda: win.ops.pending == 0 and win.ops.flows == 0
+                    and win.act_redo.text() == "&Redo “Delete 2 facts”", timeout=30000)
+    assert {browse_detail.fact_detail(win.ws, desk_sample.fid(n))["state"] for n in (6, 7)} == {"active"}
+    win.act_redo.trigger()
+    qtbot.waitUntil(lambda: win.ops.pending == 0 and win.ops.flows == 0
+                    and win.act_undo.text() == "&Undo “Delete 2 facts”", timeout=30000)
+    assert {browse_detail.fact_detail(win.ws, desk_sample.fid(n))["state"] for n in (6, 7)} == {"deleted"}
 
     tab.select_row(row_of_topic(tab, "deleted one"))  # deleted by someone else before
     qtbot.waitUntil(lambda: tab.act_restore.isEnabled(), timeout=10000)

@@ -96,3 +96,58 @@ def test_cancel_stops_the_scan_and_keeps_the_last_results(open_window, tmp_path:
     qtbot.waitUntil(lambda: bool(jobs) and not tab.scanning, timeout=60000)
     assert jobs[0].cancelled and tab.report is None
     assert "did not finish" in tab.status.text()
+
+
+@pytest.fixture
+def note_path(tmp_path: Path) -> Path:
+    path = tmp_path / "notes.db"
+    with open_workspace(path, create=True) as ws:
+        with ws.write() as conn:
+            conn.execute(ws.layout.agents.insert().values(
+                id="agent-1", name="Cody", title="Coder", agent_md_path="", workspace_id=ws.workspace_id,
+                skills="", role="coder", created_at=1_700_000_000))
+        svc = MemoryService(ws, embedder=False)
+        svc.update_my_notes("agent-1", f"- deploy note: {KEY}")
+        svc.remember("agent-1", "Call +49 30 901820 for outages.", memory_type="fact")
+    return path
+
+
+def _note_text(path: Path) -> str:
+    with open_workspace(path, read_only=True) as ws, ws.read() as conn:
+        return conn.execute(ws.layout.notes.select()).first().content
+
+
+def test_a_note_is_quarantined_released_and_purged_from_the_window(open_window, note_path, qtbot) -> None:
+    win = open_window(note_path)
+    tab = _ready(qtbot, win)
+    tab.kind_list.setCurrentRow(1)  # secrets: the one in the agent's note
+    tab.select_row(0)
+    assert tab.model.finding(0).item_kind == "note"
+    assert tab.actions_.quarantine.isEnabled() and tab.actions_.purge.isEnabled()
+    tab.actions_.quarantine.trigger()
+    dialog = wait_dialog(qtbot, tab.actions_)
+    assert dialog.reason.text().startswith("quarantine: ")
+    dialog.ok.click()
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 0 and not tab.scanning and win.ops.pending == 0, timeout=30000)
+    assert _note_text(note_path) == ""
+    tab.state.setCurrentIndex(tab.state.findData("quarantined"))
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 1)
+    tab.select_row(0)
+    assert tab.actions_.release.isEnabled()
+    tab.actions_.release.trigger()
+    dialog = wait_dialog(qtbot, tab.actions_)
+    dialog.reason.setText("the key was rotated")
+    dialog.ok.click()
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 0 and not tab.scanning and win.ops.pending == 0, timeout=30000)
+    assert _note_text(note_path) == f"- deploy note: {KEY}"
+    tab.state.setCurrentIndex(tab.state.findData("open"))
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 1)
+    tab.select_row(0)
+    tab.actions_.purge.trigger()
+    dialog = wait_dialog(qtbot, tab.actions_)
+    assert dialog.windowTitle() == "Purge agent note"
+    dialog.typed.setText(tab.model.finding(0).item_id)
+    dialog.try_purge()
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 0 and not tab.scanning and win.ops.pending == 0, timeout=30000)
+    assert _note_text(note_path) == ""
+    assert not any(f.item_kind == "note" for f in tab.report.findings)

@@ -9,6 +9,7 @@ import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from guihelp import wait_dialog, wait_idle
 from PySide6.QtCore import Qt
 
@@ -114,3 +115,21 @@ def test_compare_with_a_backup_and_restore_one_fact(open_window, product_db: Pat
     qtbot.waitUntil(lambda: fact_state(product_db, "f-04") == "active", timeout=10000)
     qtbot.waitUntil(lambda: view.result is not None and view.result.facts["removed"] == [], timeout=10000)
     view.close()
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_every_history_column_is_in_view_why_included(open_window, product_db: Path, qtbot, size) -> None:
+    """At 1280 px the Why column used to start past the right edge of the list."""
+    win = open_window(product_db)
+    win.resize(*size)
+    tab = win.show_tab("history")
+    qtbot.waitUntil(lambda: tab.model.rowCount() > 0 and win.ops.pending == 0, timeout=15000)
+    qtbot.wait(50)
+    header, view = tab.view.horizontalHeader(), tab.view
+    why = [k for k, _l in tab.model.COLUMNS].index("why")
+    assert not view.isColumnHidden(why) and header.sectionSize(why) >= 120
+    right = header.sectionViewportPosition(why) + header.sectionSize(why)
+    assert 0 <= header.sectionViewportPosition(why) and right <= view.viewport().width()
+    utc = [k for k, _l in tab.model.COLUMNS].index("utc")
+    text = tab.model.index(0, utc).data()
+    assert view.isColumnHidden(utc) or header.sectionSize(utc) >= view.fontMetrics().horizontalAdvance(text) + 8

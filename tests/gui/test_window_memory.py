@@ -145,3 +145,33 @@ def test_the_first_tab_of_a_window_already_up_is_remembered_too(qtbot, sample_pa
     header = again.tab("facts").view.horizontalHeader()
     qtbot.waitUntil(lambda: header.sectionSize(topic) == 277, timeout=3000)
     again.close()
+
+
+def _kept_tab(path: Path) -> str | None:
+    from memorydesk.ui.window_state import saved_tab
+
+    return saved_tab(path)
+
+
+def test_changes_are_kept_without_a_close(qtbot, sample_path: Path) -> None:
+    """A session that never closes the window (killed, logged out) still finds its state next time."""
+    win = start(qtbot, sample_path)
+    win.show_tab("grants")
+    win.resize(1150, 720)
+    conflicts = win.show_tab("conflicts")
+    qtbot.waitUntil(lambda: win.ops.pending == 0, timeout=15000)
+    sizes = conflicts.split.sizes()
+    conflicts.split.setSizes([sizes[0] - 80, sizes[1] + 80])
+    conflicts.split.splitterMoved.emit(sizes[0] - 80, 1)
+    moved = conflicts.split.sizes()
+    qtbot.waitUntil(lambda: win.keeper.saves > 0 and not win.keeper.timer.isActive(), timeout=10000)
+    # read back as a new process would, while the window is still open
+    assert _kept_tab(sample_path) == "conflicts"
+    assert settings.store().value("window/size").width() == 1150
+    assert settings.store().value("layout/conflicts/conflicts-split") is not None
+    win.keeper.closed = True  # leave as a killed process would: no close-time save
+    win.close()
+    again = start(qtbot, sample_path)
+    assert again.current_tab_name() == "conflicts" and again.width() == 1150
+    assert again.tab("conflicts").split.sizes() == moved
+

@@ -147,7 +147,11 @@ def test_a_detail_a_purge_erased_or_a_newer_one_is_refused_in_a_sentence(pristin
 def test_every_action_is_in_the_one_list_and_none_registers_itself(pristine) -> None:
     written = {f"{r['entity']}.{r['action']}" for _f, c in CASES.values() for r in c["rows"]
                if r["action"] not in ("undo", "redo")}
-    assert written == set(actions.BY_KEY)  # the frozen cases cover every action the list has
+    # the frozen cases cover every action the list has, except those born typed (no first format to
+    # keep reading: their own tests do, undo and redo them — tests/unit/test_review_items.py)
+    born_typed = {"note.quarantine", "note.release", "note.purge", "working_item.quarantine",
+                  "working_item.release", "working_item.purge"}
+    assert written == set(actions.BY_KEY) - born_typed
     assert [a for a in history.LEGACY if a in actions.BY_KEY] == []
     assert history.LEGACY == {}  # nothing of the desk's own is declared the older way any more
 

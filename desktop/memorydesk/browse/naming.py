@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from memorydesk.memory import history
+from memorydesk.memory.batches import batch_entries, batch_of
 from memorydesk.store.workspace import Workspace
 
 #: at most this many words of the content are added to a shared topic (versions of one
@@ -153,8 +154,11 @@ def _together(conn: Any, row: Any) -> int:
 
 def undo_redo_names(ws: Workspace) -> tuple[str | None, str | None, str]:
     """What Edit ▸ Undo and Edit ▸ Redo would act on now, in a few words (None: nothing);
-    a file without the desk's history has neither. Undo takes back one entry: when it was
-    one of several made together, the third item says so (“1 of 3 deleted together”)."""
+    a file without the desk's history has neither. One action on several facts is undone
+    and redone whole (“Delete 3 facts”, ``memory.batches``); entries an older build wrote
+    one per fact are taken back one at a time, and the third item says so (“1 of 3
+    deleted together”)."""
+
     if ws.desk_schema == 0:
         return None, None, ""
     names: list[str | None] = []
@@ -166,7 +170,11 @@ def undo_redo_names(ws: Workspace) -> tuple[str | None, str | None, str]:
                 row = conn.execute(select(history.HISTORY).where(history.HISTORY.c.id == target)).first()
             original = _original(conn, row) if row is not None else None
             name = describe(ws, conn, original) if original is not None else None
-            if name is not None and n == 0 and row.action not in ("undo", "redo"):
+            taken = len(batch_entries(conn, target)) if target is not None else 1
+            if name is not None and taken > 1:
+                verb = ACTION_WORDS.get(original.action, original.action.replace("_", " ").capitalize())
+                name = f"{verb} {taken:,} {original.entity.replace('_', ' ')}s"
+            elif name is not None and n == 0 and row.action not in ("undo", "redo") and batch_of(row.detail) is None:
                 together = _together(conn, row)
                 if together > 1:
                     done = {"delete": "deleted", "restore": "restored", "edit": "edited"}.get(row.action, "changed")

@@ -70,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
     window = MainWindow(lazy_tabs=True)  # the tab shown first now, the others after its first paint
     window.ops.failed.connect(lambda _label, message: print(f"memory-desk: {message}", file=sys.stderr))
     window.show()
+    window.keeper.end_on_signals()  # SIGTERM / SIGHUP: closed as File ▸ Quit does, the state saved
     demo = demo_path()
     if path is not None and not _same_path(path, demo):
         window.open_path(path, read_only=read_only)  # a file that cannot be opened gets a dialog too

@@ -35,6 +35,7 @@ class Kind(StrEnum):
     RECEIPT = "receipt"
     TIER = "tier"
     NOTE = "note"
+    WORKING_ITEM = "working_item"  # an item of the hot tier (working_memory_items)
     REVIEW = "review"  # a review finding's state (dismissed, reviewed, quarantined)
 
     @classmethod

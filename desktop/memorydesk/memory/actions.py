@@ -16,8 +16,10 @@ from memorydesk.memory import history
 from memorydesk.memory.conflict_steps import ConfirmResolution, KeepBoth, KeepFact, RestoreLoser, ReviewBurst
 from memorydesk.memory.grant_steps import FixGrantRow, RemoveGrants, SetGrants
 from memorydesk.memory.purge import PurgeFacts
+from memorydesk.memory.purge_items import PURGE_ACTIONS
 from memorydesk.memory.reviewer_action import ReviewerAction
 from memorydesk.memory.reviewer_edges import DeleteEdges
+from memorydesk.memory.reviewer_items import ITEM_ACTIONS
 from memorydesk.memory.reviewer_restore import RestoreFactBackup, RestorePolicyBackup
 from memorydesk.memory.reviewer_review import (
     DismissFinding,
@@ -44,6 +46,7 @@ ACTIONS: tuple[type[ReviewerAction], ...] = (
     RestoreLoser, ConfirmResolution, KeepFact, KeepBoth, ReviewBurst,
     RestoreFactBackup, RestorePolicyBackup,
     QuarantineFact, ReleaseFact, QuarantinePolicy, ReleasePolicy, MergeFacts, DismissFinding,
+    *ITEM_ACTIONS, *PURGE_ACTIONS,
 )
 
 BY_KEY: dict[str, type[ReviewerAction]] = {a.key(): a for a in ACTIONS}

@@ -124,9 +124,11 @@ def record(conn: Connection, *, key: str, entity_id: str, actor: str, reason: st
 
 def perform(ws: Workspace, conn: Connection, act: ReviewerAction | str, *, entity_id: str, actor: str,
             reason: str, detail: dict[str, Any] | None = None, before_id: str | None = None,
-            after_id: str | None = None) -> int:
+            after_id: str | None = None, batch: str | None = None) -> int:
     """Do ``act`` (its ``forward``) and record it with what it stores to undo; the history id.
 
+    ``batch``: one action of a person that writes an entry per item (a delete of several
+    facts) marks them all with it, and Edit ▸ Undo takes them back together (``batches``).
     ``act`` may still be given the older way, as ``"entity.name"`` and its ``detail``."""
     given: dict[str, Any] = {}
     if isinstance(act, str):
@@ -136,8 +138,9 @@ def perform(ws: Workspace, conn: Connection, act: ReviewerAction | str, *, entit
         given = dict(detail or {})
         act = decode(entity, name, given)
     act.forward(ws, conn)  # first: a step may fill in what it stores (a grant row's new rowid)
-    return record(conn, key=act.key(), entity_id=entity_id, actor=actor, reason=reason,
-                  detail={**given, **act.to_detail()}, before_id=before_id, after_id=after_id)  # nothing given is lost
+    stored = {**given, **act.to_detail(), **({"batch": batch} if batch else {})}  # nothing given is lost
+    return record(conn, key=act.key(), entity_id=entity_id, actor=actor, reason=reason, detail=stored,
+                  before_id=before_id, after_id=after_id)
 
 
 def row_of(conn: Connection, history_id: int):

@@ -25,7 +25,7 @@ from sqlalchemy import Connection, func, select
 from memorydesk.core.errors import StaleEdit
 from memorydesk.memory.history import ChangeResult, perform
 from memorydesk.memory.reviewer_steps import DELETED, RestoreFact
-from memorydesk.memory.rows import fact_row
+from memorydesk.memory.rows import fact_row, new_id
 from memorydesk.store.layout import Layout
 from memorydesk.store.retry import with_retry
 
@@ -108,10 +108,11 @@ def restore_facts(ws: Workspace, actor: str, ids: Iterable[str], reason: str = "
 
     def work(conn: Connection) -> ChangeResult:
         hids, touched, replaced = [], [], 0
+        batch = new_id() if len(ids) > 1 else None  # one Undo takes them all back (memory.batches)
         for fid in ids:
             plan = restore_plan(conn, ws.layout, fid)
             hids.append(perform(ws, conn, RestoreFact(fid, None, plan.was, plan.replaces), entity_id=fid, actor=actor,
-                                reason=reason, before_id=plan.replaces))
+                                reason=reason, before_id=plan.replaces, batch=batch))
             touched.extend(plan.touched)
             replaced += plan.replaces is not None
         more = f"; {replaced} newer version(s) superseded by them" if replaced else ""

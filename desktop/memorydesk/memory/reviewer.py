@@ -15,7 +15,7 @@ from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
 from memorydesk.embedding.embedder import Embedder, fact_text, fact_vectors
-from memorydesk.memory import history, reviewer_edges
+from memorydesk.memory import batches, history, reviewer_edges
 from memorydesk.memory.history import ChangeResult, perform
 from memorydesk.memory.purge import BackupAction, purge
 from memorydesk.memory.restore import restore_facts
@@ -98,7 +98,9 @@ class Reviewer(ConflictDecisions, GrantEdits):
         ids = list(dict.fromkeys(ids))
 
         def work(conn: Connection) -> ChangeResult:
-            hids = [perform(self.ws, conn, act(fid), entity_id=fid, actor=self.actor, reason=reason) for fid in ids]
+            batch = batches.new_batch() if len(ids) > 1 else None  # one Undo takes them all back
+            hids = [perform(self.ws, conn, act(fid), entity_id=fid, actor=self.actor, reason=reason, batch=batch)
+                    for fid in ids]
             return ChangeResult("fact", ids, hids, message.format(n=len(ids)), {"domain": _domains(self.ws, conn, ids)})
 
         return with_retry(self.ws, work)
@@ -179,10 +181,9 @@ class Reviewer(ConflictDecisions, GrantEdits):
             raise MemoryDeskError("nothing to undo")
 
         def work(conn: Connection) -> ChangeResult:
-            target = history_id if history_id is not None else history.latest_undoable(conn)
-            if target is None:
-                raise MemoryDeskError("nothing to undo")
-            return undo_entry(self.ws, conn, target, self.actor, reason)
+            if history_id is None:  # the newest change, with the others made together with it
+                return batches.undo_latest(self.ws, conn, self.actor, reason)
+            return undo_entry(self.ws, conn, history_id, self.actor, reason)
 
         return with_retry(self.ws, work)
 
@@ -191,10 +192,7 @@ class Reviewer(ConflictDecisions, GrantEdits):
             raise MemoryDeskError("nothing to redo")
 
         def work(conn: Connection) -> ChangeResult:
-            target = history.latest_redoable(conn)
-            if target is None:
-                raise MemoryDeskError("nothing to redo")
-            return undo_entry(self.ws, conn, target, self.actor, reason)
+            return batches.redo_latest(self.ws, conn, self.actor, reason)
 
         return with_retry(self.ws, work)
 

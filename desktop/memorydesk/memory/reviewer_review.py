@@ -1,5 +1,5 @@
 """What a person does with a review finding (the Review tab), each one transaction with one
-history row, undone by Edit ▸ Undo:
+history row, undone by Edit ▸ Undo (notes and working-memory items: ``reviewer_items``):
 
 - **quarantine** a fact (soft-deleted with the sentinel ``human:quarantined``) or a policy
   (deactivated), with the finding as the reason; **release** puts it back;
@@ -194,8 +194,12 @@ def quarantine(ws: Workspace, actor: str, finding: dict[str, Any], reason: str) 
     """Soft-delete the finding's fact, or deactivate its policy; the finding is the reason."""
     reason = _needs_reason(reason)
     kind, item = finding["item_kind"], finding["item_id"]
+    if kind in ("note", "working_item"):
+        from memorydesk.memory import reviewer_items  # it builds on this module's decision rows
+
+        return reviewer_items.quarantine(ws, actor, finding, reason)
     if kind not in ("fact", "policy"):
-        raise MemoryDeskError(f"a {kind.replace('_', ' ')} cannot be quarantined; purge or edit it instead")
+        raise MemoryDeskError(f"a {kind.replace('_', ' ')} cannot be quarantined")
 
     def work(conn: Connection) -> ChangeResult:
         step = (QuarantineFact if kind == "fact" else QuarantinePolicy)(
@@ -207,8 +211,12 @@ def quarantine(ws: Workspace, actor: str, finding: dict[str, Any], reason: str) 
 
 
 def release(ws: Workspace, actor: str, item_kind: str, item_id: str, reason: str) -> ChangeResult:
-    """Put a quarantined fact or policy back."""
+    """Put a quarantined fact, policy, note or working-memory item back."""
     reason = _needs_reason(reason)
+    if item_kind in ("note", "working_item"):
+        from memorydesk.memory import reviewer_items
+
+        return reviewer_items.release(ws, actor, item_kind, item_id, reason)
 
     def work(conn: Connection) -> ChangeResult:
         row = conn.execute(select(DECISIONS).where(DECISIONS.c.item_kind == item_kind, DECISIONS.c.item_id == item_id,

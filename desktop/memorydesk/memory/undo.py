@@ -11,8 +11,10 @@ from memorydesk.memory.history import HISTORY, ChangeResult, record, row_of
 from memorydesk.store import Workspace
 
 
-def undo_entry(ws: Workspace, conn: Connection, history_id: int, actor: str, reason: str = "") -> ChangeResult:
-    """Undo entry ``history_id``: invert a change, or re-apply the change an undo reverted."""
+def undo_entry(ws: Workspace, conn: Connection, history_id: int, actor: str, reason: str = "",
+               batch: str | None = None) -> ChangeResult:
+    """Undo entry ``history_id``: invert a change, or re-apply the change an undo reverted
+    (``batch``: the undo of a batch marks its entries as one, so redo takes them together)."""
     row = row_of(conn, history_id)
     if row.undone_by is not None:
         raise MemoryDeskError(f"history entry {history_id} was already undone (by entry {row.undone_by})")
@@ -29,7 +31,8 @@ def undo_entry(ws: Workspace, conn: Connection, history_id: int, actor: str, rea
         act.inverse(ws, conn)
         name = "undo"
     new_id = record(conn, key=f"{original.entity}.{name}", entity_id=original.entity_id, actor=actor,
-                    reason=reason or f"{name} of entry {history_id}", detail={"of": history_id},
+                    reason=reason or f"{name} of entry {history_id}",
+                    detail={"of": history_id, **({"batch": batch} if batch else {})},
                     before_id=original.after_id, after_id=original.before_id, undo_of=history_id)
     conn.execute(HISTORY.update().where(HISTORY.c.id == history_id).values(undone_by=new_id))
     ids = list(dict.fromkeys(i for i in (original.entity_id, original.before_id, original.after_id) if i))

@@ -33,6 +33,7 @@ from memorydesk.ui.operations import Operations
 from memorydesk.ui.progress import JobProgress, vector_summary
 from memorydesk.ui.prompts import show_error
 from memorydesk.ui.session import Change, DeskSession
+from memorydesk.ui.state_keeper import StateKeeper
 from memorydesk.ui.startup import PendingTab, Warmup
 from memorydesk.ui.tab import DeskTab
 from memorydesk.ui.tabs import SPECS, TabSpec, tab_names
@@ -70,8 +71,7 @@ class MainWindow(QMainWindow):
         self.setMinimumSize(900, 600)
         self.resize(1280, 800)
         self.remember = remember
-        if remember:
-            window_state.restore_window(self)
+        self.keeper = StateKeeper(self, remember)  # restores now; saves after changes, on quit, on SIGTERM
         self.ops = Operations(self)
         self.ops.failed.connect(self._failed)
         self.ws: Workspace | None = None
@@ -170,6 +170,7 @@ class MainWindow(QMainWindow):
             self.tabs.addTab(tab, spec.title)
         self.tabs.blockSignals(False)
         kept = window_state.recall(self) if self.remember else None
+        self.keeper.watch()
         self.act_read_only.blockSignals(True)
         self.act_read_only.setChecked(ws.read_only)
         self.act_read_only.blockSignals(False)
@@ -463,9 +464,7 @@ class MainWindow(QMainWindow):
             QApplication.quit()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if self.remember:
-            window_state.remember(self)
-            window_state.save_window(self)
+        self.keeper.save_on_close()
         self.timer.stop()
         for job in list(self.progress.jobs):
             job.cancel()

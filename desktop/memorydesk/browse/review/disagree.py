@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-_WORD = re.compile(r"[a-z0-9][a-z0-9'._-]*", re.I)
+_WORD = re.compile(r"[a-z0-9](?:[a-z0-9'._-]*[a-z0-9'_-])?")  # on lower-cased text; no trailing dots
 _NUMBER = re.compile(r"^\d[\d.,:_-]*[a-z%]*$", re.I)
 NEGATIONS = {"not", "no", "never", "don't", "doesn't", "isn't", "aren't", "won't", "cannot", "can't", "shouldn't",
              "mustn't", "without", "none", "nobody", "neither", "nor", "didn't", "wasn't", "weren't"}
@@ -29,7 +29,7 @@ for pair in _PAIRS:
 
 
 def words(text: str) -> list[str]:
-    return [w.lower().rstrip(".,") for w in _WORD.findall(text)]
+    return _WORD.findall(text.lower())
 
 
 @lru_cache(maxsize=250_000)
@@ -51,6 +51,7 @@ _HAS_DIGIT = re.compile(r"\d")
 MAX_OTHER_WORDS = {"numbers": 1, "negation": 2, "opposites": 2}
 
 
+@lru_cache(maxsize=250_000)
 def _is_value(word: str) -> bool:
     return bool(_NUMBER.match(word)) or word in _DAYS or word in NEGATIONS or word in ANTONYMS
 
@@ -93,3 +94,37 @@ def differ_in_values(a: str, b: str, topic_a: str = "", topic_b: str = "") -> bo
     if any(_HAS_DIGIT.search(w) or w in _DAYS for w in only_a | only_b):
         return True
     return any(ANTONYMS.get(w, set()) & only_b for w in only_a)
+
+
+
+def subject_key(topic: str) -> int:
+    """A hash of the identifiers a fact's topic carries (0: none): two facts whose keys differ
+    (both not 0) name different things, and neither rule below judges them."""
+    ids = _ids_in(topic)
+    return hash(ids) if ids else 0
+
+
+def word_counts(content: str) -> tuple[int, bool]:
+    """How many of a fact's words are not values, and whether it has a value word (a number,
+    a day, a negation, an opposite)."""
+    ws = _word_set(content)
+    values = sum(1 for w in ws if _is_value(w))
+    return len(ws) - values, values > 0
+
+
+# Over millions of close pairs at once (arrays), what the rules need before they can say
+# anything; the rules then judge the few that pass (neither check drops a pair they would keep).
+def same_subject(key_a, key_b):
+    """The pairs ``disagreement`` does not refuse for different identifiers in their topics."""
+    return (key_a == 0) | (key_b == 0) | (key_a == key_b)
+
+
+def could_disagree(plain_a, plain_b, valued_a, valued_b):
+    """Of those, the pairs it may find a cue in: at most ``MAX_OTHER_WORDS`` more plain words on
+    one side than the other, and a value word somewhere."""
+    return (abs(plain_a - plain_b) <= max(MAX_OTHER_WORDS.values())) & (valued_a | valued_b)
+
+
+def could_copy(key_a, key_b):
+    """The pairs ``differ_in_values`` may call copies (the same identifiers in their topics)."""
+    return key_a == key_b

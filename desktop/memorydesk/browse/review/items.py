@@ -91,9 +91,38 @@ def working_items(ws: Workspace, conn: Connection) -> Iterator[Item]:
                    _fp("w", r[3], hash_text(text)), int(r[3] or 0), r[4] or "")
 
 
+def quarantined_items(ws: Workspace, conn: Connection) -> Iterator[Item]:
+    """Notes and working items quarantined now, with the text their quarantine kept (the note
+    is empty and the item out of the hot tier meanwhile): listed as quarantined, to release."""
+    from memorydesk.memory.reviewer_items import quarantined_texts
+
+    for kind, item_id, detail in quarantined_texts(ws, conn):
+        if kind == "note":
+            text = detail.get("content") or ""
+            note = conn.execute(select(ws.layout.notes.c.agent_id, ws.layout.notes.c.updated_at).where(
+                ws.layout.notes.c.id == item_id)).first()
+            agent, at = (note[0], note[1]) if note is not None else ("?", None)
+            yield Item("note", item_id, f"agent {agent}", (("content", text),), False, True,
+                       _fp("n", at, hash_text(text)))
+        else:
+            row = detail.get("row") or {}
+            text = row.get("content") or ""
+            yield Item("working_item", item_id, f"agent {row.get('agent_id')}", (("content", text),), False, True,
+                       _fp("w", row.get("created_at"), hash_text(text)), int(row.get("created_at") or 0),
+                       row.get("memory_type") or "")
+
+
 def other_items(ws: Workspace, conn: Connection) -> list[Item]:
-    """Policies, notes and working items (few next to the facts: always read whole)."""
-    return [*policy_items(ws, conn), *note_items(ws, conn), *working_items(ws, conn)]
+    """Policies, notes and working items (few next to the facts: always read whole), the
+    quarantined notes and items included."""
+    return [*policy_items(ws, conn), *note_items(ws, conn), *working_items(ws, conn), *quarantined_items(ws, conn)]
+
+
+def scan_key(item: Item) -> tuple[str, str]:
+    """Where a scan keeps an item's findings: a quarantined note's kept text apart from what
+    its agent may have written since."""
+    kept_apart = item.quarantined and item.item_kind in ("note", "working_item")
+    return item.item_kind, f"{item.id}#quarantined" if kept_apart else item.id
 
 
 def fact_fingerprints(ws: Workspace, conn: Connection) -> dict[str, str]:

@@ -17,9 +17,17 @@ from typing import Any
 import numpy as np
 
 from memorydesk.browse.review import corrections, decay, duplicates, vectors
-from memorydesk.browse.review.disagree import differ_in_values, disagreement
+from memorydesk.browse.review.disagree import (
+    could_copy,
+    could_disagree,
+    differ_in_values,
+    disagreement,
+    same_subject,
+    subject_key,
+    word_counts,
+)
 from memorydesk.browse.review.duplicates import FactText
-from memorydesk.browse.review.items import Item, fact_fingerprints, fact_items, other_items
+from memorydesk.browse.review.items import Item, fact_fingerprints, fact_items, other_items, scan_key
 from memorydesk.browse.review.text import text_findings
 from memorydesk.core.errors import BadInput
 from memorydesk.core.review.finding import KINDS, Finding, worst_first
@@ -95,7 +103,8 @@ def data_stamp(ws: Workspace) -> str:
             f"SELECT (SELECT count(*) || '.' || ifnull(max(rowid), 0) || '.' || ifnull(max(updated_at), 0) || '.' || "
             f"(SELECT count(*) FROM {facts} WHERE superseded_by IS NULL) FROM {facts}), "
             f"(SELECT count(*) || '.' || ifnull(max(updated_at), 0) || '.' || ifnull(sum(active), 0) FROM {pol}), "
-            f"(SELECT count(*) || '.' || ifnull(max(updated_at), 0) FROM {notes}), "
+            f"(SELECT count(*) || '.' || ifnull(max(updated_at), 0) || '.' || ifnull(sum(length(content)), 0) "
+            f"FROM {notes}), "
             f"(SELECT count(*) || '.' || ifnull(max(rowid), 0) FROM {items})").first()
     return "/".join(str(x) for x in row)
 
@@ -139,7 +148,7 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
         if "\ufffd" in item.text("content") or "\ufffd" in item.topic:
             undecodable += 1
     for item in others:
-        key = (item.item_kind, item.id)
+        key = scan_key(item)
         prev = old.per_item.get(key) if old else None
         if prev is not None and prev[0] == item.fingerprint:
             new.per_item[key] = prev
@@ -155,7 +164,7 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
     wants_pairs = {"duplicate", "losing_correction"} & set(options.kinds)
     if wants_pairs:
         say("finding close pairs", 0, 1)
-        _pairs(ws, old, new, changed, fps, stop)
+        _pairs(ws, old, new, changed, fps, stop, fresh, options.duplicate_cosine)
         if new.skipped_vectors:
             notes.append(f"{new.skipped_vectors:,} active fact(s) have no usable embedding: duplicates and losing "
                          "corrections skip them")
@@ -191,14 +200,13 @@ def _item_findings(item: Item, has_embedding: bool, now: float) -> list[Finding]
 
 
 def _pairs(ws: Workspace, old: ScanCache | None, new: ScanCache, changed: list[str], fps: dict[str, str],
-           stop: Callable[[], bool]) -> None:
+           stop: Callable[[], bool], known: dict[str, Item], duplicate_cosine: float) -> None:
     with ws.read() as conn:
         if old is None:
             new.vectors = vectors.active_vectors(ws, conn)
             new.skipped_vectors = new.vectors.skipped
-            found = vectors.close_pairs(new.vectors.matrix, PAIR_COSINE, cancelled=stop)
-            ids = new.vectors.ids
-            new.pairs = {_sorted(ids[i], ids[j]): c for (i, j), c in found.items()}
+            found = vectors.close_pair_arrays(new.vectors.matrix, PAIR_COSINE, cancelled=stop)
+            new.pairs = _worth_judging(ws, new.vectors.ids, found, known, duplicate_cosine)
             return
         if old.vectors is None:  # kept in the file, not in memory: the vectors are read again, the pairs kept
             new.vectors = vectors.active_vectors(ws, conn)
@@ -210,9 +218,37 @@ def _pairs(ws: Workspace, old: ScanCache | None, new: ScanCache, changed: list[s
     where = new.vectors.position()
     rows = np.asarray([where[f] for f in changed if f in where], dtype=np.int64)
     if len(rows):
-        ids = new.vectors.ids
-        for (i, j), c in vectors.pairs_of(new.vectors.matrix, rows, PAIR_COSINE).items():
-            new.pairs[_sorted(ids[i], ids[j])] = c
+        found = vectors.pair_arrays_of(new.vectors.matrix, rows, PAIR_COSINE)
+        new.pairs.update(_worth_judging(ws, new.vectors.ids, found, known, duplicate_cosine))
+
+
+def _worth_judging(ws: Workspace, ids: list[str], found: vectors.PairArrays, known: dict[str, Item],
+                   duplicate_cosine: float) -> dict[tuple[str, str], float]:
+    """The close pairs the rules could call copies or a correction (``disagree.could_*``, over
+    arrays: a templated workspace has millions of close pairs, and few are either), by fact ids."""
+    if not len(found):
+        return {}
+    where = np.unique(np.concatenate([found.i, found.j]))
+    wanted = [ids[p] for p in where.tolist()]
+    texts = {fid: (known[fid].topic, known[fid].text("content")) for fid in wanted if fid in known}
+    missing = [fid for fid in wanted if fid not in texts]
+    if missing:
+        texts.update({t.id: (t.topic, t.content) for t in _texts(ws, missing).values()})
+    subject = np.fromiter((subject_key(texts.get(fid, ("", ""))[0]) for fid in wanted), dtype=np.int64,
+                          count=len(wanted))
+    a, b = np.searchsorted(where, found.i), np.searchsorted(where, found.j)
+    keep = (found.cos >= duplicate_cosine) & could_copy(subject[a], subject[b])
+    maybe = np.flatnonzero((found.cos >= corrections.CORRECTION_COSINE) & same_subject(subject[a], subject[b]))
+    if len(maybe):  # the words of only the facts still in question
+        need = np.unique(np.concatenate([a[maybe], b[maybe]]))
+        plain = np.zeros(len(wanted), dtype=np.int64)
+        valued = np.zeros(len(wanted), dtype=bool)
+        for k in need.tolist():
+            plain[k], valued[k] = word_counts(texts.get(wanted[k], ("", ""))[1])
+        am, bm = a[maybe], b[maybe]
+        keep[maybe[could_disagree(plain[am], plain[bm], valued[am], valued[bm])]] = True
+    pick = np.flatnonzero(keep)
+    return {_sorted(ids[int(found.i[k])], ids[int(found.j[k])]): float(found.cos[k]) for k in pick.tolist()}
 
 
 def _patched(ws: Workspace, conn, old: vectors.Vectors, changed: list[str], fps: dict[str, str]):

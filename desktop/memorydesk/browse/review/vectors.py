@@ -57,32 +57,77 @@ def unit_rows(blob: bytes, n: int) -> np.ndarray:
 Pairs = dict[tuple[int, int], float]
 
 
+@dataclass(frozen=True)
+class PairArrays:
+    """Close pairs as arrays (positions ``i`` < ``j``, each pair once, and its cosine): a
+    templated workspace has millions, which a dict of tuples would build one by one."""
+
+    i: np.ndarray
+    j: np.ndarray
+    cos: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.i)
+
+    def as_dict(self) -> Pairs:
+        return dict(zip(zip(self.i.tolist(), self.j.tolist(), strict=True), self.cos.tolist(), strict=True))
+
+    @staticmethod
+    def joined(parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> PairArrays:
+        if not parts:
+            empty = np.zeros(0, dtype=np.int64)
+            return PairArrays(empty, empty, np.zeros(0, dtype=np.float32))
+        i = np.concatenate([p[0] for p in parts])
+        j = np.concatenate([p[1] for p in parts])
+        c = np.concatenate([p[2] for p in parts])
+        keys = i * (int(max(i.max(initial=0), j.max(initial=0))) + 1) + j
+        _u, first = np.unique(keys, return_index=True)  # a pair found from both sides (or two cells) once
+        return PairArrays(i[first], j[first], c[first])
+
+
 def close_pairs(matrix: np.ndarray, threshold: float, *, seed: int = 0,
                 cancelled: Callable[[], bool] | None = None) -> Pairs:
     """``{(i, j): cosine}`` for i < j with cosine ≥ ``threshold``."""
+    return close_pair_arrays(matrix, threshold, seed=seed, cancelled=cancelled).as_dict()
+
+
+def close_pair_arrays(matrix: np.ndarray, threshold: float, *, seed: int = 0,
+                      cancelled: Callable[[], bool] | None = None) -> PairArrays:
     n = len(matrix)
     if n < 2:
-        return {}
+        return PairArrays.joined([])
     if n <= EXACT_UP_TO:
-        return _pairs_between(matrix, np.arange(n), np.arange(n), threshold)
-    return _ivf_pairs(matrix, threshold, seed, cancelled)
+        return PairArrays.joined(_blocks(matrix, np.arange(n), np.arange(n), threshold))
+    return _ivf(matrix, threshold, seed, cancelled)
 
 
 def pairs_of(matrix: np.ndarray, rows: np.ndarray, threshold: float) -> Pairs:
     """Pairs of ``rows`` (positions) with every vector: the rescan of a few changed facts."""
-    return _pairs_between(matrix, rows, np.arange(len(matrix)), threshold)
+    return pair_arrays_of(matrix, rows, threshold).as_dict()
+
+
+def pair_arrays_of(matrix: np.ndarray, rows: np.ndarray, threshold: float) -> PairArrays:
+    return PairArrays.joined(_blocks(matrix, rows, np.arange(len(matrix)), threshold))
 
 
 def _pairs_between(matrix: np.ndarray, left: np.ndarray, right: np.ndarray, threshold: float) -> Pairs:
-    out: Pairs = {}
+    return PairArrays.joined(_blocks(matrix, left, right, threshold)).as_dict()
+
+
+def _blocks(matrix: np.ndarray, left: np.ndarray, right: np.ndarray,
+            threshold: float) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Every (i < j, cosine) at or above ``threshold`` between ``left`` and ``right`` positions."""
+    out = []
+    right = np.asarray(right, dtype=np.int64)
+    theirs = matrix[right]
     for at in range(0, len(left), _BLOCK):
-        lo = left[at:at + _BLOCK]
-        sims = matrix[lo] @ matrix[right].T
+        lo = np.asarray(left[at:at + _BLOCK], dtype=np.int64)
+        sims = matrix[lo] @ theirs.T
         ii, jj = np.nonzero(sims >= threshold)
-        for a, b in zip(ii.tolist(), jj.tolist(), strict=True):
-            i, j = int(lo[a]), int(right[b])
-            if i != j:
-                out[(min(i, j), max(i, j))] = float(sims[a, b])
+        a, b = lo[ii], right[jj]
+        keep = a != b
+        a, b, c = a[keep], b[keep], sims[ii[keep], jj[keep]]
+        out.append((np.minimum(a, b), np.maximum(a, b), c.astype(np.float32)))
     return out
 
 
@@ -101,6 +146,10 @@ def _centres(matrix: np.ndarray, cells: int, seed: int) -> np.ndarray:
 
 
 def _ivf_pairs(matrix: np.ndarray, threshold: float, seed: int, cancelled: Callable[[], bool] | None) -> Pairs:
+    return _ivf(matrix, threshold, seed, cancelled).as_dict()
+
+
+def _ivf(matrix: np.ndarray, threshold: float, seed: int, cancelled: Callable[[], bool] | None) -> PairArrays:
     n = len(matrix)
     cells = max(16, int(np.sqrt(n)))
     centres = _centres(matrix, cells, seed)
@@ -110,18 +159,21 @@ def _ivf_pairs(matrix: np.ndarray, threshold: float, seed: int, cancelled: Calla
         scores = matrix[at:at + 8192] @ centres.T
         near[at:at + 8192] = np.argpartition(-scores, PROBES - 1, axis=1)[:, :PROBES]
         home[at:at + 8192] = np.argmax(scores, axis=1)
-    members = [np.flatnonzero(home == c) for c in range(cells)]
-    askers: list[list[int]] = [[] for _ in range(cells)]
-    for i, row in enumerate(near.tolist()):
-        for c in row:
-            askers[c].append(i)
-    out: Pairs = {}
+    by_home = np.argsort(home, kind="stable")
+    home_starts = np.searchsorted(home[by_home], np.arange(cells + 1))
+    flat = near.ravel()
+    by_cell = np.argsort(flat, kind="stable")
+    ask_starts = np.searchsorted(flat[by_cell], np.arange(cells + 1))
+    askers_of = by_cell // PROBES  # the vector each probe belongs to
+    parts = []
     for c in range(cells):
         if cancelled is not None and cancelled():
             break
-        if len(members[c]) and askers[c]:
-            out.update(_pairs_between(matrix, np.asarray(askers[c]), members[c], threshold))
-    return out
+        members = by_home[home_starts[c]:home_starts[c + 1]]
+        askers = askers_of[ask_starts[c]:ask_starts[c + 1]]
+        if len(members) and len(askers):
+            parts += _blocks(matrix, askers, members, threshold)
+    return PairArrays.joined(parts)
 
 
 def clusters(pairs: Pairs, n: int) -> list[list[int]]:

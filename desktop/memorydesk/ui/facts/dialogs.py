@@ -108,23 +108,23 @@ class PurgeDialog(QDialog):
                       ("keep", "Keep them (the text stays in them)"))
 
     def __init__(self, names: list[FactName] | list[str], backups: list[str] | None = None,
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, *, noun: str = "fact", erases: str = "") -> None:
         super().__init__(parent)
         self.setObjectName("fact-purge")
-        self.setWindowTitle("Purge facts" if len(names) > 1 else "Purge fact")
+        self.setWindowTitle(f"Purge {noun}s" if len(names) > 1 else f"Purge {noun}")
         facts = [n if isinstance(n, FactName) else FactName(n, n, n, 1) for n in names]
         self.expected = facts[0].name if len(facts) == 1 else f"purge {len(facts)} facts"
         self.also = facts[0].id if len(facts) == 1 else None  # the id is always unique
         backups = backups or []
         self.holding = bool(backups)
-        what = QLabel(f"Purge {'fact ' if len(facts) == 1 else f'{len(facts):,} facts: '}{listed(facts, 8)}")
+        what = QLabel(f"Purge {noun + ' ' if len(facts) == 1 else f'{len(facts):,} {noun}s: '}{listed(facts, 8)}")
         what.setObjectName("purge-what")
         what.setTextFormat(Qt.TextFormat.PlainText)
         what.setWordWrap(True)
-        text = QLabel(
+        text = QLabel(erases or (
             "Purging erases the selected fact(s) from this workspace for good: the text, its search index "
             "entry, its vector, earlier versions and the text kept in the history. The history keeps "
-            "only ids, who, when and why. This cannot be undone.")
+            "only ids, who, when and why. This cannot be undone."))
         text.setWordWrap(True)
         if backups:
             where = QLabel("These backups beside the workspace still hold the text:\n"

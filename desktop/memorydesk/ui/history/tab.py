@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QDateTimeEdit,
     QFileDialog,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QMenu,
@@ -38,6 +37,7 @@ from memorydesk.browse.history import KINDS, Event, HistoryQuery, history_page, 
 from memorydesk.browse.history_export import export_json, export_markdown
 from memorydesk.core.changes import Kind
 from memorydesk.core.moments import local_text, utc_text
+from memorydesk.ui.columns import ColumnFitter
 from memorydesk.ui.history.model import HistoryModel
 from memorydesk.ui.session import Change
 from memorydesk.ui.splitter import splitter
@@ -53,6 +53,10 @@ EXPORTS = (("Markdown…", "markdown", False), ("JSON…", "json", False),
 
 def _esc(text: str) -> str:
     return (text or "").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+WIDTHS = {"local": 122, "utc": 142, "who": 150, "what": 130, "summary": 340, "why": 200}
+FLEXIBLE = {"who": (110, 1.0), "summary": (170, 3.0), "why": (130, 2.0)}  # (minimum, share of the rest)
 
 
 class HistoryTab(DeskTab):
@@ -109,11 +113,13 @@ class HistoryTab(DeskTab):
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.view.verticalHeader().hide()
         self.view.setWordWrap(False)
-        header = self.view.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setStretchLastSection(True)
-        for col, width in enumerate((120, 150, 150, 130, 340)):
-            self.view.setColumnWidth(col, width)
+        self.view.setTextElideMode(Qt.TextElideMode.ElideRight)
+        # every column in view at any width: Summary and Why share what is left (Why never off the
+        # right edge), the UTC column steps out first when even that does not fit
+        fm = self.view.fontMetrics()
+        widths = {**WIDTHS, "local": fm.horizontalAdvance("2026-12-02 00:25") + 18,
+                  "utc": fm.horizontalAdvance("2026-12-02T00:25:58Z") + 18}  # times whole, never elided
+        self.columns = ColumnFitter(self.view, [k for k, _l in HistoryModel.COLUMNS], widths, FLEXIBLE, ("utc",))
         self.view.selectionModel().currentRowChanged.connect(lambda *_a: self._selected())
         self.detail = QTextBrowser()
         self.detail.setObjectName("history-detail")

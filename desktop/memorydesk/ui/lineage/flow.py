@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QApplication, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from memorydesk.core.health import Color
 from memorydesk.lineage.runs import BOUNDARIES, PLACES
@@ -17,6 +18,23 @@ from memorydesk.ui.lineage.axes import TimeAxis, elide
 
 PLACE_COLORS = ("#9cc3e6", "#4a86c5", "#1f4e79", colors.HEX[Color.AT_RISK])
 BAND = 0.85  # of a band's height, for its busiest bin
+NO_TRANSITIONS = "No tier transitions in the time shown: nothing to draw."
+NO_OCCUPANCY = "No memory in any tier at the evaluated time: nothing to draw."
+
+
+def _with_note(plot: QWidget, name: str, text: str) -> tuple[QStackedWidget, QLabel]:
+    """A chart and, in its place when it has nothing to draw, a sentence saying so (not an
+    empty axis from 1970 or a bare 0–1 scale)."""
+    note = QLabel(text)
+    note.setObjectName(name)
+    note.setAlignment(Qt.AlignmentFlag.AlignCenter)
+    note.setWordWrap(True)
+    note.setEnabled(False)  # drawn in the palette's quiet colour
+    stack = QStackedWidget()
+    stack.addWidget(plot)
+    stack.addWidget(note)
+    stack.setCurrentWidget(note)  # nothing to draw until data comes
+    return stack, note
 
 
 def _plot(widget: pg.PlotWidget, left_width: int) -> pg.PlotItem:
@@ -61,14 +79,17 @@ class FlowPanel(QWidget):
         self.occupancy_legend = QLabel(legend)
         self.occupancy_legend.setToolTip("lost: the short-term source is gone and no MTM or LPM commit is recorded")
         self.setMinimumWidth(240)
+        self.rates_stack, self.rates_note = _with_note(self.rates, "lineage-flow-empty", NO_TRANSITIONS)
+        self.occupancy_stack, self.occupancy_note = _with_note(self.occupancy, "lineage-occupancy-empty",
+                                                               NO_OCCUPANCY)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         layout.addWidget(self.caption)
-        layout.addWidget(self.rates, 3)
+        layout.addWidget(self.rates_stack, 3)
         layout.addWidget(self.occupancy_caption)
         layout.addWidget(self.occupancy_legend)
-        layout.addWidget(self.occupancy, 2)
+        layout.addWidget(self.occupancy_stack, 2)
         self.last_rates: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self.last_occupancy: tuple[list[str], np.ndarray] | None = None
 
@@ -76,6 +97,8 @@ class FlowPanel(QWidget):
                         x_range: tuple[float, float], origin_s: float) -> None:
         """Rates per hour (``total``/``at_risk``: one row per boundary) over bins with ``edges_x``."""
         self.last_rates = (edges_x, total, at_risk)
+        drawn = total.size > 0 and float(total.sum()) > 0
+        self.rates_stack.setCurrentWidget(self.rates if drawn else self.rates_note)
         self.time_axis.origin_s = origin_s
         per = "hour" if hours == 1 else f"hour, in bins of {hours} h"
         self.caption.setText(f"<b>Transitions per {per}</b> — at-risk share in red")
@@ -93,7 +116,8 @@ class FlowPanel(QWidget):
 
     def occupancy_rows(self) -> int:
         """How many lanes the occupancy chart has room for (a readable bar each)."""
-        return int(min(12, max(3, (self.occupancy.height() - 30) // 18)))
+        # the stack's height: the chart itself has none of its own while the note stands in for it
+        return int(min(12, max(3, (self.occupancy_stack.height() - 30) // 18)))
 
     def set_occupancy(self, names: list[str], counts: np.ndarray) -> None:
         """Stacked bars, one per lane (the first on top): memories per place."""
@@ -103,7 +127,9 @@ class FlowPanel(QWidget):
             plot.removeItem(bar)
         self.bars = []
         n = len(names)
-        if not n:
+        drawn = n > 0 and float(np.asarray(counts).sum()) > 0
+        self.occupancy_stack.setCurrentWidget(self.occupancy if drawn else self.occupancy_note)
+        if not drawn:
             return
         y = n - 1 - np.arange(n, dtype=float)
         left = np.zeros(n)

@@ -5,16 +5,37 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from memorydesk.browse.naming import FactName
 from memorydesk.core.review.finding import Finding
 from memorydesk.memory import reviewer_review as rr
 from memorydesk.memory.purge import backups_holding
+from memorydesk.memory.purge_items import backups_holding_items, purge_items
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.facts.dialogs import PurgeDialog
 from memorydesk.ui.operations import dialog_result
 from memorydesk.ui.review.dialogs import ReasonDialog
+from memorydesk.ui.review.model import ITEM_WORDS
 
 if TYPE_CHECKING:
     from memorydesk.ui.review.tab import ReviewTab
+
+
+QUARANTINE_WORDS = {
+    "fact": "soft-deleted (agents stop recalling it; it stays in the file)",
+    "policy": "deactivated (it stops going into every dispatch)",
+    "note": "emptied (it stops going into the agent's preamble; its text is kept in the history)",
+    "working_item": "taken out of the hot tier (the agent stops getting it and it is not consolidated into a fact; "
+                    "its row is kept in the history)",
+}
+
+PURGE_WORDS = {
+    "note": "Purging erases the whole text of this agent's note for good (the note is left empty; the agent "
+            "writes a new one as it goes), and the copies of it the history kept (a quarantine keeps the text "
+            "there). The history keeps only ids, who, when and why. This cannot be undone.",
+    "working_item": "Purging deletes this working-memory item for good, and the copies of its text the "
+                    "history kept (a quarantine keeps its row there). The history keeps only ids, who, when and "
+                    "why. This cannot be undone.",
+}
 
 
 def as_dict(f: Finding) -> dict[str, Any]:
@@ -40,11 +61,10 @@ class ReviewActions:
         open_ = f is not None and f.state == "open"
         text_kind = f is not None and f.kind in ("secret", "personal_data", "injection")
         self.acts.update({
-            self.quarantine: (open_ and f.item_kind in ("fact", "policy") and f.kind not in ("duplicate",),
-                              "select an open finding on a fact or policy"),
+            self.quarantine: (open_ and f.kind not in ("duplicate",), "select an open finding"),
             self.release: (f is not None and f.state == "quarantined", "select a quarantined finding"),
-            self.purge: (f is not None and text_kind and f.item_kind == "fact" and f.kind != "injection",
-                         "select a secret or personal data in a fact"),
+            self.purge: (f is not None and text_kind and f.item_kind != "policy" and f.kind != "injection",
+                         "select a secret or personal data in a fact, a note or a working-memory item"),
             self.merge: (open_ and f.kind == "duplicate", "select an open duplicate cluster"),
             self.supersede: (open_ and f.kind == "losing_correction", "select an open losing correction"),
             self.reviewed: (open_ and f.kind == "losing_correction", "select an open losing correction"),
@@ -71,9 +91,8 @@ class ReviewActions:
         f = self._target(self.quarantine)
         if f is None:
             return
-        what = "deactivated (it stops going into every dispatch)" if f.item_kind == "policy" else \
-            "soft-deleted (agents stop recalling it; it stays in the file)"
-        got = await self._ask("Quarantine", f"The {f.item_kind} is {what}. Release or Undo puts it back.",
+        what = QUARANTINE_WORDS[f.item_kind]
+        got = await self._ask("Quarantine", f"The {ITEM_WORDS[f.item_kind]} is {what}. Release or Undo puts it back.",
                               f"quarantine: {f.title}", ok_text="Quarantine")
         if got:
             d = as_dict(f)
@@ -83,7 +102,7 @@ class ReviewActions:
         f = self._target(self.release)
         if f is None:
             return
-        got = await self._ask("Release", f"The {f.item_kind} reaches agents again.", "", ok_text="Release")
+        got = await self._ask("Release", f"The {ITEM_WORDS[f.item_kind]} reaches agents again.", "", ok_text="Release")
         if got:
             kind, item = f.item_kind, f.item_id
             await self.tab.session.write("releasing", lambda r: rr.release(r.ws, r.actor, kind, item, got[0]))
@@ -92,18 +111,31 @@ class ReviewActions:
         f = self._target(self.purge)
         if f is None:
             return
-        ids = [f.item_id]
-        holding = await self.tab.session.read(lambda ws: backups_holding(ws, ids), label="looking at the backups")
-        topic = f.evidence.get("topic") or await self.tab.session.read(lambda ws: _topic(ws, f.item_id))
-        dialog = PurgeDialog([topic], [h.path.name for h in holding], self.tab)
+        ids, kind = [f.item_id], f.item_kind
+        if kind == "fact":
+            holding = await self.tab.session.read(lambda ws: backups_holding(ws, ids), label="looking at the backups")
+            topic = f.evidence.get("topic") or await self.tab.session.read(lambda ws: _topic(ws, f.item_id))
+        else:
+            holding = await self.tab.session.read(lambda ws: backups_holding_items(ws, kind, ids),
+                                                  label="looking at the backups")
+            topic = ""
+        if kind == "fact":
+            dialog = PurgeDialog([topic], [h.path.name for h in holding], self.tab)
+        else:
+            dialog = PurgeDialog([FactName(f.item_id, f.domain, f.domain, 1)], [h.path.name for h in holding],
+                                 self.tab, noun=ITEM_WORDS[kind], erases=PURGE_WORDS[kind])
         dialog.reason.setText(f"purge: {f.title}")
         self.dialog = dialog
         accepted = await dialog_result(dialog)
         reason, backups = dialog.reason.text().strip(), dialog.backup_action()
         dialog.deleteLater()
         self.dialog = None
-        if accepted:
+        if not accepted:
+            return
+        if kind == "fact":
             await self.tab.session.write("purging", lambda r: r.purge_facts(ids, reason=reason, backups=backups))
+        else:
+            await self.tab.session.write("purging", lambda r: purge_items(r, kind, ids, reason, backups=backups))
 
     async def merge_selected(self) -> None:
         f = self._target(self.merge)

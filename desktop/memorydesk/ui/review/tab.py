@@ -49,7 +49,7 @@ SEVERITY_FILTER = (("Any severity", "low"), ("Medium and up", "medium"), ("High 
 
 class ReviewTab(DeskTab):
     name, title = "review", "Review"
-    kinds = frozenset({"fact", "policy", "note", "review"})  # a changed item is scanned again
+    kinds = frozenset({"fact", "policy", "note", "working_item", "review"})  # a changed item is scanned again
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
