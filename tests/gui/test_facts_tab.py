@@ -205,8 +205,10 @@ def test_delete_restore_undo_redo(open_window, sample_path, qtbot) -> None:
     assert browse_detail.fact_detail(win.ws, desk_sample.fid(5))["state"] == "deleted"
 
     focus(qtbot, tab.view)
-    qtbot.keyClick(tab.view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
-    qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 25, timeout=10000)
+    qtbot.keyClick(tab.view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # one undo: the whole delete
+    qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 26, timeout=10000)
+    assert browse_detail.fact_detail(win.ws, desk_sample.fid(5))["state"] == "active"
+    assert browse_detail.fact_detail(win.ws, desk_sample.fid(6))["state"] == "active"
     qtbot.keyClick(tab.view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 24, timeout=10000)
 

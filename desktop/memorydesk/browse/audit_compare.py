@@ -76,7 +76,7 @@ def _history(ws: Workspace, a: Run, b: Run) -> dict[str, list[Event]]:
     out: dict[str, list[Event]] = defaultdict(list)
     lo, hi = sorted((a.at, b.at))
     for event in iter_events(ws, HistoryQuery(since=int(lo), until=int(hi) + 1)):
-        if event.at < lo or event.at > hi or event.action == "created":
+        if event.at < int(lo) or event.at > hi or event.action == "created":  # history is timed in whole seconds
             continue
         for fid in event.ids:
             out[fid].append(event)
