@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 import sqlean
 
 from bench_files import cached
@@ -113,6 +114,7 @@ def _full_run(path: Path, n: int) -> tuple[float, int]:
         return time.perf_counter() - t0, len(items)
 
 
+@pytest.mark.timeout(7200)  # the 10,000-fact run alone takes minutes
 def test_audit_per_fact_at_20k_and_100k_beside_brute_force() -> None:
     print(f"\nrecall audit, load average at start {_load()} (2 cores)")
     figures = {}
