@@ -12,3 +12,24 @@ SAMPLE_DB = SHARED_DATA / "cc-workspace" / "workspace.db"
 
 def sha256(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+#: ``python -c DESK_UNTIL WAIT ARGS…`` runs ``memory-desk ARGS`` and, as soon as the desk logs its
+#: first painted Facts rows (``WAIT`` = ``paint``) or the end of its warm-up (``warm``), prints that
+#: log line and leaves at once (``ui.startup``): what the launch test and benchmark time and inspect.
+DESK_UNTIL = """
+import logging, os, sys
+WAIT = sys.argv.pop(1)
+class Done(logging.Handler):
+    def emit(self, record):
+        text = record.getMessage()
+        if text.startswith("first Facts rows painted") and WAIT == "paint" or text.startswith("warm-up done"):
+            print(text, flush=True)
+            if "-X" in sys.orig_argv and "importtime" in sys.orig_argv:
+                print("MODULES " + " ".join(sorted(sys.modules)), flush=True)
+            os._exit(0)
+logging.getLogger("memorydesk.ui.startup").addHandler(Done())
+logging.getLogger("memorydesk.ui.startup").setLevel(logging.INFO)
+from memorydesk.cli import main
+raise SystemExit(main(sys.argv[1:]))
+"""

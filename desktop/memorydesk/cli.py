@@ -47,11 +47,13 @@ class _OneLine(logging.Formatter):
         return "memory-desk: " + f"{record.levelname.lower()}: {record.getMessage()}".replace("\n", " ")
 
 
-def _subcommand_parser() -> argparse.ArgumentParser:
+def _subcommand_parser(names: tuple[str, ...] = SUBCOMMANDS) -> argparse.ArgumentParser:
+    """The parser of the subcommands ``names``: only their modules are imported (a command
+    imports what it uses, nothing more; ``memory-desk agents`` never loads Qt or the model)."""
     parser = _Parser(prog="memory-desk", description="Review and repair agent memory.")
     parser.add_argument("--version", action="version", version=f"memory-desk {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in SUBCOMMANDS:
+    for name in names:
         module = importlib.import_module(f"memorydesk.commands.{_MODULES.get(name, name)}")
         module.register(sub)
     return parser
@@ -84,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     args = None
     try:
         if argv and argv[0] in SUBCOMMANDS:
-            args = _subcommand_parser().parse_args(argv)
+            args = _subcommand_parser((argv[0],)).parse_args(argv)
         else:
             args = _window_parser().parse_args(argv)
             from memorydesk.commands import window

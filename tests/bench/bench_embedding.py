@@ -111,5 +111,44 @@ def test_embedding_benchmark() -> None:
     run_benchmark()
 
 
+def session_options(rounds: int = 3) -> dict[tuple[bool, int], tuple[float, float, float]]:
+    """Each session setting the desk could use (graph optimisations on/off × 1 or 2 threads),
+    each in a fresh process so nothing is shared: median ms to build the session, to embed the
+    first query, and per query after that (p50 of 30). A one-shot command pays the first two;
+    the window pays mostly the third."""
+    import subprocess
+    import sys
+
+    script = ("import sys, time, statistics\n"
+              "from memorydesk.embedding.embedder import Embedder\n"
+              "e = Embedder(optimize=sys.argv[1] == '1', threads=int(sys.argv[2]))\n"
+              "t = time.perf_counter(); e.status(); build = time.perf_counter() - t\n"
+              "t = time.perf_counter(); e.embed_one('when did we deploy the canary'); first = time.perf_counter() - t\n"
+              "lat = []\n"
+              "for i in range(30):\n"
+              "    t = time.perf_counter(); e.embed_one(f'query number {i} about the release'); "
+              "lat.append(time.perf_counter() - t)\n"
+              "print(build * 1000, first * 1000, statistics.median(lat) * 1000)\n")
+    figures: dict[tuple[bool, int], list[list[float]]] = {}
+    for _ in range(rounds):
+        for optimize in (True, False):
+            for threads in (1, 2):
+                out = subprocess.run([sys.executable, "-c", script, "1" if optimize else "0", str(threads)],
+                                     capture_output=True, text=True, check=True).stdout.split()
+                figures.setdefault((optimize, threads), []).append([float(x) for x in out])
+    result = {key: tuple(statistics.median(r[i] for r in runs) for i in range(3)) for key, runs in figures.items()}
+    print(f"\nsession options, medians of {rounds} fresh processes:")
+    for (optimize, threads), (build, first, query) in result.items():
+        print(f"  optimisations {'on ' if optimize else 'off'}, {threads} thread{'s' if threads > 1 else ' '}: "
+              f"build {build:6.0f} ms, first query {first:6.1f} ms, then {query:5.1f} ms a query; "
+              f"one-shot total {build + first:6.0f} ms")
+    return result  # type: ignore[return-value]
+
+
+def test_session_options() -> None:
+    session_options()
+
+
 if __name__ == "__main__":
     run_benchmark()
+    session_options()

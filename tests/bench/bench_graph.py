@@ -179,7 +179,7 @@ def test_graph_budgets(graph_workspace: Path, qtbot, tmp_path) -> None:
         tab.select_node(node, source="bench")
         details.append(tab.timings["details"])
         qtbot.waitUntil(lambda n=node: tab.mode == "focus" and tab.found is not None
-                        and tab.found.focus == g.ids[n] and not tab.runner.busy, timeout=20000)
+                        and tab.found.focus == g.ids[n] and not tab.computing, timeout=20000)
         focuses.append(time.perf_counter() - t)
         sizes.append(len(tab.found.nodes))
     print(f"graph {ix.summary['fact']:,} facts / {len(g.src):,} edges, 1280x800: tab shown to layout ready "

@@ -68,19 +68,40 @@ def test_bench_read_and_classify(receipts_file: Path) -> None:
     print("[lineage] states: " + ", ".join(f"{state} {count:,}" for state, count in states.most_common()))
 
 
+PLAIN = """
+import json, sys
+runs = {}
+with open(sys.argv[1], "rb") as stream:
+    for line in stream:
+        if line.strip():
+            row = json.loads(line)
+            runs.setdefault(row["runId"], []).append(row)
+print(len(runs))
+"""
+
+
 @pytest.mark.slow
 def test_bench_command(receipts_file: Path) -> None:
-    started = time.perf_counter()
-    result = subprocess.run(
-        [sys.executable, "-m", "memorydesk", "lineage", "classify", str(receipts_file), "--now", NOW_TEXT, "--json"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    elapsed = time.perf_counter() - started
-    assert result.returncode in (0, 1), result.stderr
-    print(f"[lineage] memory-desk lineage classify --json: {elapsed:.2f} s, "
+    """The whole command, and beside it in the same run a plain script as its own process:
+    ``json.loads`` per line and a group-by runId (goal ≤ ×1.2)."""
+    desk, plain = [], []
+    for _ in range(REPEAT):
+        started = time.perf_counter()
+        result = subprocess.run(
+            [sys.executable, "-m", "memorydesk", "lineage", "classify", str(receipts_file), "--now", NOW_TEXT, "--json"],
+            capture_output=True, text=True, timeout=600)
+        desk.append(time.perf_counter() - started)
+        assert result.returncode in (0, 1), result.stderr
+        started = time.perf_counter()
+        script = subprocess.run([sys.executable, "-c", PLAIN, str(receipts_file)], capture_output=True, text=True,
+                                timeout=600, check=True)
+        plain.append(time.perf_counter() - started)
+        assert int(script.stdout) == RUNS
+    print(f"[lineage] memory-desk lineage classify --json: median {statistics.median(desk):.2f} s, "
           f"{len(result.stdout) / 1e6:.1f} MB of output, exit {result.returncode}")
+    print(f"[lineage] plain json.loads + group-by runId, its own process: median {statistics.median(plain):.2f} s; "
+          f"ratio ×{statistics.median(desk) / statistics.median(plain):.2f} (goal ≤ ×1.2); "
+          f"load average {os.getloadavg()[0]:.1f}")
 
 
 @pytest.mark.slow

@@ -4,7 +4,9 @@
 broken the article's ways), stored in a workspace built once into a cache folder under
 the system temp directory. Measured, medians side by side:
 
-- reading and judging the stored runs (``load_runs``, the tab's worker step), wall and CPU;
+- reading and judging the stored runs (``load_runs``, the tab's worker step), wall and CPU,
+  beside a plain script in the same run: sqlite3 reading every receipt row and grouping
+  the rows by run in a dict (no judging at all);
 - the first frame after the data is loaded (judging at a time, laying out, painting);
 - repaints while panning and zooming (median and p90 of 60 view changes, at 1280×800);
 - a click to its details (hit test and the summary shown at once; then the receipts
@@ -37,11 +39,11 @@ from memorydesk.core.health_arrays import ClockColumns, to_us
 from memorydesk.lineage import receipt_store
 from memorydesk.lineage.runs import assemble, load_runs
 from memorydesk.lineage.timeline import build, grid_of
-from memorydesk.store import open_workspace
+from memorydesk.store import open_workspace, receipt_blocks
 
 RUNS = int(os.environ.get("MEMDESK_BENCH_LINEAGE_RUNS", "100000"))
 LANES = 2000
-RECIPE = 1
+RECIPE = 2  # 2: receipts also in typed column blocks (store/receipt_blocks.py)
 DAY = 86_400
 
 
@@ -95,6 +97,7 @@ def stored() -> Path:
                         conn.exec_driver_sql(receipt_store.INSERT, batch)
                         batch = []
                 conn.exec_driver_sql(receipt_store.INSERT, batch)
+                receipt_blocks.fill(conn)  # as the migration does for rows written before blocks
 
     return cached(f"lineage-{RUNS}-r{RECIPE}.db", build, f"{RUNS:,} runs of receipts")
 
@@ -115,21 +118,54 @@ def report(name: str, values: list[float], unit: str = "ms", target: str = "") -
           f"  ({len(values)} runs){'  target ' + target if target else ''}")
 
 
+PLAIN = """
+import sqlite3, sys
+conn = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+runs = {}
+for row in conn.execute("SELECT run_id, user_scope, assistant_scope, tier, status, version, source_version, "
+                        "at_utc, source_present, waiting_until, expected_version, depends_on_version, "
+                        "outcome_receipt, canary, line FROM memdesk_receipts"):
+    runs.setdefault(row[0], []).append(row)
+print(len(runs))
+"""
+
+
+def plain_script(path: Path) -> tuple[float, float]:
+    """The plain script's wall and CPU seconds (its own process, interpreter start left out)."""
+    import subprocess
+    import sys
+
+    timed = ("import time; t = time.perf_counter(); c = time.process_time()\n" + PLAIN +
+             "print(time.perf_counter() - t, time.process_time() - c)")
+    out = subprocess.run([sys.executable, "-c", timed, str(path)], capture_output=True, text=True, check=True,
+                         timeout=600).stdout.split()
+    assert int(out[0]) == RUNS
+    return float(out[1]), float(out[2])
+
+
 @pytest.mark.slow
 def test_bench_load_and_judge(stored: Path) -> None:
-    walls, cpus = [], []  # CPU: this process's, both cores
+    walls, cpus, plain_walls, plain_cpus, loads = [], [], [], [], []  # CPU: this process's, both cores
     with open_workspace(stored, read_only=True) as ws:
         for _ in range(3):
             gc.collect()
+            loads.append(os.getloadavg()[0])
             wall, cpu = time.perf_counter(), time.process_time()
             table = load_runs(ws)
             walls.append(time.perf_counter() - wall)
             cpus.append(time.process_time() - cpu)
             assert len(table) == RUNS
+            plain_wall, plain_cpu = plain_script(stored)
+            plain_walls.append(plain_wall)
+            plain_cpus.append(plain_cpu)
     report("load and judge stored runs (wall)", walls, "s", "≤ 3 s")
     report("load and judge stored runs (CPU)", cpus, "s")
+    report("plain sqlite3 + dict group-by (wall)", plain_walls, "s")
+    report("plain sqlite3 + dict group-by (CPU)", plain_cpus, "s")
+    print(f"[lineage-ui] ratio desk / plain script: wall ×{statistics.median(walls) / statistics.median(plain_walls):.2f}"
+          f", CPU ×{statistics.median(cpus) / statistics.median(plain_cpus):.2f} (goal ≤ ×1.0)")
     print(f"[lineage-ui] {RUNS:,} runs, {table.receipts:,} receipts, {len(table.lanes):,} lanes, "
-          f"table {table.nbytes / 1e6:.1f} MB; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+          f"table {table.nbytes / 1e6:.1f} MB; load average {statistics.median(loads):.1f} on {os.cpu_count()} CPUs")
 
 
 def views(panel, n: int = 60) -> list:

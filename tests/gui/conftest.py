@@ -39,6 +39,16 @@ def private_settings(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+@pytest.fixture(scope="session")
+def conflicts_built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    """The workspace with known conflicts (``fixtures.conflicts``), written once per process;
+    tests take a copy (``conflicts_sample.workspace``)."""
+    from fixtures.conflicts import build
+
+    path = tmp_path_factory.mktemp("conflicts") / "ws.db"
+    return path, build(path)
+
+
 @pytest.fixture
 def sample_path(tmp_path: Path) -> Path:
     return desk_sample.build(tmp_path / "sample.db")

@@ -12,7 +12,7 @@ pytestmark = [pytest.mark.shared, pytest.mark.slow]
 
 
 def test_the_audit_keeps_its_results_and_enter_opens_a_fact(open_window, sample_db, qtbot) -> None:
-    win = open_window(sample_db)
+    win = open_window(sample_db, read_only=True)  # read-only: the run is not kept in the workspace, so not saved
     win.act_audit.trigger()
     dialog = win.dialog
     dialog.all_facts.setChecked(True)

@@ -6,30 +6,15 @@ be grabbed; the dialogs speak plainly; Save suggests a file name."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 import sqlean
+from conflicts_sample import ready, row_of, settle, show, workspace  # noqa: F401 - a fixture
 from guihelp import wait_idle
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QFileDialog
-from test_conflicts_tab import decide, ready, row_of, settle, show
-
-from fixtures.conflicts import build
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory) -> tuple[Path, dict]:
-    path = tmp_path_factory.mktemp("conflicts-support") / "ws.db"
-    return path, build(path)
-
-
-@pytest.fixture
-def workspace(built, tmp_path: Path) -> tuple[Path, dict]:
-    copy = tmp_path / "ws.db"
-    shutil.copyfile(built[0], copy)
-    return copy, built[1]
+from test_conflicts_tab import decide
 
 
 def product_deletes(path: Path, fact_id: str) -> None:

@@ -5,59 +5,15 @@ reviewed together, navigation both ways with the Facts tab, and the export."""
 from __future__ import annotations
 
 import json
-import shutil
 import threading
-from pathlib import Path
 
-import pytest
+from conflicts_sample import ready, row_of, settle, show, workspace  # noqa: F401 - a fixture
 from guihelp import focus, wait_idle
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from fixtures.conflicts import build
 from memorydesk.store import guard
 from memorydesk.ui.conflicts.model import column
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory) -> tuple[Path, dict]:
-    path = tmp_path_factory.mktemp("conflicts-gui") / "ws.db"
-    return path, build(path)
-
-
-@pytest.fixture
-def workspace(built, tmp_path: Path) -> tuple[Path, dict]:
-    copy = tmp_path / "ws.db"
-    shutil.copyfile(built[0], copy)
-    return copy, built[1]
-
-
-def ready(qtbot, win):
-    tab = win.show_tab("conflicts")
-    qtbot.waitUntil(lambda: tab.model.rowCount() > 0 and not tab.filters.busy.isVisible() and win.ops.pending == 0
-                    and not tab.model.loading(), timeout=20000)
-    return tab
-
-
-def settle(qtbot, win, tab) -> None:
-    qtbot.waitUntil(lambda: win.ops.pending == 0 and win.ops.flows == 0 and not tab.filters.busy.isVisible()
-                    and not tab.model.loading(), timeout=20000)
-
-
-def row_of(tab, a: str, b: str) -> int:
-    for row in range(tab.model.rowCount()):
-        line = tab.model.line(row)
-        if line is not None and {line.fact_a, line.fact_b} == {a, b}:
-            return row
-    raise AssertionError("no such line")
-
-
-def show(qtbot, win, tab, row: int) -> dict:
-    tab.select_row(row)
-    line = tab.model.line(row)
-    qtbot.waitUntil(lambda: tab.trail.trail is not None and tab.trail.trail["conflict"]["id"] == line.id
-                    and win.ops.pending == 0, timeout=10000)
-    return tab.trail.trail
 
 
 def test_the_list_folds_marks_and_passes_the_model_tester(open_window, sample_db, qtbot, qtmodeltester,

@@ -117,7 +117,7 @@ def test_filters_and_the_agent_view(open_window, product_path, qtbot) -> None:
     assert [tab.model.domain(r) for r in range(tab.model.rowCount())] == ["repo:acme-web/conventions"]
     tab.search.clear()
     tab.panel.agent.setCurrentIndex(next(k for k in range(tab.panel.agent.count())
-                                         if (tab.panel.agent.itemData(k) or {}).get("name") == "Cody"))
+                                         if getattr(tab.panel.agent.itemData(k), "name", None) == "Cody"))
     text = tab.panel.explain.toPlainText()
     assert "What can Cody write?" in text and "acts as coder" in text
     assert "refused in: oncall (read, fail-open)" in text.replace("\n", " ")
@@ -133,7 +133,7 @@ def test_keyboard_edits_go_through_the_reviewer_and_undo(open_window, product_pa
     focus(qtbot, tab.view)
     qtbot.keyClick(tab.view, Qt.Key.Key_N, Qt.KeyboardModifier.AltModifier)
     dialog = wait_dialog(qtbot, tab)
-    assert "Set qa on infrastructure to none?" in dialog.findChild(QLabel, "what").text()
+    assert "Set qa on infrastructure to none?" in dialog.findChild(QLabel, "reason-text").text()
     qtbot.keyClick(dialog.reason, Qt.Key.Key_Return)  # no reason: refused in place
     assert dialog.isVisible() and "Say why" in dialog.problem.text()
     qtbot.keyClicks(dialog.reason, "QA reads infra rules only")
@@ -162,7 +162,7 @@ def test_locking_down_the_last_write_asks_first(open_window, product_path, qtbot
     assert len(tab.selected_cells()) == len(ROLES)
     qtbot.keyClick(tab.view, Qt.Key.Key_L, Qt.KeyboardModifier.AltModifier)
     box = wait_dialog(qtbot, tab)
-    explanation = box.findChild(QLabel, "explanation").text()
+    explanation = box.findChild(QLabel, "reason-informative").text()
     assert box.windowTitle() == "Remove the last write?" and "conventions (1 active policy)" in explanation
     box.reject()
     qtbot.waitUntil(lambda: tab.dialog is None and win.ops.flows == 0, timeout=5000)
@@ -170,7 +170,7 @@ def test_locking_down_the_last_write_asks_first(open_window, product_path, qtbot
     tab.edits.lock.trigger()
     box = wait_dialog(qtbot, tab)
     qtbot.keyClicks(box.reason, "conventions are frozen")
-    box.ok.click()
+    box.yes.click()
     qtbot.waitUntil(lambda: _code(tab, "conventions", "ceo") == (Permission.NONE, Source.EXACT), timeout=10000)
     assert _rows(win, "conventions") == sorted((r.value, "none") for r in ROLES)
     assert "No role can promote facts to policies here" in tab.panel.explain.toPlainText()
@@ -248,7 +248,7 @@ def test_a_lock_down_under_fail_open_keeps_the_domain_in_view(open_window, produ
     _select(qtbot, tab, "oncall", "ceo")
     qtbot.keyClick(tab.view, Qt.Key.Key_L, Qt.KeyboardModifier.AltModifier)
     box = wait_dialog(qtbot, tab)
-    assert "Lock down oncall" in box.findChild(QLabel, "what").text()
+    assert "Lock down oncall" in box.findChild(QLabel, "reason-text").text()
     qtbot.keyClicks(box.reason, "incident: oncall notes leaked")
     qtbot.keyClick(box.reason, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: _code(tab, "oncall", "ceo") == (Permission.NONE, Source.EXACT), timeout=10000)

@@ -48,9 +48,9 @@ def test_the_selected_edge_is_marked_and_deleting_it_moves_no_other_node(qtbot, 
     assert dialog.isVisible() and dialog.problem.text() == REASON_NEEDED
     give_reason(qtbot, dialog, "not related")
     qtbot.waitUntil(lambda: tab.g is not g and edge_id not in tab.g.edge_ids and tab.mode == "focus"
-                    and not tab.runner.busy and win.ops.pending == 0 and win.ops.flows == 0
+                    and not tab.computing and win.ops.pending == 0 and win.ops.flows == 0
                     and tab.canvas.picture is not None and tab.found.focus == seed, timeout=30000)
-    qtbot.waitUntil(lambda: positions(tab) != {} and not tab.runner.busy, timeout=10000)
+    qtbot.waitUntil(lambda: positions(tab) != {} and not tab.computing, timeout=10000)
     after = positions(tab)
     kept = set(before) & set(after)
     assert len(kept) >= len(before) - 1 and seed in kept

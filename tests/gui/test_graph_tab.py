@@ -22,14 +22,14 @@ pytestmark = pytest.mark.shared
 
 def graph_tab(qtbot, win):
     tab = win.show_tab("graph")
-    qtbot.waitUntil(lambda: tab.layout_result is not None and not tab.runner.busy and win.ops.pending == 0,
+    qtbot.waitUntil(lambda: tab.layout_result is not None and not tab.computing and win.ops.pending == 0,
                     timeout=30000)
     return tab
 
 
 def wait_focus(qtbot, win, tab, fact_id: str) -> None:
     qtbot.waitUntil(lambda: tab.mode == "focus" and tab.found is not None and tab.found.focus == fact_id
-                    and not tab.runner.busy and win.ops.pending == 0, timeout=20000)
+                    and not tab.computing and win.ops.pending == 0, timeout=20000)
 
 
 def busiest_fact(path) -> str:
@@ -110,7 +110,7 @@ def test_delete_an_edge_and_undo_it(qtbot, open_window, sample_db) -> None:
         actor, reason, action = conn.exec_driver_sql("SELECT actor, reason, action FROM memdesk_history WHERE "
                                                      "entity = 'edge' ORDER BY id DESC").fetchone()
     assert (reason, action) == ("not related", "delete") and actor
-    qtbot.waitUntil(lambda: edge_id not in tab.g.edge_ids and not tab.runner.busy, timeout=20000)
+    qtbot.waitUntil(lambda: edge_id not in tab.g.edge_ids and not tab.computing, timeout=20000)
     win.act_undo.trigger()
     qtbot.waitUntil(lambda: win.ops.pending == 0 and win.ops.flows == 0 and len(rows()) == len(before),
                     timeout=15000)
@@ -160,9 +160,9 @@ def test_level_of_detail_folds_above_the_limit(qtbot) -> None:
 
 
 def test_a_layout_runs_off_the_ui_thread(qtbot) -> None:
-    from memorydesk.ui.graph.layouting import LayoutRunner
+    from memorydesk.ui.runner import Runner
 
-    runner = LayoutRunner()
+    runner = Runner("memorydesk-test", lambda label, error, quiet: pytest.fail(f"{label}: {error}"))
     ui = threading.get_ident()
     seen: dict[str, object] = {}
     ticks: list[float] = []
@@ -171,7 +171,7 @@ def test_a_layout_runs_off_the_ui_thread(qtbot) -> None:
     timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
     timer.start()
 
-    def slow(_job):
+    def slow():
         seen["thread"] = threading.get_ident()
         end = time.perf_counter() + 0.6
         x = 0

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.shared
 
 def graph_tab(qtbot, win):
     tab = win.show_tab("graph")
-    qtbot.waitUntil(lambda: tab.ov is not None and not tab.runner.busy and win.ops.pending == 0, timeout=30000)
+    qtbot.waitUntil(lambda: tab.ov is not None and not tab.computing and win.ops.pending == 0, timeout=30000)
     return tab
 
 

@@ -18,7 +18,7 @@ def _ready(qtbot, win):
 
 def _row(tab, rule_start: str) -> int:
     for r in range(tab.model.rowCount()):
-        if tab.model.policy(r)["rule"].startswith(rule_start):
+        if tab.model.policy(r).rule.startswith(rule_start):
             return r
     raise AssertionError(rule_start)
 
@@ -80,8 +80,8 @@ def test_edit_activate_deactivate_delete(open_window, sample_path, qtbot) -> Non
     dialog.reason.setText("clearer")
     qtbot.mouseClick(dialog.buttons.button(dialog.buttons.StandardButton.Save), Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: win.ops.pending == 0 and any(
-        p["rule"] == "Always run the whole test suite." for p in browse_detail.policies(win.ws)), timeout=10000)
-    qtbot.waitUntil(lambda: any(tab.model.policy(r)["rule"] == "Always run the whole test suite."
+        p.rule == "Always run the whole test suite." for p in browse_detail.policies(win.ws)), timeout=10000)
+    qtbot.waitUntil(lambda: any(tab.model.policy(r).rule == "Always run the whole test suite."
                                 for r in range(tab.model.rowCount())))
 
     tab.select_row(_row(tab, "Use Jenkins"))
@@ -101,7 +101,7 @@ def test_edit_activate_deactivate_delete(open_window, sample_path, qtbot) -> Non
     qtbot.keyClick(tab.view, Qt.Key.Key_Delete)
     give_reason(qtbot, wait_dialog(qtbot, tab))
     qtbot.waitUntil(lambda: win.ops.pending == 0 and not any(
-        tab.model.policy(r)["rule"].startswith("Never log") and tab.model.policy(r)["active"]
+        tab.model.policy(r).rule.startswith("Never log") and tab.model.policy(r).active
         for r in range(tab.model.rowCount())), timeout=10000)
     assert tab.model.rowCount() <= before
     qtbot.waitUntil(lambda: "Never log" not in tab.dispatch.section.toPlainText(), timeout=10000)

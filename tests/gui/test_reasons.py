@@ -142,7 +142,7 @@ def test_purge_takes_the_id_too_and_escape_cancels(open_window, sample_path, qtb
 
 
 def _policy_row(tab, start: str) -> int:
-    return next(r for r in range(tab.model.rowCount()) if tab.model.policy(r)["rule"].startswith(start))
+    return next(r for r in range(tab.model.rowCount()) if tab.model.policy(r).rule.startswith(start))
 
 
 def test_policy_changes_ask_why_and_the_selection_follows_an_edit(open_window, sample_path, qtbot) -> None:
@@ -150,7 +150,7 @@ def test_policy_changes_ask_why_and_the_selection_follows_an_edit(open_window, s
     tab = win.show_tab("policies")
     qtbot.waitUntil(lambda: tab.model.rowCount() > 0 and win.ops.pending == 0, timeout=10000)
     tab.select_row(_policy_row(tab, "Always"))
-    old_id = tab.selected()["id"]
+    old_id = tab.selected().id
     focus(qtbot, tab.view)
     qtbot.keyClick(tab.view, Qt.Key.Key_F2)
     dialog = wait_dialog(qtbot, tab)
@@ -161,9 +161,9 @@ def test_policy_changes_ask_why_and_the_selection_follows_an_edit(open_window, s
     dialog.reason.setText("clearer")
     save.click()
     qtbot.waitUntil(lambda: win.ops.pending == 0 and win.ops.flows == 0 and tab.selected() is not None
-                    and tab.selected()["rule"] == "Always run the whole test suite.", timeout=10000)
+                    and tab.selected().rule == "Always run the whole test suite.", timeout=10000)
     new = tab.selected()
-    assert new["id"] != old_id and new["active"]  # the new version, not the superseded one
+    assert new.id != old_id and new.active  # the new version, not the superseded one
     assert tab.rule.toPlainText() == "Always run the whole test suite."
     assert history(sample_path, "policy")[-1] == ("edit", old_id, "clearer")
     qtbot.waitUntil(lambda: win.act_undo.text().startswith("&Undo “Edit policy “Always"), timeout=10000)
@@ -176,7 +176,7 @@ def test_policy_changes_ask_why_and_the_selection_follows_an_edit(open_window, s
     qtbot.waitUntil(lambda: win.ops.pending == 0 and win.ops.flows == 0 and tab.summary.text().endswith("3 active"),
                     timeout=10000)
     assert history(sample_path, "policy")[-1][::2] == ("activate", "we use it again")
-    assert tab.selected()["rule"].startswith("Use Jenkins")
+    assert tab.selected().rule.startswith("Use Jenkins")
     qtbot.waitUntil(lambda: win.act_undo.text().startswith("&Undo “Activate policy “Use Jenkins"), timeout=10000)
 
     tab.act_deactivate.trigger()

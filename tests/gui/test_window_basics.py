@@ -57,7 +57,7 @@ def test_quit_closes_the_window_and_the_workspace(open_window, sample_path, qtbo
     ws = win.ws
     win.act_quit.trigger()
     assert not win.isVisible() and quits == [1]
-    assert win.ops.pending == 0 and win.ops._executor is None
+    assert win.ops.pending == 0 and not win.ops.running
     assert ws.engine.pool.checkedout() == 0
 
 

@@ -154,10 +154,10 @@ def test_supersession_cycle_terminates(tmp_path) -> None:
 
 def test_policies_agents_counts(ws) -> None:
     pol = browse_detail.policies(ws)
-    assert [p["rule"] for p in pol] == ["Never log secrets.\nEver.", "Always run the tests.", "Use Jenkins."]
-    assert pol[0]["source_fact_ids"] == []
-    assert browse_detail.policy(ws, fid(802))["active"] == 0
-    assert [a["name"] for a in browse_detail.agents(ws)] == ["coder-1", "reviewer-1"]
+    assert [p.rule for p in pol] == ["Never log secrets.\nEver.", "Always run the tests.", "Use Jenkins."]
+    assert pol[0].source_fact_ids == () and pol[0].active is True
+    assert browse_detail.policy(ws, fid(802)).active is False
+    assert [a.name for a in browse_detail.agents(ws)] == ["coder-1", "reviewer-1"]
     assert browse.counts(ws) == {"facts": 30, "active_facts": 26, "policies": 3, "active_policies": 2}
 
 

@@ -375,3 +375,14 @@ def test_binary_blob_matches_the_products_binary_embedding(
         assert binary_blob(stored) == stored_binary, topic
         if topic not in STALE_EMBEDDING_TOPICS:
             assert binary_blob(vec) == stored_binary, topic
+
+
+def test_the_one_shot_session_gives_the_same_vectors(embedder: Embedder) -> None:
+    """``one_shot()``'s session (no graph optimisations: quicker to build and run once) embeds
+    exactly as the window's, within float rounding, so a one-shot search ranks the same."""
+    quick = Embedder(optimize=False)
+    texts = ["when did we deploy the canary release", "Platform / Refunds Gateway: PR #64898 approved",
+             "שלום עולם", "rollback the schema migration after the p95 alert fired"]
+    fast, full = quick.embed(texts), embedder.embed(texts)
+    assert np.abs(fast - full).max() < 1e-5
+    assert (np.argsort(-(fast @ full.T), axis=1)[:, 0] == np.arange(len(texts))).all()

@@ -1,5 +1,6 @@
-"""History rows written before the actions were typed (frozen in fixtures/history_v1.json) read
-back into the typed actions, do what they did then, and still undo and redo; the older
+"""History rows written before the actions were typed (frozen in fixtures/history_v1.json, and
+in fixtures/history_later.json those of the actions converted later: restore from a backup,
+the review actions) read back into the typed actions, do what they did then, and still undo and redo; the older
 one-row grant format and a detail a purge erased are read too; the older way of declaring
 an action still works until it is converted."""
 
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from fixtures import history_v1
+from fixtures import history_later, history_v1
 from memorydesk.core.errors import MemoryDeskError
 from memorydesk.memory import actions, history
 from memorydesk.memory.history import LegacyAction, perform
@@ -22,7 +23,11 @@ from memorydesk.store import open_workspace
 from memorydesk.store.ours import DeskHistory
 
 FROZEN = json.loads(history_v1.FROZEN.read_text())
+LATER = json.loads(history_later.FROZEN.read_text())
 H = DeskHistory.__table__
+#: every frozen case: (its name, its fixture module, the case)
+CASES = {**{n: (history_v1, c) for n, c in FROZEN["cases"].items()},
+         **{f"later:{n}": (history_later, c) for n, c in LATER["cases"].items()}}
 
 
 @pytest.fixture(scope="module")
@@ -51,9 +56,9 @@ def _with_rows(pristine: Path, tmp_path: Path, rows: list[dict]):
     return ws
 
 
-@pytest.mark.parametrize("name", list(FROZEN["cases"]))
+@pytest.mark.parametrize("name", list(CASES))
 def test_a_frozen_row_decodes_into_its_type_and_does_what_it_did(pristine, tmp_path, name) -> None:
-    case = FROZEN["cases"][name]
+    fixture, case = CASES[name]
     for row in case["rows"]:
         if row["action"] not in ("undo", "redo"):
             act = actions.decode(row["entity"], row["action"], row["detail"])
@@ -65,16 +70,16 @@ def test_a_frozen_row_decodes_into_its_type_and_does_what_it_did(pristine, tmp_p
             assert type(act).from_detail(act.to_detail()) == act
     ws = _with_rows(pristine, tmp_path, case["rows"])
     try:
-        assert history_v1.state(ws) == case["after"]
+        assert fixture.state(ws) == case["after"]
     finally:
         ws.close()
 
 
-@pytest.mark.parametrize("name", [n for n in FROZEN["cases"] if n != "fact.purge"])
+@pytest.mark.parametrize("name", [n for n in CASES if n != "fact.purge"])
 def test_a_frozen_row_still_undoes_and_redoes_as_it_did(pristine, tmp_path, name) -> None:
     """Undo (then redo) each frozen row with today's code: the product rows are as the code
     of the time left them (``fact.edit+undo``: a frozen undo, redone, then undone)."""
-    case = FROZEN["cases"][name]
+    fixture, case = CASES[name]
     ws = _with_rows(pristine, tmp_path, case["rows"])
     try:
         rv = Reviewer(ws, "bob", embedder=False)
@@ -83,7 +88,7 @@ def test_a_frozen_row_still_undoes_and_redoes_as_it_did(pristine, tmp_path, name
         for step, expected in order:
             for _row in case["rows"][:1] if name.endswith("+undo") else case["rows"]:
                 step()
-            assert history_v1.state(ws) == case[expected], expected
+            assert fixture.state(ws) == case[expected], expected
     finally:
         ws.close()
 
@@ -140,10 +145,11 @@ def test_a_detail_a_purge_erased_or_a_newer_one_is_refused_in_a_sentence(pristin
 
 
 def test_every_action_is_in_the_one_list_and_none_registers_itself(pristine) -> None:
-    written = {f"{r['entity']}.{r['action']}" for c in FROZEN["cases"].values() for r in c["rows"]
+    written = {f"{r['entity']}.{r['action']}" for _f, c in CASES.values() for r in c["rows"]
                if r["action"] not in ("undo", "redo")}
     assert written == set(actions.BY_KEY)  # the frozen cases cover every action the list has
     assert [a for a in history.LEGACY if a in actions.BY_KEY] == []
+    assert history.LEGACY == {}  # nothing of the desk's own is declared the older way any more
 
 
 def test_an_action_declared_the_older_way_still_does_and_undoes(pristine, tmp_path, monkeypatch) -> None:

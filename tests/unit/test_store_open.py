@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 import sqlean
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session
 
 from helpers import sha256
 from memorydesk.core.errors import ReadOnlyWorkspace, SchemaTooNew, WorkspaceUnusable
@@ -105,15 +104,15 @@ def test_every_model_reads_the_product_file(sample_db: Path, expected: dict) -> 
     }
     with open_workspace(sample_db, read_only=True) as ws:
         assert ws.workspace_id == expected["workspace_id"]
-        with Session(ws.engine) as session:
+        with ws.read() as conn:  # the models are Core tables (store.tables): no ORM session
             for model in PRODUCT_MODELS:
-                rows = session.scalars(select(model)).all()
+                rows = conn.execute(select(model)).all()
                 assert len(rows) == want[model.__tablename__], model.__tablename__
-            active = session.scalar(select(func.count()).select_from(MemoryFact).where(
+            active = conn.scalar(select(func.count()).select_from(MemoryFact).where(
                 MemoryFact.superseded_by.is_(None)))
             assert active == counts["facts_active"]
             for spec in expected["specific_facts"]:
-                fact = session.get(MemoryFact, spec["id"])
+                fact = conn.execute(select(MemoryFact).where(MemoryFact.id == spec["id"])).one_or_none()
                 assert fact is not None and fact.topic == spec["topic"]
                 assert len(fact.content.encode("utf-8")) == spec["content_utf8_bytes"]
     assert sha256(sample_db) == before

@@ -24,8 +24,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
 from sqlalchemy import ColumnElement, Connection, and_, case, exists, func, literal_column, or_, select
 
+from memorydesk.browse.conflict_index import fact_columns, fact_mask, fold, row_mask
 from memorydesk.browse.conflict_rows import (
     CONTRADICTION,
     CROSS,
@@ -144,6 +146,11 @@ def _raw_rows(ws: Workspace, conn: Connection, q: ConflictQuery, *, with_facts: 
     columns = [ROWID, pair, c.fact_a_id, c.fact_b_id] if with_facts else [ROWID, pair]
     stmt = select(*columns).select_from(ws.layout.conflicts).where(*_where(ws, conn, q)) \
         .order_by(ROWID.desc())
+    return _run(conn, stmt)
+
+
+def _run(conn: Connection, stmt: Any) -> Any:
+    """A cursor of the driver over ``stmt`` (no row objects made on the way)."""
     compiled = stmt.compile(dialect=conn.dialect, compile_kwargs={"render_postcompile": True})
     params = [compiled.params[name] for name in (compiled.positiontup or [])]
     return conn.connection.driver_connection.execute(str(compiled), params)
@@ -170,6 +177,24 @@ def _fold(chunks: Iterable[list[Any]], limit: int | None = None) -> tuple[array.
             if limit is not None and len(keys) >= limit:
                 return keys, rows
     return keys, rows
+
+
+def _by_index(ws: Workspace, conn: Connection, q: ConflictQuery) -> tuple[array.array, int] | None:
+    """A filter on the facts answered from arrays kept per file version (``conflict_index``): the
+    line keys and the row count, or None when the arrays cannot answer it (the SQL path does)."""
+    cols = fact_columns(ws, conn)
+    masks = fact_mask(cols, domain=q.domain, agent=q.agent, text=q.text) if cols is not None else None
+    if cols is None or masks is None:
+        return None
+    index = cols.index
+    keep = row_mask(index, masks)
+    clauses = _where(ws, conn, q)
+    if clauses:  # type, state, time, fact: SQL says which rows
+        stmt = select(ROWID).select_from(ws.layout.conflicts).where(*clauses)
+        chosen = np.fromiter((r[0] for r in _run(conn, stmt)), dtype=np.int64)
+        keep &= np.isin(index.rowid, chosen)
+    keys, rows = fold(index, keep)
+    return array.array("q", keys.astype(np.int64).tobytes()), rows
 
 
 def _matching(ws: Workspace, conn: Connection, q: ConflictQuery, chunk: int) -> Iterator[list[Any]]:
@@ -201,7 +226,8 @@ def line_keys(ws: Workspace, q: ConflictQuery) -> Listing:
     second or two for 600,000 rows; a filter on the facts adds a read of the facts it
     matches. Run it off the UI thread."""
     with ws.read() as conn:
-        keys, rows = _fold(_matching(ws, conn, q, 65536))
+        fast = _by_index(ws, conn, q) if reads_facts(q) else None
+        keys, rows = fast if fast is not None else _fold(_matching(ws, conn, q, 65536))
     return Listing(keys, rows)
 
 
@@ -209,6 +235,9 @@ def first_lines(ws: Workspace, q: ConflictQuery, limit: int) -> list[ConflictLin
     """The first ``limit`` lines, read from the newest rows only (immediate at any size
     without filters on the facts)."""
     with ws.read() as conn:
+        fast = _by_index(ws, conn, q) if reads_facts(q) else None
+        if fast is not None:
+            return [line for line in lines_for_keys(ws, fast[0][:limit]) if line is not None]
         rows = _matching(ws, conn, q, 256)
         try:
             keys, _rows = _fold(rows, limit)

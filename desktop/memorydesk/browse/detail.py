@@ -8,16 +8,47 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import literal_column, or_, select
 
 from memorydesk.browse.facts import fact_state
-from memorydesk.search.agent import is_keyword_reachable
+from memorydesk.core.fts_query import is_keyword_reachable
 from memorydesk.store.integrity_sqlite import damaged_columns
 from memorydesk.store.workspace import Workspace
 
-__all__ = ["agents", "fact_detail", "policies", "policy"]
+__all__ = ["AgentRow", "PolicyRow", "agents", "fact_detail", "policies", "policy"]
+
+
+@dataclass(frozen=True)
+class PolicyRow:
+    """A policy as the Policies tab shows it."""
+
+    id: str
+    domain: str
+    rule: str
+    source_fact_ids: tuple[str, ...]
+    required_role: str | None  # advisory: recorded, never enforced
+    active: bool
+    created_at: int | None
+    updated_at: int | None
+
+    @classmethod
+    def of(cls, row: Any) -> PolicyRow:
+        return cls(str(row.id), str(row.domain or ""), str(row.rule or ""), tuple(_json_list(row.source_fact_ids)),
+                   row.required_role, bool(row.active), row.created_at, row.updated_at)
+
+
+@dataclass(frozen=True)
+class AgentRow:
+    """An agent as the dispatch preview lists it."""
+
+    id: str
+    name: str
+    title: str | None
+    role: str | None
+    lifecycle_status: str | None
 
 
 def _json_list(text: str | None) -> list[str]:
@@ -122,28 +153,25 @@ def fact_detail(ws: Workspace, fact_id: str) -> dict[str, Any] | None:
     return d
 
 
-def policies(ws: Workspace) -> list[dict[str, Any]]:
+def policies(ws: Workspace) -> list[PolicyRow]:
     """Every policy: active first, then most recently updated."""
     p = ws.layout.policies
     stmt = select(p).order_by(p.c.active.desc(), p.c.updated_at.desc(), literal_column("rowid").desc())
     with ws.read() as conn:
-        out = [dict(r._mapping) for r in conn.execute(stmt)]
-    for row in out:
-        row["source_fact_ids"] = _json_list(row["source_fact_ids"])
-    return out
+        return [PolicyRow.of(r) for r in conn.execute(stmt)]
 
 
-def policy(ws: Workspace, policy_id: str) -> dict[str, Any] | None:
+def policy(ws: Workspace, policy_id: str) -> PolicyRow | None:
     p = ws.layout.policies
     with ws.read() as conn:
         r = conn.execute(select(p).where(p.c.id == policy_id)).first()
-    return dict(r._mapping) if r is not None else None
+    return PolicyRow.of(r) if r is not None else None
 
 
-def agents(ws: Workspace) -> list[dict[str, Any]]:
+def agents(ws: Workspace) -> list[AgentRow]:
     """Agents (id, name, title, role, lifecycle status), by name."""
     a = ws.layout.agents.c
     stmt = select(a.id, a.name, a.title, a.role, a.lifecycle_status).order_by(a.name)
     with ws.read() as conn:
-        return [dict(r._mapping) for r in conn.execute(stmt)]
+        return [AgentRow(*r) for r in conn.execute(stmt)]
 

@@ -39,7 +39,7 @@ from sqlalchemy import (
 )
 
 from memorydesk.browse.as_of import state_at, superseded_at_sql, where_at
-from memorydesk.search.agent import is_keyword_reachable
+from memorydesk.core.fts_query import is_keyword_reachable
 from memorydesk.store.workspace import Workspace
 
 DELETED = "human:deleted"

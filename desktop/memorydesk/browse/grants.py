@@ -38,6 +38,8 @@ __all__ = [
     "GrantMatrix",
     "Plan",
     "acting_role",
+    "DomainDetail",
+    "GrantAgent",
     "agents_by_role",
     "domain_detail",
     "matrix_json",
@@ -233,18 +235,59 @@ def acting_role(stored: str | None) -> AgentRole:
     return parse_agent_role(stored) or AgentRole.GENERAL
 
 
-def agents_by_role(ws: Workspace) -> dict[str, list[dict[str, Any]]]:
-    """Agents grouped by the role they act as, by name: ``{role: [{id, name, role}]}``."""
+@dataclass(frozen=True)
+class GrantAgent:
+    """An agent as the Grants tab names it: ``role`` as stored (None, or a string the product
+    does not know: it acts as ``general``)."""
+
+    id: str
+    name: str
+    role: str | None
+
+    @property
+    def acts_as(self) -> AgentRole:
+        return acting_role(self.role)
+
+    @property
+    def role_known(self) -> bool:
+        """Its stored role is the role it acts as (not empty, not an unknown string)."""
+        return bool(self.role) and str(self.role).lower() == self.acts_as.value
+
+
+@dataclass(frozen=True)
+class DomainRow:
+    label: str | None
+    description: str | None
+    created_by_role: str | None
+    created_at: int | None
+
+
+@dataclass(frozen=True)
+class DomainDetail:
+    """How much memory a domain holds, and its domain row (None when it has none)."""
+
+    domain: str
+    facts: int
+    facts_active: int
+    policies: int
+    policies_active: int
+    row: DomainRow | None
+    bare: str | None
+
+
+def agents_by_role(ws: Workspace) -> dict[str, list[GrantAgent]]:
+    """Agents grouped by the role they act as, by name."""
     a = ws.layout.agents.c
     with ws.read() as conn:
         rows = conn.execute(select(a.id, a.name, a.role).order_by(a.name)).all()
-    out: dict[str, list[dict[str, Any]]] = {r.value: [] for r in ROLES}
+    out: dict[str, list[GrantAgent]] = {r.value: [] for r in ROLES}
     for r in rows:
-        out[acting_role(r.role).value].append({"id": r.id, "name": r.name, "role": r.role})
+        agent = GrantAgent(r.id, r.name, r.role)
+        out[agent.acts_as.value].append(agent)
     return out
 
 
-def domain_detail(ws: Workspace, domain: str) -> dict[str, Any]:
+def domain_detail(ws: Workspace, domain: str) -> DomainDetail:
     """How much memory a domain holds and its domain row (None when it has none)."""
     L = ws.layout
     f, p, d = L.facts.c, L.policies.c, L.domains.c
@@ -256,9 +299,8 @@ def domain_detail(ws: Workspace, domain: str) -> dict[str, Any]:
                                 .where(p.domain == domain)).one()
         row = conn.execute(select(d.label, d.description, d.created_by_role, d.created_at)
                            .where(d.name == domain)).first()
-    return {"domain": domain, "facts": int(facts[0]), "facts_active": int(facts[1]),
-            "policies": int(policies[0]), "policies_active": int(policies[1]),
-            "row": dict(row._mapping) if row is not None else None, "bare": bare_domain_name(domain)}
+    return DomainDetail(domain, int(facts[0]), int(facts[1]), int(policies[0]), int(policies[1]),
+                        DomainRow(*row) if row is not None else None, bare_domain_name(domain))
 
 
 # -- asking before a change ----------------------------------------------------------------------

@@ -18,6 +18,7 @@ import json
 import sys
 
 from memorydesk.browse.conflicts import ConflictLine, ConflictQuery, iter_lines
+from memorydesk.commands.output import write_out
 from memorydesk.store import open_workspace
 
 
@@ -54,25 +55,21 @@ def _text(line: ConflictLine) -> str:
             f"recorded {recorded} rule {rule}{extra}{dangling}")
 
 
-def _write(text: str) -> None:
-    sys.stdout.buffer.write(text.encode("utf-8", "replace"))
-
-
 def run(args) -> int:
     query = ConflictQuery(state="open" if args.open else "all", fact=(args.fact or "").strip() or None)
     with open_workspace(args.workspace, read_only=True) as ws:
         if args.json:
-            _write("[")
+            write_out("[")
             count = 0
             for line in iter_lines(ws, query):
-                _write(("," if count else "") + "\n  " + json.dumps(line.to_json(), ensure_ascii=False))
+                write_out(("," if count else "") + "\n  " + json.dumps(line.to_json(), ensure_ascii=False))
                 count += 1
-            _write("\n]\n" if count else "]\n")
+            write_out("\n]\n" if count else "]\n")
             sys.stdout.flush()
             return 0
         count = 0
         for line in iter_lines(ws, query):
-            _write(_text(line) + "\n")
+            write_out(_text(line) + "\n")
             count += 1
         print(f"{count} conflict line{'s' if count != 1 else ''}", file=sys.stderr)
         sys.stdout.flush()

@@ -16,6 +16,7 @@ import json
 import sys
 
 from memorydesk.browse.diff import compare
+from memorydesk.commands.output import write_out
 from memorydesk.crashlog import stderr_line
 
 
@@ -27,23 +28,19 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def _write(text: str) -> None:
-    sys.stdout.buffer.write(text.encode("utf-8", "replace"))
-
-
 def run(args) -> int:
     result = compare(args.old, args.new)
     for note in result.notes:
         stderr_line(note)
     if args.json:
-        _write(json.dumps(result.to_json(), ensure_ascii=False, indent=1) + "\n")
+        write_out(json.dumps(result.to_json(), ensure_ascii=False, indent=1) + "\n")
     else:
         for name, count in result.counts().items():
             if count:
-                _write(f"{name}: {count:,}\n")
-        _write(_details(result))
+                write_out(f"{name}: {count:,}\n")
+        write_out(_details(result))
         if result.empty:
-            _write("no differences\n")
+            write_out("no differences\n")
     sys.stdout.flush()
     return 0
 

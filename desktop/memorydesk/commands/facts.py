@@ -14,6 +14,7 @@ import sys
 import time
 
 from memorydesk.browse.as_of import STATES, facts_as_of
+from memorydesk.commands.output import write_out
 from memorydesk.core.moments import parse_moment, utc_text
 from memorydesk.core.text import one_line
 from memorydesk.store import open_workspace
@@ -28,23 +29,19 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def _write(text: str) -> None:
-    sys.stdout.buffer.write(text.encode("utf-8", "replace"))
-
-
 def run(args) -> int:
     at = parse_moment(args.as_of, "--as-of") if args.as_of is not None else int(time.time())
     with open_workspace(args.workspace, read_only=True) as ws:
         count = 0
         for fact in facts_as_of(ws, at, args.state):
             if args.json:
-                _write(("[\n  " if not count else ",\n  ") + json.dumps(fact.to_json(), ensure_ascii=False))
+                write_out(("[\n  " if not count else ",\n  ") + json.dumps(fact.to_json(), ensure_ascii=False))
             else:
                 mark = "  (changed since)" if fact.changed_since else ""
-                _write(f"{fact.id}  {fact.state:<10} [{one_line(fact.domain, 60)}/{one_line(fact.topic, 60)}]{mark}\n")
+                write_out(f"{fact.id}  {fact.state:<10} [{one_line(fact.domain, 60)}/{one_line(fact.topic, 60)}]{mark}\n")
             count += 1
         if args.json:
-            _write("\n]\n" if count else "[]\n")
+            write_out("\n]\n" if count else "[]\n")
         else:
             print(f"{count:,} fact{'s' if count != 1 else ''} as of {utc_text(at)}", file=sys.stderr)
     sys.stdout.flush()

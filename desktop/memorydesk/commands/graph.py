@@ -12,9 +12,9 @@ read them (each level heaviest first). The text form prints the same as a list.
 from __future__ import annotations
 
 import json
-import sys
 
 from memorydesk.browse.graph_focus import focus
+from memorydesk.commands.output import write_out
 from memorydesk.store import open_workspace
 
 
@@ -27,16 +27,11 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def _write(text: str) -> None:
-    sys.stdout.buffer.write(text.encode("utf-8", "replace"))
-    sys.stdout.flush()
-
-
 def run(args) -> int:
     with open_workspace(args.workspace, read_only=True) as ws:
         found = focus(ws, args.focus.strip())
     if args.json:
-        _write(json.dumps(found.to_json(), ensure_ascii=False, indent=2) + "\n")
+        write_out(json.dumps(found.to_json(), ensure_ascii=False, indent=2) + "\n", flush=True)
         return 0
     one, two = found.hop_counts()
     recalled = sum(1 for n in found.nodes if n.hop > 0 and n.active)
@@ -53,5 +48,5 @@ def run(args) -> int:
     for e in found.edges:
         mark = "*" if e.tree else " "
         out.append(f" {mark}hop {e.hop}  {e.source} -> {e.target}  {e.kind} {e.weight:.3f}")
-    _write("\n".join(out) + "\n")
+    write_out("\n".join(out) + "\n", flush=True)
     return 0

@@ -16,6 +16,7 @@ import sys
 from memorydesk.browse.history import KINDS, HistoryQuery, iter_events
 from memorydesk.browse.history_export import export_json, export_markdown, text_line
 from memorydesk.commands.args import text_arg
+from memorydesk.commands.output import write_out
 from memorydesk.core.moments import parse_moment
 from memorydesk.store import open_workspace
 
@@ -43,24 +44,20 @@ def query_of(args) -> HistoryQuery:
                         text=args.text or "").check()
 
 
-def _write(text: str) -> None:
-    sys.stdout.buffer.write(text.encode("utf-8", "replace"))
-
-
 def run(args) -> int:
     query = query_of(args)
     with open_workspace(args.workspace, read_only=True) as ws:
         events = iter_events(ws, query)
         if args.json:
             for chunk in export_json(events, content_free=args.content_free):
-                _write(chunk)
+                write_out(chunk)
         elif args.format == "markdown":
             for chunk in export_markdown(events, ws.name, query, content_free=args.content_free):
-                _write(chunk)
+                write_out(chunk)
         else:
             count = 0
             for event in events:
-                _write(text_line(event, content_free=args.content_free) + "\n")
+                write_out(text_line(event, content_free=args.content_free) + "\n")
                 count += 1
             print(f"{count:,} change{'s' if count != 1 else ''}", file=sys.stderr)
     sys.stdout.flush()

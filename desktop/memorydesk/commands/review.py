@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sys
 
+from memorydesk.commands.output import write_out
 from memorydesk.core.review.finding import KIND_WORDS, KINDS, SEVERITIES, severity_rank
 
 
@@ -31,11 +32,6 @@ def register(sub) -> None:
     p.add_argument("--duplicate-cosine", type=float, default=0.92, metavar="C",
                    help="cosine at which two facts count as near-duplicates (default 0.92)")
     p.set_defaults(func=run)
-
-
-def _write(text: str) -> None:
-    sys.stdout.buffer.write(text.encode("utf-8", "replace"))
-    sys.stdout.flush()
 
 
 def _progress(stage: str, done: int, total: int) -> None:
@@ -58,9 +54,9 @@ def run(args) -> int:
     for note in report.notes:
         print(f"memory-desk: note: {note}", file=sys.stderr)
     if args.json:
-        _write(json.dumps([f.to_json() for f in report.findings], ensure_ascii=False, indent=2) + "\n")
+        write_out(json.dumps([f.to_json() for f in report.findings], ensure_ascii=False, indent=2) + "\n", flush=True)
     else:
-        _write("\n".join(_text(report)) + "\n")
+        write_out("\n".join(_text(report)) + "\n", flush=True)
     bar = severity_rank(args.fail_on)
     failing = any(f.state == "open" and severity_rank(f.severity) >= bar for f in report.findings)
     return 1 if failing else 0

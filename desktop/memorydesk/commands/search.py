@@ -14,6 +14,7 @@ import json
 import sys
 
 from memorydesk.commands.args import count_arg, text_arg
+from memorydesk.commands.output import write_out
 from memorydesk.core.inputs import LIMIT_MAX, NAME_MAX, QUERY_MAX
 from memorydesk.core.text import snippet
 from memorydesk.search.agent import MODES, search
@@ -33,18 +34,17 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def _write(text: str) -> None:
-    sys.stdout.buffer.write(text.encode("utf-8", "replace"))
-    sys.stdout.flush()
-
-
 def run(args) -> int:
+    if args.mode != "keyword":
+        from memorydesk.embedding.embedder import one_shot
+
+        one_shot()  # one query: the session that is quickest to build and run once
     with open_workspace(args.workspace, read_only=True) as ws:
         result = search(ws, args.query, mode=args.mode, repo=args.repo, limit=args.limit)
     for note in result.notes:
         print(f"memory-desk: note: {note}", file=sys.stderr)
     if args.json:
-        _write(json.dumps([h.to_json() for h in result.hits], ensure_ascii=False, indent=2) + "\n")
+        write_out(json.dumps([h.to_json() for h in result.hits], ensure_ascii=False, indent=2) + "\n", flush=True)
         return 0
     out: list[str] = []
     head = f"{result.mode} search"
@@ -57,5 +57,5 @@ def run(args) -> int:
         first = snippet(hit.content, 120).splitlines()[0] if hit.content.strip() else ""
         out.append(f"{place:>2}. {hit.score:.6f}  [{hit.domain}/{hit.topic}] {first}")
         out.append(f"    {hit.id}  {hit.explain()}")
-    _write("\n".join(out) + "\n")
+    write_out("\n".join(out) + "\n", flush=True)
     return 0

@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         path = last_workspace(settings.recent(), _say)
         if path is None:
             _say("no workspace given and none opened before: opening the demo workspace")
-    window = MainWindow()
+    window = MainWindow(lazy_tabs=True)  # the tab shown first now, the others after its first paint
     window.ops.failed.connect(lambda _label, message: print(f"memory-desk: {message}", file=sys.stderr))
     window.show()
     demo = demo_path()

@@ -21,6 +21,7 @@ __all__ = [
     "FACT_TEXT_COLUMNS",
     "FTS_STOPWORDS",
     "build_fts_query",
+    "is_keyword_reachable",
     "keyword_terms",
     "scoped_match",
 ]
@@ -55,6 +56,18 @@ def keyword_terms(query: str) -> list[str]:
         if len(token) >= 2 and token not in FTS_STOPWORDS:
             terms.setdefault(token, None)
     return list(terms)
+
+
+def is_keyword_reachable(topic: str | None, content: str | None) -> bool:
+    """Whether some keyword query of the product can match this fact at all.
+
+    The product's query keeps only ``[a-z0-9]`` tokens of two or more characters that
+    are not stopwords; a fact whose topic and content hold no such token (pure Hebrew,
+    Japanese, emoji, or only stopwords like "is it the") is invisible to the agent's
+    keyword path and to the dispatch preamble.
+    """
+    return bool(keyword_terms(f"{topic or ''} {content or ''}"))
+
 
 
 def build_fts_query(query: str) -> str | None:

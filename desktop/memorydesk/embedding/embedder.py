@@ -142,6 +142,7 @@ class Embedder:
         *,
         model_sha256: str = MODEL_SHA256,
         threads: int | None = None,
+        optimize: bool = True,
     ) -> None:
         self._model_path = Path(model_path) if model_path is not None else None
         self._tokenizer_path = (
@@ -149,6 +150,7 @@ class Embedder:
         )
         self._model_sha256 = model_sha256.lower()
         self._threads = threads if threads is not None else _default_threads()
+        self._optimize = optimize
         self._lock = threading.Lock()
         self._loaded: _Loaded | None = None
         self._failure: str | None = None
@@ -240,6 +242,10 @@ class Embedder:
         options = ort.SessionOptions()
         options.log_severity_level = 3  # errors only; warnings would go to stderr
         options.intra_op_num_threads = self._threads
+        # onnxruntime's graph optimisations make each query faster but the session slower to
+        # build: worth it in the window (many queries), not for one query (``one_shot``).
+        options.graph_optimization_level = (ort.GraphOptimizationLevel.ORT_ENABLE_ALL if self._optimize
+                                            else ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
         options.inter_op_num_threads = 1
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         # Do not keep idle worker threads spinning between calls in a desktop app.
@@ -338,6 +344,17 @@ def get_embedder() -> Embedder:
             if _default is None:
                 _default = Embedder()
     return _default
+
+
+def one_shot() -> None:
+    """This process embeds a query or two and ends (``memory-desk search``): its embedder builds
+    the session without graph optimisations and runs one thread, which builds and runs once in
+    about half the time (``tests/bench/bench_embedding.py``, ``session_options``; the vectors agree
+    within 2e-7). No effect once the process-wide embedder exists."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = Embedder(optimize=False, threads=1)
 
 
 def embedder_status() -> tuple[bool, str]:

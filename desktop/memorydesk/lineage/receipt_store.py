@@ -19,8 +19,10 @@ from typing import Any
 from sqlalchemy import Connection
 
 from memorydesk.core.receipts import Receipt, format_utc, gc_paused
-from memorydesk.store import Workspace, files
-from memorydesk.store.ours import RECEIPT_LINES_SCHEMA, DeskReceipt
+import numpy as np
+
+from memorydesk.store import Workspace, files, receipt_blocks
+from memorydesk.store.ours import RECEIPT_COLUMNS_SCHEMA, RECEIPT_LINES_SCHEMA, DeskReceipt
 from memorydesk.store.retry import with_retry
 
 TABLE = DeskReceipt.__table__
@@ -32,26 +34,38 @@ COLUMNS = ("receipt_id", "run_id", "user_scope", "assistant_scope", "tier", "sta
            "outcome_receipt", "canary", "line")
 IDENTITY = COLUMNS[:-1]  # what makes two receipts without an id the same: every field but the line
 INSERT = f"INSERT INTO {TABLE.name} ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
+INSERT_WITH_ID = f"INSERT INTO {TABLE.name} (id, {', '.join(COLUMNS)}) VALUES (?, {', '.join('?' * len(COLUMNS))})"
 
 
-def _flag(value: bool | None) -> int | None:
-    return None if value is None else int(value)
+def _utc(moment: datetime) -> str:
+    """``format_utc`` for a receipt's time (aware and in UTC, as a Receipt's always are), faster."""
+    text = moment.isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else format_utc(moment)
 
 
 def _row(r: Receipt) -> tuple:
+    sp, canary, until = r.source_present, r.canary, r.waiting_until
     return (r.receipt_id, r.run_id, r.user_scope, r.assistant_scope, r.tier, r.status, r.version, r.source_version,
-            format_utc(r.at_utc), _flag(r.source_present), format_utc(r.waiting_until) if r.waiting_until else None,
-            r.expected_version, r.depends_on_version, r.outcome_receipt, _flag(r.canary), r.line)
+            _utc(r.at_utc), None if sp is None else int(sp), _utc(until) if until else None,
+            r.expected_version, r.depends_on_version, r.outcome_receipt, None if canary is None else int(canary),
+            r.line)
 
 
 def insert(conn: Connection, receipts: Iterable[Receipt]) -> int:
     """Add receipts inside the caller's transaction (a promotion writes its own this way)."""
-    return _insert_rows(conn, [_row(r) for r in receipts])
+    receipts = list(receipts)
+    return _store(conn, [_row(r) for r in receipts], receipts)
 
 
-def _insert_rows(conn: Connection, rows: list[tuple]) -> int:
-    for start in range(0, len(rows), BATCH):
-        conn.exec_driver_sql(INSERT, rows[start:start + BATCH])
+def _store(conn: Connection, rows: list[tuple], receipts: list[Receipt]) -> int:
+    """``rows`` (``_row`` of each of ``receipts``) stored with the next ids, and their block."""
+    if not rows:
+        return 0
+    first = int(conn.exec_driver_sql(f"SELECT ifnull(max(id), 0) FROM {TABLE.name}").scalar() or 0) + 1
+    numbered = [(first + k, *row) for k, row in enumerate(rows)]
+    for start in range(0, len(numbered), BATCH):
+        conn.exec_driver_sql(INSERT_WITH_ID, numbered[start:start + BATCH])
+    receipt_blocks.append(conn, first, [receipt_blocks.values_of(r) for r in receipts])
     return len(rows)
 
 
@@ -74,15 +88,16 @@ def ingest(ws: Workspace, receipts: Iterable[Receipt]) -> Ingested:
     files.require_free(ws.path.parent, len(receipts) * ROW_BYTES, f"{len(receipts):,} receipts")
 
     def work(conn: Connection) -> Ingested:
-        fresh = new_rows(conn, receipts)
-        _insert_rows(conn, fresh)
+        rows, fresh = new_rows(conn, receipts)
+        _store(conn, rows, fresh)
         return Ingested(len(fresh), len(receipts) - len(fresh))
 
     return with_retry(ws, work)
 
 
-def new_rows(conn: Connection, receipts: list[Receipt]) -> list[tuple]:
-    """The rows of the receipts neither stored already nor repeated earlier in ``receipts``."""
+def new_rows(conn: Connection, receipts: list[Receipt]) -> tuple[list[tuple], list[Receipt]]:
+    """The rows of the receipts neither stored already nor repeated earlier in ``receipts``, and
+    those receipts."""
     conn.exec_driver_sql(RECEIPT_ID_INDEX)
     stored = conn.exec_driver_sql(f"SELECT 1 FROM {TABLE.name} LIMIT 1").first() is not None
     seen_ids = _known(conn, "SELECT receipt_id FROM {t} WHERE receipt_id IN (SELECT value FROM json_each(?))",
@@ -91,7 +106,7 @@ def new_rows(conn: Connection, receipts: list[Receipt]) -> list[tuple]:
     seen_rows = _known(conn, f"SELECT {', '.join(IDENTITY)} FROM {{t}} WHERE receipt_id IS NULL AND run_id IN "
                              "(SELECT value FROM json_each(?))",
                        {r.run_id for r in receipts if r.receipt_id is None} if stored else set(), tuple)
-    fresh = []
+    rows, fresh = [], []
     for r in receipts:
         row = _row(r)
         key = row[0] if row[0] is not None else row[:len(IDENTITY)]
@@ -99,8 +114,9 @@ def new_rows(conn: Connection, receipts: list[Receipt]) -> list[tuple]:
         if key in seen:
             continue
         seen.add(key)
-        fresh.append(row)
-    return fresh
+        rows.append(row)
+        fresh.append(r)
+    return rows, fresh
 
 
 def _known(conn: Connection, sql: str, keys: set[str], shape) -> set:
@@ -184,6 +200,15 @@ def runs_after(conn: Connection, max_id: int) -> list[str]:
 
 
 # -- reading as columns (the Lineage tab: every run at once) -------------------------------------
+
+def read_records(conn: Connection, ws: Workspace) -> tuple[np.ndarray, np.ndarray] | None:
+    """Every stored receipt as ``receipt_blocks.RECORD`` rows and the strings their codes name,
+    read from the blocks (checked against the rows) in ``conn``'s transaction; None for a file
+    of a layout before the blocks (read it with :func:`read_columns`)."""
+    if ws.desk_schema < RECEIPT_COLUMNS_SCHEMA:
+        return None
+    return receipt_blocks.stored(conn.connection.driver_connection)
+
 
 def _micros(column: str) -> str:
     """SQL for a stored time (our ``…SSZ`` or ``…SS.ffffffZ``) as microseconds since the epoch."""

@@ -164,19 +164,33 @@ class Rows:
 def table_from_rows(run_ids: list[str], counts: list[int], rows: Rows, pairs: list[tuple],
                     max_id: int = 0) -> RunTable:
     """A RunTable from receipt rows grouped by run (``counts`` receipts for each of ``run_ids``)."""
-    n_runs = len(run_ids)
     if not sum(counts):
-        return assemble([], [], *([np.zeros(0, np.int64)] * 3), np.zeros(0, np.int32), np.zeros(0, bool),
-                        ClockColumns.empty(0), [], *([np.zeros(0, np.int64)] * 3), np.zeros(0, np.int8),
-                        np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 4), np.int64), max_id)
-    c = rows.columns(counts)
+        return empty_table(max_id)
+    index = {run_id: i for i, run_id in enumerate(run_ids)}
+    sources: dict[str, int] = {}
+    sv_run = np.fromiter((index[r] for r, _sv in pairs), np.int64, len(pairs))
+    sv_code = _codes(tuple(sv for _r, sv in pairs), sources)
+    return table_from_columns(run_ids, rows.columns(counts), [lane_of_key(key) for key in rows.scopes],
+                              sv_run, sv_code, list(sources), max_id)
+
+
+def empty_table(max_id: int = 0) -> RunTable:
+    return assemble([], [], *([np.zeros(0, np.int64)] * 3), np.zeros(0, np.int32), np.zeros(0, bool),
+                    ClockColumns.empty(0), [], *([np.zeros(0, np.int64)] * 3), np.zeros(0, np.int8),
+                    np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 4), np.int64), max_id)
+
+
+def table_from_columns(run_ids: list[str], c: ReceiptColumns, scope_names: list[tuple[str, str]],
+                       sv_run: np.ndarray, sv_code: np.ndarray, source_versions: list[str],
+                       max_id: int = 0) -> RunTable:
+    """A RunTable from receipt columns grouped by run (``c.user``: codes into ``scope_names``, the
+    (user, assistant) pairs; ``c.assistant`` unused) and the distinct (run, sourceVersion) pairs."""
     run = c.run
-    counts_a = np.asarray(counts, np.int64)
-    scopes = rows.scopes
+    n_runs = len(run_ids)
     clock = clock_columns(c)
     starts = np.searchsorted(run, np.arange(n_runs))
+    counts_a = np.diff(np.r_[starts, len(run)])
     first = np.lexsort((np.arange(len(run)), c.line, c.at, run))[starts]  # a run's lane: its earliest receipt
-    scope_names = [lane_of_key(key) for key in scopes]
     used = np.unique(c.user[first])
     lane_keys = sorted(scope_names[k] for k in used.tolist())
     position = {key: i for i, key in enumerate(lane_keys)}
@@ -194,14 +208,58 @@ def table_from_rows(run_ids: list[str], counts: list[int], rows: Rows, pairs: li
     for slot, mask in enumerate((stm & is_done & (present != 0), stm & (present == 0),
                                  (tier == 1) & is_done, (tier == 2) & is_done)):
         np.minimum.at(times[:, slot], pair[mask], at[mask])
-    index = {run_id: i for i, run_id in enumerate(run_ids)}
-    sources: dict[str, int] = {}
-    sv_run = np.fromiter((index[r] for r, _sv in pairs), np.int64, len(pairs))
-    sv_code = _codes(tuple(sv for _r, sv in pairs), sources)
     return assemble(run_ids, lane_keys, lane, np.minimum.reduceat(c.at, starts), np.maximum.reduceat(c.at, starts),
                     counts_a.astype(np.int32), np.maximum.reduceat(c.canary.astype(np.uint8), starts) > 0, clock,
-                    list(sources), sv_run, sv_code, c.at[moved], (c.tier[moved] - 1).astype(np.int8), run[moved],
+                    source_versions, sv_run, sv_code, c.at[moved], (c.tier[moved] - 1).astype(np.int8), run[moved],
                     keys // width, times, max_id)
+
+
+def _dense(codes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(codes, return_inverse=True)`` for codes in ``[0, size)``, in linear time."""
+    seen = np.zeros(size + 1, bool)
+    seen[codes] = True
+    used = np.flatnonzero(seen)
+    rank = np.cumsum(seen) - 1
+    return used, rank[codes].astype(np.int64)
+
+
+def table_from_records(rec: np.ndarray, text: np.ndarray, max_id: int = 0) -> RunTable:
+    """A RunTable from stored receipts as ``receipt_blocks.RECORD`` rows in the order stored
+    (any runs, any subset) and the strings their codes name: grouped by run in numpy."""
+    if not len(rec):
+        return empty_table(max_id)
+    run_codes, inverse = _dense(rec["run"], len(text))
+    names = text[run_codes].tolist()
+    by_name = sorted(range(len(names)), key=names.__getitem__)  # runs in runId order, as the row path reads them
+    rank = np.empty(len(names), np.int64)
+    rank[by_name] = np.arange(len(names))
+    inverse = rank[inverse]
+    run_ids = [names[i] for i in by_name]
+    order = np.argsort(inverse, kind="stable")  # grouped by run, each run's receipts in the order stored
+    r = {name: rec[name][order] for name in ("user", "assistant", "version", "depends", "source", "at", "until",
+                                              "line", "packed")}
+    run = inverse[order]
+    n = len(run)
+    lane_keys, lane_code = np.unique(r["user"].astype(np.int64) << 32 | r["assistant"], return_inverse=True)
+    scope_names = [(text[k >> 32], text[k & 0xFFFFFFFF]) for k in lane_keys.tolist()]
+    vcodes, vinv = _dense(np.concatenate([r["version"], r["depends"]]), len(text))
+    shift = int(vcodes[0] == 0)  # code 0: dependsOnVersion unstated
+    packed = r["packed"].astype(np.int64)
+    c = ReceiptColumns(
+        run=run, user=lane_code.astype(np.int64), assistant=np.zeros(n, np.int64),
+        tier=(packed & 7).astype(np.int8), status=((packed >> 3) & 7).astype(np.int8),
+        version=vinv[:n] - shift, at=r["at"], line=r["line"].astype(np.int64),
+        present=(((packed >> 6) & 3) - 1).astype(np.int8), until=r["until"],
+        expected=(((packed >> 8) & 3) - 1).astype(np.int8), depends=vinv[n:] - shift,
+        outcome=(packed >> 10) & 1 > 0, no_source=(packed >> 11) & 1 > 0, canary=(packed >> 12) & 1 > 0,
+        versions=text[vcodes[shift:]].tolist(), runs=len(run_codes))
+    sources = r["source"].astype(np.int64)
+    has = sources > 0
+    pair_keys = np.unique(run[has] * (int(sources.max()) + 1) + sources[has]) if has.any() else np.zeros(0, np.int64)
+    sv_run, sv_raw = np.divmod(pair_keys, int(sources.max()) + 1)
+    sv_codes, sv_code = np.unique(sv_raw, return_inverse=True)
+    return table_from_columns(run_ids, c, scope_names, sv_run, sv_code.astype(np.int64),
+                              text[sv_codes].tolist(), max_id)
 
 
 def assemble(run_ids: list[str], lanes: list[tuple[str, str]], lane: np.ndarray, start: np.ndarray,
@@ -213,7 +271,8 @@ def assemble(run_ids: list[str], lanes: list[tuple[str, str]], lane: np.ndarray,
     ``mem_run`` refer to that order): sorted by lane, start and runId, transitions by time."""
     ids = np.asarray(run_ids, dtype=object)
     lane = lane.astype(np.int32)
-    order = np.lexsort((ids, start, lane)) if len(ids) else np.zeros(0, np.int64)
+    in_order = all(a < b for a, b in zip(run_ids, itertools.islice(run_ids, 1, None)))
+    order = np.lexsort((np.arange(len(ids)) if in_order else ids, start, lane)) if len(ids) else np.zeros(0, np.int64)
     where = np.empty_like(order)
     where[order] = np.arange(len(order))
     by_time = np.argsort(tr_time, kind="stable")
@@ -275,11 +334,29 @@ def as_of(ws: Workspace, table: RunTable, now_us: int) -> RunTable:
     cut = (table.start <= now_us) & (table.end > now_us)
     ids = [table.run_ids[i] for i in np.flatnonzero(cut).tolist()]
     with ws.read() as conn:
+        fresh = read_table(conn, ws, ids, upto_us=now_us, max_id=table.max_id)
+    return cut_at(table, fresh, now_us)
+
+
+def read_table(conn, ws: Workspace, run_ids: list[str] | None = None, upto_us: int | None = None,
+               max_id: int = 0) -> RunTable:
+    """The stored runs (or those of ``run_ids``; with ``upto_us`` only receipts dated at or before
+    it) as a RunTable, read in ``conn``'s transaction: from the receipt blocks, or, in a file of
+    an older layout, from the rows."""
+    stored = receipt_store.read_records(conn, ws)
+    if stored is None:
         rows = Rows()
-        runs, counts, pairs = receipt_store.read_columns(conn, ws, rows, ids, upto_us=now_us)
-    with gc_paused():
-        fresh = table_from_rows(runs, counts, rows, pairs, table.max_id)
-        return cut_at(table, fresh, now_us)
+        runs, counts, pairs = receipt_store.read_columns(conn, ws, rows, run_ids, upto_us=upto_us)
+        with gc_paused():
+            return table_from_rows(runs, counts, rows, pairs, max_id)
+    rec, text = stored
+    if run_ids is not None:
+        code = {name: k for k, name in enumerate(text.tolist())}
+        wanted = np.fromiter((code.get(r, -1) for r in run_ids), np.int64, len(run_ids))
+        rec = rec[np.isin(rec["run"], wanted)]
+    if upto_us is not None:
+        rec = rec[rec["at"] <= upto_us]
+    return table_from_records(rec, text, max_id)
 
 
 def cut_at(table: RunTable, fresh: RunTable, now_us: int) -> RunTable:
@@ -347,21 +424,33 @@ def load_runs(ws: Workspace, progress: Progress | None = None,
     """Every run stored in the workspace (see the module docstring); call it on the worker."""
     with ws.read() as conn:
         max_id, total = receipt_store.watermark(conn, ws)
-        rows = Rows()
-        done = 0
+        stored = receipt_store.read_records(conn, ws)
+        if stored is None:
+            return _load_rows(conn, ws, max_id, total, progress, cancelled)
+    if cancelled is not None and cancelled():
+        raise Stopped("reading the receipts was stopped")
+    if progress is not None:
+        progress(len(stored[0]), total)
+    return table_from_records(*stored, max_id)
 
-        def sink(chunk: list[tuple]) -> None:
-            nonlocal done
-            if cancelled is not None and cancelled():
-                raise Stopped("reading the receipts was stopped")
-            rows(chunk)
-            done += len(chunk)
-            if progress is not None:
-                progress(done, total)
 
-        with gc_paused():
-            runs, counts, pairs = receipt_store.read_columns(conn, ws, sink)
+def _load_rows(conn, ws: Workspace, max_id: int, total: int, progress: Progress | None,
+               cancelled: Callable[[], bool] | None) -> RunTable:
+    """``load_runs`` over a file of the layout before receipt blocks: its rows a chunk at a time."""
+    rows = Rows()
+    done = 0
+
+    def sink(chunk: list[tuple]) -> None:
+        nonlocal done
+        if cancelled is not None and cancelled():
+            raise Stopped("reading the receipts was stopped")
+        rows(chunk)
+        done += len(chunk)
+        if progress is not None:
+            progress(done, total)
+
     with gc_paused():
+        runs, counts, pairs = receipt_store.read_columns(conn, ws, sink)
         table = table_from_rows(runs, counts, rows, pairs, max_id)
     rows.parts = []  # the chunks' arrays, before the heap is handed back
     give_back_memory()
@@ -397,8 +486,5 @@ def load_changes(ws: Workspace, table: RunTable) -> RunTable | None:
         changed = receipt_store.runs_after(conn, table.max_id)
         whole = (receipt_store.count_upto(conn, table.max_id) != table.receipts
                  or len(changed) > WHOLE_SHARE * max(len(table), 1))
-        rows = Rows()
-        runs, counts, pairs = receipt_store.read_columns(conn, ws, rows, None if whole else changed)
-    with gc_paused():
-        fresh = table_from_rows(runs, counts, rows, pairs, max_id)
+        fresh = read_table(conn, ws, None if whole else changed, max_id=max_id)
     return fresh if whole else combine(table, fresh)

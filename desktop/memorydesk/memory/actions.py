@@ -18,6 +18,15 @@ from memorydesk.memory.grant_steps import FixGrantRow, RemoveGrants, SetGrants
 from memorydesk.memory.purge import PurgeFacts
 from memorydesk.memory.reviewer_action import ReviewerAction
 from memorydesk.memory.reviewer_edges import DeleteEdges
+from memorydesk.memory.reviewer_restore import RestoreFactBackup, RestorePolicyBackup
+from memorydesk.memory.reviewer_review import (
+    DismissFinding,
+    MergeFacts,
+    QuarantineFact,
+    QuarantinePolicy,
+    ReleaseFact,
+    ReleasePolicy,
+)
 from memorydesk.memory.reviewer_steps import (
     DeleteFact,
     DeletePolicy,
@@ -33,6 +42,8 @@ ACTIONS: tuple[type[ReviewerAction], ...] = (
     DeleteEdges,
     SetGrants, RemoveGrants, FixGrantRow,
     RestoreLoser, ConfirmResolution, KeepFact, KeepBoth, ReviewBurst,
+    RestoreFactBackup, RestorePolicyBackup,
+    QuarantineFact, ReleaseFact, QuarantinePolicy, ReleasePolicy, MergeFacts, DismissFinding,
 )
 
 BY_KEY: dict[str, type[ReviewerAction]] = {a.key(): a for a in ACTIONS}

@@ -15,8 +15,7 @@ from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
 from memorydesk.embedding.embedder import Embedder, fact_text, fact_vectors
-from memorydesk.memory import (  # noqa: F401 - the last two register legacy-style actions
-    history, reviewer_edges, reviewer_restore, reviewer_review)
+from memorydesk.memory import history, reviewer_edges
 from memorydesk.memory.history import ChangeResult, perform
 from memorydesk.memory.purge import BackupAction, purge
 from memorydesk.memory.restore import restore_facts

@@ -9,19 +9,23 @@ reviewer action does. A grant cell is restored with the Grants tab's own edits
 (``set_grants`` / ``remove_grants``): the permission the other file resolved, or, where
 it resolved none of its own (fail-open), the rows removed.
 
-Actions: ``fact.restore_backup`` and ``policy.restore_backup`` (detail: ``table`` role,
-``id``, ``source`` file, ``old`` row, ``current`` row or null; blobs as hex).
+Actions: ``RestoreFactBackup`` (``fact.restore_backup``) and ``RestorePolicyBackup``
+(``policy.restore_backup``); they store the ``table`` role, the ``id``, the ``source`` file,
+the ``old`` row (as the other file holds it) and the ``current`` one (null: there was none),
+blobs as hex.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
-from memorydesk.memory.history import ChangeResult, action, perform
+from memorydesk.memory.history import ChangeResult, perform
+from memorydesk.memory.reviewer_action import ReviewerAction
 from memorydesk.store import Workspace, open_workspace
 from memorydesk.store import vectors as vector_store
 from memorydesk.store.retry import with_retry
@@ -75,18 +79,32 @@ def _put(ws: Workspace, conn: Connection, role: str, expect: dict[str, Any] | No
             vector_store.drop_vectors(conn, [item_id])
 
 
-def _backward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    _put(ws, conn, d["table"], d["old"], d["current"], d["id"])
+@dataclass(frozen=True)
+class _RestoreBackup(ReviewerAction):
+    """Put a row back as another file holds it. Stores both rows; undone by putting the
+    row that was there back (or removing it when there was none)."""
+
+    table: str  # "facts" or "policies"
+    id: str
+    source: str
+    old: dict[str, Any]  # the row as the other file holds it
+    current: dict[str, Any] | None  # the row it replaced (None: there was none)
+
+    def forward(self, ws: Workspace, conn: Connection) -> None:
+        _put(ws, conn, self.table, self.current, self.old, self.id)
+
+    def inverse(self, ws: Workspace, conn: Connection) -> None:
+        _put(ws, conn, self.table, self.old, self.current, self.id)
 
 
-@action("fact", "restore_backup", inverse_of=_backward)
-def _fact_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    _put(ws, conn, d["table"], d["current"], d["old"], d["id"])
+@dataclass(frozen=True)
+class RestoreFactBackup(_RestoreBackup):
+    entity, name = "fact", "restore_backup"
 
 
-@action("policy", "restore_backup", inverse_of=_backward)
-def _policy_forward(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    _put(ws, conn, d["table"], d["current"], d["old"], d["id"])
+@dataclass(frozen=True)
+class RestorePolicyBackup(_RestoreBackup):
+    entity, name = "policy", "restore_backup"
 
 
 def _read_other(source: Path, role: str, item_id: str) -> dict[str, Any]:
@@ -111,9 +129,8 @@ def restore_row(reviewer: Reviewer, source: str | Path, kind: str, item_id: str,
         current = _current(ws, conn, role, item_id)
         if current == old:
             raise MemoryDeskError(f"{kind} {item_id} is already as {source.name} holds it; nothing was changed")
-        detail = {"table": role, "id": item_id, "source": str(source), "old": old, "current": current}
-        hid = perform(ws, conn, f"{kind}.restore_backup", entity_id=item_id, actor=reviewer.actor, reason=reason,
-                      detail=detail)
+        step = (RestoreFactBackup if kind == "fact" else RestorePolicyBackup)(role, item_id, str(source), old, current)
+        hid = perform(ws, conn, step, entity_id=item_id, actor=reviewer.actor, reason=reason)
         verb = "brought back" if current is None else "put back"
         return ChangeResult(kind, [item_id], [hid], f"{kind} {verb} as {source.name} holds it")
 

@@ -16,12 +16,14 @@ Steps check that rows are as the previous step left them (``StaleEdit`` otherwis
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
-from memorydesk.memory.history import ChangeResult, action, perform
+from memorydesk.memory.history import ChangeResult, perform
+from memorydesk.memory.reviewer_action import ReviewerAction
 from memorydesk.memory.reviewer_steps import set_superseded
 from memorydesk.memory.rows import new_id, now_s
 from memorydesk.store import Workspace
@@ -32,33 +34,13 @@ QUARANTINED = "human:quarantined"
 DECISIONS = DeskReviewDecision.__table__
 
 
-def _touched(d: dict[str, Any]) -> dict[str, list[str]]:
-    return {"review": [d.get("finding_key", "")]}
-
-
-def _add_decision(conn: Connection, d: dict[str, Any]) -> None:
-    row = d["decision"]
+def _add_decision(conn: Connection, row: dict[str, Any]) -> None:
     if conn.execute(select(DECISIONS.c.id).where(DECISIONS.c.id == row["id"])).first() is None:
         conn.execute(DECISIONS.insert().values(**row))
 
 
-def _drop_decision(conn: Connection, d: dict[str, Any]) -> None:
-    conn.execute(DECISIONS.delete().where(DECISIONS.c.id == d["decision"]["id"]))
-
-
-# -- quarantine and release ------------------------------------------------------------------------
-def _fact_quarantine(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    set_superseded(ws, conn, d["id"], None, QUARANTINED)
-    _add_decision(conn, d)
-
-
-def _fact_release(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    set_superseded(ws, conn, d["id"], QUARANTINED, None)
-    _drop_decision(conn, d)
-
-
-action("fact", "quarantine", inverse_of=_fact_release, touched=_touched)(_fact_quarantine)
-action("fact", "release", inverse_of=_fact_quarantine, touched=_touched)(_fact_release)
+def _drop_decision(conn: Connection, row: dict[str, Any]) -> None:
+    conn.execute(DECISIONS.delete().where(DECISIONS.c.id == row["id"]))
 
 
 def _policy_active(ws: Workspace, conn: Connection, policy_id: str, expect: int, value: int) -> None:
@@ -71,44 +53,128 @@ def _policy_active(ws: Workspace, conn: Connection, policy_id: str, expect: int,
     conn.execute(policies.update().where(policies.c.id == policy_id).values(active=value))
 
 
-def _policy_quarantine(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    _policy_active(ws, conn, d["id"], 1, 0)
-    _add_decision(conn, d)
+@dataclass(frozen=True)
+class _Finding(ReviewerAction):
+    """An action on a review finding: it changes the finding's state in the Review tab too."""
+
+    finding_key: str
+
+    def touched(self) -> dict[str, list[str]]:
+        return {"review": [self.finding_key]}
 
 
-def _policy_release(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    _policy_active(ws, conn, d["id"], 0, 1)
-    _drop_decision(conn, d)
+# -- quarantine and release ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Quarantine(_Finding):
+    """Take an item out of what agents get, with the decision row that says why. Stores the
+    item and the decision; undone by putting the item back and dropping the decision."""
+
+    id: str
+    decision: dict[str, Any]
+    finding: str = ""  # the finding's title
+
+    def take_out(self, ws: Workspace, conn: Connection) -> None:
+        raise NotImplementedError
+
+    def put_back(self, ws: Workspace, conn: Connection) -> None:
+        raise NotImplementedError
+
+    def forward(self, ws: Workspace, conn: Connection) -> None:
+        self.take_out(ws, conn)
+        _add_decision(conn, self.decision)
+
+    def inverse(self, ws: Workspace, conn: Connection) -> None:
+        self.put_back(ws, conn)
+        _drop_decision(conn, self.decision)
 
 
-action("policy", "quarantine", inverse_of=_policy_release, touched=_touched)(_policy_quarantine)
-action("policy", "release", inverse_of=_policy_quarantine, touched=_touched)(_policy_release)
+@dataclass(frozen=True)
+class _Release(_Finding):
+    """Put a quarantined item back (its decision row dropped); undone by quarantining it again."""
+
+    id: str
+    decision: dict[str, Any]
+    quarantine: ClassVar[type[_Quarantine]]
+
+    def _twin(self) -> _Quarantine:
+        return self.quarantine(self.finding_key, self.id, self.decision)
+
+    def forward(self, ws: Workspace, conn: Connection) -> None:
+        self._twin().inverse(ws, conn)
+
+    def inverse(self, ws: Workspace, conn: Connection) -> None:
+        self._twin().forward(ws, conn)
+
+
+@dataclass(frozen=True)
+class QuarantineFact(_Quarantine):
+    """A fact soft-deleted with the sentinel ``human:quarantined``."""
+
+    entity, name = "fact", "quarantine"
+
+    def take_out(self, ws: Workspace, conn: Connection) -> None:
+        set_superseded(ws, conn, self.id, None, QUARANTINED)
+
+    def put_back(self, ws: Workspace, conn: Connection) -> None:
+        set_superseded(ws, conn, self.id, QUARANTINED, None)
+
+
+@dataclass(frozen=True)
+class QuarantinePolicy(_Quarantine):
+    """A policy deactivated."""
+
+    entity, name = "policy", "quarantine"
+
+    def take_out(self, ws: Workspace, conn: Connection) -> None:
+        _policy_active(ws, conn, self.id, 1, 0)
+
+    def put_back(self, ws: Workspace, conn: Connection) -> None:
+        _policy_active(ws, conn, self.id, 0, 1)
+
+
+@dataclass(frozen=True)
+class ReleaseFact(_Release):
+    entity, name, quarantine = "fact", "release", QuarantineFact
+
+
+@dataclass(frozen=True)
+class ReleasePolicy(_Release):
+    entity, name, quarantine = "policy", "release", QuarantinePolicy
 
 
 # -- merge (and supersede the loser) ---------------------------------------------------------------
-def _merge(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    for other in d["others"]:
-        set_superseded(ws, conn, other, None, d["keeper"])
+@dataclass(frozen=True)
+class MergeFacts(_Finding):
+    """Every other fact superseded by the keeper. Stores the keeper and the others; undone by
+    making the others active again."""
 
+    entity, name = "fact", "merge"
+    keeper: str
+    others: list[str]
 
-def _unmerge(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    for other in d["others"]:
-        set_superseded(ws, conn, other, d["keeper"], None)
+    def forward(self, ws: Workspace, conn: Connection) -> None:
+        for other in self.others:
+            set_superseded(ws, conn, other, None, self.keeper)
 
-
-action("fact", "merge", inverse_of=_unmerge, touched=_touched)(_merge)
+    def inverse(self, ws: Workspace, conn: Connection) -> None:
+        for other in self.others:
+            set_superseded(ws, conn, other, self.keeper, None)
 
 
 # -- dismiss ---------------------------------------------------------------------------------------
-def _dismiss(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    _add_decision(conn, d)
+@dataclass(frozen=True)
+class DismissFinding(_Finding):
+    """A decision row that keeps the finding out of the open queue until its item changes;
+    undone by dropping it."""
 
+    entity, name = "review", "dismiss"
+    decision: dict[str, Any]
 
-def _undismiss(ws: Workspace, conn: Connection, d: dict[str, Any]) -> None:
-    _drop_decision(conn, d)
+    def forward(self, ws: Workspace, conn: Connection) -> None:
+        _add_decision(conn, self.decision)
 
-
-action("review", "dismiss", inverse_of=_undismiss, touched=_touched)(_dismiss)
+    def inverse(self, ws: Workspace, conn: Connection) -> None:
+        _drop_decision(conn, self.decision)
 
 
 # -- the calls the Review tab makes ----------------------------------------------------------------
@@ -132,9 +198,9 @@ def quarantine(ws: Workspace, actor: str, finding: dict[str, Any], reason: str) 
         raise MemoryDeskError(f"a {kind.replace('_', ' ')} cannot be quarantined; purge or edit it instead")
 
     def work(conn: Connection) -> ChangeResult:
-        detail = {"id": item, "finding_key": finding["key"], "finding": finding.get("title", ""),
-                  "decision": _decision(actor, reason, finding, "quarantined")}
-        hid = perform(ws, conn, f"{kind}.quarantine", entity_id=item, actor=actor, reason=reason, detail=detail)
+        step = (QuarantineFact if kind == "fact" else QuarantinePolicy)(
+            finding["key"], item, _decision(actor, reason, finding, "quarantined"), finding.get("title", ""))
+        hid = perform(ws, conn, step, entity_id=item, actor=actor, reason=reason)
         return ChangeResult(kind, [item], [hid], f"{kind} quarantined", {"review": [finding["key"]]})
 
     return with_retry(ws, work)
@@ -149,8 +215,8 @@ def release(ws: Workspace, actor: str, item_kind: str, item_id: str, reason: str
                                                    DECISIONS.c.decision == "quarantined")).first()
         if row is None:
             raise StaleEdit(f"{item_kind} {item_id} is not quarantined")
-        detail = {"id": item_id, "finding_key": row.finding_key, "decision": dict(row._mapping)}
-        hid = perform(ws, conn, f"{item_kind}.release", entity_id=item_id, actor=actor, reason=reason, detail=detail)
+        step = (ReleaseFact if item_kind == "fact" else ReleasePolicy)(row.finding_key, item_id, dict(row._mapping))
+        hid = perform(ws, conn, step, entity_id=item_id, actor=actor, reason=reason)
         return ChangeResult(item_kind, [item_id], [hid], f"{item_kind} released", {"review": [row.finding_key]})
 
     return with_retry(ws, work)
@@ -166,8 +232,7 @@ def merge(ws: Workspace, actor: str, keeper: str, others: Iterable[str], reason:
         raise MemoryDeskError("pick a keeper and at least one other fact")
 
     def work(conn: Connection) -> ChangeResult:
-        detail = {"keeper": keeper, "others": others, "finding_key": finding_key}
-        hid = perform(ws, conn, "fact.merge", entity_id=keeper, actor=actor, reason=reason, detail=detail)
+        hid = perform(ws, conn, MergeFacts(finding_key, keeper, others), entity_id=keeper, actor=actor, reason=reason)
         return ChangeResult("fact", [keeper, *others], [hid], f"{len(others)} fact(s) superseded by the keeper",
                             {"review": [finding_key]})
 
@@ -179,9 +244,8 @@ def dismiss(ws: Workspace, actor: str, finding: dict[str, Any], reason: str, *, 
     reason = _needs_reason(reason)
 
     def work(conn: Connection) -> ChangeResult:
-        detail = {"finding_key": finding["key"], "decision": _decision(actor, reason, finding,
-                                                                        "reviewed" if reviewed else "dismissed")}
-        hid = perform(ws, conn, "review.dismiss", entity_id=finding["key"], actor=actor, reason=reason, detail=detail)
+        step = DismissFinding(finding["key"], _decision(actor, reason, finding, "reviewed" if reviewed else "dismissed"))
+        hid = perform(ws, conn, step, entity_id=finding["key"], actor=actor, reason=reason)
         return ChangeResult("review", [finding["key"]], [hid], "marked reviewed" if reviewed else "finding dismissed")
 
     return with_retry(ws, work)

@@ -232,6 +232,20 @@ def audit_workspace(ws: Workspace, *, sample: int | None = None, seed: int = 0, 
     return {"summary": summary, "facts": [i.to_json(clock) for i in items]}
 
 
+
+def audit_ids(ws: Workspace, ids: Sequence[str], *, what_if: Sequence[str] = (), now: float | None = None,
+              progress: Progress | None = None, cancelled: Callable[[], bool] | None = None) -> dict[str, Any]:
+    """As ``audit_workspace``, for the facts ``ids`` that are still active, in that order (a kept run's
+    sample asked again: the gate of ``audit recall --baseline``)."""
+    clock = time.time() if now is None else now
+    chosen = variants(what_if)
+    by_id = {fact.id: fact for fact in _facts(ws, list(ids))}
+    facts = [by_id[i] for i in dict.fromkeys(ids) if i in by_id]
+    items = audit_facts(ws, facts, what_if=chosen, now=clock, progress=progress, cancelled=cancelled)
+    summary = summarize(items, clock, chosen)
+    summary.update(sampled=len(facts), seed=None, complete=len(items) == len(facts), now=clock)
+    return {"summary": summary, "facts": [i.to_json(clock) for i in items]}
+
 # --- what the agent misses for one query ----------------------------------------------------
 
 
@@ -318,5 +332,5 @@ def audit_queries(ws: Workspace, queries: Sequence[tuple[str, list[str]]], *, wh
     return {"summary": summary, "results": results}
 
 
-__all__ = ["AGE_BUCKETS", "Audited", "FactInfo", "Searcher", "audit_facts", "best_missed", "audit_queries", "audit_workspace",
+__all__ = ["AGE_BUCKETS", "Audited", "FactInfo", "Searcher", "audit_facts", "audit_ids", "best_missed", "audit_queries", "audit_workspace",
            "read_queries", "sample_facts", "summarize", "variants"]

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import bisect
 import logging
 import os
 import time
@@ -224,7 +225,7 @@ class FileState:
             if self.embeddings is not None:
                 self.embeddings.apply({rowid: stored[rowid][1] if rowid in stored else None for rowid in changed})
         if changed:
-            self.forget_terms()
+            self.forget_changed_terms(tokens)
         self.structure = structure
         self.version = version
         self.followed += 1
@@ -258,6 +259,25 @@ class FileState:
         """Empty the term cache (after a change; benchmarks measuring terms never asked before)."""
         self.terms.clear()
         self.term_elements = 0
+
+    def forget_changed_terms(self, changed: dict[int, RowTokens | None]) -> None:
+        """After rows changed (``changed``: their new tokens, None for gone): forget the cached terms
+        those rows held before (they are among the term's rows) or hold now (a term the cached
+        one is a prefix of); the others stay, valid at the copy's new epoch."""
+        assert self.keyword is not None
+        fresh = sorted({name for row in changed.values() if row is not None for name in row.terms})
+        rowids = np.asarray(sorted(changed), dtype=np.int64)
+        epoch = self.keyword.epoch
+        for term, (_, rows, tf) in list(self.terms.items()):
+            at = bisect.bisect_left(fresh, term)
+            gains = at < len(fresh) and fresh[at].startswith(term)
+            where = np.searchsorted(rows, rowids) if len(rows) else rowids[:0]
+            loses = bool((rows[np.minimum(where, len(rows) - 1)] == rowids).any()) if len(rows) else False
+            if gains or loses:
+                del self.terms[term]
+                self.term_elements -= len(rows)
+            else:
+                self.terms[term] = (epoch, rows, tf)
 
     def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
         """Rows holding ``term*`` and their counts, from a small cache of recent terms."""

@@ -61,11 +61,12 @@ from sqlalchemy import Connection
 from memorydesk.search.cache import snapshot_version
 from memorydesk.search.copies import CacheSettings, FileState, configure, settings
 from memorydesk.search.fts_log import Unfollowable
+from memorydesk.search.memory_use import let_go
 from memorydesk.search.vector_copy import CopyUnusable
 from memorydesk.store import Workspace
 
-__all__ = ["CacheSettings", "Copies", "FileState", "cache_report", "configure", "copies_of", "forget", "settings",
-           "using", "wait_ready"]
+__all__ = ["CacheSettings", "Copies", "FileState", "cache_report", "configure", "copies_of", "forget", "prepare",
+           "settings", "using", "wait_ready"]
 
 log = logging.getLogger("memorydesk.search")
 
@@ -137,6 +138,15 @@ def using(ws: Workspace, conn: Connection) -> Iterator[FileState | None]:
         yield state if state is not None and state.version == version else None
 
 
+def prepare(ws: Workspace) -> None:
+    """Start building the copies of ``ws`` now, off the caller's thread (the window does, once its
+    first rows are shown), unless they are held or being built already."""
+    held = copies_of(ws)
+    with held.lock:
+        if held.state is None and held.builder is None:
+            _start_build(held, ws)
+
+
 def _count_search(held: Copies, ws: Workspace, conn: Connection) -> None:
     asked = held.asked
     txn = conn.get_transaction()
@@ -177,6 +187,7 @@ def _build(held: Copies, ws_ref: Any, generation: int) -> None:
                 if version is None:
                     continue  # a commit slipped in while the snapshot began: try again
                 state = FileState.build(ws, conn, version, keep_going)
+                let_go(conn.connection.driver_connection)  # what the build used for a while goes back
             for _catch_up in range(5):  # the file moved on during the build: follow it here, not in a search
                 with ws.read() as conn:
                     now = snapshot_version(ws, conn)

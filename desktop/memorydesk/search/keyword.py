@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from sqlalchemy import Connection, and_, select
 from sqlalchemy import exc as sa_exc
 
-from memorydesk.core.fts_query import keyword_terms, scoped_match
+from memorydesk.core.fts_query import is_keyword_reachable, scoped_match
 from memorydesk.search.bm25 import fast_keyword
 from memorydesk.search.fts import KEYWORD_LIMIT, KeywordRow, is_fts_query_error, keyword_row, product_sql
 from memorydesk.search.scope import RepoScope
@@ -72,18 +72,7 @@ def keyword_rows(
     return match, [keyword_row(r, r[7]) for r in rows]
 
 
-# --- reachability ----------------------------------------------------------------------
-
-def is_keyword_reachable(topic: str | None, content: str | None) -> bool:
-    """Whether some keyword query of the product can match this fact at all.
-
-    The product's query keeps only ``[a-z0-9]`` tokens of two or more characters that
-    are not stopwords; a fact whose topic and content hold no such token (pure Hebrew,
-    Japanese, emoji, or only stopwords like "is it the") is invisible to the agent's
-    keyword path and to the dispatch preamble.
-    """
-    return bool(keyword_terms(f"{topic or ''} {content or ''}"))
-
+# --- reachability (``core.fts_query.is_keyword_reachable``) ----------------------------
 
 def _active_texts(ws: Workspace, conn: Connection) -> Iterator[tuple[str, str, str]]:
     facts = ws.layout.facts

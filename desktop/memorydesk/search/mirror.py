@@ -101,6 +101,7 @@ class TermTable:
         raw.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.memdesk_fts_instances "
                     f"USING fts5vocab(main, {fts}, instance)")
         top = raw.execute(f"SELECT max(id) FROM {fts}_docsize").fetchone()[0] or 0
+        row_type = np.int32 if top < 2**31 else np.int64
         terms: list[str] = []
         entries: list[int] = []  # (term, row) entries per term
         row_parts: list[np.ndarray] = []
@@ -121,7 +122,7 @@ class TermTable:
             if len(docs) > 1 and bool((docs[1:] < docs[:-1])[~new_term[1:]].any()):
                 raise ValueError("instances out of order")
             starts = np.flatnonzero(new_term | np.r_[True, docs[1:] != docs[:-1]])
-            row_parts.append(docs[starts])
+            row_parts.append(docs[starts].astype(row_type))  # small types at once: the parts add up to the copy
             tf_parts.append(np.diff(np.r_[starts, len(docs)]).astype(np.uint32))
             entries.extend(np.bincount(term_of[starts], minlength=len(pending_counts)).tolist())
             pending.clear()
@@ -137,19 +138,20 @@ class TermTable:
             pending.append(hexdocs)
             pending_counts.append(count)
             gathered += count
-            if gathered >= 500_000:  # small slices: each parse holds the GIL only briefly
+            if gathered >= 100_000:  # small slices: each parse holds the GIL only briefly, and little memory
                 flush()
                 gathered = 0
         flush()
         if terms != sorted(terms):
             raise ValueError("terms out of order")
-        rows = np.concatenate(row_parts) if row_parts else np.zeros(0, dtype=np.int64)
+        rows = np.concatenate(row_parts) if row_parts else np.zeros(0, dtype=row_type)
+        row_parts.clear()
         tf = np.concatenate(tf_parts) if tf_parts else np.zeros(0, dtype=np.uint32)
+        tf_parts.clear()
         offsets = np.zeros(len(terms) + 1, dtype=np.int64)
         offsets[1:] = np.cumsum(entries)
-        small_rows = rows.astype(np.int32) if top < 2**31 else rows
         small_tf = tf.astype(np.uint16) if len(tf) == 0 or int(tf.max()) < 2**16 else tf
-        return cls(terms, offsets, small_rows, small_tf)
+        return cls(terms, offsets, rows, small_tf)
 
     @property
     def nbytes(self) -> int:

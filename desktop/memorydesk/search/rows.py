@@ -7,6 +7,7 @@ seeded per process; two different rows agree on it with a chance of about 2â»â
 
 from __future__ import annotations
 
+import array
 import heapq
 from typing import Any
 
@@ -91,15 +92,15 @@ def scan_rows(raw: Any, ws: Workspace, prints: RowPrints, keep_going: Any) -> tu
     """One pass over the fact table: every row's fingerprint, the workspace's temporal list, the workspace ids."""
     wid = ws.workspace_id
     spaces: set[Any] = set()
-    rowids: list[int] = []
-    digests: list[int] = []
-    flags: list[bool] = []
+    rowids = array.array("q")  # not lists of ints: a build leaves no Python objects behind to fragment the heap
+    digests = array.array("q")
+    flags = array.array("B")  # 1: an active fact of this workspace
     newest: list[tuple[Any, int, str]] = []  # (created_at, rowid, id) of active rows of the workspace
     other: list[FactRow] = []  # the same, when created_at is not a plain integer
     trimmed = False
     cursor = raw.execute(f"SELECT {ROW_COLUMNS} FROM {ws.layout.facts.name}")
     while True:
-        chunk = cursor.fetchmany(20_000)
+        chunk = cursor.fetchmany(5_000)
         if not chunk:
             break
         if not keep_going():
@@ -114,10 +115,11 @@ def scan_rows(raw: Any, ws: Workspace, prints: RowPrints, keep_going: Any) -> tu
                     newest.append((row[7], row[0], row[1]))
                 else:
                     other.append(fact_row(row))
-        if len(newest) > 200_000:  # keep memory flat on a big file: only the newest can matter
+        if len(newest) > 20_000:  # keep memory flat on a big file: only the newest can matter
             newest = heapq.nlargest(DEPTH, newest)
             trimmed = True
-    prints.fill(np.asarray(rowids, dtype=np.int64), np.asarray(digests, dtype=np.int64), np.asarray(flags, dtype=bool))
+    prints.fill(np.frombuffer(rowids, dtype=np.int64), np.frombuffer(digests, dtype=np.int64),
+                np.frombuffer(flags, dtype=np.uint8).astype(bool))
     kept = [FactRow(rowid, fid, wid, None, None, created) for created, rowid, fid in heapq.nlargest(DEPTH, newest)]
     return Recent.from_rows(wid, None, kept + Recent.newest_rows(other, DEPTH),
                             complete=not trimmed and len(newest) <= DEPTH), spaces

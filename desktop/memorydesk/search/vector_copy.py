@@ -259,7 +259,7 @@ class VectorCopy:
                     f"SELECT rowid, id, chunk_id, chunk_offset FROM {_T}_rowids WHERE rowid IN ({marks})", tuple(part)):
                 where[int(rowid)] = (fid, int(cid), int(offset))
         vectors = None
-        if len(filled) > 64:  # many new vectors in one chunk: read the chunk once
+        if len(filled) > 4:  # several new vectors in one chunk: one read of the chunk beats a KNN-table lookup each
             row = run(f"SELECT vectors FROM {_T}_vector_chunks00 WHERE rowid = ?", (chunk_id,)).fetchone()
             if row is None or row[0] is None or len(row[0]) != size * _ROW_BYTES:
                 raise CopyUnusable("a chunk without its vectors")

@@ -12,12 +12,14 @@ out a busy product process with the busy timeout, never fail half-way).
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import logging
+import os
 from pathlib import Path
 from urllib.parse import quote
 
 import sqlean
-import sqlite_vec
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.pool import NullPool, QueuePool
 
@@ -43,6 +45,16 @@ def file_uri(path: Path, *, read_only: bool, immutable: bool = False) -> str:
     return uri + ("?" + "&".join(params) if params else "")
 
 
+@functools.cache
+def vec_extension() -> str:
+    """Where sqlite-vec's loadable extension is, found without importing its Python package
+    (whose ``__init__`` imports numpy: a tenth of a second every command would pay)."""
+    spec = importlib.util.find_spec("sqlite_vec")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("sqlite-vec is not installed")
+    return os.path.join(next(iter(spec.submodule_search_locations)), "vec0")
+
+
 def raw_connect(path: Path, *, read_only: bool, immutable: bool = False, timeout_ms: int = BUSY_TIMEOUT_MS):
     """A plain sqlean connection with our settings (used by the engine and the watcher)."""
     conn = sqlean.connect(
@@ -55,7 +67,7 @@ def raw_connect(path: Path, *, read_only: bool, immutable: bool = False, timeout
     )
     try:
         conn.enable_load_extension(True)
-        sqlite_vec.load(conn)
+        conn.load_extension(vec_extension())
         conn.enable_load_extension(False)
     except Exception:  # the desk still reads memory without the vector index
         log.warning("sqlite-vec could not be loaded; vector index unavailable", exc_info=True)

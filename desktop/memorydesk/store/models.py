@@ -10,12 +10,12 @@ exactly as the product stored it.
 from __future__ import annotations
 
 from sqlalchemy import REAL, CheckConstraint, ForeignKey, Index, Integer, LargeBinary, Text, text
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from memorydesk.store.tables import Mapped, TableBase, mapped_column
 
 NOW = text("CAST(strftime('%s', CURRENT_TIMESTAMP) AS INTEGER)")
 
 
-class ProductBase(DeclarativeBase):
+class ProductBase(TableBase):
     """Tables the product owns. We read them, and write them only through the service."""
 
 

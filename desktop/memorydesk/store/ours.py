@@ -11,7 +11,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, Float, Index, Integer, LargeBinary, Text
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from memorydesk.store.tables import Mapped, TableBase, mapped_column
+
+from memorydesk.store.audit_tables import create_audit_runs
 
 if TYPE_CHECKING:
     from memorydesk.store.layout import Layout
@@ -20,7 +22,7 @@ VECTOR_TABLE = "memdesk_fact_vectors"
 EMBEDDING_DIM = 384
 
 
-class DeskBase(DeclarativeBase):
+class DeskBase(TableBase):
     """Tables Memory Desk owns inside a workspace file."""
 
 
@@ -333,8 +335,17 @@ def _create_review(conn: Connection, layout: Layout) -> None:
         model.__table__.create(conn, checkfirst=True)
 
 
+def _receipt_columns(conn: Connection, layout: Layout) -> None:
+    """Receipts also as typed columns in blocks (store/receipt_blocks.py), filled from the stored rows."""
+    from memorydesk.store import receipt_blocks
+
+    receipt_blocks.fill(conn)
+
+
 MIGRATIONS: tuple[Callable[[Connection, Layout], None], ...] = (
     _create_base, _create_vectors, _create_tiers, _create_memoryos, _create_conflict_reviews, _receipt_lines,
-    _create_review)
+    _create_review, create_audit_runs, _receipt_columns)
 SCHEMA_VERSION = len(MIGRATIONS)
 RECEIPT_LINES_SCHEMA = MIGRATIONS.index(_receipt_lines) + 1  # from this schema on, receipts keep their line
+AUDIT_SCHEMA = MIGRATIONS.index(create_audit_runs) + 1  # from this schema on, recall-audit runs are kept
+RECEIPT_COLUMNS_SCHEMA = MIGRATIONS.index(_receipt_columns) + 1  # from this schema on, receipts have blocks

@@ -22,8 +22,6 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QStandardPaths, Qt
 from PySide6.QtWidgets import QLabel
 
-from memorydesk.demo.place import create
-from memorydesk.memory.vector_index import missing_count
 from memorydesk.store import open_workspace
 from memorydesk.store.workspace import Workspace
 from memorydesk.ui.mainwindow import MainWindow
@@ -125,6 +123,8 @@ class DemoSetup(QObject):
         self.window.set_workspace(ws)
         self._drop_placeholder()
         self.echo(f"demo workspace ready: {path}")
+        from memorydesk.memory.vector_index import missing_count
+
         if not read_only and await self.window.ops.call(lambda: missing_count(ws), label="counting vectors") > 0:
             await self.window.index_vectors()  # resumable: a later start picks up what is left
         return outcome
@@ -139,6 +139,8 @@ class DemoSetup(QObject):
             def counted(written: int, _target: int) -> None:
                 job.check()
                 job.report(written, facts, "writing facts")
+
+            from memorydesk.demo.place import create  # the builder only when a demo is built
 
             create(path, facts=facts, embed=0, bulk=True, progress=lambda _line: job.check(), counted=counted)
             job.report(facts, facts, "writing facts")

@@ -17,27 +17,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QStandardPaths, Qt, QTimer, Signal
+from PySide6.QtCore import QStandardPaths, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMainWindow, QMenu, QTabWidget, QWidget
 
 from memorydesk.browse import facts as browse
 from memorydesk.core.changes import Kind
-from memorydesk.embedding.embedder import embedder_status
-from memorydesk.memory.vector_index import index_missing_vectors, missing_count
 from memorydesk.store import open_workspace
 from memorydesk.store.files import backup_copy
 from memorydesk.store.workspace import Workspace
-from memorydesk.ui import as_of, settings, window_state
+from memorydesk.ui import as_of, menus, settings, startup, window_state
 from memorydesk.ui import help as help_dialogs
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.operations import Operations
 from memorydesk.ui.progress import JobProgress, vector_summary
 from memorydesk.ui.prompts import show_error
 from memorydesk.ui.session import Change, DeskSession
+from memorydesk.ui.startup import PendingTab, Warmup
 from memorydesk.ui.tab import DeskTab
-from memorydesk.ui.tabs import TABS, tab_names
-from memorydesk.ui.undo_names import UndoNames
+from memorydesk.ui.tabs import SPECS, TabSpec, tab_names
 
 log = logging.getLogger("memorydesk.ui")
 POLL_MS = 1000
@@ -46,9 +44,13 @@ COUNT_KINDS = frozenset({Kind.FACT, Kind.POLICY})
 
 @dataclass
 class TabSlot:
-    tab: DeskTab
+    tab: DeskTab | PendingTab  # a PendingTab until its module is loaded (``ui.startup``)
     opened: bool = False
     missed: Change | None = None  # changes made while the tab was hidden
+
+    @property
+    def built(self) -> bool:
+        return not isinstance(self.tab, PendingTab)
 
 
 class MainWindow(QMainWindow):
@@ -56,9 +58,13 @@ class MainWindow(QMainWindow):
 
     _polled = Signal(object)  # the watcher's answer: True/False, or an exception
 
-    def __init__(self, ws: Workspace | None = None, parent: QWidget | None = None, remember: bool = True) -> None:
-        """``remember``: keep size, place, tabs, layout (``ui.window_state``) and the recent list (not ``shot``)."""
+    def __init__(self, ws: Workspace | None = None, parent: QWidget | None = None, remember: bool = True,
+                 lazy_tabs: bool = False) -> None:
+        """``remember``: keep size, place, tabs, layout (``ui.window_state``) and the recent list (not ``shot``).
+        ``lazy_tabs``: build the tab shown first, the others after its first paint (``ui.startup``)."""
         super().__init__(parent)
+        self.lazy_tabs = lazy_tabs
+        self.warmup: Warmup | None = None
         self.setObjectName("main-window")
         self.setAcceptDrops(True)
         self.setMinimumSize(900, 600)
@@ -81,7 +87,7 @@ class MainWindow(QMainWindow):
         self.tabs.currentChanged.connect(self._tab_shown)
         self.setCentralWidget(self.tabs)
         self.writes = WriteActions(self, "window")
-        self._build_menus()
+        menus.build_menus(self)
         self.time = as_of.TimeControls(self)  # View ▸ Memory As Of…, its banner, File ▸ Compare With…
         self.counts = QLabel("")
         self.counts.setObjectName("status-counts")
@@ -121,56 +127,6 @@ class MainWindow(QMainWindow):
         self.addAction(action)
         return action
 
-    def _build_menus(self) -> None:
-        bar = self.menuBar()
-        file = bar.addMenu("&File")
-        self.file_menu = file
-        self.act_open = self._act(file, "&Open…", self.open_dialog, "Ctrl+O", "open")
-        self.recent_menu = file.addMenu("Open &Recent")
-        self.recent_menu.setObjectName("recent-menu")
-        self.recent_menu.aboutToShow.connect(self._fill_recent)
-        self.act_copy = self._act(file, "Open a &Copy of This Workspace", self.open_copy, None, "open-copy")
-        self.act_read_only = self._act(file, "&Read-only", self._toggle_read_only, None, "read-only")
-        self.act_read_only.setCheckable(True)
-        file.addSeparator()
-        self.act_import_memoryos = self.writes.add("&Import MemoryOS Directory…", self.import_memoryos,
-                                                   name="import-memoryos")
-        file.addAction(self.act_import_memoryos)
-        self.act_import_receipts = self.writes.add("Import &Receipts…", self.import_receipts, name="import-receipts")
-        file.addAction(self.act_import_receipts)
-        self.act_export_receipts = self._act(file, "&Export Receipts…", self.export_receipts, None, "export-receipts")
-        file.addSeparator()
-        self._act(file, "&Close Window", self.close, "Ctrl+W", "close")
-        self.act_quit = self._act(file, "&Quit", self.quit, QKeySequence("Ctrl+Q"), "quit")
-        edit = bar.addMenu("&Edit")
-        window = Qt.ShortcutContext.WindowShortcut
-        self.act_undo = self.writes.add("&Undo Last Change", self.undo, name="undo", key="Ctrl+Z", context=window)
-        self.act_redo = self.writes.add("&Redo", self.redo, name="redo", key="Ctrl+Shift+Z", context=window)
-        self.undo_names = UndoNames(self.writes, self.act_undo, self.act_redo, edit)  # Undo “Delete fact …”
-        edit.addSeparator()
-        self.act_find = self._act(edit, "&Find Facts", self.focus_search, QKeySequence("Ctrl+F"), "find")
-        view = bar.addMenu("&View")  # item views take Ctrl+Tab for themselves: the window's own keys
-        for text, keys, step, name in (("&Next Tab", ("Ctrl+Tab", "Ctrl+PgDown"), 1, "next-tab"),
-                                       ("&Previous Tab", ("Ctrl+Shift+Tab", "Ctrl+PgUp"), -1, "previous-tab")):
-            act = self._act(view, text, lambda s=step: self.tabs.setCurrentIndex(
-                (self.tabs.currentIndex() + s) % max(self.tabs.count(), 1)), None, name)
-            act.setShortcuts([QKeySequence(k) for k in keys])
-        tools = bar.addMenu("&Tools")
-        self.tools_menu = tools
-        self.act_index = self.writes.add("Index &Missing Vectors…", self.index_vectors, name="index-vectors")
-        tools.addAction(self.act_index)
-        self.act_audit = self._act(tools, "Recall &Audit…", self.show_audit, None, "recall-audit")
-        self.act_canary = self.writes.add("Run &Canary…", self.run_canary, name="run-canary")
-        tools.addAction(self.act_canary)
-        help_menu = bar.addMenu("&Help")
-        self.act_shortcuts = self._act(help_menu, "&Keyboard Shortcuts", self.show_shortcuts, "F1", "shortcuts")
-        self.act_guide = self._act(help_menu, "Memory Desk &Guide", self.show_guide, None, "guide")
-        help_menu.addSeparator()
-        self.act_about = self._act(help_menu, "&About Memory Desk", self.show_about, None, "about")
-        for action, name in ((self.act_undo, "undo"), (self.act_redo, "redo"), (self.act_index, "index-vectors"),
-                             (self.act_import_receipts, "import-receipts"), (self.act_canary, "run-canary")):
-            action.setObjectName(name)
-
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
         items = settings.recent()
@@ -205,11 +161,13 @@ class MainWindow(QMainWindow):
         self.session.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.session.navigate_to.connect(self.navigate)
         self.undo_names.bind(self.session)  # the window's write actions, and what Undo would undo
+        first = next(n for n in (window_state.saved_tab(ws.path) if self.remember else None, current, SPECS[0].name)
+                     if n in tab_names())
         self.tabs.blockSignals(True)
-        for cls in TABS:
-            tab = cls()
+        for spec in SPECS:
+            tab = PendingTab(spec) if self.lazy_tabs and spec.name != first else spec.load()()
             self.slots.append(TabSlot(tab))
-            self.tabs.addTab(tab, tab.title)
+            self.tabs.addTab(tab, spec.title)
         self.tabs.blockSignals(False)
         kept = window_state.recall(self) if self.remember else None
         self.act_read_only.blockSignals(True)
@@ -221,8 +179,10 @@ class MainWindow(QMainWindow):
         self.mode.setToolTip(str(ws.path) + (f" — changes: {block}" if block else ""))
         self._update_title()
         self.refresh_counts()
-        self.show_tab(next(n for n in (kept, current, TABS[0].name) if n in tab_names()))
+        self.show_tab(next(n for n in (kept, current, SPECS[0].name) if n in tab_names()))
         self._tab_shown(self.tabs.currentIndex())
+        if self.lazy_tabs:
+            self.warmup = startup.warm_up_after_first_paint(self, ws)
         if ws.live_refresh:
             self._start_watching(ws)
             self.live.setText("● live")
@@ -234,6 +194,9 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(note, 10000)
 
     def _close_tabs(self) -> None:
+        if self.warmup is not None:
+            self.warmup.stop()
+            self.warmup = None
         for slot in self.slots:
             slot.tab.close()
             slot.tab.deleteLater()
@@ -285,7 +248,13 @@ class MainWindow(QMainWindow):
     # --- tabs and routing ----------------------------------------------------------------
 
     def tab(self, name: str) -> DeskTab | None:
-        return next((s.tab for s in self.slots if s.tab.name == name), None)
+        slot = next((s for s in self.slots if s.tab.name == name), None)
+        if slot is not None and not slot.built:
+            self._build_tab(slot.tab.spec)
+        return slot.tab if slot is not None else None  # type: ignore[return-value]
+
+    def _build_tab(self, spec: TabSpec) -> None:
+        startup.build_tab(self, spec)
 
     def current_tab_name(self) -> str | None:
         widget = self.tabs.currentWidget()
@@ -302,6 +271,8 @@ class MainWindow(QMainWindow):
 
     def _tab_shown(self, _index: int) -> None:
         slot = self._slot(self.tabs.currentWidget())
+        if slot is not None and not slot.built:  # clicked before its turn: built now
+            self._build_tab(slot.tab.spec)
         if slot is None or self.session is None:
             return
         if not slot.opened:
@@ -403,6 +374,9 @@ class MainWindow(QMainWindow):
 
     async def index_vectors(self, batch: int | None = None) -> None:
         """Embed the facts that have no vector (progress and Cancel in the status bar; resumable)."""
+        from memorydesk.embedding.embedder import embedder_status
+        from memorydesk.memory.vector_index import index_missing_vectors, missing_count
+
         ok, reason = embedder_status()
         if not ok:
             self._failed("indexing missing vectors", reason)
@@ -448,6 +422,9 @@ class MainWindow(QMainWindow):
     # --- help -----------------------------------------------------------------------------
 
     def show_shortcuts(self) -> None:
+        for slot in list(self.slots):  # every tab's keys: the tabs not loaded yet are built first
+            if not slot.built:
+                self._build_tab(slot.tab.spec)
         self.dialog = help_dialogs.ShortcutsDialog(help_dialogs.window_rows(self), self)
         self.dialog.open()
 

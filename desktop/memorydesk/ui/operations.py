@@ -12,8 +12,9 @@ workspace keeps database work in order and off the UI thread. Two ways to use it
 Long work gets a ``Job``: the worker reports progress through it and checks
 ``job.cancelled`` between steps; the window shows it in the status bar with Cancel.
 
-Failures all go through ``failed``: a ``MemoryDeskError`` is shown as its own sentence,
-anything else is logged with its traceback and shown as our bug. A flow that awaits a
+Failures all go through ``report`` and ``failed`` (every runner of the desk, ``ui.runner``, reports
+there): a ``MemoryDeskError`` is shown as its own sentence, anything else is logged with its
+traceback and shown as our bug. A flow that awaits a
 call gets the exception raised at its ``await`` as well (after ``failed``), so it can stop;
 ``start`` swallows what reaches it, since the person was already told.
 """
@@ -24,7 +25,6 @@ import asyncio
 import logging
 import threading
 from collections.abc import Awaitable, Callable, Coroutine
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
 import shiboken6
@@ -32,6 +32,7 @@ from PySide6.QtCore import QObject, Signal
 
 from memorydesk.core.errors import MemoryDeskError
 from memorydesk.crashlog import desk_log
+from memorydesk.ui.runner import Runner
 
 log = logging.getLogger("memorydesk.ui.operations")
 T = TypeVar("T")
@@ -88,30 +89,48 @@ class Job(QObject):
 
 
 class Operations(QObject):
-    """The desk's one queue of background work."""
+    """The desk's one queue of database work (a ``Runner``), the UI flows, the long jobs, and
+    the one error path every runner of the desk reports to (``report``)."""
 
     failed = Signal(str, str)  # label, message for a person
     busy_changed = Signal(bool)
     job_started = Signal(object)  # a Job, when work with progress begins
     job_finished = Signal(object)
-    _finished = Signal(object, object, object, object)  # on_success, on_failure, result, error
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._executor: ThreadPoolExecutor | None = ThreadPoolExecutor(1, thread_name_prefix="memorydesk-op")
-        self._pending = 0
+        self._db = Runner("memorydesk-op", self.report, self)
+        self._db.busy_changed.connect(self.busy_changed)
         self._tasks: set[asyncio.Task] = set()
-        self._finished.connect(self._deliver)
+        self._jobs: set[Job] = set()
 
     @property
     def pending(self) -> int:
         """Calls queued or running on the worker."""
-        return self._pending
+        return self._db.pending
+
+    @property
+    def running(self) -> bool:
+        """Not shut down (the window is open)."""
+        return self._db.running
 
     @property
     def flows(self) -> int:
         """UI flows not finished (one waiting for a dialog counts)."""
         return len(self._tasks)
+
+    def report(self, label: str, error: BaseException, quiet: bool = False) -> None:
+        """The one error path: a failure of any runner, or of a flow, reaches the person here
+        (``failed``) as one sentence, and the log with its traceback when it is our bug."""
+        if not isinstance(error, MemoryDeskError):
+            log.error("operation failed: %s", label or "?", exc_info=error)
+        if not quiet and not isinstance(error, Cancelled):
+            self.failed.emit(label, describe_error(error))
+
+    def thread(self, name: str, parent: QObject | None = None) -> Runner:
+        """A worker thread of its own (numpy work that must not wait behind the database),
+        whose failures take the same path as the database worker's."""
+        return Runner(name, self.report, parent)
 
     def run(self, fn: Callable[[], Any], on_success: Callable[[Any], None] | None = None, *,
             on_failure: Callable[[BaseException], None] | None = None, label: str = "",
@@ -121,28 +140,12 @@ class Operations(QObject):
         On failure ``on_failure(exc)`` runs (if given) and, unless ``quiet``, ``failed``
         is emitted with ``label`` (what was being done) and a sentence for a person.
         """
-        if self._executor is None:
-            return
-        self._pending += 1
-        if self._pending == 1:
-            self.busy_changed.emit(True)
-        future = self._executor.submit(fn)
-        future.add_done_callback(lambda f: self._from_worker(f, on_success, on_failure, (label, quiet)))
+        self._db.run(fn, on_success, on_failure=on_failure, label=label, quiet=quiet)
 
     def run_for(self, owner: QObject, fn: Callable[[], Any], on_success: Callable[[Any], None] | None = None,
                 **kwargs: Any) -> None:
         """``run`` for a widget that may be gone when the result arrives (then it is dropped)."""
-        if on_success is None:
-            self.run(fn, None, **kwargs)
-            return
-
-        def deliver(result: Any) -> None:
-            if shiboken6.isValid(owner):
-                on_success(result)
-            else:
-                log.debug("dropped a result for a closed view")
-
-        self.run(fn, deliver, **kwargs)
+        self.run(fn, None if on_success is None else for_live(owner, on_success), **kwargs)
 
     def call(self, fn: Callable[[], T], *, label: str = "", quiet: bool = False) -> Awaitable[T]:
         """``await ops.call(fn)``: ``fn()`` on the worker, its result (or exception) back in the flow."""
@@ -157,23 +160,33 @@ class Operations(QObject):
             if not future.done():
                 future.set_exception(error)
 
-        if self._executor is None:
+        if not self._db.run(fn, ok, on_failure=bad, label=label, quiet=quiet):
             future.set_exception(Cancelled("the workspace was closed"))
-        else:
-            self.run(fn, ok, on_failure=bad, label=label, quiet=quiet)
         return future
+
+    def begin_job(self, title: str) -> Job:
+        """A long piece of work begins: the status bar shows it with progress and Cancel."""
+        job = Job(title, self)
+        self._jobs.add(job)
+        self.job_started.emit(job)
+        return job
+
+    def end_job(self, job: Job) -> None:
+        """It ended (done, failed or stopped); said once however often it is called."""
+        if job in self._jobs:
+            self._jobs.discard(job)
+            self.job_finished.emit(job)
 
     def job(self, title: str, fn: Callable[[Job], T], *, label: str = "") -> tuple[Job, Awaitable[T]]:
         """Long work with progress and Cancel: ``fn(job)`` on the worker."""
-        job = Job(title, self)
-        self.job_started.emit(job)
+        job = self.begin_job(title)
         awaitable = self.call(lambda: fn(job), label=label or title, quiet=False)
 
         async def finish() -> T:
             try:
                 return await awaitable
             finally:
-                self.job_finished.emit(job)
+                self.end_job(job)
 
         return job, finish()
 
@@ -193,47 +206,31 @@ class Operations(QObject):
             error = t.exception()
             if error is None or isinstance(error, MemoryDeskError):
                 return  # a MemoryDeskError raised at an await was already shown
-            log.error("a desk flow failed", exc_info=error)
             if owner is None or shiboken6.isValid(owner):
-                self.failed.emit("", describe_error(error))
+                self.report("", error)
+            else:
+                log.error("a desk flow failed", exc_info=error)
 
         task.add_done_callback(done)
         return task
-
-    def _from_worker(self, future: Future, on_success: Any, on_failure: Any, how: tuple[str, bool]) -> None:
-        # worker thread: only emit; the queued signal delivers on the UI thread
-        if future.cancelled():  # shut down before it ran: nobody waits for it any more
-            return
-        error = future.exception()
-        result = None if error is not None else future.result()
-        try:
-            self._finished.emit(on_success, (on_failure, how), result, error)
-        except RuntimeError:  # the window is gone
-            pass
-
-    def _deliver(self, on_success: Any, failure: Any, result: Any, error: Any) -> None:
-        on_failure, (label, quiet) = failure
-        self._pending -= 1
-        if self._pending == 0:
-            self.busy_changed.emit(False)
-        if error is None:
-            if on_success is not None:
-                on_success(result)
-            return
-        if not isinstance(error, MemoryDeskError):
-            log.error("operation failed: %s", label or "?", exc_info=error)
-        if on_failure is not None:
-            on_failure(error)
-        if not quiet and not isinstance(error, Cancelled):
-            self.failed.emit(label, describe_error(error))
 
     def shutdown(self) -> None:
         for task in list(self._tasks):
             task.cancel()
         self._tasks.clear()
-        if self._executor is not None:
-            self._executor.shutdown(wait=True, cancel_futures=True)
-            self._executor = None
+        self._db.shutdown(wait=True)
+
+
+def for_live(owner: QObject, on_success: Callable[[Any], None]) -> Callable[[Any], None]:
+    """``on_success`` unless ``owner`` (a widget) is gone by the time the result arrives."""
+
+    def deliver(result: Any) -> None:
+        if shiboken6.isValid(owner):
+            on_success(result)
+        else:
+            log.debug("dropped a result for a closed view")
+
+    return deliver
 
 
 async def dialog_result(dialog: Any) -> bool:

@@ -10,15 +10,16 @@ Tabs never talk to each other; ``navigate`` asks the window to show another tab 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from PySide6.QtCore import QObject, Signal
 
 from memorydesk.core.changes import ChangeSet, Kind
-from memorydesk.memory.history import ChangeResult
-from memorydesk.memory.reviewer import Reviewer
 from memorydesk.store.workspace import Workspace
 from memorydesk.ui.operations import Job, Operations
+
+if TYPE_CHECKING:  # the reviewer is loaded by the first write, not by the window's first paint
+    from memorydesk.memory.history import ChangeResult
 
 T = TypeVar("T")
 
@@ -63,6 +64,8 @@ class DeskSession(QObject):
 
             self.status.emit(f"Nothing was changed: {self.write_block}")
             raise ReadOnlyWorkspace(self.write_block)
+        from memorydesk.memory.reviewer import Reviewer
+
         ws, actor = self.ws, self.actor
 
         def work() -> ChangeResult:

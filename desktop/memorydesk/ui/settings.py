@@ -66,9 +66,10 @@ def search_cache_mb() -> int | None:
 
 
 def apply_search_cache_setting() -> None:
-    """Give search the configured memory bound (the default otherwise: 2 GB, or the environment's)."""
-    from memorydesk.search.follow import configure
-
+    """Give search the configured memory bound (the default otherwise: 2 GB, or the environment's).
+    Search's modules are loaded here only when a bound is set (the window's first paint needs none)."""
     mb = search_cache_mb()
     if mb is not None and mb >= 0:
+        from memorydesk.search.follow import configure
+
         configure(max_bytes=mb * 1024 * 1024)

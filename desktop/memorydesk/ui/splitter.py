@@ -34,3 +34,22 @@ class GripSplitter(QSplitter):
 
     def createHandle(self) -> QSplitterHandle:
         return GripHandle(self.orientation(), self)
+
+
+def splitter(orientation: Qt.Orientation, *widgets: QWidget, name: str = "", stretch: tuple[int, ...] = (),
+             sizes: tuple[int, ...] = (), collapsible: bool = True) -> GripSplitter:
+    """The desk's splitter set-up, written once: ``widgets`` side by side (``Horizontal``) or one
+    above the other, each with its ``stretch`` factor and first size, named ``name`` (the key
+    ``ui.window_state`` keeps a person's layout under); ``collapsible=False`` keeps every pane
+    from being dragged shut."""
+    split = GripSplitter(orientation)
+    if name:
+        split.setObjectName(name)
+    for widget in widgets:
+        split.addWidget(widget)
+    for index, factor in enumerate(stretch):
+        split.setStretchFactor(index, factor)
+    split.setChildrenCollapsible(collapsible)
+    if sizes:
+        split.setSizes(list(sizes))
+    return split

@@ -177,6 +177,11 @@ def remember(win: Any) -> None:
         save_tab_layout(slot.tab, slot.tab.name)
 
 
+def track_layout(tab: QWidget) -> None:
+    """A tab built after the others (``ui.startup``): its layout is put back when it is first shown."""
+    _Layout(tab, tab.name)  # type: ignore[attr-defined]
+
+
 def recall(win: Any) -> str | None:
     """Put every new tab's layout back; the tab to show for this workspace, if one was kept."""
     for slot in win.slots:

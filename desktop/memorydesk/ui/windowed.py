@@ -3,15 +3,18 @@ Conflicts lists share.
 
 A model mixes in ``Windowed`` and holds ``_keys`` (the whole list's keys, or None while they
 are not known), ``_windows`` (window number → its rows, ``LOADING`` or ``FAILED``),
-``_generation`` (bumped on every reset, so windows asked for before it are dropped when they
-arrive), ``fetch`` (set by its tab: ``fetch(keys, deliver)`` reads the rows off the UI thread
-and calls ``deliver(rows or None)`` on it) and a ``window_loaded(first, last)`` signal.
+``_resets`` (a ``ui.runner.Latest``: every reset, ``_stale_windows()``, takes a newer
+token, so windows asked for before it are dropped when they arrive), ``fetch`` (set by its
+tab: ``fetch(keys, deliver)`` reads the rows off the UI thread and calls ``deliver(rows or
+None)`` on it) and a ``window_loaded(first, last)`` signal.
 """
 
 from __future__ import annotations
 
 import logging
 from typing import Any
+
+from memorydesk.ui.runner import Latest, Token
 
 log = logging.getLogger("memorydesk.ui.windowed")
 
@@ -23,9 +26,13 @@ FAILED = object()
 class Windowed:
     _keys: Any
     _windows: dict[int, Any]
-    _generation: int
+    _resets: Latest
     fetch: Any
     window_loaded: Any
+
+    def _stale_windows(self) -> None:
+        """The rows changed under every window asked for so far: they are dropped on arrival."""
+        self._resets.take("windows")
 
     def row_item(self, row: int) -> Any | None:
         """The row's item, or None while its window is loading (or could not be read)."""
@@ -55,12 +62,12 @@ class Windowed:
             return FAILED
         keys = self._keys[w * WINDOW:(w + 1) * WINDOW]
         self._windows[w] = LOADING
-        generation = self._generation
-        self.fetch(keys, lambda rows: self._arrived(generation, w, rows))
+        token = self._resets.current("windows")
+        self.fetch(keys, lambda rows: self._arrived(token, w, rows))
         return LOADING
 
-    def _arrived(self, generation: int, w: int, rows: list[Any] | None) -> None:
-        if generation != self._generation or self._windows.get(w) is not LOADING:
+    def _arrived(self, token: Token, w: int, rows: list[Any] | None) -> None:
+        if not token.fresh or self._windows.get(w) is not LOADING:
             return  # the list changed meanwhile; a newer request will come
         if rows is None:
             log.warning("%s: could not read rows %d-%d", type(self).__name__, w * WINDOW, (w + 1) * WINDOW - 1)

@@ -11,12 +11,18 @@ The results are kept: closing the dialog only hides it (the window keeps one per
 workspace), and they stay until a new run replaces them — which first offers to save
 results that were not saved. Double-click or Enter on a fact opens it in the Facts tab;
 Enter never starts a run (no button is the default; Alt+R runs).
+
+Every run is also kept in the workspace (``browse.audit_runs``; not when it is open
+read-only): the *Runs* page lists them with their recall@10 trend (a point opens its run),
+the *Compare* page puts two side by side. A run started while search's copies of the file
+are being built waits for them, and its progress says so (``browse.audit_job``).
 """
 
 from __future__ import annotations
 
 import html
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +45,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QRadioButton,
     QSpinBox,
-    QSplitter,
     QTableView,
     QTableWidget,
     QTableWidgetItem,
@@ -48,14 +53,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memorydesk.core.errors import BadInput
+from memorydesk.browse import audit_runs
+from memorydesk.browse.audit_job import Plan, run_audit
+from memorydesk.core.errors import BadInput, MemoryDeskError
 from memorydesk.core.fusion import VARIANTS
 from memorydesk.core.outputs import refuse_overwriting_input
 from memorydesk.search import audit
 from memorydesk.search.loss import STAGE_WORDS, STAGES
+from memorydesk.ui.audit.compare_page import ComparePage
 from memorydesk.ui.audit.model import AuditFactsModel
+from memorydesk.ui.audit.runs_page import RunsPage
+from memorydesk.ui.audit.tables import when
 from memorydesk.ui.session import DeskSession
+from memorydesk.ui.splitter import splitter
 
+log = logging.getLogger("memorydesk.ui")
 GROUPS = (("by_domain", "By domain"), ("by_memory_type", "By type"), ("by_age", "By age"),
           ("by_veracity", "By veracity"))
 
@@ -191,9 +203,7 @@ class RecallAuditDialog(QDialog):
         row.addWidget(QLabel("<i>Double-click (or Enter) opens a fact in the Facts tab.</i>"))
         ll.addLayout(row)
         ll.addWidget(self.facts, 1)
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(self.groups)
-        split.addWidget(lower)
+        split = splitter(Qt.Orientation.Vertical, self.groups, lower)
         buttons = QHBoxLayout()
         buttons.addWidget(self.progress, 1)
         buttons.addWidget(self.cancel_button)
@@ -208,12 +218,26 @@ class RecallAuditDialog(QDialog):
         for button in (self.run_button, self.save_button, self.cancel_button, close, self.pick):
             button.setAutoDefault(False)  # Enter never presses one of them by surprise
             button.setDefault(False)
+        this = QWidget()
+        tl = QVBoxLayout(this)
+        tl.setContentsMargins(0, 0, 0, 0)
+        tl.addLayout(top)
+        tl.addWidget(self.summary)
+        tl.addWidget(split, 1)
+        self.runs_page = RunsPage()
+        self.runs_page.opened.connect(self.open_run)
+        self.runs_page.compare.connect(self.compare_runs)
+        self.compare_page = ComparePage(session)
+        self.pages = QTabWidget()
+        self.pages.setObjectName("audit-pages")
+        self.pages.addTab(this, "&This run")
+        self.pages.addTab(self.runs_page, "R&uns")
+        self.pages.addTab(self.compare_page, "&Compare")
         layout = QVBoxLayout(self)
-        layout.addLayout(top)
-        layout.addWidget(self.summary)
-        layout.addWidget(split, 1)
+        layout.addWidget(self.pages, 1)
         layout.addLayout(buttons)
         self.resize(1100, 760)
+        self.refresh_runs()
 
     @classmethod
     def shown_for(cls, session: DeskSession, window: QWidget) -> RecallAuditDialog:
@@ -309,13 +333,21 @@ class RecallAuditDialog(QDialog):
                 self.summary.setText(f"That file cannot be used: {html.escape(str(exc))}")
                 return
         ws = self.session.ws
+        plan = Plan(sample=sample, seed=seed, what_if=tuple(names),
+                    queries=None if queries is None else tuple((q, tuple(t)) for q, t in queries))
 
-        def work(job: Any) -> dict[str, Any]:
-            progress, stop = job.report, (lambda: job.cancelled)
-            if queries is not None:
-                return audit.audit_queries(ws, queries, what_if=names, progress=progress, cancelled=stop)
-            return audit.audit_workspace(ws, sample=sample, seed=seed, what_if=names, progress=progress,
-                                         cancelled=stop)
+        def work(job: Any) -> tuple[dict[str, Any], audit_runs.Run | None, str]:
+            report = run_audit(ws, plan, progress=job.report, cancelled=lambda: job.cancelled)
+            if ws.read_only:
+                return report, None, "Not kept in the workspace: it is open read-only."
+            try:
+                return report, audit_runs.save_run(ws, report, origin="window", sample=sample, seed=seed,
+                                                   what_if=names), ""
+            except MemoryDeskError as exc:
+                return report, None, f"Not kept in the workspace: {exc}"
+            except Exception as exc:  # noqa: BLE001 - the results are shown whatever keeping them did
+                log.exception("the recall audit's run was not kept")
+                return report, None, f"Not kept in the workspace (a bug of Memory Desk, logged): {exc}"
 
         job, awaitable = self.session.ops.job("Recall audit", work)
         self.job = job
@@ -329,15 +361,63 @@ class RecallAuditDialog(QDialog):
         kept = " The results below are the last run's until this one finishes." if self.report is not None else ""
         self.summary.setText(f"Auditing… (Cancel stops it and shows what it got through).{kept}")
         try:
-            report = await awaitable
+            report, kept, why = await awaitable
         finally:
             self.job = None
             self.run_button.setEnabled(True)
             for w in (self.progress, self.cancel_button):
                 w.hide()
-        self.show_report(report)
+        self.show_report(report, kept, why)
+        notice = ws.take_notice() if kept is not None else ""
+        if notice:
+            self.session.status.emit(notice)
+        if kept is not None:
+            self.refresh_runs()
 
-    def show_report(self, report: dict[str, Any]) -> None:
+    # --- kept runs ----------------------------------------------------------------------
+
+    def refresh_runs(self) -> None:
+        ws = self.session.ws
+
+        def read() -> tuple[list[audit_runs.Run], int]:
+            return audit_runs.list_runs(ws)
+
+        def show(found: tuple[list[audit_runs.Run], int]) -> None:
+            runs, foreign = found
+            note = (f"{len(runs):,} run(s) kept in this workspace" if runs else "No runs kept yet") + (
+                f"; {foreign:,} taken in another file (a copy's) are not listed." if foreign else ".")
+            if not audit_runs.kept(ws) and ws.read_only:
+                note = "No runs kept: the workspace is open read-only and has no runs of the desk's."
+            self.runs_page.set_runs(runs, note)
+            self.compare_page.set_runs(runs)
+
+        self.session.ops.run_for(self, read, show, label="reading the kept audit runs")
+
+    def open_run(self, run_id: str) -> None:
+        """Show a kept run on This run (read on the worker)."""
+        ws = self.session.ws
+
+        def read() -> tuple[audit_runs.Run, dict[str, Any]]:
+            run = audit_runs.get_run(ws, run_id)
+            rows = [{"id": f.fact_id, "query": f.query, "lost_at": f.stage, "rank": f.rank, "domain": f.domain,
+                     "memory_type": f.memory_type, "age_days": f.age_days, "score_rank": f.score_rank,
+                     "undecayed_rank": f.undecayed_rank} for f in audit_runs.run_facts(ws, run)]
+            key = "results" if run.kind == "queries" else "facts"
+            return run, {"summary": run.summary, key: rows}
+
+        def show(found: tuple[audit_runs.Run, dict[str, Any]]) -> None:
+            run, report = found
+            self.show_report(report, run, "")
+            self.pages.setCurrentIndex(0)
+
+        self.session.ops.run_for(self, read, show, label="opening a kept audit run")
+
+    def compare_runs(self, run_a: str, run_b: str) -> None:
+        self.compare_page.choose(run_a, run_b)
+        self.pages.setCurrentWidget(self.compare_page)
+        self.compare_page.start()
+
+    def show_report(self, report: dict[str, Any], kept: audit_runs.Run | None = None, why: str = "") -> None:
         self.report = report
         s = report["summary"]
         rows = report.get("facts", report.get("results", []))
@@ -354,11 +434,15 @@ class RecallAuditDialog(QDialog):
                                            for label, v in s.get(key, {}).items()])
         _fill(self.whatif_table, [[name, _pct(v["recall_at_10"]), f"{v['brought_back']:,}", f"{v['newly_lost']:,}"]
                                   for name, v in s.get("what_if", {}).items()])
-        lines.append("<i>These results stay here until the next run replaces them; Save report… keeps them "
-                     "in a file.</i>")
+        if kept is not None:
+            lines.append(f"<i>Run {kept.id} of {html.escape(when(kept.at))}, kept in the workspace (the Runs "
+                         "page lists every run; Compare puts two side by side). Save report… also writes a file.</i>")
+        else:
+            lines.append(f"<i>{html.escape(why)} These results stay here until the next run replaces them; "
+                         "Save report… keeps them in a file.</i>")
         self.summary.setText("<br>".join(lines))
         self.model.set_rows([{**r, "id": r.get("id", r.get("target"))} for r in rows])
-        self.saved = False
+        self.saved = kept is not None  # a kept run loses nothing when another replaces it
         self.save_button.setEnabled(True)
 
     def _save(self) -> None:

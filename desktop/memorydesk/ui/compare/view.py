@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QSplitter,
     QTextBrowser,
     QTreeWidget,
     QTreeWidgetItem,
@@ -38,6 +37,7 @@ from memorydesk.ui.compare.items import Item, groups, side_by_side
 from memorydesk.ui.operations import dialog_result
 from memorydesk.ui.prompts import reason_fields
 from memorydesk.ui.session import Change, DeskSession
+from memorydesk.ui.splitter import splitter
 
 ITEM = Qt.ItemDataRole.UserRole
 
@@ -95,9 +95,7 @@ class CompareView(QWidget):
         self.restore.setShortcut(QKeySequence("Ctrl+R"))
         self.restore.setEnabled(False)
         self.restore.clicked.connect(lambda: self.session.ops.start(self.restore_selected(), owner=self))
-        sides = QSplitter(Qt.Orientation.Horizontal)
-        sides.addWidget(self.old_side)
-        sides.addWidget(self.new_side)
+        sides = splitter(Qt.Orientation.Horizontal, self.old_side, self.new_side)
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
@@ -106,11 +104,7 @@ class CompareView(QWidget):
         row.addStretch(1)
         row.addWidget(self.restore)
         right_layout.addLayout(row)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(self.tree)
-        split.addWidget(right)
-        split.setStretchFactor(0, 2)
-        split.setStretchFactor(1, 3)
+        split = splitter(Qt.Orientation.Horizontal, self.tree, right, stretch=(2, 3))
         layout = QVBoxLayout(self)
         layout.addWidget(self.heading)
         layout.addWidget(split, 1)

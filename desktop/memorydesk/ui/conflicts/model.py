@@ -20,6 +20,7 @@ from memorydesk.browse.bursts import BurstRow
 from memorydesk.browse.conflicts import ConflictLine, FactBrief
 from memorydesk.ui.delegates import PARTS_ROLE
 from memorydesk.ui.rows_model import RowsModel
+from memorydesk.ui.runner import Latest
 from memorydesk.ui.text import one_line, when
 from memorydesk.ui.windowed import Windowed
 
@@ -67,14 +68,14 @@ class ConflictListModel(Windowed, QAbstractTableModel):
         super().__init__(parent)
         self._keys = array.array("q")
         self._windows: dict[int, Any] = {}
-        self._generation = 0
+        self._resets = Latest()  # windows asked for before a reset are dropped when they arrive
         self.fetch: Fetcher | None = None
 
     # --- state --------------------------------------------------------------------------
 
     def set_keys(self, keys: array.array, windows: dict[int, list[ConflictLine | None]] | None = None) -> None:
         self.beginResetModel()
-        self._generation += 1
+        self._stale_windows()
         self._keys = keys
         self._windows = dict(windows or {})
         self.endResetModel()
@@ -95,7 +96,7 @@ class ConflictListModel(Windowed, QAbstractTableModel):
 
     def forget_windows(self) -> None:
         """Read every window again when next shown (the facts or decisions changed)."""
-        self._generation += 1
+        self._stale_windows()
         self._windows = {}
         if self.rowCount():
             self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, len(COLUMNS) - 1))

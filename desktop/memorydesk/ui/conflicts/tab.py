@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from memorydesk.browse import bursts as browse_bursts
 from memorydesk.browse import conflicts as browse
+from memorydesk.browse.conflict_index import prepare_later
 from memorydesk.browse.conflict_trail import conflict_trail
 from memorydesk.browse.facts import domains
 from memorydesk.core.changes import Kind, Shown
@@ -43,9 +44,10 @@ from memorydesk.ui.conflicts.filterbar import ConflictFilterBar
 from memorydesk.ui.conflicts.model import NAMES, BurstModel, ConflictListModel
 from memorydesk.ui.conflicts.trail import TrailView
 from memorydesk.ui.delegates import BidiDelegate, DomainDelegate
+from memorydesk.ui.runner import Token
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.tab import DeskTab
-from memorydesk.ui.splitter import GripSplitter
+from memorydesk.ui.splitter import splitter
 from memorydesk.ui.windowed import WINDOW
 
 WIDTHS = {"type": 100, "state": 150, "topic": 200, "a": 260, "b": 260, "agents": 130, "when": 120, "count": 44}
@@ -75,10 +77,7 @@ class ConflictsTab(DeskTab):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._generation = 0
         self._trail_for: str | None = None  # the conflict the trail pane shows (or is reading)
-        self._pending: str | None = None  # a conflict to show once the list is read
-        self._select_first = False
         self.bursts_read = False
         self._burst_of: dict[str, str] = {}  # conflict id -> the reason of its burst
         self.shown_burst: Any = None
@@ -136,17 +135,11 @@ class ConflictsTab(DeskTab):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(bar)
         lay.addWidget(self.trail, 1)
-        self.split = GripSplitter(Qt.Orientation.Vertical)
-        self.split.setObjectName("conflicts-split")
-        self.split.addWidget(self.pages)
-        self.split.addWidget(below)
-        self.split.setStretchFactor(0, 1)
-        self.split.setStretchFactor(1, 1)
-        self.split.setChildrenCollapsible(False)
         rows = self.view.verticalHeader().defaultSectionSize()
         self.pages.setMinimumHeight(rows * 6)
         below.setMinimumHeight(160)
-        self.split.setSizes([rows * 14 + 60, 360])  # about 14 lines of the list, the trail below
+        self.split = splitter(Qt.Orientation.Vertical, self.pages, below, name="conflicts-split", stretch=(1, 1),
+                              sizes=(rows * 14 + 60, 360), collapsible=False)  # about 14 lines, the trail below
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.filters)
@@ -184,12 +177,21 @@ class ConflictsTab(DeskTab):
             self._show_trail(self._trail_for)
 
     def navigate(self, target: dict[str, Any]) -> None:
+        """Targets land at once: each reads the list again (or finds its line) and then holds
+        what it selects until the list is read (``show_target``)."""
+        self.show_target(dict(target))
+
+    def show_target(self, target: dict[str, Any]) -> None:
         if target.get("fact"):
-            self._select_first = True
             self.pages.setCurrentIndex(LIST_PAGE)
+            self.hold({"first": True})
             self.filters.reset(fact=str(target["fact"]))
         elif target.get("conflict"):
             self.show_conflict(str(target["conflict"]))
+        elif target.get("select"):  # held for the list: select that conflict's line when it holds it
+            self._select_conflict(str(target["select"]))
+        elif target.get("first") and self.model.rowCount():
+            self.select_row(0)
 
     def show_as_of(self, at: int | None) -> None:
         """The window's *as of* (``ui.as_of``): only the rows recorded by then."""
@@ -234,27 +236,27 @@ class ConflictsTab(DeskTab):
         as_of = getattr(self, "as_of", None)
         if as_of is not None:  # the window's "as of" (``show_as_of``): rows recorded by then
             query = replace(query, until=as_of if query.until is None else min(query.until, as_of))
-        self._generation += 1
-        generation = self._generation
+        token = self.latest.take("list")
+        self.mark_loading()
         if keep_selection and self.model.rowCount():
             current = self.model.key_at(self.view.currentIndex().row())
             scroll = self.view.verticalScrollBar().value()
             self.filters.show_counts(None, None, "reading…")
-            self._read_keys(generation, query, (current, scroll))
+            self._read_keys(token, query, (current, scroll))
             return
         if browse.reads_facts(query):  # the facts are read once, for the whole list
             self.filters.show_counts(None, None, "filtering…")
-            self._read_keys(generation, query)
+            self._read_keys(token, query)
             return
         self.filters.show_counts(None, None, "reading…")
         self.run(lambda ws: browse.first_lines(ws, query, WINDOW),
-                 lambda lines: self._first(generation, query, lines), label="reading conflicts")
+                 lambda lines: self._first(token, query, lines), label="reading conflicts", token=token)
 
     def _windows_to_read(self) -> list[int]:
         top = self.view.rowAt(0)
         return sorted({0, max(top, 0) // WINDOW})
 
-    def _read_keys(self, generation: int, query: browse.ConflictQuery, restore: tuple | None = None) -> None:
+    def _read_keys(self, token: Token, query: browse.ConflictQuery, restore: tuple | None = None) -> None:
         windows = self._windows_to_read()
 
         def work(ws: Any) -> browse.Listing:
@@ -265,19 +267,15 @@ class ConflictsTab(DeskTab):
                     listing.windows[w] = browse.lines_for_keys(ws, keys)
             return listing
 
-        self.run(work, lambda listing: self._listed(generation, listing, restore), label="reading conflicts")
+        self.run(work, lambda listing: self._listed(listing, restore), label="reading conflicts", token=token)
 
-    def _first(self, generation: int, query: browse.ConflictQuery, lines: list[browse.ConflictLine]) -> None:
-        if generation != self._generation:
-            return
+    def _first(self, token: Token, query: browse.ConflictQuery, lines: list[browse.ConflictLine]) -> None:
         self.model.set_first(lines)
         self.filters.show_counts(len(lines), None, "counting…")
         self._after_rows()
-        self._read_keys(generation, query)
+        self._read_keys(token, query)
 
-    def _listed(self, generation: int, listing: browse.Listing, restore: tuple | None) -> None:
-        if generation != self._generation:
-            return
+    def _listed(self, listing: browse.Listing, restore: tuple | None) -> None:
         current = self.model.key_at(self.view.currentIndex().row()) if restore is None else restore[0]
         head = self.model.rowCount()
         grows = restore is None and head and len(listing.keys) >= head and \
@@ -293,16 +291,15 @@ class ConflictsTab(DeskTab):
                 self.select_row(row, scroll=False)
         self.filters.show_counts(len(listing.keys), listing.rows)
         self._after_rows(complete=True)
+        if self.session is not None and not browse.reads_facts(self.filters.query()):
+            prepare_later(self.session.ws)  # the first filter on facts then finds its arrays read
 
     def _after_rows(self, complete: bool = False) -> None:
-        if self._pending is not None:
-            if complete:
-                self._select_conflict(self._pending)
-        elif self._select_first and self.model.rowCount():
-            self._select_first = False
-            self.select_row(0)
-        elif not self.view.selectionModel().hasSelection() and self.pages.currentIndex() == LIST_PAGE \
-                and self.trail.trail is not None:
+        """Rows arrived; once the whole list is read (``complete``) a held target lands."""
+        if complete and self.mark_ready():
+            pass
+        elif self.holding is None and not self.view.selectionModel().hasSelection() \
+                and self.pages.currentIndex() == LIST_PAGE and self.trail.trail is not None:
             self._keep_or_clear_trail(complete)
         self.acts.update()
 
@@ -355,18 +352,23 @@ class ConflictsTab(DeskTab):
         """Show a conflict's trail, and select its line when the list holds it (now, or once read)."""
         self.pages.setCurrentIndex(LIST_PAGE)
         self._show_trail(conflict_id)
-        self._pending = conflict_id
         self._select_conflict(conflict_id)
 
     def _select_conflict(self, conflict_id: str) -> None:
+        """Select the conflict's line; while the list does not hold it, it is held for the next
+        whole list (a newer target or selection takes its place)."""
+        token = self.latest.take("select")
+        self.hold({"select": conflict_id})
+
         def found(key: int | None) -> None:
             row = self.model.row_of_key(key) if key is not None else None
-            if row is not None and self._pending == conflict_id:
-                self._pending = None
+            if row is not None:
+                if self.holding == {"select": conflict_id}:
+                    self.hold_nothing()
                 self._trail_for = conflict_id
                 self.select_row(row)
 
-        self.run(lambda ws: browse.line_key_of(ws, conflict_id), found, label="finding the conflict")
+        self.run(lambda ws: browse.line_key_of(ws, conflict_id), found, label="finding the conflict", token=token)
 
     def _show_trail(self, conflict_id: str | None) -> None:
         self._trail_for = conflict_id

@@ -22,8 +22,6 @@ from PySide6.QtWidgets import QWidget
 from memorydesk.browse import detail as browse_detail
 from memorydesk.browse import naming
 from memorydesk.browse.facts import FactRow
-from memorydesk.memory.purge import backups_holding
-from memorydesk.memory.reviewer import Reviewer
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.facts.dialogs import FactEditDialog, PurgeDialog
 from memorydesk.ui.operations import dialog_result
@@ -103,7 +101,7 @@ class FactActions(QObject):
         if not accepted:
             return
         result = await self.session.write(
-            "editing the fact", Reviewer.edit_fact, fact_id, domain=values["domain"], topic=values["topic"],
+            "editing the fact", lambda r, *a, **k: r.edit_fact(*a, **k), fact_id, domain=values["domain"], topic=values["topic"],
             content=values["content"], confidence=values["confidence"], reason=values["reason"],
             expected_updated_at=fact["updated_at"])
         if result.ids:
@@ -158,6 +156,8 @@ class FactActions(QObject):
         ids = [f.id for f in facts]
 
         def read(ws: Any) -> tuple[list[naming.FactName], list[Any]]:
+            from memorydesk.memory.purge import backups_holding  # the reviewer's modules: loaded when used
+
             return naming.fact_names(ws, ids), backups_holding(ws, ids)
 
         names, holding = await self.session.read(read, label="looking at the facts and the backups")

@@ -9,7 +9,6 @@ import html
 import time
 from typing import Any
 
-import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
@@ -29,6 +28,7 @@ from PySide6.QtWidgets import (
 from memorydesk.ui.facts import decay
 from memorydesk.ui.facts.model import UNREACHABLE_TIP, unreachable_icon
 from memorydesk.ui.facts.recall_page import RecallPage
+from memorydesk.ui.splitter import splitter
 from memorydesk.ui.text import direction, when
 
 FIELDS = (
@@ -55,8 +55,22 @@ def _link(fid: str, topic: str | None, state: str | None) -> str:
 
 
 class DecayPlot(QWidget):
+    """The decay curve of the fact shown. Its plot (pyqtgraph, with numpy behind it) is made
+    when the first fact is shown, so the window's first paint never waits for it."""
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.plot: Any = None
+        self.caption = QLabel("")
+        self.caption.setObjectName("decay-caption")
+        self.caption.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.caption)
+
+    def _make_plot(self) -> None:
+        import pyqtgraph as pg
+
         pal = QApplication.palette()
         self.plot = pg.PlotWidget(background=pal.color(QPalette.ColorRole.Base))
         self.plot.setObjectName("decay-plot")
@@ -75,15 +89,11 @@ class DecayPlot(QWidget):
         self.plot.addItem(self.half_line)
         self.plot.addItem(self.today_line)
         self.today_dot = self.plot.plot([], [], pen=None, symbol="o", symbolBrush="#d9822b", symbolSize=8)
-        self.caption = QLabel("")
-        self.caption.setObjectName("decay-caption")
-        self.caption.setWordWrap(True)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot)
-        layout.addWidget(self.caption)
+        self.layout().insertWidget(0, self.plot)
 
     def show_fact(self, memory_type: str | None, created_at: int, now: float | None = None) -> None:
+        if self.plot is None:
+            self._make_plot()
         name, k, eta = decay.params(memory_type)
         age_h = max(0.0, ((now or time.time()) - created_at) / 3600)
         half = decay.half_life_hours(memory_type)
@@ -216,15 +226,9 @@ class FactDetail(QWidget):
     def stack(self) -> QSplitter:
         """Lay the detail out for a narrow side panel: the text above the pages (a splitter
         between them), the decay plot a page of its own instead of a third column."""
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.setObjectName("detail-stack")
-        split.setChildrenCollapsible(False)
-        split.addWidget(self.text_col)
         self.pages.addTab(self.decay, "Decay")
-        split.addWidget(self.pages)
-        split.setStretchFactor(0, 2)
-        split.setStretchFactor(1, 3)
-        split.setSizes([200, 300])
+        split = splitter(Qt.Orientation.Vertical, self.text_col, self.pages, name="detail-stack", stretch=(2, 3),
+                         sizes=(200, 300), collapsible=False)
         self.columns.layout().addWidget(split)
         return split
 

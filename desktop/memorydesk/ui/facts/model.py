@@ -36,6 +36,7 @@ from PySide6.QtWidgets import QApplication
 from memorydesk.browse import facts as browse
 from memorydesk.browse.as_of import changed_since
 from memorydesk.browse.facts import FactRow
+from memorydesk.ui.runner import Latest
 from memorydesk.ui.text import is_rtl, one_line, when
 from memorydesk.ui.windowed import FAILED, LOADING, WINDOW, Windowed
 
@@ -111,7 +112,7 @@ class FactTableModel(Windowed, QAbstractTableModel):
         self._keys: array.array | None = None
         self._first: list[FactRow] | None = None  # the first window while the whole list is being read
         self._windows: dict[int, Any] = {}
-        self._generation = 0  # windows asked for before a reset are dropped when they arrive
+        self._resets = Latest()  # windows asked for before a reset are dropped when they arrive
         self._hits: dict[str, tuple[int, Any]] = {}  # agent view: fact id -> (rank, SearchHit)
         self._ranks: dict[str, tuple[int, float]] = {}  # keyword search: fact id -> (rank, score)
         self.fetch: Fetcher | None = None  # set by the tab
@@ -121,13 +122,13 @@ class FactTableModel(Windowed, QAbstractTableModel):
     # --- state --------------------------------------------------------------------------
 
     def _reset_windows(self, windows: dict[int, Any] | None = None) -> None:
-        self._generation += 1
+        self._stale_windows()
         self._windows = dict(windows or {})
 
     def set_first(self, rows: Sequence[FactRow]) -> None:
         """Show the first window of a list whose keys are not known yet."""
         self.beginResetModel()
-        self._generation += 1
+        self._stale_windows()
         self._keys = None
         self._first = list(rows[:WINDOW])
         self._windows = {0: self._first} if self._first else {}

@@ -11,13 +11,15 @@ from __future__ import annotations
 import html
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from memorydesk.browse import facts as browse
-from memorydesk.search.agent import SearchResult, search
-from memorydesk.search.audit import best_missed
-from memorydesk.search.loss import Loss, diagnose
 from memorydesk.store.workspace import Workspace
 from memorydesk.ui.facts import decay
+
+if TYPE_CHECKING:  # search is loaded by the first search, not by the window's first paint
+    from memorydesk.search.agent import SearchResult
+    from memorydesk.search.loss import Loss
 
 KIND_WORDS = {"keyword": "Best keyword match", "semantic": "Best semantic match"}
 HEADS = {"mmr": "Lost to MMR (diversity)", "decay": "Lost to decay (its age)", "fusion": "Ranked too low by the voices"}
@@ -45,6 +47,9 @@ class Asked:
 def misses(ws: Workspace, result: SearchResult) -> list[Missed]:
     """The best keyword and the best semantic matches not among the hits, and where they were lost
     (worker thread)."""
+    from memorydesk.search.audit import best_missed
+    from memorydesk.search.loss import diagnose
+
     best = best_missed(ws, result)
     losses = diagnose(result, list(best.values()))
     rows = {r.id: r for r in browse.rows_for_ids(ws, list(best.values()))}
@@ -54,6 +59,9 @@ def misses(ws: Workspace, result: SearchResult) -> list[Missed]:
 
 def ask(ws: Workspace, fact_id: str, query: str, now: float | None = None) -> Asked:
     """Where the agent's hybrid recall loses ``fact_id`` for ``query`` (worker thread; a preview)."""
+    from memorydesk.search.agent import search
+    from memorydesk.search.loss import diagnose
+
     clock = time.time() if now is None else now
     result = search(ws, query, mode="hybrid", now=clock)
     return Asked(fact_id, query, diagnose(result, [fact_id])[fact_id], len(result.hits), clock)

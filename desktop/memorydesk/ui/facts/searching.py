@@ -15,8 +15,6 @@ from typing import Any
 
 from memorydesk.browse import facts as browse
 from memorydesk.browse.facts import FactQuery, FactRow
-from memorydesk.search import agent as search
-from memorydesk.search.loss import diagnose
 from memorydesk.store.workspace import Workspace
 from memorydesk.ui.facts import decay, recall
 from memorydesk.ui.facts.model import WINDOW
@@ -79,6 +77,8 @@ def keyword_list(ws: Workspace, query: FactQuery, text: str, windows: list[int] 
     """The facts the product's keyword search returns for ``text`` (worker thread), with the
     filters of ``query`` applied, in the product's rank order unless ``query`` sorts by a
     column (``NATURAL``, no column chosen, means the rank order here)."""
+    from memorydesk.search import agent as search  # loaded by the first search (after the first paint)
+
     result = search.keyword_search(ws, text, limit=KEYWORD_LIST)
     total = browse.count_facts(ws, FactQuery())
     if result.match is None:
@@ -102,6 +102,9 @@ def keyword_list(ws: Workspace, query: FactQuery, text: str, windows: list[int] 
 
 def agent_hits(ws: Workspace, text: str, now: float) -> AgentHits:
     """What an agent's hybrid ``search_memory`` returns for ``text``, as a preview (worker thread)."""
+    from memorydesk.search import agent as search
+    from memorydesk.search.loss import diagnose
+
     result = search.search(ws, text, mode="hybrid", now=now)
     rows = browse.rows_for_ids(ws, result.ids)
     return AgentHits(result, rows, now, list(result.notes), diagnose(result, result.ids),

@@ -13,12 +13,12 @@ from memorydesk.ui.facts.model import COLUMNS
 
 class FactSelection:
     """Mixed into ``FactsTab``: uses its ``view``, ``model``, ``filters``, ``run`` and
-    ``_selection_changed``, and sets ``_pending_select`` for a selection a reload will make."""
+    ``_selection_changed``, and ``hold`` (``DeskTab``) for a selection a reload will make."""
 
     view: Any
     model: Any
     filters: Any
-    _pending_select: str | None
+    hold: Any
     _listed_query: Any
 
     def selected_rows(self) -> list[int]:
@@ -75,18 +75,18 @@ class FactSelection:
                     self.select_row(row)
                     return
             if leave_agent_view:
-                self._pending_select = fact_id
+                self.hold({"select": fact_id})
                 self.filters.agent_view.setChecked(False)
             return
 
         def found(position: int | None) -> None:
             if position is None and self.filters.search.text().strip():
-                self._pending_select = fact_id
+                self.hold({"select": fact_id})
                 self.filters.set_search("")  # the search hides it: show the whole list
                 return
             if position is None and self.filters.state.currentData() != "all":
                 self.filters.state.setCurrentIndex(self.filters.state.findData("all"))
-                self._pending_select = fact_id
+                self.hold({"select": fact_id})
                 return
             if position is not None and position < self.model.rowCount():
                 self.select_row(position)

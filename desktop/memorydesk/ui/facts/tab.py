@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QLabel,
     QMenu,
-    QSplitter,
     QTableView,
     QToolBar,
     QVBoxLayout,
@@ -45,7 +44,9 @@ from memorydesk.ui.facts.detail import FactDetail
 from memorydesk.ui.facts.filterbar import FilterBar
 from memorydesk.ui.facts.model import AGENT_ONLY, COLUMNS, KEYWORD_SHOWN, WINDOW, FactTableModel, column
 from memorydesk.ui.facts.selection import FactSelection
+from memorydesk.ui.runner import Token
 from memorydesk.ui.session import Change, DeskSession
+from memorydesk.ui.splitter import splitter
 from memorydesk.ui.tab import DeskTab
 
 log = logging.getLogger("memorydesk.ui.facts")
@@ -88,9 +89,7 @@ class FactsTab(FactSelection, DeskTab):
         self.agent_result: Any = None  # the hybrid search shown in the agent view
         self.agent_losses: dict[str, Any] = {}  # hit id -> where it stood after each step
         self.agent_now: float | None = None  # the clock it ran with (decay depends on it)
-        self._generation = 0
         self._restore: tuple[list[int], int | None, int] | None = None
-        self._pending_select: str | None = None
 
         self.filters = FilterBar()
         self.filters.changed.connect(self.reload)
@@ -153,19 +152,14 @@ class FactsTab(FactSelection, DeskTab):
             bar.addAction(action)
         bar.addAction(self.acts.graph)
 
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.setObjectName("facts-split")
         listing = QWidget()
         ll = QVBoxLayout(listing)
         ll.setContentsMargins(0, 0, 0, 0)
         ll.setSpacing(0)
         ll.addWidget(self.view, 1)
         ll.addWidget(self.misses)
-        split.addWidget(listing)
-        split.addWidget(self.detail)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        split.setSizes([380, 270])
+        split = splitter(Qt.Orientation.Vertical, listing, self.detail, name="facts-split", stretch=(3, 2),
+                         sizes=(380, 270))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.filters)
@@ -217,8 +211,8 @@ class FactsTab(FactSelection, DeskTab):
             query = query.with_(sort=browse.NATURAL, descending=True)
             if self.view.horizontalHeader().sortIndicatorSection() == column("rank"):
                 self._set_indicator(None)
-        self._generation += 1
-        generation = self._generation
+        token = self.latest.take("list")
+        self.mark_loading()
         self._restore = None
         if (query.sort, query.descending) == (self.query.sort, self.query.descending):
             self._sorting = False
@@ -229,13 +223,13 @@ class FactsTab(FactSelection, DeskTab):
             now = time.time()
             self.filters.show_counts(None, None, "searching")
             self.run(lambda ws: searching.agent_hits(ws, text, now),
-                     lambda found: self._agent_loaded(generation, query, found), label="searching as the agent")
+                     lambda found: self._agent_loaded(query, found), label="searching as the agent", token=token)
             return
         if kind == "keyword" and text:
             self.filters.show_counts(None, None, "searching")
             windows = self._windows_to_read()
             self.run(lambda ws: searching.keyword_list(ws, query, text, windows),
-                     lambda found: self._listed(generation, query, found), label="searching")
+                     lambda found: self._listed(query, found), label="searching", token=token)
             return
         if kind != "substring":
             query = query.with_(text="")
@@ -244,21 +238,21 @@ class FactsTab(FactSelection, DeskTab):
         if query.pages_by_key and not keep_selection:
             self.filters.show_counts(None, None, "counting")
             self.run(lambda ws: browse.fact_rows(ws, query, 0, WINDOW),
-                     lambda rows: self._first_loaded(generation, query, rows), label="reading facts")
+                     lambda rows: self._first_loaded(token, query, rows), label="reading facts", token=token)
             return
         if query.pages_by_key or (query.sort, query.descending) == (self.query.sort, self.query.descending):
             self.filters.show_counts(None, None, "counting")
         else:
             label = dict(COLUMNS).get(query.sort, query.sort)
             self.filters.show_counts(None, None, f"sorting by {label.lower()}…")
-        self._read_keys(generation, query)
+        self._read_keys(token, query)
 
     def _windows_to_read(self) -> list[int]:
         """The windows a list read now should bring with it: the first, and the one in view."""
         top = self.view.rowAt(0)
         return sorted({0, max(top, 0) // WINDOW})
 
-    def _read_keys(self, generation: int, query: FactQuery) -> None:
+    def _read_keys(self, token: Token, query: FactQuery) -> None:
         windows = self._windows_to_read()
 
         def work(ws: Any) -> searching.Listing:
@@ -266,22 +260,18 @@ class FactsTab(FactSelection, DeskTab):
             return searching.Listing(keys, browse.count_facts(ws, FactQuery()),
                                      windows=searching.read_windows(ws, keys, windows))
 
-        self.run(work, lambda found: self._listed(generation, query, found), label="reading facts")
+        self.run(work, lambda found: self._listed(query, found), label="reading facts", token=token)
 
-    def _first_loaded(self, generation: int, query: FactQuery, rows: list[browse.FactRow]) -> None:
-        if generation != self._generation:
-            return
+    def _first_loaded(self, token: Token, query: FactQuery, rows: list[browse.FactRow]) -> None:
         self.query = self._listed_query = query
         self._set_agent_view(None)
         self.model.set_first(rows)
         self.filters.set_note("")
         self.filters.show_counts(len(rows), None, "counting")
         self._after_rows()
-        self._read_keys(generation, query)  # the rest of the list, and the counts
+        self._read_keys(token, query)  # the rest of the list, and the counts
 
-    def _listed(self, generation: int, query: FactQuery, found: searching.Listing) -> None:
-        if generation != self._generation:
-            return
+    def _listed(self, query: FactQuery, found: searching.Listing) -> None:
         if found.label:
             self.filters.search_mode.setText(found.label)
             self.filters.search_mode.setToolTip(found.tip)
@@ -313,9 +303,7 @@ class FactsTab(FactSelection, DeskTab):
             self._select_keys(selected, current)
         self._after_rows()
 
-    def _agent_loaded(self, generation: int, query: FactQuery, found: searching.AgentHits) -> None:
-        if generation != self._generation:
-            return
+    def _agent_loaded(self, query: FactQuery, found: searching.AgentHits) -> None:
         self.query = query
         restore = self._restore
         self._set_agent_view(found)
@@ -333,9 +321,7 @@ class FactsTab(FactSelection, DeskTab):
         self._after_rows()
 
     def _after_rows(self) -> None:
-        if self._pending_select is not None:
-            fact_id, self._pending_select = self._pending_select, None
-            self.select_fact(fact_id, leave_agent_view=False)
+        self.mark_ready()  # a fact asked for meanwhile is selected now
         shown = self.detail.fact_id
         if shown is not None and shown not in {f.id for f in self.selected_facts()}:
             self._selection_changed()  # its fact left the list (a reset selects nothing)
@@ -383,15 +369,13 @@ class FactsTab(FactSelection, DeskTab):
             self.reload(keep_selection=True)
             self.reload_domains()
             return
-        query, generation, ids = self._listed_query, self._generation, sorted(fact_ids)
+        query, ids = self._listed_query, sorted(fact_ids)
         self.run(lambda ws: (browse.placements(ws, query, ids), browse.count_facts(ws, FactQuery()),
                              browse.domains(ws)),
-                 lambda found: self._patch(generation, *found), label="reading the changed facts")
+                 lambda found: self._patch(*found), label="reading the changed facts",
+                 token=self.latest.current("list"))  # dropped when the list is read again meanwhile
 
-    def _patch(self, generation: int, placed: dict[str, tuple[int | None, int | None]], total: int,
-               domains: Any) -> None:
-        if generation != self._generation:
-            return  # the list was read again meanwhile
+    def _patch(self, placed: dict[str, tuple[int | None, int | None]], total: int, domains: Any) -> None:
         gone = [f.key for f in self.selected_facts() if f.id in placed and placed[f.id][0] is None]
         by_key = {key: place for key, place in placed.values() if key is not None}
         if not self.model.patch(by_key, gone):
@@ -421,7 +405,7 @@ class FactsTab(FactSelection, DeskTab):
         return self.row_after(set(ids)) if leaves and not self.model.agent_view else None
 
     def _select_after_reload(self, fact_id: str) -> None:
-        self._pending_select = fact_id
+        self.hold({"select": fact_id})
 
     def _selection_changed(self, *_args: Any) -> None:
         self.acts.update()
@@ -469,13 +453,21 @@ class FactsTab(FactSelection, DeskTab):
     # --- the tab contract --------------------------------------------------------------------
 
     def navigate(self, target: dict[str, Any]) -> None:
-        """``{"fact": id}`` selects that fact (widening the filters if needed);
-        ``{"focus": "search"}`` puts the cursor in the search box."""
-        if target.get("fact"):
-            self.select_fact(str(target["fact"]))
+        """``{"focus": "search"}`` puts the cursor in the search box at once; a fact waits
+        for the list (``DeskTab.navigate``)."""
         if target.get("focus") == "search":
             self.filters.search.setFocus()
             self.filters.search.selectAll()
+        if target.get("fact") or target.get("select"):
+            super().navigate(target)
+
+    def show_target(self, target: dict[str, Any]) -> None:
+        """``{"fact": id}`` selects that fact (widening the filters if needed); ``{"select": id}``
+        (held for a reload) selects it staying in the agent view when it is not a hit."""
+        if target.get("fact"):
+            self.select_fact(str(target["fact"]))
+        elif target.get("select"):
+            self.select_fact(str(target["select"]), leave_agent_view=False)
 
     def show_as_of(self, at: int | None) -> None:
         """The window's *as of* (``ui.as_of``): facts created by then, each in its state then."""

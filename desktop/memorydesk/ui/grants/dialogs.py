@@ -1,10 +1,9 @@
-"""The Grants tab's dialogs: every change confirmed with its reason (``GrantChangeDialog``),
-and fixing one stored grant row — an unknown role or permission string, a case variant, or
+"""The Grants tab's own dialog: fixing one stored grant row (a change is confirmed, with its
+reason, in the desk's ``ui.prompts.ReasonDialog``) — an unknown role or permission string, a case variant, or
 one of several rows that match the same cell (remove it, or give it a known role/permission)."""
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 from PySide6.QtWidgets import (
@@ -19,52 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from memorydesk.core.grants import PERMISSIONS, ROLES, Cell, GrantRow
-from memorydesk.ui.prompts import reason_fields
-
-NO_REASON = "Say why: the reason is kept in the history with the change."
-
-
-class GrantChangeDialog(QDialog):
-    """What a change will do (and what it takes away), and why: the reason is required."""
-
-    def __init__(self, title: str, text: str, lines: list[str], parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("grant-change")
-        self.setWindowTitle(title)
-        head = QLabel(f"<b>{html.escape(text)}</b>")
-        head.setObjectName("what")
-        head.setWordWrap(True)
-        body = QLabel("<br><br>".join(html.escape(line) for line in lines))
-        body.setObjectName("explanation")
-        body.setWordWrap(True)
-        self.reason, self.problem = reason_fields()
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        self.ok = self.buttons.addButton("Change", QDialogButtonBox.ButtonRole.AcceptRole)
-        self.ok.setObjectName("confirm-yes")
-        self.buttons.accepted.connect(self._check)
-        self.buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(head)
-        layout.addWidget(body)
-        layout.addWidget(QLabel("Reason"))
-        layout.addWidget(self.reason)
-        layout.addWidget(self.problem)
-        layout.addWidget(self.buttons)
-        self.ok.setDefault(True)
-        self.reason.setFocus()
-        self.setMinimumWidth(460)
-        self.setMaximumWidth(720)
-
-    def values(self) -> dict[str, Any]:
-        return {"reason": self.reason.text().strip()}
-
-    def _check(self) -> None:
-        if not self.values()["reason"]:
-            self.problem.setText(NO_REASON)
-            self.reason.setFocus()
-            return
-        self.accept()
-
+from memorydesk.ui.prompts import reason_fields, require_reason
 
 class FixRowDialog(QDialog):
     def __init__(self, cell: Cell, parent: QWidget | None = None) -> None:
@@ -141,8 +95,5 @@ class FixRowDialog(QDialog):
         if not v["remove"] and (v["role"], v["permission"]) == (row.agent_role, row.permission):
             self.problem.setText("The row already reads so: change the role or the permission, or remove it.")
             return
-        if not v["reason"]:
-            self.problem.setText(NO_REASON)
-            self.reason.setFocus()
-            return
-        self.accept()
+        if require_reason(self.reason, self.problem):
+            self.accept()

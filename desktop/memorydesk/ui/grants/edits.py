@@ -19,8 +19,9 @@ from PySide6.QtGui import QKeySequence
 from memorydesk.browse.grants import Plan, write_loss
 from memorydesk.core.grants import ROLES, Cell, Source
 from memorydesk.ui.actions import WriteActions
-from memorydesk.ui.grants.dialogs import FixRowDialog, GrantChangeDialog
+from memorydesk.ui.grants.dialogs import FixRowDialog
 from memorydesk.ui.operations import dialog_result
+from memorydesk.ui.prompts import ReasonDialog
 
 if TYPE_CHECKING:
     from memorydesk.ui.grants.tab import GrantsTab
@@ -82,7 +83,7 @@ class GrantActions(QObject):
                 else f"Set {len(todo):,} cells to {permission}")
         reason = await self._ask(Plan("set", pairs, permission), what, _domains(todo), granting=permission == "write")
         if reason is not None:
-            await self._write(f"setting grants to {permission}", _domains(todo),
+            await self._change(f"setting grants to {permission}", _domains(todo),
                               lambda r: r.set_grants(pairs, permission, reason))
 
     async def remove_cells(self) -> None:
@@ -95,7 +96,7 @@ class GrantActions(QObject):
                 else f"Remove the rows of {len(cells):,} cells")
         reason = await self._ask(Plan("remove", pairs), what, _domains(cells), removing=True)
         if reason is not None:
-            await self._write("removing grant rows", _domains(cells), lambda r: r.remove_grants(pairs, reason))
+            await self._change("removing grant rows", _domains(cells), lambda r: r.remove_grants(pairs, reason))
 
     async def lock_down(self) -> None:
         domains = list(dict.fromkeys(c.domain for c in self.tab.selected_cells()))
@@ -105,7 +106,7 @@ class GrantActions(QObject):
         where = domains[0] if len(domains) == 1 else f"{len(domains):,} domains"
         reason = await self._ask(Plan("set", pairs, "none"), f"Lock down {where} (none for all nine roles)", domains)
         if reason is not None:
-            await self._write("locking the domain down", domains, lambda r: r.lock_down(domains, reason))
+            await self._change("locking the domain down", domains, lambda r: r.lock_down(domains, reason))
 
     async def fix_row(self) -> None:
         cell = self.tab.current_cell()
@@ -125,10 +126,10 @@ class GrantActions(QObject):
         if reason is None:
             return
         if v["remove"]:
-            await self._write("removing the grant row", [v["domain"]], lambda r: r.remove_grant_row(
+            await self._change("removing the grant row", [v["domain"]], lambda r: r.remove_grant_row(
                 v["domain"], v["agent_role"], reason))
         else:
-            await self._write("fixing the grant row", [v["domain"]], lambda r: r.fix_grant_row(
+            await self._change("fixing the grant row", [v["domain"]], lambda r: r.fix_grant_row(
                 v["domain"], v["agent_role"], role=v["role"], permission=v["permission"], reason=reason))
 
     # --- helpers ------------------------------------------------------------------------
@@ -161,17 +162,18 @@ class GrantActions(QObject):
         text = (what + "?") if what else "Change this grant row?"
         if lost and not what:
             text = "This takes away the last write."
-        dialog = GrantChangeDialog(title, text, lines, self.tab)
+        dialog = ReasonDialog(self.tab, title, text, yes_text="Change", informative="\n\n".join(lines),
+                              name="grant-change")
         if reason:
             dialog.reason.setText(reason)
         self.dialog = dialog
         accepted = await dialog_result(dialog)
-        given = dialog.values()["reason"]
+        given = dialog.reason_text()
         dialog.deleteLater()
         self.dialog = None
         return given if accepted and given else None
 
-    async def _write(self, label: str, domains: list[str], call) -> None:
+    async def _change(self, label: str, domains: list[str], call) -> None:
         assert self.session is not None
         self.tab.keep_in_view(domains)
         await self.session.write(label, call)

@@ -5,9 +5,7 @@ the text says so every time, because a ``none`` that stops nothing is the trap."
 from __future__ import annotations
 
 import html
-from typing import Any
-
-from memorydesk.browse.grants import GrantMatrix, acting_role
+from memorydesk.browse.grants import DomainDetail, GrantAgent, GrantMatrix
 from memorydesk.core.grants import ROLES, Cell, Source
 from memorydesk.core.vocab import Permission, parse_domain_scope
 from memorydesk.ui.text import when
@@ -54,37 +52,37 @@ def source_sentence(cell: Cell, read_order: str) -> str:
     return f"<b>Exact row</b>: {row}."
 
 
-def agents_line(role: str, agents: dict[str, list[dict[str, Any]]]) -> str:
+def agents_line(role: str, agents: dict[str, list[GrantAgent]]) -> str:
     people = agents.get(role, [])
     if not people:
         return f"No agent of this workspace acts as {E(role)}."
     names = []
     for a in people:
-        note = "" if a["role"] and a["role"].lower() == role else (
-            " (no role set)" if not a["role"] else f" (role {a['role']!r} is unknown: acts as general)")
-        names.append(f"{a['name']}{note}")
+        note = "" if a.role_known else (
+            " (no role set)" if not a.role else f" (role {a.role!r} is unknown: acts as general)")
+        names.append(f"{a.name}{note}")
     return f"Agents acting as {E(role)}: {_names(names)}."
 
 
-def domain_lines(detail: dict[str, Any] | None, has_row: bool, named_by: tuple[str, ...]) -> str:
+def domain_lines(detail: DomainDetail | None, has_row: bool, named_by: tuple[str, ...]) -> str:
     if detail is None:
         return "<p><i>reading the domain's counts…</i></p>"
-    parts = [f"Facts: <b>{detail['facts_active']:,}</b> active of {detail['facts']:,}",
-             f"policies: <b>{detail['policies_active']:,}</b> active of {detail['policies']:,}"]
-    row = detail.get("row")
+    parts = [f"Facts: <b>{detail.facts_active:,}</b> active of {detail.facts:,}",
+             f"policies: <b>{detail.policies_active:,}</b> active of {detail.policies:,}"]
+    row = detail.row
     if row is not None:
-        made = f"created by {E(row['created_by_role'] or '—')} on {when(row['created_at'])}"
-        parts.append(f"domain row “{E(row['label'] or detail['domain'])}”, {made}")
+        made = f"created by {E(row.created_by_role or '—')} on {when(row.created_at)}"
+        parts.append(f"domain row “{E(row.label or detail.domain)}”, {made}")
     elif not has_row:
         parts.append(f"<b>no domain row</b> (named by {E(', '.join(named_by) or 'nothing')} only)")
-    scope = parse_domain_scope(detail["domain"])
+    scope = parse_domain_scope(detail.domain)
     if scope.is_repo_scoped:
         parts.append(f"repo-scoped: repo <b>{E(scope.repo_slug or '')}</b>, bare name <b>{E(scope.name)}</b> "
                      "(its rows decide where this domain has none)")
     return "<p>" + " · ".join(parts) + ".</p>"
 
 
-def cell_html(cell: Cell, matrix: GrantMatrix, agents: dict, detail: dict | None) -> str:
+def cell_html(cell: Cell, matrix: GrantMatrix, agents: dict[str, list[GrantAgent]], detail: DomainDetail | None) -> str:
     i = matrix.row_of(cell.domain)
     entry = matrix.domains[i] if i is not None else None
     means = (WRITE_MEANS if cell.permission is Permission.WRITE else NOT_WRITE_MEANS).format(
@@ -108,7 +106,7 @@ def _stored_rows(matrix: GrantMatrix, domain: str) -> str:
     return f"<p>Rows stored for this domain, as the product reads them:</p><ol>{items}{more}</ol>"
 
 
-def domain_html(domain: str, matrix: GrantMatrix, detail: dict | None) -> str:
+def domain_html(domain: str, matrix: GrantMatrix, detail: DomainDetail | None) -> str:
     i = matrix.row_of(domain)
     if i is None:
         return ""
@@ -124,9 +122,9 @@ def domain_html(domain: str, matrix: GrantMatrix, detail: dict | None) -> str:
     return head + can + domain_lines(detail, entry.has_row, entry.named_by) + _stored_rows(matrix, domain)
 
 
-def agent_html(agent: dict[str, Any], matrix: GrantMatrix) -> str:
+def agent_html(agent: GrantAgent, matrix: GrantMatrix) -> str:
     """What one agent can write: the domains where its role's cell is write, and where not."""
-    role = acting_role(agent["role"])
+    role = agent.acts_as
     j = ROLES.index(role)
     can, cannot = [], []
     for i, entry in enumerate(matrix.domains):
@@ -135,10 +133,9 @@ def agent_html(agent: dict[str, Any], matrix: GrantMatrix) -> str:
             can.append(entry.name)
         else:
             cannot.append(f"{entry.name} ({permission.value}{', fail-open' if source is Source.FAIL_OPEN else ''})")
-    stored = agent["role"] or "no role"
-    acts = role.value if agent["role"] and agent["role"].lower() == role.value else f"{role.value} (its role is {stored})"
+    acts = role.value if agent.role_known else f"{role.value} (its role is {agent.role or 'no role'})"
     total = len(matrix.domains)
-    return (f"<h3>What can {E(agent['name'])} write?</h3><p>{E(agent['name'])} acts as <b>{E(acts)}</b>. "
+    return (f"<h3>What can {E(agent.name)} write?</h3><p>{E(agent.name)} acts as <b>{E(acts)}</b>. "
             f"It can promote facts to policies in <b>{len(can):,} of {total:,}</b> domains"
             + (f": {_names(can)}." if can else ".")
             + "</p>" + (f"<p><code>propose_policy</code> is refused in: {_names(cannot)}.</p>" if cannot else "")

@@ -4,8 +4,6 @@ dialog that confirms it)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
@@ -19,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memorydesk.browse.grants import acting_role
+from memorydesk.browse.grants import GrantAgent
 
 INTRO = ("<p>Select a cell to see what it lets agents do, a domain name for the whole row, a role for the "
          "whole column. Only <b>write</b> is enforced (it allows <code>propose_policy</code>); "
@@ -27,7 +25,7 @@ INTRO = ("<p>Select a cell to see what it lets agents do, a domain name for the 
 
 
 class GrantPanel(QWidget):
-    agent_chosen = Signal(object)  # the agent dict, or None
+    agent_chosen = Signal(object)  # a GrantAgent, or None
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -61,19 +59,18 @@ class GrantPanel(QWidget):
             button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
             self.buttons.addWidget(button, k // columns, k % columns)
 
-    def set_agents(self, by_role: dict[str, list[dict[str, Any]]]) -> None:
+    def set_agents(self, by_role: dict[str, list[GrantAgent]]) -> None:
         current = self.agent.currentData()
-        agents = sorted((a for people in by_role.values() for a in people), key=lambda a: a["name"].lower())
+        agents = sorted((a for people in by_role.values() for a in people), key=lambda a: a.name.lower())
         self.agent.blockSignals(True)
         self.agent.clear()
         self.agent.addItem("What can an agent write? Choose one…", None)
         for a in agents:
-            role = acting_role(a["role"]).value
-            label = f"{a['name']} · {role}" if a["role"] and a["role"].lower() == role else \
-                f"{a['name']} · {role} (role {a['role'] or 'not set'})"
+            role = a.acts_as.value
+            label = f"{a.name} · {role}" if a.role_known else f"{a.name} · {role} (role {a.role or 'not set'})"
             self.agent.addItem(label, a)
         found = next((k for k in range(1, self.agent.count())
-                      if current is not None and self.agent.itemData(k)["id"] == current["id"]), 0)
+                      if current is not None and self.agent.itemData(k).id == current.id), 0)
         self.agent.setCurrentIndex(found)
         self.agent.blockSignals(False)
 

@@ -21,7 +21,6 @@ class MatrixSelection:
     show_mode: QComboBox
     search: QLineEdit
     matrix: GrantMatrix | None
-    _pending_target: dict[str, Any] | None
 
     def _selected_positions(self) -> list[tuple[str, int]]:
         out = []
@@ -66,7 +65,6 @@ class MatrixSelection:
             self.view.selectColumn(index.column())
 
     def _go(self, target: dict[str, Any]) -> None:
-        self._pending_target = None
         row = self.model.row_of(str(target["domain"]))
         if row is None and self.matrix is not None and self.matrix.row_of(str(target["domain"])) is not None:
             self.show_mode.setCurrentIndex(0)

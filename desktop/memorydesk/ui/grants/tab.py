@@ -43,7 +43,7 @@ from memorydesk.ui.grants.paint import CellDelegate, Legend
 from memorydesk.ui.grants.panel import GrantPanel
 from memorydesk.ui.grants.selection import MatrixSelection
 from memorydesk.ui.session import Change, DeskSession
-from memorydesk.ui.splitter import GripSplitter
+from memorydesk.ui.splitter import splitter
 from memorydesk.ui.tab import DeskTab
 
 LEGEND = ((Permission.WRITE, Source.EXACT, "write"), (Permission.READ, Source.EXACT, "read"),
@@ -56,13 +56,13 @@ SHOW = (("all", "All domains"), ("fail_open", "Fail-open cells"), ("write", "Wri
         ("changed", "Differs from default"), ("problems", "Ambiguous or unknown"))
 
 
-def read_all(ws: Any, complete: bool) -> tuple[browse.GrantMatrix, dict[str, list[dict[str, Any]]]]:
+def read_all(ws: Any, complete: bool) -> tuple[browse.GrantMatrix, dict[str, list[browse.GrantAgent]]]:
     """The matrix (unless ``complete``, its cells are left to be resolved as they are painted,
     the rest following in the background), and the agents by the role they act as."""
     return browse.read_matrix(ws, complete=complete), browse.agents_by_role(ws)
 
 
-def read_first(ws: Any) -> tuple[browse.GrantMatrix, dict[str, list[dict[str, Any]]]]:
+def read_first(ws: Any) -> tuple[browse.GrantMatrix, dict[str, list[browse.GrantAgent]]]:
     """What the tab's first screen needs: every domain name, the rows of the first ones."""
     return browse.read_first_screen(ws), browse.agents_by_role(ws)
 
@@ -74,12 +74,9 @@ class GrantsTab(MatrixSelection, DeskTab):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.matrix: browse.GrantMatrix | None = None
-        self.agents: dict[str, list[dict[str, Any]]] = {}
-        self.details: dict[str, dict[str, Any]] = {}
-        self.loaded = False
+        self.agents: dict[str, list[browse.GrantAgent]] = {}
+        self.details: dict[str, browse.DomainDetail] = {}
         self.resolved = False  # every cell of the matrix shown is resolved (counts known)
-        self._pending_target: dict[str, Any] | None = None
-        self._shot_pending = False
         self._choosing_agent = False
         self.kept: set[str] = set()  # domains edited here, shown whatever the filter (keep_in_view)
         self._kept_shown = 0
@@ -147,13 +144,8 @@ class GrantsTab(MatrixSelection, DeskTab):
         lay.addWidget(self.view, 1)
         lay.addWidget(self.summary)
         self.panel.setMinimumWidth(240)
-        self.split = GripSplitter(Qt.Orientation.Horizontal)
-        self.split.setObjectName("grants-split")
-        self.split.addWidget(left)
-        self.split.addWidget(self.panel)
-        self.split.setStretchFactor(0, 1)
-        self.split.setStretchFactor(1, 0)
-        self.split.setChildrenCollapsible(False)
+        self.split = splitter(Qt.Orientation.Horizontal, left, self.panel, name="grants-split", stretch=(1, 0),
+                              collapsible=False)
         self.split.splitterMoved.connect(lambda *_a: self._split_moved())
         self._split_by_person = False
         layout = QVBoxLayout(self)
@@ -200,6 +192,7 @@ class GrantsTab(MatrixSelection, DeskTab):
         super().open(session)
         self.edits.acts.bind(session)
         self.edits.update()
+        self.mark_loading()  # targets wait for the first screen
         self.run(read_first, self._loaded, label="reading grants")  # the whole matrix follows
 
     def reload(self) -> None:
@@ -217,14 +210,14 @@ class GrantsTab(MatrixSelection, DeskTab):
         self._detail_timer.stop()
         return super().close()
 
-    def navigate(self, target: dict[str, Any]) -> None:
+    def show_target(self, target: dict[str, Any]) -> None:
         if target.get("domain"):
-            self._pending_target = dict(target)
-            if self.loaded:
-                self._go(self._pending_target)
+            self._go(target)
+        if target.get("shot"):
+            self.prepare_shot()
         if target.get("agent"):
             for k in range(1, self.panel.agent.count()):
-                if self.panel.agent.itemData(k)["id"] == target["agent"]:
+                if self.panel.agent.itemData(k).id == target["agent"]:
                     self.panel.agent.setCurrentIndex(k)
 
     def prepare_shot(self) -> None:
@@ -232,12 +225,11 @@ class GrantsTab(MatrixSelection, DeskTab):
         (where the gaps and odd rows are); select a fail-open cell, so the panel explains it."""
         matrix = self.matrix
         if matrix is not None and matrix.is_first_screen:
-            self._shot_pending = True  # again once the whole matrix is read
+            self.hold({"shot": True})  # again once the whole matrix is read
             self.reload()
             return
         if matrix is None or not self.model.rowCount():
             return
-        self._shot_pending = False
         self._completed(matrix.complete())
         fits = self.view.viewport().height() // max(self.view.verticalHeader().defaultSectionSize(), 1)
         if len(matrix.domains) > fits and 0 < len(matrix.rows_shown("changed")) < len(matrix.domains):
@@ -257,20 +249,19 @@ class GrantsTab(MatrixSelection, DeskTab):
 
     # --- reading ------------------------------------------------------------------------
 
-    def _loaded(self, result: tuple[browse.GrantMatrix, dict[str, list[dict[str, Any]]]]) -> None:
+    def _loaded(self, result: tuple[browse.GrantMatrix, dict[str, list[browse.GrantAgent]]]) -> None:
         matrix, agents = result
         keep = self._selected_positions()
         current = self._current_position()
-        self.matrix, self.agents, self.details, self.loaded, self.resolved = matrix, agents, {}, True, False
+        self.matrix, self.agents, self.details, self.resolved = matrix, agents, {}, False
         self.panel.set_agents(agents)
         self._show(keep, current)
-        if self._pending_target is not None:
-            self._go(self._pending_target)
         if matrix.is_first_screen:  # the whole matrix once this screen is painted
+            if not (self.holding or {}).get("shot"):  # a domain lands now; a shot waits for every cell
+                self.mark_ready()
             QTimer.singleShot(COMPLETE_AFTER_MS, self, self.reload)
             return
-        if self._shot_pending:
-            self.prepare_shot()
+        if self.mark_ready():
             return
         if matrix.is_complete:
             self._completed(matrix)
@@ -390,16 +381,16 @@ class GrantsTab(MatrixSelection, DeskTab):
         if domain is None or domain in self.details:
             return
 
-        def done(detail: dict[str, Any]) -> None:
+        def done(detail: browse.DomainDetail) -> None:
             self.details[domain] = detail
             if self._focus_domain() == domain:
                 self._show_panel()
 
         self.run(lambda ws: browse.domain_detail(ws, domain), done, label="reading the domain")
 
-    def _agent_chosen(self, agent: dict[str, Any] | None) -> None:
+    def _agent_chosen(self, agent: browse.GrantAgent | None) -> None:
         if agent is not None and self.model.rowCount():
-            col = ROLES.index(browse.acting_role(agent["role"]))
+            col = ROLES.index(agent.acts_as)
             index = self.view.currentIndex()
             row = index.row() if index.isValid() else 0
             self._choosing_agent = True

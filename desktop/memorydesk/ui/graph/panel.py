@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
     QLabel,
-    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QToolBar,
@@ -38,6 +37,7 @@ from memorydesk.browse.graph_data import (
 from memorydesk.browse.graph_index import GraphIndex
 from memorydesk.ui.facts.detail import FactDetail
 from memorydesk.ui.graph.style import EDGE_COLOURS, EDGE_LABELS, EDGE_ORIGINS
+from memorydesk.ui.splitter import splitter
 from memorydesk.ui.text import when
 
 EDGE_COLUMNS = ("Kind", "Other end", "Weight", "How it was made")
@@ -92,14 +92,8 @@ class SidePanel(QWidget):
         tl.setContentsMargins(0, 0, 0, 0)
         tl.addWidget(self.header)
         tl.addWidget(self.detail, 1)
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.setObjectName("graph-panel-split")
-        split.setChildrenCollapsible(False)
-        split.addWidget(top)
-        split.addWidget(edges_box)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        split.setSizes([600, 400])  # in proportion: the detail three fifths, the edges two
+        split = splitter(Qt.Orientation.Vertical, top, edges_box, name="graph-panel-split", stretch=(3, 2),
+                         sizes=(600, 400), collapsible=False)  # in proportion: the detail three fifths, the edges two
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 0, 0, 0)
         layout.addWidget(split)

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QAbstractItemView, QSplitter, QToolBar, QTreeView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QToolBar, QTreeView, QVBoxLayout, QWidget
 
 from memorydesk.browse import detail as browse_detail
 from memorydesk.browse import facts as browse
@@ -36,11 +36,13 @@ from memorydesk.ui.graph import pictures
 from memorydesk.ui.graph.canvas import GraphCanvas
 from memorydesk.ui.graph.dialogs import EdgeDeleteDialog, FactPicker, fact_choices, facts_matching
 from memorydesk.ui.graph.filters import GraphFilters
-from memorydesk.ui.graph.layouting import LayoutRunner, cached_layout, keep_layout
+from memorydesk.ui.graph.layouting import cached_layout, keep_layout
 from memorydesk.ui.graph.outline import NODE_ROLE, OutlineModel
 from memorydesk.ui.graph.panel import SidePanel
 from memorydesk.ui.operations import dialog_result
+from memorydesk.ui.runner import Token
 from memorydesk.ui.session import Change, DeskSession
+from memorydesk.ui.splitter import splitter
 from memorydesk.ui.tab import DeskTab
 
 GRAPH_KINDS = frozenset({Kind.FACT, Kind.EDGE, Kind.POLICY, Kind.BELIEF, Kind.CONFLICT})
@@ -60,13 +62,10 @@ class GraphTab(DeskTab):
         self.found: Focus | None = None
         self.selected: int | None = None
         self.fact_rows: list[browse.FactRow] = []
-        self.pending: dict[str, Any] | None = None
         self.dialog: Any = None
         self.timings: dict[str, float] = {}
-        self._focus_token = 0
         self._focus_pos: dict[str, tuple[float, float]] = {}  # where the shown focus put each fact (by id)
         self._keep_view = False  # the next focus picture keeps the view (a refresh, not a new focus)
-        self.runner = LayoutRunner(self)
 
         self.filters = GraphFilters()
         self.filters.changed.connect(self._filters_changed)
@@ -119,23 +118,14 @@ class GraphTab(DeskTab):
         for action in self.fact_acts.all:
             bar.addAction(action)
         bar.addAction(self.fact_acts.conflicts)  # the Conflicts tab, filtered to the selected fact
-        inner = QSplitter(Qt.Orientation.Horizontal)
-        inner.addWidget(self.tree)
-        inner.addWidget(self.canvas)
-        inner.setStretchFactor(0, 1)  # the network gets two thirds of any width
-        inner.setStretchFactor(1, 2)
-        inner.setSizes([300, 600])
+        inner = splitter(Qt.Orientation.Horizontal, self.tree, self.canvas, stretch=(1, 2),  # the network: 2/3
+                         sizes=(300, 600))
         ll = QVBoxLayout(self.left)
         ll.setContentsMargins(0, 0, 0, 0)
         ll.addWidget(bar)
         ll.addWidget(inner, 1)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.setObjectName("graph-split")
-        split.addWidget(self.left)
-        split.addWidget(self.panel)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 1)
-        split.setSizes([900, 380])
+        split = splitter(Qt.Orientation.Horizontal, self.left, self.panel, name="graph-split", stretch=(3, 1),
+                         sizes=(900, 380))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.filters)
@@ -150,6 +140,7 @@ class GraphTab(DeskTab):
         self.fact_acts.bind(session)
         self.edge_acts.bind(session)
         self._update_actions()
+        self.mark_loading()  # a fact to show waits for the graph and its layout
         self.reload()
 
     def showing(self, kind: Kind) -> Shown:
@@ -161,23 +152,15 @@ class GraphTab(DeskTab):
     def refresh(self, change: Change) -> None:
         self.reload()
 
-    def navigate(self, target: dict[str, Any]) -> None:
+    def show_target(self, target: dict[str, Any]) -> None:
         if target.get("fact"):
-            fact_id = str(target["fact"])
-            if self.g is None or self.layout_result is None:
-                self.pending = {"fact": fact_id}
-            else:
-                self.find(fact_id)
+            self.find(str(target["fact"]))
         elif target.get("overview"):
             self.show_overview()
 
-    def close(self) -> bool:
-        self.runner.shutdown()
-        return super().close()
-
     def busy(self) -> bool:
-        """Something is still on its way (a layout, or a pending target): for ``shot``."""
-        return self.runner.busy or (self.pending is not None and self.layout_result is None)
+        """Something is still on its way (a layout, or a held target): for ``shot``."""
+        return self.computing or (self.holding is not None and self.layout_result is None)
 
     def wants_keyboard(self) -> QWidget | None:
         return self.tree
@@ -226,8 +209,7 @@ class GraphTab(DeskTab):
             return layout, ov
 
         self.timings["layout_started"] = time.perf_counter()
-        self.runner.run(work, lambda result: self._laid_out(g, result), title="Laying out the knowledge graph",
-                        ops=self.session.ops if self.session else None)
+        self.compute(work, lambda result: self._laid_out(g, result), title="Laying out the knowledge graph")
 
     @staticmethod
     def _default_edges(g: GraphData) -> np.ndarray:
@@ -241,11 +223,11 @@ class GraphTab(DeskTab):
         self.timings["layout"] = time.perf_counter() - self.timings.get("layout_started", time.perf_counter())
         self.layout_result, self.ov = result
         keep_layout(self.session.ws if self.session else None, g.version, result)
-        if self.pending is not None:
-            target, self.pending = self.pending, None
+        if self.holding is not None:
             self.draw_overview()
-            self.navigate(target)
+            self.mark_ready()  # the fact asked for is focused now
             return
+        self.mark_ready()
         if self.mode == "focus" and self.found is not None:
             self.draw_overview(fit=False)
             self.focus_on(self.g.index.get(self.found.focus), keep_view=True)
@@ -282,7 +264,7 @@ class GraphTab(DeskTab):
     def show_overview(self) -> None:
         self.mode = "overview"
         self.found = None
-        self._focus_token += 1
+        self.latest.take("focus")  # a focus on its way is not shown
         self.draw_overview(fit=True)
         self._update_actions()
 
@@ -353,21 +335,20 @@ class GraphTab(DeskTab):
             return
         fact_id = g.ids[node]
         self._keep_view = keep_view
-        self._focus_token += 1
-        token = self._focus_token
+        token = self.latest.take("focus")
         self.timings["focus_started"] = time.perf_counter()
         self.run(lambda ws: focus(ws, fact_id, allow_missing=True), lambda found: self._focused(token, found),
-                 label="walking from the fact")
+                 label="walking from the fact", token=token)
 
-    def _focused(self, token: int, found: Focus) -> None:
+    def _focused(self, token: Token, found: Focus) -> None:
         g = self.g
-        if token != self._focus_token or g is None:
+        if g is None:
             return
         nodes, hops, more = pictures.focus_nodes(g, found)
         same = self.mode == "focus" and self.found is not None and self.found.focus == found.focus
         kept = dict(self._focus_pos) if same else {}
 
-        def work(_job: Any) -> Any:
+        def work() -> Any:
             edges = pictures.focus_edges(g, found, nodes)
             walked = [(a, b, w) for a, b, w, k in edges if k <= pictures.EPISODIC_MAX]
             pos = focus_layout(len(nodes), walked, hops)
@@ -376,11 +357,12 @@ class GraphTab(DeskTab):
                     pos[i] = kept[g.ids[node]]
             return pictures.focus_picture(g, found, nodes, hops, pos, edges)
 
-        self.runner.run(work, lambda picture: self._show_focus(token, found, nodes, more, picture))
+        self.compute(work, lambda picture: self._show_focus(found, nodes, more, picture), label="drawing the focus",
+                     token=token)
 
-    def _show_focus(self, token: int, found: Focus, nodes: list[int], more: int, picture: pictures.Picture) -> None:
+    def _show_focus(self, found: Focus, nodes: list[int], more: int, picture: pictures.Picture) -> None:
         g = self.g
-        if token != self._focus_token or g is None:
+        if g is None:
             return
         keep = self._keep_view and self.mode == "focus" and self.found is not None \
             and self.found.focus == found.focus

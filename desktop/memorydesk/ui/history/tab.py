@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMenu,
     QPushButton,
-    QSplitter,
     QTableView,
     QTextBrowser,
     QToolButton,
@@ -41,6 +40,7 @@ from memorydesk.core.changes import Kind
 from memorydesk.core.moments import local_text, utc_text
 from memorydesk.ui.history.model import HistoryModel
 from memorydesk.ui.session import Change
+from memorydesk.ui.splitter import splitter
 from memorydesk.ui.tab import DeskTab
 
 PAGE = 200
@@ -64,7 +64,6 @@ class HistoryTab(DeskTab):
         super().__init__(parent)
         self.model = HistoryModel(self)
         self.model.load_more = self._load_more
-        self._generation = 0
         self._query = HistoryQuery()
         self.dialog: Any = None
         self.since = QComboBox()
@@ -138,11 +137,7 @@ class HistoryTab(DeskTab):
         side_layout.addWidget(self.detail, 1)
         side_layout.addWidget(self.undo_note)
         side_layout.addWidget(self.undo_button)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(self.view)
-        split.addWidget(side)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 1)
+        split = splitter(Qt.Orientation.Horizontal, self.view, side, stretch=(3, 1))
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
         layout.addWidget(split, 1)
@@ -169,7 +164,7 @@ class HistoryTab(DeskTab):
     def refresh(self, change: Change) -> None:
         self.reload()
 
-    def navigate(self, target: dict[str, Any]) -> None:
+    def show_target(self, target: dict[str, Any]) -> None:
         if "text" in target:
             self.text.setText(str(target["text"]))
             self.reload()
@@ -207,16 +202,13 @@ class HistoryTab(DeskTab):
     def reload(self) -> None:
         if self.session is None:
             return
-        self._generation += 1
-        generation, query = self._generation, self.query()
+        token, query = self.latest.take("list"), self.query()
         self._query = query
         self.count.setText("reading…")
-        self.run(lambda ws: history_page(ws, query, None, PAGE), lambda page: self._started(generation, page),
-                 label="reading the history")
+        self.run(lambda ws: history_page(ws, query, None, PAGE), self._started, label="reading the history",
+                 token=token)
 
-    def _started(self, generation: int, page) -> None:
-        if generation != self._generation:
-            return
+    def _started(self, page) -> None:
         self.model.start(page)
         self._counted()
         if self.model.rowCount() and not self.view.selectionModel().hasSelection():
@@ -229,14 +221,14 @@ class HistoryTab(DeskTab):
         self.count.setText(f"{n:,}{'+' if self.model.more else ''} change{'s' if n != 1 else ''}")
 
     def _load_more(self, cursor: Any) -> None:
-        generation, query = self._generation, self._query
+        query = self._query
 
         def arrived(page) -> None:
-            if generation == self._generation:
-                self.model.append(page)
-                self._counted()
+            self.model.append(page)
+            self._counted()
 
-        self.run(lambda ws: history_page(ws, query, cursor, PAGE), arrived, label="reading more history")
+        self.run(lambda ws: history_page(ws, query, cursor, PAGE), arrived, label="reading more history",
+                 token=self.latest.current("list"))  # dropped when the list is read again meanwhile
 
     # --- the selected change -----------------------------------------------------------------
 

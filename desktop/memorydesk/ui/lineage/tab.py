@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QFileDialog, QLabel, QSplitter, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from memorydesk.core.changes import Kind
 from memorydesk.core.health_arrays import from_us
@@ -39,13 +39,13 @@ from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.lineage import colors
 from memorydesk.ui.lineage.axes import when_text
 from memorydesk.ui.lineage.canary_dialog import CanaryDialog, run_gate_in
-from memorydesk.ui.lineage.compute import Computer
 from memorydesk.ui.lineage.controls import Controls
 from memorydesk.ui.lineage.detail import RunDetailPanel
 from memorydesk.ui.lineage.flow import FlowPanel
 from memorydesk.ui.lineage.item import US
 from memorydesk.ui.lineage.panel import TimelinePanel
 from memorydesk.ui.session import Change, DeskSession
+from memorydesk.ui.splitter import splitter
 from memorydesk.ui.tab import DeskTab
 
 EMPTY = ("<h3>No lineage receipts in this workspace yet</h3><p>Receipts arrive from the tier engine, "
@@ -70,12 +70,10 @@ class LineageTab(DeskTab):
         self.cutting = False  # reading the runs as of the evaluated time
         self._cut: tuple[RunTable, int, RunTable] | None = None  # (whole table, time, the table as of it)
         self._again: bool | None = None  # a refresh came while reading: read again (True: whole)
-        self._target: dict[str, Any] | None = None
         self.controls = Controls()
         self.panel = TimelinePanel()
         self.flow = FlowPanel()
         self.detail = RunDetailPanel()
-        self.compute = Computer(self)
         self.acts = WriteActions(self, "lineage")
         self.act_import = self.acts.add("Import Receipts…", self.import_receipts, name="import")
         self.act_canary = self.acts.add("Run Canary…", self.run_canary, name="canary")
@@ -94,20 +92,10 @@ class LineageTab(DeskTab):
         self.pages.addWidget(self.panel)
         self.pages.addWidget(self.waiting)
         self.pages.setCurrentWidget(self.waiting)
-        side = QSplitter(Qt.Orientation.Horizontal)
-        side.setObjectName("lineage-side-split")
-        side.addWidget(self.pages)
-        side.addWidget(self.flow)
-        side.setStretchFactor(0, 3)
-        side.setStretchFactor(1, 1)
-        side.setSizes([960, 300])
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.setObjectName("lineage-split")
-        split.addWidget(side)
-        split.addWidget(self.detail)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 1)
-        split.setSizes([430, 240])
+        side = splitter(Qt.Orientation.Horizontal, self.pages, self.flow, name="lineage-side-split", stretch=(3, 1),
+                        sizes=(960, 300))
+        split = splitter(Qt.Orientation.Vertical, side, self.detail, name="lineage-split", stretch=(3, 1),
+                         sizes=(430, 240))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
@@ -147,9 +135,19 @@ class LineageTab(DeskTab):
     def refresh(self, change: Change) -> None:
         self.reload(whole=False)
 
-    def navigate(self, target: dict[str, Any]) -> None:
-        if self.table is None or self.loading:
-            self._target = dict(target)
+    def show_target(self, target: dict[str, Any]) -> None:
+        """Lands once the receipts are read; a run to select waits for the timeline laid out with
+        the filters the target set (``_built``)."""
+        if self.table is None:  # nothing read yet
+            self.hold(target)
+            return
+        if "select" in target:
+            tl = self.tl
+            if tl is None or tl.whole is not self.table:
+                self.hold(target)
+            elif (run := tl.table.index.get(str(target["select"]))) is not None:
+                self.panel.show_run(run)
+                self.select_run(run)
             return
         lanes = _lanes_of(target, self.table.lanes)
         runs = [str(r) for r in target.get("runs", [])] + ([str(target["run"])] if "run" in target else [])
@@ -163,7 +161,7 @@ class LineageTab(DeskTab):
             self.controls.set_scope(target["scope"])
         found = [r for r in runs if r in self.table.index]
         if found:
-            self._target = {"select": found[0]}
+            self.hold({"select": found[0]})
         elif runs and self.session is not None:
             self.session.status.emit(f"Run {runs[0]} has no receipts in this workspace")
 
@@ -171,7 +169,6 @@ class LineageTab(DeskTab):
         self.clock.stop()
         for timer in (self._rebuild_timer, self._flow_timer, self._line_timer):
             timer.stop()
-        self.compute.shutdown()
         return super().close()
 
     def show_as_of(self, at: int | None) -> None:
@@ -195,7 +192,7 @@ class LineageTab(DeskTab):
     def busy(self) -> bool:
         """Reading, judging or laying out is still going on (``memory-desk shot`` waits for it)."""
         timers = (self._rebuild_timer, self._flow_timer, self._line_timer)
-        return self.loading or self.cutting or self.compute.pending > 0 or any(t.isActive() for t in timers)
+        return self.loading or self.cutting or self.computing or any(t.isActive() for t in timers)
 
     # -- reading ----------------------------------------------------------------------------------
 
@@ -207,6 +204,7 @@ class LineageTab(DeskTab):
             self._again = bool(self._again) or whole
             return
         self.loading = True
+        self.mark_loading()
         if self.table is None:
             self.pages.setCurrentWidget(self.waiting)
         self.start(self._read(whole or self.table is None))
@@ -227,8 +225,8 @@ class LineageTab(DeskTab):
             return
         if result is not None:
             self._loaded(result)
-        elif self._target is not None:
-            self._apply_target()
+        else:
+            self.mark_ready()
         again, self._again = self._again, None
         if again is not None:
             self.reload(whole=again)
@@ -243,15 +241,7 @@ class LineageTab(DeskTab):
         if len(table):
             self.controls.set_span(from_us(lo), from_us(hi))
         self._rebuild()
-        if self._target is not None:
-            self._apply_target()
-
-    def _apply_target(self) -> None:
-        target, self._target = self._target, None
-        if target and "select" not in target:
-            self.navigate(target)
-        elif target:
-            self._target = target  # applied once the timeline is laid out
+        self.mark_ready()  # a target held meanwhile lands (its run once the timeline is laid out)
 
     def _rebuild(self) -> None:
         table, fresh = self.table, self.controls.fresh_for()
@@ -279,8 +269,9 @@ class LineageTab(DeskTab):
 
     def _lay_out(self, whole: RunTable, table: RunTable, now: int, fresh: timedelta) -> None:
         filters = self.controls.filters()
-        self.compute.submit(lambda: timeline.build(table, now, fresh // timedelta(microseconds=1), filters,
-                                                   grid=False, source=whole), self._built)
+        self.compute(lambda: timeline.build(table, now, fresh // timedelta(microseconds=1), filters, grid=False,
+                                            source=whole), self._built, label="laying out the timeline",
+                     token=self.latest.take("timeline"))
 
     def _built(self, tl: timeline.Timeline) -> None:
         if self.closed or tl.whole is not self.table:
@@ -291,12 +282,8 @@ class LineageTab(DeskTab):
         self.controls.set_legend(tl)
         self.controls.set_source_versions(tl.whole.source_versions, tl.source_counts())
         self._flow_timer.start()
-        if self._target is not None and "select" in self._target:
-            run = tl.table.index.get(self._target.pop("select"))
-            self._target = None
-            if run is not None:
-                self.panel.show_run(run)
-                self.select_run(run)
+        if self.ready and self.mark_ready():  # a run a target named (not while receipts are read again)
+            pass
         elif self.selected_id is not None:
             run = tl.table.index.get(self.selected_id)
             if run is None or not tl.shown[run]:
@@ -304,7 +291,8 @@ class LineageTab(DeskTab):
             else:
                 self.panel.item.selected = run
                 self._read_detail(self.selected_id)
-        self.compute.submit(lambda: _grid(tl), lambda grid: self._grid_ready(tl, grid))
+        self.compute(lambda: _grid(tl), lambda grid: self._grid_ready(tl, grid), label="drawing the timeline",
+                     token=self.latest.take("timeline"))
 
     def _grid_ready(self, tl: timeline.Timeline, grid: timeline.Grid) -> None:
         if tl is self.tl and not self.closed:
@@ -330,7 +318,7 @@ class LineageTab(DeskTab):
             self.flow.set_transitions(x, total, risky, hours, (x0, x1), self.origin_us / US)
             self.flow.set_occupancy(names, counts)
 
-        self.compute.submit(work, show, latest=False)
+        self.compute(work, show, label="counting the tier flow")
 
     def _line_moved(self) -> None:
         moment = from_us(self.panel.item.t_of(self.panel.now_line.value()))

@@ -16,20 +16,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memorydesk.browse.detail import PolicyRow
 from memorydesk.ui.prompts import reason_fields, require_reason
 
 ROLES = ("ceo", "coder", "reviewer", "qa", "designer", "security", "devops", "pm", "general")
 
 
 class PolicyEditDialog(QDialog):
-    def __init__(self, policy: dict[str, Any], parent: QWidget | None = None) -> None:
+    def __init__(self, policy: PolicyRow, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("policy-edit")
         self.setWindowTitle("Edit policy")
-        self.policy_id = policy["id"]
-        self.domain = QLineEdit(policy["domain"])
+        self.policy_id = policy.id
+        self.domain = QLineEdit(policy.domain)
         self.domain.setObjectName("domain")
-        self.rule = QPlainTextEdit(policy["rule"])
+        self.rule = QPlainTextEdit(policy.rule)
         self.rule.setTabChangesFocus(True)  # Tab moves on (a rule needs no tab characters)
         self.rule.setObjectName("rule")
         self.role = QComboBox()
@@ -37,7 +38,7 @@ class PolicyEditDialog(QDialog):
         self.role.addItem("none", None)
         for role in ROLES:
             self.role.addItem(role, role)
-        current = (policy.get("required_role") or "").lower()
+        current = (policy.required_role or "").lower()
         self.role.setCurrentIndex(max(0, self.role.findData(current)) if current else 0)
         self.reason, self.problem = reason_fields()
         form = QFormLayout()

@@ -4,7 +4,6 @@ of one agent's whole dispatch preamble for a typed task."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QFontDatabase
@@ -20,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from memorydesk.browse import detail as browse_detail
+from memorydesk.browse.detail import AgentRow
 from memorydesk.search import preamble
 from memorydesk.ui.text import tokens
 
@@ -107,13 +107,13 @@ class DispatchPanel(QWidget):
         self.section_size.setText(note if text else "No active policies: dispatches carry no policy section.")
         self.section_size.setStyleSheet(f"color: {colour}" if colour else "")
 
-    def _show_agents(self, agents: list[dict[str, Any]]) -> None:
+    def _show_agents(self, agents: list[AgentRow]) -> None:
         current = self.agent.currentData()
         self.agent.blockSignals(True)
         self.agent.clear()
         for a in agents:
-            label = a["name"] + (f" — {a['title']}" if a.get("title") else "")
-            self.agent.addItem(label, a["id"])
+            label = a.name + (f" — {a.title}" if a.title else "")
+            self.agent.addItem(label, a.id)
         if current is not None and self.agent.findData(current) >= 0:
             self.agent.setCurrentIndex(self.agent.findData(current))
         self.agent.blockSignals(False)

@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QPalette
 from PySide6.QtWidgets import QApplication
 
+from memorydesk.browse.detail import PolicyRow
 from memorydesk.ui.rows_model import RowsModel
 from memorydesk.ui.text import one_line, when
 
@@ -15,33 +16,33 @@ COLUMNS = (("active", "Status"), ("domain", "Domain"), ("rule", "Rule"),
            ("required_role", "Role (advisory)"), ("updated_at", "Updated"))
 
 
-class PolicyTableModel(RowsModel[dict[str, Any]]):
+class PolicyTableModel(RowsModel[PolicyRow]):
     COLUMNS = COLUMNS
 
-    def policy(self, row: int) -> dict[str, Any] | None:
+    def policy(self, row: int) -> PolicyRow | None:
         return self.row_at(row)
 
     def row_of(self, policy_id: str) -> int | None:
-        return next((i for i, r in enumerate(self.rows) if r["id"] == policy_id), None)
+        return next((i for i, r in enumerate(self.rows) if r.id == policy_id), None)
 
-    def cell(self, row: dict[str, Any], name: str, role: int) -> Any:
+    def cell(self, row: PolicyRow, name: str, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
             if name == "active":
-                return "active" if row["active"] else "inactive"
+                return "active" if row.active else "inactive"
             if name == "rule":
-                return one_line(row["rule"])
+                return one_line(row.rule)
             if name == "updated_at":
-                return when(row["updated_at"])
+                return when(row.updated_at)
             if name == "required_role":
-                return row["required_role"] or "—"
-            return str(row[name])
+                return row.required_role or "—"
+            return str(row.domain)
         if role == Qt.ItemDataRole.ToolTipRole:
             if name == "rule":
-                return row["rule"][:2000]
+                return row.rule[:2000]
             if name == "required_role":
                 return "Advisory only: the product records the author's role here but never enforces it."
-        if role == Qt.ItemDataRole.ForegroundRole and not row["active"]:
+        if role == Qt.ItemDataRole.ForegroundRole and not row.active:
             return QBrush(QApplication.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
         if role == Qt.ItemDataRole.UserRole:
-            return row["id"]
+            return row.id
         return None

@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QPlainTextEdit,
-    QSplitter,
     QTableView,
     QToolBar,
     QVBoxLayout,
@@ -23,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from memorydesk.browse import detail as browse_detail
+from memorydesk.browse.detail import PolicyRow
 from memorydesk.core.changes import Kind, Shown
 from memorydesk.search.preamble import MIN_TASK_UNITS
 from memorydesk.ui.actions import WriteActions
@@ -33,6 +33,7 @@ from memorydesk.ui.policies.dispatch import DispatchPanel
 from memorydesk.ui.policies.model import PolicyTableModel
 from memorydesk.ui.prompts import ask_reason
 from memorydesk.ui.session import Change, DeskSession
+from memorydesk.ui.splitter import splitter
 from memorydesk.ui.tab import DeskTab
 
 
@@ -43,7 +44,6 @@ class PoliciesTab(DeskTab):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.dialog: Any = None
-        self._select_next: str | None = None  # a policy to select once the list is read again (an edit's new version)
         self.model = PolicyTableModel(self)
         self.view = QTableView()
         self.view.setObjectName("policies-view")
@@ -91,22 +91,14 @@ class PoliciesTab(DeskTab):
         lay = QVBoxLayout(left)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(bar)
-        inner = QSplitter(Qt.Orientation.Vertical)
-        inner.addWidget(self.view)
         rule_box = QWidget()
         rlay = QVBoxLayout(rule_box)
         rlay.setContentsMargins(0, 0, 0, 0)
         rlay.addWidget(self.rule_meta)
         rlay.addWidget(self.rule, 1)
-        inner.addWidget(rule_box)
-        inner.setSizes([420, 220])
-        lay.addWidget(inner, 1)
+        lay.addWidget(splitter(Qt.Orientation.Vertical, self.view, rule_box, sizes=(420, 220)), 1)
         self.dispatch = DispatchPanel(self.run)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.setObjectName("policies-split")
-        split.addWidget(left)
-        split.addWidget(self.dispatch)
-        split.setSizes([760, 500])
+        split = splitter(Qt.Orientation.Horizontal, left, self.dispatch, name="policies-split", sizes=(760, 500))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(split)
@@ -140,36 +132,43 @@ class PoliciesTab(DeskTab):
     def wants_keyboard(self) -> QWidget | None:
         return self.view
 
-    def _loaded(self, rows: list[dict[str, Any]]) -> None:
+    def _loaded(self, rows: list[PolicyRow]) -> None:
         current = self.selected()
         self.model.set_rows(rows)
-        active = sum(1 for r in rows if r["active"])
+        active = sum(1 for r in rows if r.active)
         self.summary.setText(f"{len(rows)} policies · {active} active")
-        wanted = self._select_next or (current["id"] if current is not None else None)
-        if wanted is not None:
-            row = self.model.row_of(wanted)
-            if row is not None:
-                self._select_next = None
-                self.select_row(row)
-                self.view.scrollTo(self.model.index(row, 0))
+        if not self.mark_ready() and current is not None:  # a policy held for this list, else the one selected
+            self._select_id(current.id)
         self._selection_changed()
+
+    def show_target(self, target: dict[str, Any]) -> None:
+        """``{"policy": id}`` selects that policy; not listed yet, it waits for the next list."""
+        if target.get("policy") and not self._select_id(str(target["policy"])):
+            self.hold(target)
+
+    def _select_id(self, policy_id: str) -> bool:
+        row = self.model.row_of(policy_id)
+        if row is not None:
+            self.select_row(row)
+            self.view.scrollTo(self.model.index(row, 0))
+        return row is not None
 
     def select_row(self, row: int) -> None:
         flags = QItemSelectionModel.SelectionFlag
         self.view.selectionModel().setCurrentIndex(self.model.index(row, 0), flags.ClearAndSelect | flags.Rows)
 
-    def selected(self) -> dict[str, Any] | None:
+    def selected(self) -> PolicyRow | None:
         rows = self.view.selectionModel().selectedRows()
         return self.model.policy(rows[0].row()) if rows else None
 
     def _selection_changed(self) -> None:
         p = self.selected()
-        self.rule.setPlainText(p["rule"] if p else "")
+        self.rule.setPlainText(p.rule if p else "")
         if p:
-            sources = len(p["source_fact_ids"])
+            sources = len(p.source_fact_ids)
             self.rule_meta.setText(
-                f"<b>{'Active' if p['active'] else 'Inactive'}</b> · domain {p['domain']} · required role "
-                f"{p['required_role'] or 'none'} (advisory) · {sources} source fact(s) · id {p['id']}")
+                f"<b>{'Active' if p.active else 'Inactive'}</b> · domain {p.domain} · required role "
+                f"{p.required_role or 'none'} (advisory) · {sources} source fact(s) · id {p.id}")
         else:
             self.rule_meta.setText("")
         self._update_actions()
@@ -179,16 +178,16 @@ class PoliciesTab(DeskTab):
         rules = {
             self.act_edit: (p is not None, "select a policy"),
             self.act_delete: (p is not None, "select a policy"),
-            self.act_activate: (p is not None and not p["active"], "select an inactive policy"),
-            self.act_deactivate: (p is not None and bool(p["active"]), "select an active policy"),
+            self.act_activate: (p is not None and not p.active, "select an inactive policy"),
+            self.act_deactivate: (p is not None and bool(p.active), "select an active policy"),
         }
         self.acts.update(rules)
 
     @staticmethod
-    def name_of(p: dict[str, Any]) -> str:
+    def name_of(p: PolicyRow) -> str:
         """A policy as a confirmation names it: “[domain] first words of the rule”."""
-        words = " ".join(str(p["rule"]).split())
-        return f"[{p['domain']}] " + (words if len(words) <= 90 else words[:89] + "…")
+        words = " ".join(str(p.rule).split())
+        return f"[{p.domain}] " + (words if len(words) <= 90 else words[:89] + "…")
 
     async def edit_selected(self) -> None:
         p = self.selected()
@@ -202,18 +201,14 @@ class PoliciesTab(DeskTab):
         self.dialog = None
         if accepted:
             result = await self.session.write("editing the policy", lambda r: r.edit_policy(
-                p["id"], domain=v["domain"], rule=v["rule"], required_role=v["required_role"], reason=v["reason"]))
+                p.id, domain=v["domain"], rule=v["rule"], required_role=v["required_role"], reason=v["reason"]))
             if len(result.ids) > 1:
                 self._follow(result.ids[-1])  # the new version
 
     def _follow(self, policy_id: str) -> None:
-        row = self.model.row_of(policy_id)
-        if row is None:
-            self._select_next = policy_id  # the list is being read again: select it when it arrives
-        else:
-            self.select_row(row)
+        self.show_target({"policy": policy_id})  # not listed yet: the list being read again will hold it
 
-    async def _ask(self, title: str, verb: str, p: dict[str, Any], informative: str) -> str | None:
+    async def _ask(self, title: str, verb: str, p: PolicyRow, informative: str) -> str | None:
         self.dialog, answer = ask_reason(self, title, f"{verb} policy “{self.name_of(p)}”?", yes_text=verb,
                                          informative=informative, name="policy-" + verb.lower())
         reason = await answer
@@ -226,7 +221,7 @@ class PoliciesTab(DeskTab):
             return
         reason = await self._ask("Delete policy", "Delete", p, "It stops reaching agents at once. Undo brings it back.")
         if reason is not None:
-            await self.session.write("deleting the policy", lambda r: r.delete_policy(p["id"], reason=reason))
+            await self.session.write("deleting the policy", lambda r: r.delete_policy(p.id, reason=reason))
 
     async def set_active(self, active: bool) -> None:
         p = self.selected()
@@ -239,5 +234,5 @@ class PoliciesTab(DeskTab):
         reason = await self._ask(f"{verb} policy", verb, p, follows)
         if reason is not None:
             await self.session.write("activating the policy" if active else "deactivating the policy",
-                                     lambda r: r.set_policy_active(p["id"], active, reason=reason))
-            self._follow(p["id"])
+                                     lambda r: r.set_policy_active(p.id, active, reason=reason))
+            self._follow(p.id)

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
-    QSplitter,
     QTableView,
     QTextBrowser,
     QToolBar,
@@ -40,6 +39,7 @@ from memorydesk.ui.review.actions import ReviewActions
 from memorydesk.ui.review.detail import evidence_html
 from memorydesk.ui.review.model import FindingsModel
 from memorydesk.ui.session import Change, DeskSession
+from memorydesk.ui.splitter import splitter
 from memorydesk.ui.tab import DeskTab
 
 STATES = (("Open", "open"), ("Dismissed", "dismissed"), ("Quarantined", "quarantined"), ("Any state", None))
@@ -133,14 +133,8 @@ class ReviewTab(DeskTab):
         row.addWidget(self.graph_button)
         row.addStretch(1)
         rl.addLayout(row)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.setObjectName("review-split")
-        split.addWidget(self.kind_list)
-        split.addWidget(self.view)
-        split.addWidget(right)
-        split.setStretchFactor(1, 3)
-        split.setStretchFactor(2, 2)
-        split.setSizes([self.kind_list.minimumWidth(), 720, 410])
+        split = splitter(Qt.Orientation.Horizontal, self.kind_list, self.view, right, name="review-split",
+                         stretch=(0, 3, 2), sizes=(self.kind_list.minimumWidth(), 720, 410))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(bar)
@@ -301,7 +295,7 @@ class ReviewTab(DeskTab):
         if f is not None and f.item_kind == "fact" and self.session is not None:
             self.session.navigate(tab, fact=f.item_id)
 
-    def navigate(self, target: dict[str, Any]) -> None:
+    def show_target(self, target: dict[str, Any]) -> None:
         if target.get("kind") in KINDS:
             row = 1 + KINDS.index(target["kind"])
             self.kind_list.setCurrentRow(row)
