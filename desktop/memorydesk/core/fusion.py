@@ -208,14 +208,18 @@ def mmr_rerank(
     first = remaining.pop(0)
     picks = [MmrPick(first, 0.0, 0.0, lam * rel[first])]
     diversity = 1.0 - lam
+    # each item's most similar chosen hit so far (the first of equals, in the order chosen):
+    # brought up to date with the newest pick only, which is what a pass over every pick gives
+    most: list[tuple[float, int | None]] = [(0.0, None)] * len(scores)
     while remaining and len(picks) < limit:
+        newest = picks[-1].index
+        newest_tokens = tokens[newest]
         best_at, best = 0, MmrPick(-1, 0.0, 0.0, float("-inf"))
         for at, i in enumerate(remaining):
-            sim, against = 0.0, None
-            for pick in picks:
-                s = jaccard(tokens[i], tokens[pick.index])
-                if s > sim:
-                    sim, against = s, pick.index
+            s = jaccard(tokens[i], newest_tokens)
+            if s > most[i][0]:
+                most[i] = (s, newest)
+            sim, against = most[i]
             penalty = diversity * sim
             value = lam * rel[i] - penalty
             if value > best.value:

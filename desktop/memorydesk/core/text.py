@@ -16,6 +16,7 @@ mean what they mean there, not what Python's defaults mean:
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from decimal import ROUND_HALF_UP, Decimal
@@ -82,6 +83,17 @@ def split_whitespace(text: str) -> list[str]:
 
 def whitespace_tokens(text: str) -> frozenset[str]:
     """The set of lower-cased whitespace-separated tokens of ``text``."""
+    if len(text) <= _TOKENS_KEPT_CHARS:
+        return _kept_tokens(text)  # MMR asks again for the same facts search after search
+    return frozenset(split_whitespace(dart_lower(text)))
+
+
+#: Texts up to this long keep their tokens (at most ``maxsize`` of them: a bounded memory).
+_TOKENS_KEPT_CHARS = 2000
+
+
+@functools.lru_cache(maxsize=8192)
+def _kept_tokens(text: str) -> frozenset[str]:
     return frozenset(split_whitespace(dart_lower(text)))
 
 

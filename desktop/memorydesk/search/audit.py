@@ -24,6 +24,7 @@ from memorydesk.core.errors import BadInput
 from memorydesk.core.fusion import PRODUCT, TOP_K, VARIANTS, Variant
 from memorydesk.core.vocab import parse_memory_type, parse_veracity
 from memorydesk.search.agent import SearchResult, keyword_search, nearest_ids, search
+from memorydesk.search.ahead import AHEAD, Ahead
 from memorydesk.search.keyword import is_keyword_reachable
 from memorydesk.search.loss import STAGES, Loss, diagnose
 from memorydesk.store.workspace import Workspace
@@ -77,18 +78,26 @@ Progress = Callable[[int, int], None]
 
 
 class Searcher:
-    """Hybrid searches for one audit: one clock, each (variant, query) searched once."""
+    """Hybrid searches for one audit: one clock, each (variant, query) searched once.
+
+    ``prepare`` readies the vector voice of a batch of coming queries at once (``search.ahead``);
+    each search is still the agent's own ``search``, given those same vectors.
+    """
 
     def __init__(self, ws: Workspace, now: float) -> None:
         self.ws, self.now = ws, now
         self._done: dict[tuple[str, str], SearchResult] = {}
+        self._ahead = Ahead(ws)
+
+    def prepare(self, queries: Iterable[str]) -> None:
+        self._ahead.prepare([q for q in queries if (PRODUCT.name, q) not in self._done])
 
     def result(self, query: str, variant: Variant = PRODUCT) -> SearchResult:
         key = (variant.name, query)
         found = self._done.get(key)
         if found is None:
             found = self._done[key] = search(self.ws, query, mode="hybrid", now=self.now, limit=TOP_K,
-                                             variant=variant)
+                                             variant=variant, embedder=self._ahead.embedder())
         return found
 
     def loss(self, query: str, target: str, variant: Variant = PRODUCT) -> Loss:
@@ -152,6 +161,8 @@ def audit_facts(ws: Workspace, facts: Sequence[FactInfo], *, what_if: Sequence[V
     for n, fact in enumerate(facts):
         if cancelled is not None and cancelled():
             break
+        if n % AHEAD == 0:
+            searcher.prepare(f.topic for f in facts[n : n + AHEAD])
         query = fact.topic
         item = Audited(fact, query, searcher.loss(query, fact.id))
         for variant in what_if:
@@ -299,6 +310,8 @@ def audit_queries(ws: Workspace, queries: Sequence[tuple[str, list[str]]], *, wh
     for n, (query, expect) in enumerate(queries):
         if cancelled is not None and cancelled():
             break
+        if n % AHEAD == 0:
+            searcher.prepare(q for q, _ in queries[n : n + AHEAD])
         losses = diagnose(searcher.result(query), expect)
         for target in expect:
             loss = losses[target]

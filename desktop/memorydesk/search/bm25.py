@@ -184,14 +184,18 @@ def _fast_rows(
     limit: int,
     scope: RepoScope | None,
     shape: _IndexShape,
+    active: np.ndarray | None = None,
 ) -> list[KeywordRow]:
-    """The product's rows for one query, from its terms' postings."""
-    cand, partial = _summed(postings)
-    if shape.members is not None and len(cand):
-        inside = cand < len(shape.members)
-        keep = np.zeros(len(cand), dtype=bool)
-        keep[inside] = shape.members[cand[inside]]
-        cand, partial = cand[keep], partial[keep]
+    """The product's rows for one query, from its terms' postings.
+
+    ``active`` (by rowid: an active fact of this workspace, from search's copies at this
+    snapshot): the product's join is applied here and every candidate scored at once;
+    without it (or with a ``--repo`` scope) the join is asked of SQLite, best rows first.
+    """
+    cand, partial = _within(shape.members, *_summed(postings))
+    if active is not None and scope is None:
+        cand, partial = _within(active, cand, partial)
+        return _read_rows(raw, facts, _best_active(cand, partial, limit, shape))
     n = len(cand)
     if n == 0:
         return []
@@ -222,10 +226,54 @@ def _fast_rows(
         if len(ranked) >= limit and floor + bound < ranked[limit - 1][0]:
             break  # nobody left can reach (or tie) the last place
         take = min(n, take * 4)
-    best = ranked[:limit]
+    return _read_rows(raw, facts, ranked[:limit])
+
+
+def _within(flags: np.ndarray | None, cand: np.ndarray, partial: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The candidates whose rowid ``flags`` marks (None: all of them)."""
+    if flags is None or not len(cand):
+        return cand, partial
+    inside = cand < len(flags)
+    keep = np.zeros(len(cand), dtype=bool)
+    keep[inside] = flags[cand[inside]]
+    return cand[keep], partial[keep]
+
+
+def _best_active(cand: np.ndarray, partial: np.ndarray, limit: int, shape: _IndexShape) -> list[tuple[float, int]]:
+    """(full bm25 score (positive), rowid) of the ``limit`` best candidates, all of them kept by
+    the product's join: every candidate scored at once, equal scores in rowid order."""
+    if not len(cand):
+        return []
+    rowids, first = np.unique(cand, return_index=True)  # a row is there once per term, with the same sum
+    parts = partial[first]
+    if shape.idf is None:
+        scores = parts
+    else:
+        doc_len, norm = shape.doc_len, shape.norm
+        if doc_len is None or norm is None or int(rowids[-1]) >= len(doc_len) or bool((doc_len[rowids] < 0).any()):
+            raise _Unsure("a row without a size")
+        # the workspace phrase's summand as ``_scored`` computes it, element by element (the same bits)
+        tf = 1.0
+        scores = parts + shape.idf * ((tf * (_K1 + 1.0)) / (tf + norm[rowids]))
+    if not bool(np.isfinite(scores).all()):
+        raise _Unsure("a score that is not finite")
+    if len(scores) > limit:
+        kth = np.partition(scores, len(scores) - limit)[len(scores) - limit]  # the limit-th best
+        at = np.flatnonzero(scores >= kth)
+        rowids, scores = rowids[at], scores[at]
+    order = np.lexsort((rowids, -scores))[:limit]  # best first; equal scores: FTS5's sorter keeps rowid order
+    return list(zip(scores[order].tolist(), rowids[order].tolist()))
+
+
+def _read_rows(raw: Any, facts: str, best: list[tuple[float, int]]) -> list[KeywordRow]:
+    """The rows of ``best`` ((score, rowid), in order) as keyword results."""
+    if not best:
+        return []
     rows = {r[0]: r[1:] for r in raw.execute(
         f"SELECT f.rowid, {ROW_COLUMNS} FROM {facts} f WHERE f.rowid IN (SELECT value FROM json_each(?))",
         (json.dumps([rowid for _, rowid in best]),)).fetchall()}
+    if len(rows) != len({rowid for _, rowid in best}):
+        raise _Unsure("a row the copies hold is not in the file")
     return [keyword_row(rows[rowid], -score) for score, rowid in best]
 
 
@@ -283,7 +331,7 @@ def fast_keyword(conn: Connection, ws: Workspace, query: str, match: str, limit:
             if shape is None:
                 return None
             postings = [term_parts(*state.postings(term), shape) for term in keyword_terms(query)]
-            return _fast_rows(raw, fts, facts, ws.workspace_id, postings, limit, scope, shape)
+            return _fast_rows(raw, fts, facts, ws.workspace_id, postings, limit, scope, shape, state.rows.active)
         except (_Unsure, sqlean.Error):
             return None
 

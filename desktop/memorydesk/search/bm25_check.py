@@ -123,6 +123,15 @@ def _self_check(rounds: int = 20) -> bool:
         raw.close()
 
 
+def _active(raw: Any, facts: str, wid: str, size: int) -> np.ndarray:
+    """By rowid: the active facts of workspace ``wid`` (what ``RowPrints.active`` holds for it)."""
+    out = np.zeros(size, dtype=bool)
+    rowids = [r[0] for r in raw.execute(f"SELECT rowid FROM {facts} WHERE workspace_id = ? AND superseded_by IS NULL",
+                                        (wid,))]
+    out[[r for r in rowids if r < size]] = True
+    return out
+
+
 def _compare(raw: Any, fts: str, facts: str, index: KeywordIndex, phrases: dict[str, str | None],
              member_sets: dict[str, set[int]], rng: random.Random, rounds: int) -> int:
     """How many queries gave the product's rows and scores (-10**6 as soon as one does not)."""
@@ -155,14 +164,18 @@ def _compare(raw: Any, fts: str, facts: str, index: KeywordIndex, phrases: dict[
                     if not (np.array_equal(ours[0], truth[0]) and ours[1].tobytes() == truth[1].tobytes()):
                         return -10**6  # the copy's numbers must be FTS5's own
                     postings.append(ours)
-                try:
-                    got = [(r.id, r.bm25) for r in _fast_rows(raw, fts, facts, wid, postings, limit, scope, shape)]
-                except _Unsure:
-                    continue
-                if [g[0] for g in got] != [w[0] for w in want]:
-                    return -10**6
-                if any(float(g[1]).hex() != float(w[1]).hex() for g, w in zip(got, want)):
-                    return -10**6
+                # with the copies' active bit (as search runs) and asking SQLite (a --repo scope, no bit)
+                active = _active(raw, facts, wid, len(index.doc_len))
+                for flags in (active, None):
+                    try:
+                        got = [(r.id, r.bm25) for r in _fast_rows(raw, fts, facts, wid, postings, limit, scope, shape,
+                                                                   flags)]
+                    except _Unsure:
+                        continue
+                    if [g[0] for g in got] != [w[0] for w in want]:
+                        return -10**6
+                    if any(float(g[1]).hex() != float(w[1]).hex() for g, w in zip(got, want)):
+                        return -10**6
                 compared += bool(want)
     finally:
         raw.execute("ROLLBACK")

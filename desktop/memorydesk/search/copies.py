@@ -28,6 +28,7 @@ from memorydesk.search.rows import (
     fact_row,
     fingerprint,
     first_tokens,
+    is_active,
     members,
     rows_by_id,
     scan_for_recent,
@@ -203,7 +204,8 @@ class FileState:
         tokens = self._tokens(raw, fts, changed)
         self.keyword.apply(tokens, n_row, totals)
         for rowid, row in changed.items():
-            self.rows.set(rowid, fingerprint(row) if row is not None else None)
+            self.rows.set(rowid, fingerprint(row) if row is not None else None,
+                          row is not None and is_active(row, ws.workspace_id))
             fact = fact_row(row) if row is not None else None
             for recent in self.recent.values():
                 recent.update(rowid, fact)

@@ -20,6 +20,7 @@ decay, confidence factor, MMR); this module gathers what it needs from the file.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
@@ -100,28 +101,74 @@ class WalkEdge(NamedTuple):
     reached: str | None
 
 
-def _edges_touching(ws: Workspace, conn: Connection, frontier: Sequence[str]) -> list[tuple[int, float, str, str]]:
+#: Facts whose edges one file version keeps at most (walks from nearby seeds read the same
+#: edges again, search after search); beyond, it starts afresh.
+EDGE_MEMO_FACTS = 20_000
+
+Edge = tuple[int, float, str, str]  # rowid, weight, source, target
+
+
+class _EdgeMemo:
+    """The edges of each fact asked about, at one file version (``cache.cached``)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.by_fact: dict[str, tuple[Edge, ...]] = {}
+
+
+def _edges_touching(ws: Workspace, conn: Connection, frontier: Sequence[str]) -> list[Edge]:
     """Every edge with an end in ``frontier``, heaviest first (equal weights in table order).
 
     Two lookups, one per end, so each uses its own index (an ``OR`` of two ``IN``s, or
     the ``workspace_id`` term, would let SQLite scan the whole table; ``+`` keeps it off);
-    they go to SQLite as one ``UNION ALL`` statement.
+    they go to SQLite as one ``UNION ALL`` statement. Each fact's edges are kept while the
+    file's version does not change (``_EdgeMemo``).
     """
-    edges = ws.layout.edges.name
+    memo = cached(ws, conn, ("graph-edges",), _EdgeMemo)
+    assert memo is not None
     found: dict[int, tuple[float, str, str]] = {}
-    for start in range(0, len(frontier), _CHUNK):
-        chunk = list(frontier[start : start + _CHUNK])
+    missing: list[str] = []
+    with memo.lock:
+        for fid in dict.fromkeys(frontier):
+            known = memo.by_fact.get(fid)
+            if known is None:
+                missing.append(fid)
+                continue
+            for rowid, weight, source, target in known:
+                found[rowid] = (weight, source, target)
+    if missing:
+        read = _read_edges(ws, conn, missing)
+        with memo.lock:
+            if len(memo.by_fact) + len(read) > EDGE_MEMO_FACTS:
+                memo.by_fact.clear()
+            memo.by_fact.update(read)
+        for edges in read.values():
+            for rowid, weight, source, target in edges:
+                found[rowid] = (weight, source, target)
+    ordered = sorted(found.items(), key=lambda item: (-item[1][0], item[0]))
+    return [(rowid, weight, source, target) for rowid, (weight, source, target) in ordered]
+
+
+def _read_edges(ws: Workspace, conn: Connection, facts: Sequence[str]) -> dict[str, tuple[Edge, ...]]:
+    """The edges of this workspace touching each of ``facts``, read from the file."""
+    edges = ws.layout.edges.name
+    raw = conn.connection.driver_connection
+    by_fact: dict[str, dict[int, Edge]] = {fid: {} for fid in facts}
+    for start in range(0, len(facts), _CHUNK):
+        chunk = list(facts[start : start + _CHUNK])
         marks = ",".join("?" * len(chunk))
         part = f"SELECT rowid, weight, source_fact_id, target_fact_id FROM {edges} WHERE {{}} IN ({marks}) " \
                f"AND +workspace_id = ?"
-        rows = conn.exec_driver_sql(
+        rows = raw.execute(
             part.format("source_fact_id") + " UNION ALL " + part.format("target_fact_id"),
             (*chunk, ws.workspace_id, *chunk, ws.workspace_id),
         ).fetchall()
         for rowid, weight, source, target in rows:
-            found[int(rowid)] = (_float(weight), source, target)
-    ordered = sorted(found.items(), key=lambda item: (-item[1][0], item[0]))
-    return [(rowid, weight, source, target) for rowid, (weight, source, target) in ordered]
+            edge = (int(rowid), _float(weight), source, target)
+            for end in (source, target):
+                if end in by_fact:
+                    by_fact[end][edge[0]] = edge
+    return {fid: tuple(edges.values()) for fid, edges in by_fact.items()}
 
 
 def walk(ws: Workspace, conn: Connection, seed: str, depth: int = GRAPH_DEPTH) -> list[WalkEdge]:

@@ -20,7 +20,7 @@ from memorydesk.search.scope import RepoScope
 from memorydesk.store import Workspace
 
 __all__ = ["ROW_COLUMNS", "RowPrints", "docsizes", "embeddings", "fact_row", "fingerprint", "first_tokens",
-           "members", "rows_by_id", "scan_for_recent", "scan_rows", "vanished", "workspace_phrase"]
+           "is_active", "members", "rows_by_id", "scan_for_recent", "scan_rows", "vanished", "workspace_phrase"]
 
 ROW_COLUMNS = "rowid, id, workspace_id, domain, topic, content, superseded_by, created_at"
 
@@ -30,42 +30,54 @@ def fingerprint(row: tuple[Any, ...]) -> int:
     return hash((row[1], row[2], row[3], row[4], row[5], row[6], repr(row[7])))
 
 
+def is_active(row: tuple[Any, ...], workspace_id: str) -> bool:
+    """The product's join predicates on a row: a fact of this workspace, not superseded."""
+    return bool(row[2] == workspace_id and row[6] is None)
+
+
 class RowPrints:
-    """A fingerprint of every fact row, by rowid (``present`` false: no row)."""
+    """A fingerprint of every fact row, by rowid (``present`` false: no row), and whether the
+    row is an active fact of the copies' workspace (``active``: what keyword search's join keeps,
+    ``workspace_id = ? AND superseded_by IS NULL``, so it never asks SQLite which candidates are)."""
 
     def __init__(self, capacity: int) -> None:
         self.prints = np.zeros(capacity, dtype=np.int64)
         self.present = np.zeros(capacity, dtype=bool)
+        self.active = np.zeros(capacity, dtype=bool)
         self.count = 0
         self.max_rowid = 0
 
     @property
     def nbytes(self) -> int:
-        return int(self.prints.nbytes + self.present.nbytes)
+        return int(self.prints.nbytes + self.present.nbytes + self.active.nbytes)
 
     def known(self, rowid: int) -> int | None:
         if rowid < len(self.present) and self.present[rowid]:
             return int(self.prints[rowid])
         return None
 
-    def fill(self, rowids: np.ndarray, prints: np.ndarray) -> None:
+    def fill(self, rowids: np.ndarray, prints: np.ndarray, active: np.ndarray) -> None:
         """Every row at once (the build)."""
         self.prints[rowids] = prints
         self.present[rowids] = True
+        self.active[rowids] = active
         self.count = int(self.present.sum())
         self.max_rowid = int(rowids.max()) if len(rowids) else 0
 
-    def set(self, rowid: int, value: int | None) -> None:
+    def set(self, rowid: int, value: int | None, active: bool = False) -> None:
         if rowid >= len(self.present):
             grow = max(rowid + 1, int(len(self.present) * 1.25) + 1024)
             prints = np.zeros(grow, dtype=np.int64)
             prints[: len(self.prints)] = self.prints
             present = np.zeros(grow, dtype=bool)
             present[: len(self.present)] = self.present
-            self.prints, self.present = prints, present
+            flags = np.zeros(grow, dtype=bool)
+            flags[: len(self.active)] = self.active
+            self.prints, self.present, self.active = prints, present, flags
         if self.present[rowid]:
             self.count -= 1
         self.present[rowid] = value is not None
+        self.active[rowid] = value is not None and active
         if value is not None:
             self.prints[rowid] = value
             self.count += 1
@@ -82,6 +94,7 @@ def scan_rows(raw: Any, ws: Workspace, prints: RowPrints, keep_going: Any) -> tu
     spaces: set[Any] = set()
     rowids = array.array("q")  # not lists of ints: a build leaves no Python objects behind to fragment the heap
     digests = array.array("q")
+    flags = array.array("B")  # 1: an active fact of this workspace
     newest: list[tuple[Any, int, str]] = []  # (created_at, rowid, id) of active rows of the workspace
     other: list[FactRow] = []  # the same, when created_at is not a plain integer
     trimmed = False
@@ -96,7 +109,8 @@ def scan_rows(raw: Any, ws: Workspace, prints: RowPrints, keep_going: Any) -> tu
         for row in chunk:
             rowids.append(row[0])
             digests.append(fingerprint(row))
-            if row[2] == wid and row[6] is None:
+            flags.append(is_active(row, wid))
+            if flags[-1]:
                 if type(row[7]) is int:
                     newest.append((row[7], row[0], row[1]))
                 else:
@@ -104,7 +118,8 @@ def scan_rows(raw: Any, ws: Workspace, prints: RowPrints, keep_going: Any) -> tu
         if len(newest) > 20_000:  # keep memory flat on a big file: only the newest can matter
             newest = heapq.nlargest(DEPTH, newest)
             trimmed = True
-    prints.fill(np.frombuffer(rowids, dtype=np.int64), np.frombuffer(digests, dtype=np.int64))
+    prints.fill(np.frombuffer(rowids, dtype=np.int64), np.frombuffer(digests, dtype=np.int64),
+                np.frombuffer(flags, dtype=np.uint8).astype(bool))
     kept = [FactRow(rowid, fid, wid, None, None, created) for created, rowid, fid in heapq.nlargest(DEPTH, newest)]
     return Recent.from_rows(wid, None, kept + Recent.newest_rows(other, DEPTH),
                             complete=not trimmed and len(newest) <= DEPTH), spaces

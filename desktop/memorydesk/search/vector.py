@@ -34,7 +34,7 @@ from memorydesk.search.scope import RepoScope
 from memorydesk.store import Workspace
 from memorydesk.store.ours import VECTOR_TABLE
 
-__all__ = ["VECTOR_K", "VectorIndex", "has_embeddings", "matrix_index", "vector_ids"]
+__all__ = ["VECTOR_K", "VectorIndex", "has_embeddings", "matrix_index", "prepare_nearest", "vector_ids"]
 
 #: How many nearest neighbours the vector voice asks for.
 VECTOR_K = 30
@@ -122,6 +122,21 @@ def _nearest(ws: Workspace, conn: Connection, qvec: np.ndarray, k: int) -> list[
             if found is not None:
                 return found
     return _nearest_in_matrix(matrix_index(ws, conn), qvec, k)
+
+
+def prepare_nearest(ws: Workspace, conn: Connection, qvecs: list[np.ndarray], k: int = VECTOR_K) -> int:
+    """Work out the nearest embeddings of many query vectors in one pass over the vector copy
+    (the recall audit's batch of coming queries); the searches that follow at this snapshot
+    take them from there. Nothing without the copy (each search then scans as usual); how many."""
+    if not ws.has_vectors or not qvecs:
+        return 0
+    with follow.using(ws, conn) as state:
+        if state is None or state.vectors is None:
+            return 0
+        try:
+            return state.vectors.prepare(conn.connection.driver_connection, qvecs, k)
+        except sqlean.Error:
+            return 0
 
 
 def vector_ids(

@@ -39,6 +39,9 @@ __all__ = ["TIE_ORDER_VERSION", "CopyUnusable", "VectorCopy"]
 TIE_ORDER_VERSION = "v0.1.9"
 #: Candidates measured exactly at most; beyond that (a crowd of near-identical vectors) the KNN query answers.
 MAX_CANDIDATES = 4096
+#: Query vectors ``prepare`` puts through one matrix product, and the answers it keeps at most.
+PREPARE_BATCH = 64
+PREPARED_MAX = 512
 _ROW_BYTES = DIM * 4
 _T = VECTOR_TABLE
 
@@ -77,6 +80,8 @@ class VectorCopy:
     state: dict[int, tuple[bytes, bytes]] = field(default_factory=dict)  # chunk -> (validity, rowids)
     tie_order: bool = True
     max_norm: float = 0.0
+    #: answers ``prepare`` worked out for this state of the copy: (query bytes, k) -> answer
+    prepared: dict[tuple[bytes, int], list[tuple[str, float]]] = field(default_factory=dict)
 
     @property
     def used(self) -> int:
@@ -164,6 +169,7 @@ class VectorCopy:
 
     def follow(self, raw: Any, changed: list[tuple[str, bytes | None]]) -> int:
         """Bring the copy to the connection's snapshot; how many slots were read again."""
+        self.prepared.clear()  # worked out for the state before
         run = raw.execute
         seen = set()
         redone = 0
@@ -291,10 +297,42 @@ class VectorCopy:
         q = np.asarray(qvec, dtype=np.float32)
         if q.shape != (DIM,) or not bool(np.isfinite(q).all()):
             return None
-        want = min(k, n)
+        known = self.prepared.get((q.tobytes(), k))
+        if known is not None:
+            return list(known)
         used = self.used
         # einsum: one core, steadier here than a threaded BLAS product next to the embedding model
         approx = self.sq_norms[:used] - 2.0 * np.einsum("ij,j->i", self.matrix[:used], q) + np.float32(q @ q)
+        return self._answer(raw, q, approx, min(k, n))
+
+    def prepare(self, raw: Any, qvecs: list[np.ndarray], k: int) -> int:
+        """Work out ``nearest``'s answers for many query vectors with one matrix product (the
+        recall audit: one pass over the vectors for a batch of queries, not one each); ``nearest``
+        then gives them until the copy changes. The same answers: the product only picks the
+        candidates, within the same bound, and they are measured exactly as one query's are.
+        How many were prepared (at most ``PREPARED_MAX`` are kept)."""
+        n = self.count
+        qs = [q for q in (np.asarray(v, dtype=np.float32) for v in qvecs)
+              if q.shape == (DIM,) and bool(np.isfinite(q).all())]
+        if n == 0 or not qs or k <= 0:
+            return 0
+        used = self.used
+        done = 0
+        for start in range(0, len(qs), PREPARE_BATCH):
+            batch = np.stack(qs[start : start + PREPARE_BATCH])
+            products = self.matrix[:used] @ batch.T  # (used, batch)
+            for b, q in enumerate(batch):
+                approx = self.sq_norms[:used] - 2.0 * products[:, b] + np.float32(q @ q)
+                found = self._answer(raw, q, approx, min(k, n))
+                if found is not None:
+                    self.prepared[(q.tobytes(), k)] = found
+                    done += 1
+                    while len(self.prepared) > PREPARED_MAX:
+                        self.prepared.pop(next(iter(self.prepared)))
+        return done
+
+    def _answer(self, raw: Any, q: np.ndarray, approx: np.ndarray, want: int) -> list[tuple[str, float]] | None:
+        """The ``want`` nearest from float32 squared distances ``approx`` (one per slot), measured exactly."""
         cut = float(np.partition(approx, want - 1)[want - 1])
         # both the float32 product here and sqlite-vec's float32 sum are within ~400·2⁻²⁴·(|x|+|q|)² of
         # the true squared distance: anything that can be (or tie with) the k-th is within twice that
