@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from helpers import SAMPLE_DB  # noqa: E402
 
 
-from suite_setup import _private_profile, pytest_collection_modifyitems  # noqa: E402,F401 - the suite's set-up
+from suite_setup import _private_profile, pytest_collection_modifyitems, pytest_configure  # noqa: E402,F401 - the suite's set-up
 
 
 @pytest.fixture

@@ -1,9 +1,10 @@
 """The suite's set-up, kept apart from the fixtures (tests/conftest.py takes it in): a
-deadline for every test and a profile of its own for the whole run."""
+deadline for every test, a profile of its own for the whole run, Ctrl+C for the programs it starts."""
 
 from __future__ import annotations
 
 import os
+import signal
 
 import pytest
 
@@ -34,3 +35,11 @@ def _private_profile(tmp_path_factory: pytest.TempPathFactory) -> None:
         folder = home / sub
         folder.mkdir(parents=True, exist_ok=True)
         os.environ[name] = str(folder)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Programs a test starts can be stopped with Ctrl+C (SIGINT) as from a terminal, however the
+    suite was started: a shell running it in the background without job control ignores SIGINT,
+    and an ignored signal stays ignored in every child."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)

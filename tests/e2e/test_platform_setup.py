@@ -115,7 +115,9 @@ def test_a_platform_that_cannot_load_is_named_before_qt_aborts(tmp_path: Path, p
                             timeout=120)
     assert result.returncode == 2, result.stderr  # not Qt's abort (-6)
     assert result.stderr.count("\n") == 1
-    assert result.stderr.startswith("memory-desk: Qt's xcb platform cannot load: missing library libxcb-qqqqq.so.4")
+    # the planted library is named first; a machine set up for offscreen only lacks more of xcb's
+    assert re.match(r"memory-desk: Qt's xcb platform cannot load: missing librar(y|ies) libxcb-qqqqq\.so\.4[,.]",
+                    result.stderr), result.stderr
     assert not (tmp_path / "x.png").exists()
 
 
