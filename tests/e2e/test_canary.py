@@ -83,3 +83,21 @@ def test_canary_passes_on_a_fresh_demo_workspace(tmp_path: Path) -> None:
     result = canary(path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert canary_rows(path) == 0
+
+
+def test_stop_ends_the_gate_and_removes_its_memories_even_when_sigint_was_ignored(tmp_path: Path) -> None:
+    """A desk started with SIGINT ignored (as a shell's background job is) still stops its canary."""
+    import signal
+
+    from memorydesk.lineage.canary import CanaryStopped, run_gate_apart
+
+    path = fresh(tmp_path / "fresh.db")
+    seen: list[str] = []
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # what the gate's process inherits
+    try:
+        with pytest.raises(CanaryStopped, match="everything it had written was removed"):
+            run_gate_apart(path, progress=lambda _d, _t, text: seen.append(text),
+                           cancelled=lambda: any(text.startswith("batch 1") for text in seen))
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert canary_rows(path) == 0

@@ -315,6 +315,9 @@ def _print_json(message: dict) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args and args[0] == "gate":
+        # Stop is a SIGINT from the desk: it must raise here even when the desk was started with
+        # SIGINT ignored (in the background by a shell, say), which every child would inherit
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         try:
             passed = run_gate(Path(args[1]), lambda _line: None, keep_receipts="--keep-receipts" in args,
                               progress=lambda done, total, text: _print_json({"progress": [done, total, text]}),
