@@ -368,10 +368,14 @@ class MainWindow(QMainWindow):
     # --- undo, tools, find ----------------------------------------------------------------
 
     async def undo(self) -> None:
-        await self.session.write("undoing the last change", lambda r: r.undo())
+        from memorydesk.memory.reviewer import Reviewer  # loaded by the first write
+
+        await self.session.write("undoing the last change", Reviewer.undo)
 
     async def redo(self) -> None:
-        await self.session.write("redoing", lambda r: r.redo())
+        from memorydesk.memory.reviewer import Reviewer
+
+        await self.session.write("redoing", Reviewer.redo)
 
     async def index_vectors(self, batch: int | None = None) -> None:
         """Embed the facts that have no vector (progress and Cancel in the status bar; resumable)."""

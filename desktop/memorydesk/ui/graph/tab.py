@@ -470,7 +470,9 @@ class GraphTab(DeskTab):
         dialog.deleteLater()
         self.dialog = None
         if accepted and self.session is not None:
-            await self.session.write("deleting edges", lambda r: r.delete_edges(ids, reason=reason))
+            from memorydesk.memory.reviewer import Reviewer  # loaded by the first write
+
+            await self.session.write("deleting edges", Reviewer.delete_edges, ids, reason=reason)
 
     def show_as_of(self, at: int | None) -> None:
         """The window's *as of* (``ui.as_of``): the overview without the facts written after it."""

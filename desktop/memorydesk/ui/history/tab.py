@@ -272,8 +272,10 @@ class HistoryTab(DeskTab):
         e = self.selected()
         if e is None or e.history_id is None or self.session is None:
             return
+        from memorydesk.memory.reviewer import Reviewer  # loaded by the first write
+
         hid = e.history_id
-        await self.session.write("undoing a change", lambda r: r.undo(hid, reason=f"undo of entry {hid} (History)"))
+        await self.session.write("undoing a change", Reviewer.undo, hid, reason=f"undo of entry {hid} (History)")
 
     # --- export ------------------------------------------------------------------------------
 

@@ -200,8 +200,10 @@ class PoliciesTab(DeskTab):
         dialog.deleteLater()
         self.dialog = None
         if accepted:
-            result = await self.session.write("editing the policy", lambda r: r.edit_policy(
-                p.id, domain=v["domain"], rule=v["rule"], required_role=v["required_role"], reason=v["reason"]))
+            from memorydesk.memory.reviewer import Reviewer  # loaded by the first write
+
+            result = await self.session.write("editing the policy", Reviewer.edit_policy, p.id, domain=v["domain"],
+                                              rule=v["rule"], required_role=v["required_role"], reason=v["reason"])
             if len(result.ids) > 1:
                 self._follow(result.ids[-1])  # the new version
 
@@ -221,7 +223,9 @@ class PoliciesTab(DeskTab):
             return
         reason = await self._ask("Delete policy", "Delete", p, "It stops reaching agents at once. Undo brings it back.")
         if reason is not None:
-            await self.session.write("deleting the policy", lambda r: r.delete_policy(p.id, reason=reason))
+            from memorydesk.memory.reviewer import Reviewer  # loaded by the first write
+
+            await self.session.write("deleting the policy", Reviewer.delete_policy, p.id, reason=reason)
 
     async def set_active(self, active: bool) -> None:
         p = self.selected()
@@ -233,6 +237,8 @@ class PoliciesTab(DeskTab):
                    else "It stops reaching agents at once; it stays in the list, inactive.")
         reason = await self._ask(f"{verb} policy", verb, p, follows)
         if reason is not None:
+            from memorydesk.memory.reviewer import Reviewer  # loaded by the first write
+
             await self.session.write("activating the policy" if active else "deactivating the policy",
-                                     lambda r: r.set_policy_active(p.id, active, reason=reason))
+                                     Reviewer.set_policy_active, p.id, active, reason=reason)
             self._follow(p.id)
