@@ -104,7 +104,7 @@ def codes_for(raw, names: Iterable[str]) -> tuple[dict[str | None, int], int]:
     names = set(names)
     found = known(raw, names)
     top = int(raw.execute(f"SELECT ifnull(max(code), 0) FROM {NAMES}").fetchone()[0])
-    missing = [name for name in names if name not in found]
+    missing = sorted(name for name in names if name not in found)  # in order: the name index grows at its end
     if missing:
         added = list(zip(range(top + 1, top + 1 + len(missing)), missing))
         raw.executemany(f"INSERT INTO {NAMES} (code, name) VALUES (?, ?)", added)
