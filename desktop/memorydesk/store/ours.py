@@ -358,8 +358,9 @@ def _receipts_in_blocks(conn: Connection, layout: Layout) -> None:
     """Receipts stored only as blocks: every row moved into them (ids kept), the row table dropped."""
     from memorydesk.store import receipt_blocks
 
-    receipt_blocks.move_rows(conn)
-    conn.exec_driver_sql(f"DROP TABLE IF EXISTS {receipt_blocks.ROWS}")
+    raw = conn.connection.driver_connection
+    if receipt_blocks.has_rows(raw):
+        receipt_blocks.move_rows(raw)
 
 
 MIGRATIONS: tuple[Callable[[Connection, Layout], None], ...] = (

@@ -238,13 +238,14 @@ def from_rows(raw) -> tuple[np.ndarray, np.ndarray]:
     return rec, text
 
 
-def move_rows(conn: Connection, chunk: int = 50_000) -> int:
-    """Every stored row into blocks of at most ``chunk`` receipts, ids kept, and any block
-    written beside the rows by an older build replaced (the migration's step; the rows are
-    the truth there). The caller drops the rows."""
-    raw = conn.connection.driver_connection
+def move_rows(raw, chunk: int = 50_000) -> int:
+    """Every stored row into blocks of at most ``chunk`` receipts, ids kept, any block written
+    beside the rows by an older build replaced (the rows are the truth there), then the rows
+    dropped: the migration's step, and salvage's for a file of that layout (``raw``: a DB-API
+    connection inside the caller's transaction)."""
     raw.execute(f"DROP TABLE IF EXISTS {BLOCKS}")  # an older build's blocks: another record layout
-    create(conn)
+    for ddl in DDL:
+        raw.execute(ddl)
     cursor = _row_cursor(raw)
     done = 0
     while rows := cursor.fetchmany(chunk):
@@ -253,6 +254,7 @@ def move_rows(conn: Connection, chunk: int = 50_000) -> int:
         block["id"] = [v[0] for v in rows]
         write(raw, block)
         done += len(rows)
+    raw.execute(f"DROP TABLE {ROWS}")
     return done
 
 
