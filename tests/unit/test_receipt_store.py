@@ -114,3 +114,26 @@ def test_receipts_of_an_older_workspace_read_without_lines_then_gain_them(tmp_pa
         ingest(ws, parse_jsonl(["", line(runId="run-3")]))
         assert ws.desk_schema == ours.SCHEMA_VERSION
         assert [(r.run_id, r.line) for r in load(ws)] == [("run-1", None), ("run-2", None), ("run-3", 2)]
+
+
+def test_repeats_are_found_in_any_earlier_block_with_or_without_an_id(tmp_path: Path) -> None:
+    import random
+    from datetime import timedelta
+
+    from fixtures.receipts import synthetic_lines
+
+    rows = [json.loads(text) for text in synthetic_lines(60, 7)]
+    for row in rows[::2]:
+        row.pop("receiptId")  # half of them without an id: the same fields make the same receipt
+    receipts = parse_jsonl([json.dumps(row) for row in rows])
+    with open_workspace(tmp_path / "ws.db", create=True) as ws:
+        for k in range(0, len(receipts), 37):  # twelve blocks
+            assert ingest(ws, receipts[k:k + 37]) == Ingested(len(receipts[k:k + 37]), 0)
+        again = receipts[:]
+        random.Random(3).shuffle(again)
+        for k in range(0, len(again), 50):  # each batch's repeats spread over every block
+            assert ingest(ws, again[k:k + 50]) == Ingested(0, len(again[k:k + 50]))
+        unnamed = [r for r in receipts if r.receipt_id is None]
+        later = [replace(r, at_utc=r.at_utc + timedelta(microseconds=1)) for r in unnamed[::5]]
+        assert ingest(ws, later + unnamed[:3]) == Ingested(len(later), 3)
+        assert len(load(ws)) == len(receipts) + len(later)

@@ -82,10 +82,15 @@ def new_ones(raw, rec: np.ndarray, top: int) -> np.ndarray:
     highest = np.max(np.stack([rec[name] for name in blocks.STRINGS]), axis=0)
     deciding = np.where(named, rec["receipt"], highest)
     maybe = keep & (deciding <= top)
-    if maybe.any():
-        old = blocks.read(raw, codes_from=int(deciding[maybe].min()))
+    # one with a receiptId is the same as a stored one of that id; one without, as one of the
+    # same fields, so of the same time: only blocks whose span of times covers it are read
+    for mask, named_too in ((maybe & named, True), (maybe & ~named, False)):
+        if not mask.any():
+            continue
+        at = None if named_too else (int(rec["at"][mask].min()), int(rec["at"][mask].max()))
+        old = blocks.read(raw, codes_from=int(deciding[mask].min()), at=at)
         if len(old):
-            keep[maybe] = ~np.isin(keys[maybe], _keys(old))
+            keep[mask] = ~np.isin(keys[mask], _keys(old))
     return keep
 
 

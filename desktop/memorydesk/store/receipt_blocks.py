@@ -11,9 +11,10 @@ blob and the dictionary's new strings, not 512 rows of text and their index entr
 
 Ids only grow: a block keeps the highest id it was given (``last_id``) even when receipts are
 removed from it (rewritten, or left empty), so an id is never given twice. A block also keeps
-the highest string code it refers to (``codes_hi``, indexed): a receipt whose strings were all
-first seen after a block was written cannot be in it, so finding whether a receipt is stored
-already reads only the blocks written since its strings were first seen.
+the highest string code it refers to (``codes_hi``, indexed) and the span of its receipts' times
+(``at_lo``, ``at_hi``): a receipt whose strings were all first seen after a block was written,
+or timed outside its span, cannot be in it, so finding whether a receipt is stored already
+reads only the blocks written since its strings were first seen that cover its time.
 
 Files of an older layout kept one row of text per receipt in ``memdesk_receipts``; while such
 a file is opened read-only its rows are read into the same records in memory, and the first
@@ -53,7 +54,8 @@ CANARY_STATED: Final = 1 << 13
 DDL: Final = (
     f"CREATE TABLE IF NOT EXISTS {NAMES} (code INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)",
     f"CREATE TABLE IF NOT EXISTS {BLOCKS} (id INTEGER PRIMARY KEY, last_id INTEGER NOT NULL, "
-    "n INTEGER NOT NULL, data BLOB NOT NULL, codes_hi INTEGER NOT NULL DEFAULT 0)",
+    "n INTEGER NOT NULL, data BLOB NOT NULL, codes_hi INTEGER NOT NULL DEFAULT 0, "
+    f"at_lo INTEGER NOT NULL DEFAULT {-2**63}, at_hi INTEGER NOT NULL DEFAULT {2**63 - 1})",
     f"CREATE INDEX IF NOT EXISTS idx_{BLOCKS}_codes_hi ON {BLOCKS} (codes_hi)",
 )
 
@@ -141,8 +143,9 @@ def write(raw, block: np.ndarray, last_id: int | None = None) -> None:
     if not len(block):
         return
     hi = int(max(block[name].max() for name in STRINGS))
-    raw.execute(f"INSERT INTO {BLOCKS} (last_id, n, data, codes_hi) VALUES (?, ?, ?, ?)",
-                (int(block["id"][-1]) if last_id is None else last_id, len(block), block.tobytes(), hi))
+    raw.execute(f"INSERT INTO {BLOCKS} (last_id, n, data, codes_hi, at_lo, at_hi) VALUES (?, ?, ?, ?, ?, ?)",
+                (int(block["id"][-1]) if last_id is None else last_id, len(block), block.tobytes(), hi,
+                 int(block["at"].min()), int(block["at"].max())))
 
 
 def append(conn: Connection, values: Sequence[tuple]) -> int:
@@ -157,14 +160,17 @@ def append(conn: Connection, values: Sequence[tuple]) -> int:
     return len(block)
 
 
-def read(raw, codes_from: int = 0, ids_above: int = 0) -> np.ndarray:
-    """The records of the blocks that may hold a string code ≥ ``codes_from`` or an id above
-    ``ids_above`` (default: every block), in the order written."""
+def read(raw, codes_from: int = 0, ids_above: int = 0, at: tuple[int, int] | None = None) -> np.ndarray:
+    """The records of the blocks that may hold a string code ≥ ``codes_from``, an id above
+    ``ids_above`` and a receipt timed within ``at`` (µs, both ends included), in the order
+    written (default: every block)."""
     where = []
     if codes_from:
         where.append(f"codes_hi >= {int(codes_from)}")
     if ids_above:
         where.append(f"last_id > {int(ids_above)}")
+    if at is not None:
+        where.append(f"at_hi >= {int(at[0])} AND at_lo <= {int(at[1])}")
     sql = f"SELECT data FROM {BLOCKS}{' WHERE ' + ' AND '.join(where) if where else ''} ORDER BY id"
     blobs = [row[0] for row in raw.execute(sql)]
     return np.frombuffer(b"".join(blobs), RECORD) if blobs else np.zeros(0, RECORD)
