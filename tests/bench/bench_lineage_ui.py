@@ -36,14 +36,17 @@ from bench_files import cached
 from PySide6.QtCore import QPointF
 
 from memorydesk.core.health_arrays import ClockColumns, to_us
-from memorydesk.lineage import receipt_store
 from memorydesk.lineage.runs import assemble, load_runs
 from memorydesk.lineage.timeline import build, grid_of
-from memorydesk.store import open_workspace, receipt_blocks
+from memorydesk.store import files, open_workspace, ours, receipt_blocks
+from memorydesk.store.ours import DeskReceipt
+from fixtures.receipt_rows import COLUMNS
+
+INSERT = f"INSERT INTO memdesk_receipts (id, {', '.join(COLUMNS)}) VALUES (?, {', '.join('?' * len(COLUMNS))})"
 
 RUNS = int(os.environ.get("MEMDESK_BENCH_LINEAGE_RUNS", "100000"))
 LANES = 2000
-RECIPE = 2  # 2: receipts also in typed column blocks (store/receipt_blocks.py)
+RECIPE = 3  # 3: receipts only in typed column blocks (store/receipt_blocks.py); the rows apart
 DAY = 86_400
 
 
@@ -85,19 +88,37 @@ def receipt_rows(runs: int, end: float, seed: int = 5):
 
 
 @pytest.fixture(scope="module")
-def stored() -> Path:
+def rows_file() -> Path:
+    """The receipts as rows of text (the layout before blocks): what the plain script reads."""
     def build(building: Path) -> None:
         with open_workspace(building, create=True) as ws:
             end = time.time()
             with ws.write() as conn:
+                DeskReceipt.__table__.create(conn)
                 batch = []
-                for row in receipt_rows(RUNS, end):
-                    batch.append(row)
+                for k, row in enumerate(receipt_rows(RUNS, end), 1):
+                    batch.append((k, *row))
                     if len(batch) == 50_000:
-                        conn.exec_driver_sql(receipt_store.INSERT, batch)
+                        conn.exec_driver_sql(INSERT, batch)
                         batch = []
-                conn.exec_driver_sql(receipt_store.INSERT, batch)
-                receipt_blocks.fill(conn)  # as the migration does for rows written before blocks
+                conn.exec_driver_sql(INSERT, batch)
+                for table in (receipt_blocks.BLOCKS, receipt_blocks.NAMES):
+                    conn.exec_driver_sql(f"DROP TABLE {table}")
+                conn.exec_driver_sql(f"UPDATE memdesk_meta SET value = '{ours.RECEIPT_BLOCKS_ONLY_SCHEMA - 1}' "
+                                     "WHERE key = 'schema_version'")
+
+    return cached(f"lineage-rows-{RUNS}-r{RECIPE}.db", build, f"{RUNS:,} runs of receipts as rows")
+
+
+@pytest.fixture(scope="module")
+def stored(rows_file: Path) -> Path:
+    """The same receipts in a workspace of today's layout (moved into blocks by the migration)."""
+    def build(building: Path) -> None:
+        building.write_bytes(rows_file.read_bytes())
+        with open_workspace(building) as ws:
+            ws.adopt()
+        for backup in files.backups_beside(building):  # the copy it made first
+            backup.unlink()
 
     return cached(f"lineage-{RUNS}-r{RECIPE}.db", build, f"{RUNS:,} runs of receipts")
 
@@ -144,7 +165,7 @@ def plain_script(path: Path) -> tuple[float, float]:
 
 
 @pytest.mark.slow
-def test_bench_load_and_judge(stored: Path) -> None:
+def test_bench_load_and_judge(stored: Path, rows_file: Path) -> None:
     walls, cpus, plain_walls, plain_cpus, loads = [], [], [], [], []  # CPU: this process's, both cores
     with open_workspace(stored, read_only=True) as ws:
         for _ in range(3):
@@ -155,9 +176,13 @@ def test_bench_load_and_judge(stored: Path) -> None:
             walls.append(time.perf_counter() - wall)
             cpus.append(time.process_time() - cpu)
             assert len(table) == RUNS
-            plain_wall, plain_cpu = plain_script(stored)
+            plain_wall, plain_cpu = plain_script(rows_file)
             plain_walls.append(plain_wall)
             plain_cpus.append(plain_cpu)
+    with open_workspace(rows_file, read_only=True) as ws:  # a file of the row layout, read as it is
+        wall = time.perf_counter()
+        assert len(load_runs(ws)) == RUNS
+        print(f"[lineage-ui] the row layout, read-only: {time.perf_counter() - wall:.1f} s wall")
     report("load and judge stored runs (wall)", walls, "s", "≤ 3 s")
     report("load and judge stored runs (CPU)", cpus, "s")
     report("plain sqlite3 + dict group-by (wall)", plain_walls, "s")

@@ -11,6 +11,7 @@ import pytest
 import sqlean
 from fixtures.memoryos_live import MEMORYOS_SRC, unavailable_reason
 
+from memorydesk.lineage import receipt_store
 from memorydesk.lineage.adapters import memoryos_canary
 from memorydesk.lineage.tiers import BREAK_PROMOTION_ENV
 from memorydesk.store import open_workspace
@@ -24,11 +25,13 @@ def canary(path: Path, **env: str) -> subprocess.CompletedProcess:
 def canary_rows(path: Path) -> int:
     conn = sqlean.connect(str(path))
     try:
-        return sum(conn.execute(f"SELECT count(*) FROM {t} WHERE {c} LIKE 'canary-%'").fetchone()[0]
-                   for t, c in (("memdesk_receipts", "run_id"), ("working_memory_items_table", "session_id"),
+        rows = sum(conn.execute(f"SELECT count(*) FROM {t} WHERE {c} LIKE 'canary-%'").fetchone()[0]
+                   for t, c in (("working_memory_items_table", "session_id"),
                                 ("memory_facts_table", "topic"), ("memdesk_mtm_segments", "user_scope")))
     finally:
         conn.close()
+    with open_workspace(path, read_only=True) as ws:
+        return rows + sum(r.run_id.startswith("canary-") for r in receipt_store.load(ws))
 
 
 def fresh(path: Path) -> Path:

@@ -20,7 +20,8 @@ import sqlean
 from fixtures.memoryos_dir import MemoryOSDir, page, qa, session
 from fixtures.receipts import synthetic_lines
 from memorydesk.demo.place import remove_leftovers
-from memorydesk.store import files, integrity, open_workspace
+from memorydesk.lineage import receipt_store
+from memorydesk.store import files, integrity, open_workspace, receipt_blocks
 
 # slow, and one worker runs them one after another (pytest-xdist's loadgroup): each times its
 # kills from a whole run it measures first, and two of them side by side would skew that. On a
@@ -130,15 +131,15 @@ def test_killed_ingests_store_all_or_nothing(product_file: Path, tmp_path: Path)
     killed = 0
     for _ in range(12):
         killed += _kill_after(_start("lineage", "ingest", path, receipts), _within(took))
-        with open_workspace(path, read_only=True) as ws, ws.read() as conn:
-            stored = conn.exec_driver_sql("SELECT count(*) FROM memdesk_receipts").scalar()
+        with open_workspace(path, read_only=True) as ws:
+            stored = receipt_store.count(ws)
         assert stored in (0, total)
         if stored:  # a later ingest of the same file stores nothing more
             done = subprocess.run([sys.executable, "-m", "memorydesk", "lineage", "ingest", str(path),
                                    str(receipts)], capture_output=True, text=True, timeout=300)
             assert done.returncode == 0 and "stored 0 receipts" in done.stdout
             with open_workspace(path) as ws, ws.write() as conn:
-                conn.exec_driver_sql("DELETE FROM memdesk_receipts")
+                assert receipt_blocks.remove(conn, lambda rec, _text: rec["id"] > 0) == total
         assert _leftovers(tmp_path) == []
     assert killed >= 8
 

@@ -16,7 +16,7 @@ from memorydesk.core.receipts import DONE_STATUSES, receipt_from_json
 from memorydesk.lineage import receipt_store, runs
 from memorydesk.lineage.jsonl import parse_jsonl, read_jsonl
 from memorydesk.lineage.runs import BOUNDARIES, combine, load_changes, load_runs, table_of
-from memorydesk.store import open_workspace
+from memorydesk.store import open_workspace, receipt_blocks
 
 DAY_US = 86_400_000_000
 
@@ -121,7 +121,9 @@ def test_removed_receipts_read_everything_again(stored) -> None:
     with open_workspace(path) as ws:
         table = load_runs(ws)
         with ws.write() as conn:
-            conn.exec_driver_sql("DELETE FROM memdesk_receipts WHERE run_id = 'case-1-complete'")
+            code = conn.exec_driver_sql(f"SELECT code FROM {receipt_blocks.NAMES} "
+                                        "WHERE name = 'case-1-complete'").scalar()
+            receipt_blocks.remove(conn, lambda rec, _text: rec["run"] == code)
         updated = load_changes(ws, table)
     assert "case-1-complete" not in updated.run_ids and len(updated) == len(table) - 1
 

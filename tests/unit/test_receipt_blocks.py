@@ -1,6 +1,6 @@
-"""Receipts as typed columns in blocks: the Lineage tab's one-scan read gives what the row
-path gives, on a new file, on a file migrated from the text-only layout, and when rows were
-written or deleted behind the blocks' back."""
+"""Receipts as typed columns in blocks, the only store: the Lineage tab's one-scan read gives
+what the receipts themselves give, on a new file, on a file of the row layout (read as it is,
+then migrated), and after receipts were removed."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from fixtures import receipt_rows
 from fixtures.receipts import NOW, complete_lineage, eight_cases, receipt, synthetic_lines
 from memorydesk.core.health import classify
 from memorydesk.core.health_arrays import to_us
@@ -20,6 +21,7 @@ from memorydesk.store import open_workspace, ours, receipt_blocks
 
 DAY_US = 86_400_000_000
 COLUMNS_SCHEMA = ours.MIGRATIONS.index(ours._receipt_columns) + 1
+BLOCKS_ONLY_SCHEMA = ours.RECEIPT_BLOCKS_ONLY_SCHEMA
 
 
 def sample() -> list:
@@ -50,14 +52,6 @@ def summary(table: RunTable) -> dict:
     }
 
 
-def rows_path(ws) -> RunTable:
-    """The same file read through the SQL row path (what a file of the older layout uses)."""
-    with ws.read() as conn:
-        rows = runs.Rows()
-        found = receipt_store.read_columns(conn, ws, rows)
-        return runs.table_from_rows(*found[:2], rows, found[2])
-
-
 def test_blocks_give_what_the_rows_give(tmp_path: Path) -> None:
     receipts = sample()
     with open_workspace(tmp_path / "w.db", create=True) as ws:
@@ -66,50 +60,58 @@ def test_blocks_give_what_the_rows_give(tmp_path: Path) -> None:
         with ws.read() as conn:
             assert conn.exec_driver_sql(f"SELECT count(*) FROM {receipt_blocks.BLOCKS}").scalar() == 2
         table = load_runs(ws)
-        assert summary(table) == summary(rows_path(ws)) == summary(table_of(receipts))
+        assert summary(table) == summary(table_of(receipts))
+        assert receipt_store.load(ws) == receipts
     verdicts = {v.run_id: v.state.rule for v in classify(receipts, now=NOW)}
     assert dict(zip(table.run_ids, table.states_at(to_us(NOW), DAY_US).tolist())) == verdicts
 
 
-def test_a_file_of_the_text_only_layout_is_read_then_migrated(tmp_path: Path) -> None:
+@pytest.mark.parametrize("schema", [COLUMNS_SCHEMA - 1, BLOCKS_ONLY_SCHEMA - 1])
+def test_a_file_of_the_row_layout_is_read_then_migrated(tmp_path: Path, schema: int) -> None:
     receipts = sample()
     path = tmp_path / "old.db"
-    with open_workspace(path, create=True) as ws:
-        receipt_store.ingest(ws, receipts)
-        with ws.write() as conn:  # the layout before blocks: rows only, the schema one step back
-            for table in (receipt_blocks.BLOCKS, receipt_blocks.NAMES):
-                conn.exec_driver_sql(f"DROP TABLE {table}")
-            conn.exec_driver_sql(f"UPDATE memdesk_meta SET value = '{COLUMNS_SCHEMA - 1}' WHERE key = 'schema_version'")
+    with open_workspace(path, create=True) as ws:  # rows only, or rows and the older build's blocks
+        receipt_rows.freeze(ws, receipts, schema, old_blocks=schema >= COLUMNS_SCHEMA)
     expected = summary(table_of(receipts))
     with open_workspace(path, read_only=True) as ws:
-        assert ws.desk_schema == COLUMNS_SCHEMA - 1
-        with ws.read() as conn:
-            assert receipt_store.read_records(conn, ws) is None  # the row path
+        assert ws.desk_schema == schema
         assert summary(load_runs(ws)) == expected
+        assert receipt_store.load(ws) == receipts and receipt_store.count(ws) == len(receipts)
     more = [receipt_from_json(r) for r in complete_lineage("run-after", user="user-new")]
     with open_workspace(path) as ws:
-        receipt_store.ingest(ws, more)  # the first change migrates: blocks filled from the rows, then the new one
+        # the first change migrates: every row moved into blocks, ids kept, the rows dropped; then the new ones
+        assert receipt_store.ingest(ws, receipts + more) == receipt_store.Ingested(len(more), len(receipts))
         assert ws.desk_schema == ours.SCHEMA_VERSION
         with ws.read() as conn:
             rec, text = receipt_store.read_records(conn, ws)
-            ids = [r[0] for r in conn.exec_driver_sql("SELECT id FROM memdesk_receipts ORDER BY id")]
-        assert rec["id"].tolist() == ids and len(ids) == len(receipts) + len(more)
+            tables = {r[0] for r in conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        assert "memdesk_receipts" not in tables
+        assert rec["id"].tolist() == list(range(1, len(receipts) + len(more) + 1))
         assert {text[c] for c in rec["run"]} == {r.run_id for r in receipts + more}
         assert summary(load_runs(ws)) == summary(table_of(receipts + more))
+        assert receipt_store.load(ws) == receipts + more
 
 
-def test_rows_written_or_deleted_behind_the_blocks_are_seen(tmp_path: Path) -> None:
+def test_removed_receipts_are_gone_and_ids_are_not_given_again(tmp_path: Path) -> None:
     receipts = sample()
+    gone = ("case-1-complete", "run-0000003")
     with open_workspace(tmp_path / "w.db", create=True) as ws:
         receipt_store.ingest(ws, receipts[:-20])
-        with ws.write() as conn:  # another writer's rows with no block (SQL by hand, an older build)
-            conn.exec_driver_sql(receipt_store.INSERT, [receipt_store._row(r) for r in receipts[-20:]])
-        assert summary(load_runs(ws)) == summary(table_of(receipts))
+        receipt_store.ingest(ws, receipts[-20:])
         with ws.write() as conn:
-            conn.exec_driver_sql("DELETE FROM memdesk_receipts WHERE run_id IN ('case-1-complete', 'run-0000003')")
-        kept = [r for r in receipts if r.run_id not in ("case-1-complete", "run-0000003")]
+            codes = [c for (c,) in conn.exec_driver_sql(f"SELECT code FROM {receipt_blocks.NAMES} "
+                                                        f"WHERE name IN {gone}")]
+            assert receipt_blocks.remove(conn, lambda rec, _t: np.isin(rec["run"], codes)) == sum(
+                r.run_id in gone for r in receipts)
+        kept = [r for r in receipts if r.run_id not in gone]
         table = load_runs(ws)
         assert summary(table) == summary(table_of(kept)) and "case-1-complete" not in table.index
+        assert receipt_store.load(ws) == kept
+        later = receipt_from_json(receipt("stm", "committed", "v9", run="run-later"))
+        receipt_store.ingest(ws, [later])
+        with ws.read() as conn:
+            rec, _text = receipt_store.read_records(conn, ws)
+    assert rec["id"][-1] == len(receipts) + 1  # after the highest id ever given, not reused
 
 
 def test_as_of_cuts_the_blocks_as_the_rows(tmp_path: Path) -> None:

@@ -167,3 +167,25 @@ def test_a_salvaged_product_file_keeps_its_workspace_id(product_db: Path, tmp_pa
     with open_workspace(out, read_only=True) as ws:
         assert ws.workspace_id == "5b0c3f7e-1d2a-4c6b-9e8f-0a1b2c3d4e5f"
         assert [h.id for h in search(ws, "pnpm turbo", mode="keyword").hits] == ["f-01"]
+
+
+@pytest.mark.parametrize("old_blocks", [False, True])
+def test_salvaging_a_file_of_the_receipt_row_layout_moves_its_receipts_into_blocks(tmp_path: Path,
+                                                                                   old_blocks: bool) -> None:
+    from fixtures import receipt_rows
+    from fixtures.receipts import complete_lineage
+    from memorydesk.core.receipts import receipt_from_json
+    from memorydesk.lineage import receipt_store
+    from memorydesk.store import ours
+
+    receipts = [receipt_from_json(r, line=n) for n, r in enumerate(complete_lineage("run-1"), 1)]
+    source, out = tmp_path / "old.db", tmp_path / "saved.db"
+    with open_workspace(source, create=True) as ws:
+        receipt_rows.freeze(ws, receipts, ours.RECEIPT_BLOCKS_ONLY_SCHEMA - 1, old_blocks=old_blocks)
+    salvage(source, out)
+    with open_workspace(out, read_only=True) as ws:
+        assert ws.desk_schema == ours.SCHEMA_VERSION
+        assert receipt_store.load(ws) == receipts and [r.line for r in receipt_store.load(ws)] == [1, 2, 3, 4, 5, 6]
+        with ws.read() as conn:
+            tables = {r[0] for r in conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert "memdesk_receipts" not in tables

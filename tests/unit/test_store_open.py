@@ -54,7 +54,9 @@ def test_new_path_gets_the_full_schema(tmp_path: Path) -> None:
     assert ws_meta == ws.workspace_id
     names = _names(path)
     assert PRODUCT_TABLES <= names
-    assert {"memdesk_meta", "memdesk_history", "memdesk_receipts", ours.VECTOR_TABLE, "memory_facts_fts"} <= names
+    assert {"memdesk_meta", "memdesk_history", "memdesk_receipt_blocks", "memdesk_receipt_names", ours.VECTOR_TABLE,
+            "memory_facts_fts"} <= names
+    assert "memdesk_receipts" not in names  # receipts are stored as blocks only
     assert {"memory_facts_ai", "memory_facts_ad", "memory_facts_au"} <= names
 
 
@@ -195,7 +197,7 @@ def test_the_first_change_backs_up_then_adds_our_tables(product_db: Path) -> Non
         assert ws.take_notice() == ""  # said once
         Reviewer(ws, "tester", embedder=False).restore_facts(["f-03"], reason="it was right")
         assert ws.take_notice() == "" and files.backups_beside(product_db) == [ws.backup]
-    assert {"memdesk_meta", "memdesk_history", "memdesk_receipts"} <= _names(product_db)
+    assert {"memdesk_meta", "memdesk_history", "memdesk_receipt_blocks"} <= _names(product_db)
     with open_workspace(product_db) as again:  # adopted once: no second backup
         assert again.adopted and again.backup is None
 
@@ -235,8 +237,9 @@ def test_newer_desk_schema_is_refused(product_db: Path) -> None:
 def test_older_desk_schema_is_backed_up_then_migrated(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     with open_workspace(path, create=True) as ws:
-        with ws.write() as conn:  # freeze the file at schema 1: no vector index yet
+        with ws.write() as conn:  # freeze the file at schema 1: no vector index yet, receipts as rows
             conn.exec_driver_sql(f"DROP TABLE {ours.VECTOR_TABLE}")
+            ours.DeskReceipt.__table__.create(conn)
             conn.exec_driver_sql("UPDATE memdesk_meta SET value = '1' WHERE key = 'schema_version'")
     with open_workspace(path, read_only=True) as ws:
         assert ws.desk_schema == 1 and not ws.has_vectors

@@ -222,12 +222,12 @@ def notes(ctx: Context, pos: int | None, n: int) -> list[Group]:
 
 
 def receipts(ctx: Context, pos: int | None, n: int) -> list[Group]:
-    if ctx.ws.desk_schema == 0 or not _has_table(ctx, "memdesk_receipts"):
+    if ctx.ws.desk_schema == 0:
         return []
-    cond, args = _before("id", pos)
-    rows = _rows(ctx, "SELECT id, run_id, tier, status, version, source_version, "
-                      "CAST(strftime('%s', substr(at_utc, 1, 19)) AS INTEGER), user_scope, assistant_scope "
-                      f"FROM memdesk_receipts WHERE {cond} ORDER BY id DESC LIMIT ?", [*args, n])
+    from memorydesk.lineage import receipt_store  # (numpy: only once receipts are asked for)
+
+    with ctx.ws.read() as conn:
+        rows = receipt_store.recent(conn, pos, n)
     out: list[Group] = []
     for key, run, tier, status, version, source, at, user, assistant in rows:
         at = at or 0

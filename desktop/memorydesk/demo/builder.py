@@ -64,12 +64,12 @@ from memorydesk.demo.lineage import write_history
 from memorydesk.demo.story import DAY, SPAN_DAYS, Event, Proposal, Stream, timeline
 from memorydesk.embedding.embedder import binary_blob, fact_text, get_embedder, to_blob
 from memorydesk.memory import facts as fact_ops
+from memorydesk.lineage import receipt_store
 from memorydesk.memory import links, policies, rows
 from memorydesk.memory.reviewer import Reviewer
 from memorydesk.memory.service import MemoryService
 from memorydesk.store import Workspace, open_workspace
 from memorydesk.store import workspace as workspace_module
-from memorydesk.store.ours import DeskReceipt
 from memorydesk.store.retry import with_retry
 
 BULK_THRESHOLD = 5_000
@@ -432,8 +432,8 @@ def _counts(ws: Workspace) -> dict[str, int]:
             "edges": n(L.edges), "beliefs": n(L.beliefs), "policies": n(L.policies),
             "policies_active": n(L.policies, L.policies.c.active == 1), "notes": n(L.notes), "items": n(L.items),
             "consolidations": n(L.consolidation_log),
-            "receipts": n(DeskReceipt.__table__),
-            "runs": int(conn.execute(select(func.count(func.distinct(DeskReceipt.__table__.c.run_id)))).scalar() or 0),
+            "receipts": receipt_store.watermark(conn, ws)[1],
+            "runs": receipt_store.run_count(conn),
         }
 
 

@@ -43,7 +43,6 @@ from memorydesk.lineage.recall import dispatch, retrieve
 from memorydesk.lineage.tiers import LANES, LPM_DOMAIN, PAGES, SEGMENTS, VERSIONS, TierConfig, TierEngine
 from memorydesk.memory.rows import read_json_list
 from memorydesk.store import Workspace, open_workspace
-from memorydesk.store.ours import DeskReceipt
 from memorydesk.store.retry import with_retry
 
 CAPACITY = 2
@@ -161,8 +160,7 @@ def remove_canary(ws: Workspace, canary_id: str, keep_receipts: bool = False) ->
         conn.execute(VERSIONS.delete().where(VERSIONS.c.user_scope.like(like)))
         conn.execute(LANES.delete().where(LANES.c.user_scope.like(like)))
         if not keep_receipts:
-            receipts = DeskReceipt.__table__
-            conn.execute(receipts.delete().where(receipts.c.user_scope.like(like)))
+            receipt_store.remove_scopes_like(conn, like)
 
     with_retry(ws, work)
 

@@ -137,14 +137,22 @@ def _fast(attributes, start_nanos: int) -> Callable[[], Receipt | None]:
         obj: dict[str, Any] = {}
         names, kinds = WIRE_NAMES, _KINDS
         for kv in attributes:
-            wire = names.get(kv.key)
-            value = kv.value
-            kind = value.WhichOneof("value")
-            if wire is None or kind not in kinds or wire in obj:
-                if wire is None and not kv.key.startswith(PREFIX):
+            key = kv.key
+            wire = names.get(key)
+            if wire is None:
+                if not key.startswith(PREFIX):
                     continue
                 return receipt_from_attributes(_attrs(attributes), start_nanos)
-            obj[wire] = getattr(value, kind)
+            value = kv.value
+            got = value.string_value  # most values: a non-empty string, read in one step
+            if not got:
+                kind = value.WhichOneof("value")
+                if kind not in kinds:
+                    return receipt_from_attributes(_attrs(attributes), start_nanos)
+                got = getattr(value, kind)
+            if wire in obj:
+                return receipt_from_attributes(_attrs(attributes), start_nanos)
+            obj[wire] = got
         return receipt_from_fields(obj, None, start_nanos) if obj else None
 
     return make

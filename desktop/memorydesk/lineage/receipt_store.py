@@ -1,77 +1,33 @@
-"""Receipts inside a workspace: ``memdesk_receipts``, ingested all or nothing, once.
+"""Receipts inside a workspace, ingested all or nothing, once.
 
-Only the contract's fields are stored, plus the line each receipt was read from (so
-a workspace names a receipt in a health reason exactly as its file does); ``x-``
-extension fields are dropped on the way in, so nothing that could carry memory
-content reaches the file. Ingest is idempotent: a receipt already stored — the same
-``receiptId``, or, without one, the same fields (its line aside) — is skipped and
+They are stored as column blocks (``store.receipt_blocks``): every field of the contract,
+plus the line each receipt was read from (so a workspace names a receipt in a health reason
+exactly as its file does); ``x-`` extension fields are dropped on the way in, so nothing that
+could carry memory content reaches the file. Ingest is idempotent: a receipt already stored —
+the same ``receiptId``, or, without one, the same fields (its line aside) — is skipped and
 counted (so is a repeat within the input).
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
 
+import numpy as np
+from numpy.lib import recfunctions
 from sqlalchemy import Connection
 
-from memorydesk.core.receipts import Receipt, format_utc, gc_paused
-import numpy as np
-
-from memorydesk.store import Workspace, files, receipt_blocks
-from memorydesk.store.ours import RECEIPT_COLUMNS_SCHEMA, RECEIPT_LINES_SCHEMA, DeskReceipt
+from memorydesk.core.receipts import Receipt, gc_paused
+from memorydesk.store import Workspace, files, receipt_blocks as blocks
 from memorydesk.store.retry import with_retry
-
-TABLE = DeskReceipt.__table__
-BATCH = 20_000
-
-
-COLUMNS = ("receipt_id", "run_id", "user_scope", "assistant_scope", "tier", "status", "version", "source_version",
-           "at_utc", "source_present", "waiting_until", "expected_version", "depends_on_version",
-           "outcome_receipt", "canary", "line")
-IDENTITY = COLUMNS[:-1]  # what makes two receipts without an id the same: every field but the line
-INSERT = f"INSERT INTO {TABLE.name} ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
-INSERT_WITH_ID = f"INSERT INTO {TABLE.name} (id, {', '.join(COLUMNS)}) VALUES (?, {', '.join('?' * len(COLUMNS))})"
-
-
-def _utc(moment: datetime) -> str:
-    """``format_utc`` for a receipt's time (aware and in UTC, as a Receipt's always are), faster."""
-    text = moment.isoformat()
-    return text[:-6] + "Z" if text.endswith("+00:00") else format_utc(moment)
-
-
-def _row(r: Receipt) -> tuple:
-    sp, canary, until = r.source_present, r.canary, r.waiting_until
-    return (r.receipt_id, r.run_id, r.user_scope, r.assistant_scope, r.tier, r.status, r.version, r.source_version,
-            _utc(r.at_utc), None if sp is None else int(sp), _utc(until) if until else None,
-            r.expected_version, r.depends_on_version, r.outcome_receipt, None if canary is None else int(canary),
-            r.line)
 
 
 def insert(conn: Connection, receipts: Iterable[Receipt]) -> int:
     """Add receipts inside the caller's transaction (a promotion writes its own this way)."""
-    receipts = list(receipts)
-    return _store(conn, [_row(r) for r in receipts], receipts)
+    return blocks.append(conn, [blocks.values_of(r) for r in receipts])
 
 
-def _store(conn: Connection, rows: list[tuple], receipts: list[Receipt]) -> int:
-    """``rows`` (``_row`` of each of ``receipts``) stored with the next ids, and their block."""
-    if not rows:
-        return 0
-    first = int(conn.exec_driver_sql(f"SELECT ifnull(max(id), 0) FROM {TABLE.name}").scalar() or 0) + 1
-    numbered = [(first + k, *row) for k, row in enumerate(rows)]
-    for start in range(0, len(numbered), BATCH):
-        conn.exec_driver_sql(INSERT_WITH_ID, numbered[start:start + BATCH])
-    receipt_blocks.append(conn, first, [receipt_blocks.values_of(r) for r in receipts])
-    return len(rows)
-
-
-ROW_BYTES = 600  # about what one stored receipt takes, with its index entries, twice (log and file)
-RECEIPT_ID_INDEX = (f"CREATE INDEX IF NOT EXISTS idx_memdesk_receipts_receipt_id ON {TABLE.name} (receipt_id) "
-                    "WHERE receipt_id IS NOT NULL")
+ROW_BYTES = 300  # about what one stored receipt takes with its new strings, twice (log and file)
 
 
 @dataclass(frozen=True)
@@ -82,192 +38,195 @@ class Ingested:
 
 def ingest(ws: Workspace, receipts: Iterable[Receipt]) -> Ingested:
     """Store every receipt not stored yet, in one transaction; on any failure none is stored."""
-    receipts = list(receipts)
-    if not receipts:
+    values = [blocks.values_of(r) for r in receipts]
+    if not values:
         return Ingested(0, 0)
-    files.require_free(ws.path.parent, len(receipts) * ROW_BYTES, f"{len(receipts):,} receipts")
+    files.require_free(ws.path.parent, len(values) * ROW_BYTES, f"{len(values):,} receipts")
+    strings = blocks.strings_of(values)
 
     def work(conn: Connection) -> Ingested:
-        rows, fresh = new_rows(conn, receipts)
-        _store(conn, rows, fresh)
-        return Ingested(len(fresh), len(receipts) - len(fresh))
+        raw = conn.connection.driver_connection
+        code, top = blocks.codes_for(raw, strings)
+        rec = blocks.records(values, code)
+        fresh = rec[new_ones(raw, rec, top)]
+        first = blocks.top_id(raw) + 1
+        fresh["id"] = np.arange(first, first + len(fresh), dtype=np.int64)
+        blocks.write(raw, fresh)
+        return Ingested(len(fresh), len(rec) - len(fresh))
 
     return with_retry(ws, work)
 
 
-def new_rows(conn: Connection, receipts: list[Receipt]) -> tuple[list[tuple], list[Receipt]]:
-    """The rows of the receipts neither stored already nor repeated earlier in ``receipts``, and
-    those receipts."""
-    conn.exec_driver_sql(RECEIPT_ID_INDEX)
-    stored = conn.exec_driver_sql(f"SELECT 1 FROM {TABLE.name} LIMIT 1").first() is not None
-    seen_ids = _known(conn, "SELECT receipt_id FROM {t} WHERE receipt_id IN (SELECT value FROM json_each(?))",
-                      {r.receipt_id for r in receipts if r.receipt_id is not None} if stored else set(),
-                      lambda row: row[0])
-    seen_rows = _known(conn, f"SELECT {', '.join(IDENTITY)} FROM {{t}} WHERE receipt_id IS NULL AND run_id IN "
-                             "(SELECT value FROM json_each(?))",
-                       {r.run_id for r in receipts if r.receipt_id is None} if stored else set(), tuple)
-    rows, fresh = [], []
-    for r in receipts:
-        row = _row(r)
-        key = row[0] if row[0] is not None else row[:len(IDENTITY)]
-        seen = seen_ids if row[0] is not None else seen_rows
-        if key in seen:
+_OTHER = tuple(name for name in blocks.IDENTITY if name != "receipt")
+
+
+def _keys(rec: np.ndarray) -> np.ndarray:
+    """What makes a receipt the same as another, as one byte string each: its receiptId's code,
+    or (without one) every field but the line."""
+    keys = recfunctions.repack_fields(rec[list(blocks.IDENTITY)])
+    named = keys["receipt"] != 0
+    for name in _OTHER:
+        keys[name][named] = 0
+    return keys.view(f"S{keys.dtype.itemsize}")
+
+
+def new_ones(raw, rec: np.ndarray, top: int) -> np.ndarray:
+    """Which of ``rec`` (coded, ids not given) are neither stored already nor repeated earlier in
+    it; ``top``: the dictionary's highest code before their strings were added."""
+    keys = _keys(rec)
+    keep = np.zeros(len(rec), bool)
+    keep[np.unique(keys, return_index=True)[1]] = True
+    # only a receipt all of whose strings were known before can be stored already, and only in a
+    # block that refers to a code as high as its highest
+    named = rec["receipt"] != 0
+    highest = np.max(np.stack([rec[name] for name in blocks.STRINGS]), axis=0)
+    deciding = np.where(named, rec["receipt"], highest)
+    maybe = keep & (deciding <= top)
+    # one with a receiptId is the same as a stored one of that id; one without, as one of the
+    # same fields, so of the same time: only blocks whose span of times covers it are read
+    for mask, named_too in ((maybe & named, True), (maybe & ~named, False)):
+        if not mask.any():
             continue
-        seen.add(key)
-        rows.append(row)
-        fresh.append(r)
-    return rows, fresh
-
-
-def _known(conn: Connection, sql: str, keys: set[str], shape) -> set:
-    found: set = set()
-    keys_list = list(keys)
-    for start in range(0, len(keys_list), BATCH):
-        chunk = json.dumps(keys_list[start:start + BATCH])
-        found.update(shape(row) for row in conn.exec_driver_sql(sql.format(t=TABLE.name), (chunk,)))
-    return found
+        at = None if named_too else (int(rec["at"][mask].min()), int(rec["at"][mask].max()))
+        old = blocks.read(raw, codes_from=int(deciding[mask].min()), at=at)
+        if len(old):
+            keep[mask] = ~np.isin(keys[mask], _keys(old))
+    return keep
 
 
 # -- reading --------------------------------------------------------------------------------------
 
-def _select(ws: Workspace, where: str = "", order: str = "id") -> str:
-    names = [c for c in COLUMNS if c != "line" or ws.desk_schema >= RECEIPT_LINES_SCHEMA]
-    return f"SELECT {', '.join(names)} FROM {TABLE.name}{where} ORDER BY {order}"
-
-
-_TIMES: dict[str, datetime] = {}
-
-
-def _time(text: str) -> datetime:
-    # Stored times are our own format_utc output; many receipts share one.
-    moment = _TIMES.get(text)
-    if moment is None:
-        if len(_TIMES) > 200_000:
-            _TIMES.clear()
-        moment = _TIMES[text] = datetime.fromisoformat(text)
-    return moment
-
-
-def _receipt(row: Any) -> Receipt:
-    """A stored row as a Receipt (what the table holds was checked on the way in)."""
-    sp, canary = row[9], row[14]
-    values = {
-        "receipt_id": row[0], "run_id": row[1], "user_scope": row[2], "assistant_scope": row[3], "tier": row[4],
-        "status": row[5], "version": row[6], "source_version": row[7], "at_utc": _time(row[8]),
-        "source_present": None if sp is None else bool(sp),
-        "waiting_until": _time(row[10]) if row[10] else None, "expected_version": row[11],
-        "depends_on_version": row[12], "outcome_receipt": row[13], "canary": None if canary is None else bool(canary),
-        "extensions": {}, "line": row[15] if len(row) > 15 else None,
-    }
-    receipt = object.__new__(Receipt)
-    object.__setattr__(receipt, "__dict__", values)
-    return receipt
+def _codes(raw, text: np.ndarray, wanted: Iterable[str]) -> np.ndarray:
+    """The codes of the strings ``wanted`` (those stored), in ``text`` as :func:`stored` read it."""
+    wanted = list(wanted)
+    if blocks.has_rows(raw):  # the older layout: a dictionary made in memory
+        return blocks.code_array(text, wanted)
+    return np.asarray([c for name, c in blocks.known(raw, wanted).items() if name is not None], np.int64)
 
 
 def load(ws: Workspace, run_id: str | None = None) -> list[Receipt]:
     """Every stored receipt (or one run's), in the order they were stored."""
     if ws.desk_schema < 1:
         return []
-    where, params = (" WHERE run_id = ?", (run_id,)) if run_id is not None else ("", ())
     with ws.read() as conn, gc_paused():
-        rows = conn.exec_driver_sql(_select(ws, where), params).fetchall()
-        return [_receipt(row) for row in rows]
+        raw = conn.connection.driver_connection
+        rec, text = blocks.stored(raw)
+        if run_id is not None:
+            rec = rec[np.isin(rec["run"], _codes(raw, text, [run_id]))]
+        names = text.tolist()
+        return [blocks.to_receipt(row, names) for row in rec.tolist()]
 
 
 def count(ws: Workspace) -> int:
     if ws.desk_schema < 1:
         return 0
     with ws.read() as conn:
-        return int(conn.exec_driver_sql(f"SELECT count(*) FROM {TABLE.name}").scalar() or 0)
+        return watermark(conn, ws)[1]
 
 
 def watermark(conn: Connection, ws: Workspace) -> tuple[int, int]:
-    """(highest receipt id, number of receipts) as ``conn`` sees them."""
+    """(highest receipt id given, number of receipts) as ``conn`` sees them."""
     if ws.desk_schema < 1:
         return 0, 0
-    top, n = conn.exec_driver_sql(f"SELECT max(id), count(*) FROM {TABLE.name}").one()
-    return int(top or 0), int(n)
+    raw = conn.connection.driver_connection
+    if blocks.has_rows(raw):
+        top, n = raw.execute(f"SELECT max(id), count(*) FROM {blocks.ROWS}").fetchone()
+        return int(top or 0), int(n)
+    n = raw.execute(f"SELECT ifnull(sum(n), 0) FROM {blocks.BLOCKS}").fetchone()[0]
+    return blocks.top_id(raw), int(n)
 
 
 def count_upto(conn: Connection, max_id: int) -> int:
-    return int(conn.exec_driver_sql(f"SELECT count(*) FROM {TABLE.name} WHERE id <= ?", (max_id,)).scalar() or 0)
+    """How many stored receipts have an id up to ``max_id``."""
+    raw = conn.connection.driver_connection
+    if blocks.has_rows(raw):
+        return int(raw.execute(f"SELECT count(*) FROM {blocks.ROWS} WHERE id <= ?", (max_id,)).fetchone()[0])
+    whole = raw.execute(f"SELECT ifnull(sum(n), 0) FROM {blocks.BLOCKS} WHERE last_id <= ?", (max_id,)).fetchone()[0]
+    later = blocks.read(raw, ids_above=max_id)
+    return int(whole) + int((later["id"] <= max_id).sum())
 
 
 def runs_after(conn: Connection, max_id: int) -> list[str]:
     """The runs with a receipt stored after ``max_id``."""
-    rows = conn.exec_driver_sql(f"SELECT DISTINCT run_id FROM {TABLE.name} WHERE id > ?", (max_id,))
-    return [r[0] for r in rows]
+    raw = conn.connection.driver_connection
+    if blocks.has_rows(raw):
+        rows = raw.execute(f"SELECT DISTINCT run_id FROM {blocks.ROWS} WHERE id > ?", (max_id,))
+        return [r[0] for r in rows]
+    later = blocks.read(raw, ids_above=max_id)
+    codes = np.unique(later["run"][later["id"] > max_id]).tolist()
+    return [name for (name,) in raw.execute(f"SELECT name FROM {blocks.NAMES} WHERE code IN "
+                                            "(SELECT value FROM json_each(?))", (str(codes),))]
+
+
+def recent(conn: Connection, before_id: int | None, n: int) -> list[tuple]:
+    """Up to ``n`` receipts stored last (ids below ``before_id``), newest first, as (id, run, tier,
+    status, version, sourceVersion, whole seconds since the epoch, userScope, assistantScope)."""
+    raw = conn.connection.driver_connection
+    if blocks.has_rows(raw):
+        cond, args = ("id < ?", (before_id,)) if before_id is not None else ("1", ())
+        return raw.execute("SELECT id, run_id, tier, status, version, source_version, "
+                           "CAST(strftime('%s', substr(at_utc, 1, 19)) AS INTEGER), user_scope, assistant_scope "
+                           f"FROM {blocks.ROWS} WHERE {cond} ORDER BY id DESC LIMIT ?", (*args, n)).fetchall()
+    if not blocks.has_blocks(raw):
+        return []
+    cond = ""
+    if before_id is not None:  # blocks after the first that reaches ``before_id`` hold no id below it
+        stop = raw.execute(f"SELECT min(id) FROM {blocks.BLOCKS} WHERE last_id >= ?", (before_id,)).fetchone()[0]
+        cond = "" if stop is None else f" WHERE id <= {int(stop)}"
+    parts: list[np.ndarray] = []
+    got = 0
+    for (data,) in raw.execute(f"SELECT data FROM {blocks.BLOCKS}{cond} ORDER BY id DESC"):
+        rec = np.frombuffer(data, blocks.RECORD)
+        if before_id is not None:
+            rec = rec[rec["id"] < before_id]
+        parts.append(rec[::-1])
+        got += len(rec)
+        if got >= n:
+            break
+    rec = np.concatenate(parts)[:n] if parts else np.zeros(0, blocks.RECORD)
+    wanted = np.unique(np.concatenate([rec[k] for k in ("run", "version", "source", "user", "assistant")]))
+    text = dict(raw.execute(f"SELECT code, name FROM {blocks.NAMES} WHERE code IN (SELECT value FROM json_each(?))",
+                            (str(wanted.tolist()),)).fetchall())
+    text[0] = None
+    return [(int(r["id"]), text[r["run"]], blocks.TIERS[r["packed"] & 7], blocks.STATUSES[(r["packed"] >> 3) & 7],
+             text[r["version"]], text[r["source"]], int(r["at"]) // 1_000_000, text[r["user"]], text[r["assistant"]])
+            for r in rec]
+
+
+def receipt_ids_of(conn: Connection, users: Iterable[str]) -> set[str]:
+    """The receiptIds stored for receipts of these userScopes."""
+    raw = conn.connection.driver_connection
+    rec, text = blocks.stored(raw)
+    rec = rec[np.isin(rec["user"], _codes(raw, text, users)) & (rec["receipt"] != 0)]
+    if blocks.has_rows(raw):
+        return set(text[rec["receipt"]].tolist())
+    codes = np.unique(rec["receipt"]).tolist()
+    return {name for (name,) in raw.execute(f"SELECT name FROM {blocks.NAMES} WHERE code IN "
+                                            "(SELECT value FROM json_each(?))", (str(codes),))}
+
+
+def remove_scopes_like(conn: Connection, pattern: str) -> int:
+    """Remove every receipt whose userScope is SQL ``LIKE pattern`` (a canary's clean-up)."""
+    raw = conn.connection.driver_connection
+    codes = np.asarray([c for (c,) in raw.execute(f"SELECT code FROM {blocks.NAMES} WHERE name LIKE ?",
+                                                  (pattern,))], np.int64)
+    if not len(codes):
+        return 0
+    return blocks.remove(conn, lambda rec, _text: np.isin(rec["user"], codes))
+
+
+def run_count(conn: Connection) -> int:
+    """How many distinct runs have a stored receipt."""
+    raw = conn.connection.driver_connection
+    rec, _text = blocks.stored(raw)
+    return int(len(np.unique(rec["run"])))
 
 
 # -- reading as columns (the Lineage tab: every run at once) -------------------------------------
 
-def read_records(conn: Connection, ws: Workspace) -> tuple[np.ndarray, np.ndarray] | None:
+def read_records(conn: Connection, ws: Workspace) -> tuple[np.ndarray, np.ndarray]:
     """Every stored receipt as ``receipt_blocks.RECORD`` rows and the strings their codes name,
-    read from the blocks (checked against the rows) in ``conn``'s transaction; None for a file
-    of a layout before the blocks (read it with :func:`read_columns`)."""
-    if ws.desk_schema < RECEIPT_COLUMNS_SCHEMA:
-        return None
-    return receipt_blocks.stored(conn.connection.driver_connection)
-
-
-def _micros(column: str) -> str:
-    """SQL for a stored time (our ``…SSZ`` or ``…SS.ffffffZ``) as microseconds since the epoch."""
-    return (f"(unixepoch(substr({column}, 1, 19)) * 1000000 + "
-            f"CASE WHEN length({column}) = 27 THEN CAST(substr({column}, 21, 6) AS INTEGER) ELSE 0 END)")
-
-
-NEVER_SQL = "9223372036854775807"
-#: one receipt as five values (fewer values, faster reading): its lane (``len(user):user`` +
-#: assistant), version, dependsOnVersion, time, waitingUntil, line, and the small fields
-#: packed in one integer (SQLite's ``|`` and ``<<`` bind alike: each term in brackets) — tier | status << 3 | (sourcePresent + 1) << 6 |
-#: (expectedVersion: -1 none, 0 same, 1 other, + 1) << 8 | outcomeReceipt << 10 |
-#: sourceVersion missing << 11 | canary << 12
-COLUMN_SELECT = (
-    "SELECT length(user_scope) || ':' || user_scope || assistant_scope, version, depends_on_version, "
-    f"{_micros('at_utc')}, "
-    f"CASE WHEN waiting_until IS NULL THEN {NEVER_SQL} ELSE {_micros('waiting_until')} END, {{line}}, "
-    "((CASE tier WHEN 'stm' THEN 0 WHEN 'mtm' THEN 1 WHEN 'lpm' THEN 2 WHEN 'retrieval' THEN 3 ELSE 4 END) "
-    "| ((CASE status WHEN 'started' THEN 0 WHEN 'waiting' THEN 1 WHEN 'committed' THEN 2 WHEN 'verified' THEN 3 "
-    "ELSE 4 END) << 3) | ((ifnull(source_present, -1) + 1) << 6) "
-    "| ((CASE WHEN expected_version IS NULL THEN 0 WHEN expected_version = version THEN 1 ELSE 2 END) << 8) "
-    "| ((outcome_receipt IS NOT NULL) << 10) | ((source_version IS NULL) << 11) | ((ifnull(canary, 0) != 0) << 12)) "
-    f"FROM {TABLE.name}{{where}} ORDER BY run_id, id")
-
-
-def read_columns(conn: Connection, ws: Workspace, sink: Callable[[list[tuple]], None],
-                 run_ids: list[str] | None = None, chunk: int = 50_000,
-                 upto_us: int | None = None) -> tuple[list[str], list[int], list[tuple]]:
-    """Every stored receipt (or those of ``run_ids``; with ``upto_us``, only those dated at or
-    before it: the receipts as of that time) as rows of a few small values, grouped by run.
-
-    The rows (see ``COLUMN_SELECT``) go to ``sink`` a chunk at a time, in the order of the
-    runs returned: the runs in ``runId`` order, how many receipts each has (each run's
-    rows in the order stored), and the distinct (runId, sourceVersion) pairs. All read in
-    ``conn``'s one transaction.
-    """
+    in ``conn``'s transaction (a file of an older layout: its rows, read into the same records)."""
     if ws.desk_schema < 1:
-        return [], [], []
-    raw = conn.connection.driver_connection
-    line = "ifnull(line, 0)" if ws.desk_schema >= RECEIPT_LINES_SCHEMA else "0"
-    cut = "" if upto_us is None else f"{_micros('at_utc')} <= {int(upto_us)}"
-    if run_ids is None:
-        parts: list[tuple[str, tuple]] = [(f" WHERE {cut}" if cut else "", ())]
-    else:
-        also_cut = f" AND {cut}" if cut else ""
-        parts = [(f" WHERE run_id IN ({', '.join('?' * len(part))}){also_cut}", tuple(part))
-                 for part in (run_ids[k:k + 500] for k in range(0, len(run_ids), 500))]
-    runs: list[str] = []
-    counts: list[int] = []
-    pairs: list[tuple] = []
-    for where, params in parts:
-        grouped = raw.execute(f"SELECT run_id, count(*) FROM {TABLE.name}{where} GROUP BY run_id ORDER BY run_id",
-                              params).fetchall()
-        runs.extend(r[0] for r in grouped)
-        counts.extend(r[1] for r in grouped)
-        cursor = raw.execute(COLUMN_SELECT.format(line=line, where=where), params)
-        while rows := cursor.fetchmany(chunk):
-            sink(rows)
-        also = " AND" if where else " WHERE"
-        pairs.extend(raw.execute(f"SELECT DISTINCT run_id, source_version FROM {TABLE.name}{where}{also} "
-                                 "source_version IS NOT NULL", params).fetchall())
-    return runs, counts, pairs
+        return np.zeros(0, blocks.RECORD), np.full(1, None, dtype=object)
+    return blocks.stored(conn.connection.driver_connection)

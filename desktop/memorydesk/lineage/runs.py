@@ -1,7 +1,7 @@
 """Every stored run as numpy columns: what the Lineage tab draws, filters and judges.
 
-:func:`load_runs` reads the workspace's receipts as rows of small values in one query
-(``receipt_store.read_columns``: codes, flags and microseconds computed by SQLite), and
+:func:`load_runs` reads the workspace's receipts as typed columns in one scan of their
+blocks (``store.receipt_blocks``: codes, flags and microseconds as stored), and
 the health rules' clock-free findings come from :mod:`memorydesk.core.health_vector`
 over those columns — no receipt object is made, so 100,000 runs (600,000 receipts) read
 in seconds and keep a few megabytes. The result, a :class:`RunTable`, is judged with
@@ -35,7 +35,7 @@ from memorydesk.core.errors import MemoryDeskError
 from memorydesk.core.health import group_by_run
 from memorydesk.core.health_arrays import NEVER, ClockColumns, states_at, to_us
 from memorydesk.core.health_vector import STATUS_CODES, TIER_CODES, ReceiptColumns, clock_columns
-from memorydesk.core.receipts import Receipt, gc_paused
+from memorydesk.core.receipts import Receipt
 from memorydesk.lineage import receipt_store
 from memorydesk.store import Workspace
 
@@ -131,7 +131,7 @@ def lane_of_key(key: str) -> tuple[str, str]:
 
 
 class Rows:
-    """Receipt rows (``receipt_store.COLUMN_SELECT``'s layout) turned into columns a chunk at a
+    """Receipt rows (:func:`row_of`'s layout) turned into columns a chunk at a
     time, so a load never holds more than one chunk of Python objects."""
 
     def __init__(self) -> None:
@@ -341,15 +341,8 @@ def as_of(ws: Workspace, table: RunTable, now_us: int) -> RunTable:
 def read_table(conn, ws: Workspace, run_ids: list[str] | None = None, upto_us: int | None = None,
                max_id: int = 0) -> RunTable:
     """The stored runs (or those of ``run_ids``; with ``upto_us`` only receipts dated at or before
-    it) as a RunTable, read in ``conn``'s transaction: from the receipt blocks, or, in a file of
-    an older layout, from the rows."""
-    stored = receipt_store.read_records(conn, ws)
-    if stored is None:
-        rows = Rows()
-        runs, counts, pairs = receipt_store.read_columns(conn, ws, rows, run_ids, upto_us=upto_us)
-        with gc_paused():
-            return table_from_rows(runs, counts, rows, pairs, max_id)
-    rec, text = stored
+    it) as a RunTable, read in ``conn``'s transaction from the receipt blocks."""
+    rec, text = receipt_store.read_records(conn, ws)
     if run_ids is not None:
         code = {name: k for k, name in enumerate(text.tolist())}
         wanted = np.fromiter((code.get(r, -1) for r in run_ids), np.int64, len(run_ids))
@@ -410,7 +403,9 @@ def table_of(receipts: Iterable[Receipt]) -> RunTable:
 
 
 def row_of(r: Receipt) -> tuple:
-    """One receipt in ``receipt_store.COLUMN_SELECT``'s layout."""
+    """One receipt as a row of small values: lane (``len(user):user`` + assistant), version,
+    dependsOnVersion, time, waitingUntil, line and the small fields packed as
+    ``receipt_blocks.packed_of`` packs them (canary stated aside)."""
     expected = 0 if r.expected_version is None else 1 + (r.expected_version != r.version)
     packed = (TIER_CODES[r.tier] | STATUS_CODES[r.status] << 3 | (0 if r.source_present is None else
               1 + r.source_present) << 6 | expected << 8 | (r.outcome_receipt is not None) << 10
@@ -425,36 +420,11 @@ def load_runs(ws: Workspace, progress: Progress | None = None,
     with ws.read() as conn:
         max_id, total = receipt_store.watermark(conn, ws)
         stored = receipt_store.read_records(conn, ws)
-        if stored is None:
-            return _load_rows(conn, ws, max_id, total, progress, cancelled)
     if cancelled is not None and cancelled():
         raise Stopped("reading the receipts was stopped")
     if progress is not None:
         progress(len(stored[0]), total)
     return table_from_records(*stored, max_id)
-
-
-def _load_rows(conn, ws: Workspace, max_id: int, total: int, progress: Progress | None,
-               cancelled: Callable[[], bool] | None) -> RunTable:
-    """``load_runs`` over a file of the layout before receipt blocks: its rows a chunk at a time."""
-    rows = Rows()
-    done = 0
-
-    def sink(chunk: list[tuple]) -> None:
-        nonlocal done
-        if cancelled is not None and cancelled():
-            raise Stopped("reading the receipts was stopped")
-        rows(chunk)
-        done += len(chunk)
-        if progress is not None:
-            progress(done, total)
-
-    with gc_paused():
-        runs, counts, pairs = receipt_store.read_columns(conn, ws, sink)
-        table = table_from_rows(runs, counts, rows, pairs, max_id)
-    rows.parts = []  # the chunks' arrays, before the heap is handed back
-    give_back_memory()
-    return table
 
 
 def give_back_memory() -> None:

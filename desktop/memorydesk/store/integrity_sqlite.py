@@ -18,7 +18,7 @@ from sqlalchemy import Connection
 
 from memorydesk.store.engine import raw_connect
 from memorydesk.store.errors import READ_FAILURES
-from memorydesk.store.ours import DeskHistory, DeskReceipt
+from memorydesk.store.ours import DeskHistory, DeskReceipt, DeskReceiptName
 from memorydesk.store.workspace import Workspace
 
 Make = Callable[..., object]
@@ -182,7 +182,9 @@ def text_problems(conn: Connection, ws: Workspace, make: Make) -> list:
     tables = [layout.agents, layout.notes, layout.domains, layout.facts, layout.policies, layout.grants,
               layout.conflicts, layout.edges, layout.items, layout.consolidation_log, layout.beliefs]
     if ws.desk_schema >= 1:
-        tables += [DeskHistory.__table__, DeskReceipt.__table__]
+        present = {name for (name,) in conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        tables += [t for t in (DeskHistory.__table__, DeskReceipt.__table__, DeskReceiptName.__table__)
+                   if t.name in present]
     out = []
     for table in tables:
         columns = [c.name for c in table.columns if c.type.python_type is str]

@@ -60,7 +60,10 @@ class DeskHistory(DeskBase):
 
 
 class DeskReceipt(DeskBase):
-    """A lineage receipt (docs/receipts.md): ids, scopes, versions, times. No content."""
+    """A lineage receipt as a row of text: the layout before receipt blocks (store/receipt_blocks.py).
+
+    New files create it and drop it in the same migration chain; a file of that layout opened
+    read-only is read from it."""
 
     __tablename__ = "memdesk_receipts"
     __table_args__ = (Index("idx_memdesk_receipts_run", "run_id"),)
@@ -82,6 +85,15 @@ class DeskReceipt(DeskBase):
     outcome_receipt: Mapped[str | None] = mapped_column(Text)
     canary: Mapped[int | None] = mapped_column(Integer)
     line: Mapped[int | None] = mapped_column(Integer)  # where it was read from (JSON Lines), for reasons
+
+
+class DeskReceiptName(DeskBase):
+    """The strings receipt blocks refer to by code (store/receipt_blocks.py creates it)."""
+
+    __tablename__ = "memdesk_receipt_names"
+
+    code: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(Text, nullable=False, unique=True)
 
 
 class DeskLane(DeskBase):
@@ -336,16 +348,27 @@ def _create_review(conn: Connection, layout: Layout) -> None:
 
 
 def _receipt_columns(conn: Connection, layout: Layout) -> None:
-    """Receipts also as typed columns in blocks (store/receipt_blocks.py), filled from the stored rows."""
+    """Receipts also as typed columns in blocks (store/receipt_blocks.py); the next step fills them."""
     from memorydesk.store import receipt_blocks
 
-    receipt_blocks.fill(conn)
+    receipt_blocks.create(conn)
+
+
+def _receipts_in_blocks(conn: Connection, layout: Layout) -> None:
+    """Receipts stored only as blocks: every row moved into them (ids kept), the row table dropped."""
+    from memorydesk.store import receipt_blocks
+
+    raw = conn.connection.driver_connection
+    if receipt_blocks.has_rows(raw):
+        receipt_blocks.move_rows(raw)
 
 
 MIGRATIONS: tuple[Callable[[Connection, Layout], None], ...] = (
     _create_base, _create_vectors, _create_tiers, _create_memoryos, _create_conflict_reviews, _receipt_lines,
-    _create_review, create_audit_runs, _receipt_columns)
+    _create_review, create_audit_runs, _receipt_columns, _receipts_in_blocks)
 SCHEMA_VERSION = len(MIGRATIONS)
 RECEIPT_LINES_SCHEMA = MIGRATIONS.index(_receipt_lines) + 1  # from this schema on, receipts keep their line
 AUDIT_SCHEMA = MIGRATIONS.index(create_audit_runs) + 1  # from this schema on, recall-audit runs are kept
 RECEIPT_COLUMNS_SCHEMA = MIGRATIONS.index(_receipt_columns) + 1  # from this schema on, receipts have blocks
+#: from this schema on, receipts are stored only as blocks (no ``memdesk_receipts`` rows)
+RECEIPT_BLOCKS_ONLY_SCHEMA = MIGRATIONS.index(_receipts_in_blocks) + 1

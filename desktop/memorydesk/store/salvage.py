@@ -24,7 +24,7 @@ import sqlean
 
 from memorydesk.core.errors import WorkspaceDamaged, WorkspaceUnusable
 from memorydesk.core.outputs import refuse_overwriting_input
-from memorydesk.store import files
+from memorydesk.store import files, receipt_blocks
 from memorydesk.store.engine import file_uri, raw_connect
 from memorydesk.store.errors import translated
 from memorydesk.store.layout import LAYOUTS, SUFFIXED, detect
@@ -170,6 +170,8 @@ def _build(conn, source: Path, building: Path, say: Callable[[str], None]) -> li
                 say(f"salvaging {src_name}…")
                 report.append(_copy_table(conn, raw, src_name, dst_name,
                                           rowid="WITHOUT ROWID" not in schema.tables[src_name].upper()))
+            if receipt_blocks.has_rows(raw):  # receipts of the older row layout: into blocks, as migrating does
+                receipt_blocks.move_rows(raw)
             raw.execute("INSERT OR REPLACE INTO memdesk_meta (key, value) VALUES ('schema_version', ?)",
                         (str(SCHEMA_VERSION),))
             raw.execute("DELETE FROM memdesk_meta WHERE key = ?", (PENDING_KEY,))  # the new file's log is empty

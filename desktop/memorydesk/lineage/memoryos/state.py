@@ -13,6 +13,8 @@ from typing import Any
 
 from sqlalchemy import Connection, Table, select
 
+from memorydesk.lineage import receipt_store
+from memorydesk.store import receipt_blocks
 from memorydesk.store.layout import Layout
 from memorydesk.store.ours import (
     DeskLane,
@@ -22,14 +24,13 @@ from memorydesk.store.ours import (
     DeskMemoryOSUser,
     DeskMemoryVersion,
     DeskPage,
-    DeskReceipt,
     DeskSegment,
 )
 
 USERS, LEDGER = DeskMemoryOSUser.__table__, DeskMemoryOSItem.__table__
 SESSIONS, PAGE_DETAILS = DeskMemoryOSSession.__table__, DeskMemoryOSPage.__table__
 SEGMENTS, PAGES, VERSIONS = DeskSegment.__table__, DeskPage.__table__, DeskMemoryVersion.__table__
-LANES, RECEIPTS = DeskLane.__table__, DeskReceipt.__table__
+LANES = DeskLane.__table__
 CHUNK = 500
 
 
@@ -75,9 +76,8 @@ def load_state(conn: Connection | None, layout: Layout | None, users: list[str],
     for row in conn.execute(select(agents.c.id, agents.c.name)).all():
         state.agent_ids.add(row.id)
         state.agent_names.add(row.name)
-    if RECEIPTS.name in tables:
-        query = select(RECEIPTS.c.receipt_id).where(RECEIPTS.c.receipt_id.is_not(None))
-        state.receipt_ids = {r.receipt_id for r in _rows(conn, query, RECEIPTS.c.user_scope, users)}
+    if tables & {receipt_blocks.BLOCKS, receipt_blocks.ROWS}:
+        state.receipt_ids = receipt_store.receipt_ids_of(conn, users)
     if VERSIONS.name in tables:
         query = select(VERSIONS.c.item_id, VERSIONS.c.run_id, VERSIONS.c.version)
         state.registry = {r.item_id: (r.run_id, r.version) for r in _rows(conn, query, VERSIONS.c.user_scope, users)}
