@@ -6,7 +6,7 @@ the fact apart; Enter in the purge dialog never cancels silently; Undo names the
 from __future__ import annotations
 
 import desk_sample
-from guihelp import focus, give_reason, row_of_topic, wait_dialog, wait_idle
+from guihelp import give_reason, key_dialog, row_of_topic, select_topic, wait_dialog, wait_idle
 from PySide6.QtCore import Qt
 
 from memorydesk.browse import detail as browse_detail
@@ -22,18 +22,11 @@ def history(path, entity: str) -> list[tuple[str, str, str]]:
             "SELECT action, entity_id, reason FROM memdesk_history WHERE entity = ? ORDER BY id", (entity,))]
 
 
-def select(qtbot, tab, topic: str) -> None:
-    tab.select_row(row_of_topic(tab, topic))
-    qtbot.waitUntil(lambda: tab.detail.fact_id is not None and tab.ops.pending == 0, timeout=10000)
-
-
 def test_delete_names_the_fact_refuses_an_empty_reason_and_undo_names_it(open_window, sample_path, qtbot) -> None:
     win = open_window(sample_path)
     tab = win.tab("facts")
-    select(qtbot, tab, "topic 5")
-    focus(qtbot, tab.view)
-    qtbot.keyClick(tab.view, Qt.Key.Key_Delete)
-    dialog = wait_dialog(qtbot, tab)
+    select_topic(qtbot, tab, "topic 5")
+    dialog = key_dialog(qtbot, tab, Qt.Key.Key_Delete)
     assert isinstance(dialog, ReasonDialog)
     assert "topic 5" in dialog.text.text() and dialog.text.text().startswith("Delete fact ")
     qtbot.keyClick(dialog.reason, Qt.Key.Key_Return)  # no reason yet: refused in place
@@ -112,7 +105,7 @@ def test_purge_of_a_shared_topic_is_typed_with_its_first_words_and_enter_never_c
         open_window, sample_path, qtbot) -> None:
     win = open_window(sample_path)
     tab = win.tab("facts")
-    select(qtbot, tab, "deploy day")  # three facts share this topic (a supersession chain)
+    select_topic(qtbot, tab, "deploy day")  # three facts share this topic (a supersession chain)
     tab.act_purge.trigger()
     dialog = wait_dialog(qtbot, tab)
     assert dialog.expected == "deploy day: we deploy on wednesday"
@@ -137,7 +130,7 @@ def test_purge_of_a_shared_topic_is_typed_with_its_first_words_and_enter_never_c
 def test_purge_takes_the_id_too_and_escape_cancels(open_window, sample_path, qtbot) -> None:
     win = open_window(sample_path)
     tab = win.tab("facts")
-    select(qtbot, tab, "topic 9")
+    select_topic(qtbot, tab, "topic 9")
     tab.act_purge.trigger()
     dialog = wait_dialog(qtbot, tab)
     assert dialog.expected == "topic 9"  # a topic no other fact has is enough
@@ -158,9 +151,7 @@ def test_policy_changes_ask_why_and_the_selection_follows_an_edit(open_window, s
     qtbot.waitUntil(lambda: tab.model.rowCount() > 0 and win.ops.pending == 0, timeout=10000)
     tab.select_row(_policy_row(tab, "Always"))
     old_id = tab.selected().id
-    focus(qtbot, tab.view)
-    qtbot.keyClick(tab.view, Qt.Key.Key_F2)
-    dialog = wait_dialog(qtbot, tab)
+    dialog = key_dialog(qtbot, tab, Qt.Key.Key_F2)
     dialog.rule.setPlainText("Always run the whole test suite.")
     save = dialog.buttons.button(dialog.buttons.StandardButton.Save)
     save.click()
@@ -193,9 +184,7 @@ def test_policy_changes_ask_why_and_the_selection_follows_an_edit(open_window, s
     assert history(sample_path, "policy")[-1][::2] == ("activate", "not yet")
 
     tab.select_row(_policy_row(tab, "Never log"))
-    focus(qtbot, tab.view)
-    qtbot.keyClick(tab.view, Qt.Key.Key_Delete)
-    dialog = wait_dialog(qtbot, tab)
+    dialog = key_dialog(qtbot, tab, Qt.Key.Key_Delete)
     assert "Never log" in dialog.text.text()
     qtbot.keyClick(dialog.reason, Qt.Key.Key_Return)
     assert dialog.isVisible() and dialog.problem.text() == REASON_NEEDED
