@@ -92,6 +92,7 @@ class SidePanel(QWidget):
         tl.setContentsMargins(0, 0, 0, 0)
         tl.addWidget(self.header)
         tl.addWidget(self.detail, 1)
+        tl.addStretch()  # without a fact's detail, the room stays below the header (not a band above its text)
         split = splitter(Qt.Orientation.Vertical, top, edges_box, name="graph-panel-split", stretch=(3, 2),
                          sizes=(600, 400), collapsible=False)  # in proportion: the detail three fifths, the edges two
         layout = QVBoxLayout(self)
