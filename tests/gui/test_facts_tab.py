@@ -159,11 +159,11 @@ def test_edit_supersedes_through_the_dialog(open_window, sample_path, qtbot) -> 
     qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.detail.content.toPlainText() == "corrected content of fact 3",
                     timeout=20000)
     old = browse_detail.fact_detail(win.ws, desk_sample.fid(3))
-    assert old["state"] == "superseded"
-    new = browse_detail.fact_detail(win.ws, old["superseded_by"])
-    assert new["content"] == "corrected content of fact 3" and new["veracity"] == "stated"
+    assert old.state == "superseded"
+    new = browse_detail.fact_detail(win.ws, old.superseded_by)
+    assert new.content == "corrected content of fact 3" and new.veracity == "stated"
     assert tab.model.rowCount() == 26  # one superseded, one new: nothing created beside the edit
-    assert [f.id for f in tab.selected_facts()] == [new["id"]]  # the new version is selected and shown
+    assert [f.id for f in tab.selected_facts()] == [new.id]  # the new version is selected and shown
     qtbot.waitUntil(lambda: "edit by" in tab.detail.history.text(), timeout=10000)
     assert "“was wrong”" in tab.detail.history.text()
 
@@ -191,13 +191,13 @@ def test_delete_restore_undo_redo(open_window, sample_path, qtbot) -> None:
     qtbot.keyClick(tab.view, Qt.Key.Key_Delete)
     _confirm(qtbot, tab)
     qtbot.waitUntil(lambda: tab.model.rowCount() == 24 and win.ops.pending == 0, timeout=10000)
-    assert browse_detail.fact_detail(win.ws, desk_sample.fid(5))["state"] == "deleted"
+    assert browse_detail.fact_detail(win.ws, desk_sample.fid(5)).state == "deleted"
 
     focus(qtbot, tab.view)
     qtbot.keyClick(tab.view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # one undo: the whole delete
     qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 26, timeout=10000)
-    assert browse_detail.fact_detail(win.ws, desk_sample.fid(5))["state"] == "active"
-    assert browse_detail.fact_detail(win.ws, desk_sample.fid(6))["state"] == "active"
+    assert browse_detail.fact_detail(win.ws, desk_sample.fid(5)).state == "active"
+    assert browse_detail.fact_detail(win.ws, desk_sample.fid(6)).state == "active"
     qtbot.keyClick(tab.view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 24, timeout=10000)
 
@@ -209,7 +209,7 @@ def test_delete_restore_undo_redo(open_window, sample_path, qtbot) -> None:
     _confirm(qtbot, tab)
     qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 0, timeout=10000)
     for n in (5, 6, 25):
-        assert browse_detail.fact_detail(win.ws, desk_sample.fid(n))["state"] == "active"
+        assert browse_detail.fact_detail(win.ws, desk_sample.fid(n)).state == "active"
 
 
 def test_purge_needs_the_topic_typed(open_window, sample_path, qtbot) -> None:
@@ -227,7 +227,7 @@ def test_purge_needs_the_topic_typed(open_window, sample_path, qtbot) -> None:
     qtbot.mouseClick(dialog.purge, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 25, timeout=10000)
     assert browse_detail.fact_detail(win.ws, desk_sample.fid(7)) is None or \
-        browse_detail.fact_detail(win.ws, desk_sample.fid(7))["content"] != "content of fact 7"
+        browse_detail.fact_detail(win.ws, desk_sample.fid(7)).content != "content of fact 7"
 
 
 def test_purge_lists_the_backups_holding_the_text_and_erases_it_there(open_window, sample_path, qtbot) -> None:

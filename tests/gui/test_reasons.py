@@ -31,10 +31,10 @@ def test_delete_names_the_fact_refuses_an_empty_reason_and_undo_names_it(open_wi
     assert "topic 5" in dialog.text.text() and dialog.text.text().startswith("Delete fact ")
     qtbot.keyClick(dialog.reason, Qt.Key.Key_Return)  # no reason yet: refused in place
     assert dialog.isVisible() and dialog.problem.text() == REASON_NEEDED
-    assert browse_detail.fact_detail(win.ws, desk_sample.fid(5))["state"] == "active"
+    assert browse_detail.fact_detail(win.ws, desk_sample.fid(5)).state == "active"
     give_reason(qtbot, dialog, "duplicate of topic 4")
     qtbot.waitUntil(lambda: win.ops.pending == 0 and win.ops.flows == 0
-                    and browse_detail.fact_detail(win.ws, desk_sample.fid(5))["state"] == "deleted", timeout=10000)
+                    and browse_detail.fact_detail(win.ws, desk_sample.fid(5)).state == "deleted", timeout=10000)
     assert history(sample_path, "fact")[-1] == ("delete", desk_sample.fid(5), "duplicate of topic 4")
     # the fact below takes its place in the selection: Del, reason, Enter, Del … reviews down the list
     qtbot.waitUntil(lambda: [f.topic for f in tab.selected_facts()] == ["topic 6"], timeout=10000)
@@ -44,7 +44,7 @@ def test_delete_names_the_fact_refuses_an_empty_reason_and_undo_names_it(open_wi
     win.act_undo.trigger()
     qtbot.waitUntil(lambda: win.ops.pending == 0 and win.act_redo.text() == "&Redo “Delete fact topic 5”",
                     timeout=10000)
-    assert browse_detail.fact_detail(win.ws, desk_sample.fid(5))["state"] == "active"
+    assert browse_detail.fact_detail(win.ws, desk_sample.fid(5)).state == "active"
     assert win.act_undo.text() == "&Undo" and not win.act_undo.isEnabled()  # nothing left to undo, and it says so
 
 
@@ -69,11 +69,11 @@ def test_several_facts_are_named_and_restore_asks_why(open_window, sample_path, 
     win.act_undo.trigger()
     qtbot.waitUntil(lambda: win.ops.pending == 0 and win.ops.flows == 0
                     and win.act_redo.text() == "&Redo “Delete 2 facts”", timeout=30000)
-    assert {browse_detail.fact_detail(win.ws, desk_sample.fid(n))["state"] for n in (6, 7)} == {"active"}
+    assert {browse_detail.fact_detail(win.ws, desk_sample.fid(n)).state for n in (6, 7)} == {"active"}
     win.act_redo.trigger()
     qtbot.waitUntil(lambda: win.ops.pending == 0 and win.ops.flows == 0
                     and win.act_undo.text() == "&Undo “Delete 2 facts”", timeout=30000)
-    assert {browse_detail.fact_detail(win.ws, desk_sample.fid(n))["state"] for n in (6, 7)} == {"deleted"}
+    assert {browse_detail.fact_detail(win.ws, desk_sample.fid(n)).state for n in (6, 7)} == {"deleted"}
 
     tab.select_row(row_of_topic(tab, "deleted one"))  # deleted by someone else before
     qtbot.waitUntil(lambda: tab.act_restore.isEnabled(), timeout=10000)
@@ -84,7 +84,7 @@ def test_several_facts_are_named_and_restore_asks_why(open_window, sample_path, 
     assert dialog.isVisible() and dialog.problem.text() == REASON_NEEDED
     give_reason(qtbot, dialog, "it was right after all")
     qtbot.waitUntil(lambda: win.ops.pending == 0 and win.ops.flows == 0
-                    and browse_detail.fact_detail(win.ws, desk_sample.fid(25))["state"] == "active", timeout=10000)
+                    and browse_detail.fact_detail(win.ws, desk_sample.fid(25)).state == "active", timeout=10000)
     assert history(sample_path, "fact")[-1] == ("restore", desk_sample.fid(25), "it was right after all")
     qtbot.waitUntil(lambda: win.act_undo.text() == "&Undo “Restore fact deleted one”", timeout=10000)
 
@@ -138,7 +138,7 @@ def test_purge_takes_the_id_too_and_escape_cancels(open_window, sample_path, qtb
     assert dialog.purge.isEnabled()
     qtbot.keyClick(dialog.typed, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: tab.dialog is None and win.ops.flows == 0, timeout=10000)
-    assert browse_detail.fact_detail(win.ws, desk_sample.fid(9))["content"] == "content of fact 9"
+    assert browse_detail.fact_detail(win.ws, desk_sample.fid(9)).content == "content of fact 9"
 
 
 def _policy_row(tab, start: str) -> int:
