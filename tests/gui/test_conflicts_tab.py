@@ -122,7 +122,7 @@ def test_a_burst_is_listed_and_reviewed_together(open_window, workspace, qtbot, 
     qtmodeltester.check(tab.burst_model)
     assert tab.pages.tabText(1) == "Bursts (2)"
     tab.burst_view.selectRow(1)
-    qtbot.waitUntil(lambda: tab.trail.burst is not None and tab.trail.burst["winner"]["id"] == ids["burst_winner"],
+    qtbot.waitUntil(lambda: tab.trail.burst is not None and tab.trail.burst.winner.id == ids["burst_winner"],
                     timeout=5000)
     assert "one write superseded 4 facts" in tab.trail.toPlainText()
     tab.acts.review_burst.trigger()
@@ -130,15 +130,15 @@ def test_a_burst_is_listed_and_reviewed_together(open_window, workspace, qtbot, 
     dialog = tab.acts.dialog
     assert dialog.table.rowCount() == 4
     first = dialog.rows[0]
-    dialog.set_restore({first["conflict"]})
+    dialog.set_restore({first.conflict})
     assert dialog.ok.text() == "Restore 1, confirm 3"
     qtbot.keyClicks(dialog.reason, "the summary lost a detail")
     dialog.ok.click()
     qtbot.waitUntil(lambda: tab.acts.dialog is None, timeout=5000)
     settle(qtbot, win, tab)
     qtbot.waitUntil(lambda: tab.trail.burst is not None and tab.burst_model.rowCount() == 2, timeout=10000)
-    restored = next(d for d in tab.trail.burst["displaced"] if d["conflict"] == first["conflict"])
-    assert restored["fact"]["state"] == "active" and tab.burst_model.burst(1).reviewed == 4
+    restored = next(d for d in tab.trail.burst.displaced if d.conflict == first.conflict)
+    assert restored.fact.state == "active" and tab.burst_model.burst(1).reviewed == 4
 
 
 def test_navigation_both_ways_with_the_facts_tab(open_window, workspace, qtbot) -> None:

@@ -151,7 +151,7 @@ def test_burst_export(setup) -> None:
     ws, ids = setup
     burst = next(x for x in browse_bursts.bursts(ws) if x.winner == ids["burst_winner"])
     detail = browse_bursts.burst_detail(ws, burst.winner, list(burst.conflict_ids))
-    doc = export.burst_document(detail, exported_by="maya", now=1_800_000_000)
+    doc = export.burst_document(detail.to_json(), exported_by="maya", now=1_800_000_000)
     md = export.markdown(doc)
     assert md.startswith(f"# Burst: {ids['burst_winner']} displaced 4 facts")
     assert all(x in md for x in ids["burst_losers"])
@@ -159,3 +159,27 @@ def test_burst_export(setup) -> None:
     for facet in ONCALL:
         assert facet not in free
     assert "oncall" not in free and all(x in free for x in ids["burst_losers"])
+
+
+def test_the_typed_burst_exports_the_json_the_dict_reader_did(setup) -> None:
+    """``BurstDetail.to_json()`` is what the export writes: the same bytes as the dict the reader
+    returned before it was typed (kept in fixtures.burst_v1), content-free too, for every burst
+    — a row gone and a loser restored and reviewed among them."""
+    from fixtures.burst_v1 import burst_dict
+
+    ws, ids = setup
+    burst = next(x for x in browse_bursts.bursts(ws) if x.winner == ids["burst_winner"])
+    first = burst.conflict_ids[0]
+    Reviewer(ws, "maya", embedder=False).review_burst(burst.winner, list(burst.conflict_ids), [first],
+                                                       reason="the first was still true")
+    cases = [(b.winner, [*b.conflict_ids, "gone-row"]) for b in browse_bursts.bursts(ws)]
+    assert len(cases) == 2
+    for winner, conflict_ids in cases:
+        typed = browse_bursts.burst_detail(ws, winner, conflict_ids)
+        assert typed.displaced[-1].exists is False and any(d.reviews for d in typed.displaced) == (winner == burst.winner)
+        for free in (False, True):
+            docs = [export.burst_document(d, exported_by="maya", now=1_800_000_000)
+                    for d in (typed.to_json(), burst_dict(ws, winner, conflict_ids))]
+            new, old = (export.content_free(d) if free else d for d in docs)
+            assert export.to_json(new) == export.to_json(old)
+            assert export.markdown(new) == export.markdown(old)

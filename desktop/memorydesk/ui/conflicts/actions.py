@@ -168,7 +168,7 @@ class ConflictActions(QObject):
         dialog.deleteLater()
         self.dialog = None
         if accepted:
-            winner = detail["winner"]["id"]
+            winner = detail.winner.id
             await self.session.write("reviewing the burst", lambda r: r.review_burst(
                 winner, values["conflicts"], values["restore"], reason=values["reason"]))
 
@@ -185,7 +185,7 @@ class ConflictActions(QObject):
         if trail is not None:
             doc = export.trail_document(trail, exported_by=actor)
         elif detail is not None:
-            doc = export.burst_document(detail, exported_by=actor)
+            doc = export.burst_document(detail.to_json(), exported_by=actor)
         else:
             return None
         return export.content_free(doc) if free else doc
@@ -197,10 +197,11 @@ class ConflictActions(QObject):
         if trail is not None:
             kind, ident = "conflict", trail["conflict"]["id"]
             f = trail["facts"]["b"] if trail["facts"]["b"].get("exists") else trail["facts"]["a"]
+            about = f.get("topic")
         else:
-            kind, ident = "burst", (detail or {}).get("winner", {}).get("id", "")
-            f = (detail or {}).get("winner", {})
-        topic = re.sub(r"[^a-z0-9]+", "-", str(f.get("topic") or "").lower()).strip("-")[:40]
+            kind, ident = "burst", detail.winner.id if detail is not None else ""
+            about = detail.winner.topic if detail is not None else None
+        topic = re.sub(r"[^a-z0-9]+", "-", str(about or "").lower()).strip("-")[:40]
         parts = [kind, *([topic] if topic and not free else []), ident[:8], *(["content-free"] if free else [])]
         return "-".join(p for p in parts if p) + ".md"
 

@@ -431,7 +431,7 @@ class ConflictsTab(DeskTab):
         self._trail_for = None
         winner, ids = burst.winner, list(burst.conflict_ids)
 
-        def show(detail: dict[str, Any]) -> None:
+        def show(detail: browse_bursts.BurstDetail) -> None:
             if self.shown_burst is burst and self.pages.currentIndex() == BURST_PAGE:
                 self.trail.show_burst(detail, burst.reason)
                 self.acts.update()

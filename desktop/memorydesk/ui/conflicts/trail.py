@@ -14,6 +14,7 @@ from typing import Any
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
+from memorydesk.browse.bursts import BurstDetail
 from memorydesk.core.conflict_rule import num
 from memorydesk.core.worddiff import word_diff
 from memorydesk.ui.conflicts.model import DECISIONS
@@ -86,13 +87,14 @@ def _content_cells(a: dict[str, Any], b: dict[str, Any]) -> tuple[str, str]:
     return _diffed(pa), _diffed(pb)
 
 
-def _cell_dir(f: dict[str, Any]) -> str:
-    return " dir='rtl' align='right'" if is_rtl(f.get("content")) else ""
+def _cell_dir(content: str | None) -> str:
+    return " dir='rtl' align='right'" if is_rtl(content) else ""
 
 
-def _text_cell(f: dict[str, Any], body: str) -> str:
-    """A table cell holding a fact's text, laid out right-to-left when the text is."""
-    if is_rtl(f.get("content")):
+def _text_cell(content: str | None, body: str) -> str:
+    """A table cell holding a fact's text (``body``: ``content`` as shown), laid out
+    right-to-left when the text is."""
+    if is_rtl(content):
         return f"<td valign=top align='right'><div dir='rtl' align='right'>{body}</div></td>"
     return f"<td valign=top>{body}</td>"
 
@@ -280,7 +282,7 @@ def trail_html(t: dict[str, Any], burst: str | None = None) -> str:
     facts = ("<table width='100%' cellpadding=5 cellspacing=0 border=1 style='border-collapse: collapse'>"
              f"<tr><th width='50%' align=left>{la} · {fact_link(a['id'], exists=a.get('exists', False))}</th>"
              f"<th width='50%' align=left>{lb} · {fact_link(b['id'], exists=b.get('exists', False))}</th></tr>"
-             f"<tr>{_text_cell(a, ca)}{_text_cell(b, cb)}</tr>"
+             f"<tr>{_text_cell(a.get('content'), ca)}{_text_cell(b.get('content'), cb)}</tr>"
              f"<tr><td valign=top>{provenance(a, gone)}</td><td valign=top>{provenance(b, gone)}</td></tr></table>")
     chains = ("<table width='100%' cellpadding=2 cellspacing=0><tr>"
               f"<td width='50%' valign=top>{_chain('A', a, t['chains']['a'], names, gone)}</td>"
@@ -305,34 +307,33 @@ def trail_html(t: dict[str, Any], burst: str | None = None) -> str:
     ])
 
 
-def burst_html(d: dict[str, Any], reason: str) -> str:
-    w = d["winner"]
-    where = f"{esc(w.get('domain'))} / {esc(w.get('topic'))}" if w.get("exists") else "a missing fact"
+def burst_html(d: BurstDetail, reason: str) -> str:
+    w = d.winner
+    where = f"{esc(w.domain)} / {esc(w.topic)}" if w.exists else "a missing fact"
     rows = []
-    for item in d["displaced"]:
-        if not item.get("exists"):
-            rows.append(f"<tr><td colspan=5><i>conflict {esc(item['conflict'])} is gone</i></td></tr>")
+    for item in d.displaced:
+        f = item.fact
+        if not item.exists or f is None:
+            rows.append(f"<tr><td colspan=5><i>conflict {esc(item.conflict)} is gone</i></td></tr>")
             continue
-        f = item["fact"]
-        rule = item.get("rule", {})
-        decided = ", ".join(DECISIONS.get(r["decision"], r["decision"]) + f" by {r['actor']}"
-                            for r in item.get("reviews", []))
-        still = "" if item["still_superseded_by_winner"] else " <i>(no longer superseded by the winner)</i>"
-        text = esc(f.get("content", "")[:400]) if f.get("exists") else "<i>missing</i>"
+        decided = ", ".join(DECISIONS.get(r["decision"], r["decision"]) + f" by {r['actor']}" for r in item.reviews)
+        still = "" if item.still_superseded_by_winner else " <i>(no longer superseded by the winner)</i>"
+        text = esc((f.content or "")[:400]) if f.exists else "<i>missing</i>"
+        rule = item.rule.lines if item.rule is not None else ()
         rows.append(
-            f"<tr><td valign=top>{fact_link(f['id'], f.get('topic'), f.get('exists', False))}<br>"
-            f"<small>{esc(f.get('domain'))} · {esc(short(f['id']))}</small></td>"
-            f"{_text_cell(f, text)}"
-            f"<td valign=top>{esc(f.get('state'))}{still}</td>"
-            f"<td valign=top>{'<br>'.join(esc(x) for x in rule.get('lines', []))}</td>"
-            f"<td valign=top><a href='conflict:{esc(item['conflict'])}'>trail</a><br>{esc(decided)}</td></tr>")
+            f"<tr><td valign=top>{fact_link(f.id, f.topic, f.exists)}<br>"
+            f"<small>{esc(f.domain)} · {esc(short(f.id))}</small></td>"
+            f"{_text_cell(f.content, text)}"
+            f"<td valign=top>{esc(f.state)}{still}</td>"
+            f"<td valign=top>{'<br>'.join(esc(x) for x in rule)}</td>"
+            f"<td valign=top><a href='conflict:{esc(item.conflict)}'>trail</a><br>{esc(decided)}</td></tr>")
     return "".join([
         f"<h3 style='margin-bottom:2px'>Burst · {esc(reason)}</h3>",
-        f"<p style='margin-top:0'>Winner {fact_link(w['id'], where, w.get('exists', False))} "
-        f"<i>({esc(w.get('state'))})</i> by agent {esc(w.get('agent_name') or w.get('agent_id') or '—')} displaced "
-        f"<b>{len(d['displaced'])}</b> fact(s) of {d.get('topics')} topic(s), {esc(when(d.get('first_at')))} … "
-        f"{esc(when(d.get('last_at')))}.</p>",
-        f"<p{_cell_dir(w)}>{esc(w.get('content', '')[:TEXT_LIMIT])}</p>" if w.get("exists") else "",
+        f"<p style='margin-top:0'>Winner {fact_link(w.id, where, w.exists)} "
+        f"<i>({esc(w.state)})</i> by agent {esc(w.agent_name or w.agent_id or '—')} displaced "
+        f"<b>{len(d.displaced)}</b> fact(s) of {d.topics} topic(s), {esc(when(d.first_at))} … "
+        f"{esc(when(d.last_at))}.</p>",
+        f"<p{_cell_dir(w.content)}>{esc((w.content or '')[:TEXT_LIMIT])}</p>" if w.exists else "",
         "<p>This is the “collateral invalidation” graph memories are known for: one write, many facts gone. "
         "Review them together (Review Burst…): restore the ones that were still true, confirm the rest.</p>",
         "<table width='100%' cellpadding=4 cellspacing=0 border=1 style='border-collapse: collapse'>"
@@ -353,7 +354,7 @@ class TrailView(QTextBrowser):
         self.setOpenExternalLinks(False)
         self.anchorClicked.connect(self._clicked)
         self.trail: dict[str, Any] | None = None
-        self.burst: dict[str, Any] | None = None
+        self.burst: BurstDetail | None = None
         self.show_nothing()
 
     def show_nothing(self, text: str = "Select a conflict to see its trail: the two facts side by side, who "
@@ -370,7 +371,7 @@ class TrailView(QTextBrowser):
         if same:
             self.verticalScrollBar().setValue(scroll)
 
-    def show_burst(self, detail: dict[str, Any], reason: str) -> None:
+    def show_burst(self, detail: BurstDetail, reason: str) -> None:
         self.trail, self.burst = None, detail
         self.setHtml(burst_html(detail, reason))
 
