@@ -198,15 +198,16 @@ def test_right_to_left_facts_are_laid_out_right_to_left(qtbot) -> None:
 
     view = TrailView()
     qtbot.addWidget(view)
-    from memorydesk.browse.trail_types import Decision, Restore, RowRef, Trail, TrailChain, TrailConflict, TrailFact
+    from memorydesk.browse.trail_types import (Decision, Restore, RowRef, Trail, TrailChain, TrailConflict,
+                                               TrailFact)
 
     hebrew = TrailFact("h1", True, "superseded", content="הפריסה לייצור ביום שלישי בשעה 10", domain="ops",
                        topic="פריסה", weight=1.0, confidence=0.6, veracity="stated", veracity_read_as="stated",
                        superseded_by="h2")
     newer = replace(hebrew, id="h2", state="active", content="הפריסה לייצור ביום רביעי בשעה 10", confidence=0.9,
                     superseded_by=None)
-    conflict = TrailConflict("c1", 1, "contradiction", "superseded", "h2", "h1", "h2", 1, 1, None, (RowRef("c1", 1, 1),),
-                             1, 1, state="superseded")
+    conflict = TrailConflict("c1", 1, "contradiction", "superseded", "h2", "h1", "h2", 1, 1, None,
+                             (RowRef("c1", 1, 1),), 1, 1, state="superseded")
     trail = Trail(conflict, hebrew, newer, Decision("h2", note="n"), TrailChain(), TrailChain(), (),
                   Restore(False, ""), (), ())
     view.show_trail(trail)

@@ -65,13 +65,19 @@ def test_the_recorded_winner_can_differ_from_the_rule_today(setup) -> None:
     assert "B changed after the decision" in d["note"]
 
 
+def edit_then_delete(ws, fact_id: str) -> tuple[Reviewer, str]:
+    """Maya edits the fact (a new version) and deletes that version: (her reviewer, its id)."""
+    rv = Reviewer(ws, "maya", embedder=False)
+    edited = rv.edit_fact(fact_id, domain="ops", topic="staging", content="staging is us-east-2", confidence=1.0,
+                          reason="moved").ids[1]
+    rv.delete_facts([edited], reason="staging retired")
+    return rv, edited
+
+
 def test_people_sentinels_and_the_desk_history_in_the_chain(setup) -> None:
     ws, ids = setup
     v1, v2, v3 = ids["chain"]
-    rv = Reviewer(ws, "maya", embedder=False)
-    edited = rv.edit_fact(v3, domain="ops", topic="staging", content="staging is us-east-2", confidence=1.0,
-                          reason="moved").ids[1]
-    rv.delete_facts([edited], reason="staging retired")
+    rv, edited = edit_then_delete(ws, v3)
     t = conflict_trail(ws, line_of(ws, v2, v3).id).to_json()
     steps = [(n["id"], n.get("next", {}).get("id"), n.get("next", {}).get("who", {}))
              for n in t["chains"]["b"]["newer"]]
@@ -156,10 +162,7 @@ def test_the_typed_trail_exports_the_json_the_dict_reader_did(sample_db: Path, s
 
     ws, ids = setup
     v1, v2, v3 = ids["chain"]
-    rv = Reviewer(ws, "maya", embedder=False)
-    edited = rv.edit_fact(v3, domain="ops", topic="staging", content="staging is us-east-2", confidence=1.0,
-                          reason="moved").ids[1]
-    rv.delete_facts([edited], reason="staging retired")
+    rv, edited = edit_then_delete(ws, v3)
     MemoryService(ws, embedder=False).supersede_fact(v1, "system:cleanup")
     rv.keep_both(line_of(ws, *ids["pair"]).id, reason="both hold")
     rv.purge_facts([ids["three_winner"]], reason="leak")

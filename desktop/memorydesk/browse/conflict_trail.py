@@ -27,6 +27,7 @@ from typing import Any
 from sqlalchemy import Connection, select
 
 from memorydesk.browse import conflicts as listing
+from memorydesk.browse.detail import older_versions
 from memorydesk.browse.facts import fact_state
 from memorydesk.browse.trail_types import (
     ChainNode,
@@ -202,20 +203,11 @@ def _older(ctx: _Context, start_id: str) -> list[ChainNode]:
     """What the fact superseded, transitively (newest first, with depth)."""
     f = ctx.ws.layout.facts
     out: list[ChainNode] = []
-    seen, frontier, depth = {start_id}, [start_id], 1
-    while frontier and len(out) < CHAIN_LIMIT:
-        rows = ctx.conn.execute(select(f).where(f.c.superseded_by.in_(frontier))
-                                .order_by(f.c.created_at.desc())).all()
-        frontier = []
-        for row in rows:
-            if row.id in seen:
-                continue
-            seen.add(row.id)
-            frontier.append(row.id)
-            who, at = _who(ctx, row, row.superseded_by)
-            out.append(_step(row, into=row.superseded_by, depth=depth, at=at or row.updated_at, who=who))
-        depth += 1
-    return out[:CHAIN_LIMIT]
+    older = older_versions(ctx.conn, f, start_id, CHAIN_LIMIT, [f], {start_id}, newest_first=True)
+    for row, depth in older[:CHAIN_LIMIT]:
+        who, at = _who(ctx, row, row.superseded_by)
+        out.append(_step(row, into=row.superseded_by, depth=depth, at=at or row.updated_at, who=who))
+    return out
 
 
 # --- the decision ---------------------------------------------------------------------------

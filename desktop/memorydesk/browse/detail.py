@@ -19,7 +19,7 @@ from memorydesk.store.integrity_sqlite import damaged_columns
 from memorydesk.store.workspace import Workspace
 
 __all__ = ["AgentRow", "ChainStep", "FactConflict", "FactEdge", "FactRecord", "PolicyRow", "agents", "fact_detail",
-           "policies", "policy"]
+           "older_versions", "policies", "policy"]
 
 
 @dataclass(frozen=True)
@@ -153,7 +153,8 @@ def _step(hit: Any) -> ChainStep:
     return ChainStep(hit.id, hit.topic, fact_state(hit.superseded_by, hit.valid_until), hit.created_at)
 
 
-def _chains(ws: Workspace, conn: Any, fact_id: str, superseded_by: str | None) -> tuple[list[ChainStep], list[ChainStep]]:
+def _chains(ws: Workspace, conn: Any, fact_id: str,
+            superseded_by: str | None) -> tuple[list[ChainStep], list[ChainStep]]:
     """(newer, older): what superseded the fact, following ``superseded_by`` (stops on a
     sentinel, a missing id or a cycle), and what it superseded, transitively (100 each at most)."""
     f = ws.layout.facts
@@ -169,18 +170,30 @@ def _chains(ws: Workspace, conn: Any, fact_id: str, superseded_by: str | None) -
             break
         newer.append(_step(hit))
         nxt = hit.superseded_by
-    older: list[ChainStep] = []
-    frontier = [fact_id]
-    while frontier and len(older) < 100:
-        hits = conn.execute(select(*columns).where(f.c.superseded_by.in_(frontier))).all()
-        frontier = []
-        for hit in hits:
-            if hit.id in seen:
-                continue
-            seen.add(hit.id)
-            frontier.append(hit.id)
-            older.append(_step(hit))
+    older = [_step(hit) for hit, _depth in older_versions(conn, f, fact_id, 100, columns, seen)]
     return newer, older
+
+
+def older_versions(conn: Any, facts: Any, start_id: str, limit: int, columns: Sequence[Any], seen: set[str], *,
+                   newest_first: bool = False) -> list[tuple[Any, int]]:
+    """What ``start_id`` superseded, transitively, breadth first: ``columns`` of each row with
+    how many steps back it is. A row in ``seen`` (which grows with them) is left out; the walk
+    stops once ``limit`` rows are found (the last step may add more)."""
+    out: list[tuple[Any, int]] = []
+    frontier, depth = [start_id], 1
+    while frontier and len(out) < limit:
+        stmt = select(*columns).where(facts.c.superseded_by.in_(frontier))
+        if newest_first:
+            stmt = stmt.order_by(facts.c.created_at.desc())
+        frontier = []
+        for row in conn.execute(stmt).all():
+            if row.id in seen:
+                continue
+            seen.add(row.id)
+            frontier.append(row.id)
+            out.append((row, depth))
+        depth += 1
+    return out
 
 
 def fact_detail(ws: Workspace, fact_id: str) -> FactRecord | None:
