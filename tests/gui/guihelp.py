@@ -51,6 +51,15 @@ def select_topic(qtbot: Any, tab: Any, topic: str) -> None:
     qtbot.waitUntil(lambda: tab.detail.fact_id is not None and tab.ops.pending == 0, timeout=10000)
 
 
+def facts_dialog(qtbot: Any, win: Any, topic: str, action: str) -> tuple[Any, Any]:
+    """Select the fact of ``topic`` in the window's Facts tab, trigger its action ``action``
+    (``"act_purge"``, say): (the tab, the dialog it opens)."""
+    tab = win.tab("facts")
+    select_topic(qtbot, tab, topic)
+    getattr(tab, action).trigger()
+    return tab, wait_dialog(qtbot, tab)
+
+
 def key_dialog(qtbot: Any, tab: Any, key: Any) -> Any:
     """Press ``key`` in the tab's list (focused first: shortcuts follow the focus) and return
     the dialog it opens."""

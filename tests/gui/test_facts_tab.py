@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import desk_sample
-from guihelp import focus, give_reason, key_dialog, row_of_topic, select_topic, topics, wait_dialog, wait_idle
+from guihelp import (facts_dialog, focus, give_reason, key_dialog, row_of_topic, select_topic, topics, wait_dialog,
+                     wait_idle)
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QLabel, QStyleOptionViewItem
 
@@ -214,10 +215,7 @@ def test_delete_restore_undo_redo(open_window, sample_path, qtbot) -> None:
 
 def test_purge_needs_the_topic_typed(open_window, sample_path, qtbot) -> None:
     win = open_window(sample_path)
-    tab = win.tab("facts")
-    select_topic(qtbot, tab, "topic 7")
-    tab.act_purge.trigger()
-    dialog = wait_dialog(qtbot, tab)
+    tab, dialog = facts_dialog(qtbot, win, "topic 7", "act_purge")
     assert not dialog.purge.isEnabled()
     qtbot.keyClicks(dialog.typed, "topic")
     assert not dialog.purge.isEnabled()
@@ -236,10 +234,7 @@ def test_purge_lists_the_backups_holding_the_text_and_erases_it_there(open_windo
     backup = files.backup_copy(sample_path)  # made before the purge: it holds the fact's text
     assert b"content of fact 8" in backup.read_bytes()
     win = open_window(sample_path)
-    tab = win.tab("facts")
-    select_topic(qtbot, tab, "topic 8")
-    tab.act_purge.trigger()
-    dialog = wait_dialog(qtbot, tab)
+    tab, dialog = facts_dialog(qtbot, win, "topic 8", "act_purge")
     assert backup.name in dialog.findChild(QLabel, "backups").text()
     assert dialog.backups.isVisible() and dialog.backup_action() == "erase"
     qtbot.keyClicks(dialog.typed, "topic 8")

@@ -6,7 +6,7 @@ the fact apart; Enter in the purge dialog never cancels silently; Undo names the
 from __future__ import annotations
 
 import desk_sample
-from guihelp import give_reason, key_dialog, row_of_topic, select_topic, wait_dialog, wait_idle
+from guihelp import facts_dialog, give_reason, key_dialog, row_of_topic, select_topic, wait_dialog, wait_idle
 from PySide6.QtCore import Qt
 
 from memorydesk.browse import detail as browse_detail
@@ -129,10 +129,7 @@ def test_purge_of_a_shared_topic_is_typed_with_its_first_words_and_enter_never_c
 
 def test_purge_takes_the_id_too_and_escape_cancels(open_window, sample_path, qtbot) -> None:
     win = open_window(sample_path)
-    tab = win.tab("facts")
-    select_topic(qtbot, tab, "topic 9")
-    tab.act_purge.trigger()
-    dialog = wait_dialog(qtbot, tab)
+    tab, dialog = facts_dialog(qtbot, win, "topic 9", "act_purge")
     assert dialog.expected == "topic 9"  # a topic no other fact has is enough
     qtbot.keyClicks(dialog.typed, desk_sample.fid(9))
     assert dialog.purge.isEnabled()

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import Connection, func, select
 
 from memorydesk.browse import conflicts as listing
+from memorydesk.browse.conflict_rows import ReviewRow
 from memorydesk.browse.facts import fact_state
 from memorydesk.core.bursts import WINDOW_S, Burst, Win, find_bursts
 from memorydesk.core.conflict_rule import Side, decide
@@ -149,7 +150,7 @@ class Displaced:
     at: int | None = None
     fact: BurstFact | None = None
     still_superseded_by_winner: bool = False
-    reviews: tuple[dict[str, Any], ...] = ()
+    reviews: tuple[ReviewRow, ...] = ()
     rule: BurstRule | None = None  # None when either fact is missing
 
     def to_json(self) -> dict[str, Any]:
@@ -157,7 +158,7 @@ class Displaced:
             return {"conflict": self.conflict, "exists": False}
         out: dict[str, Any] = {"conflict": self.conflict, "exists": True, "at": self.at, "fact": self.fact.to_json(),
                                "still_superseded_by_winner": self.still_superseded_by_winner,
-                               "reviews": list(self.reviews)}
+                               "reviews": [r.to_json() for r in self.reviews]}
         if self.rule is not None:
             out["rule"] = {"lines": list(self.rule.lines), "winner_still_wins": self.rule.winner_still_wins}
         return out

@@ -345,7 +345,7 @@ def conflict_trail(ws: Workspace, conflict_id: str) -> Trail | None:
     related = tuple(RelatedLine(line.id, tuple(line.ids), line.type, line.state, line.fact_a, line.fact_b, line.topic,
                                 line.domain, line.last_at, line.count, tuple(why[line.key]), line.dangling)
                     for line in listing.lines_for_keys(ws, related_keys) if line is not None)
-    settled = [r for r in reviews if r["decision"] in listing.SETTLING]
+    settled = [r for r in reviews if r.decision in listing.SETTLING]
     state = conflict.resolution if conflict.resolution is not None else ("reviewed" if settled else "open")
     conflict = replace(conflict, state=state)
     desk.sort(key=lambda h: h["id"], reverse=True)

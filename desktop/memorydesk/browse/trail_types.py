@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from memorydesk.browse.conflict_rows import ReviewRow
+
 __all__ = ["ChainNode", "Decision", "DeskStep", "Purge", "RelatedLine", "Restore", "RowRef", "SideStrength",
            "Trail", "TrailChain", "TrailConflict", "TrailFact", "Who"]
 
@@ -276,7 +278,7 @@ class RelatedLine:
 @dataclass(frozen=True)
 class Trail:
     """The whole trail of one conflict (see ``browse.conflict_trail``); ``reviews`` are the
-    rows of people's decisions, oldest first, as stored."""
+    people's decisions on it, oldest first."""
 
     conflict: TrailConflict
     a: TrailFact
@@ -284,7 +286,7 @@ class Trail:
     decision: Decision
     chain_a: TrailChain
     chain_b: TrailChain
-    reviews: tuple[dict[str, Any], ...]
+    reviews: tuple[ReviewRow, ...]
     restore: Restore
     history: tuple[DeskStep, ...]
     related: tuple[RelatedLine, ...]
@@ -300,5 +302,5 @@ class Trail:
         return {"conflict": self.conflict.to_json(), "facts": {"a": self.a.to_json(), "b": self.b.to_json()},
                 "decision": self.decision.to_json(),
                 "chains": {"a": self.chain_a.to_json(), "b": self.chain_b.to_json()},
-                "reviews": list(self.reviews), "restore": self.restore.to_json(),
+                "reviews": [r.to_json() for r in self.reviews], "restore": self.restore.to_json(),
                 "history": [h.to_json() for h in self.history], "related": [r.to_json() for r in self.related]}

@@ -236,11 +236,21 @@ def purge(reviewer: Reviewer, ids: Iterable[str], reason: str = "", *,
     outcome = PurgeOutcome(None, None)
     if present:
         outcome.change, outcome.wal = _purge_workspace(reviewer, list(present), reason)
+    settle_backups(outcome, holding, backups,
+                   lambda held: erase_in_backup(held, sorted(set(chain) | set(held.fact_ids))))
+    return outcome
+
+
+def settle_backups(outcome: PurgeOutcome, holding: list[BackupHolding], backups: BackupAction,
+                   erase: Callable[[BackupHolding], None]) -> None:
+    """Do to each backup that holds the purged text what ``backups`` asks — ``erase`` it there,
+    delete it, or keep it — and say so in ``outcome``. A backup SQLite cannot read is kept
+    (and said), as is one whose erase failed: the workspace is purged already."""
     for held in holding:
-        if backups == "erase" and not held.unreadable:  # one SQLite cannot read is kept and said
+        if backups == "erase" and not held.unreadable:
             try:
-                erase_in_backup(held, sorted(set(chain) | set(held.fact_ids)))
-            except MemoryDeskError as exc:  # the workspace is purged already: say what was done, exit 1
+                erase(held)
+            except MemoryDeskError as exc:
                 outcome.kept.append(BackupHolding(held.path, held.fact_ids, erase_failed=str(exc)))
                 continue
             outcome.erased.append(held.path)
@@ -249,7 +259,6 @@ def purge(reviewer: Reviewer, ids: Iterable[str], reason: str = "", *,
             outcome.deleted.append(held.path)
         else:
             outcome.kept.append(held)
-    return outcome
 
 
 def _purge_workspace(reviewer: Reviewer, ids: list[str], reason: str) -> tuple[ChangeResult, wal.WalState]:

@@ -20,7 +20,7 @@ from sqlalchemy import Connection, select
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
 from memorydesk.memory.history import ChangeResult, perform
 from memorydesk.memory.purge import (BACKUP_ACTIONS, MIN_NEEDLE, BackupAction, BackupHolding, PurgeOutcome,
-                                     erase_from_backup, scrub_history)
+                                     erase_from_backup, scrub_history, settle_backups)
 from memorydesk.memory.reviewer_action import ReviewerAction
 from memorydesk.memory.reviewer_items import ITEM_KINDS, WORDS, kept_detail
 from memorydesk.store import Workspace, files, wal
@@ -171,19 +171,7 @@ def purge_items_outcome(reviewer: Reviewer, item_kind: str, ids: Iterable[str], 
     present = [i for i in ids if i in texts]
     if present:
         outcome.change, outcome.wal = _purge_workspace(reviewer, item_kind, present, reason.strip(), needles)
-    for held in holding:
-        if backups == "erase" and not held.unreadable:
-            try:
-                _erase_in_backup(held.path, item_kind, ids, needles)
-            except MemoryDeskError as exc:
-                outcome.kept.append(BackupHolding(held.path, held.fact_ids, erase_failed=str(exc)))
-                continue
-            outcome.erased.append(held.path)
-        elif backups == "delete":
-            files.remove_database(held.path)
-            outcome.deleted.append(held.path)
-        else:
-            outcome.kept.append(held)
+    settle_backups(outcome, holding, backups, lambda held: _erase_in_backup(held.path, item_kind, ids, needles))
     return outcome
 
 
