@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from memorydesk.browse.detail import FactRecord
+from memorydesk.memory.history import HistoryEntry
 from memorydesk.ui.facts import decay
 from memorydesk.ui.facts.model import UNREACHABLE_TIP, unreachable_icon
 from memorydesk.ui.facts.recall_page import RecallPage
@@ -256,7 +257,7 @@ class FactDetail(QWidget):
         label.linkActivated.connect(lambda href: self.open_fact.emit(href.removeprefix("fact:")))
         return label
 
-    def show_fact(self, d: FactRecord | None, history: list[dict[str, Any]] | None = None) -> None:
+    def show_fact(self, d: FactRecord | None, history: list[HistoryEntry] | None = None) -> None:
         self.fact_id = d.id if d else None
         self.placeholder.setVisible(d is None)
         self.columns.setVisible(d is not None)
@@ -293,16 +294,15 @@ class FactDetail(QWidget):
         self.show_history(history)
         self.decay.show_fact(d.memory_type, d.created_at)
 
-    def show_history(self, history: list[dict[str, Any]] | None) -> None:
+    def show_history(self, history: list[HistoryEntry] | None) -> None:
         if history is None:
             self.history.setText("<i>History is not available in this build.</i>")
             return
         lines = []
         for h in history:
-            reason = f" — “{html.escape(h.get('reason') or '')}”" if h.get("reason") else ""
-            undone = " <i>(undone)</i>" if h.get("undone_by") else ""
-            lines.append(f"{when(h.get('at'))} {html.escape(str(h.get('action')))} by "
-                         f"{html.escape(str(h.get('actor')))}{reason}{undone}")
+            reason = f" — “{html.escape(h.reason)}”" if h.reason else ""
+            undone = " <i>(undone)</i>" if h.undone_by else ""
+            lines.append(f"{when(h.at)} {html.escape(h.action)} by {html.escape(h.actor)}{reason}{undone}")
         self.history.setText("<br>".join(lines) or "No changes recorded by the desk.")
 
     @staticmethod

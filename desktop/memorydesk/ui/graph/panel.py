@@ -35,6 +35,7 @@ from memorydesk.browse.graph_data import (
 )
 from memorydesk.browse.detail import FactRecord
 from memorydesk.browse.graph_index import GraphIndex
+from memorydesk.memory.history import HistoryEntry
 from memorydesk.ui.facts.detail import FactDetail
 from memorydesk.ui.graph.style import EDGE_COLOURS, EDGE_LABELS, EDGE_ORIGINS
 from memorydesk.ui.splitter import splitter
@@ -123,7 +124,7 @@ class SidePanel(QWidget):
         self.edges = self.ix.edges_of(node) if self.ix is not None else np.zeros(0, np.int64)
         self._fill_edges(node)
 
-    def show_fact_detail(self, fact_id: str, d: FactRecord | None, history: list | None) -> None:
+    def show_fact_detail(self, fact_id: str, d: FactRecord | None, history: list[HistoryEntry] | None) -> None:
         g, node = self.g, self.node
         if g is None or node is None or g.ids[node] != fact_id:
             return
