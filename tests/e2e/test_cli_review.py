@@ -90,19 +90,10 @@ def test_bad_text_gives_findings_or_notes_never_a_traceback(tmp_path: Path) -> N
 
 
 def test_a_secret_in_a_note_or_working_item_is_purged_from_the_command_line(tmp_path: Path) -> None:
-    from memorydesk.memory.service import MemoryService
-    from memorydesk.store import open_workspace
+    from fixtures import agent_notes
 
-    path = tmp_path / "notes.db"
     key = "sk_live_51Hx9Kq2Lm8Np4Rt6Vw3Yz7B"
-    with open_workspace(path, create=True) as ws:
-        with ws.write() as conn:
-            conn.execute(ws.layout.agents.insert().values(
-                id="agent-1", name="Cody", title="Coder", agent_md_path="", workspace_id=ws.workspace_id,
-                skills="", role="coder", created_at=1_700_000_000))
-        svc = MemoryService(ws, embedder=False)
-        svc.update_my_notes("agent-1", f"- deploy with {key}")
-        svc.remember("agent-1", f"the payments key is {key}", memory_type="fact")
+    path = agent_notes.with_note(tmp_path / "notes.db", f"- deploy with {key}", f"the payments key is {key}")
     rows = json.loads(run(str(path), "--json", "--kind", "secret").stdout)
     where = {r["item_kind"]: r["item_id"] for r in rows}
     assert set(where) == {"note", "working_item"}

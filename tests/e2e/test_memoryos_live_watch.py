@@ -129,7 +129,7 @@ def test_a_kill_inside_a_migration_shows_the_lost_qa_at_risk_and_the_rest_waitin
     result = import_directory(data, tmp_path / "once.db", TZ, stm_capacity=CAPACITY)
     [found] = [a for a in result.anomalies if a.kind == "interrupted_migration"]
     assert found.extra["from_utc"] < utc_of(lost["timestamp"]) < found.extra["to_utc"]
-    assert found.user == "ana" and result.users["ana"]["stm_fill"] == {"entries": 2, "capacity": CAPACITY}
+    assert found.user == "ana" and result.users["ana"].stm_fill.to_json() == {"entries": 2, "capacity": CAPACITY}
 
 
 def test_without_the_kill_nothing_is_at_risk(tmp_path: Path) -> None:

@@ -40,6 +40,6 @@ def row_of(tab, a: str, b: str) -> int:
 def show(qtbot, win, tab, row: int) -> dict:
     tab.select_row(row)
     line = tab.model.line(row)
-    qtbot.waitUntil(lambda: tab.trail.trail is not None and tab.trail.trail["conflict"]["id"] == line.id
+    qtbot.waitUntil(lambda: tab.trail.trail is not None and tab.trail.trail.conflict.id == line.id
                     and win.ops.pending == 0, timeout=10000)
     return tab.trail.trail

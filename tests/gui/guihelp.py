@@ -45,6 +45,29 @@ def wait_dialog(qtbot: Any, owner: Any, timeout: int = 10000) -> Any:
     return owner.dialog
 
 
+def select_topic(qtbot: Any, tab: Any, topic: str) -> None:
+    """Select the fact of ``topic`` in the Facts list and wait for its detail to be read."""
+    tab.select_row(row_of_topic(tab, topic))
+    qtbot.waitUntil(lambda: tab.detail.fact_id is not None and tab.ops.pending == 0, timeout=10000)
+
+
+def facts_dialog(qtbot: Any, win: Any, topic: str, action: str) -> tuple[Any, Any]:
+    """Select the fact of ``topic`` in the window's Facts tab, trigger its action ``action``
+    (``"act_purge"``, say): (the tab, the dialog it opens)."""
+    tab = win.tab("facts")
+    select_topic(qtbot, tab, topic)
+    getattr(tab, action).trigger()
+    return tab, wait_dialog(qtbot, tab)
+
+
+def key_dialog(qtbot: Any, tab: Any, key: Any) -> Any:
+    """Press ``key`` in the tab's list (focused first: shortcuts follow the focus) and return
+    the dialog it opens."""
+    focus(qtbot, tab.view)
+    qtbot.keyClick(tab.view, key)
+    return wait_dialog(qtbot, tab)
+
+
 def fact_at(qtbot: Any, tab: Any, row: int) -> Any:
     """The fact in a row of the Facts list, once its window has been read (on the worker)."""
     tab.model.fact(row)  # asks for the window

@@ -36,7 +36,7 @@ def test_restore_loser_works_when_the_winner_no_longer_exists(open_window, works
     assert tab.model.line(row).dangling
     trail = show(qtbot, win, tab, row)
     text = tab.trail.toPlainText()
-    assert trail["restore"]["possible"] and tab.acts.restore.isEnabled()
+    assert trail.restore.possible and tab.acts.restore.isEnabled()
     assert "Restore Loser (Ctrl+R) will" in text
     assert "A becomes active again. B, which replaced it, no longer exists (the product deleted it), so nothing " \
            "else changes." in text
@@ -49,7 +49,7 @@ def test_restore_loser_works_when_the_winner_no_longer_exists(open_window, works
     tab.acts.dialog.reject()
     qtbot.waitUntil(lambda: tab.acts.dialog is None, timeout=5000)
     decide(qtbot, win, tab, tab.acts.restore, "the winner was deleted; v2 still holds")
-    qtbot.waitUntil(lambda: tab.trail.trail is not None and tab.trail.trail["facts"]["a"]["state"] == "active",
+    qtbot.waitUntil(lambda: tab.trail.trail is not None and tab.trail.trail.a.state == "active",
                     timeout=10000)
     text = tab.trail.toPlainText()
     assert "A — lost, now active again" in text and "A — lost, superseded by B" not in text  # true now
@@ -98,7 +98,7 @@ def test_a_filter_that_drops_the_shown_conflict_clears_its_trail(open_window, wo
     tab.filters.text.setText("staging region")  # it stays in the list: so does its trail
     tab.filters.text.returnPressed.emit()
     settle(qtbot, win, tab)
-    assert tab.trail.trail is not None and tab.trail.trail["facts"]["a"]["id"] == v1
+    assert tab.trail.trail is not None and tab.trail.trail.a.id == v1
     assert tab.selected_line() is not None and tab.selected_line().fact_a == v1
 
 
@@ -131,7 +131,7 @@ def test_save_suggests_a_file_name(open_window, workspace, qtbot) -> None:
     qtbot.waitUntil(lambda: isinstance(tab.acts.dialog, QFileDialog) and tab.acts.dialog.isVisible(), timeout=5000)
     dialog = tab.acts.dialog
     name = Path(dialog.selectedFiles()[0]).name
-    assert name.startswith("conflict-pr-size-") and trail["conflict"]["id"][:8] in name and name.endswith(".md")
+    assert name.startswith("conflict-pr-size-") and trail.conflict.id[:8] in name and name.endswith(".md")
     dialog.reject()
     qtbot.waitUntil(lambda: tab.acts.dialog is None, timeout=5000)
 

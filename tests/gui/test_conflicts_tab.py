@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+from dataclasses import replace
 
 from conflicts_sample import ready, row_of, settle, show, workspace  # noqa: F401 - a fixture
 from guihelp import focus, wait_idle
@@ -45,7 +46,7 @@ def test_the_trail_shows_both_facts_the_decision_and_the_chain(open_window, work
     v1, v2, v3 = ids["chain"]
     trail = show(qtbot, win, tab, row_of(tab, v1, v2))
     text = tab.trail.toPlainText()
-    assert trail["facts"]["a"]["id"] == v1
+    assert trail.a.id == v1
     assert "eu-west-1" in text and "eu-central-1" in text
     assert "line-through" in tab.trail.toHtml() and "The recorded winner (B) is what the rule gives today" in text
     assert "0.600" in text and "× 1.000" in text and "= 0.800" in text
@@ -95,9 +96,9 @@ def test_restore_the_loser_from_the_toolbar_then_undo(open_window, workspace, qt
     show(qtbot, win, tab, row_of(tab, v2, v3))
     assert tab.acts.restore.isEnabled()
     decide(qtbot, win, tab, tab.acts.restore, "v2 was right")
-    qtbot.waitUntil(lambda: tab.trail.trail is not None and tab.trail.trail["facts"]["a"]["state"] == "active",
+    qtbot.waitUntil(lambda: tab.trail.trail is not None and tab.trail.trail.a.state == "active",
                     timeout=5000)
-    assert tab.trail.trail["facts"]["b"]["superseded_by"] == v2
+    assert tab.trail.trail.b.superseded_by == v2
     facts = win.show_tab("facts")
     wait_idle(qtbot, win)
 
@@ -109,7 +110,7 @@ def test_restore_the_loser_from_the_toolbar_then_undo(open_window, workspace, qt
     assert v2 in listed() and v3 not in listed()  # the Facts tab followed (it lists active facts)
     win.show_tab("conflicts")
     win.act_undo.trigger()
-    qtbot.waitUntil(lambda: tab.trail.trail is not None and tab.trail.trail["facts"]["a"]["state"] == "superseded",
+    qtbot.waitUntil(lambda: tab.trail.trail is not None and tab.trail.trail.a.state == "superseded",
                     timeout=10000)
 
 
@@ -122,7 +123,7 @@ def test_a_burst_is_listed_and_reviewed_together(open_window, workspace, qtbot, 
     qtmodeltester.check(tab.burst_model)
     assert tab.pages.tabText(1) == "Bursts (2)"
     tab.burst_view.selectRow(1)
-    qtbot.waitUntil(lambda: tab.trail.burst is not None and tab.trail.burst["winner"]["id"] == ids["burst_winner"],
+    qtbot.waitUntil(lambda: tab.trail.burst is not None and tab.trail.burst.winner.id == ids["burst_winner"],
                     timeout=5000)
     assert "one write superseded 4 facts" in tab.trail.toPlainText()
     tab.acts.review_burst.trigger()
@@ -130,15 +131,15 @@ def test_a_burst_is_listed_and_reviewed_together(open_window, workspace, qtbot, 
     dialog = tab.acts.dialog
     assert dialog.table.rowCount() == 4
     first = dialog.rows[0]
-    dialog.set_restore({first["conflict"]})
+    dialog.set_restore({first.conflict})
     assert dialog.ok.text() == "Restore 1, confirm 3"
     qtbot.keyClicks(dialog.reason, "the summary lost a detail")
     dialog.ok.click()
     qtbot.waitUntil(lambda: tab.acts.dialog is None, timeout=5000)
     settle(qtbot, win, tab)
     qtbot.waitUntil(lambda: tab.trail.burst is not None and tab.burst_model.rowCount() == 2, timeout=10000)
-    restored = next(d for d in tab.trail.burst["displaced"] if d["conflict"] == first["conflict"])
-    assert restored["fact"]["state"] == "active" and tab.burst_model.burst(1).reviewed == 4
+    restored = next(d for d in tab.trail.burst.displaced if d.conflict == first.conflict)
+    assert restored.fact.state == "active" and tab.burst_model.burst(1).reviewed == 4
 
 
 def test_navigation_both_ways_with_the_facts_tab(open_window, workspace, qtbot) -> None:
@@ -154,8 +155,8 @@ def test_navigation_both_ways_with_the_facts_tab(open_window, workspace, qtbot) 
     qtbot.waitUntil(lambda: tab.model.rowCount() == 4 and tab.trail.trail is not None, timeout=15000)
     assert tab.filters.fact.text() == winner
     assert all(winner in (tab.model.line(r).fact_a, tab.model.line(r).fact_b) for r in range(4))
-    assert tab.trail.trail["conflict"]["fact_b"] == winner
-    loser = tab.trail.trail["facts"]["a"]["id"]
+    assert tab.trail.trail.conflict.fact_b == winner
+    loser = tab.trail.trail.a.id
     focus(qtbot, tab.view)
     qtbot.keyClick(tab.view, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert win.tabs.currentWidget() is facts
@@ -197,16 +198,18 @@ def test_right_to_left_facts_are_laid_out_right_to_left(qtbot) -> None:
 
     view = TrailView()
     qtbot.addWidget(view)
-    hebrew = {"id": "h1", "exists": True, "state": "superseded", "content": "הפריסה לייצור ביום שלישי בשעה 10",
-              "domain": "ops", "topic": "פריסה", "weight": 1.0, "confidence": 0.6, "veracity": "stated",
-              "veracity_read_as": "stated", "superseded_by": "h2"}
-    newer = {**hebrew, "id": "h2", "state": "active", "content": "הפריסה לייצור ביום רביעי בשעה 10",
-             "confidence": 0.9, "superseded_by": None}
-    trail = {"conflict": {"id": "c1", "type": "contradiction", "state": "superseded", "recorded_winner": "h2",
-                          "fact_a": "h1", "fact_b": "h2", "created_at": 1, "resolved_at": 1, "rows": [{"id": "c1"}],
-                          "first_at": 1, "last_at": 1},
-             "facts": {"a": hebrew, "b": newer}, "decision": {"rule_winner": None, "note": "n"},
-             "chains": {"a": {}, "b": {}}, "history": [], "related": [], "reviews": []}
+    from memorydesk.browse.trail_types import (Decision, Restore, RowRef, Trail, TrailChain, TrailConflict,
+                                               TrailFact)
+
+    hebrew = TrailFact("h1", True, "superseded", content="הפריסה לייצור ביום שלישי בשעה 10", domain="ops",
+                       topic="פריסה", weight=1.0, confidence=0.6, veracity="stated", veracity_read_as="stated",
+                       superseded_by="h2")
+    newer = replace(hebrew, id="h2", state="active", content="הפריסה לייצור ביום רביעי בשעה 10", confidence=0.9,
+                    superseded_by=None)
+    conflict = TrailConflict("c1", 1, "contradiction", "superseded", "h2", "h1", "h2", 1, 1, None,
+                             (RowRef("c1", 1, 1),), 1, 1, state="superseded")
+    trail = Trail(conflict, hebrew, newer, Decision("h2", note="n"), TrailChain(), TrailChain(), (),
+                  Restore(False, ""), (), ())
     view.show_trail(trail)
     doc = view.document()
     block = doc.begin()

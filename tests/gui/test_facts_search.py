@@ -84,7 +84,7 @@ def test_agent_view_is_a_preview_that_records_no_recall(open_window, sample_path
     assert tab.model.rowCount() > 0
     for row in range(tab.model.rowCount()):
         fact = browse_detail.fact_detail(win.ws, tab.model.fact(row).id)
-        assert fact["recall_count"] == recalls[fact["id"]] and fact["last_recalled_at"] is None
+        assert fact.recall_count == recalls[fact.id] and fact.last_recalled_at is None
     win.close()
     assert hashlib.sha256(sample_path.read_bytes()).hexdigest() == before
 

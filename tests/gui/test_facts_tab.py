@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import desk_sample
-from guihelp import focus, give_reason, row_of_topic, topics, wait_dialog, wait_idle
+from guihelp import (facts_dialog, focus, give_reason, key_dialog, row_of_topic, select_topic, topics, wait_dialog,
+                     wait_idle)
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QLabel, QStyleOptionViewItem
 
 from memorydesk.browse import detail as browse_detail
 from memorydesk.ui.facts.model import COLUMNS, column
-
-
-def _select(qtbot, tab, topic: str) -> None:
-    tab.select_row(row_of_topic(tab, topic))
-    qtbot.waitUntil(lambda: tab.detail.fact_id is not None and tab.ops.pending == 0, timeout=10000)
 
 
 def test_window_title_tabs_and_counts(open_window, sample_path) -> None:
@@ -120,7 +116,7 @@ def test_header_click_sorts(open_window, sample_path, qtbot) -> None:
 def test_detail_shows_chain_conflicts_edges_and_decay(open_window, sample_path, qtbot) -> None:
     win = open_window(sample_path)
     tab = win.tab("facts")
-    _select(qtbot, tab, "deploy day")
+    select_topic(qtbot, tab, "deploy day")
     d = tab.detail
     assert d.fact_id == desk_sample.fid(30)
     assert d.values["state"].text() == "active"
@@ -142,25 +138,19 @@ def test_hebrew_cells_are_laid_out_right_to_left(open_window, sample_path, qtbot
     option = QStyleOptionViewItem()
     tab.view.itemDelegate().initStyleOption(option, tab.model.index(row, column("domain")))
     assert option.direction == Qt.LayoutDirection.LeftToRight  # "product" is Latin
-    _select(qtbot, tab, "הגדרות")
+    select_topic(qtbot, tab, "הגדרות")
     assert tab.detail.title.layoutDirection() == Qt.LayoutDirection.RightToLeft
 
 
 def _confirm(qtbot, tab, reason: str = "checked with the team") -> None:
-    give_reason(qtbot, _dialog(qtbot, tab), reason)
-
-
-def _dialog(qtbot, tab):
-    return wait_dialog(qtbot, tab)
+    give_reason(qtbot, wait_dialog(qtbot, tab), reason)
 
 
 def test_edit_supersedes_through_the_dialog(open_window, sample_path, qtbot) -> None:
     win = open_window(sample_path)
     tab = win.tab("facts")
-    _select(qtbot, tab, "topic 3")
-    focus(qtbot, tab.view)
-    qtbot.keyClick(tab.view, Qt.Key.Key_F2)
-    dialog = _dialog(qtbot, tab)
+    select_topic(qtbot, tab, "topic 3")
+    dialog = key_dialog(qtbot, tab, Qt.Key.Key_F2)
     assert dialog.topic.text() == "topic 3"
     dialog.content.setPlainText("corrected content of fact 3")
     dialog.buttons.button(dialog.buttons.StandardButton.Save).click()
@@ -170,20 +160,20 @@ def test_edit_supersedes_through_the_dialog(open_window, sample_path, qtbot) -> 
     qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.detail.content.toPlainText() == "corrected content of fact 3",
                     timeout=20000)
     old = browse_detail.fact_detail(win.ws, desk_sample.fid(3))
-    assert old["state"] == "superseded"
-    new = browse_detail.fact_detail(win.ws, old["superseded_by"])
-    assert new["content"] == "corrected content of fact 3" and new["veracity"] == "stated"
+    assert old.state == "superseded"
+    new = browse_detail.fact_detail(win.ws, old.superseded_by)
+    assert new.content == "corrected content of fact 3" and new.veracity == "stated"
     assert tab.model.rowCount() == 26  # one superseded, one new: nothing created beside the edit
-    assert [f.id for f in tab.selected_facts()] == [new["id"]]  # the new version is selected and shown
+    assert [f.id for f in tab.selected_facts()] == [new.id]  # the new version is selected and shown
     qtbot.waitUntil(lambda: "edit by" in tab.detail.history.text(), timeout=10000)
     assert "“was wrong”" in tab.detail.history.text()
 
 
 def test_edit_refuses_empty_fields(open_window, sample_path, qtbot) -> None:
     tab = open_window(sample_path).tab("facts")
-    _select(qtbot, tab, "topic 4")
+    select_topic(qtbot, tab, "topic 4")
     tab.act_edit.trigger()
-    dialog = _dialog(qtbot, tab)
+    dialog = wait_dialog(qtbot, tab)
     dialog.topic.setText("   ")
     dialog.buttons.button(dialog.buttons.StandardButton.Save).click()
     assert dialog.isVisible() and "Topic" in dialog.problem.text()
@@ -202,13 +192,13 @@ def test_delete_restore_undo_redo(open_window, sample_path, qtbot) -> None:
     qtbot.keyClick(tab.view, Qt.Key.Key_Delete)
     _confirm(qtbot, tab)
     qtbot.waitUntil(lambda: tab.model.rowCount() == 24 and win.ops.pending == 0, timeout=10000)
-    assert browse_detail.fact_detail(win.ws, desk_sample.fid(5))["state"] == "deleted"
+    assert browse_detail.fact_detail(win.ws, desk_sample.fid(5)).state == "deleted"
 
     focus(qtbot, tab.view)
     qtbot.keyClick(tab.view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # one undo: the whole delete
     qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 26, timeout=10000)
-    assert browse_detail.fact_detail(win.ws, desk_sample.fid(5))["state"] == "active"
-    assert browse_detail.fact_detail(win.ws, desk_sample.fid(6))["state"] == "active"
+    assert browse_detail.fact_detail(win.ws, desk_sample.fid(5)).state == "active"
+    assert browse_detail.fact_detail(win.ws, desk_sample.fid(6)).state == "active"
     qtbot.keyClick(tab.view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 24, timeout=10000)
 
@@ -220,15 +210,12 @@ def test_delete_restore_undo_redo(open_window, sample_path, qtbot) -> None:
     _confirm(qtbot, tab)
     qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 0, timeout=10000)
     for n in (5, 6, 25):
-        assert browse_detail.fact_detail(win.ws, desk_sample.fid(n))["state"] == "active"
+        assert browse_detail.fact_detail(win.ws, desk_sample.fid(n)).state == "active"
 
 
 def test_purge_needs_the_topic_typed(open_window, sample_path, qtbot) -> None:
     win = open_window(sample_path)
-    tab = win.tab("facts")
-    _select(qtbot, tab, "topic 7")
-    tab.act_purge.trigger()
-    dialog = _dialog(qtbot, tab)
+    tab, dialog = facts_dialog(qtbot, win, "topic 7", "act_purge")
     assert not dialog.purge.isEnabled()
     qtbot.keyClicks(dialog.typed, "topic")
     assert not dialog.purge.isEnabled()
@@ -238,7 +225,7 @@ def test_purge_needs_the_topic_typed(open_window, sample_path, qtbot) -> None:
     qtbot.mouseClick(dialog.purge, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 25, timeout=10000)
     assert browse_detail.fact_detail(win.ws, desk_sample.fid(7)) is None or \
-        browse_detail.fact_detail(win.ws, desk_sample.fid(7))["content"] != "content of fact 7"
+        browse_detail.fact_detail(win.ws, desk_sample.fid(7)).content != "content of fact 7"
 
 
 def test_purge_lists_the_backups_holding_the_text_and_erases_it_there(open_window, sample_path, qtbot) -> None:
@@ -247,10 +234,7 @@ def test_purge_lists_the_backups_holding_the_text_and_erases_it_there(open_windo
     backup = files.backup_copy(sample_path)  # made before the purge: it holds the fact's text
     assert b"content of fact 8" in backup.read_bytes()
     win = open_window(sample_path)
-    tab = win.tab("facts")
-    _select(qtbot, tab, "topic 8")
-    tab.act_purge.trigger()
-    dialog = _dialog(qtbot, tab)
+    tab, dialog = facts_dialog(qtbot, win, "topic 8", "act_purge")
     assert backup.name in dialog.findChild(QLabel, "backups").text()
     assert dialog.backups.isVisible() and dialog.backup_action() == "erase"
     qtbot.keyClicks(dialog.typed, "topic 8")

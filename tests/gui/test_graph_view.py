@@ -145,6 +145,19 @@ def test_the_side_panel_stacks_the_fact_detail(qtbot, open_window, sample_db) ->
     assert tab.panel.detail.text_col.height() >= 80
 
 
+def test_select_a_node_sits_at_the_top_of_the_side_panel(qtbot, open_window, sample_db) -> None:
+    win = open_window(sample_db)
+    win.resize(1280, 800)
+    tab = graph_tab(qtbot, win)
+    tab.select_node(None, source="test")
+    header = tab.panel.header
+    qtbot.waitUntil(lambda: header.isVisible() and header.text().startswith("Select a node"), timeout=5000)
+    assert not tab.panel.detail.isVisible()
+    top = header.mapTo(tab.panel, header.rect().topLeft()).y()
+    assert top <= 8  # no empty band above the text
+    assert header.height() <= header.heightForWidth(header.width()) + 8  # the label holds its text, not the room
+
+
 def test_the_outline_tooltip_gives_the_whole_name_and_counts(qtbot, open_window, sample_db) -> None:
     win = open_window(sample_db)
     tab = graph_tab(qtbot, win)

@@ -6,7 +6,7 @@ the fact apart; Enter in the purge dialog never cancels silently; Undo names the
 from __future__ import annotations
 
 import desk_sample
-from guihelp import focus, give_reason, row_of_topic, wait_dialog, wait_idle
+from guihelp import facts_dialog, give_reason, key_dialog, row_of_topic, select_topic, wait_dialog, wait_idle
 from PySide6.QtCore import Qt
 
 from memorydesk.browse import detail as browse_detail
@@ -22,26 +22,19 @@ def history(path, entity: str) -> list[tuple[str, str, str]]:
             "SELECT action, entity_id, reason FROM memdesk_history WHERE entity = ? ORDER BY id", (entity,))]
 
 
-def select(qtbot, tab, topic: str) -> None:
-    tab.select_row(row_of_topic(tab, topic))
-    qtbot.waitUntil(lambda: tab.detail.fact_id is not None and tab.ops.pending == 0, timeout=10000)
-
-
 def test_delete_names_the_fact_refuses_an_empty_reason_and_undo_names_it(open_window, sample_path, qtbot) -> None:
     win = open_window(sample_path)
     tab = win.tab("facts")
-    select(qtbot, tab, "topic 5")
-    focus(qtbot, tab.view)
-    qtbot.keyClick(tab.view, Qt.Key.Key_Delete)
-    dialog = wait_dialog(qtbot, tab)
+    select_topic(qtbot, tab, "topic 5")
+    dialog = key_dialog(qtbot, tab, Qt.Key.Key_Delete)
     assert isinstance(dialog, ReasonDialog)
     assert "topic 5" in dialog.text.text() and dialog.text.text().startswith("Delete fact ")
     qtbot.keyClick(dialog.reason, Qt.Key.Key_Return)  # no reason yet: refused in place
     assert dialog.isVisible() and dialog.problem.text() == REASON_NEEDED
-    assert browse_detail.fact_detail(win.ws, desk_sample.fid(5))["state"] == "active"
+    assert browse_detail.fact_detail(win.ws, desk_sample.fid(5)).state == "active"
     give_reason(qtbot, dialog, "duplicate of topic 4")
     qtbot.waitUntil(lambda: win.ops.pending == 0 and win.ops.flows == 0
-                    and browse_detail.fact_detail(win.ws, desk_sample.fid(5))["state"] == "deleted", timeout=10000)
+                    and browse_detail.fact_detail(win.ws, desk_sample.fid(5)).state == "deleted", timeout=10000)
     assert history(sample_path, "fact")[-1] == ("delete", desk_sample.fid(5), "duplicate of topic 4")
     # the fact below takes its place in the selection: Del, reason, Enter, Del … reviews down the list
     qtbot.waitUntil(lambda: [f.topic for f in tab.selected_facts()] == ["topic 6"], timeout=10000)
@@ -51,7 +44,7 @@ def test_delete_names_the_fact_refuses_an_empty_reason_and_undo_names_it(open_wi
     win.act_undo.trigger()
     qtbot.waitUntil(lambda: win.ops.pending == 0 and win.act_redo.text() == "&Redo “Delete fact topic 5”",
                     timeout=10000)
-    assert browse_detail.fact_detail(win.ws, desk_sample.fid(5))["state"] == "active"
+    assert browse_detail.fact_detail(win.ws, desk_sample.fid(5)).state == "active"
     assert win.act_undo.text() == "&Undo" and not win.act_undo.isEnabled()  # nothing left to undo, and it says so
 
 
@@ -76,11 +69,11 @@ def test_several_facts_are_named_and_restore_asks_why(open_window, sample_path, 
     win.act_undo.trigger()
     qtbot.waitUntil(lambda: win.ops.pending == 0 and win.ops.flows == 0
                     and win.act_redo.text() == "&Redo “Delete 2 facts”", timeout=30000)
-    assert {browse_detail.fact_detail(win.ws, desk_sample.fid(n))["state"] for n in (6, 7)} == {"active"}
+    assert {browse_detail.fact_detail(win.ws, desk_sample.fid(n)).state for n in (6, 7)} == {"active"}
     win.act_redo.trigger()
     qtbot.waitUntil(lambda: win.ops.pending == 0 and win.ops.flows == 0
                     and win.act_undo.text() == "&Undo “Delete 2 facts”", timeout=30000)
-    assert {browse_detail.fact_detail(win.ws, desk_sample.fid(n))["state"] for n in (6, 7)} == {"deleted"}
+    assert {browse_detail.fact_detail(win.ws, desk_sample.fid(n)).state for n in (6, 7)} == {"deleted"}
 
     tab.select_row(row_of_topic(tab, "deleted one"))  # deleted by someone else before
     qtbot.waitUntil(lambda: tab.act_restore.isEnabled(), timeout=10000)
@@ -91,7 +84,7 @@ def test_several_facts_are_named_and_restore_asks_why(open_window, sample_path, 
     assert dialog.isVisible() and dialog.problem.text() == REASON_NEEDED
     give_reason(qtbot, dialog, "it was right after all")
     qtbot.waitUntil(lambda: win.ops.pending == 0 and win.ops.flows == 0
-                    and browse_detail.fact_detail(win.ws, desk_sample.fid(25))["state"] == "active", timeout=10000)
+                    and browse_detail.fact_detail(win.ws, desk_sample.fid(25)).state == "active", timeout=10000)
     assert history(sample_path, "fact")[-1] == ("restore", desk_sample.fid(25), "it was right after all")
     qtbot.waitUntil(lambda: win.act_undo.text() == "&Undo “Restore fact deleted one”", timeout=10000)
 
@@ -112,7 +105,7 @@ def test_purge_of_a_shared_topic_is_typed_with_its_first_words_and_enter_never_c
         open_window, sample_path, qtbot) -> None:
     win = open_window(sample_path)
     tab = win.tab("facts")
-    select(qtbot, tab, "deploy day")  # three facts share this topic (a supersession chain)
+    select_topic(qtbot, tab, "deploy day")  # three facts share this topic (a supersession chain)
     tab.act_purge.trigger()
     dialog = wait_dialog(qtbot, tab)
     assert dialog.expected == "deploy day: we deploy on wednesday"
@@ -136,16 +129,13 @@ def test_purge_of_a_shared_topic_is_typed_with_its_first_words_and_enter_never_c
 
 def test_purge_takes_the_id_too_and_escape_cancels(open_window, sample_path, qtbot) -> None:
     win = open_window(sample_path)
-    tab = win.tab("facts")
-    select(qtbot, tab, "topic 9")
-    tab.act_purge.trigger()
-    dialog = wait_dialog(qtbot, tab)
+    tab, dialog = facts_dialog(qtbot, win, "topic 9", "act_purge")
     assert dialog.expected == "topic 9"  # a topic no other fact has is enough
     qtbot.keyClicks(dialog.typed, desk_sample.fid(9))
     assert dialog.purge.isEnabled()
     qtbot.keyClick(dialog.typed, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: tab.dialog is None and win.ops.flows == 0, timeout=10000)
-    assert browse_detail.fact_detail(win.ws, desk_sample.fid(9))["content"] == "content of fact 9"
+    assert browse_detail.fact_detail(win.ws, desk_sample.fid(9)).content == "content of fact 9"
 
 
 def _policy_row(tab, start: str) -> int:
@@ -158,9 +148,7 @@ def test_policy_changes_ask_why_and_the_selection_follows_an_edit(open_window, s
     qtbot.waitUntil(lambda: tab.model.rowCount() > 0 and win.ops.pending == 0, timeout=10000)
     tab.select_row(_policy_row(tab, "Always"))
     old_id = tab.selected().id
-    focus(qtbot, tab.view)
-    qtbot.keyClick(tab.view, Qt.Key.Key_F2)
-    dialog = wait_dialog(qtbot, tab)
+    dialog = key_dialog(qtbot, tab, Qt.Key.Key_F2)
     dialog.rule.setPlainText("Always run the whole test suite.")
     save = dialog.buttons.button(dialog.buttons.StandardButton.Save)
     save.click()
@@ -193,9 +181,7 @@ def test_policy_changes_ask_why_and_the_selection_follows_an_edit(open_window, s
     assert history(sample_path, "policy")[-1][::2] == ("activate", "not yet")
 
     tab.select_row(_policy_row(tab, "Never log"))
-    focus(qtbot, tab.view)
-    qtbot.keyClick(tab.view, Qt.Key.Key_Delete)
-    dialog = wait_dialog(qtbot, tab)
+    dialog = key_dialog(qtbot, tab, Qt.Key.Key_Delete)
     assert "Never log" in dialog.text.text()
     qtbot.keyClick(dialog.reason, Qt.Key.Key_Return)
     assert dialog.isVisible() and dialog.problem.text() == REASON_NEEDED

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from guihelp import wait_dialog
 
+from fixtures import agent_notes
+
 from memorydesk.memory.service import MemoryService
 from memorydesk.store import open_workspace
 
@@ -100,16 +102,7 @@ def test_cancel_stops_the_scan_and_keeps_the_last_results(open_window, tmp_path:
 
 @pytest.fixture
 def note_path(tmp_path: Path) -> Path:
-    path = tmp_path / "notes.db"
-    with open_workspace(path, create=True) as ws:
-        with ws.write() as conn:
-            conn.execute(ws.layout.agents.insert().values(
-                id="agent-1", name="Cody", title="Coder", agent_md_path="", workspace_id=ws.workspace_id,
-                skills="", role="coder", created_at=1_700_000_000))
-        svc = MemoryService(ws, embedder=False)
-        svc.update_my_notes("agent-1", f"- deploy note: {KEY}")
-        svc.remember("agent-1", "Call +49 30 901820 for outages.", memory_type="fact")
-    return path
+    return agent_notes.with_note(tmp_path / "notes.db", f"- deploy note: {KEY}", "Call +49 30 901820 for outages.")
 
 
 def _note_text(path: Path) -> str:

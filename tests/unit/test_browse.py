@@ -128,18 +128,18 @@ def test_keys_and_rows_for_keys(ws) -> None:
 
 def test_fact_detail_neighbourhood(ws) -> None:
     d = browse_detail.fact_detail(ws, fid(29))
-    assert d is not None and d["state"] == "superseded"
-    assert [x["id"] for x in d["newer"]] == [fid(30)]
-    assert [x["id"] for x in d["older"]] == [fid(28)]
-    assert d["conflicts"][0]["role"] == "loser" and d["conflicts"][0]["other_id"] == fid(30)
+    assert d is not None and d.state == "superseded"
+    assert [x.id for x in d.newer] == [fid(30)]
+    assert [x.id for x in d.older] == [fid(28)]
+    assert d.conflicts[0].role == "loser" and d.conflicts[0].other_id == fid(30)
     top = browse_detail.fact_detail(ws, fid(30))
-    assert [x["id"] for x in top["older"]] == [fid(29), fid(28)]
-    assert top["newer"] == []
-    assert top["embedding_bytes"] == 1536 and "embedding" not in top
-    assert {(e["direction"], e["other_id"]) for e in top["edges"]} == {("out", fid(1)), ("in", fid(2))}
-    assert top["edges"][0]["other_topic"] == "topic 1"  # heaviest first
+    assert [x.id for x in top.older] == [fid(29), fid(28)]
+    assert top.newer == ()
+    assert top.embedding_bytes == 1536 and not hasattr(top, "embedding")
+    assert {(e.direction, e.other_id) for e in top.edges} == {("out", fid(1)), ("in", fid(2))}
+    assert top.edges[0].other_topic == "topic 1"  # heaviest first
     cleanup = browse_detail.fact_detail(ws, fid(27))
-    assert cleanup["newer"] == [{"id": "system:cleanup", "topic": None, "state": "sentinel"}]
+    assert cleanup.newer == (browse_detail.ChainStep("system:cleanup", None, "sentinel"),)
     assert browse_detail.fact_detail(ws, "nope") is None
 
 
@@ -148,8 +148,8 @@ def test_supersession_cycle_terminates(tmp_path) -> None:
     path = sample.build(tmp_path / "cycle.db", facts)
     with open_workspace(path, read_only=True) as ws:
         d = browse_detail.fact_detail(ws, fid(1))
-        assert [x["id"] for x in d["newer"]] == [fid(2)]
-        assert d["older"] == []  # fid(2) is already on the chain
+        assert [x.id for x in d.newer] == [fid(2)]
+        assert d.older == ()  # fid(2) is already on the chain
 
 
 def test_policies_agents_counts(ws) -> None:
@@ -186,5 +186,17 @@ def test_rows_say_whether_keyword_search_can_reach_them(ws) -> None:
     rows = {r.topic: r for r in browse.fact_rows(ws, FactQuery(), 0, 100)}
     assert rows["הגדרות"].keyword_reachable is False  # Hebrew only: no [a-z0-9] term
     assert rows["topic 1"].keyword_reachable is True
-    assert browse_detail.fact_detail(ws, fid(24))["keyword_reachable"] is False
-    assert browse_detail.fact_detail(ws, fid(1))["keyword_reachable"] is True
+    assert browse_detail.fact_detail(ws, fid(24)).keyword_reachable is False
+    assert browse_detail.fact_detail(ws, fid(1)).keyword_reachable is True
+
+
+def test_fact_detail_reads_both_product_layouts_alike(product_db, newer_product_db) -> None:
+    """The schema-13 layout (``_table`` names) and the newer one give the same typed record."""
+    records = []
+    for path in (product_db, newer_product_db):
+        with open_workspace(path, read_only=True) as ws:
+            records.append(browse_detail.fact_detail(ws, "f-01"))
+    old, new = records
+    assert isinstance(old, browse_detail.FactRecord) and old.id == "f-01" and old.state == "active"
+    assert old.topic and old.content and isinstance(old.source_observation_ids, tuple)
+    assert new == old

@@ -80,7 +80,7 @@ def test_restore_loser_then_undo_leaves_the_product_tables_as_they_were(setup) -
                                                                                  "v2 was right")
     h = history(ws)[-1]
     assert (h.entity, h.action, h.actor, h.reason) == ("conflict", "restore_loser", "alice", "v2 was right")
-    assert line_of(ws, v2, v3).review["decision"] == "restored"
+    assert line_of(ws, v2, v3).review.decision == "restored"
     rv.undo()
     assert product_rows(ws) == before and reviews(ws) == []
     rv.redo()
@@ -199,7 +199,7 @@ def test_keep_a_supersedes_b_without_inventing_a_conflict_row_and_undoes(setup) 
     diff = changed(before, product_rows(ws))
     assert set(diff) == {"facts"} and len(diff["facts"][1]) == 1  # one fact row, and no conflict row
     kept = line_of(ws, a, b)
-    assert kept.state == "reviewed" and kept.review["decision"] in ("kept_a", "kept_b")
+    assert kept.state == "reviewed" and kept.review.decision in ("kept_a", "kept_b")
     assert [x for x in iter_lines(ws, ConflictQuery(state="open"))] and \
         all({x.fact_a, x.fact_b} != {a, b} for x in iter_lines(ws, ConflictQuery(state="open")))
     with pytest.raises(StaleEdit, match="no longer active"):
@@ -245,7 +245,7 @@ def test_confirm_records_a_review_and_undoes(setup) -> None:
     line = line_of(ws, *ids["chain"][1:])
     rv.confirm_conflict(line.id, reason="checked with the team")
     assert product_rows(ws) == before
-    assert line_of(ws, *ids["chain"][1:]).review["decision"] == "confirmed"
+    assert line_of(ws, *ids["chain"][1:]).review.decision == "confirmed"
     assert [x.key for x in iter_lines(ws, ConflictQuery(state="reviewed"))] == [line.key]
     with pytest.raises(MemoryDeskError, match="open"):
         rv.confirm_conflict(line_of(ws, *ids["pair"]).id)

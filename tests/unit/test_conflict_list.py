@@ -126,9 +126,9 @@ def test_bursts_are_found_on_a_workspace_with_known_bursts(built, ro) -> None:
     assert sorted(write.losers) == sorted(ids["burst_losers"]) and write.reason == "one write superseded 4 facts"
     assert write.winner_topic == "oncall" and write.winner_state == "active" and write.reviewed == 0
     detail = browse_bursts.burst_detail(ro, write.winner, list(write.conflict_ids))
-    assert detail["winner"]["id"] == ids["burst_winner"] and detail["topics"] == 1
-    assert all(d["still_superseded_by_winner"] and d["rule"]["winner_still_wins"] for d in detail["displaced"])
-    assert {d["fact"]["id"] for d in detail["displaced"]} == set(ids["burst_losers"])
+    assert detail.winner.id == ids["burst_winner"] and detail.topics == 1
+    assert all(d.still_superseded_by_winner and d.rule.winner_still_wins for d in detail.displaced)
+    assert {d.fact.id for d in detail.displaced} == set(ids["burst_losers"])
 
 
 @pytest.mark.parametrize("layout", ["product_db", "newer_product_db"])

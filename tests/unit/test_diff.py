@@ -133,3 +133,21 @@ def test_restore_refuses_when_the_row_changed_since(pair: tuple[Path, Path]) -> 
         with ws.read() as conn:
             assert conn.exec_driver_sql("SELECT content FROM memory_facts_table WHERE id='f-06'").scalar() \
                 == "agent text"
+
+
+def test_a_version_is_every_column_in_order_with_embeddings_as_their_size(product_db: Path) -> None:
+    from memorydesk.browse.diff import Version, version_of
+
+    import sqlite3
+
+    with sqlite3.connect(product_db) as db:
+        db.execute("UPDATE memory_facts_table SET embedding = ? WHERE id = 'f-01'", (bytes(1536),))
+    with open_workspace(product_db, read_only=True) as ws:
+        fact = version_of(ws, "fact", "f-01")
+        policy = version_of(ws, "policy", "p-1")
+        columns = [c.name for c in ws.layout.facts.columns]
+        assert version_of(ws, "fact", "no-such-fact") is None
+    assert isinstance(fact, Version) and fact.kind == "fact" and fact.id == "f-01"
+    assert fact.names == columns and fact.value("id") == "f-01" and fact.value("no_such_column") is None
+    assert fact.value("embedding") == "1536 bytes" and fact.value("binary_embedding") is None
+    assert policy is not None and policy.value("id") == "p-1" and policy.names[0] == "id"

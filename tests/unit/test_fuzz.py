@@ -104,7 +104,7 @@ def test_any_text_in_the_json_list_columns(workspace: Path, value: str | bytes) 
         report = integrity.check(ws)
         assert "sqlite_corrupt" not in report.summary
         detail = fact_detail(ws, "f-01")
-        assert detail is not None and isinstance(detail["source_observation_ids"], list)
+        assert detail is not None and isinstance(detail.source_observation_ids, tuple)
 
 
 @SLOW_FUZZ

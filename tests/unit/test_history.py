@@ -133,3 +133,20 @@ def test_the_shared_sample_reads_newest_first(sample_db: Path) -> None:
         facts = ws.engine.connect().exec_driver_sql(f"SELECT count(*) FROM {ws.layout.facts.name}").scalar()
     assert sum(e.kind == "fact" and e.action == "created" for e in evs) == facts
     assert {e.actor_kind for e in evs} <= {"agent", "system", "reviewer"}
+
+
+def test_history_entries_are_typed_with_their_detail_decoded(tmp_path: Path, product_db: Path) -> None:
+    from memorydesk.memory.history import HistoryEntry, history_entries, read_entries
+
+    path = tmp_path / "ws.db"
+    shutil.copyfile(product_db, path)
+    with open_workspace(path) as ws:
+        Reviewer(ws, "maya", embedder=False).delete_facts(["f-03"], reason="duplicate")
+        [entry] = history_entries(ws, "fact", "f-03")
+        rows = read_entries(ws, "fact", "f-03")
+    assert isinstance(entry, HistoryEntry) and (entry.action, entry.actor, entry.reason) == ("delete", "maya",
+                                                                                             "duplicate")
+    assert isinstance(entry.detail, dict) and entry.undone_by is None and entry.entity_id == "f-03"
+    assert rows == [{"id": entry.id, "entity": "fact", "entity_id": "f-03", "before_id": entry.before_id,
+                     "after_id": entry.after_id, "action": "delete", "actor": "maya", "reason": "duplicate",
+                     "at": entry.at, "detail": entry.detail, "undo_of": None, "undone_by": None}]

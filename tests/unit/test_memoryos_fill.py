@@ -6,6 +6,7 @@ from pathlib import Path
 
 from fixtures.memoryos_dir import MemoryOSDir, page, qa, session
 from memorydesk.lineage.memoryos import import_directory
+from memorydesk.lineage.memoryos.fill import StmFill
 
 
 def folder(tmp_path: Path, stm: int, *, pages: int = 1) -> MemoryOSDir:
@@ -36,7 +37,7 @@ def test_full_over_capacity_or_nothing_migrated_is_no_loss(tmp_path: Path) -> No
     over = import_directory(folder(tmp_path / "b", 5).root, tmp_path / "b.db", "UTC", stm_capacity=3)
     filling = import_directory(folder(tmp_path / "c", 1, pages=0).root, tmp_path / "c.db", "UTC", stm_capacity=3)
     assert not interrupted(full) and not interrupted(over) and not interrupted(filling)
-    assert over.users["ana"]["stm_fill"] == {"entries": 5, "capacity": 3}
+    assert over.users["ana"].stm_fill == StmFill(5, 3)
     assert any("over its capacity (not a loss)" in line for line in over.lines())
 
 
@@ -48,5 +49,6 @@ def test_empty_short_term_memory_with_pages_names_an_open_interval(tmp_path: Pat
 
 def test_without_a_capacity_nothing_is_judged_and_the_fill_is_said(tmp_path: Path) -> None:
     result = import_directory(folder(tmp_path, 1, pages=2).root, tmp_path / "ws.db", "UTC")
-    assert not interrupted(result) and result.users["ana"]["stm_fill"] == {"entries": 1, "capacity": None}
+    assert not interrupted(result) and result.users["ana"].stm_fill == StmFill(1, None)
+    assert result.to_json()["users"]["ana"]["stm_fill"] == {"entries": 1, "capacity": None}
     assert any("give --stm-capacity N" in line for line in result.lines())

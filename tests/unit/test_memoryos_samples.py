@@ -61,12 +61,12 @@ def test_counts_equal_the_ground_truth(imported) -> None:
         profile = ("error_text" if want["user_profile_is_error_string"]
                    else "present" if want["user_profile_present"] else "absent")
         fill = {"entries": want["short_term_entries"], "capacity": truth["config"]["short_term_capacity"]}
-        assert result.users[user] == {"stm": want["short_term_entries"], "stm_fill": fill,
+        assert result.users[user].to_json() == {"stm": want["short_term_entries"], "stm_fill": fill,
                                       "mtm_sessions": want["mid_term_sessions"],
                                       "mtm_pages": want["mid_term_distinct_page_ids"],
                                       "lpm_knowledge": want["user_knowledge_entries"], "profile": profile}
     assert set(result.users) == set(checks["users"])
-    assert result.assistants == {a: {"lpm_knowledge": want["assistant_knowledge_entries"]}
+    assert {a: c.to_json() for a, c in result.assistants.items()} == {a: {"lpm_knowledge": want["assistant_knowledge_entries"]}
                                  for a, want in checks["assistants"].items()}
 
 
@@ -190,7 +190,7 @@ def test_classify_of_the_derived_receipts_finds_no_scope_conflict(imported) -> N
     # a QA still in STM waits (MemoryOS moves it at the next add once STM is full): never promotion_missing
     assert states[HealthState.PROMOTION_MISSING] == 0
     resident = {r.run_id for r in receipts if r.status == "waiting"}
-    assert len(resident) == sum(result.users[u]["stm"] for u in result.users)
+    assert len(resident) == sum(c.stm for c in result.users.values())
     newest = max(r.at_utc for r in receipts if r.run_id in resident)
     just_after = {h.run_id: h.state for h in classify(receipts, now=newest + timedelta(minutes=1))}
     assert {just_after[run] for run in resident} == {HealthState.WAITING}  # waiting while fresh

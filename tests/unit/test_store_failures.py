@@ -192,8 +192,8 @@ def test_text_that_is_not_utf8_reads_with_replacement_characters(product_db: Pat
         assert [h.id for h in hits] == ["f-01"] and hits[0].content.endswith("turbo\ufffd")
         assert "turbo\ufffd" in build_preamble(ws, "a-coder", "how does the web app build with pnpm and turbo")
         detail = fact_detail(ws, "f-01")
-        assert detail is not None and detail["text_not_utf8"] == ["content"]
-        assert fact_detail(ws, "f-02")["text_not_utf8"] == []
+        assert detail is not None and detail.text_not_utf8 == ("content",)
+        assert fact_detail(ws, "f-02").text_not_utf8 == ()
 
 
 def test_read_only_commands_work_on_a_full_disk(tmp_path: Path, product_db: Path) -> None:

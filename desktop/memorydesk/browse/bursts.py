@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import Connection, func, select
 
 from memorydesk.browse import conflicts as listing
+from memorydesk.browse.conflict_rows import ReviewRow
 from memorydesk.browse.facts import fact_state
 from memorydesk.core.bursts import WINDOW_S, Burst, Win, find_bursts
 from memorydesk.core.conflict_rule import Side, decide
@@ -102,9 +103,85 @@ def _row(b: Burst, winner: Any, reviews: listing.Reviews) -> BurstRow:
                     tuple(w.loser for w in b.wins), b.first_at, b.last_at, len(b.topics), b.reason, reviewed)
 
 
-def burst_detail(ws: Workspace, winner: str, conflict_ids: list[str]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class BurstFact:
+    """A fact of a burst (the winner or one it displaced); ``exists`` False: only ``id`` and
+    ``state`` ("missing") mean anything."""
+
+    id: str
+    exists: bool
+    state: str
+    key: int | None = None
+    domain: str | None = None
+    topic: str | None = None
+    content: str | None = None
+    confidence: float | None = None
+    veracity: str | None = None
+    created_at: int | None = None
+    updated_at: int | None = None
+    superseded_by: str | None = None
+    agent_id: str | None = None
+    agent_name: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        if not self.exists:
+            return {"id": self.id, "exists": False, "state": self.state}
+        return {"id": self.id, "exists": True, "key": self.key, "domain": self.domain, "topic": self.topic,
+                "content": self.content, "confidence": self.confidence, "veracity": self.veracity,
+                "created_at": self.created_at, "updated_at": self.updated_at, "superseded_by": self.superseded_by,
+                "state": self.state, "agent_id": self.agent_id, "agent_name": self.agent_name}
+
+
+@dataclass(frozen=True)
+class BurstRule:
+    """The product's rule on a displaced fact against the winner, as they are now."""
+
+    lines: tuple[str, ...]
+    winner_still_wins: bool
+
+
+@dataclass(frozen=True)
+class Displaced:
+    """One conflict of a burst: the fact it displaced (``exists`` False: the row is gone,
+    nothing else is set), whether the winner still supersedes it, and people's decisions."""
+
+    conflict: str
+    exists: bool
+    at: int | None = None
+    fact: BurstFact | None = None
+    still_superseded_by_winner: bool = False
+    reviews: tuple[ReviewRow, ...] = ()
+    rule: BurstRule | None = None  # None when either fact is missing
+
+    def to_json(self) -> dict[str, Any]:
+        if not self.exists or self.fact is None:
+            return {"conflict": self.conflict, "exists": False}
+        out: dict[str, Any] = {"conflict": self.conflict, "exists": True, "at": self.at, "fact": self.fact.to_json(),
+                               "still_superseded_by_winner": self.still_superseded_by_winner,
+                               "reviews": [r.to_json() for r in self.reviews]}
+        if self.rule is not None:
+            out["rule"] = {"lines": list(self.rule.lines), "winner_still_wins": self.rule.winner_still_wins}
+        return out
+
+
+@dataclass(frozen=True)
+class BurstDetail:
+    """A burst in full: the winner and every fact it displaced (``to_json``: the export's shape)."""
+
+    winner: BurstFact
+    displaced: tuple[Displaced, ...]
+    first_at: int | None
+    last_at: int | None
+    topics: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"winner": self.winner.to_json(), "displaced": [d.to_json() for d in self.displaced],
+                "first_at": self.first_at, "last_at": self.last_at, "topics": self.topics}
+
+
+def burst_detail(ws: Workspace, winner: str, conflict_ids: list[str]) -> BurstDetail:
     """The winner and every fact it displaced in the burst, each with the rule's arithmetic,
-    its state now and any decision a person made (JSON-ready)."""
+    its state now and any decision a person made."""
     c, f = ws.layout.conflicts, ws.layout.facts
     with ws.read() as conn:
         rows = {r.id: r for r in conn.execute(select(listing.ROWID.label("key"), c).where(c.c.id.in_(conflict_ids)))}
@@ -113,37 +190,34 @@ def burst_detail(ws: Workspace, winner: str, conflict_ids: list[str]) -> dict[st
         agents = listing.agent_names(ws, conn)
         reviews = listing.Reviews(listing.read_reviews(conn))
 
-    def fact(fid: str) -> dict[str, Any]:
+    def fact(fid: str) -> BurstFact:
         r = facts.get(fid)
         if r is None:
-            return {"id": fid, "exists": False, "state": "missing"}
-        return {"id": fid, "exists": True, "key": int(r.key), "domain": r.domain, "topic": r.topic,
-                "content": r.content, "confidence": float(r.confidence), "veracity": r.veracity,
-                "created_at": r.created_at, "updated_at": r.updated_at, "superseded_by": r.superseded_by,
-                "state": fact_state(r.superseded_by, r.valid_until), "agent_id": r.authored_by_agent_id,
-                "agent_name": agents.get(r.authored_by_agent_id) if r.authored_by_agent_id else None}
+            return BurstFact(fid, False, "missing")
+        return BurstFact(fid, True, fact_state(r.superseded_by, r.valid_until), int(r.key), r.domain, r.topic,
+                         r.content, float(r.confidence), r.veracity, r.created_at, r.updated_at, r.superseded_by,
+                         r.authored_by_agent_id,
+                         agents.get(r.authored_by_agent_id) if r.authored_by_agent_id else None)
 
     win = fact(winner)
-    displaced = []
+    displaced: list[Displaced] = []
     for cid in conflict_ids:
         r = rows.get(cid)
         if r is None:
-            displaced.append({"conflict": cid, "exists": False})
+            displaced.append(Displaced(cid, False))
             continue
         loser = fact(r.fact_a_id)
-        item = {"conflict": cid, "exists": True, "at": r.created_at, "fact": loser,
-                "still_superseded_by_winner": loser.get("superseded_by") == winner,
-                "reviews": reviews.by_conflict.get(cid, [])}
-        if loser["exists"] and win["exists"]:
-            d = decide(Side(loser["confidence"], loser["veracity"], loser["created_at"], loser["key"]),
-                       Side(win["confidence"], win["veracity"], win["created_at"], win["key"]))
-            item["rule"] = {"lines": d.lines(("displaced", "winner")), "winner_still_wins": d.winner == "b"}
-        displaced.append(item)
-    times = [d["at"] for d in displaced if d.get("exists")]
-    topics = {(d["fact"].get("domain"), d["fact"].get("topic")) for d in displaced
-              if d.get("exists") and d["fact"]["exists"]}
-    return {"winner": win, "displaced": displaced, "first_at": min(times) if times else None,
-            "last_at": max(times) if times else None, "topics": len(topics)}
+        rule = None
+        if loser.exists and win.exists:
+            d = decide(Side(loser.confidence, loser.veracity, loser.created_at, loser.key),
+                       Side(win.confidence, win.veracity, win.created_at, win.key))
+            rule = BurstRule(tuple(d.lines(("displaced", "winner"))), d.winner == "b")
+        displaced.append(Displaced(cid, True, r.created_at, loser, loser.superseded_by == winner,
+                                   tuple(reviews.by_conflict.get(cid, [])), rule))
+    times = [d.at for d in displaced if d.exists]
+    topics = {(d.fact.domain, d.fact.topic) for d in displaced if d.exists and d.fact is not None and d.fact.exists}
+    return BurstDetail(win, tuple(displaced), min(times) if times else None, max(times) if times else None,
+                       len(topics))
 
 
-__all__ = ["BurstRow", "burst_detail", "bursts"]
+__all__ = ["BurstDetail", "BurstFact", "BurstRow", "BurstRule", "Displaced", "burst_detail", "bursts"]

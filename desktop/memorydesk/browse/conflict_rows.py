@@ -65,7 +65,7 @@ class ConflictLine:
     last_at: int
     a: FactBrief
     b: FactBrief
-    review: dict[str, Any] | None = None  # the newest decision of a person on it
+    review: ReviewRow | None = None  # the newest decision of a person on it
     reviews: int = 0
 
     @property
@@ -86,7 +86,7 @@ class ConflictLine:
         settled, else ``open``."""
         if self.resolution is not None:
             return self.resolution
-        if self.review is not None and self.review["decision"] in SETTLING:
+        if self.review is not None and self.review.decision in SETTLING:
             return "reviewed"
         return "open"
 
@@ -118,11 +118,31 @@ def has_reviews(conn: Connection) -> bool:
                                 (REVIEWS.name,)).first() is not None
 
 
-def read_reviews(conn: Connection) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class ReviewRow:
+    """A person's decision on a conflict, as stored (``to_json``: the row, as the export writes it)."""
+
+    id: str
+    conflict_id: str
+    fact_a_id: str
+    fact_b_id: str
+    decision: str
+    actor: str
+    reason: str
+    at: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "conflict_id": self.conflict_id, "fact_a_id": self.fact_a_id,
+                "fact_b_id": self.fact_b_id, "decision": self.decision, "actor": self.actor, "reason": self.reason,
+                "at": self.at}
+
+
+def read_reviews(conn: Connection) -> list[ReviewRow]:
     """Every decision people made, oldest first (a human-sized table)."""
     if not has_reviews(conn):
         return []
-    return [dict(r._mapping) for r in conn.execute(select(REVIEWS).order_by(REVIEWS.c.at, ROWID))]
+    return [ReviewRow(r.id, r.conflict_id, r.fact_a_id, r.fact_b_id, r.decision, r.actor, r.reason, r.at)
+            for r in conn.execute(select(REVIEWS).order_by(REVIEWS.c.at, ROWID))]
 
 
 def pair_key(a: str, b: str) -> tuple[str, str]:
@@ -132,14 +152,14 @@ def pair_key(a: str, b: str) -> tuple[str, str]:
 class Reviews:
     """The decisions of people, indexed by conflict id and by (unordered) pair."""
 
-    def __init__(self, rows: list[dict[str, Any]]) -> None:
-        self.by_conflict: dict[str, list[dict[str, Any]]] = {}
-        self.by_pair: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    def __init__(self, rows: list[ReviewRow]) -> None:
+        self.by_conflict: dict[str, list[ReviewRow]] = {}
+        self.by_pair: dict[tuple[str, str], list[ReviewRow]] = {}
         for r in rows:
-            self.by_conflict.setdefault(r["conflict_id"], []).append(r)
-            self.by_pair.setdefault(pair_key(r["fact_a_id"], r["fact_b_id"]), []).append(r)
+            self.by_conflict.setdefault(r.conflict_id, []).append(r)
+            self.by_pair.setdefault(pair_key(r.fact_a_id, r.fact_b_id), []).append(r)
 
-    def of(self, conflict_type: str, conflict_id: str, a: str, b: str) -> list[dict[str, Any]]:
+    def of(self, conflict_type: str, conflict_id: str, a: str, b: str) -> list[ReviewRow]:
         return self.by_pair.get(pair_key(a, b), []) if conflict_type == CROSS else \
             self.by_conflict.get(conflict_id, [])
 
@@ -151,5 +171,5 @@ def head(text: str | None, words: int = HEAD_WORDS) -> str:
     return " ".join(parts[:words]) + (" …" if len(parts) > words else "")
 
 
-__all__ = ["CONTRADICTION", "CROSS", "REVIEWS", "ROWID", "SETTLING", "ConflictLine", "FactBrief", "Reviews",
+__all__ = ["CONTRADICTION", "CROSS", "REVIEWS", "ROWID", "SETTLING", "ConflictLine", "FactBrief", "ReviewRow", "Reviews",
            "has_reviews", "head", "pair_key", "read_reviews"]

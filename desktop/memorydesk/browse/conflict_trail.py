@@ -1,16 +1,17 @@
 """The trail of one conflict: everything support staff need on one screen (no Qt, no writes).
 
-``conflict_trail(ws, conflict_id)`` returns a plain, JSON-ready dict:
+``conflict_trail(ws, conflict_id)`` returns a ``Trail`` (``browse.trail_types``; its
+``to_json()`` is the export's shape):
 
 - ``conflict``: the row (and, for an open pair the product flagged again and again,
   every row of the pair), its state, the person's decisions on it;
-- ``facts``: the two facts in full, with provenance (author agent and role, veracity
+- ``a``, ``b``: the two facts in full, with provenance (author agent and role, veracity
   read as the product reads it and its weight, confidence, times, mentions, source
   observations, embedding) and whether each is active, superseded, deleted, missing or
   purged;
 - ``decision``: the product's rule recomputed on the facts as they are now, with its
   arithmetic, and whether the recorded winner is still what it gives (and why not);
-- ``chains``: each fact's supersession chain forward (what replaced it, up to the
+- ``chain_a``, ``chain_b``: each fact's supersession chain forward (what replaced it, up to the
   version in force) and back (what it replaced), every step with its time and who made
   it: an agent (its write), ``system:*``, ``human:*``, or a person named in our history;
 - ``history``: what people did to this conflict in the desk;
@@ -20,12 +21,29 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import Connection, select
 
 from memorydesk.browse import conflicts as listing
+from memorydesk.browse.detail import older_versions
 from memorydesk.browse.facts import fact_state
+from memorydesk.browse.trail_types import (
+    ChainNode,
+    Decision,
+    DeskStep,
+    Purge,
+    RelatedLine,
+    Restore,
+    RowRef,
+    SideStrength,
+    Trail,
+    TrailChain,
+    TrailConflict,
+    TrailFact,
+    Who,
+)
 from memorydesk.core.conflict_rule import Side, decide
 from memorydesk.core.errors import StaleEdit
 from memorydesk.core.vocab import parse_agent_role, parse_memory_type, parse_veracity, veracity_weight
@@ -57,7 +75,7 @@ class _Context:
             select(ws.layout.agents.c.id, ws.layout.agents.c.name, ws.layout.agents.c.role))}
         self.has_history = ws.desk_schema > 0 and conn.exec_driver_sql(
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (HISTORY.name,)).first() is not None
-        self.purged: dict[str, dict[str, Any]] = {}
+        self.purged: dict[str, Purge] = {}
         if self.has_history:
             for row in conn.execute(select(HISTORY).where(HISTORY.c.entity == "fact", HISTORY.c.action == "purge")):
                 try:
@@ -65,7 +83,7 @@ class _Context:
                 except (ValueError, AttributeError):
                     ids = []
                 for fid in ids if isinstance(ids, list) else []:
-                    self.purged[str(fid)] = {"actor": row.actor, "at": row.at}
+                    self.purged[str(fid)] = Purge(row.actor, row.at)
         self._history: dict[str, list[dict[str, Any]]] = {}
 
     def history_of(self, entity_id: str) -> list[dict[str, Any]]:
@@ -95,38 +113,34 @@ def _missing_state(ctx: _Context, fact_id: str) -> str:
     return "purged" if fact_id in ctx.purged else "missing"
 
 
-def _fact(ctx: _Context, fact_id: str) -> dict[str, Any]:
+def _fact(ctx: _Context, fact_id: str, key: int | None) -> TrailFact:
     row = ctx.fact(fact_id)
     if row is None:
         state = _missing_state(ctx, fact_id)
-        out: dict[str, Any] = {"id": fact_id, "exists": False, "state": state}
-        if state == "purged":
-            out["purged"] = ctx.purged[fact_id]
-        return out
-    m = dict(row._mapping)
+        return TrailFact(fact_id, False, state, purged=ctx.purged[fact_id] if state == "purged" else None)
+    m = row._mapping
     emb = m.get("embedding")
     name, agent_role = ctx.agent(m["authored_by_agent_id"])
     role = parse_agent_role(m["authored_by_role"])
-    return {
-        "id": fact_id, "exists": True, "key": None, "state": fact_state(m["superseded_by"], m["valid_until"]),
-        "domain": m["domain"], "topic": m["topic"], "content": m["content"],
-        "memory_type": m["memory_type"], "memory_type_read_as": parse_memory_type(m["memory_type"]).value,
-        "veracity": m["veracity"], "veracity_read_as": parse_veracity(m["veracity"]).value,
-        "weight": veracity_weight(m["veracity"]), "confidence": float(m["confidence"]),
-        "strength": float(m["confidence"]) * veracity_weight(m["veracity"]),
-        "created_at": m["created_at"], "updated_at": m["updated_at"], "mention_count": m["mention_count"],
-        "recall_count": m["recall_count"], "source_observation_ids": _json_list(m["source_observation_ids"]),
-        "embedding_bytes": len(emb) if emb is not None else None,
-        "agent_id": m["authored_by_agent_id"], "agent_name": name, "agent_known": name is not None,
-        "role": m["authored_by_role"], "role_read_as": role.value if role else None, "agent_role_now": agent_role,
-        "superseded_by": m["superseded_by"], "valid_until": m["valid_until"],
-    }
+    weight = veracity_weight(m["veracity"])
+    return TrailFact(
+        fact_id, True, fact_state(m["superseded_by"], m["valid_until"]), key=key, domain=m["domain"],
+        topic=m["topic"], content=m["content"], memory_type=m["memory_type"],
+        memory_type_read_as=parse_memory_type(m["memory_type"]).value, veracity=m["veracity"],
+        veracity_read_as=parse_veracity(m["veracity"]).value, weight=weight, confidence=float(m["confidence"]),
+        strength=float(m["confidence"]) * weight, created_at=m["created_at"], updated_at=m["updated_at"],
+        mention_count=m["mention_count"], recall_count=m["recall_count"],
+        source_observation_ids=tuple(_json_list(m["source_observation_ids"])),
+        embedding_bytes=len(emb) if emb is not None else None, agent_id=m["authored_by_agent_id"],
+        agent_name=name, agent_known=name is not None, role=m["authored_by_role"],
+        role_read_as=role.value if role else None, agent_role_now=agent_role, superseded_by=m["superseded_by"],
+        valid_until=m["valid_until"])
 
 
 # --- who superseded what ----------------------------------------------------------------------
 
 
-def _who(ctx: _Context, old: Any, new_id: str) -> dict[str, Any]:
+def _who(ctx: _Context, old: Any, new_id: str) -> tuple[Who, int | None]:
     """Who made ``old`` point at ``new_id``, and when: a person (our history), a sentinel's
     system or human, the agent whose write caused the contradiction, or unknown."""
     for h in ctx.history_of(old.id):
@@ -138,11 +152,11 @@ def _who(ctx: _Context, old: Any, new_id: str) -> dict[str, Any]:
                 or (act == "fact.restore" and d.get("replaces") == old.id and d.get("id") == new_id)
                 or (act == "conflict.keep" and d.get("dropped") == old.id and d.get("kept") == new_id))
         if made:
-            return {"kind": "person", "name": h["actor"], "at": h["at"], "action": act, "reason": h["reason"]}
+            return Who("person", h["actor"], action=act, reason=h["reason"]), h["at"]
     if new_id.startswith("system:"):
-        return {"kind": "system", "name": new_id, "at": None}
+        return Who("system", new_id), None
     if new_id.startswith("human:"):
-        return {"kind": "human", "name": new_id, "at": None}
+        return Who("human", new_id), None
     c = ctx.ws.layout.conflicts.c
     row = ctx.conn.execute(select(c.resolved_at, c.created_at).where(
         c.fact_a_id == old.id, c.fact_b_id == new_id, c.conflict_type == listing.CONTRADICTION)).first()
@@ -152,114 +166,100 @@ def _who(ctx: _Context, old: Any, new_id: str) -> dict[str, Any]:
         if new is not None and (new.created_at, new.id) >= (old.created_at, old.id):
             writer = new
         name, _role = ctx.agent(writer.authored_by_agent_id)
-        return {"kind": "agent", "name": name or writer.authored_by_agent_id, "agent_id": writer.authored_by_agent_id,
-                "at": row.resolved_at or row.created_at, "action": "contradiction",
-                "write": writer.id}
-    return {"kind": "unknown", "name": None, "at": None}
+        return (Who("agent", name or writer.authored_by_agent_id, action="contradiction",
+                    agent_id=writer.authored_by_agent_id, write=writer.id), row.resolved_at or row.created_at)
+    return Who("unknown", None), None
 
 
-def _step(ctx: _Context, row: Any) -> dict[str, Any]:
-    return {"id": row.id, "topic": row.topic, "state": fact_state(row.superseded_by, row.valid_until),
-            "created_at": row.created_at, "updated_at": row.updated_at}
+def _step(row: Any, **more: Any) -> ChainNode:
+    return ChainNode(row.id, fact_state(row.superseded_by, row.valid_until), topic=row.topic,
+                     created_at=row.created_at, updated_at=row.updated_at, **more)
 
 
-def _newer(ctx: _Context, start: Any) -> list[dict[str, Any]]:
+def _newer(ctx: _Context, start: Any) -> list[ChainNode]:
     """The fact itself, then what superseded it, up to the version in force (or a sentinel,
     a missing id, a cycle)."""
-    nodes = [_step(ctx, start)]
+    nodes: list[ChainNode] = []
     seen = {start.id}
     row = start
-    while row is not None and row.superseded_by is not None and len(nodes) <= CHAIN_LIMIT:
+    while row is not None and row.superseded_by is not None and len(nodes) < CHAIN_LIMIT:
         nxt = row.superseded_by
-        who = _who(ctx, row, nxt)
-        nodes[-1]["next"] = {"id": nxt, "at": who.pop("at", None) or row.updated_at, "who": who}
-        if nxt in seen:
-            nodes[-1]["next"]["cycle"] = True
+        who, at = _who(ctx, row, nxt)
+        cycle = nxt in seen
+        nodes.append(_step(row, next_id=nxt, at=at or row.updated_at, who=who, cycle=cycle))
+        if cycle:
+            row = None
             break
         seen.add(nxt)
         row = ctx.fact(nxt)
-        nodes.append(_step(ctx, row) if row is not None else {"id": nxt, "state": _missing_state(ctx, nxt)})
+        if row is None:
+            nodes.append(ChainNode(nxt, _missing_state(ctx, nxt), exists=False))
+    if row is not None:
+        nodes.append(_step(row))
     return nodes
 
 
-def _older(ctx: _Context, start_id: str) -> list[dict[str, Any]]:
+def _older(ctx: _Context, start_id: str) -> list[ChainNode]:
     """What the fact superseded, transitively (newest first, with depth)."""
     f = ctx.ws.layout.facts
-    out: list[dict[str, Any]] = []
-    seen, frontier, depth = {start_id}, [start_id], 1
-    while frontier and len(out) < CHAIN_LIMIT:
-        rows = ctx.conn.execute(select(f).where(f.c.superseded_by.in_(frontier))
-                                .order_by(f.c.created_at.desc())).all()
-        frontier = []
-        for row in rows:
-            if row.id in seen:
-                continue
-            seen.add(row.id)
-            frontier.append(row.id)
-            who = _who(ctx, row, row.superseded_by)
-            out.append({**_step(ctx, row), "into": row.superseded_by, "depth": depth,
-                        "at": who.pop("at", None) or row.updated_at, "who": who})
-        depth += 1
-    return out[:CHAIN_LIMIT]
+    out: list[ChainNode] = []
+    older = older_versions(ctx.conn, f, start_id, CHAIN_LIMIT, [f], {start_id}, newest_first=True)
+    for row, depth in older[:CHAIN_LIMIT]:
+        who, at = _who(ctx, row, row.superseded_by)
+        out.append(_step(row, into=row.superseded_by, depth=depth, at=at or row.updated_at, who=who))
+    return out
 
 
 # --- the decision ---------------------------------------------------------------------------
 
 
-def _decision(conflict: dict[str, Any], a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
-    recorded = conflict["recorded_winner"]
-    out: dict[str, Any] = {"recorded_winner": recorded, "rule_winner": None, "matches": None}
-    if not (a["exists"] and b["exists"]):
-        out["note"] = "one of the facts no longer exists: the rule cannot be applied"
-        return out
-    sa = Side(a["confidence"], a["veracity"], a["created_at"], a.get("key") or 0)
-    sb = Side(b["confidence"], b["veracity"], b["created_at"], b.get("key") or 0)
+def _decision(conflict: TrailConflict, a: TrailFact, b: TrailFact) -> Decision:
+    recorded = conflict.recorded_winner
+    if not (a.exists and b.exists):
+        return Decision(recorded, note="one of the facts no longer exists: the rule cannot be applied")
+    sa = Side(a.confidence, a.veracity, a.created_at, a.key or 0)
+    sb = Side(b.confidence, b.veracity, b.created_at, b.key or 0)
     d = decide(sa, sb)
-    winner = a["id"] if d.winner == "a" else b["id"]
-    out.update(rule_winner=winner, tie=d.tie, newer=a["id"] if d.newer == "a" else b["id"], lines=d.lines(),
-               a={"confidence": sa.confidence, "weight": sa.weight, "strength": sa.strength,
-                  "veracity_read_as": sa.veracity_read_as},
-               b={"confidence": sb.confidence, "weight": sb.weight, "strength": sb.strength,
-                  "veracity_read_as": sb.veracity_read_as})
+    winner = a.id if d.winner == "a" else b.id
+    sides = {name: SideStrength(side.confidence, side.weight, side.strength, side.veracity_read_as)
+             for name, side in (("a", sa), ("b", sb))}
+    rule = Decision(recorded, winner, None, d.tie, a.id if d.newer == "a" else b.id, tuple(d.lines()), sides["a"],
+                    sides["b"])
     if recorded is None:
-        out["note"] = ("the product leaves cross-agent conflicts open; applied to the facts as they are now, "
-                       f"its rule would keep {'A' if d.winner == 'a' else 'B'}")
-        return out
-    out["matches"] = recorded == winner
-    if not out["matches"]:
-        decided = conflict.get("resolved_at") or conflict["created_at"]
-        later = [name for name, f in (("A", a), ("B", b)) if (f.get("updated_at") or 0) > decided]
-        why = (f"{' and '.join(later)} changed after the decision (updated since): a re-mention raises "
-               "confidence, and an edit in the product's dialog changes confidence in place"
-               if later else "the facts' confidence or veracity no longer give the recorded winner")
-        out["note"] = f"the recorded winner is not what the rule gives today: {why}"
-    return out
+        return replace(rule, note="the product leaves cross-agent conflicts open; applied to the facts as they are "
+                                  f"now, its rule would keep {'A' if d.winner == 'a' else 'B'}")
+    if recorded == winner:
+        return replace(rule, matches=True)
+    decided = conflict.resolved_at or conflict.created_at
+    later = [name for name, f in (("A", a), ("B", b)) if (f.updated_at or 0) > decided]
+    why = (f"{' and '.join(later)} changed after the decision (updated since): a re-mention raises "
+           "confidence, and an edit in the product's dialog changes confidence in place"
+           if later else "the facts' confidence or veracity no longer give the recorded winner")
+    return replace(rule, matches=False, note=f"the recorded winner is not what the rule gives today: {why}")
 
 
-def _restore(ws: Workspace, conn: Connection, conflict: dict[str, Any], facts: dict[str, Any]) -> dict[str, Any]:
+def _restore(ws: Workspace, conn: Connection, conflict: TrailConflict, a: TrailFact, b: TrailFact) -> Restore:
     """Whether Restore Loser can bring fact A back, and what it will do (whatever happened to
     the winner: superseded since, deleted, or gone from the file)."""
-    a, b = facts["a"], facts["b"]
-    if conflict["recorded_winner"] is None:
-        return {"possible": False, "says": "An open disagreement has no loser to restore."}
-    if not a.get("exists"):
-        return {"possible": False, "says": "The loser (A) is no longer in the file, so it cannot be restored."}
-    if a.get("superseded_by") != conflict["recorded_winner"]:
-        now = "active" if a.get("superseded_by") is None else f"superseded by {a['superseded_by']}"
-        return {"possible": False, "says": f"A is no longer superseded by the winner (it is {now}): nothing of "
-                                           "this conflict is left to restore."}
+    if conflict.recorded_winner is None:
+        return Restore(False, "An open disagreement has no loser to restore.")
+    if not a.exists:
+        return Restore(False, "The loser (A) is no longer in the file, so it cannot be restored.")
+    if a.superseded_by != conflict.recorded_winner:
+        now = "active" if a.superseded_by is None else f"superseded by {a.superseded_by}"
+        return Restore(False, f"A is no longer superseded by the winner (it is {now}): nothing of "
+                              "this conflict is left to restore.")
     try:
-        plan = restore_plan(conn, ws.layout, a["id"], name="A", replaced_name="B" if b["id"] == a["superseded_by"]
-                            else "")
+        plan = restore_plan(conn, ws.layout, a.id, name="A", replaced_name="B" if b.id == a.superseded_by else "")
     except StaleEdit as exc:
-        return {"possible": False, "says": str(exc)}
-    return {"possible": True, "says": plan.says, "replaces": plan.replaces}
+        return Restore(False, str(exc))
+    return Restore(True, plan.says, plan.replaces)
 
 
 # --- the trail -----------------------------------------------------------------------------
 
 
-def _conflict(ws: Workspace, conn: Connection, conflict_id: str) -> dict[str, Any] | None:
+def _conflict(ws: Workspace, conn: Connection, conflict_id: str) -> TrailConflict | None:
     c = ws.layout.conflicts
     row = conn.execute(select(listing.ROWID.label("key"), c).where(c.c.id == conflict_id)).first()
     if row is None:
@@ -273,15 +273,14 @@ def _conflict(ws: Workspace, conn: Connection, conflict_id: str) -> dict[str, An
                       key=lambda r: r.key, reverse=True) or [row]
     winner = row.winning_fact_id if row.winning_fact_id is not None else (
         row.fact_b_id if row.resolution is not None else None)
-    return {"id": row.id, "key": int(row.key), "type": row.conflict_type, "resolution": row.resolution,
-            "recorded_winner": winner, "fact_a": row.fact_a_id, "fact_b": row.fact_b_id,
-            "created_at": row.created_at, "resolved_at": row.resolved_at, "workspace_id": row.workspace_id,
-            "rows": [{"id": r.id, "created_at": r.created_at, "key": int(r.key)} for r in rows],
-            "first_at": min(r.created_at for r in rows), "last_at": max(r.created_at for r in rows)}
+    return TrailConflict(row.id, int(row.key), row.conflict_type, row.resolution, winner, row.fact_a_id,
+                         row.fact_b_id, row.created_at, row.resolved_at, row.workspace_id,
+                         tuple(RowRef(r.id, r.created_at, int(r.key)) for r in rows),
+                         min(r.created_at for r in rows), max(r.created_at for r in rows))
 
 
-def _related(ws: Workspace, conn: Connection, conflict: dict[str, Any],
-             facts: dict[str, Any]) -> tuple[list[int], dict[int, list[str]]]:
+def _related(ws: Workspace, conn: Connection, conflict: TrailConflict,
+             facts: tuple[TrailFact, TrailFact]) -> tuple[list[int], dict[int, list[str]]]:
     """Keys of the lines of the same topic or naming either fact (newest first), and why.
 
     Found through indexes only (no pass over the conflict table): rows whose fact A is a
@@ -290,9 +289,9 @@ def _related(ws: Workspace, conn: Connection, conflict: dict[str, Any],
     fact B, with a fact A of another topic or deleted, is found by the list's "touches
     fact" filter instead."""
     c, f = ws.layout.conflicts, ws.layout.facts
-    own = {r["id"] for r in conflict["rows"]}
-    named = {conflict["fact_a"]: "fact A", conflict["fact_b"]: "fact B"}
-    topics = {(x["domain"], x["topic"]) for x in facts.values() if x.get("exists")}
+    own = {r.id for r in conflict.rows}
+    named = {conflict.fact_a: "fact A", conflict.fact_b: "fact B"}
+    topics = {(x.domain, x.topic) for x in facts if x.exists}
     ids = set(named)
     for _domain, topic in topics:
         ids.update(conn.execute(select(f.c.id).where(f.c.topic == topic).limit(TOPIC_FACTS_LIMIT)).scalars())
@@ -321,49 +320,38 @@ def _related(ws: Workspace, conn: Connection, conflict: dict[str, Any],
     return keys, why
 
 
-def conflict_trail(ws: Workspace, conflict_id: str) -> dict[str, Any] | None:
+def conflict_trail(ws: Workspace, conflict_id: str) -> Trail | None:
     """The whole trail of one conflict (see the module docstring), or None when the row is gone."""
     with ws.read() as conn:
         conflict = _conflict(ws, conn, conflict_id)
         if conflict is None:
             return None
         ctx = _Context(ws, conn)
-        facts = {"a": _fact(ctx, conflict["fact_a"]), "b": _fact(ctx, conflict["fact_b"])}
         keys = dict(conn.execute(select(ws.layout.facts.c.id, listing.ROWID).where(
-            ws.layout.facts.c.id.in_([conflict["fact_a"], conflict["fact_b"]]))).all())
-        for side in facts.values():
-            if side["exists"]:
-                side["key"] = int(keys[side["id"]])
-        chains = {}
-        for name, side in facts.items():
-            row = ctx.fact(side["id"]) if side["exists"] else None
-            chains[name] = {"newer": _newer(ctx, row) if row is not None else [],
-                            "older": _older(ctx, side["id"]) if side["exists"] else []}
+            ws.layout.facts.c.id.in_([conflict.fact_a, conflict.fact_b]))).all())
+        a, b = (_fact(ctx, fid, int(keys[fid]) if fid in keys else None) for fid in (conflict.fact_a, conflict.fact_b))
+        chains = []
+        for side in (a, b):
+            row = ctx.fact(side.id) if side.exists else None
+            chains.append(TrailChain(tuple(_newer(ctx, row)) if row is not None else (),
+                                     tuple(_older(ctx, side.id)) if side.exists else ()))
         desk = []
-        for r in conflict["rows"]:
-            desk.extend(h for h in ctx.history_of(r["id"]) if h["entity"] == "conflict")
-        reviews = listing.Reviews(listing.read_reviews(conn)).of(
-            conflict["type"], conflict["id"], conflict["fact_a"], conflict["fact_b"])
-        related_keys, why = _related(ws, conn, conflict, facts)
-        restore = _restore(ws, conn, conflict, facts)
-    related = []
-    for line in listing.lines_for_keys(ws, related_keys):
-        if line is not None:
-            related.append({"id": line.id, "ids": list(line.ids), "type": line.type, "state": line.state,
-                            "fact_a": line.fact_a, "fact_b": line.fact_b, "topic": line.topic, "domain": line.domain,
-                            "last_at": line.last_at, "count": line.count, "why": why[line.key],
-                            "dangling": line.dangling})
-    settled = [r for r in reviews if r["decision"] in listing.SETTLING]
-    if conflict["resolution"] is not None:
-        conflict["state"] = conflict["resolution"]
-    else:
-        conflict["state"] = "reviewed" if settled else "open"
+        for r in conflict.rows:
+            desk.extend(h for h in ctx.history_of(r.id) if h["entity"] == "conflict")
+        reviews = listing.Reviews(listing.read_reviews(conn)).of(conflict.type, conflict.id, conflict.fact_a,
+                                                                  conflict.fact_b)
+        related_keys, why = _related(ws, conn, conflict, (a, b))
+        restore = _restore(ws, conn, conflict, a, b)
+    related = tuple(RelatedLine(line.id, tuple(line.ids), line.type, line.state, line.fact_a, line.fact_b, line.topic,
+                                line.domain, line.last_at, line.count, tuple(why[line.key]), line.dangling)
+                    for line in listing.lines_for_keys(ws, related_keys) if line is not None)
+    settled = [r for r in reviews if r.decision in listing.SETTLING]
+    state = conflict.resolution if conflict.resolution is not None else ("reviewed" if settled else "open")
+    conflict = replace(conflict, state=state)
     desk.sort(key=lambda h: h["id"], reverse=True)
-    return {"conflict": conflict, "facts": facts, "decision": _decision(conflict, facts["a"], facts["b"]),
-            "chains": chains, "reviews": reviews, "restore": restore,
-            "history": [{"id": h["id"], "at": h["at"], "action": h["action"], "actor": h["actor"],
-                         "reason": h["reason"], "undone": h["undone_by"] is not None} for h in desk],
-            "related": related}
+    return Trail(conflict, a, b, _decision(conflict, a, b), chains[0], chains[1], tuple(reviews), restore,
+                 tuple(DeskStep(h["id"], h["at"], h["action"], h["actor"], h["reason"], h["undone_by"] is not None)
+                       for h in desk), related)
 
 
 __all__ = ["conflict_trail"]

@@ -18,7 +18,8 @@ from memorydesk.core.fts_query import is_keyword_reachable
 from memorydesk.store.integrity_sqlite import damaged_columns
 from memorydesk.store.workspace import Workspace
 
-__all__ = ["AgentRow", "PolicyRow", "agents", "fact_detail", "policies", "policy"]
+__all__ = ["AgentRow", "ChainStep", "FactConflict", "FactEdge", "FactRecord", "PolicyRow", "agents", "fact_detail",
+           "older_versions", "policies", "policy"]
 
 
 @dataclass(frozen=True)
@@ -61,17 +62,141 @@ def _json_list(text: str | None) -> list[str]:
     return [str(v) for v in value] if isinstance(value, list) else []
 
 
-def _brief(ws: Workspace, conn: Any, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+@dataclass(frozen=True)
+class ChainStep:
+    """A fact of a supersession chain as the detail pane links it (``topic`` None: the id
+    names no fact — a ``sentinel`` such as ``system:cleanup``, or ``missing``)."""
+
+    id: str
+    topic: str | None
+    state: str
+    created_at: int | None = None
+
+
+@dataclass(frozen=True)
+class FactConflict:
+    """A conflict row naming the fact, with the other fact of the pair."""
+
+    id: str
+    fact_a_id: str
+    fact_b_id: str
+    conflict_type: str
+    resolution: str | None
+    winning_fact_id: str | None
+    resolved_at: int | None
+    created_at: int | None
+    other_id: str
+    role: str  # "loser" (the fact is A) or "winner"
+    other_topic: str | None
+
+
+@dataclass(frozen=True)
+class FactEdge:
+    """An episodic edge from or to the fact, with the fact at its other end."""
+
+    id: str
+    source_fact_id: str
+    target_fact_id: str
+    edge_type: str
+    weight: float
+    created_at: int | None
+    direction: str  # "out" (the fact is the source) or "in"
+    other_id: str
+    other_topic: str | None
+
+
+@dataclass(frozen=True)
+class FactRecord:
+    """One fact in full, as the Facts tab's detail pane shows it: every stored column but the
+    embeddings (their size instead), what the desk reads from them, and its neighbourhood
+    (see ``fact_detail``)."""
+
+    id: str
+    workspace_id: str
+    domain: str
+    topic: str
+    content: str
+    source_observation_ids: tuple[str, ...]
+    confidence: float
+    superseded_by: str | None
+    authored_by_agent_id: str | None
+    authored_by_role: str | None
+    memory_type: str
+    veracity: str
+    valid_until: int | None
+    recall_count: int
+    last_recalled_at: int | None
+    temporal_tags: str | None
+    mention_count: int
+    created_at: int
+    updated_at: int
+    embedding_bytes: int | None
+    state: str
+    keyword_reachable: bool
+    text_not_utf8: tuple[str, ...]
+    temporal_tags_list: tuple[str, ...]
+    newer: tuple[ChainStep, ...]
+    older: tuple[ChainStep, ...]
+    conflicts: tuple[FactConflict, ...]
+    edges: tuple[FactEdge, ...]
+
+
+def _brief(ws: Workspace, conn: Any, ids: Sequence[str]) -> dict[str, str | None]:
+    """The topic of each fact of ``ids`` that exists."""
     if not ids:
         return {}
     f = ws.layout.facts.c
-    rows = conn.execute(select(f.id, f.topic, f.domain, f.superseded_by, f.valid_until, f.created_at)
-                        .where(f.id.in_(list(ids)))).all()
-    return {r.id: {"id": r.id, "topic": r.topic, "domain": r.domain, "created_at": r.created_at,
-                   "state": fact_state(r.superseded_by, r.valid_until)} for r in rows}
+    return {r.id: r.topic for r in conn.execute(select(f.id, f.topic).where(f.id.in_(list(ids))))}
 
 
-def fact_detail(ws: Workspace, fact_id: str) -> dict[str, Any] | None:
+def _step(hit: Any) -> ChainStep:
+    return ChainStep(hit.id, hit.topic, fact_state(hit.superseded_by, hit.valid_until), hit.created_at)
+
+
+def _chains(ws: Workspace, conn: Any, fact_id: str,
+            superseded_by: str | None) -> tuple[list[ChainStep], list[ChainStep]]:
+    """(newer, older): what superseded the fact, following ``superseded_by`` (stops on a
+    sentinel, a missing id or a cycle), and what it superseded, transitively (100 each at most)."""
+    f = ws.layout.facts
+    columns = (f.c.id, f.c.topic, f.c.superseded_by, f.c.valid_until, f.c.created_at)
+    newer: list[ChainStep] = []
+    seen = {fact_id}
+    nxt = superseded_by
+    while nxt and nxt not in seen and len(newer) < 100:
+        seen.add(nxt)
+        hit = conn.execute(select(*columns).where(f.c.id == nxt)).first()
+        if hit is None:
+            newer.append(ChainStep(nxt, None, "sentinel" if ":" in nxt else "missing"))
+            break
+        newer.append(_step(hit))
+        nxt = hit.superseded_by
+    older = [_step(hit) for hit, _depth in older_versions(conn, f, fact_id, 100, columns, seen)]
+    return newer, older
+
+
+def older_versions(conn: Any, facts: Any, start_id: str, limit: int, columns: Sequence[Any], seen: set[str], *,
+                   newest_first: bool = False) -> list[tuple[Any, int]]:
+    """What ``start_id`` superseded, transitively, breadth first: ``columns`` of each row with
+    how many steps back it is. A row in ``seen`` (which grows with them) is left out; the walk
+    stops once ``limit`` rows are found (the last step may add more)."""
+    out: list[tuple[Any, int]] = []
+    frontier, depth = [start_id], 1
+    while frontier and len(out) < limit:
+        stmt = select(*columns).where(facts.c.superseded_by.in_(frontier))
+        if newest_first:
+            stmt = stmt.order_by(facts.c.created_at.desc())
+        frontier = []
+        for row in conn.execute(stmt).all():
+            if row.id in seen:
+                continue
+            seen.add(row.id)
+            frontier.append(row.id)
+            out.append((row, depth))
+        depth += 1
+    return out
+
+
+def fact_detail(ws: Workspace, fact_id: str) -> FactRecord | None:
     """Every field of one fact plus its neighbourhood, or None when it does not exist.
 
     ``newer``: the facts it was superseded by, following ``superseded_by`` (stops on a
@@ -90,67 +215,43 @@ def fact_detail(ws: Workspace, fact_id: str) -> dict[str, Any] | None:
         d = dict(row._mapping)
         emb = d.pop("embedding")
         d.pop("binary_embedding", None)
-        d["embedding_bytes"] = len(emb) if emb is not None else None
-        d["state"] = fact_state(d["superseded_by"], d["valid_until"])
-        d["keyword_reachable"] = is_keyword_reachable(d["topic"], d["content"])
-        d["text_not_utf8"] = (damaged_columns(conn, f, fact_id)
-                              if any("\ufffd" in (v if isinstance(v, str) else "") for v in d.values()) else [])
-        d["source_observation_ids"] = _json_list(d["source_observation_ids"])
-        d["temporal_tags_list"] = _json_list(d["temporal_tags"])
-
-        newer: list[dict[str, Any]] = []
-        seen = {fact_id}
-        nxt = d["superseded_by"]
-        while nxt and nxt not in seen and len(newer) < 100:
-            seen.add(nxt)
-            hit = conn.execute(select(f.c.id, f.c.topic, f.c.superseded_by, f.c.valid_until, f.c.created_at)
-                               .where(f.c.id == nxt)).first()
-            if hit is None:
-                newer.append({"id": nxt, "topic": None, "state": "sentinel" if ":" in nxt else "missing"})
-                break
-            newer.append({"id": hit.id, "topic": hit.topic, "created_at": hit.created_at,
-                          "state": fact_state(hit.superseded_by, hit.valid_until)})
-            nxt = hit.superseded_by
-        d["newer"] = newer
-
-        older: list[dict[str, Any]] = []
-        frontier = [fact_id]
-        while frontier and len(older) < 100:
-            hits = conn.execute(select(f.c.id, f.c.topic, f.c.superseded_by, f.c.valid_until, f.c.created_at)
-                                .where(f.c.superseded_by.in_(frontier))).all()
-            frontier = []
-            for hit in hits:
-                if hit.id in seen:
-                    continue
-                seen.add(hit.id)
-                frontier.append(hit.id)
-                older.append({"id": hit.id, "topic": hit.topic, "created_at": hit.created_at,
-                              "state": fact_state(hit.superseded_by, hit.valid_until)})
-        d["older"] = older
-
+        damaged = (damaged_columns(conn, f, fact_id)
+                   if any("\ufffd" in (v if isinstance(v, str) else "") for v in d.values()) else [])
+        newer, older = _chains(ws, conn, fact_id, d["superseded_by"])
         c = ws.layout.conflicts.c
-        conflicts = [dict(r._mapping) for r in conn.execute(
+        conflicts = conn.execute(
             select(c.id, c.fact_a_id, c.fact_b_id, c.conflict_type, c.resolution, c.winning_fact_id,
                    c.resolved_at, c.created_at)
-            .where(or_(c.fact_a_id == fact_id, c.fact_b_id == fact_id)).order_by(c.created_at.desc()))]
+            .where(or_(c.fact_a_id == fact_id, c.fact_b_id == fact_id)).order_by(c.created_at.desc())).all()
         e = ws.layout.edges.c
-        edges = [dict(r._mapping) for r in conn.execute(
+        edges = conn.execute(
             select(e.id, e.source_fact_id, e.target_fact_id, e.edge_type, e.weight, e.created_at)
-            .where(or_(e.source_fact_id == fact_id, e.target_fact_id == fact_id)).order_by(e.weight.desc()))]
-        others = {x["fact_b_id"] if x["fact_a_id"] == fact_id else x["fact_a_id"] for x in conflicts}
-        others |= {x["target_fact_id"] if x["source_fact_id"] == fact_id else x["source_fact_id"] for x in edges}
-        brief = _brief(ws, conn, sorted(others))
+            .where(or_(e.source_fact_id == fact_id, e.target_fact_id == fact_id)).order_by(e.weight.desc())).all()
+        others = {x.fact_b_id if x.fact_a_id == fact_id else x.fact_a_id for x in conflicts}
+        others |= {x.target_fact_id if x.source_fact_id == fact_id else x.source_fact_id for x in edges}
+        topics = _brief(ws, conn, sorted(others))
+    pairs = []
     for x in conflicts:
-        x["other_id"] = x["fact_b_id"] if x["fact_a_id"] == fact_id else x["fact_a_id"]
-        x["role"] = "loser" if x["fact_a_id"] == fact_id else "winner"
-        x["other_topic"] = brief.get(x["other_id"], {}).get("topic")
+        other = x.fact_b_id if x.fact_a_id == fact_id else x.fact_a_id
+        pairs.append(FactConflict(*x, other_id=other, role="loser" if x.fact_a_id == fact_id else "winner",
+                                  other_topic=topics.get(other)))
+    links = []
     for x in edges:
-        x["direction"] = "out" if x["source_fact_id"] == fact_id else "in"
-        x["other_id"] = x["target_fact_id"] if x["direction"] == "out" else x["source_fact_id"]
-        x["other_topic"] = brief.get(x["other_id"], {}).get("topic")
-    d["conflicts"] = conflicts
-    d["edges"] = edges
-    return d
+        out = x.source_fact_id == fact_id
+        other = x.target_fact_id if out else x.source_fact_id
+        links.append(FactEdge(*x, direction="out" if out else "in", other_id=other, other_topic=topics.get(other)))
+    return FactRecord(
+        id=d["id"], workspace_id=d["workspace_id"], domain=d["domain"], topic=d["topic"], content=d["content"],
+        source_observation_ids=tuple(_json_list(d["source_observation_ids"])), confidence=d["confidence"],
+        superseded_by=d["superseded_by"], authored_by_agent_id=d["authored_by_agent_id"],
+        authored_by_role=d["authored_by_role"], memory_type=d["memory_type"], veracity=d["veracity"],
+        valid_until=d["valid_until"], recall_count=d["recall_count"], last_recalled_at=d["last_recalled_at"],
+        temporal_tags=d["temporal_tags"], mention_count=d["mention_count"], created_at=d["created_at"],
+        updated_at=d["updated_at"], embedding_bytes=len(emb) if emb is not None else None,
+        state=fact_state(d["superseded_by"], d["valid_until"]),
+        keyword_reachable=is_keyword_reachable(d["topic"], d["content"]), text_not_utf8=tuple(damaged),
+        temporal_tags_list=tuple(_json_list(d["temporal_tags"])), newer=tuple(newer), older=tuple(older),
+        conflicts=tuple(pairs), edges=tuple(links))
 
 
 def policies(ws: Workspace) -> list[PolicyRow]:

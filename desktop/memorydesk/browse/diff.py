@@ -175,8 +175,26 @@ def compare(old_path: str | Path, new_path: str | Path) -> Comparison:
         return compare_open(old, new)
 
 
-def version_of(ws: Workspace, kind: str, item_id: str) -> dict[str, Any] | None:
-    """One fact or policy row as a dict (embeddings as their size), or None when the file has no such id."""
+@dataclass(frozen=True)
+class Version:
+    """One stored version of a fact or policy: every column in the table's order, as stored
+    (an embedding as its size, ``"1536 bytes"``)."""
+
+    kind: str
+    id: str
+    fields: tuple[tuple[str, Any], ...]
+
+    @property
+    def names(self) -> list[str]:
+        return [name for name, _value in self.fields]
+
+    def value(self, name: str) -> Any:
+        """The column's value (None when the row has no such column)."""
+        return next((value for key, value in self.fields if key == name), None)
+
+
+def version_of(ws: Workspace, kind: str, item_id: str) -> Version | None:
+    """One fact or policy row of the file, or None when the file has no such id."""
     table = {"fact": ws.layout.facts, "policy": ws.layout.policies}[kind]
     from sqlalchemy import select
 
@@ -184,14 +202,13 @@ def version_of(ws: Workspace, kind: str, item_id: str) -> dict[str, Any] | None:
         row = conn.execute(select(table).where(table.c.id == item_id)).first()
     if row is None:
         return None
-    out = dict(row._mapping)
-    for name in ("embedding", "binary_embedding"):
-        if name in out and out[name] is not None:
-            out[name] = f"{len(out[name])} bytes"
-    return out
+    fields = tuple((name, f"{len(value)} bytes" if name in ("embedding", "binary_embedding") and value is not None
+                    else value) for name, value in row._mapping.items())
+    return Version(kind, item_id, fields)
 
 
-__all__ = ["Comparison", "FACT_FIELDS", "POLICY_FIELDS", "backups", "compare", "compare_open", "same_file", "version_of"]
+__all__ = ["Comparison", "FACT_FIELDS", "POLICY_FIELDS", "Version", "backups", "compare", "compare_open", "same_file",
+           "version_of"]
 
 
 def backups(path: str | Path) -> list[tuple[Path, int]]:

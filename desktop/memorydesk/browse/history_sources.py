@@ -91,6 +91,13 @@ def _rows(ctx: Context, sql: str, args: list[Any]) -> list[tuple]:
         return conn.exec_driver_sql(sql, tuple(args)).all()
 
 
+def _page(ctx: Context, columns: str, source: str, pos: int | None, n: int, key: str = "rowid") -> list[tuple]:
+    """``key, columns`` of the ``n`` rows of ``source`` written last before position ``pos`` (all
+    when None), newest first."""
+    cond, args = _before(key, pos)
+    return _rows(ctx, f"SELECT {key}, {columns} FROM {source} WHERE {cond} ORDER BY {key} DESC LIMIT ?", [*args, n])
+
+
 def _has_table(ctx: Context, name: str) -> bool:
     with ctx.ws.read() as conn:
         return conn.exec_driver_sql("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)).first() \
@@ -100,11 +107,9 @@ def _has_table(ctx: Context, name: str) -> bool:
 def facts(ctx: Context, pos: int | None, n: int) -> list[Group]:
     """Facts created, with the supersessions each caused and (rarely) its own untimed one."""
     f = ctx.ws.layout.facts.name
-    cond, args = _before("rowid", pos)
-    rows = _rows(ctx, f"SELECT rowid, id, domain, topic, content, authored_by_agent_id, authored_by_role, "
-                      f"memory_type, veracity, created_at, superseded_by, updated_at, (SELECT s.created_at FROM {f} s "
-                      f"WHERE s.id = {f}.superseded_by) FROM {f} WHERE {cond} ORDER BY rowid DESC LIMIT ?",
-                 [*args, n])
+    rows = _page(ctx, "id, domain, topic, content, authored_by_agent_id, authored_by_role, memory_type, veracity, "
+                      f"created_at, superseded_by, updated_at, (SELECT s.created_at FROM {f} s "
+                      f"WHERE s.id = {f}.superseded_by)", f, pos, n)
     groups: list[Group] = []
     for key, fid, domain, topic, content, agent, role, mtype, veracity, created, by, updated, by_at in rows:
         events: list[Event] = []
@@ -157,9 +162,7 @@ def sentinels(ctx: Context, pos: int | None, n: int) -> list[Group]:
 
 def policies(ctx: Context, pos: int | None, n: int) -> list[Group]:
     p = ctx.ws.layout.policies.name
-    cond, args = _before("rowid", pos)
-    rows = _rows(ctx, f"SELECT rowid, id, domain, rule, required_role, created_at, updated_at FROM {p} "
-                      f"WHERE {cond} ORDER BY rowid DESC LIMIT ?", [*args, n])
+    rows = _page(ctx, "id, domain, rule, required_role, created_at, updated_at", p, pos, n)
     out: list[Group] = []
     for key, pid, domain, rule, role, created, updated in rows:
         events = []
@@ -176,9 +179,7 @@ def policies(ctx: Context, pos: int | None, n: int) -> list[Group]:
 
 def conflicts(ctx: Context, pos: int | None, n: int) -> list[Group]:
     c = ctx.ws.layout.conflicts.name
-    cond, args = _before("rowid", pos)
-    rows = _rows(ctx, f"SELECT rowid, id, fact_a_id, fact_b_id, conflict_type, resolution, resolved_at, created_at "
-                      f"FROM {c} WHERE {cond} ORDER BY rowid DESC LIMIT ?", [*args, n])
+    rows = _page(ctx, "id, fact_a_id, fact_b_id, conflict_type, resolution, resolved_at, created_at", c, pos, n)
     out: list[Group] = []
     for key, cid, a, b, ctype, resolution, resolved_at, created in rows:
         events = []
@@ -194,10 +195,9 @@ def conflicts(ctx: Context, pos: int | None, n: int) -> list[Group]:
 
 def edges(ctx: Context, pos: int | None, n: int) -> list[Group]:
     e, f = ctx.ws.layout.edges.name, ctx.ws.layout.facts.name
-    cond, args = _before("e.rowid", pos)
-    rows = _rows(ctx, f"SELECT e.rowid, e.id, e.source_fact_id, e.target_fact_id, e.edge_type, e.weight, "
-                      f"e.created_at, s.authored_by_agent_id, s.authored_by_role FROM {e} e LEFT JOIN {f} s "
-                      f"ON s.id = e.source_fact_id WHERE {cond} ORDER BY e.rowid DESC LIMIT ?", [*args, n])
+    rows = _page(ctx, "e.id, e.source_fact_id, e.target_fact_id, e.edge_type, e.weight, e.created_at, "
+                      "s.authored_by_agent_id, s.authored_by_role", f"{e} e LEFT JOIN {f} s ON s.id = e.source_fact_id",
+                 pos, n, key="e.rowid")
     out: list[Group] = []
     for key, eid, src, dst, etype, weight, at, agent, role in rows:
         actor, kind = ctx.who(agent, role)
@@ -209,9 +209,7 @@ def edges(ctx: Context, pos: int | None, n: int) -> list[Group]:
 
 def notes(ctx: Context, pos: int | None, n: int) -> list[Group]:
     w = ctx.ws.layout.notes.name
-    cond, args = _before("rowid", pos)
-    rows = _rows(ctx, f"SELECT rowid, agent_id, length(content), updated_at FROM {w} WHERE {cond} "
-                      "ORDER BY rowid DESC LIMIT ?", [*args, n])
+    rows = _page(ctx, "agent_id, length(content), updated_at", w, pos, n)
     out: list[Group] = []
     for key, agent, length, at in rows:
         actor, kind = ctx.who(agent, None)
@@ -240,9 +238,8 @@ def receipts(ctx: Context, pos: int | None, n: int) -> list[Group]:
 def desk(ctx: Context, pos: int | None, n: int) -> list[Group]:
     if ctx.ws.desk_schema == 0:
         return []
-    cond, args = _before("id", pos)
-    rows = _rows(ctx, "SELECT id, entity, entity_id, before_id, after_id, action, actor, reason, at, detail, undo_of, "
-                      f"undone_by FROM memdesk_history WHERE {cond} ORDER BY id DESC LIMIT ?", [*args, n])
+    rows = _page(ctx, "entity, entity_id, before_id, after_id, action, actor, reason, at, detail, undo_of, undone_by",
+                 "memdesk_history", pos, n, key="id")
     out: list[Group] = []
     for hid, entity, eid, before, after, act, actor, reason, at, detail, undo_of, undone_by in rows:
         ids = tuple(dict.fromkeys(i for i in (eid, before, after) if i))

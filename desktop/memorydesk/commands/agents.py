@@ -12,16 +12,15 @@ import json
 import sys
 
 from memorydesk.browse.agents import agent_list
+from memorydesk.commands.args import workspace_command
 from memorydesk.store import open_workspace
 
 
 def register(sub) -> None:
-    p = sub.add_parser("agents", help="list a workspace's agents: id, name, role, note length (read-only)",
-                       description="List the agents of a workspace: id, name, role and the length of the "
-                                   "note its dispatch preamble carries (characters). Read-only.")
-    p.add_argument("workspace")
-    p.add_argument("--json", action="store_true", help='print [{"id", "name", "role", "note_length"}]')
-    p.set_defaults(func=run)
+    workspace_command(sub, "agents", help="list a workspace's agents: id, name, role, note length (read-only)",
+                      description="List the agents of a workspace: id, name, role and the length of the note its "
+                                  "dispatch preamble carries (characters). Read-only.",
+                      json_help='print [{"id", "name", "role", "note_length"}]', func=run)
 
 
 def run(args) -> int:

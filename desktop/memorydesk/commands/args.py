@@ -1,4 +1,5 @@
-"""argparse types that check inputs at the edge (``core.inputs``); a refusal is one usage line."""
+"""argparse types that check inputs at the edge (``core.inputs``); a refusal is one usage line. Also the
+shape most subcommands share: one workspace, ``--json``."""
 
 from __future__ import annotations
 
@@ -7,6 +8,17 @@ from collections.abc import Callable
 
 from memorydesk.core.errors import BadInput
 from memorydesk.core.inputs import check_count, check_text
+
+
+def workspace_command(sub, name: str, *, help: str, json_help: str, func: Callable[[argparse.Namespace], int],
+                      description: str | None = None) -> argparse.ArgumentParser:
+    """A subcommand that reads one WORKSPACE and prints what it found (``--json``: as JSON);
+    returns the parser for any further arguments."""
+    p = sub.add_parser(name, help=help, description=description)
+    p.add_argument("workspace")
+    p.add_argument("--json", action="store_true", help=json_help)
+    p.set_defaults(func=func)
+    return p
 
 
 def text_arg(what: str, max_chars: int) -> Callable[[str], str]:

@@ -9,27 +9,24 @@ import json
 import sys
 from typing import Any
 
+from memorydesk.commands.args import workspace_command
 from memorydesk.commands.output import write_out
 from memorydesk.store import open_workspace
 
 
 def register(audit_sub) -> None:
-    r = audit_sub.add_parser("runs", help="the recall-audit runs kept in a workspace, oldest first (read-only)",
-                             description="List the recall-audit runs kept in WORKSPACE (audit recall --save, and "
-                                         "every run of the window's audit), oldest first.")
-    r.add_argument("workspace")
-    r.add_argument("--json", action="store_true", help="print the runs as JSON")
-    r.set_defaults(func=run_runs)
-    c = audit_sub.add_parser("compare", help="two kept recall-audit runs side by side (read-only)",
-                             description="recall@10 of RUN_A then and RUN_B now, overall and per group; the facts "
-                                         "newly lost and brought back, with the stage that changed and the likely "
-                                         "cause; the facts in only one run apart. RUN: an id from `audit runs`, "
-                                         "latest or previous.")
-    c.add_argument("workspace")
+    workspace_command(audit_sub, "runs", help="the recall-audit runs kept in a workspace, oldest first (read-only)",
+                      description="List the recall-audit runs kept in WORKSPACE (audit recall --save, and every "
+                                  "run of the window's audit), oldest first.",
+                      json_help="print the runs as JSON", func=run_runs)
+    c = workspace_command(audit_sub, "compare", help="two kept recall-audit runs side by side (read-only)",
+                          description="recall@10 of RUN_A then and RUN_B now, overall and per group; the facts "
+                                      "newly lost and brought back, with the stage that changed and the likely "
+                                      "cause; the facts in only one run apart. RUN: an id from `audit runs`, "
+                                      "latest or previous.",
+                          json_help="print the comparison as JSON", func=run_compare)
     c.add_argument("run_a", metavar="RUN_A")
     c.add_argument("run_b", metavar="RUN_B")
-    c.add_argument("--json", action="store_true", help="print the comparison as JSON")
-    c.set_defaults(func=run_compare)
 
 
 def when(at: float) -> str:

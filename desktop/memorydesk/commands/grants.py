@@ -16,6 +16,7 @@ import json
 import sys
 
 from memorydesk.browse.grants import matrix_json, read_matrix
+from memorydesk.commands.args import workspace_command
 from memorydesk.store import open_workspace
 
 MARKS = {"exact": "", "bare_name": "^", "fail_open": "*", "unknown_value": "!", "ambiguous": "?"}
@@ -25,10 +26,8 @@ LEGEND = ("^ from the bare name's row · * fail-open: no row, reads as read · !
 
 
 def register(sub) -> None:
-    p = sub.add_parser("grants", help="the effective role × domain grant matrix with each cell's source (read-only)")
-    p.add_argument("workspace")
-    p.add_argument("--json", action="store_true", help="print the matrix as JSON")
-    p.set_defaults(func=run)
+    workspace_command(sub, "grants", help="the effective role × domain grant matrix with each cell's source "
+                                          "(read-only)", json_help="print the matrix as JSON", func=run)
 
 
 def run(args) -> int:

@@ -160,26 +160,23 @@ def _fast(attributes, start_nanos: int) -> Callable[[], Receipt | None]:
 
 def receipts_from_traces(request: Any, where: str = "", into: ReceiptRecords | None = None) -> ReceiptRecords:
     """The receipts of an ``ExportTraceServiceRequest`` (spans without receipt attributes skipped)."""
-    out = into if into is not None else ReceiptRecords()
-    n = 0
-    for resource in request.resource_spans:
-        for scope in resource.scope_spans:
-            for span in scope.spans:
-                n += 1
-                out.add(_fast(span.attributes, span.start_time_unix_nano), 0, f"{where}span {n}")
-    return out
+    spans = ((span.attributes, span.start_time_unix_nano) for resource in request.resource_spans
+             for scope in resource.scope_spans for span in scope.spans)
+    return _receipts_of(spans, f"{where}span", into)
 
 
 def receipts_from_logs(request: Any, where: str = "", into: ReceiptRecords | None = None) -> ReceiptRecords:
     """The receipts of an ``ExportLogsServiceRequest`` (records without receipt attributes skipped)."""
+    records = ((record.attributes, record.time_unix_nano or record.observed_time_unix_nano)
+               for resource in request.resource_logs for scope in resource.scope_logs for record in scope.log_records)
+    return _receipts_of(records, f"{where}log record", into)
+
+
+def _receipts_of(records: Iterable[tuple[Any, int]], what: str, into: ReceiptRecords | None) -> ReceiptRecords:
+    """Each record's (attributes, time) read as a receipt, named ``what`` and its number from 1."""
     out = into if into is not None else ReceiptRecords()
-    n = 0
-    for resource in request.resource_logs:
-        for scope in resource.scope_logs:
-            for record in scope.log_records:
-                n += 1
-                out.add(_fast(record.attributes, record.time_unix_nano or record.observed_time_unix_nano), 0,
-                        f"{where}log record {n}")
+    for n, (attributes, nanos) in enumerate(records, 1):
+        out.add(_fast(attributes, nanos), 0, f"{what} {n}")
     return out
 
 

@@ -185,10 +185,31 @@ def entries(conn: Connection, entity: str | None = None, entity_id: str | None =
     return [dict(r._mapping) for r in rows]
 
 
-def read_entries(ws: Workspace, entity: str | None = None, entity_id: str | None = None) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One row of the desk's history, its detail decoded, as the detail panes list it."""
+
+    id: int
+    entity: str
+    entity_id: str
+    before_id: str | None
+    after_id: str | None
+    action: str
+    actor: str
+    reason: str
+    at: int
+    detail: dict[str, Any]
+    undo_of: int | None
+    undone_by: int | None
+
+
+def history_entries(ws: Workspace, entity: str | None = None, entity_id: str | None = None) -> list[HistoryEntry]:
     """History rows about an entity (newest first), their details decoded (one read)."""
     with ws.read() as conn:
         rows = entries(conn, entity, entity_id)
-    for row in rows:
-        row["detail"] = json.loads(row["detail"] or "{}")
-    return rows
+    return [HistoryEntry(**{**row, "detail": json.loads(row["detail"] or "{}")}) for row in rows]
+
+
+def read_entries(ws: Workspace, entity: str | None = None, entity_id: str | None = None) -> list[dict[str, Any]]:
+    """``history_entries`` as row dicts (column → value)."""
+    return [dataclasses.asdict(e) for e in history_entries(ws, entity, entity_id)]

@@ -13,7 +13,7 @@ there as well (``VACUUM``, then checked byte for byte) or deletes them, as asked
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -165,8 +165,23 @@ def _backup_holding(path: Path, chain: list[str], needles: list[bytes]) -> Backu
 
 def erase_in_backup(held: BackupHolding, chain: list[str]) -> None:
     """Purge the facts from a backup too, ``VACUUM`` it, and check no byte of the text is left."""
-    path = held.path
-    _rows, needles = _read_backup(path, chain)  # after the erase, only bytes no other fact holds count
+    _rows, needles = _read_backup(held.path, chain)  # after the erase, only bytes no other fact holds count
+
+    def erase(conn: Connection, layout: Layout, names: set[str]) -> None:
+        versions = earlier_versions(conn, layout, chain)
+        erase_rows(conn, layout, versions, vectors=VECTOR_TABLE in names)
+        if "memdesk_history" in names:
+            scrub_history(conn, versions)
+        conn.exec_driver_sql(f"INSERT INTO {layout.fts}({layout.fts}) VALUES('optimize')")
+
+    erase_from_backup(held.path, needles, erase)
+
+
+def erase_from_backup(path: Path, needles: list[bytes],
+                      erase: Callable[[Connection, Layout, set[str]], None]) -> None:
+    """Run ``erase(conn, layout, table names)`` in one transaction on the backup at ``path``,
+    ``VACUUM`` it (a new file: no free page keeps an old copy), and check that none of
+    ``needles`` is left in the file or its log."""
     files.require_free(path.parent, 2 * files.database_bytes(path), f"erasing the text from {path.name}")
     engine = make_engine(path, read_only=False)
     try:
@@ -176,13 +191,9 @@ def erase_in_backup(held: BackupHolding, chain: list[str]) -> None:
                 layout = detect(names)
                 if layout is None:
                     raise MemoryDeskError(f"{path}: not a workspace any more; delete it instead")
-                versions = earlier_versions(conn, layout, chain)
-                erase_rows(conn, layout, versions, vectors=VECTOR_TABLE in names)
-                if "memdesk_history" in names:
-                    scrub_history(conn, versions)
-                conn.exec_driver_sql(f"INSERT INTO {layout.fts}({layout.fts}) VALUES('optimize')")
+                erase(conn, layout, names)
             raw = conn.connection.driver_connection  # outside any transaction
-            raw.execute("VACUUM")  # a new file: no free page keeps an old copy
+            raw.execute("VACUUM")
             raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
         engine.dispose()
@@ -225,11 +236,21 @@ def purge(reviewer: Reviewer, ids: Iterable[str], reason: str = "", *,
     outcome = PurgeOutcome(None, None)
     if present:
         outcome.change, outcome.wal = _purge_workspace(reviewer, list(present), reason)
+    settle_backups(outcome, holding, backups,
+                   lambda held: erase_in_backup(held, sorted(set(chain) | set(held.fact_ids))))
+    return outcome
+
+
+def settle_backups(outcome: PurgeOutcome, holding: list[BackupHolding], backups: BackupAction,
+                   erase: Callable[[BackupHolding], None]) -> None:
+    """Do to each backup that holds the purged text what ``backups`` asks — ``erase`` it there,
+    delete it, or keep it — and say so in ``outcome``. A backup SQLite cannot read is kept
+    (and said), as is one whose erase failed: the workspace is purged already."""
     for held in holding:
-        if backups == "erase" and not held.unreadable:  # one SQLite cannot read is kept and said
+        if backups == "erase" and not held.unreadable:
             try:
-                erase_in_backup(held, sorted(set(chain) | set(held.fact_ids)))
-            except MemoryDeskError as exc:  # the workspace is purged already: say what was done, exit 1
+                erase(held)
+            except MemoryDeskError as exc:
                 outcome.kept.append(BackupHolding(held.path, held.fact_ids, erase_failed=str(exc)))
                 continue
             outcome.erased.append(held.path)
@@ -238,7 +259,6 @@ def purge(reviewer: Reviewer, ids: Iterable[str], reason: str = "", *,
             outcome.deleted.append(held.path)
         else:
             outcome.kept.append(held)
-    return outcome
 
 
 def _purge_workspace(reviewer: Reviewer, ids: list[str], reason: str) -> tuple[ChangeResult, wal.WalState]:

@@ -19,7 +19,8 @@ from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
 from memorydesk.memory.history import ChangeResult, perform
-from memorydesk.memory.purge import BACKUP_ACTIONS, MIN_NEEDLE, BackupAction, BackupHolding, PurgeOutcome, scrub_history
+from memorydesk.memory.purge import (BACKUP_ACTIONS, MIN_NEEDLE, BackupAction, BackupHolding, PurgeOutcome,
+                                     erase_from_backup, scrub_history, settle_backups)
 from memorydesk.memory.reviewer_action import ReviewerAction
 from memorydesk.memory.reviewer_items import ITEM_KINDS, WORDS, kept_detail
 from memorydesk.store import Workspace, files, wal
@@ -128,25 +129,12 @@ def backups_holding_items(ws: Workspace, item_kind: str, ids: Iterable[str]) -> 
 
 
 def _erase_in_backup(path: Path, item_kind: str, ids: list[str], needles: list[bytes]) -> None:
-    files.require_free(path.parent, 2 * files.database_bytes(path), f"erasing the text from {path.name}")
-    engine = make_engine(path, read_only=False)
-    try:
-        with translated(path), engine.connect() as conn:
-            with conn.begin():
-                names = table_names(conn)
-                layout = detect(names)
-                if layout is None:
-                    raise MemoryDeskError(f"{path}: not a workspace any more; delete it instead")
-                erase_items(conn, layout, item_kind, ids, desk=False)
-                if "memdesk_history" in names:
-                    scrub_history(conn, ids)
-            raw = conn.connection.driver_connection  # outside any transaction
-            raw.execute("VACUUM")
-            raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    finally:
-        engine.dispose()
-    if wal.files_holding([path, Path(f"{path}-wal")], needles):
-        raise MemoryDeskError(f"{path}: the text could not be erased from this backup; delete the backup instead")
+    def erase(conn: Connection, layout: Layout, names: set[str]) -> None:
+        erase_items(conn, layout, item_kind, ids, desk=False)
+        if "memdesk_history" in names:
+            scrub_history(conn, ids)
+
+    erase_from_backup(path, needles, erase)
 
 
 def purge_items(reviewer: Reviewer, item_kind: str, ids: Iterable[str], reason: str = "", *,
@@ -183,19 +171,7 @@ def purge_items_outcome(reviewer: Reviewer, item_kind: str, ids: Iterable[str], 
     present = [i for i in ids if i in texts]
     if present:
         outcome.change, outcome.wal = _purge_workspace(reviewer, item_kind, present, reason.strip(), needles)
-    for held in holding:
-        if backups == "erase" and not held.unreadable:
-            try:
-                _erase_in_backup(held.path, item_kind, ids, needles)
-            except MemoryDeskError as exc:
-                outcome.kept.append(BackupHolding(held.path, held.fact_ids, erase_failed=str(exc)))
-                continue
-            outcome.erased.append(held.path)
-        elif backups == "delete":
-            files.remove_database(held.path)
-            outcome.deleted.append(held.path)
-        else:
-            outcome.kept.append(held)
+    settle_backups(outcome, holding, backups, lambda held: _erase_in_backup(held.path, item_kind, ids, needles))
     return outcome
 
 

@@ -17,6 +17,7 @@ short-term memory is and that a capacity is needed.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from memorydesk.core.receipts import format_utc
@@ -25,9 +26,20 @@ from memorydesk.lineage.memoryos.files import SHORT_TERM
 from memorydesk.lineage.memoryos.records import UserFiles
 
 
-def stm_fill(user: UserFiles, capacity: int | None) -> dict[str, Any]:
-    """``{"entries", "capacity"}`` (capacity None when not given), as ``--json`` reports it."""
-    return {"entries": len(user.stm), "capacity": capacity}
+@dataclass(frozen=True)
+class StmFill:
+    """How many entries short-term memory holds, and its capacity (None when not given)."""
+
+    entries: int
+    capacity: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"entries", "capacity"}``, as ``--json`` reports it."""
+        return {"entries": self.entries, "capacity": self.capacity}
+
+
+def stm_fill(user: UserFiles, capacity: int | None) -> StmFill:
+    return StmFill(len(user.stm), capacity)
 
 
 def interrupted_migration(user: UserFiles, capacity: int | None) -> Anomaly | None:

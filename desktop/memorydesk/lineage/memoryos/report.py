@@ -9,31 +9,52 @@ from typing import Any
 from memorydesk.core.receipts import Receipt
 from memorydesk.lineage.memoryos.anomalies import Anomaly
 from memorydesk.lineage.memoryos.checks import is_llm_error
-from memorydesk.lineage.memoryos.fill import stm_fill
+from memorydesk.lineage.memoryos.fill import StmFill, stm_fill
 from memorydesk.lineage.memoryos.records import Directory
 
 
+@dataclass(frozen=True)
+class UserCounts:
+    """What one user's files hold (``to_json``: the counts ``--json`` reports)."""
+
+    stm: int
+    stm_fill: StmFill
+    mtm_sessions: int
+    mtm_pages: int
+    lpm_knowledge: int
+    profile: str  # absent | error_text | present
+
+    def to_json(self) -> dict[str, Any]:
+        return {"stm": self.stm, "stm_fill": self.stm_fill.to_json(), "mtm_sessions": self.mtm_sessions,
+                "mtm_pages": self.mtm_pages, "lpm_knowledge": self.lpm_knowledge, "profile": self.profile}
+
+
+@dataclass(frozen=True)
+class AssistantCounts:
+    """What one assistant's files hold."""
+
+    lpm_knowledge: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"lpm_knowledge": self.lpm_knowledge}
+
+
 def summarize(directory: Directory, stm_capacity: int | None = None
-              ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
-    """Per user and per assistant, what the files hold (the counts ``--json`` reports)."""
+              ) -> tuple[dict[str, UserCounts], dict[str, AssistantCounts]]:
+    """Per user and per assistant, what the files hold."""
     users = {}
     for name, files in sorted(directory.users.items()):
         profile = "absent" if files.profile is None else "error_text" if is_llm_error(files.profile.text) else "present"
-        users[name] = {
-            "stm": len(files.stm),
-            "stm_fill": stm_fill(files, stm_capacity),
-            "mtm_sessions": len(files.sessions),
-            "mtm_pages": len({page.page_id for session in files.sessions for page in session.pages}),
-            "lpm_knowledge": len(files.knowledge),
-            "profile": profile,
-        }
-    assistants = {name: {"lpm_knowledge": len(files.knowledge)} for name, files in sorted(directory.assistants.items())}
+        users[name] = UserCounts(len(files.stm), stm_fill(files, stm_capacity), len(files.sessions),
+                                 len({page.page_id for session in files.sessions for page in session.pages}),
+                                 len(files.knowledge), profile)
+    assistants = {name: AssistantCounts(len(files.knowledge)) for name, files in sorted(directory.assistants.items())}
     return users, assistants
 
 
-def fill_line(fill: dict[str, Any], pages: int) -> str:
+def fill_line(fill: StmFill, pages: int) -> str:
     """How full short-term memory is, in words (and whether that can be judged)."""
-    entries, capacity = fill["entries"], fill["capacity"]
+    entries, capacity = fill.entries, fill.capacity
     if capacity is None:
         return (f"short-term memory holds {entries} entr{'y' if entries == 1 else 'ies'}; whether a migration was "
                 "interrupted needs MemoryOS's short_term_capacity: give --stm-capacity N")
@@ -48,8 +69,8 @@ class ImportResult:
     workspace: Path
     timezone: str
     dry_run: bool
-    users: dict[str, dict[str, Any]]
-    assistants: dict[str, dict[str, Any]]
+    users: dict[str, UserCounts]
+    assistants: dict[str, AssistantCounts]
     lanes: dict[str, str]  # user scope -> assistant scope
     anomalies: list[Anomaly]
     receipts: list[Receipt]  # every receipt the files prove
@@ -67,8 +88,8 @@ class ImportResult:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "users": self.users,
-            "assistants": self.assistants,
+            "users": {name: c.to_json() for name, c in self.users.items()},
+            "assistants": {name: c.to_json() for name, c in self.assistants.items()},
             "anomalies": [a.to_json() for a in self.anomalies],
             "receipts": len(self.receipts),
             "imported": self.imported,
@@ -80,12 +101,12 @@ class ImportResult:
     def lines(self) -> list[str]:
         lines = []
         for name, c in self.users.items():
-            lines.append(f"user {name} (lane {name} × {self.lanes.get(name, '?')}): {c['stm']} STM, "
-                         f"{c['mtm_sessions']} MTM sessions, {c['mtm_pages']} pages, {c['lpm_knowledge']} knowledge, "
-                         f"profile {c['profile']}")
-            lines.append("  " + fill_line(c["stm_fill"], c["mtm_pages"]))
-        for name, c in self.assistants.items():
-            lines.append(f"assistant {name}: {c['lpm_knowledge']} knowledge")
+            lines.append(f"user {name} (lane {name} × {self.lanes.get(name, '?')}): {c.stm} STM, "
+                         f"{c.mtm_sessions} MTM sessions, {c.mtm_pages} pages, {c.lpm_knowledge} knowledge, "
+                         f"profile {c.profile}")
+            lines.append("  " + fill_line(c.stm_fill, c.mtm_pages))
+        for name, a in self.assistants.items():
+            lines.append(f"assistant {name}: {a.lpm_knowledge} knowledge")
         lines.append(f"{len(self.receipts)} receipts derived ({len(self.runs)} runs)")
         if self.anomalies:
             lines.append(f"{len(self.anomalies)} anomal{'y' if len(self.anomalies) == 1 else 'ies'}:")

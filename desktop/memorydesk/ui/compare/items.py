@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from memorydesk.browse.diff import Comparison
+from memorydesk.browse.diff import Comparison, Version
 from memorydesk.core.moments import utc_text
 from memorydesk.core.worddiff import word_diff
 
@@ -79,7 +79,8 @@ def _value(name: str, value: Any) -> str:
     return esc(value)
 
 
-def side_by_side(item: Item, old: dict | None, new: dict | None, old_name: str, new_name: str) -> tuple[str, str]:
+def side_by_side(item: Item, old: Version | None, new: Version | None, old_name: str,
+                 new_name: str) -> tuple[str, str]:
     """HTML for the older and the newer version of a fact or policy (changed fields marked)."""
     if item.kind == "grant" and item.grant is not None:
         g, src = item.grant, item.grant.get("sources", ("", ""))
@@ -90,10 +91,12 @@ def side_by_side(item: Item, old: dict | None, new: dict | None, old_name: str, 
     if old is None and new is None:
         text = f"<p>{esc(item.label)}</p>"
         return f"<h3>{esc(old_name)}</h3>{text}", f"<h3>{esc(new_name)}</h3>{text}"
-    names = list((old or new or {}).keys())
+    shown = old if old is not None else new
+    assert shown is not None
     left, right = [], []
-    for name in names:
-        a, b = (old or {}).get(name), (new or {}).get(name)
+    for name in shown.names:
+        a = old.value(name) if old is not None else None
+        b = new.value(name) if new is not None else None
         mark = " style='background:#fff3c4'" if old is not None and new is not None and a != b else ""
         if old is not None and new is not None and a != b and name in TEXT_FIELDS and isinstance(a, str) \
                 and isinstance(b, str):

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memorydesk.browse.diff import Comparison, compare_open, same_file, version_of
+from memorydesk.browse.diff import Comparison, Version, compare_open, same_file, version_of
 from memorydesk.core.errors import BadInput
 from memorydesk.memory.reviewer_restore import restore_grant, restore_row
 from memorydesk.store import open_workspace
@@ -181,7 +181,7 @@ class CompareView(QWidget):
                                                 version_of(ws, item.kind, item.key)),
                                  lambda pair: self._show_sides(item, pair), label="reading both versions")
 
-    def _show_sides(self, item: Item, pair: tuple[dict | None, dict | None]) -> None:
+    def _show_sides(self, item: Item, pair: tuple[Version | None, Version | None]) -> None:
         if self.closed or self.selected() != item:
             return
         left, right = side_by_side(item, pair[0], pair[1], f"{self.other_path.name} (older)",

@@ -18,6 +18,7 @@ from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
 from memorydesk.browse import conflict_export as export
+from memorydesk.browse.trail_types import TrailFact
 from memorydesk.core.errors import BadInput
 from memorydesk.core.outputs import refuse_overwriting_input
 from memorydesk.ui import settings
@@ -27,8 +28,8 @@ from memorydesk.ui.operations import dialog_result
 from memorydesk.ui.session import DeskSession
 
 
-def _active(f: dict[str, Any]) -> bool:
-    return bool(f.get("exists")) and f.get("superseded_by") is None
+def _active(f: TrailFact | None) -> bool:
+    return f is not None and f.exists and f.superseded_by is None
 
 
 class ConflictActions(QObject):
@@ -93,15 +94,16 @@ class ConflictActions(QObject):
 
     def update(self) -> None:
         trail, detail, _burst = self.shown()
-        c = trail["conflict"] if trail else None
-        a = trail["facts"]["a"] if trail else {}
-        b = trail["facts"]["b"] if trail else {}
-        resolved = c is not None and c.get("recorded_winner") is not None
-        open_pair = c is not None and c["type"] == "cross_agent" and c["resolution"] is None
-        restore = (trail or {}).get("restore") or {}
-        settled = c is not None and c.get("state") == "reviewed"
+        c = trail.conflict if trail else None
+        a = trail.a if trail else None
+        b = trail.b if trail else None
+        resolved = c is not None and c.recorded_winner is not None
+        open_pair = c is not None and c.type == "cross_agent" and c.resolution is None
+        restore = trail.restore if trail else None
+        settled = c is not None and c.state == "reviewed"
         self.acts.update({
-            self.restore: (bool(restore.get("possible")), restore.get("says") or "Select a resolved conflict"),
+            self.restore: (restore is not None and restore.possible,
+                           (restore.says if restore is not None else "") or "Select a resolved conflict"),
             self.confirm: (resolved, "Select a resolved conflict"),
             self.keep_a: (open_pair and not settled and _active(a) and _active(b),
                           "Select an open cross-agent conflict whose two facts are active"),
@@ -110,10 +112,10 @@ class ConflictActions(QObject):
             self.keep_both: (open_pair and not settled, "Select an open cross-agent conflict nobody settled"),
             self.review_burst: (detail is not None, "Select a burst on the Bursts page"),
         })
-        if self.restore.isEnabled():  # what it will do, before it is done
-            self.restore.setToolTip(f"Restore Loser (Ctrl+R): {restore['says']}")
-        self.open_a.setEnabled(bool(a.get("exists")))
-        self.open_b.setEnabled(bool(b.get("exists")))
+        if self.restore.isEnabled() and restore is not None:  # what it will do, before it is done
+            self.restore.setToolTip(f"Restore Loser (Ctrl+R): {restore.says}")
+        self.open_a.setEnabled(a is not None and a.exists)
+        self.open_b.setEnabled(b is not None and b.exists)
         for action in self.exports:
             action.setEnabled(trail is not None or detail is not None)
 
@@ -138,10 +140,10 @@ class ConflictActions(QObject):
         trail, _detail, _burst = self.shown()
         if trail is None or self.session is None or not self.acts.allowed(action):
             return
-        conflict_id = trail["conflict"]["id"]
+        conflict_id = trail.conflict.id
         title, button, text = self.EXPLAIN[kind]
         if kind == "restore":
-            text = trail["restore"]["says"] + " The product's conflict row is left as it is."
+            text = trail.restore.says + " The product's conflict row is left as it is."
         dialog = DecisionDialog(title, text, button, self.owner)
         self.dialog = dialog
         accepted = await dialog_result(dialog)
@@ -168,7 +170,7 @@ class ConflictActions(QObject):
         dialog.deleteLater()
         self.dialog = None
         if accepted:
-            winner = detail["winner"]["id"]
+            winner = detail.winner.id
             await self.session.write("reviewing the burst", lambda r: r.review_burst(
                 winner, values["conflicts"], values["restore"], reason=values["reason"]))
 
@@ -176,16 +178,16 @@ class ConflictActions(QObject):
 
     def open_fact(self, side: str) -> None:
         trail, _detail, _burst = self.shown()
-        if trail is not None and self.session is not None and trail["facts"][side].get("exists"):
-            self.session.navigate("facts", fact=trail["facts"][side]["id"])
+        if trail is not None and self.session is not None and trail.fact(side).exists:
+            self.session.navigate("facts", fact=trail.fact(side).id)
 
     def document(self, free: bool) -> dict[str, Any] | None:
         trail, detail, _burst = self.shown()
         actor = self.session.actor if self.session is not None else ""
         if trail is not None:
-            doc = export.trail_document(trail, exported_by=actor)
+            doc = export.trail_document(trail.to_json(), exported_by=actor)
         elif detail is not None:
-            doc = export.burst_document(detail, exported_by=actor)
+            doc = export.burst_document(detail.to_json(), exported_by=actor)
         else:
             return None
         return export.content_free(doc) if free else doc
@@ -195,12 +197,12 @@ class ConflictActions(QObject):
         content-free export names neither topic nor text)."""
         trail, detail, _burst = self.shown()
         if trail is not None:
-            kind, ident = "conflict", trail["conflict"]["id"]
-            f = trail["facts"]["b"] if trail["facts"]["b"].get("exists") else trail["facts"]["a"]
+            kind, ident = "conflict", trail.conflict.id
+            about = trail.b.topic if trail.b.exists else trail.a.topic
         else:
-            kind, ident = "burst", (detail or {}).get("winner", {}).get("id", "")
-            f = (detail or {}).get("winner", {})
-        topic = re.sub(r"[^a-z0-9]+", "-", str(f.get("topic") or "").lower()).strip("-")[:40]
+            kind, ident = "burst", detail.winner.id if detail is not None else ""
+            about = detail.winner.topic if detail is not None else None
+        topic = re.sub(r"[^a-z0-9]+", "-", str(about or "").lower()).strip("-")[:40]
         parts = [kind, *([topic] if topic and not free else []), ident[:8], *(["content-free"] if free else [])]
         return "-".join(p for p in parts if p) + ".md"
 

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memorydesk.browse.bursts import BurstDetail, Displaced
 from memorydesk.ui.prompts import reason_fields
 from memorydesk.ui.text import one_line
 
@@ -62,15 +63,15 @@ class BurstReviewDialog(QDialog):
     """Every fact the burst's winner displaced, each with a box: checked = restore it (active
     again), unchecked = confirm that it stays superseded. One decision, one history row."""
 
-    def __init__(self, detail: dict[str, Any], parent: QWidget | None = None) -> None:
+    def __init__(self, detail: BurstDetail, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("burst-review")
         self.setWindowTitle("Review the burst")
         self.detail = detail
-        w = detail["winner"]
+        w = detail.winner
         intro = QLabel(
-            f"<b>{len(detail['displaced'])}</b> facts were superseded by "
-            f"“{one_line(w.get('topic') or w['id'], 80)}”. Tick the ones that were still true to restore them "
+            f"<b>{len(detail.displaced)}</b> facts were superseded by "
+            f"“{one_line(w.topic or w.id, 80)}”. Tick the ones that were still true to restore them "
             "(they become active again; the winner stays). The others are confirmed as superseded.")
         intro.setWordWrap(True)
         self.table = QTableWidget(0, 4)
@@ -79,21 +80,21 @@ class BurstReviewDialog(QDialog):
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
-        self.rows: list[dict[str, Any]] = [i for i in detail["displaced"] if i.get("exists")]
+        self.rows: list[Displaced] = [i for i in detail.displaced if i.exists and i.fact is not None]
         for item in self.rows:
             r = self.table.rowCount()
             self.table.insertRow(r)
-            f = item["fact"]
+            f = item.fact
+            assert f is not None
             box = QTableWidgetItem("")
-            can = bool(item.get("still_superseded_by_winner")) and f.get("exists", False)
+            can = item.still_superseded_by_winner and f.exists
             box.setFlags(Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsSelectable
                          | (Qt.ItemFlag.ItemIsEnabled if can else Qt.ItemFlag.NoItemFlags))
             box.setCheckState(Qt.CheckState.Unchecked)
             if not can:
                 box.setToolTip("No longer superseded by the winner: nothing to restore")
             self.table.setItem(r, 0, box)
-            for col, text in ((1, f.get("topic") or f["id"]), (2, f.get("content") or "(missing)"),
-                              (3, f.get("state", "missing"))):
+            for col, text in ((1, f.topic or f.id), (2, f.content or "(missing)"), (3, f.state)):
                 cell = QTableWidgetItem(one_line(str(text), 300))
                 cell.setToolTip(str(text)[:2000])
                 self.table.setItem(r, col, cell)
@@ -121,11 +122,11 @@ class BurstReviewDialog(QDialog):
         for r, item in enumerate(self.rows):
             box = self.table.item(r, 0)
             if box.flags() & Qt.ItemFlag.ItemIsEnabled:
-                box.setCheckState(Qt.CheckState.Checked if item["conflict"] in conflict_ids
+                box.setCheckState(Qt.CheckState.Checked if item.conflict in conflict_ids
                                   else Qt.CheckState.Unchecked)
 
     def restore_ids(self) -> list[str]:
-        return [item["conflict"] for r, item in enumerate(self.rows)
+        return [item.conflict for r, item in enumerate(self.rows)
                 if self.table.item(r, 0).checkState() == Qt.CheckState.Checked]
 
     def _count(self) -> None:
@@ -134,7 +135,7 @@ class BurstReviewDialog(QDialog):
 
     def values(self) -> dict[str, Any]:
         return {"reason": self.reason.text().strip(), "restore": self.restore_ids(),
-                "conflicts": [item["conflict"] for item in self.rows]}
+                "conflicts": [item.conflict for item in self.rows]}
 
     def _check(self) -> None:
         if not self.values()["reason"]:

@@ -41,7 +41,7 @@ def column(name: str) -> int:
 
 def state_text(line: ConflictLine) -> str:
     """The product's state, then what a person decided (if anything)."""
-    decided = DECISIONS.get(line.review["decision"], line.review["decision"]) if line.review else None
+    decided = DECISIONS.get(line.review.decision, line.review.decision) if line.review else None
     if line.state == "reviewed" and decided:
         text = decided
     else:

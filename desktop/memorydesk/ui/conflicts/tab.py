@@ -36,6 +36,7 @@ from memorydesk.browse import bursts as browse_bursts
 from memorydesk.browse import conflicts as browse
 from memorydesk.browse.conflict_index import prepare_later
 from memorydesk.browse.conflict_trail import conflict_trail
+from memorydesk.browse.trail_types import Trail
 from memorydesk.browse.facts import domains
 from memorydesk.core.changes import Kind, Shown
 from memorydesk.ui.columns import ColumnFitter
@@ -307,10 +308,10 @@ class ConflictsTab(DeskTab):
         """After the list was read again (a filter changed): the conflict whose trail is shown
         is selected again when the list still holds it, and its trail cleared once the whole
         list is known without it (a trail of a conflict that is not listed would mislead)."""
-        keys = [r["key"] for r in self.trail.trail["conflict"]["rows"]]
+        keys = [r.key for r in self.trail.trail.conflict.rows]
         row = next((r for r in map(self.model.row_of_key, keys) if r is not None), None)
         if row is not None:
-            self._trail_for = self.trail.trail["conflict"]["id"]
+            self._trail_for = self.trail.trail.conflict.id
             self.select_row(row, scroll=False)
         elif complete:
             self._trail_for = None
@@ -375,19 +376,19 @@ class ConflictsTab(DeskTab):
         if conflict_id is None:
             return
 
-        def show(trail: dict[str, Any] | None) -> None:
+        def show(trail: Trail | None) -> None:
             if self._trail_for != conflict_id:
                 return
             if trail is None:
                 self.trail.show_nothing("That conflict is no longer in the workspace.")
             else:
-                ids = [r["id"] for r in trail["conflict"]["rows"]]
+                ids = [r.id for r in trail.conflict.rows]
                 self.trail.show_trail(trail, next((self._burst_of[i] for i in ids if i in self._burst_of), None))
             self.acts.update()
 
         self.run(lambda ws: conflict_trail(ws, conflict_id), show, label="reading the trail")
 
-    def _shown(self) -> tuple[dict | None, dict | None, Any]:
+    def _shown(self) -> tuple[Trail | None, browse_bursts.BurstDetail | None, Any]:
         return self.trail.trail, self.trail.burst, self.shown_burst
 
     # --- bursts ---------------------------------------------------------------------------
@@ -431,7 +432,7 @@ class ConflictsTab(DeskTab):
         self._trail_for = None
         winner, ids = burst.winner, list(burst.conflict_ids)
 
-        def show(detail: dict[str, Any]) -> None:
+        def show(detail: browse_bursts.BurstDetail) -> None:
             if self.shown_burst is burst and self.pages.currentIndex() == BURST_PAGE:
                 self.trail.show_burst(detail, burst.reason)
                 self.acts.update()
@@ -449,12 +450,12 @@ class ConflictsTab(DeskTab):
         menu.popup(self.view.viewport().mapToGlobal(pos))
 
 
-def trail_facts(trail: dict[str, Any] | None) -> set[str]:
+def trail_facts(trail: Trail | None) -> set[str]:
     """The facts a conflict's trail names: its pair, their chains, the related lines' pairs."""
-    if not trail:
+    if trail is None:
         return set()
-    named = {side["id"] for side in trail.get("facts", {}).values()}
-    for chain in trail.get("chains", {}).values():
-        named.update(str(e["id"]) for part in chain.values() for e in part if isinstance(e, dict) and "id" in e)
-    named.update(f for r in trail.get("related", []) for f in (r["fact_a"], r["fact_b"]))
+    named = {trail.a.id, trail.b.id}
+    for chain in (trail.chain_a, trail.chain_b):
+        named.update(node.id for node in (*chain.newer, *chain.older))
+    named.update(f for r in trail.related for f in (r.fact_a, r.fact_b))
     return named

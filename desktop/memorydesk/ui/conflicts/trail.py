@@ -14,6 +14,8 @@ from typing import Any
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
+from memorydesk.browse.bursts import BurstDetail
+from memorydesk.browse.trail_types import Trail, TrailChain, TrailConflict, TrailFact, Who
 from memorydesk.core.conflict_rule import num
 from memorydesk.core.worddiff import word_diff
 from memorydesk.ui.conflicts.model import DECISIONS
@@ -42,12 +44,12 @@ def fact_link(fact_id: str, label: str | None = None, exists: bool = True) -> st
     return f"<a href='fact:{esc(fact_id)}' title='Open {esc(fact_id)} in the Facts tab'>{text}</a>"
 
 
-def who_text(who: dict[str, Any] | None) -> str:
-    if not who:
+def who_text(who: Who | None) -> str:
+    if who is None:
         return "unknown"
-    kind, name = who.get("kind"), who.get("name")
+    kind, name = who.kind, who.name
     if kind == "person":
-        reason = f" — “{esc(who.get('reason'))}”" if who.get("reason") else ""
+        reason = f" — “{esc(who.reason)}”" if who.reason else ""
         return f"<b>{esc(name)}</b> (a person, in the desk){reason}"
     if kind == "agent":
         return f"agent <b>{esc(name)}</b> (its write)"
@@ -70,37 +72,38 @@ def _diffed(pieces: list[Any], limit: int = TEXT_LIMIT) -> str:
     return "".join(out)
 
 
-def _content_cells(a: dict[str, Any], b: dict[str, Any]) -> tuple[str, str]:
-    def missing(f: dict[str, Any]) -> str:
-        if f.get("state") == "purged":
-            p = f.get("purged", {})
-            return (f"<p style='{WARN}'>Purged by {esc(p.get('actor'))} on {esc(when(p.get('at')))}: "
+def _content_cells(a: TrailFact, b: TrailFact) -> tuple[str, str]:
+    def missing(f: TrailFact) -> str:
+        if f.state == "purged":
+            p = f.purged
+            return (f"<p style='{WARN}'>Purged by {esc(p.actor if p else None)} on {esc(when(p.at if p else None))}: "
                     "its text is gone for good.</p>")
         return (f"<p style='{WARN}'><b>This fact no longer exists</b> (deleted by the product: a real delete); "
                 "the conflict row still names it.</p>")
 
-    if not (a.get("exists") and b.get("exists")):
-        one = lambda f: esc(f.get("content", "")[:TEXT_LIMIT]) if f.get("exists") else missing(f)  # noqa: E731
+    if not (a.exists and b.exists):
+        one = lambda f: esc((f.content or "")[:TEXT_LIMIT]) if f.exists else missing(f)  # noqa: E731
         return one(a), one(b)
-    pa, pb = word_diff(a["content"], b["content"])
+    pa, pb = word_diff(a.content or "", b.content or "")
     return _diffed(pa), _diffed(pb)
 
 
-def _cell_dir(f: dict[str, Any]) -> str:
-    return " dir='rtl' align='right'" if is_rtl(f.get("content")) else ""
+def _cell_dir(content: str | None) -> str:
+    return " dir='rtl' align='right'" if is_rtl(content) else ""
 
 
-def _text_cell(f: dict[str, Any], body: str) -> str:
-    """A table cell holding a fact's text, laid out right-to-left when the text is."""
-    if is_rtl(f.get("content")):
+def _text_cell(content: str | None, body: str) -> str:
+    """A table cell holding a fact's text (``body``: ``content`` as shown), laid out
+    right-to-left when the text is."""
+    if is_rtl(content):
         return f"<td valign=top align='right'><div dir='rtl' align='right'>{body}</div></td>"
     return f"<td valign=top>{body}</td>"
 
 
-def _state(f: dict[str, Any], missing: frozenset[str] = frozenset()) -> str:
-    if not f.get("exists"):
-        return f"<b style='color:#c0392b'>{esc(f.get('state'))}</b>"
-    state, by = f["state"], f.get("superseded_by")
+def _state(f: TrailFact, missing: frozenset[str] = frozenset()) -> str:
+    if not f.exists:
+        return f"<b style='color:#c0392b'>{esc(f.state)}</b>"
+    state, by = f.state, f.superseded_by
     if state == "superseded" and by:
         if ":" in by:
             return f"superseded (<code>{esc(by)}</code>)"
@@ -109,28 +112,28 @@ def _state(f: dict[str, Any], missing: frozenset[str] = frozenset()) -> str:
     return f"<b>{esc(state)}</b>" if state == "active" else esc(state)
 
 
-def provenance(f: dict[str, Any], missing: frozenset[str] = frozenset()) -> str:
+def provenance(f: TrailFact, missing: frozenset[str] = frozenset()) -> str:
     """Who wrote the fact, how sure, when: three short lines under its text (``missing``: ids
     known to be gone, shown without a link)."""
-    if not f.get("exists"):
-        return f"<small>id <code>{esc(f['id'])}</code> · {_state(f)}</small>"
-    name = f.get("agent_name") or (short(f.get("agent_id")) + "…" if f.get("agent_id") else "no agent")
-    gone = "" if f.get("agent_known") or not f.get("agent_id") else " <i>(no longer an agent)</i>"
-    role = f.get("role") or "no role"
-    if f.get("role") and f.get("role_read_as") != f.get("role"):
-        role += f", read as {f.get('role_read_as') or 'none'}"
-    raw, read = f.get("veracity"), f.get("veracity_read_as")
+    if not f.exists:
+        return f"<small>id <code>{esc(f.id)}</code> · {_state(f)}</small>"
+    name = f.agent_name or (short(f.agent_id) + "…" if f.agent_id else "no agent")
+    gone = "" if f.agent_known or not f.agent_id else " <i>(no longer an agent)</i>"
+    role = f.role or "no role"
+    if f.role and f.role_read_as != f.role:
+        role += f", read as {f.role_read_as or 'none'}"
+    raw, read = f.veracity, f.veracity_read_as
     veracity = esc(raw) if raw == read else f"{esc(raw)} → read as {esc(read)}"
-    ids = f.get("source_observation_ids") or []
+    ids = f.source_observation_ids
     sources = f"{len(ids)} source observation(s)" if ids else "no source observations"
-    emb = f.get("embedding_bytes")
+    emb = f.embedding_bytes
     embedding = "no embedding" if emb is None else (
         "embedding" if emb == 1536 else f"embedding of {emb} bytes (malformed)")
-    return (f"<small>{_state(f, missing)} · by <b>{esc(name)}</b>{gone} ({esc(role)}) · {esc(f['domain'])} / "
-            f"{esc(f['topic'])}<br>veracity {veracity} (weight {f['weight']:g}) · confidence {f['confidence']:.4g} · "
-            f"mentions {esc(f.get('mention_count'))} · recalls {esc(f.get('recall_count'))}<br>"
-            f"created {esc(when(f.get('created_at')))} · updated {esc(when(f.get('updated_at')))} · {sources} · "
-            f"{embedding} · id <code>{esc(f['id'])}</code></small>")
+    return (f"<small>{_state(f, missing)} · by <b>{esc(name)}</b>{gone} ({esc(role)}) · {esc(f.domain)} / "
+            f"{esc(f.topic)}<br>veracity {veracity} (weight {f.weight:g}) · confidence {f.confidence:.4g} · "
+            f"mentions {esc(f.mention_count)} · recalls {esc(f.recall_count)}<br>"
+            f"created {esc(when(f.created_at))} · updated {esc(when(f.updated_at))} · {sources} · "
+            f"{embedding} · id <code>{esc(f.id)}</code></small>")
 
 
 def strength(value: float, other: float) -> str:
@@ -144,92 +147,88 @@ def strength(value: float, other: float) -> str:
     return num(value)
 
 
-def _decision(t: dict[str, Any]) -> str:
-    d, c = t["decision"], t["conflict"]
-    if d.get("rule_winner") is None:
-        return f"<p style='{WARN}'>{esc(d.get('note') or 'The rule cannot be applied.')}</p>"
+def _decision(t: Trail) -> str:
+    d, c = t.decision, t.conflict
+    if d.rule_winner is None or d.a is None or d.b is None:
+        return f"<p style='{WARN}'>{esc(d.note or 'The rule cannot be applied.')}</p>"
     rows = []
-    for name, key in (("A", "a"), ("B", "b")):
-        s = d[key]
-        other = d["b" if key == "a" else "a"]["strength"]
-        won = d["rule_winner"] == c[f"fact_{key}"]
-        rows.append(f"<tr><td><b>{name}</b></td><td>{num(s['confidence'])}</td><td>× {num(s['weight'])}</td>"
-                    f"<td>({esc(s['veracity_read_as'])})</td><td>= <b>{strength(s['strength'], other)}</b></td>"
+    for name, s, other, fact_id in (("A", d.a, d.b, c.fact_a), ("B", d.b, d.a, c.fact_b)):
+        won = d.rule_winner == fact_id
+        rows.append(f"<tr><td><b>{name}</b></td><td>{num(s.confidence)}</td><td>× {num(s.weight)}</td>"
+                    f"<td>({esc(s.veracity_read_as)})</td><td>= <b>{strength(s.strength, other.strength)}</b></td>"
                     f"<td>{'← the rule keeps it' if won else ''}</td></tr>")
-    side = "A" if d["rule_winner"] == c["fact_a"] else "B"
-    verdict = (f"Equal strengths: the newer fact ({'A' if d['newer'] == c['fact_a'] else 'B'}) wins."
-               if d.get("tie") else f"{side} is stronger.")
+    side = "A" if d.rule_winner == c.fact_a else "B"
+    verdict = (f"Equal strengths: the newer fact ({'A' if d.newer == c.fact_a else 'B'}) wins."
+               if d.tie else f"{side} is stronger.")
     out = ["<table cellpadding=3 cellspacing=0><tr><th></th><th align=left>confidence</th><th align=left>"
            "× veracity weight</th><th></th><th align=left>strength</th><th></th></tr>", *rows, "</table>",
            f"<p>{verdict} "]
-    if d.get("matches") is True:
+    if d.matches is True:
         out.append(f"<span style='{OK}'>The recorded winner ({side}) is what the rule gives today.</span></p>")
-    elif d.get("matches") is False:
-        rec = "A" if d["recorded_winner"] == c["fact_a"] else "B"
+    elif d.matches is False:
+        rec = "A" if d.recorded_winner == c.fact_a else "B"
         out.append(f"<span style='{WARN}'><b>The recorded winner is {rec}, but the rule gives {side} today</b>"
-                   f" — {esc(d.get('note', '').partition(': ')[2])}.</span></p>")
+                   f" — {esc((d.note or '').partition(': ')[2])}.</span></p>")
     else:
-        out.append(f"<span style='{OPEN}'>{esc(d.get('note'))}.</span></p>")
+        out.append(f"<span style='{OPEN}'>{esc(d.note)}.</span></p>")
     return "".join(out)
 
 
-def _chain(name: str, f: dict[str, Any], chain: dict[str, Any], names: dict[str, str],
+def _chain(name: str, f: TrailFact, chain: TrailChain, names: dict[str, str],
            missing: frozenset[str] = frozenset()) -> str:
     """One fact's chain: what it replaced (earlier versions), then each step forward to the
     version in force, each with when and who. ``names`` labels the conflict's two facts A and B;
     ``missing`` ids are gone from the file (no link)."""
-    gone = missing | {n["id"] for n in chain.get("newer", []) if n.get("state") in ("missing", "purged")}
+    gone = missing | {n.id for n in chain.newer if n.state in ("missing", "purged")}
 
     def label(fact_id: str, exists: bool = True) -> str:
         if ":" in fact_id:
             return f"<code>{esc(fact_id)}</code>"
         return fact_link(fact_id, names.get(fact_id), exists and fact_id not in gone)
 
-    head = f"<p><b>{name}</b> — now <b>{esc(f.get('state'))}</b>"
-    older = chain.get("older", [])
-    newer = chain.get("newer", [])
-    if not f.get("exists"):
+    head = f"<p><b>{name}</b> — now <b>{esc(f.state)}</b>"
+    older, newer = chain.older, chain.newer
+    if not f.exists:
         return head + ": no longer in the file, so its chain cannot be followed.</p>"
     if not older and len(newer) <= 1:
         return head + ": never superseded, and it replaced nothing.</p>"
     parts = [head, "</p><ul>"]
     for o in older[:12]:
-        parts.append(f"<li>earlier {label(o['id'])} <small>(created {esc(when(o.get('created_at')))})</small> → "
-                     f"{label(o['into'])} on {esc(when(o.get('at')))} by {who_text(o.get('who'))}</li>")
+        parts.append(f"<li>earlier {label(o.id)} <small>(created {esc(when(o.created_at))})</small> → "
+                     f"{label(o.into or '')} on {esc(when(o.at))} by {who_text(o.who)}</li>")
     if len(older) > 12:
         parts.append(f"<li>… and {len(older) - 12} earlier versions</li>")
     for node in newer:
-        nxt = node.get("next")
-        if nxt:
-            cycle = " <b>(a cycle)</b>" if nxt.get("cycle") else ""
-            parts.append(f"<li>{label(node['id'])} → {label(nxt['id'])} on {esc(when(nxt.get('at')))} by "
-                         f"{who_text(nxt.get('who'))}{cycle}</li>")
+        if node.next_id is not None:
+            cycle = " <b>(a cycle)</b>" if node.cycle else ""
+            parts.append(f"<li>{label(node.id)} → {label(node.next_id)} on {esc(when(node.at))} by "
+                         f"{who_text(node.who)}{cycle}</li>")
     if len(newer) > 1:
         tail = newer[-1]
-        parts.append(f"<li>in force now: {label(tail['id'], tail.get('state') not in ('missing', 'purged'))}"
-                     f" <i>({esc(tail.get('state'))})</i></li>")
+        parts.append(f"<li>in force now: {label(tail.id, tail.state not in ('missing', 'purged'))}"
+                     f" <i>({esc(tail.state)})</i></li>")
     parts.append("</ul>")
     return "".join(parts)
 
 
-def _now(f: dict[str, Any], other: dict[str, Any], other_name: str) -> str:
+def _now(f: TrailFact, other: TrailFact, other_name: str) -> str:
     """What is true of a fact now, in a few words."""
-    if not f.get("exists"):
-        return "no longer in the file" if f.get("state") != "purged" else "purged"
-    by = f.get("superseded_by")
+    if not f.exists:
+        return "no longer in the file" if f.state != "purged" else "purged"
+    by = f.superseded_by
     if by is None:
         return "active"
-    if by == other.get("id"):
+    if by == other.id:
         return f"superseded by {other_name}"
-    return "deleted" if f.get("state") == "deleted" else f"superseded by {short(by)}…" if ":" not in by else \
+    return "deleted" if f.state == "deleted" else f"superseded by {short(by)}…" if ":" not in by else \
         f"set aside ({by})"
 
 
-def _side_label(name: str, f: dict[str, Any], c: dict[str, Any], other: dict[str, Any]) -> str:
+def _side_label(name: str, f: TrailFact, c: TrailConflict, other: TrailFact) -> str:
     """The column head of a resolved contradiction's fact: what the product decided, and
     what is true now when that has changed (a restore, a later edit, a delete)."""
     other_name = "B" if name == "A" else "A"
-    won = c.get("recorded_winner") == f.get("id")
+    won = c.recorded_winner == f.id
     now = _now(f, other, other_name)
     if won:
         return f"{name} — won" if now == "active" else f"{name} — won; now {now}"
@@ -240,99 +239,97 @@ def _side_label(name: str, f: dict[str, Any], c: dict[str, Any], other: dict[str
     return f"{name} — lost; now {now}"
 
 
-def _restore_note(t: dict[str, Any]) -> str:
-    r = t.get("restore") or {}
-    if not r.get("says"):
+def _restore_note(t: Trail) -> str:
+    r = t.restore
+    if not r.says:
         return ""
-    if r.get("possible"):
-        return f"<h4>Restore Loser (Ctrl+R) will</h4><p style='{OPEN}'>{esc(r['says'])}</p>"
-    return f"<p><small>Restore Loser: {esc(r['says'])}</small></p>"
+    if r.possible:
+        return f"<h4>Restore Loser (Ctrl+R) will</h4><p style='{OPEN}'>{esc(r.says)}</p>"
+    return f"<p><small>Restore Loser: {esc(r.says)}</small></p>"
 
 
-def trail_html(t: dict[str, Any], burst: str | None = None) -> str:
-    c, a, b = t["conflict"], t["facts"]["a"], t["facts"]["b"]
-    resolved = c.get("recorded_winner") is not None
-    kind = "Cross-agent disagreement" if c["type"] == "cross_agent" else c["type"].capitalize()
-    where = f"{b['domain']} / {b['topic']}" if b.get("exists") else (
-        f"{a['domain']} / {a['topic']}" if a.get("exists") else "facts missing")
-    reviews = t.get("reviews", [])
-    state = c["state"]  # the product's, then the latest decision in the desk (as the list says it)
+def trail_html(t: Trail, burst: str | None = None) -> str:
+    c, a, b = t.conflict, t.a, t.b
+    resolved = c.recorded_winner is not None
+    kind = "Cross-agent disagreement" if c.type == "cross_agent" else c.type.capitalize()
+    where = f"{b.domain} / {b.topic}" if b.exists else (f"{a.domain} / {a.topic}" if a.exists else "facts missing")
+    reviews = t.reviews
+    state = c.state  # the product's, then the latest decision in the desk (as the list says it)
     if reviews and state != "reviewed":
-        state += " · " + DECISIONS.get(reviews[-1]["decision"], reviews[-1]["decision"])
+        state += " · " + DECISIONS.get(reviews[-1].decision, reviews[-1].decision)
     head = [f"<h3 style='margin-bottom:2px'>{esc(kind)} · {esc(state)} · {esc(where)}</h3>",
-            f"<p style='margin-top:0'>Conflict <code>{esc(c['id'])}</code> · recorded {esc(when(c['created_at']))}"]
-    if c.get("resolved_at"):
-        head.append(f" · resolved {esc(when(c['resolved_at']))}")
-    if len(c["rows"]) > 1:
-        head.append(f" · <b>flagged {len(c['rows'])} times</b> by harmonize ({esc(when(c['first_at']))} … "
-                    f"{esc(when(c['last_at']))})")
+            f"<p style='margin-top:0'>Conflict <code>{esc(c.id)}</code> · recorded {esc(when(c.created_at))}"]
+    if c.resolved_at:
+        head.append(f" · resolved {esc(when(c.resolved_at))}")
+    if len(c.rows) > 1:
+        head.append(f" · <b>flagged {len(c.rows)} times</b> by harmonize ({esc(when(c.first_at))} … "
+                    f"{esc(when(c.last_at))})")
     head.append("</p>")
     if burst:
         head.append(f"<p style='{OPEN}'>Part of a burst: {esc(burst)}.</p>")
-    for r in t.get("reviews", [])[-3:]:
-        head.append(f"<p style='{OK}'>{esc(DECISIONS.get(r['decision'], r['decision']))} by <b>{esc(r['actor'])}"
-                    f"</b> on {esc(when(r['at']))}" + (f": “{esc(r['reason'])}”" if r.get("reason") else "")
+    for r in reviews[-3:]:
+        head.append(f"<p style='{OK}'>{esc(DECISIONS.get(r.decision, r.decision))} by <b>{esc(r.actor)}"
+                    f"</b> on {esc(when(r.at))}" + (f": “{esc(r.reason)}”" if r.reason else "")
                     + "</p>")
     la, lb = (_side_label("A", a, c, b), _side_label("B", b, c, a)) if resolved else ("A", "B")
     ca, cb = _content_cells(a, b)
-    gone = frozenset(x["id"] for x in (a, b) if not x.get("exists"))
-    names = {a["id"]: "A", b["id"]: "B"}
+    gone = frozenset(x.id for x in (a, b) if not x.exists)
+    names = {a.id: "A", b.id: "B"}
     facts = ("<table width='100%' cellpadding=5 cellspacing=0 border=1 style='border-collapse: collapse'>"
-             f"<tr><th width='50%' align=left>{la} · {fact_link(a['id'], exists=a.get('exists', False))}</th>"
-             f"<th width='50%' align=left>{lb} · {fact_link(b['id'], exists=b.get('exists', False))}</th></tr>"
-             f"<tr>{_text_cell(a, ca)}{_text_cell(b, cb)}</tr>"
+             f"<tr><th width='50%' align=left>{la} · {fact_link(a.id, exists=a.exists)}</th>"
+             f"<th width='50%' align=left>{lb} · {fact_link(b.id, exists=b.exists)}</th></tr>"
+             f"<tr>{_text_cell(a.content, ca)}{_text_cell(b.content, cb)}</tr>"
              f"<tr><td valign=top>{provenance(a, gone)}</td><td valign=top>{provenance(b, gone)}</td></tr></table>")
     chains = ("<table width='100%' cellpadding=2 cellspacing=0><tr>"
-              f"<td width='50%' valign=top>{_chain('A', a, t['chains']['a'], names, gone)}</td>"
-              f"<td width='50%' valign=top>{_chain('B', b, t['chains']['b'], names, gone)}</td></tr></table>")
-    people = "".join(f"<li>{esc(when(h['at']))} {esc(h['action'])} by <b>{esc(h['actor'])}</b>"
-                     + (f" — “{esc(h['reason'])}”" if h.get("reason") else "")
-                     + (" <i>(undone)</i>" if h.get("undone") else "") + "</li>" for h in t.get("history", []))
+              f"<td width='50%' valign=top>{_chain('A', a, t.chain_a, names, gone)}</td>"
+              f"<td width='50%' valign=top>{_chain('B', b, t.chain_b, names, gone)}</td></tr></table>")
+    people = "".join(f"<li>{esc(when(h.at))} {esc(h.action)} by <b>{esc(h.actor)}</b>"
+                     + (f" — “{esc(h.reason)}”" if h.reason else "")
+                     + (" <i>(undone)</i>" if h.undone else "") + "</li>" for h in t.history)
     related = "".join(
-        f"<li><a href='conflict:{esc(r['id'])}'>{esc(r['type'])}</a> · {esc(r['state'])}"
-        + (" · <b>dangling</b>" if r.get("dangling") else "")
-        + f" · {esc(r['domain'])} / {esc(r['topic'])} · {esc(when(r['last_at']))}"
-        + (f" · ×{r['count']}" if r["count"] > 1 else "") + f" <i>({esc(', '.join(r['why']))})</i></li>"
-        for r in t.get("related", []))
+        f"<li><a href='conflict:{esc(r.id)}'>{esc(r.type)}</a> · {esc(r.state)}"
+        + (" · <b>dangling</b>" if r.dangling else "")
+        + f" · {esc(r.domain)} / {esc(r.topic)} · {esc(when(r.last_at))}"
+        + (f" · ×{r.count}" if r.count > 1 else "") + f" <i>({esc(', '.join(r.why))})</i></li>"
+        for r in t.related)
     return "".join([
         *head, facts,
         "<h4>The decision — the product's rule, recomputed on the facts as they are now</h4>", _decision(t),
         _restore_note(t) if resolved else "",
         "<h4>What happened since</h4>", chains,
         "<h4>What people did in the desk</h4>", f"<ul>{people}</ul>" if people else "<p>Nothing yet.</p>",
-        f"<h4>Related conflicts ({len(t.get('related', []))})</h4>",
+        f"<h4>Related conflicts ({len(t.related)})</h4>",
         f"<ul>{related}</ul>" if related else "<p>None: no other conflict of this topic or of either fact.</p>",
     ])
 
 
-def burst_html(d: dict[str, Any], reason: str) -> str:
-    w = d["winner"]
-    where = f"{esc(w.get('domain'))} / {esc(w.get('topic'))}" if w.get("exists") else "a missing fact"
+def burst_html(d: BurstDetail, reason: str) -> str:
+    w = d.winner
+    where = f"{esc(w.domain)} / {esc(w.topic)}" if w.exists else "a missing fact"
     rows = []
-    for item in d["displaced"]:
-        if not item.get("exists"):
-            rows.append(f"<tr><td colspan=5><i>conflict {esc(item['conflict'])} is gone</i></td></tr>")
+    for item in d.displaced:
+        f = item.fact
+        if not item.exists or f is None:
+            rows.append(f"<tr><td colspan=5><i>conflict {esc(item.conflict)} is gone</i></td></tr>")
             continue
-        f = item["fact"]
-        rule = item.get("rule", {})
-        decided = ", ".join(DECISIONS.get(r["decision"], r["decision"]) + f" by {r['actor']}"
-                            for r in item.get("reviews", []))
-        still = "" if item["still_superseded_by_winner"] else " <i>(no longer superseded by the winner)</i>"
-        text = esc(f.get("content", "")[:400]) if f.get("exists") else "<i>missing</i>"
+        decided = ", ".join(DECISIONS.get(r.decision, r.decision) + f" by {r.actor}" for r in item.reviews)
+        still = "" if item.still_superseded_by_winner else " <i>(no longer superseded by the winner)</i>"
+        text = esc((f.content or "")[:400]) if f.exists else "<i>missing</i>"
+        rule = item.rule.lines if item.rule is not None else ()
         rows.append(
-            f"<tr><td valign=top>{fact_link(f['id'], f.get('topic'), f.get('exists', False))}<br>"
-            f"<small>{esc(f.get('domain'))} · {esc(short(f['id']))}</small></td>"
-            f"{_text_cell(f, text)}"
-            f"<td valign=top>{esc(f.get('state'))}{still}</td>"
-            f"<td valign=top>{'<br>'.join(esc(x) for x in rule.get('lines', []))}</td>"
-            f"<td valign=top><a href='conflict:{esc(item['conflict'])}'>trail</a><br>{esc(decided)}</td></tr>")
+            f"<tr><td valign=top>{fact_link(f.id, f.topic, f.exists)}<br>"
+            f"<small>{esc(f.domain)} · {esc(short(f.id))}</small></td>"
+            f"{_text_cell(f.content, text)}"
+            f"<td valign=top>{esc(f.state)}{still}</td>"
+            f"<td valign=top>{'<br>'.join(esc(x) for x in rule)}</td>"
+            f"<td valign=top><a href='conflict:{esc(item.conflict)}'>trail</a><br>{esc(decided)}</td></tr>")
     return "".join([
         f"<h3 style='margin-bottom:2px'>Burst · {esc(reason)}</h3>",
-        f"<p style='margin-top:0'>Winner {fact_link(w['id'], where, w.get('exists', False))} "
-        f"<i>({esc(w.get('state'))})</i> by agent {esc(w.get('agent_name') or w.get('agent_id') or '—')} displaced "
-        f"<b>{len(d['displaced'])}</b> fact(s) of {d.get('topics')} topic(s), {esc(when(d.get('first_at')))} … "
-        f"{esc(when(d.get('last_at')))}.</p>",
-        f"<p{_cell_dir(w)}>{esc(w.get('content', '')[:TEXT_LIMIT])}</p>" if w.get("exists") else "",
+        f"<p style='margin-top:0'>Winner {fact_link(w.id, where, w.exists)} "
+        f"<i>({esc(w.state)})</i> by agent {esc(w.agent_name or w.agent_id or '—')} displaced "
+        f"<b>{len(d.displaced)}</b> fact(s) of {d.topics} topic(s), {esc(when(d.first_at))} … "
+        f"{esc(when(d.last_at))}.</p>",
+        f"<p{_cell_dir(w.content)}>{esc((w.content or '')[:TEXT_LIMIT])}</p>" if w.exists else "",
         "<p>This is the “collateral invalidation” graph memories are known for: one write, many facts gone. "
         "Review them together (Review Burst…): restore the ones that were still true, confirm the rest.</p>",
         "<table width='100%' cellpadding=4 cellspacing=0 border=1 style='border-collapse: collapse'>"
@@ -352,8 +349,8 @@ class TrailView(QTextBrowser):
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
         self.anchorClicked.connect(self._clicked)
-        self.trail: dict[str, Any] | None = None
-        self.burst: dict[str, Any] | None = None
+        self.trail: Trail | None = None
+        self.burst: BurstDetail | None = None
         self.show_nothing()
 
     def show_nothing(self, text: str = "Select a conflict to see its trail: the two facts side by side, who "
@@ -361,16 +358,16 @@ class TrailView(QTextBrowser):
         self.trail = self.burst = None
         self.setHtml(f"<p style='color: gray'>{esc(text)}</p>")
 
-    def show_trail(self, trail: dict[str, Any], burst: str | None = None) -> None:
+    def show_trail(self, trail: Trail, burst: str | None = None) -> None:
         """Show a trail; the same conflict read again keeps its place on the page."""
-        same = self.trail is not None and self.trail["conflict"]["id"] == trail["conflict"]["id"]
+        same = self.trail is not None and self.trail.conflict.id == trail.conflict.id
         scroll = self.verticalScrollBar().value()
         self.trail, self.burst = trail, None
         self.setHtml(trail_html(trail, burst))
         if same:
             self.verticalScrollBar().setValue(scroll)
 
-    def show_burst(self, detail: dict[str, Any], reason: str) -> None:
+    def show_burst(self, detail: BurstDetail, reason: str) -> None:
         self.trail, self.burst = None, detail
         self.setHtml(burst_html(detail, reason))
 

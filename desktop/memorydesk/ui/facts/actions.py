@@ -103,7 +103,7 @@ class FactActions(QObject):
         result = await self.session.write(
             "editing the fact", lambda r, *a, **k: r.edit_fact(*a, **k), fact_id, domain=values["domain"], topic=values["topic"],
             content=values["content"], confidence=values["confidence"], reason=values["reason"],
-            expected_updated_at=fact["updated_at"])
+            expected_updated_at=fact.updated_at)
         if result.ids:
             self.select_after.emit(result.ids[-1])  # the new version
 

@@ -25,6 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memorydesk.browse.detail import FactRecord
+from memorydesk.memory.history import HistoryEntry
 from memorydesk.ui.facts import decay
 from memorydesk.ui.facts.model import UNREACHABLE_TIP, unreachable_icon
 from memorydesk.ui.facts.recall_page import RecallPage
@@ -255,8 +257,8 @@ class FactDetail(QWidget):
         label.linkActivated.connect(lambda href: self.open_fact.emit(href.removeprefix("fact:")))
         return label
 
-    def show_fact(self, d: dict[str, Any] | None, history: list[dict[str, Any]] | None = None) -> None:
-        self.fact_id = d["id"] if d else None
+    def show_fact(self, d: FactRecord | None, history: list[HistoryEntry] | None = None) -> None:
+        self.fact_id = d.id if d else None
         self.placeholder.setVisible(d is None)
         self.columns.setVisible(d is not None)
         if d is None:
@@ -269,44 +271,43 @@ class FactDetail(QWidget):
             for w in (self.chain, self.history, self.conflicts, self.edges):
                 w.setText("")
             return
-        self.unreachable.setVisible(d.get("superseded_by") is None and d.get("keyword_reachable") is False)
-        self.recall.set_fact(d["id"], d["topic"])
-        self.title.setText(d["topic"])
-        self.title.setLayoutDirection(direction(d["topic"]))
-        self.content.setPlainText(d["content"])
+        self.unreachable.setVisible(d.superseded_by is None and not d.keyword_reachable)
+        self.recall.set_fact(d.id, d.topic)
+        self.title.setText(d.topic)
+        self.title.setLayoutDirection(direction(d.topic))
+        self.content.setPlainText(d.content)
         for key, _label in FIELDS:
             self.values[key].setText(self._value(d, key))
-        older = [_link(x["id"], x["topic"], x["state"]) for x in reversed(d["older"])]
-        newer = [_link(x["id"], x["topic"], x["state"]) if x.get("topic") is not None
-                 else f"{html.escape(x['id'])} <i>({x['state']})</i>" for x in d["newer"]]
+        older = [_link(x.id, x.topic, x.state) for x in reversed(d.older)]
+        newer = [_link(x.id, x.topic, x.state) if x.topic is not None
+                 else f"{html.escape(x.id)} <i>({x.state})</i>" for x in d.newer]
         steps = older + ["<b>this fact</b>"] + newer
         self.chain.setText(" → ".join(steps) if len(steps) > 1 else "Not part of a supersession chain.")
         self.conflicts.setText("<br>".join(
-            f"{html.escape(c['conflict_type'])}: this fact is the {c['role']} against "
-            f"{_link(c['other_id'], c['other_topic'], None)} — {html.escape(c['resolution'] or 'open')}, "
-            f"{when(c['created_at'])}" for c in d["conflicts"]) or "No conflicts.")
+            f"{html.escape(c.conflict_type)}: this fact is the {c.role} against "
+            f"{_link(c.other_id, c.other_topic, None)} — {html.escape(c.resolution or 'open')}, "
+            f"{when(c.created_at)}" for c in d.conflicts) or "No conflicts.")
         self.edges.setText("<br>".join(
-            f"{'→' if e['direction'] == 'out' else '←'} {html.escape(e['edge_type'])} "
-            f"{_link(e['other_id'], e['other_topic'], None)} (weight {e['weight']:.2f})" for e in d["edges"])
+            f"{'→' if e.direction == 'out' else '←'} {html.escape(e.edge_type)} "
+            f"{_link(e.other_id, e.other_topic, None)} (weight {e.weight:.2f})" for e in d.edges)
             or "No edges.")
         self.show_history(history)
-        self.decay.show_fact(d["memory_type"], d["created_at"])
+        self.decay.show_fact(d.memory_type, d.created_at)
 
-    def show_history(self, history: list[dict[str, Any]] | None) -> None:
+    def show_history(self, history: list[HistoryEntry] | None) -> None:
         if history is None:
             self.history.setText("<i>History is not available in this build.</i>")
             return
         lines = []
         for h in history:
-            reason = f" — “{html.escape(h.get('reason') or '')}”" if h.get("reason") else ""
-            undone = " <i>(undone)</i>" if h.get("undone_by") else ""
-            lines.append(f"{when(h.get('at'))} {html.escape(str(h.get('action')))} by "
-                         f"{html.escape(str(h.get('actor')))}{reason}{undone}")
+            reason = f" — “{html.escape(h.reason)}”" if h.reason else ""
+            undone = " <i>(undone)</i>" if h.undone_by else ""
+            lines.append(f"{when(h.at)} {html.escape(h.action)} by {html.escape(h.actor)}{reason}{undone}")
         self.history.setText("<br>".join(lines) or "No changes recorded by the desk.")
 
     @staticmethod
-    def _value(d: dict[str, Any], key: str) -> str:
-        value = d.get(key)
+    def _value(d: FactRecord, key: str) -> str:
+        value = getattr(d, key)
         if key in TIMES:
             return when(value)
         if key == "confidence":

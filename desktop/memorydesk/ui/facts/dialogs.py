@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memorydesk.browse.detail import FactRecord
 from memorydesk.browse.naming import FactName, listed
 from memorydesk.ui.prompts import reason_fields, require_reason
 
@@ -29,25 +30,25 @@ from memorydesk.ui.prompts import reason_fields, require_reason
 class FactEditDialog(QDialog):
     """Domain, topic, content, confidence (5 % steps) and a reason. Saving supersedes the fact."""
 
-    def __init__(self, fact: dict[str, Any], domains: list[str], parent: QWidget | None = None) -> None:
+    def __init__(self, fact: FactRecord, domains: list[str], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("fact-edit")
         self.setWindowTitle("Edit fact")
-        self.fact_id = fact["id"]
+        self.fact_id = fact.id
         self.domain = QComboBox()
         self.domain.setObjectName("domain")
         self.domain.setEditable(True)
         self.domain.addItems(domains)
-        self.domain.setCurrentText(fact["domain"])
-        self.topic = QLineEdit(fact["topic"])
+        self.domain.setCurrentText(fact.domain)
+        self.topic = QLineEdit(fact.topic)
         self.topic.setObjectName("topic")
-        self.content = QPlainTextEdit(fact["content"])
+        self.content = QPlainTextEdit(fact.content)
         self.content.setTabChangesFocus(True)  # Tab moves on to the next field
         self.content.setObjectName("content")
         self.confidence = QSlider(Qt.Orientation.Horizontal)
         self.confidence.setObjectName("confidence")
         self.confidence.setRange(0, 20)
-        self.confidence.setValue(round(float(fact["confidence"]) * 20))
+        self.confidence.setValue(round(float(fact.confidence) * 20))
         self.confidence_label = QLabel()
         self.confidence.valueChanged.connect(self._show_confidence)
         self._show_confidence()

@@ -63,10 +63,10 @@ RANK_ORDER = ("The product's keyword order: what an agent's keyword search retur
               "by it; Rank goes back to this order)")
 
 
-def fact_and_history(ws: Any, fact_id: str) -> tuple[Any, list[dict[str, Any]]]:
+def fact_and_history(ws: Any, fact_id: str) -> tuple[Any, list[history.HistoryEntry]]:
     """Everything the detail pane shows of a fact (worker thread); a product file never
     opened for writing has no history of ours."""
-    rows = [] if ws.desk_schema == 0 else history.read_entries(ws, entity="fact", entity_id=fact_id)
+    rows = [] if ws.desk_schema == 0 else history.history_entries(ws, entity="fact", entity_id=fact_id)
     return browse_detail.fact_detail(ws, fact_id), rows
 
 

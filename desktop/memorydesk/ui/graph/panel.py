@@ -6,7 +6,6 @@ and deleted with the Facts tab's actions."""
 from __future__ import annotations
 
 import html
-from typing import Any
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
@@ -34,7 +33,9 @@ from memorydesk.browse.graph_data import (
     TOPIC,
     GraphData,
 )
+from memorydesk.browse.detail import FactRecord
 from memorydesk.browse.graph_index import GraphIndex
+from memorydesk.memory.history import HistoryEntry
 from memorydesk.ui.facts.detail import FactDetail
 from memorydesk.ui.graph.style import EDGE_COLOURS, EDGE_LABELS, EDGE_ORIGINS
 from memorydesk.ui.splitter import splitter
@@ -92,6 +93,7 @@ class SidePanel(QWidget):
         tl.setContentsMargins(0, 0, 0, 0)
         tl.addWidget(self.header)
         tl.addWidget(self.detail, 1)
+        tl.addStretch()  # without a fact's detail, the room stays below the header (not a band above its text)
         split = splitter(Qt.Orientation.Vertical, top, edges_box, name="graph-panel-split", stretch=(3, 2),
                          sizes=(600, 400), collapsible=False)  # in proportion: the detail three fifths, the edges two
         layout = QVBoxLayout(self)
@@ -122,7 +124,7 @@ class SidePanel(QWidget):
         self.edges = self.ix.edges_of(node) if self.ix is not None else np.zeros(0, np.int64)
         self._fill_edges(node)
 
-    def show_fact_detail(self, fact_id: str, d: dict[str, Any] | None, history: list | None) -> None:
+    def show_fact_detail(self, fact_id: str, d: FactRecord | None, history: list[HistoryEntry] | None) -> None:
         g, node = self.g, self.node
         if g is None or node is None or g.ids[node] != fact_id:
             return

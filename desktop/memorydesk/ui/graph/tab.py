@@ -308,7 +308,7 @@ class GraphTab(DeskTab):
         def work(ws: Any) -> Any:
             rows = browse.rows_for_ids(ws, [fact_id])
             d = browse_detail.fact_detail(ws, fact_id)
-            entries = [] if ws.desk_schema == 0 else history.read_entries(ws, entity="fact", entity_id=fact_id)
+            entries = [] if ws.desk_schema == 0 else history.history_entries(ws, entity="fact", entity_id=fact_id)
             return rows, d, entries
 
         def show(result: Any) -> None:

@@ -49,11 +49,11 @@ KINDS = frozenset({Kind.FACT, Kind.TIER, Kind.RECEIPT})
 
 
 def summary_text(result: ImportResult) -> str:
-    lines = [f"{user} (lane {user} × {result.lanes.get(user, '?')}): {c['stm']} STM · {c['mtm_sessions']} sessions · "
-             f"{c['mtm_pages']} pages · {c['lpm_knowledge']} knowledge · profile {c['profile']}"
+    lines = [f"{user} (lane {user} × {result.lanes.get(user, '?')}): {c.stm} STM · {c.mtm_sessions} sessions · "
+             f"{c.mtm_pages} pages · {c.lpm_knowledge} knowledge · profile {c.profile}"
              for user, c in result.users.items()]
-    lines += [f"assistant {name}: {c['lpm_knowledge']} knowledge" for name, c in result.assistants.items()]
-    lines += [f"{user}: {fill_line(c['stm_fill'], c['mtm_pages'])}" for user, c in result.users.items()]
+    lines += [f"assistant {name}: {a.lpm_knowledge} knowledge" for name, a in result.assistants.items()]
+    lines += [f"{user}: {fill_line(c.stm_fill, c.mtm_pages)}" for user, c in result.users.items()]
     lines.append(f"{len(result.receipts):,} receipts in {len(result.runs):,} runs")
     count = len(result.anomalies)
     lines.append(f"{count} anomal{'y' if count == 1 else 'ies'}" if count else "No anomalies.")

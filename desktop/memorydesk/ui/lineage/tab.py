@@ -44,6 +44,8 @@ from memorydesk.ui.lineage.detail import RunDetailPanel
 from memorydesk.ui.lineage.flow import FlowPanel
 from memorydesk.ui.lineage.item import US
 from memorydesk.ui.lineage.panel import TimelinePanel
+from memorydesk.ui.operations import describe_error
+from memorydesk.ui.read_failed import ReadFailed
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.splitter import splitter
 from memorydesk.ui.tab import DeskTab
@@ -91,6 +93,8 @@ class LineageTab(DeskTab):
         self.pages.addWidget(self.empty)
         self.pages.addWidget(self.panel)
         self.pages.addWidget(self.waiting)
+        self.failed = ReadFailed(lambda: self.reload(whole=True), "lineage")
+        self.pages.addWidget(self.failed)
         self.pages.setCurrentWidget(self.waiting)
         side = splitter(Qt.Orientation.Horizontal, self.pages, self.flow, name="lineage-side-split", stretch=(3, 1),
                         sizes=(960, 300))
@@ -219,6 +223,10 @@ class LineageTab(DeskTab):
             else:
                 result = await self.session.read(lambda ws: run_tables.load_changes(ws, table), label="reading receipts",
                                                  quiet=True)
+        except Exception as exc:  # said on the page (and by the window's error path for the whole read)
+            result, failure = None, describe_error(exc)
+        else:
+            failure = None
         finally:
             self.loading = False
         if self.closed:
@@ -226,6 +234,12 @@ class LineageTab(DeskTab):
         if result is not None:
             self._loaded(result)
         else:
+            if self.table is None:  # the first read failed or was stopped: say so, offer to read again
+                self.failed.show_error("The lineage receipts could not be read" if failure else
+                                       "Reading the lineage receipts was stopped", failure or "Nothing was read.")
+                self.pages.setCurrentWidget(self.failed)
+            elif failure:
+                self.session.status.emit(f"Reading new receipts failed: {failure}")
             self.mark_ready()
         again, self._again = self._again, None
         if again is not None:
