@@ -98,12 +98,6 @@ def _page(ctx: Context, columns: str, source: str, pos: int | None, n: int, key:
     return _rows(ctx, f"SELECT {key}, {columns} FROM {source} WHERE {cond} ORDER BY {key} DESC LIMIT ?", [*args, n])
 
 
-def _has_table(ctx: Context, name: str) -> bool:
-    with ctx.ws.read() as conn:
-        return conn.exec_driver_sql("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)).first() \
-            is not None
-
-
 def facts(ctx: Context, pos: int | None, n: int) -> list[Group]:
     """Facts created, with the supersessions each caused and (rarely) its own untimed one."""
     f = ctx.ws.layout.facts.name

@@ -152,12 +152,16 @@ class ConflictActions(QObject):
         self.dialog = None
         if not accepted:
             return
-        calls = {"restore": lambda r: r.restore_loser(conflict_id, reason=reason),
-                 "confirm": lambda r: r.confirm_conflict(conflict_id, reason=reason),
-                 "keep_a": lambda r: r.keep_fact(conflict_id, "a", reason=reason),
-                 "keep_b": lambda r: r.keep_fact(conflict_id, "b", reason=reason),
-                 "keep_both": lambda r: r.keep_both(conflict_id, reason=reason)}
-        await self.session.write(title.lower(), calls[kind])
+        from memorydesk.memory.reviewer import Reviewer  # loaded by the first write
+
+        if kind == "restore":
+            await self.session.write(title.lower(), Reviewer.restore_loser, conflict_id, reason=reason)
+        elif kind == "confirm":
+            await self.session.write(title.lower(), Reviewer.confirm_conflict, conflict_id, reason=reason)
+        elif kind in ("keep_a", "keep_b"):
+            await self.session.write(title.lower(), Reviewer.keep_fact, conflict_id, kind[-1], reason=reason)
+        else:
+            await self.session.write(title.lower(), Reviewer.keep_both, conflict_id, reason=reason)
 
     async def review(self) -> None:
         _trail, detail, burst = self.shown()
@@ -170,9 +174,10 @@ class ConflictActions(QObject):
         dialog.deleteLater()
         self.dialog = None
         if accepted:
-            winner = detail.winner.id
-            await self.session.write("reviewing the burst", lambda r: r.review_burst(
-                winner, values["conflicts"], values["restore"], reason=values["reason"]))
+            from memorydesk.memory.reviewer import Reviewer
+
+            await self.session.write("reviewing the burst", Reviewer.review_burst, detail.winner.id, values["conflicts"],
+                                     values["restore"], reason=values["reason"])
 
     # --- navigation and export ----------------------------------------------------------------
 

@@ -100,8 +100,10 @@ class FactActions(QObject):
         self.dialog = None
         if not accepted:
             return
+        from memorydesk.memory.reviewer import Reviewer  # loaded by the first write
+
         result = await self.session.write(
-            "editing the fact", lambda r, *a, **k: r.edit_fact(*a, **k), fact_id, domain=values["domain"], topic=values["topic"],
+            "editing the fact", Reviewer.edit_fact, fact_id, domain=values["domain"], topic=values["topic"],
             content=values["content"], confidence=values["confidence"], reason=values["reason"],
             expected_updated_at=fact.updated_at)
         if result.ids:
@@ -126,7 +128,9 @@ class FactActions(QObject):
         self.dialog = None
         if reason is not None:
             follow = self.next_after(ids, "delete") if self.next_after is not None else None
-            await self.session.write("deleting facts", lambda r: r.delete_facts(ids, reason=reason))
+            from memorydesk.memory.reviewer import Reviewer
+
+            await self.session.write("deleting facts", Reviewer.delete_facts, ids, reason=reason)
             if follow:
                 self.select_after.emit(follow)  # the next fact, for the next review step
 
@@ -145,7 +149,9 @@ class FactActions(QObject):
         self.dialog = None
         if reason is not None:
             follow = self.next_after(ids, "restore") if self.next_after is not None else None
-            await self.session.write("restoring facts", lambda r: r.restore_facts(ids, reason=reason))
+            from memorydesk.memory.reviewer import Reviewer
+
+            await self.session.write("restoring facts", Reviewer.restore_facts, ids, reason=reason)
             if follow:
                 self.select_after.emit(follow)
 
@@ -174,6 +180,8 @@ class FactActions(QObject):
         ids = [n.id for n in names]
         if accepted:
             follow = self.next_after(ids, "purge") if self.next_after is not None else None
-            await self.session.write("purging facts", lambda r: r.purge_facts(ids, reason=reason, backups=backups))
+            from memorydesk.memory.reviewer import Reviewer
+
+            await self.session.write("purging facts", Reviewer.purge_facts, ids, reason=reason, backups=backups)
             if follow:
                 self.select_after.emit(follow)
