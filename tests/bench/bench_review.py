@@ -45,7 +45,7 @@ def _floor(ws) -> float:
 def _pairs_against_exact(ws) -> None:
     with ws.read() as conn:
         v = vectors.active_vectors(ws, conn)
-    _pairs_against_exact_matrix(v.matrix)
+    _pairs_against_exact_matrix(v.rows())
 
 
 def _synthetic_index_at_100k() -> None:

@@ -143,3 +143,15 @@ def test_patched_vectors_pair_as_vectors_read_afresh() -> None:
     expect = {tuple(sorted((order[a], order[b]))) for a, b in zip(exact.i.tolist(), exact.j.tolist(), strict=True)}
     assert named == expect and len(expect) > 20
     assert all(fid is not None for fid in (held.ids[a] for a in got.i.tolist()))
+
+
+def test_fingerprints_of_facts_whose_text_holds_the_separators(corpus: Planted, tmp_path: Path) -> None:
+    from memorydesk.browse.review.items import fact_fingerprints, fact_items
+
+    with open_workspace(_copy(corpus, tmp_path / "odd.db")) as ws:
+        fid = sorted(corpus.clean)[1]
+        _edit(ws, fid, domain="ops\x1fodd\x1edomain", updated_at=NOW + 9)
+        with ws.read() as conn:
+            prints = fact_fingerprints(ws, conn)
+            items = {it.id: it.fingerprint for it in fact_items(ws, conn)}
+    assert prints == items and "ops\x1fodd\x1edomain" in prints[fid]

@@ -140,12 +140,21 @@ def scan_key(item: Item) -> tuple[str, str]:
 
 def fact_fingerprints(ws: Workspace, conn: Connection) -> dict[str, str]:
     """Every scanned fact's fingerprint, read without its text (an agent's write always moves
-    ``updated_at``; a desk edit makes a new fact)."""
+    ``updated_at``; a desk edit makes a new fact). SQLite joins them into one text (no Python
+    row per fact); a text whose separators do not split it into one record a fact (an id or a
+    field holding them) is read again row by row."""
     facts = ws.layout.facts.name
-    rows = conn.exec_driver_sql(
-        f"SELECT id, {FINGERPRINT_SQL} FROM {facts} WHERE workspace_id = ? AND "
-        "(superseded_by IS NULL OR superseded_by = ?)", (ws.workspace_id, QUARANTINED)).fetchall()
-    return dict(rows)
+    where = (f"FROM {facts} WHERE workspace_id = ? AND (superseded_by IS NULL OR superseded_by = ?)",
+             (ws.workspace_id, QUARANTINED))
+    text, count = conn.exec_driver_sql(
+        f"SELECT group_concat(id || char(31) || {FINGERPRINT_SQL}, char(30)), count(*) {where[0]}", where[1]).one()
+    if not count:
+        return {}
+    if text is not None and text.count("\x1e") == count - 1 and text.count("\x1f") == count:
+        out = dict(r.split("\x1f", 1) for r in text.split("\x1e"))
+        if len(out) == count:
+            return out
+    return dict(conn.exec_driver_sql(f"SELECT id, {FINGERPRINT_SQL} {where[0]}", where[1]).fetchall())
 
 
 def _chunks(ids: list[str], size: int = 500) -> list[list[str]]:

@@ -95,18 +95,23 @@ def active_vectors(ws: Workspace, conn: Connection) -> Vectors:
         f"SELECT id, CASE WHEN length(embedding) = {BLOB_BYTES} THEN embedding END FROM {facts} "
         "WHERE superseded_by IS NULL AND workspace_id = ?", (ws.workspace_id,)).fetchall()
     good = [(r[0], r[1]) for r in rows if r[1] is not None]
-    return Vectors([g[0] for g in good], unit_rows(b"".join(bytes(g[1]) for g in good), len(good)),
+    spare = len(good) // 16 + 1024  # rescans append here before the matrix is ever copied
+    return Vectors([g[0] for g in good], unit_rows(b"".join(bytes(g[1]) for g in good), len(good), spare),
                    len(rows) - len(good))
 
 
-def unit_rows(blob: bytes, n: int) -> np.ndarray:
+def unit_rows(blob: bytes, n: int, spare: int = 0) -> np.ndarray:
+    """``n`` stored vectors as unit rows (a vector that is not finite reads as zeros), in a
+    matrix with ``spare`` more rows left unused (room for a rescan's new vectors)."""
+    out = np.empty((n + spare, DIM), dtype=np.float32)
     if n == 0:
-        return np.zeros((0, DIM), dtype=np.float32)
+        return out
     m = np.frombuffer(blob, dtype="<f4").reshape(n, DIM).astype(np.float32)
     m[~np.isfinite(m).all(axis=1)] = 0.0
     norms = np.linalg.norm(m, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return m / norms
+    np.divide(m, norms, out=out[:n])
+    return out
 
 
 Pairs = dict[tuple[int, int], float]
