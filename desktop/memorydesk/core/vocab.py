@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 from typing import Final, Mapping, NamedTuple, TypeVar
 
 from memorydesk.core.text import JS_WHITESPACE, dart_lower, dart_trim
@@ -104,11 +105,19 @@ _E = TypeVar("_E", bound=StrEnum)
 def _lookup(enum: type[_E], value: str | None, default: _E) -> _E:
     if value is None:
         return default
+    found = _member(enum, value)
+    return default if found is None else found
+
+
+@lru_cache(maxsize=4096)
+def _member(enum: type[_E], value: str) -> _E | None:
+    """The member whose value is ``value`` lower-cased the product's way (asked for every
+    candidate of every search: worked out once per stored spelling)."""
     lowered = dart_lower(value)
     for member in enum:
         if member.value == lowered:
             return member
-    return default
+    return None
 
 
 def parse_memory_type(value: str | None) -> MemoryType:

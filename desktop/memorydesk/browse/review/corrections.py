@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 
 from sqlalchemy import Connection, or_, select
 
+from memorydesk.browse.review import recall
 from memorydesk.browse.review.disagree import disagreement
 from memorydesk.browse.review.duplicates import FactText
 from memorydesk.core.review.finding import Finding
@@ -83,7 +84,7 @@ def losing(cands: list[tuple[FactText, FactText, float, str]], searcher: Searche
     started = time.monotonic()
     out = []
     order = sorted(cands, key=lambda c: -c[2])
-    for n, (older, newer, cosine, cue) in enumerate(order):
+    for n, (older, newer, cosine, cue) in enumerate(recall.ahead(searcher, order, lambda c: (c[1].topic,))):
         if time.monotonic() - started > budget_s or (cancelled is not None and cancelled()):
             return out, order[n:]
         result = searcher.result(newer.topic)

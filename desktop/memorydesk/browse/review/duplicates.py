@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from memorydesk.browse.review import recall
 from memorydesk.core.review.finding import Finding
 from memorydesk.core.worddiff import word_diff
 from memorydesk.search.audit import Searcher
@@ -81,7 +82,8 @@ def check_all(findings: list[Finding], facts: dict[str, FactText], searcher: Sea
     """MMR checks, largest clusters first, within ``budget_s`` seconds; returns how many were left unchecked."""
     started = time.monotonic()
     order = sorted(findings, key=lambda f: -len(f.evidence["cluster"]))
-    for n, finding in enumerate(order):
+    topics = lambda f: [facts[fid].topic for fid in f.evidence["cluster"]]  # noqa: E731
+    for n, finding in enumerate(recall.ahead(searcher, order, topics)):
         if time.monotonic() - started > budget_s or (cancelled is not None and cancelled()):
             for rest in order[n:]:
                 rest.evidence["mmr"] = {"checked": False, "says": "not checked: the scan's time for recall checks ran out"}

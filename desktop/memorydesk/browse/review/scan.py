@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from memorydesk.browse.review import corrections, decay, duplicates, vectors
+from memorydesk.browse.review import corrections, decay, duplicates, recall, vectors
 from memorydesk.browse.review.disagree import (
     could_copy,
     could_disagree,
@@ -27,7 +27,15 @@ from memorydesk.browse.review.disagree import (
     word_counts,
 )
 from memorydesk.browse.review.duplicates import FactText
-from memorydesk.browse.review.items import Item, fact_fingerprints, fact_items, other_items, scan_key
+from memorydesk.browse.review.items import (
+    Item,
+    fact_fingerprints,
+    fact_items,
+    has_embedding,
+    is_active_print,
+    other_items,
+    scan_key,
+)
 from memorydesk.browse.review.text import text_findings
 from memorydesk.core.errors import BadInput
 from memorydesk.core.review.finding import KINDS, Finding, worst_first
@@ -121,6 +129,8 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
     say = progress or (lambda _s, _d, _t: None)
     notes: list[str] = []
     scanned = {"fact": 0, "policy": 0, "note": 0, "working_item": 0}
+    if old is None and {"duplicate", "losing_correction"} & set(options.kinds):
+        recall.start(ws)  # search's copies, built on search's thread while the text is scanned
 
     # 1. per item: secrets, personal data, injection, unreachable, fading (a scan for other kinds only,
     # e.g. ``--kind duplicate``, reads no text here)
@@ -132,7 +142,6 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
         fresh = {it.id: it for it in fact_items(ws, conn, None if old is None else changed)} if per_item else {}
         others = other_items(ws, conn) if per_item else []
     new.fact_fp = fps
-    embedded = _embedded_flags(fps)
     undecodable = 0
     for n, fid in enumerate(fps):
         item = fresh.get(fid)
@@ -143,7 +152,7 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
             if stop():
                 raise Cancelled()
             say("scanning facts", n, len(fps))
-        new.per_item[("fact", fid)] = (item.fingerprint, _item_findings(item, embedded.get(fid, False), now))
+        new.per_item[("fact", fid)] = (item.fingerprint, _item_findings(item, has_embedding(item.fingerprint), now))
         scanned["fact"] += 1
         if "\ufffd" in item.text("content") or "\ufffd" in item.topic:
             undecodable += 1
@@ -164,13 +173,14 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
     wants_pairs = {"duplicate", "losing_correction"} & set(options.kinds)
     if wants_pairs:
         say("finding close pairs", 0, 1)
-        _pairs(ws, old, new, changed, fps, stop, fresh, options.duplicate_cosine)
+        gone = set(changed) | (old.fact_fp.keys() - fps.keys() if old is not None else set())
+        active = sum(1 for fp in fps.values() if is_active_print(fp)) if old is not None else 0
+        _pairs(ws, old, new, changed, gone, active, stop, fresh, options.duplicate_cosine)
         if new.skipped_vectors:
             notes.append(f"{new.skipped_vectors:,} active fact(s) have no usable embedding: duplicates and losing "
                          "corrections skip them")
         if stop():
             raise Cancelled()
-        gone = set(changed) | (set(old.fact_fp) - set(fps) if old is not None else set())
         _set_findings(ws, old, new, options, now, stop, notes, say, gone)
 
     findings = [f for _fp, fs in new.per_item.values() for f in fs] + list(new.sets.values())
@@ -186,11 +196,6 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
     return report
 
 
-def _embedded_flags(fps: dict[str, str]) -> dict[str, bool]:
-    # the fingerprint's fifth part is "has an embedding" (items._fingerprint_columns)
-    return {fid: fp.split("|")[4] in ("1", "True") for fid, fp in fps.items()}
-
-
 def _item_findings(item: Item, has_embedding: bool, now: float) -> list[Finding]:
     out = text_findings(item)
     for extra in (decay.unreachable_finding(item, has_embedding), decay.fading_finding(item, now)):
@@ -199,26 +204,25 @@ def _item_findings(item: Item, has_embedding: bool, now: float) -> list[Finding]
     return out
 
 
-def _pairs(ws: Workspace, old: ScanCache | None, new: ScanCache, changed: list[str], fps: dict[str, str],
-           stop: Callable[[], bool], known: dict[str, Item], duplicate_cosine: float) -> None:
+def _pairs(ws: Workspace, old: ScanCache | None, new: ScanCache, changed: list[str], gone: set[str],
+           active: int, stop: Callable[[], bool], known: dict[str, Item], duplicate_cosine: float) -> None:
     with ws.read() as conn:
         if old is None:
             new.vectors = vectors.active_vectors(ws, conn)
             new.skipped_vectors = new.vectors.skipped
-            found = vectors.close_pair_arrays(new.vectors.matrix, PAIR_COSINE, cancelled=stop)
+            found = vectors.close_pair_arrays(new.vectors.rows(), PAIR_COSINE, cancelled=stop)
             new.pairs = _worth_judging(ws, new.vectors.ids, found, known, duplicate_cosine)
             return
         if old.vectors is None:  # kept in the file, not in memory: the vectors are read again, the pairs kept
             new.vectors = vectors.active_vectors(ws, conn)
-            new.skipped_vectors = new.vectors.skipped
         else:
-            new.vectors, new.skipped_vectors = _patched(ws, conn, old.vectors, changed, fps)
-    gone = set(changed) | (set(old.fact_fp) - set(fps))
+            new.vectors = _patched(ws, conn, old.vectors, changed, gone)
+        new.vectors.skipped = new.skipped_vectors = max(0, active - new.vectors.live)
     new.pairs = {k: c for k, c in old.pairs.items() if k[0] not in gone and k[1] not in gone}
     where = new.vectors.position()
     rows = np.asarray([where[f] for f in changed if f in where], dtype=np.int64)
     if len(rows):
-        found = vectors.pair_arrays_of(new.vectors.matrix, rows, PAIR_COSINE)
+        found = vectors.pair_arrays_of(new.vectors.rows(), rows, PAIR_COSINE, new.vectors.live_mask())
         new.pairs.update(_worth_judging(ws, new.vectors.ids, found, known, duplicate_cosine))
 
 
@@ -251,16 +255,14 @@ def _worth_judging(ws: Workspace, ids: list[str], found: vectors.PairArrays, kno
     return {_sorted(ids[int(found.i[k])], ids[int(found.j[k])]): float(found.cos[k]) for k in pick.tolist()}
 
 
-def _patched(ws: Workspace, conn, old: vectors.Vectors, changed: list[str], fps: dict[str, str]):
-    """The old vectors without facts that changed or left, plus the changed facts' vectors read again."""
-    drop = set(changed) | (set(old.ids) - set(fps))
-    keep = [i for i, fid in enumerate(old.ids) if fid not in drop]
-    ids = [old.ids[i] for i in keep]
-    matrix = old.matrix[keep]
-    facts = ws.layout.facts.name
-    add_ids, blobs = [], []
+def _patched(ws: Workspace, conn, held: vectors.Vectors, changed: list[str], gone: set[str]) -> vectors.Vectors:
+    """``held`` patched in place: facts that changed or left dropped, the changed active facts'
+    vectors read again and appended (a cancelled rescan leaves it patched: patching it again
+    for the same change is patching once)."""
     from memorydesk.embedding.embedder import BLOB_BYTES
 
+    facts = ws.layout.facts.name
+    add_ids, blobs = [], []
     for at in range(0, len(changed), 500):
         chunk = changed[at:at + 500]
         marks = ",".join("?" * len(chunk))
@@ -269,11 +271,8 @@ def _patched(ws: Workspace, conn, old: vectors.Vectors, changed: list[str], fps:
                 f"AND length(embedding) = {BLOB_BYTES}", tuple(chunk)).fetchall():
             add_ids.append(fid)
             blobs.append(bytes(blob))
-    if add_ids:
-        matrix = np.concatenate([matrix, vectors.unit_rows(b"".join(blobs), len(blobs))])
-        ids = ids + add_ids
-    active = sum(1 for fp in fps.values() if fp.split("|")[1] in ("", "None"))
-    return vectors.Vectors(ids, matrix, max(0, active - len(ids))), max(0, active - len(ids))
+    held.patch(gone, add_ids, vectors.unit_rows(b"".join(blobs), len(blobs)))
+    return held
 
 
 def _sorted(a: str, b: str) -> tuple[str, str]:
@@ -310,15 +309,13 @@ def _set_findings(ws: Workspace, old: ScanCache | None, new: ScanCache, options:
     new.pairs = pairs
     new.texts = texts = {fid: texts[fid] for k in pairs for fid in k}
     fp = new.fact_fp
-    searcher = Searcher(ws, now)
-    budget = options.recall_budget_s if old is None else options.rescan_recall_budget_s
+    todo: list[Finding] = []
     if "duplicate" in options.kinds:
         say("grouping near-duplicates", 0, 1)
         dup = {k: c for k, c in pairs.items() if new.classes[k] == "dup"}
         ids = sorted({x for k in dup for x in k})
         where = {f: i for i, f in enumerate(ids)}
         groups = vectors.clusters({(where[a], where[b]): c for (a, b), c in dup.items()}, len(ids))
-        todo = []
         for group in groups:
             members = [texts[ids[i]] for i in group]
             signature = "dup:" + ",".join(sorted(f"{m.id}@{fp.get(m.id, '')}" for m in members))
@@ -331,20 +328,13 @@ def _set_findings(ws: Workspace, old: ScanCache | None, new: ScanCache, options:
             finding = duplicates.cluster_finding(members, cos, signature)
             new.sets[signature] = finding
             todo.append(finding)
-        started = time.monotonic()
-        left = duplicates.check_all(todo, texts, searcher, budget_s=budget, cancelled=stop)
-        budget = max(0.0, budget - (time.monotonic() - started))
-        if left:
-            notes.append(f"{left:,} duplicate cluster(s) were not checked against recall (MMR) in the time given")
+    todo_cands = []
+    sig = lambda a, b: f"loss:{a}@{fp.get(a, '')},{b}@{fp.get(b, '')}"  # noqa: E731
     if "losing_correction" in options.kinds:
-        say("checking corrections", 0, 1)
         cue_pairs = {k: c for k, c in pairs.items() if new.classes[k] not in ("", "dup")}
         with ws.read() as conn:
             recorded = corrections.recorded_pairs(ws, conn, {x for k in cue_pairs for x in k})
-        cands = corrections.candidates(cue_pairs, texts, recorded, new.classes)
-        todo_cands = []
-        sig = lambda a, b: f"loss:{a}@{fp.get(a, '')},{b}@{fp.get(b, '')}"  # noqa: E731
-        for older, newer, cosine, cue in cands:
+        for older, newer, cosine, cue in corrections.candidates(cue_pairs, texts, recorded, new.classes):
             signature = sig(older.id, newer.id)
             if old is not None and signature in old.checked:
                 new.checked.add(signature)
@@ -352,6 +342,21 @@ def _set_findings(ws: Workspace, old: ScanCache | None, new: ScanCache, options:
                     new.sets[signature] = old.sets[signature]
             else:
                 todo_cands.append((older, newer, cosine, cue))
+    searches = len({texts[fid].topic for f in todo for fid in f.evidence["cluster"]} |
+                   {n.topic for _o, n, _c, _q in todo_cands})
+    if searches:
+        recall.wait(ws, say, stop, searches)
+    searcher = Searcher(ws, now)
+    budget = options.recall_budget_s if old is None else options.rescan_recall_budget_s
+    if todo:
+        say("checking near-duplicates against recall", 0, len(todo))
+        started = time.monotonic()
+        left = duplicates.check_all(todo, texts, searcher, budget_s=budget, cancelled=stop)
+        budget = max(0.0, budget - (time.monotonic() - started))
+        if left:
+            notes.append(f"{left:,} duplicate cluster(s) were not checked against recall (MMR) in the time given")
+    if todo_cands:
+        say("checking corrections", 0, len(todo_cands))
         found, unchecked = corrections.losing(todo_cands, searcher, sig, budget_s=budget, cancelled=stop)
         for f in found:
             new.sets[f.fingerprint] = f

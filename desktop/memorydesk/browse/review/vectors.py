@@ -10,7 +10,7 @@ skipped and counted.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,12 +26,67 @@ _BLOCK = 2048
 
 @dataclass
 class Vectors:
-    ids: list[str]
-    matrix: np.ndarray  # (n, DIM) float32, unit rows
+    """The active facts' unit vectors, by row. A rescan patches them in place (``patch``): the
+    rows of facts that changed or left are marked dead, the changed facts' vectors appended,
+    so the matrix is never copied for a few changed facts."""
+
+    ids: list[str | None]  # by row; None: a dead row
+    matrix: np.ndarray  # (capacity, DIM) float32, unit rows; rows from len(ids) on are unused
     skipped: int  # active facts without a usable embedding
+    alive: np.ndarray | None = None  # (capacity,) bool; None: every row in ids
+    _where: dict[str, int] | None = None
 
     def position(self) -> dict[str, int]:
-        return {fid: i for i, fid in enumerate(self.ids)}
+        if self._where is None:
+            self._where = {fid: i for i, fid in enumerate(self.ids) if fid is not None}
+        return self._where
+
+    @property
+    def live(self) -> int:
+        return len(self.position())
+
+    def rows(self) -> np.ndarray:
+        """The used rows (a view, dead rows included: mask them with ``live_mask``)."""
+        return self.matrix[:len(self.ids)]
+
+    def live_mask(self) -> np.ndarray | None:
+        return None if self.alive is None else self.alive[:len(self.ids)]
+
+    def patch(self, drop: Iterable[str], add_ids: list[str], add_rows: np.ndarray) -> None:
+        """Rows of ``drop`` dead (ids not held are ignored), then ``add_ids`` appended (an id
+        held already is dropped first): patching twice with the same change is patching once."""
+        where = self.position()
+        if self.alive is None:
+            self.alive = np.ones(len(self.matrix), dtype=bool)
+            self.alive[len(self.ids):] = False
+        for fid in (*drop, *add_ids):
+            at = where.pop(fid, None)
+            if at is not None:
+                self.alive[at] = False
+                self.ids[at] = None
+        if not add_ids:
+            return
+        used, need = len(self.ids), len(self.ids) + len(add_ids)
+        if need > len(self.matrix):
+            grown = max(need, len(self.matrix) + len(self.matrix) // 8 + 1024)
+            matrix = np.empty((grown, self.matrix.shape[1]), dtype=np.float32)
+            matrix[:used] = self.matrix[:used]
+            alive = np.zeros(grown, dtype=bool)
+            alive[:used] = self.alive[:used]
+            self.matrix, self.alive = matrix, alive
+        self.matrix[used:need] = add_rows
+        self.alive[used:need] = True
+        for k, fid in enumerate(add_ids):
+            where[fid] = used + k
+        self.ids.extend(add_ids)
+        if len(self.ids) - len(where) > max(1024, len(where) // 4):
+            self._compact()
+
+    def _compact(self) -> None:
+        keep = np.flatnonzero(self.alive[:len(self.ids)])
+        self.matrix = self.matrix[keep]
+        self.ids = [self.ids[i] for i in keep.tolist()]
+        self.alive, self._where = None, None
 
 
 def active_vectors(ws: Workspace, conn: Connection) -> Vectors:
@@ -40,18 +95,23 @@ def active_vectors(ws: Workspace, conn: Connection) -> Vectors:
         f"SELECT id, CASE WHEN length(embedding) = {BLOB_BYTES} THEN embedding END FROM {facts} "
         "WHERE superseded_by IS NULL AND workspace_id = ?", (ws.workspace_id,)).fetchall()
     good = [(r[0], r[1]) for r in rows if r[1] is not None]
-    return Vectors([g[0] for g in good], unit_rows(b"".join(bytes(g[1]) for g in good), len(good)),
+    spare = len(good) // 16 + 1024  # rescans append here before the matrix is ever copied
+    return Vectors([g[0] for g in good], unit_rows(b"".join(bytes(g[1]) for g in good), len(good), spare),
                    len(rows) - len(good))
 
 
-def unit_rows(blob: bytes, n: int) -> np.ndarray:
+def unit_rows(blob: bytes, n: int, spare: int = 0) -> np.ndarray:
+    """``n`` stored vectors as unit rows (a vector that is not finite reads as zeros), in a
+    matrix with ``spare`` more rows left unused (room for a rescan's new vectors)."""
+    out = np.empty((n + spare, DIM), dtype=np.float32)
     if n == 0:
-        return np.zeros((0, DIM), dtype=np.float32)
+        return out
     m = np.frombuffer(blob, dtype="<f4").reshape(n, DIM).astype(np.float32)
     m[~np.isfinite(m).all(axis=1)] = 0.0
     norms = np.linalg.norm(m, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return m / norms
+    np.divide(m, norms, out=out[:n])
+    return out
 
 
 Pairs = dict[tuple[int, int], float]
@@ -97,7 +157,7 @@ def close_pair_arrays(matrix: np.ndarray, threshold: float, *, seed: int = 0,
     if n < 2:
         return PairArrays.joined([])
     if n <= EXACT_UP_TO:
-        return PairArrays.joined(_blocks(matrix, np.arange(n), np.arange(n), threshold))
+        return PairArrays.joined(_blocks(matrix, np.arange(n), None, threshold))
     return _ivf(matrix, threshold, seed, cancelled)
 
 
@@ -106,26 +166,34 @@ def pairs_of(matrix: np.ndarray, rows: np.ndarray, threshold: float) -> Pairs:
     return pair_arrays_of(matrix, rows, threshold).as_dict()
 
 
-def pair_arrays_of(matrix: np.ndarray, rows: np.ndarray, threshold: float) -> PairArrays:
-    return PairArrays.joined(_blocks(matrix, rows, np.arange(len(matrix)), threshold))
+def pair_arrays_of(matrix: np.ndarray, rows: np.ndarray, threshold: float,
+                   live: np.ndarray | None = None) -> PairArrays:
+    """As ``pairs_of``, as arrays; ``live`` (bool by row): only pairs whose both rows are live."""
+    return PairArrays.joined(_blocks(matrix, rows, None, threshold, live))
 
 
 def _pairs_between(matrix: np.ndarray, left: np.ndarray, right: np.ndarray, threshold: float) -> Pairs:
     return PairArrays.joined(_blocks(matrix, left, right, threshold)).as_dict()
 
 
-def _blocks(matrix: np.ndarray, left: np.ndarray, right: np.ndarray,
-            threshold: float) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Every (i < j, cosine) at or above ``threshold`` between ``left`` and ``right`` positions."""
+def _blocks(matrix: np.ndarray, left: np.ndarray, right: np.ndarray | None, threshold: float,
+            live: np.ndarray | None = None) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Every (i < j, cosine) at or above ``threshold`` between ``left`` and ``right`` positions
+    (``right`` None: every row of ``matrix``, read in place; ``live``: rows that count)."""
     out = []
-    right = np.asarray(right, dtype=np.int64)
-    theirs = matrix[right]
+    if right is None:
+        theirs, right = matrix, None
+    else:
+        right = np.asarray(right, dtype=np.int64)
+        theirs = matrix[right]
     for at in range(0, len(left), _BLOCK):
         lo = np.asarray(left[at:at + _BLOCK], dtype=np.int64)
         sims = matrix[lo] @ theirs.T
         ii, jj = np.nonzero(sims >= threshold)
-        a, b = lo[ii], right[jj]
+        a, b = lo[ii], (jj if right is None else right[jj])
         keep = a != b
+        if live is not None:
+            keep &= live[a] & live[b]
         a, b, c = a[keep], b[keep], sims[ii[keep], jj[keep]]
         out.append((np.minimum(a, b), np.maximum(a, b), c.astype(np.float32)))
     return out
