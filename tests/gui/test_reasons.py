@@ -75,6 +75,9 @@ def test_several_facts_are_named_and_restore_asks_why(open_window, sample_path, 
                     and win.act_undo.text() == "&Undo “Delete 2 facts”", timeout=30000)
     assert {browse_detail.fact_detail(win.ws, desk_sample.fid(n)).state for n in (6, 7)} == {"deleted"}
 
+    wait_idle(qtbot, win)
+    qtbot.waitUntil(lambda: any(tab.model.fact(r) is not None and tab.model.fact(r).topic == "deleted one"
+                                for r in range(tab.model.rowCount())), timeout=15000)  # the list read again
     tab.select_row(row_of_topic(tab, "deleted one"))  # deleted by someone else before
     qtbot.waitUntil(lambda: tab.act_restore.isEnabled(), timeout=10000)
     tab.act_restore.trigger()

@@ -103,8 +103,8 @@ class FactActions(QObject):
         from memorydesk.memory.reviewer import Reviewer  # loaded by the first write
 
         result = await self.session.write(
-            "editing the fact", Reviewer.edit_fact, fact_id, domain=values["domain"], topic=values["topic"],
-            content=values["content"], confidence=values["confidence"], reason=values["reason"],
+            "editing the fact", Reviewer.edit_fact, fact_id, domain=values.domain, topic=values.topic,
+            content=values.content, confidence=values.confidence, reason=values.reason,
             expected_updated_at=fact.updated_at)
         if result.ids:
             self.select_after.emit(result.ids[-1])  # the new version

@@ -4,7 +4,7 @@ Both ask why; an empty reason is refused in place (``prompts.require_reason``)."
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeyEvent
@@ -25,6 +25,17 @@ from PySide6.QtWidgets import (
 from memorydesk.browse.detail import FactRecord
 from memorydesk.browse.naming import FactName, listed
 from memorydesk.ui.prompts import reason_fields, require_reason
+
+
+@dataclass(frozen=True)
+class FactEdit:
+    """What the person typed in the edit dialog (trimmed; confidence 0–1)."""
+
+    domain: str
+    topic: str
+    content: str
+    confidence: float
+    reason: str
 
 
 class FactEditDialog(QDialog):
@@ -78,14 +89,13 @@ class FactEditDialog(QDialog):
     def _show_confidence(self) -> None:
         self.confidence_label.setText(f"{self.confidence.value() * 5} %")
 
-    def values(self) -> dict[str, Any]:
-        return {"domain": self.domain.currentText().strip(), "topic": self.topic.text().strip(),
-                "content": self.content.toPlainText().strip(), "confidence": self.confidence.value() / 20,
-                "reason": self.reason.text().strip()}
+    def values(self) -> FactEdit:
+        return FactEdit(self.domain.currentText().strip(), self.topic.text().strip(),
+                        self.content.toPlainText().strip(), self.confidence.value() / 20, self.reason.text().strip())
 
     def _check(self) -> None:
         v = self.values()
-        missing = [name for name in ("domain", "topic", "content") if not v[name]]
+        missing = [name for name, text in (("domain", v.domain), ("topic", v.topic), ("content", v.content)) if not text]
         if missing:
             self.problem.setText(f"{', '.join(missing).capitalize()} may not be empty.")
             return
