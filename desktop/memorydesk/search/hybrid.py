@@ -122,8 +122,15 @@ def _edges_touching(ws: Workspace, conn: Connection, frontier: Sequence[str]) ->
     Two lookups, one per end, so each uses its own index (an ``OR`` of two ``IN``s, or
     the ``workspace_id`` term, would let SQLite scan the whole table; ``+`` keeps it off);
     they go to SQLite as one ``UNION ALL`` statement. Each fact's edges are kept while the
-    file's version does not change (``_EdgeMemo``).
+    file's version does not change (``_EdgeMemo``). With search's copy of the edges at this
+    snapshot (``graph_copy``), they come from there, in the same order.
     """
+    with follow.using(ws, conn) as state:
+        graph = state.graph_now() if state is not None else None
+        if graph is not None:
+            node_of = graph.node_of
+            nodes = [n for fid in dict.fromkeys(frontier) if (n := node_of.get(fid)) is not None]
+            return graph.edges(graph.level(nodes)) if nodes else []
     memo = cached(ws, conn, ("graph-edges",), _EdgeMemo)
     assert memo is not None
     found: dict[int, tuple[float, str, str]] = {}
@@ -210,7 +217,21 @@ def graph_ids(
     depth: int = GRAPH_DEPTH,
     scope: RepoScope | None = None,
 ) -> list[str]:
-    """The graph voice's ids, in walk order."""
+    """The graph voice's ids, in walk order (from search's copy of the edges when it shows this
+    snapshot: the same walks, and the active ones known from the copies' active bit)."""
+    with follow.using(ws, conn) as state:
+        graph = state.graph_now() if state is not None else None
+        if graph is not None:
+            reached: dict[int, None] = {}
+            for seed in seeds:
+                reached.update(dict.fromkeys(graph.reached(seed, depth)))
+            if scope is None:
+                assert state is not None
+                return [graph.nodes[n] for n in graph.active_nodes(reached, state.rows.active)]
+            walked = [graph.nodes[n] for n in reached]
+    if graph is not None:
+        keep = active_in_scope(ws, conn, walked, scope)
+        return [fid for fid in walked if fid in keep]
     ordered: dict[str, None] = {}
     for seed in seeds:
         for fid in _walk(ws, conn, seed, depth):
