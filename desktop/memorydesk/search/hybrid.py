@@ -244,14 +244,22 @@ def graph_ids(
 class FactBrief:
     """The fields of a fact that results show and fusion needs."""
 
-    __slots__ = ("confidence", "content", "created_at", "domain", "id", "memory_type", "topic")
+    __slots__ = ("_plain", "confidence", "content", "created_at", "domain", "id", "memory_type", "topic")
 
     def __init__(self, id: str, domain: str, topic: str, content: str, confidence: float,
                  memory_type: str | None, created_at: int | None) -> None:
         self.id, self.domain, self.topic, self.content = id, domain, topic, content
         self.confidence, self.memory_type, self.created_at = confidence, memory_type, created_at
+        self._plain: FusionRecord | None = None  # ``record()`` without a scope, made once
 
     def record(self, scope: RepoScope | None = None) -> FusionRecord:
+        if scope is None:
+            if self._plain is None:
+                self._plain = self._record(None)
+            return self._plain
+        return self._record(scope)
+
+    def _record(self, scope: RepoScope | None) -> FusionRecord:
         boost = REPO_BOOST if scope is not None and self.domain.startswith(scope.prefix) else 1.0
         created = float(self.created_at) if isinstance(self.created_at, (int, float)) else None
         return FusionRecord(
@@ -270,11 +278,48 @@ def _float(value: object) -> float:
         return 0.0
 
 
+#: Facts whose briefs one file version keeps at most (the temporal voice's 30 and a topic's
+#: neighbours come back search after search); beyond, it starts afresh.
+BRIEF_MEMO_FACTS = 20_000
+
+
+class _BriefMemo:
+    """The brief of each fact asked about (None: no such fact), at one file version (``cache.cached``)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.by_id: dict[str, FactBrief | None] = {}
+
+
 def fact_briefs(ws: Workspace, conn: Connection, ids: Sequence[str]) -> dict[str, FactBrief]:
-    """The facts behind ``ids`` (missing ids are simply absent)."""
+    """The facts behind ``ids`` (missing ids are simply absent); each kept while the file's
+    version does not change (``_BriefMemo``)."""
+    memo = cached(ws, conn, ("fact-briefs",), _BriefMemo)
+    assert memo is not None
+    out: dict[str, FactBrief] = {}
+    missing: list[str] = []
+    with memo.lock:
+        for fid in dict.fromkeys(ids):
+            if fid in memo.by_id:
+                known = memo.by_id[fid]
+                if known is not None:
+                    out[fid] = known
+            else:
+                missing.append(fid)
+    if missing:
+        read = _read_briefs(ws, conn, missing)
+        with memo.lock:
+            if len(memo.by_id) + len(missing) > BRIEF_MEMO_FACTS:
+                memo.by_id.clear()
+            for fid in missing:
+                memo.by_id[fid] = read.get(fid)
+        out.update(read)
+    return out
+
+
+def _read_briefs(ws: Workspace, conn: Connection, unique: Sequence[str]) -> dict[str, FactBrief]:
     facts = ws.layout.facts.name
     out: dict[str, FactBrief] = {}
-    unique = list(dict.fromkeys(ids))
     for start in range(0, len(unique), _CHUNK):
         chunk = unique[start : start + _CHUNK]
         marks = ",".join("?" * len(chunk))
