@@ -1,4 +1,4 @@
-"""The shortcuts in ``core.fusion`` give what the plain algorithms give, to the bit.
+"""The shortcuts in ``core.fusion`` and the vector copy give what the plain algorithms give, to the bit.
 
 - scores with no two equal and no NaN are sorted by Python's sort instead of the Dart VM's
   (``dart_sort``): one order sorts them, so both must agree; with ties, NaN or -0.0 beside 0.0
@@ -6,7 +6,9 @@
 - MMR skips bringing an item's similarity up to date in a round where even its similarity so
   far leaves it below the round's best: the picks (index, similarity, penalty, value, the pick
   it was most similar to) equal the plain greedy pass written out here, which compares every
-  remaining item with the newest pick in every round.
+  remaining item with the newest pick in every round;
+- the vector copy finds the k-th smallest squared distance among the values a part of them
+  bounds: the same value ``np.partition`` finds among all.
 
 Random inputs with many ties: few distinct scores, few words (so equal similarities), NaN.
 """
@@ -99,3 +101,21 @@ def test_mmr_with_its_shortcut_equals_the_plain_greedy_pass() -> None:
 def _key(p: MmrPick) -> tuple[object, ...]:
     """Everything a pick says, a NaN value written as text (NaN != NaN)."""
     return (p.index, p.similarity, p.penalty, "nan" if p.value != p.value else repr(p.value), p.against)
+
+
+def test_the_vector_copys_kth_smallest_is_the_partitions() -> None:
+    """The vector copy bounds the k-th smallest squared distance by a part's before partitioning."""
+    import numpy as np
+
+    from memorydesk.search.vector_copy import _kth_smallest
+
+    rng = np.random.default_rng(3)
+    for t in range(200):
+        n = int(rng.integers(1, 150_000))
+        k = int(rng.integers(1, min(n, 60) + 1))
+        values = rng.standard_normal(n).astype(np.float32)
+        if t % 3 == 0:
+            values[: n // 2] = np.inf  # holes (no vector in the slot) up front: the part bounds nothing
+        if t % 5 == 0:
+            values = np.round(values, 1)  # many equal values
+        assert _kth_smallest(values, k) == float(np.partition(values, k - 1)[k - 1])
