@@ -149,7 +149,6 @@ class FileState:
         st.hooks = first_tokens(raw, st.retok, sorted(spaces)) if spaces else frozenset()
         if st.rows.count != n_row:
             raise Unfollowable("the index and the fact table disagree on the number of rows")
-        st.graph_for(ws, conn, keep_going)
         used = st.nbytes
         if used > budget:
             raise Unfollowable(f"the copies need {used / _MB:.0f} MB, more than the {budget / _MB:.0f} MB allowed")
@@ -164,6 +163,7 @@ class FileState:
                 st.notes.append(f"no vector copy: {exc}")
         else:
             st.embeddings = EmbeddingCopy.build(raw, facts)
+        st.graph_for(ws, conn, keep_going)  # last: only what fits beside the others
         return st
 
     @property
