@@ -24,8 +24,18 @@ MICROSECONDS_PER_HOUR: Final = 3_600_000_000
 
 
 def _params(memory_type: MemoryType | str | None) -> tuple[float, float]:
+    try:
+        return _known[memory_type]
+    except (KeyError, TypeError):  # not seen yet, or not something a dictionary can hold
+        pass
     k, eta = WEIBULL_PARAMS[parse_memory_type(memory_type)]
+    if isinstance(memory_type, str | None) and len(_known) < 4096:
+        _known[memory_type] = (k, eta)
     return k, eta
+
+
+#: What ``_params`` found for each stored ``memory_type`` text (a handful; bounded all the same).
+_known: dict[str | None, tuple[float, float]] = {}
 
 
 def weibull(memory_type: MemoryType | str | None, age_hours: float) -> float:

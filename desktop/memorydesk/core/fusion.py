@@ -85,6 +85,10 @@ VOICE_LIMITS: Final[Mapping[Voice, int | None]] = {
 
 def _by_score_desc(scores: Sequence[float]) -> list[int]:
     order = list(range(len(scores)))
+    if len(set(scores)) == len(scores) and not any(s != s for s in scores):
+        # no two equal and no NaN: one order sorts them, whatever the algorithm (-0.0 == 0.0 counts as equal)
+        order.sort(key=scores.__getitem__, reverse=True)
+        return order
     dart_sort(order, lambda x, y: dart_compare_doubles(scores[y], scores[x]))
     return order
 
@@ -189,6 +193,7 @@ def mmr_rerank(
     lam: float = MMR_LAMBDA,
     top_k: int = TOP_K,
     relevance: Sequence[float] | None = None,
+    order: Sequence[int] | None = None,
 ) -> list[MmrPick]:
     """Greedy MMR over items given as parallel ``scores`` and ``texts``.
 
@@ -196,6 +201,7 @@ def mmr_rerank(
     ``λ·score − (1−λ)·max Jaccard(item, chosen)`` (lower-cased whitespace tokens;
     the first maximum wins), until ``top_k`` are chosen. ``relevance`` (a what-if) puts
     other values in the relevance term; the order of the first pick stays by ``scores``.
+    ``order``: ``scores``' indices best first, when the caller has sorted them already.
     """
     limit = max(top_k, 0)
     if limit == 0:
@@ -204,21 +210,28 @@ def mmr_rerank(
     if len(scores) <= 1:
         return [MmrPick(i, 0.0, 0.0, lam * rel[i]) for i in range(len(scores))][:limit]
     tokens = [whitespace_tokens(text) for text in texts]
-    remaining = _by_score_desc(scores)
+    remaining = list(order) if order is not None else _by_score_desc(scores)
     first = remaining.pop(0)
     picks = [MmrPick(first, 0.0, 0.0, lam * rel[first])]
     diversity = 1.0 - lam
-    # each item's most similar chosen hit so far (the first of equals, in the order chosen):
-    # brought up to date with the newest pick only, which is what a pass over every pick gives
+    # each item's most similar chosen hit so far (the first of equals, in the order chosen), and how
+    # many picks it has been compared with: brought up to date pick by pick, in the order chosen,
+    # which is what a pass over every pick gives. An item whose value cannot beat the best of this
+    # round even with what it knows so far (its similarity only grows, so its value only falls) is
+    # not brought up to date until a round where it might.
     most: list[tuple[float, int | None]] = [(0.0, None)] * len(scores)
+    compared = [0] * len(scores)  # picks each item was compared with (the first ones)
+    prune = diversity >= 0.0
     while remaining and len(picks) < limit:
-        newest = picks[-1].index
-        newest_tokens = tokens[newest]
         best_at, best = 0, MmrPick(-1, 0.0, 0.0, float("-inf"))
         for at, i in enumerate(remaining):
-            s = jaccard(tokens[i], newest_tokens)
-            if s > most[i][0]:
-                most[i] = (s, newest)
+            if prune and lam * rel[i] - diversity * most[i][0] <= best.value:
+                continue  # at most that value: it cannot be the first maximum
+            for pick in picks[compared[i] :]:
+                s = jaccard(tokens[i], tokens[pick.index])
+                if s > most[i][0]:
+                    most[i] = (s, pick.index)
+            compared[i] = len(picks)
             sim, against = most[i]
             penalty = diversity * sim
             value = lam * rel[i] - penalty
@@ -242,11 +255,12 @@ def _normalised(scores: Sequence[float]) -> list[float]:
     return [(s - low) / (high - low) for s in scores]
 
 
-def _chosen(scores: Sequence[float], texts: Sequence[str], lam: float, top_k: int, variant: Variant) -> list[MmrPick]:
+def _chosen(scores: Sequence[float], texts: Sequence[str], lam: float, top_k: int, variant: Variant,
+            order: Sequence[int]) -> list[MmrPick]:
     if variant.mmr == "none":
-        return [MmrPick(i, 0.0, 0.0, scores[i]) for i in _by_score_desc(scores)[: max(top_k, 0)]]
+        return [MmrPick(i, 0.0, 0.0, scores[i]) for i in order[: max(top_k, 0)]]
     relevance = _normalised(scores) if variant.mmr == "normalised" else None
-    return mmr_rerank(scores, texts, lam, top_k, relevance)
+    return mmr_rerank(scores, texts, lam, top_k, relevance, order)
 
 
 def decay_factor_of(weibull: float, variant: Variant) -> float:
@@ -273,7 +287,8 @@ class FusionRecord:
     boost: float = 1.0  # newer product: 1.35 for the caller's repo, else 1.0
 
 
-@dataclass(frozen=True, slots=True)
+# not frozen: a frozen dataclass takes about nine times as long to make, and every search makes hundreds
+@dataclass(slots=True)
 class VoiceContribution:
     """One voice's share of a hit's RRF sum."""
 
@@ -283,7 +298,8 @@ class VoiceContribution:
     contribution: float
 
 
-@dataclass(frozen=True, slots=True)
+# not frozen: a frozen dataclass takes about nine times as long to make, and every search makes hundreds
+@dataclass(slots=True)
 class HybridHit:
     """A scored candidate with everything that decided its place."""
 
@@ -356,7 +372,7 @@ def hybrid_fuse(
             rrf[id_] = rrf.get(id_, 0.0) + term
             parts.setdefault(id_, []).append(VoiceContribution(voice, rank, weight, term))
 
-    scored: list[HybridHit] = []
+    rows: list[tuple[str, float, float, float, float, FusionRecord, float]] = []
     unknown: list[str] = []
     for id_, total in rrf.items():
         record = records.get(id_)
@@ -367,17 +383,17 @@ def hybrid_fuse(
         decay_factor = decay_factor_of(decay, variant)
         confidence_factor = 0.8 + 0.2 * min(max(record.confidence, 0.0), 1.0)
         score = total * decay_factor * confidence_factor * record.boost
-        scored.append(
-            HybridHit(
-                id_, tuple(parts[id_]), total, decay, decay_factor,
-                confidence_factor, record.boost, score, score_rank=-1,
-            )
-        )
+        rows.append((id_, total, decay, decay_factor, confidence_factor, record, score))
 
-    scores = [hit.score for hit in scored]
-    for place, i in enumerate(_by_score_desc(scores)):
-        scored[i] = replace(scored[i], score_rank=place)
-    picks = _chosen(scores, [records[h.id].text for h in scored], lam, top_k, variant)
+    scores = [row[6] for row in rows]
+    order = _by_score_desc(scores)
+    place = [0] * len(rows)
+    for at, i in enumerate(order):
+        place[i] = at
+    scored = [HybridHit(id_, tuple(parts[id_]), total, decay, decay_factor, confidence_factor, record.boost, score,
+                        score_rank=place[n])
+              for n, (id_, total, decay, decay_factor, confidence_factor, record, score) in enumerate(rows)]
+    picks = _chosen(scores, [row[5].text for row in rows], lam, top_k, variant, order)
     ids = [h.id for h in scored]
     for position, pick in enumerate(picks):
         scored[pick.index] = replace(
@@ -388,10 +404,11 @@ def hybrid_fuse(
             mmr_value=pick.value,
             mmr_against=ids[pick.against] if pick.against is not None else None,
         )
+    candidates = [scored[i] for i in order]  # by score rank
     return HybridResult(
         intent=intent,
         weights=weights,
         hits=tuple(scored[pick.index] for pick in picks),
-        candidates=tuple(sorted(scored, key=lambda h: h.score_rank)),
+        candidates=tuple(candidates),
         unknown_ids=tuple(unknown),
     )

@@ -47,6 +47,11 @@ BLOB_BYTES = DIM * 4
 BINARY_BYTES = DIM // 8
 #: Texts per model call unless the caller says otherwise.
 DEFAULT_BATCH_SIZE = 32
+#: Texts of one token count per model call in ``Embedder.embed_each``.
+SAME_LENGTH_BATCH = 64
+#: Words of one token each: the same-length self-check's probe texts of n words have n + 2 tokens.
+_PROBE_WORDS = ("deploy", "the", "nightly", "api", "backup", "rotation", "of", "secrets", "cache", "quota", "run",
+                "before", "release", "build", "team", "data", "server", "code", "test", "user", "time", "window")
 
 _OFF = "semantic search is off: "
 _FLOAT_LE = np.dtype("<f4")
@@ -154,6 +159,7 @@ class Embedder:
         self._lock = threading.Lock()
         self._loaded: _Loaded | None = None
         self._failure: str | None = None
+        self._same_length_exact: bool | None = None  # ``embed_each``'s self-check, once
 
     # -- availability --------------------------------------------------------
 
@@ -303,6 +309,44 @@ class Embedder:
     def embed_one(self, text: str) -> np.ndarray:
         """The unit vector of one text, float32 of shape ``(384,)``."""
         return self.embed([text], batch_size=1)[0]
+
+    def embed_each(self, texts: Sequence[str]) -> np.ndarray:
+        """What ``embed_one`` gives for each text, bit for bit, in fewer model runs (the recall
+        audit's coming queries): texts of the same token count go through the model together,
+        without padding, so each row meets the same arithmetic as on its own. Before its first
+        use the embedder checks that on probe texts (``_batch_is_exact``); if any bit differs,
+        every text gets its own run."""
+        items = list(texts)
+        if not items:
+            return np.empty((0, DIM), dtype=np.float32)
+        loaded = self._ensure_loaded()
+        if not self._batch_is_exact(loaded):
+            return np.stack([self.embed_one(text) for text in items])
+        return self._embed_each_unchecked(loaded, items)
+
+    def _batch_is_exact(self, loaded: _Loaded) -> bool:
+        if self._same_length_exact is None:
+            w = len(_PROBE_WORDS)  # text i of n words: i's digits in base w, each a word (all differ)
+            probes = [" ".join(_PROBE_WORDS[(i // w**j + j) % w] for j in range(n))
+                      for n, count in ((1, 2), (5, SAME_LENGTH_BATCH), (14, 5)) for i in range(count)]
+            alone = np.stack([self.embed_one(p) for p in probes])
+            together = self._embed_each_unchecked(loaded, probes)
+            self._same_length_exact = bool(np.array_equal(alone, together))
+            if not self._same_length_exact:
+                log.info("same-length batches differ from single runs here: one run per text")
+        return self._same_length_exact
+
+    def _embed_each_unchecked(self, loaded: _Loaded, items: list[str]) -> np.ndarray:
+        out = np.empty((len(items), DIM), dtype=np.float32)
+        encodings = loaded.tokenizer.encode_batch(items)
+        groups: dict[int, list[int]] = {}
+        for i, enc in enumerate(encodings):
+            groups.setdefault(len(enc.ids), []).append(i)
+        for rows in groups.values():
+            for start in range(0, len(rows), SAME_LENGTH_BATCH):
+                part = rows[start : start + SAME_LENGTH_BATCH]
+                out[part] = self._embed_batch(loaded, [encodings[i] for i in part])
+        return out
 
     def _embed_batch(self, loaded: _Loaded, encodings: list[Any]) -> np.ndarray:
         width = max(len(e.ids) for e in encodings)

@@ -1,8 +1,9 @@
 """The vector voice of many coming searches at once (the recall audit).
 
 A search embeds its query and scans every stored vector for the 30 nearest. The audit
-knows its next queries, so it asks ahead, a batch at a time: each query embedded by the
-same call a search makes (``Embedder.embed_one``), and the nearest embeddings of the whole
+knows its next queries, so it asks ahead, a batch at a time: each query embedded as the
+call a search makes embeds it (``Embedder.embed_one``; ``Embedder.embed_each`` gives those
+very vectors, running queries of one token count together), and the nearest embeddings of the whole
 batch worked out in one pass over the vector copy (``VectorCopy.prepare``). Each search
 is then still the agent's own ``search``: it is given an embedder that answers those
 queries with the vectors already made, and the vector copy answers with what it worked
@@ -76,8 +77,10 @@ class Ahead:
             return 0
         emb = self._embedder()
         try:
-            for query in todo:
-                self._known[query] = emb.embed_one(query)
+            each = getattr(emb, "embed_each", None)  # the model's runs, fewer of them; bit for bit embed_one's
+            vectors = each(todo) if each is not None else [emb.embed_one(query) for query in todo]
+            for query, vector in zip(todo, vectors, strict=True):
+                self._known[query] = vector
         except EmbedderUnavailable:
             self._usable = False
             self._known.clear()

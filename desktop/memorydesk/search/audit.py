@@ -23,6 +23,7 @@ from sqlalchemy import literal_column, select
 from memorydesk.core.errors import BadInput
 from memorydesk.core.fusion import PRODUCT, TOP_K, VARIANTS, Variant
 from memorydesk.core.vocab import parse_memory_type, parse_veracity
+from memorydesk.search import follow
 from memorydesk.search.agent import SearchResult, keyword_search, nearest_ids, search
 from memorydesk.search.ahead import AHEAD, Ahead
 from memorydesk.search.keyword import is_keyword_reachable
@@ -91,6 +92,7 @@ class Searcher:
 
     def prepare(self, queries: Iterable[str]) -> None:
         self._ahead.prepare([q for q in queries if (PRODUCT.name, q) not in self._done])
+        follow.prepare_graph(self.ws)  # the graph voice's edges beside the copies, at this version
 
     def result(self, query: str, variant: Variant = PRODUCT) -> SearchResult:
         key = (variant.name, query)

@@ -19,6 +19,7 @@ from sqlalchemy import Connection
 from memorydesk.core.fts_query import scoped_match
 from memorydesk.search.embedding_copy import EmbeddingCopy
 from memorydesk.search.fts_log import Structure, Unfollowable, averages, changed_parts, read_structure, touched_rows
+from memorydesk.search.graph_copy import GraphCopy, GraphUnusable
 from memorydesk.search.mirror import DocSizes, KeywordIndex, Retokenizer, RowTokens, TermTable, fts_options
 from memorydesk.search.recent import Recent
 from memorydesk.search.rows import (
@@ -45,6 +46,7 @@ __all__ = ["CacheSettings", "FileState", "configure", "settings"]
 log = logging.getLogger("memorydesk.search")
 
 _MB = 1024 * 1024
+_NO_GRAPH = "no copy of the graph's edges"
 
 
 def _default_max_bytes() -> int:
@@ -102,6 +104,8 @@ class FileState:
         self.recent: dict[str | None, Recent] = {}
         self.vectors: VectorCopy | None = None
         self.embeddings: EmbeddingCopy | None = None  # a file without our vector index
+        self.graph: GraphCopy | None = None  # at ``version`` only: a change drops it (``graph_for``)
+        self.graph_refused: int | None = None  # the version whose edges could not be copied
         self.notes: list[str] = []
         self.phrase: str | None = None
         self.workspaces: set[str] = set()  # workspace ids whose first token is a hook
@@ -159,6 +163,7 @@ class FileState:
                 st.notes.append(f"no vector copy: {exc}")
         else:
             st.embeddings = EmbeddingCopy.build(raw, facts)
+        st.graph_for(ws, conn, keep_going)  # last: only what fits beside the others
         return st
 
     @property
@@ -173,6 +178,7 @@ class FileState:
                             else self.embeddings.nbytes if self.embeddings is not None else 0),
             "term cache": self.term_elements * 16,
             "temporal lists": sum(64 * len(r.ids) for r in self.recent.values()),
+            "graph edges and fact ids": self.graph.nbytes if self.graph is not None else 0,
         }
 
     # --- following ------------------------------------------------------------------------
@@ -182,6 +188,7 @@ class FileState:
         started = time.perf_counter()
         raw = conn.connection.driver_connection
         fts, facts = ws.layout.fts, ws.layout.facts.name
+        self.graph = None  # the edges may have changed too: a copy is built for the new version when asked
         if int(raw.execute("PRAGMA schema_version").fetchone()[0]) != self.schema:
             raise Unfollowable("the schema changed")
         assert self.structure is not None and self.keyword is not None and self.retok is not None
@@ -254,6 +261,34 @@ class FileState:
         return self.keyword.table.overlay_rows > max(50_000, self.keyword.n_row // 20)
 
     # --- reading --------------------------------------------------------------------------
+
+    def graph_now(self) -> GraphCopy | None:
+        """The copy of the edges and fact ids, when it shows the copies' version (else None)."""
+        graph = self.graph
+        return graph if graph is not None and graph.version == self.version else None
+
+    def graph_for(self, ws: Workspace, conn: Connection, keep_going: Any = lambda: True) -> GraphCopy | None:
+        """The copy of the edges and fact ids at the copies' version, built now if there is none
+        (``conn``'s snapshot must show that version); None for a file it cannot mirror, or when it
+        would not fit in the memory bound."""
+        if self.graph is not None and self.graph.version == self.version:
+            return self.graph
+        if self.graph_refused == self.version:
+            return None
+        raw = conn.connection.driver_connection
+        try:
+            graph = GraphCopy.build(raw, ws.layout.facts.name, ws.layout.edges.name, ws.workspace_id, self.version,
+                                    keep_going)
+        except GraphUnusable as exc:
+            return self._no_graph(str(exc))
+        if self.nbytes + graph.nbytes > _settings.max_bytes:
+            return self._no_graph(f"{graph.nbytes / _MB:.0f} MB more would pass the bound")
+        self.graph = graph
+        return graph
+
+    def _no_graph(self, why: str) -> None:
+        self.graph_refused = self.version
+        self.notes = [n for n in self.notes if not n.startswith(_NO_GRAPH)] + [f"{_NO_GRAPH}: {why}"]
 
     def forget_terms(self) -> None:
         """Empty the term cache (after a change; benchmarks measuring terms never asked before)."""

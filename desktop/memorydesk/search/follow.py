@@ -41,6 +41,10 @@ Memory: ``CacheSettings.max_bytes`` bounds the whole (environment variable
 the index and the fingerprints come first (keyword search and following depend on
 them), the vector copy only if it fits beside them. ``cache_report()`` says what is held.
 
+The graph voice's edges and every fact id's rowid (``graph_copy``) are copied at the
+build's version but not followed: a change drops them, and the recall audit has them built
+again for the version it searches (``prepare_graph``); other searches ask SQLite meanwhile.
+
 The copies belong to the open workspace (``Workspace.search_copies``, a ``Copies``), not to
 the process: two workspaces open at once each keep their own, and closing one frees them.
 """
@@ -66,7 +70,7 @@ from memorydesk.search.vector_copy import CopyUnusable
 from memorydesk.store import Workspace
 
 __all__ = ["CacheSettings", "Copies", "FileState", "cache_report", "configure", "copies_of", "forget", "prepare",
-           "settings", "using", "wait_ready"]
+           "prepare_graph", "settings", "using", "wait_ready"]
 
 log = logging.getLogger("memorydesk.search")
 
@@ -229,6 +233,15 @@ def wait_ready(ws: Workspace, timeout: float = 600.0) -> FileState | None:
                 break  # nothing is being built (or the build failed): no copies
             held.ready.wait(left)
         return held.state
+
+
+def prepare_graph(ws: Workspace) -> bool:
+    """Make sure the copies hold the graph's edges at the file's current version, building them
+    now if a change dropped them (the recall audit, before a batch of searches); whether they do."""
+    with ws.read() as conn:
+        snapshot_version(ws, conn)
+        with using(ws, conn) as state:
+            return state is not None and state.graph_for(ws, conn) is not None
 
 
 def forget(ws: Workspace | None = None) -> None:

@@ -122,8 +122,15 @@ def _edges_touching(ws: Workspace, conn: Connection, frontier: Sequence[str]) ->
     Two lookups, one per end, so each uses its own index (an ``OR`` of two ``IN``s, or
     the ``workspace_id`` term, would let SQLite scan the whole table; ``+`` keeps it off);
     they go to SQLite as one ``UNION ALL`` statement. Each fact's edges are kept while the
-    file's version does not change (``_EdgeMemo``).
+    file's version does not change (``_EdgeMemo``). With search's copy of the edges at this
+    snapshot (``graph_copy``), they come from there, in the same order.
     """
+    with follow.using(ws, conn) as state:
+        graph = state.graph_now() if state is not None else None
+        if graph is not None:
+            node_of = graph.node_of
+            nodes = [n for fid in dict.fromkeys(frontier) if (n := node_of.get(fid)) is not None]
+            return graph.edges(graph.level(nodes)) if nodes else []
     memo = cached(ws, conn, ("graph-edges",), _EdgeMemo)
     assert memo is not None
     found: dict[int, tuple[float, str, str]] = {}
@@ -210,7 +217,21 @@ def graph_ids(
     depth: int = GRAPH_DEPTH,
     scope: RepoScope | None = None,
 ) -> list[str]:
-    """The graph voice's ids, in walk order."""
+    """The graph voice's ids, in walk order (from search's copy of the edges when it shows this
+    snapshot: the same walks, and the active ones known from the copies' active bit)."""
+    with follow.using(ws, conn) as state:
+        graph = state.graph_now() if state is not None else None
+        if graph is not None:
+            reached: dict[int, None] = {}
+            for seed in seeds:
+                reached.update(dict.fromkeys(graph.reached(seed, depth)))
+            if scope is None:
+                assert state is not None
+                return [graph.nodes[n] for n in graph.active_nodes(reached, state.rows.active)]
+            walked = [graph.nodes[n] for n in reached]
+    if graph is not None:
+        keep = active_in_scope(ws, conn, walked, scope)
+        return [fid for fid in walked if fid in keep]
     ordered: dict[str, None] = {}
     for seed in seeds:
         for fid in _walk(ws, conn, seed, depth):
@@ -223,14 +244,22 @@ def graph_ids(
 class FactBrief:
     """The fields of a fact that results show and fusion needs."""
 
-    __slots__ = ("confidence", "content", "created_at", "domain", "id", "memory_type", "topic")
+    __slots__ = ("_plain", "confidence", "content", "created_at", "domain", "id", "memory_type", "topic")
 
     def __init__(self, id: str, domain: str, topic: str, content: str, confidence: float,
                  memory_type: str | None, created_at: int | None) -> None:
         self.id, self.domain, self.topic, self.content = id, domain, topic, content
         self.confidence, self.memory_type, self.created_at = confidence, memory_type, created_at
+        self._plain: FusionRecord | None = None  # ``record()`` without a scope, made once
 
     def record(self, scope: RepoScope | None = None) -> FusionRecord:
+        if scope is None:
+            if self._plain is None:
+                self._plain = self._record(None)
+            return self._plain
+        return self._record(scope)
+
+    def _record(self, scope: RepoScope | None) -> FusionRecord:
         boost = REPO_BOOST if scope is not None and self.domain.startswith(scope.prefix) else 1.0
         created = float(self.created_at) if isinstance(self.created_at, (int, float)) else None
         return FusionRecord(
@@ -249,11 +278,48 @@ def _float(value: object) -> float:
         return 0.0
 
 
+#: Facts whose briefs one file version keeps at most (the temporal voice's 30 and a topic's
+#: neighbours come back search after search); beyond, it starts afresh.
+BRIEF_MEMO_FACTS = 20_000
+
+
+class _BriefMemo:
+    """The brief of each fact asked about (None: no such fact), at one file version (``cache.cached``)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.by_id: dict[str, FactBrief | None] = {}
+
+
 def fact_briefs(ws: Workspace, conn: Connection, ids: Sequence[str]) -> dict[str, FactBrief]:
-    """The facts behind ``ids`` (missing ids are simply absent)."""
+    """The facts behind ``ids`` (missing ids are simply absent); each kept while the file's
+    version does not change (``_BriefMemo``)."""
+    memo = cached(ws, conn, ("fact-briefs",), _BriefMemo)
+    assert memo is not None
+    out: dict[str, FactBrief] = {}
+    missing: list[str] = []
+    with memo.lock:
+        for fid in dict.fromkeys(ids):
+            if fid in memo.by_id:
+                known = memo.by_id[fid]
+                if known is not None:
+                    out[fid] = known
+            else:
+                missing.append(fid)
+    if missing:
+        read = _read_briefs(ws, conn, missing)
+        with memo.lock:
+            if len(memo.by_id) + len(missing) > BRIEF_MEMO_FACTS:
+                memo.by_id.clear()
+            for fid in missing:
+                memo.by_id[fid] = read.get(fid)
+        out.update(read)
+    return out
+
+
+def _read_briefs(ws: Workspace, conn: Connection, unique: Sequence[str]) -> dict[str, FactBrief]:
     facts = ws.layout.facts.name
     out: dict[str, FactBrief] = {}
-    unique = list(dict.fromkeys(ids))
     for start in range(0, len(unique), _CHUNK):
         chunk = unique[start : start + _CHUNK]
         marks = ",".join("?" * len(chunk))

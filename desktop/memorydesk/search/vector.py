@@ -156,7 +156,14 @@ def vector_ids(
 
 
 def active_in_scope(ws: Workspace, conn: Connection, ids: list[str], scope: RepoScope | None) -> set[str]:
-    """Which of ``ids`` are active facts of this workspace (inside ``scope`` if given)."""
+    """Which of ``ids`` are active facts of this workspace (inside ``scope`` if given); without a
+    scope, from search's copies when they show this snapshot (fact ids and the active bit)."""
+    if scope is None:
+        with follow.using(ws, conn) as state:
+            graph = state.graph_now() if state is not None else None
+            if graph is not None:
+                assert state is not None
+                return graph.active_ids(ids, state.rows.active)
     facts = ws.layout.facts.name
     keep: set[str] = set()
     for start in range(0, len(ids), _CHUNK):

@@ -320,9 +320,9 @@ class VectorCopy:
         done = 0
         for start in range(0, len(qs), PREPARE_BATCH):
             batch = np.stack(qs[start : start + PREPARE_BATCH])
-            products = self.matrix[:used] @ batch.T  # (used, batch)
+            products = batch @ self.matrix[:used].T  # (batch, used): each query's products side by side in memory
             for b, q in enumerate(batch):
-                approx = self.sq_norms[:used] - 2.0 * products[:, b] + np.float32(q @ q)
+                approx = self.sq_norms[:used] - 2.0 * products[b] + np.float32(q @ q)
                 found = self._answer(raw, q, approx, min(k, n))
                 if found is not None:
                     self.prepared[(q.tobytes(), k)] = found
@@ -333,7 +333,7 @@ class VectorCopy:
 
     def _answer(self, raw: Any, q: np.ndarray, approx: np.ndarray, want: int) -> list[tuple[str, float]] | None:
         """The ``want`` nearest from float32 squared distances ``approx`` (one per slot), measured exactly."""
-        cut = float(np.partition(approx, want - 1)[want - 1])
+        cut = _kth_smallest(approx, want)
         # both the float32 product here and sqlite-vec's float32 sum are within ~400·2⁻²⁴·(|x|+|q|)² of
         # the true squared distance: anything that can be (or tie with) the k-th is within twice that
         reach = 1e-4 * (self.max_norm + math.sqrt(float(q @ q))) ** 2 + 1e-6
@@ -362,6 +362,17 @@ class VectorCopy:
         found = {int(r[0]): r[1] for r in raw.execute(f"SELECT rowid, id FROM {_T}_rowids WHERE rowid IN ({marks})",
                                                        tuple(rowids))}
         return found if len(found) == len(set(rowids)) else None
+
+
+def _kth_smallest(values: np.ndarray, k: int) -> float:
+    """The ``k``-th smallest of ``values``: first bounded by the ``k``-th smallest of a part of them
+    (never below the whole's), so only the values up to that bound are partitioned."""
+    n = len(values)
+    if n > 16 * k + 4096:
+        head = values[: max(4 * k, n // 16)]
+        bound = np.partition(head, k - 1)[k - 1]
+        values = values[values <= bound]
+    return float(np.partition(values, k - 1)[k - 1])
 
 
 def _exact_distances(raw: Any, matrix: np.ndarray, rows: np.ndarray, qblob: bytes) -> list[float]:
