@@ -216,10 +216,10 @@ def notes(ctx: Context, pos: int | None, n: int) -> list[Group]:
 def receipts(ctx: Context, pos: int | None, n: int) -> list[Group]:
     if ctx.ws.desk_schema == 0:
         return []
-    from memorydesk.lineage import receipt_store  # (numpy: only once receipts are asked for)
+    from memorydesk.store import receipt_blocks  # (numpy: only once receipts are asked for)
 
     with ctx.ws.read() as conn:
-        rows = receipt_store.recent(conn, pos, n)
+        rows = receipt_blocks.recent(conn.connection.driver_connection, pos, n)
     out: list[Group] = []
     for key, run, tier, status, version, source, at, user, assistant in rows:
         at = at or 0

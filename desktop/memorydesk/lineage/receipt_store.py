@@ -158,41 +158,6 @@ def runs_after(conn: Connection, max_id: int) -> list[str]:
                                             "(SELECT value FROM json_each(?))", (str(codes),))]
 
 
-def recent(conn: Connection, before_id: int | None, n: int) -> list[tuple]:
-    """Up to ``n`` receipts stored last (ids below ``before_id``), newest first, as (id, run, tier,
-    status, version, sourceVersion, whole seconds since the epoch, userScope, assistantScope)."""
-    raw = conn.connection.driver_connection
-    if blocks.has_rows(raw):
-        cond, args = ("id < ?", (before_id,)) if before_id is not None else ("1", ())
-        return raw.execute("SELECT id, run_id, tier, status, version, source_version, "
-                           "CAST(strftime('%s', substr(at_utc, 1, 19)) AS INTEGER), user_scope, assistant_scope "
-                           f"FROM {blocks.ROWS} WHERE {cond} ORDER BY id DESC LIMIT ?", (*args, n)).fetchall()
-    if not blocks.has_blocks(raw):
-        return []
-    cond = ""
-    if before_id is not None:  # blocks after the first that reaches ``before_id`` hold no id below it
-        stop = raw.execute(f"SELECT min(id) FROM {blocks.BLOCKS} WHERE last_id >= ?", (before_id,)).fetchone()[0]
-        cond = "" if stop is None else f" WHERE id <= {int(stop)}"
-    parts: list[np.ndarray] = []
-    got = 0
-    for (data,) in raw.execute(f"SELECT data FROM {blocks.BLOCKS}{cond} ORDER BY id DESC"):
-        rec = np.frombuffer(data, blocks.RECORD)
-        if before_id is not None:
-            rec = rec[rec["id"] < before_id]
-        parts.append(rec[::-1])
-        got += len(rec)
-        if got >= n:
-            break
-    rec = np.concatenate(parts)[:n] if parts else np.zeros(0, blocks.RECORD)
-    wanted = np.unique(np.concatenate([rec[k] for k in ("run", "version", "source", "user", "assistant")]))
-    text = dict(raw.execute(f"SELECT code, name FROM {blocks.NAMES} WHERE code IN (SELECT value FROM json_each(?))",
-                            (str(wanted.tolist()),)).fetchall())
-    text[0] = None
-    return [(int(r["id"]), text[r["run"]], blocks.TIERS[r["packed"] & 7], blocks.STATUSES[(r["packed"] >> 3) & 7],
-             text[r["version"]], text[r["source"]], int(r["at"]) // 1_000_000, text[r["user"]], text[r["assistant"]])
-            for r in rec]
-
-
 def receipt_ids_of(conn: Connection, users: Iterable[str]) -> set[str]:
     """The receiptIds stored for receipts of these userScopes."""
     raw = conn.connection.driver_connection

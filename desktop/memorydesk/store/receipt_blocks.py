@@ -318,3 +318,38 @@ def to_receipt(row: tuple, text: list) -> Receipt:
     receipt_obj = object.__new__(Receipt)
     object.__setattr__(receipt_obj, "__dict__", values)
     return receipt_obj
+
+
+def recent(raw, before_id: int | None, n: int) -> list[tuple]:
+    """Up to ``n`` receipts stored last (ids below ``before_id``), newest first, as (id, run, tier,
+    status, version, sourceVersion, whole seconds since the epoch, userScope, assistantScope); ``raw``
+    is the driver's connection (for the history, which reads receipts beside the other rows)."""
+    if has_rows(raw):
+        cond, args = ("id < ?", (before_id,)) if before_id is not None else ("1", ())
+        return raw.execute("SELECT id, run_id, tier, status, version, source_version, "
+                           "CAST(strftime('%s', substr(at_utc, 1, 19)) AS INTEGER), user_scope, assistant_scope "
+                           f"FROM {ROWS} WHERE {cond} ORDER BY id DESC LIMIT ?", (*args, n)).fetchall()
+    if not has_blocks(raw):
+        return []
+    cond = ""
+    if before_id is not None:  # blocks after the first that reaches ``before_id`` hold no id below it
+        stop = raw.execute(f"SELECT min(id) FROM {BLOCKS} WHERE last_id >= ?", (before_id,)).fetchone()[0]
+        cond = "" if stop is None else f" WHERE id <= {int(stop)}"
+    parts: list[np.ndarray] = []
+    got = 0
+    for (data,) in raw.execute(f"SELECT data FROM {BLOCKS}{cond} ORDER BY id DESC"):
+        rec = np.frombuffer(data, RECORD)
+        if before_id is not None:
+            rec = rec[rec["id"] < before_id]
+        parts.append(rec[::-1])
+        got += len(rec)
+        if got >= n:
+            break
+    rec = np.concatenate(parts)[:n] if parts else np.zeros(0, RECORD)
+    wanted = np.unique(np.concatenate([rec[k] for k in ("run", "version", "source", "user", "assistant")]))
+    text = dict(raw.execute(f"SELECT code, name FROM {NAMES} WHERE code IN (SELECT value FROM json_each(?))",
+                            (str(wanted.tolist()),)).fetchall())
+    text[0] = None
+    return [(int(r["id"]), text[r["run"]], TIERS[r["packed"] & 7], STATUSES[(r["packed"] >> 3) & 7],
+             text[r["version"]], text[r["source"]], int(r["at"]) // 1_000_000, text[r["user"]], text[r["assistant"]])
+            for r in rec]
