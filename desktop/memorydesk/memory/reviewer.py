@@ -15,7 +15,7 @@ from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
 from memorydesk.embedding.embedder import Embedder, fact_text, fact_vectors
-from memorydesk.memory import batches, history, reviewer_edges
+from memorydesk.memory import batches, history, reviewer_edges, reviewer_review
 from memorydesk.memory.history import ChangeResult, perform
 from memorydesk.memory.purge import BackupAction, purge
 from memorydesk.memory.restore import restore_facts
@@ -174,6 +174,30 @@ class Reviewer(ConflictDecisions, GrantEdits):
     def delete_edges(self, edge_ids: Iterable[str], reason: str = "") -> ChangeResult:
         """Delete episodic edges (a wrong link, a dangling one); undo restores each row exactly."""
         return reviewer_edges.delete_edges(self.ws, self.actor, edge_ids, reason)
+
+    # -- the review queue's findings (memory.reviewer_review; notes and hot items: memory.purge_items)
+    def quarantine(self, finding: dict[str, Any], reason: str) -> ChangeResult:
+        """The finding's fact soft-deleted, policy deactivated, note emptied or hot item taken out."""
+        return reviewer_review.quarantine(self.ws, self.actor, finding, reason)
+
+    def release(self, item_kind: str, item_id: str, reason: str) -> ChangeResult:
+        """A quarantined item back as it was."""
+        return reviewer_review.release(self.ws, self.actor, item_kind, item_id, reason)
+
+    def merge_facts(self, keeper: str, others: Iterable[str], reason: str, finding_key: str = "") -> ChangeResult:
+        """Every fact in ``others`` superseded by ``keeper`` (a duplicate cluster, a losing correction)."""
+        return reviewer_review.merge(self.ws, self.actor, keeper, others, reason, finding_key)
+
+    def dismiss_finding(self, finding: dict[str, Any], reason: str, *, reviewed: bool = False) -> ChangeResult:
+        """The finding out of the open queue until its item changes."""
+        return reviewer_review.dismiss(self.ws, self.actor, finding, reason, reviewed=reviewed)
+
+    def purge_items(self, item_kind: str, ids: Iterable[str], reason: str = "", *,
+                    backups: BackupAction = "keep") -> ChangeResult:
+        """Notes or working-memory items purged, then the backups as ``backups`` says."""
+        from memorydesk.memory.purge_items import purge_items  # it names this class
+
+        return purge_items(self, item_kind, ids, reason, backups=backups)
 
     # -- history ---------------------------------------------------------------------------------
     def undo(self, history_id: int | None = None, reason: str = "") -> ChangeResult:

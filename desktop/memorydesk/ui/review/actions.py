@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 from memorydesk.browse.naming import FactName
 from memorydesk.core.review.finding import Finding
-from memorydesk.memory import reviewer_review as rr
 from memorydesk.memory.purge import backups_holding
-from memorydesk.memory.purge_items import backups_holding_items, purge_items
+from memorydesk.memory.purge_items import backups_holding_items
+from memorydesk.memory.reviewer import Reviewer
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.facts.dialogs import PurgeDialog
 from memorydesk.ui.operations import dialog_result
@@ -95,8 +95,7 @@ class ReviewActions:
         got = await self._ask("Quarantine", f"The {ITEM_WORDS[f.item_kind]} is {what}. Release or Undo puts it back.",
                               f"quarantine: {f.title}", ok_text="Quarantine")
         if got:
-            d = as_dict(f)
-            await self.tab.session.write("quarantining", lambda r: rr.quarantine(r.ws, r.actor, d, got[0]))
+            await self.tab.session.write("quarantining", Reviewer.quarantine, as_dict(f), got[0])
 
     async def release_selected(self) -> None:
         f = self._target(self.release)
@@ -104,8 +103,7 @@ class ReviewActions:
             return
         got = await self._ask("Release", f"The {ITEM_WORDS[f.item_kind]} reaches agents again.", "", ok_text="Release")
         if got:
-            kind, item = f.item_kind, f.item_id
-            await self.tab.session.write("releasing", lambda r: rr.release(r.ws, r.actor, kind, item, got[0]))
+            await self.tab.session.write("releasing", Reviewer.release, f.item_kind, f.item_id, got[0])
 
     async def purge_selected(self) -> None:
         f = self._target(self.purge)
@@ -133,9 +131,9 @@ class ReviewActions:
         if not accepted:
             return
         if kind == "fact":
-            await self.tab.session.write("purging", lambda r: r.purge_facts(ids, reason=reason, backups=backups))
+            await self.tab.session.write("purging", Reviewer.purge_facts, ids, reason=reason, backups=backups)
         else:
-            await self.tab.session.write("purging", lambda r: purge_items(r, kind, ids, reason, backups=backups))
+            await self.tab.session.write("purging", Reviewer.purge_items, kind, ids, reason, backups=backups)
 
     async def merge_selected(self) -> None:
         f = self._target(self.merge)
@@ -147,8 +145,8 @@ class ReviewActions:
                               "are superseded by the one you keep (nothing new is written).",
                               f"merge: {f.title}", keepers=keepers, ok_text="Merge")
         if got:
-            keeper, cluster, key = got[1], list(f.evidence["cluster"]), f.key
-            await self.tab.session.write("merging", lambda r: rr.merge(r.ws, r.actor, keeper, cluster, got[0], key))
+            await self.tab.session.write("merging", Reviewer.merge_facts, got[1], list(f.evidence["cluster"]), got[0],
+                                         f.key)
 
     async def supersede_selected(self) -> None:
         f = self._target(self.supersede)
@@ -159,7 +157,7 @@ class ReviewActions:
                               "product does when it settles a conflict.", f"correction: {f.title}",
                               ok_text="Supersede")
         if got:
-            await self.tab.session.write("superseding", lambda r: rr.merge(r.ws, r.actor, newer, [older], got[0], key))
+            await self.tab.session.write("superseding", Reviewer.merge_facts, newer, [older], got[0], key)
 
     async def dismiss_selected(self, reviewed: bool = False) -> None:
         f = self._target(self.reviewed if reviewed else self.dismiss)
@@ -169,9 +167,7 @@ class ReviewActions:
                               "The finding leaves the open queue until its item changes.", "",
                               ok_text="Mark reviewed" if reviewed else "Dismiss")
         if got:
-            d = as_dict(f)
-            await self.tab.session.write("dismissing", lambda r: rr.dismiss(r.ws, r.actor, d, got[0],
-                                                                            reviewed=reviewed))
+            await self.tab.session.write("dismissing", Reviewer.dismiss_finding, as_dict(f), got[0], reviewed=reviewed)
 
 
 def _topic(ws, fact_id: str) -> str:
