@@ -176,8 +176,8 @@ class ConflictActions(QObject):
         if accepted:
             from memorydesk.memory.reviewer import Reviewer
 
-            await self.session.write("reviewing the burst", Reviewer.review_burst, detail.winner.id, values["conflicts"],
-                                     values["restore"], reason=values["reason"])
+            await self.session.write("reviewing the burst", Reviewer.review_burst, detail.winner.id,
+                                     values["conflicts"], values["restore"], reason=values["reason"])
 
     # --- navigation and export ----------------------------------------------------------------
 

@@ -95,7 +95,8 @@ class FactEditDialog(QDialog):
 
     def _check(self) -> None:
         v = self.values()
-        missing = [name for name, text in (("domain", v.domain), ("topic", v.topic), ("content", v.content)) if not text]
+        fields = (("domain", v.domain), ("topic", v.topic), ("content", v.content))
+        missing = [name for name, text in fields if not text]
         if missing:
             self.problem.setText(f"{', '.join(missing).capitalize()} may not be empty.")
             return
