@@ -56,7 +56,7 @@ def newer_product_db(tmp_path: Path) -> Path:
 def _search_copies_inline():
     """Search builds its copies of a file inside the search that asks for them, not on a thread,
     and no test inherits another's: a thread left running past its test would race the next one."""
-    from memorydesk.search import follow
+    from memorydesk.search.copies import follow
 
     before = follow.settings().background
     follow.configure(background=False)

@@ -32,7 +32,7 @@ import time
 import numpy as np
 import pytest
 
-from memorydesk.search import follow
+from memorydesk.search.copies import follow
 from memorydesk.search.agent import search
 from memorydesk.search.preamble import build_preamble
 from memorydesk.store import open_workspace

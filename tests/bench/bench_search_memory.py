@@ -21,7 +21,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from memorydesk.search import follow  # noqa: E402
+from memorydesk.search.copies import follow  # noqa: E402
 from memorydesk.search.agent import search  # noqa: E402
 from memorydesk.store import open_workspace  # noqa: E402
 from search_corpus import workspace_of  # noqa: E402

@@ -9,9 +9,9 @@ from pathlib import Path
 from guihelp import wait_idle
 from PySide6.QtWidgets import QTextBrowser
 
-from memorydesk.ui import help as help_dialogs
-from memorydesk.ui.mainwindow import MainWindow
-from memorydesk.ui.tabs import TABS
+from memorydesk.ui.shell import help as help_dialogs
+from memorydesk.ui.shell.mainwindow import MainWindow
+from memorydesk.ui.shell.tabs import TABS
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -18,7 +18,7 @@ from PySide6.QtGui import QColor, QImage
 from lineage_sample import END, lineage_path, ready, receipts, settle  # noqa: F401 - fixtures
 
 from fixtures.receipts import complete_lineage, to_jsonl
-from memorydesk.core.health import Color, HealthState, classify, classify_run
+from memorydesk.core.health.scalar import Color, HealthState, classify, classify_run
 from memorydesk.demo import lineage as demo
 from memorydesk.store import guard
 from memorydesk.ui.lineage import colors

@@ -19,8 +19,8 @@ from PySide6.QtGui import QFontMetrics
 from lineage_sample import END, lineage_path, ready, receipts, settle  # noqa: F401 - fixtures
 
 from fixtures.receipts import complete_lineage
-from memorydesk.core.health import Color, as_of, classify
-from memorydesk.core.health_arrays import to_us
+from memorydesk.core.health.scalar import Color, as_of, classify
+from memorydesk.core.health.arrays import to_us
 from memorydesk.core.receipts import receipt_from_json
 from memorydesk.demo import lineage as demo
 from memorydesk.lineage import receipt_store

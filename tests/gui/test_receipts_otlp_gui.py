@@ -8,7 +8,7 @@ from pathlib import Path
 import desk_sample
 import pytest
 
-from memorydesk.core.health import classify
+from memorydesk.core.health.scalar import classify
 from memorydesk.demo import lineage as demo
 from memorydesk.lineage import receipt_store
 from memorydesk.lineage.receipt_files import read_receipts

@@ -11,7 +11,7 @@ import weakref
 import pytest
 
 from fixtures.search_world import World
-from memorydesk.search import follow
+from memorydesk.search.copies import follow
 from memorydesk.search.agent import search
 from memorydesk.search.cache import cached
 

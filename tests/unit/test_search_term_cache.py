@@ -8,7 +8,7 @@ from pathlib import Path
 
 from fixtures.search_world import T0, World
 from fixtures.second_writer import SecondWriter
-from memorydesk.search import follow
+from memorydesk.search.copies import follow
 from memorydesk.search.agent import search
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 
-from memorydesk.browse.graph_focus import focus
+from memorydesk.browse.graph.focus import focus
 from memorydesk.commands.output import write_out
 from memorydesk.store import open_workspace
 

@@ -10,7 +10,7 @@ can name; the facts in only one run apart, with what became of them. Causes, fir
 - ``near_duplicate``: lost to MMR, and the chosen hit too similar to it (token Jaccard ≥ 0.5) is
   named (written after the first run, or there then but not chosen); ``mmr`` when it is less alike;
 - ``decay``: lost to decay, and its own decay factor fell between the runs (then and now given);
-- ``rules``: the two runs were ranked by different product rules (``core.rules``);
+- ``rules``: the two runs were ranked by different product rules (``core.product.rules``);
 - ``crowded``: facts were written between the runs and now rank above it (its own weight unchanged);
 - ``none``: nothing the desk can name.
 
@@ -27,9 +27,9 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from memorydesk.browse.audit_runs import GROUPS, Run, RunFact, get_run, run_facts
-from memorydesk.browse.history import HistoryQuery, iter_events
-from memorydesk.browse.history_sources import Event
+from memorydesk.browse.audit.runs import GROUPS, Run, RunFact, get_run, run_facts
+from memorydesk.browse.history.entries import HistoryQuery, iter_events
+from memorydesk.browse.history.sources import Event
 from memorydesk.core.errors import BadInput
 from memorydesk.search.audit import AGE_BUCKETS
 from memorydesk.store import Workspace

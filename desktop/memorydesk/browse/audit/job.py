@@ -11,8 +11,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memorydesk.browse.audit_runs import Run, RunFact, run_facts
-from memorydesk.search import audit, follow
+from memorydesk.browse.audit.runs import Run, RunFact, run_facts
+from memorydesk.search import audit
+from memorydesk.search.copies import follow
 from memorydesk.store import Workspace
 
 Progress = Callable[[int, int, str], None]

@@ -3,7 +3,7 @@
 ``save_run`` keeps one audit report (``search.audit.audit_workspace`` or ``audit_queries``)
 in one transaction, with what makes two runs comparable: the time, the file and workspace
 it was taken on, the workspace's data stamp, the product schema (layout and
-``user_version``) and the desk's, and the product rules version (``core.rules``). It is a
+``user_version``) and the desk's, and the product rules version (``core.product.rules``). It is a
 record of the desk's, not a change to memory: no history row, nothing to undo.
 
 Run ids are 8 random hex digits, so a copy of the file that goes on auditing never gives a
@@ -30,7 +30,7 @@ from sqlalchemy import func, literal_column, select
 
 from memorydesk.browse.review.scan import data_stamp
 from memorydesk.core.errors import BadInput
-from memorydesk.core.rules import RULES_VERSION
+from memorydesk.core.product.rules import RULES_VERSION
 from memorydesk.search.audit import AGE_BUCKETS
 from memorydesk.store import Workspace
 from memorydesk.store.audit_tables import FACTS, RUNS

@@ -13,11 +13,11 @@ from typing import Any
 
 from sqlalchemy import Connection, func, select
 
-from memorydesk.browse import conflicts as listing
-from memorydesk.browse.conflict_rows import ReviewRow
+from memorydesk.browse.conflicts import listing
+from memorydesk.browse.conflicts.rows import ReviewRow
 from memorydesk.browse.facts import fact_state
 from memorydesk.core.bursts import WINDOW_S, Burst, Win, find_bursts
-from memorydesk.core.conflict_rule import Side, decide
+from memorydesk.core.product.conflict_rule import Side, decide
 from memorydesk.store.workspace import Workspace
 
 CHUNK = 5_000

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import Connection, literal_column, select
 
 from memorydesk.browse.facts import fact_state
-from memorydesk.core.conflict_rule import Side, decide
+from memorydesk.core.product.conflict_rule import Side, decide
 from memorydesk.store.ours import DeskConflictReview
 
 CROSS = "cross_agent"

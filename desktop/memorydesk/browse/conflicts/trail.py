@@ -1,6 +1,6 @@
 """The trail of one conflict: everything support staff need on one screen (no Qt, no writes).
 
-``conflict_trail(ws, conflict_id)`` returns a ``Trail`` (``browse.trail_types``; its
+``conflict_trail(ws, conflict_id)`` returns a ``Trail`` (``browse.conflicts.trail_types``; its
 ``to_json()`` is the export's shape):
 
 - ``conflict``: the row (and, for an open pair the product flagged again and again,
@@ -26,29 +26,15 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
-from memorydesk.browse import conflicts as listing
+from memorydesk.browse.conflicts import listing
 from memorydesk.browse.detail import older_versions
 from memorydesk.browse.facts import fact_state
-from memorydesk.browse.trail_types import (
-    ChainNode,
-    Decision,
-    DeskStep,
-    Purge,
-    RelatedLine,
-    Restore,
-    RowRef,
-    SideStrength,
-    Trail,
-    TrailChain,
-    TrailConflict,
-    TrailFact,
-    Who,
-)
-from memorydesk.core.conflict_rule import Side, decide
+from memorydesk.browse.conflicts.trail_types import ChainNode, Decision, DeskStep, Purge, RelatedLine, Restore, RowRef, SideStrength, Trail, TrailChain, TrailConflict, TrailFact, Who
+from memorydesk.core.product.conflict_rule import Side, decide
 from memorydesk.core.errors import StaleEdit
-from memorydesk.core.vocab import parse_agent_role, parse_memory_type, parse_veracity, veracity_weight
-from memorydesk.memory import history
-from memorydesk.memory.restore import restore_plan
+from memorydesk.core.product.vocab import parse_agent_role, parse_memory_type, parse_veracity, veracity_weight
+from memorydesk.memory.history import record as history
+from memorydesk.memory.actions.restore import restore_plan
 from memorydesk.store.ours import DeskHistory
 from memorydesk.store.workspace import Workspace
 

@@ -1,5 +1,5 @@
-"""What the trail of one conflict holds (``browse.conflict_trail``), as frozen types the
-Conflicts tab reads; ``to_json()`` of each is the export's shape (``browse.conflict_export``,
+"""What the trail of one conflict holds (``browse.conflicts.trail``), as frozen types the
+Conflicts tab reads; ``to_json()`` of each is the export's shape (``browse.conflicts.export``,
 the same JSON the trail had when it was a plain dict)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from memorydesk.browse.conflict_rows import ReviewRow
+from memorydesk.browse.conflicts.rows import ReviewRow
 
 __all__ = ["ChainNode", "Decision", "DeskStep", "Purge", "RelatedLine", "Restore", "RowRef", "SideStrength",
            "Trail", "TrailChain", "TrailConflict", "TrailFact", "Who"]
@@ -277,7 +277,7 @@ class RelatedLine:
 
 @dataclass(frozen=True)
 class Trail:
-    """The whole trail of one conflict (see ``browse.conflict_trail``); ``reviews`` are the
+    """The whole trail of one conflict (see ``browse.conflicts.trail``); ``reviews`` are the
     people's decisions on it, oldest first."""
 
     conflict: TrailConflict

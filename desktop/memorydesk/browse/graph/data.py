@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from memorydesk.browse.facts import fact_state
-from memorydesk.core.vocab import parse_memory_type
+from memorydesk.core.product.vocab import parse_memory_type
 from memorydesk.search.cache import cached, snapshot_version
 from memorydesk.store.workspace import Workspace
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from memorydesk.browse.graph_data import BELIEF, DOMAIN, FACT, MISSING, POLICY, TOPIC, GraphData, graph_in
+from memorydesk.browse.graph.data import BELIEF, DOMAIN, FACT, MISSING, POLICY, TOPIC, GraphData, graph_in
 from memorydesk.search.cache import cached
 from memorydesk.store.workspace import Workspace
 

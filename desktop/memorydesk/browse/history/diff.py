@@ -18,7 +18,7 @@ from typing import Any
 
 from memorydesk.browse.grants import read_matrix
 from memorydesk.core.errors import BadInput
-from memorydesk.core.grants import PERMISSIONS, ROLES, SOURCES
+from memorydesk.core.product.grants import PERMISSIONS, ROLES, SOURCES
 from memorydesk.store import open_workspace
 from memorydesk.store.workspace import Workspace
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from memorydesk.browse.history_sources import SOURCES, Context, Event, Group, desk_fact_ids
+from memorydesk.browse.history.sources import SOURCES, Context, Event, Group, desk_fact_ids
 from memorydesk.core.errors import BadInput
 from memorydesk.core.moments import check_range
 from memorydesk.store.workspace import Workspace

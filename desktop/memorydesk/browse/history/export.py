@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 
-from memorydesk.browse.conflict_export import hash_text
-from memorydesk.browse.history import HistoryQuery
-from memorydesk.browse.history_sources import Event
+from memorydesk.browse.conflicts.export import hash_text
+from memorydesk.browse.history.entries import HistoryQuery
+from memorydesk.browse.history.sources import Event
 from memorydesk.core.moments import local_text, utc_text
 
 

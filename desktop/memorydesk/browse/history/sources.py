@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from memorydesk.core.text import one_line
+from memorydesk.core.product.text import one_line
 from memorydesk.store.workspace import Workspace
 
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from memorydesk.core.graph_force import pack, separate, spring, stress
+from memorydesk.core.graph.force import pack, separate, spring, stress
 
 __all__ = ["ClusterLayout", "cluster_layout", "focus_layout"]
 

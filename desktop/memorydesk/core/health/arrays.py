@@ -1,6 +1,6 @@
 """The clock step of the health rules for many runs at once (numpy).
 
-:class:`~memorydesk.core.health.RunAssessment` reads a run once; what is left to
+:class:`~memorydesk.core.health.scalar.RunAssessment` reads a run once; what is left to
 decide at a given *now* and freshness window is rules 3, 7 and 8 between the
 clock-free findings (see :meth:`RunAssessment.at`, the one-run form of the same step).
 :class:`ClockColumns` holds those findings as columns — times as integer microseconds
@@ -18,7 +18,7 @@ from typing import Final
 
 import numpy as np
 
-from memorydesk.core.health import Color, HealthState, RunAssessment
+from memorydesk.core.health.scalar import Color, HealthState, RunAssessment
 
 EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 NEVER: Final = np.iinfo(np.int64).max

@@ -5,11 +5,11 @@ rules need that does not depend on *now*: the scope conflict (rule 1), the versi
 whose source is gone (rule 2), the versions never promoted and either without a
 waiting window (rule 3 at any time) or with one (rule 3 once it has closed, rule 8
 until then), the first of rules 4, 5 and 6 that holds, and the newest receipt (rule 7).
-:meth:`memorydesk.core.health.RunAssessment.at` then decides the state for a given
+:meth:`memorydesk.core.health.scalar.RunAssessment.at` then decides the state for a given
 *now* and freshness window in a few comparisons — so a run is read once and can be
 judged at many times (the desk's "evaluate at" control).
 
-Terms are the ones of :mod:`memorydesk.core.health`; "durable target" of a version is
+Terms are the ones of :mod:`memorydesk.core.health.scalar`; "durable target" of a version is
 an ``mtm`` or ``lpm`` receipt of it that is committed or verified (``lpm``: the
 product's direct STM→LPM consolidation).
 """

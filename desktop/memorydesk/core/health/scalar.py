@@ -51,7 +51,7 @@ Rules
     9. healthy — none of the above.
 
 Only rules 3, 7 and 8 read the clock. :func:`assess` does the rest once per run
-(:mod:`memorydesk.core.health_rules`) and :meth:`RunAssessment.at` decides at a given
+(:mod:`memorydesk.core.health.rules`) and :meth:`RunAssessment.at` decides at a given
 ``now``; :func:`classify` is the two together.
 
 Versions are compared as strings for equality (``22`` and ``"22"`` are one version,
@@ -73,7 +73,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Final
 
-from memorydesk.core.health_rules import Evidence, first_of, gather
+from memorydesk.core.health.rules import Evidence, first_of, gather
 from memorydesk.core.receipts import Receipt, format_utc, gc_paused
 
 __all__ = [
@@ -179,7 +179,7 @@ def group_by_run(receipts: Iterable[Receipt]) -> dict[str, list[Receipt]]:
 class RunAssessment:
     """One run read once: judge it at any time with :meth:`at`.
 
-    The numbers a vectorised judge needs (see :mod:`memorydesk.core.health_arrays`):
+    The numbers a vectorised judge needs (see :mod:`memorydesk.core.health.arrays`):
     ``fixed`` — the state whatever the time (rules 1, 2, and 3 without a window), or
     None; ``closes_at`` — when the first declared waiting window closes (rule 3 from
     then on), or None; ``middle`` — the state of rules 4-6, or None; ``newest_at``;

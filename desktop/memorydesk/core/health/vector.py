@@ -1,6 +1,6 @@
 """The health rules' clock-free findings for many runs at once, over receipt columns (numpy).
 
-This is :func:`memorydesk.core.health_rules.gather` — rules 1 to 6 and what rules 3, 7 and 8
+This is :func:`memorydesk.core.health.rules.gather` — rules 1 to 6 and what rules 3, 7 and 8
 need from the clock — restated over columns, for the desk's timeline (100,000 runs in a
 few seconds; one receipt object per receipt would not fit that). The scalar classifier
 stays the reference and the only source of reasons; a test holds the two equal run by
@@ -9,7 +9,7 @@ run on random runs built to make the rules collide.
 Input: :class:`ReceiptColumns`, one entry per receipt, grouped by run (``run`` is
 non-decreasing, each run's receipts in the order stored). Versions are codes into
 ``versions`` (``depends`` shares the codes); times are microseconds since the epoch.
-Output: :class:`~memorydesk.core.health_arrays.ClockColumns`, one row per run.
+Output: :class:`~memorydesk.core.health.arrays.ClockColumns`, one row per run.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Final
 
 import numpy as np
 
-from memorydesk.core.health_arrays import NEVER, ClockColumns
+from memorydesk.core.health.arrays import NEVER, ClockColumns
 
 TIER_CODES: Final = {"stm": 0, "mtm": 1, "lpm": 2, "retrieval": 3, "generation": 4}
 STATUS_CODES: Final = {"started": 0, "waiting": 1, "committed": 2, "verified": 3, "failed": 4}

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memorydesk.core.vocab import parse_veracity, veracity_weight
+from memorydesk.core.product.vocab import parse_veracity, veracity_weight
 
 __all__ = ["Decision", "Side", "decide", "num"]
 

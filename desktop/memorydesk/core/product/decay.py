@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Final
 
-from memorydesk.core.vocab import WEIBULL_PARAMS, MemoryType, parse_memory_type
+from memorydesk.core.product.vocab import WEIBULL_PARAMS, MemoryType, parse_memory_type
 
 __all__ = [
     "MICROSECONDS_PER_HOUR",

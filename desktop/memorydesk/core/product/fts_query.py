@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Final, Sequence
 
-from memorydesk.core.text import dart_lower
+from memorydesk.core.product.text import dart_lower
 
 __all__ = [
     "FACT_TEXT_COLUMNS",

@@ -18,10 +18,10 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Final, Mapping, Sequence
 
-from memorydesk.core.dart_sort import dart_compare_doubles, dart_sort
-from memorydesk.core.decay import weibull_at
-from memorydesk.core.intent import QueryIntent
-from memorydesk.core.text import jaccard, whitespace_tokens
+from memorydesk.core.product.dart_sort import dart_compare_doubles, dart_sort
+from memorydesk.core.product.decay import weibull_at
+from memorydesk.core.product.intent import QueryIntent
+from memorydesk.core.product.text import jaccard, whitespace_tokens
 
 __all__ = [
     "BASE_VOICE_WEIGHTS",

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final, NamedTuple
 
-from memorydesk.core.text import dart_lower
-from memorydesk.core.vocab import AgentRole, Permission, bare_domain_name
+from memorydesk.core.product.text import dart_lower
+from memorydesk.core.product.vocab import AgentRole, Permission, bare_domain_name
 
 __all__ = [
     "CODE_OF_PERMISSION",

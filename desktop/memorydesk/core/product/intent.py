@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final, Mapping, NamedTuple
 
-from memorydesk.core.text import JS_WHITESPACE, dart_lower
+from memorydesk.core.product.text import JS_WHITESPACE, dart_lower
 
 __all__ = [
     "INTENT_BIASES",

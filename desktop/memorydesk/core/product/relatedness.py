@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final, Iterable
 
-from memorydesk.core.dart_sort import dart_compare_doubles, dart_sort
-from memorydesk.core.text import JS_WHITESPACE, dart_lower, jaccard
+from memorydesk.core.product.dart_sort import dart_compare_doubles, dart_sort
+from memorydesk.core.product.text import JS_WHITESPACE, dart_lower, jaccard
 
 __all__ = [
     "LINK_CANDIDATE_POOL",

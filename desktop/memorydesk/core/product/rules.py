@@ -2,8 +2,8 @@
 their weights, the intents, fusion, MMR), named in this one place.
 
 Every stored recall-audit run records it, so a comparison can say when two runs were ranked
-by different rules. Change it whenever any of those rules changes (``core.decay``,
-``core.fusion``, ``core.intent``, ``core.fts_query``, ``search.agent``).
+by different rules. Change it whenever any of those rules changes (``core.product.decay``,
+``core.product.fusion``, ``core.product.intent``, ``core.product.fts_query``, ``search.agent``).
 """
 
 from __future__ import annotations

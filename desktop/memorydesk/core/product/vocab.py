@@ -12,7 +12,7 @@ from enum import StrEnum
 from functools import lru_cache
 from typing import Final, Mapping, NamedTuple, TypeVar
 
-from memorydesk.core.text import JS_WHITESPACE, dart_lower, dart_trim
+from memorydesk.core.product.text import JS_WHITESPACE, dart_lower, dart_trim
 
 __all__ = [
     "AgentRole",

@@ -9,7 +9,7 @@ undone), ``touched`` names the other kinds of entity it changes, with ids.
 ``from_detail`` reads a stored detail back into the type — rows of every earlier version
 included: a detail without ``"v"`` is version 1 (the format before versions were
 written), and ``upgrade`` turns an older version into the current fields. An action is
-registered by being named in ``memory.actions.ACTIONS``, nowhere else.
+registered by being named in ``memory.actions.registry.ACTIONS``, nowhere else.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 ``Reviewer``.
 
 - **restore the loser** of a resolved contradiction, whatever happened to the winner since
-  (``memory.restore``): the loser becomes active again and the winner's version in force,
+  (``memory.actions.restore``): the loser becomes active again and the winner's version in force,
   when there is one, is superseded by it (a winner the product deleted changes nothing);
 - **confirm** a resolution: recorded as reviewed, the rows stay as they are;
 - **keep A / keep B** of an open cross-agent pair: the other fact is superseded by the
@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
-from memorydesk.memory.conflict_steps import ConfirmResolution, KeepBoth, KeepFact, RestoreLoser, ReviewBurst
-from memorydesk.memory.history import ChangeResult, perform
-from memorydesk.memory.restore import restore_plan
+from memorydesk.memory.actions.conflicts import ConfirmResolution, KeepBoth, KeepFact, RestoreLoser, ReviewBurst
+from memorydesk.memory.history.record import ChangeResult, perform
+from memorydesk.memory.actions.restore import restore_plan
 from memorydesk.memory.rows import fact_row, new_id, now_s
 from memorydesk.store.retry import with_retry
 

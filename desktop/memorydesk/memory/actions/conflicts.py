@@ -15,8 +15,8 @@ from typing import Any
 from sqlalchemy import Connection
 
 from memorydesk.core.errors import StaleEdit
-from memorydesk.memory.reviewer_action import ReviewerAction
-from memorydesk.memory.reviewer_steps import set_superseded
+from memorydesk.memory.actions.base import ReviewerAction
+from memorydesk.memory.actions.facts import set_superseded
 from memorydesk.store import Workspace
 from memorydesk.store.ours import DeskConflictReview
 
@@ -40,7 +40,7 @@ def drop_review(conn: Connection, row: dict[str, Any] | None) -> None:
 @dataclass(frozen=True)
 class RestoreLoser(ReviewerAction):
     """The loser of a resolved contradiction made active again, whatever happened to the winner
-    since (``memory.restore``): the fact it ``replaced`` — the winner's version in force, or
+    since (``memory.actions.restore``): the fact it ``replaced`` — the winner's version in force, or
     none when the product deleted the winner — is superseded by it. Stores the facts, what they
     pointed at before and the review row; undone by pointing them back and deleting the review.
 

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import StaleEdit
-from memorydesk.memory.reviewer_action import ReviewerAction
+from memorydesk.memory.actions.base import ReviewerAction
 from memorydesk.memory.rows import fact_row, insert_fact
 from memorydesk.store import Workspace
 
@@ -85,7 +85,7 @@ class DeleteFact(_CountsChange):
 
 @dataclass(frozen=True)
 class RestoreFact(_CountsChange):
-    """A fact made active again, whatever replaced it (``memory.restore``): a delete, a
+    """A fact made active again, whatever replaced it (``memory.actions.restore``): a delete, a
     sentinel or a supersession (``was``: what its ``superseded_by`` held; rows written before
     restores of superseded facts have none: a delete). The version in force it ``replaces``,
     if any, is superseded by it. Undone by pointing both back."""

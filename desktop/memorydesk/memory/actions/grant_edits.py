@@ -4,7 +4,7 @@ domain down, fix rows with unknown strings — each one transaction and one hist
 A bulk edit (a whole domain row, a whole role column, any selection of cells) is one
 history row, so one Undo takes all of it back: a person who locked a domain down and
 changed their mind should not have to undo nine times. Its detail lists each domain's
-rows before and after (``memory.grant_steps``).
+rows before and after (``memory.actions.grants``).
 
 Setting a cell writes one exact row as the product writes rows (``coder`` → ``write``)
 and removes every other row the product would match for that cell (an unknown-role
@@ -21,11 +21,11 @@ from typing import Any
 from sqlalchemy import Connection
 
 from memorydesk.core.errors import MemoryDeskError
-from memorydesk.core.grants import GrantRow, plan_cell, plan_row
-from memorydesk.core.vocab import AgentRole, Permission, parse_agent_role
-from memorydesk.memory.grant_steps import FixGrantRow, GrantEdit, RemoveGrants, SetGrants
+from memorydesk.core.product.grants import GrantRow, plan_cell, plan_row
+from memorydesk.core.product.vocab import AgentRole, Permission, parse_agent_role
+from memorydesk.memory.actions.grants import FixGrantRow, GrantEdit, RemoveGrants, SetGrants
 from memorydesk.memory.grants import known_domains, rows_by_domain, rows_of
-from memorydesk.memory.history import ChangeResult, perform
+from memorydesk.memory.history.record import ChangeResult, perform
 from memorydesk.store import Workspace
 from memorydesk.store.retry import with_retry
 

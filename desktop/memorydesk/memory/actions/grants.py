@@ -23,7 +23,7 @@ from typing import Any, Self
 from sqlalchemy import Connection
 
 from memorydesk.core.errors import StaleEdit
-from memorydesk.memory.reviewer_action import ReviewerAction
+from memorydesk.memory.actions.base import ReviewerAction
 from memorydesk.store import Workspace
 
 Row = list[Any]  # [rowid | None, agent_role, permission]

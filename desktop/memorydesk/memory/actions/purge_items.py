@@ -1,5 +1,5 @@
 """Purge of an agent's note or a working-memory item (a secret or personal data the review
-found there): the same promise as a fact's purge (``memory.purge``) — the text leaves the
+found there): the same promise as a fact's purge (``memory.actions.purge``) — the text leaves the
 file, its write-ahead log, the history's copies (a quarantine kept the text there) and,
 as asked, the backups beside the file. Not undoable.
 
@@ -18,11 +18,10 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
-from memorydesk.memory.history import ChangeResult, perform
-from memorydesk.memory.purge import (BACKUP_ACTIONS, MIN_NEEDLE, BackupAction, BackupHolding, PurgeOutcome,
-                                     erase_from_backup, scrub_history, settle_backups)
-from memorydesk.memory.reviewer_action import ReviewerAction
-from memorydesk.memory.reviewer_items import ITEM_KINDS, WORDS, kept_detail
+from memorydesk.memory.history.record import ChangeResult, perform
+from memorydesk.memory.actions.purge import BACKUP_ACTIONS, MIN_NEEDLE, BackupAction, BackupHolding, PurgeOutcome, erase_from_backup, scrub_history, settle_backups
+from memorydesk.memory.actions.base import ReviewerAction
+from memorydesk.memory.actions.items import ITEM_KINDS, WORDS, kept_detail
 from memorydesk.store import Workspace, files, wal
 from memorydesk.store.engine import BUSY_TIMEOUT_MS, make_engine
 from memorydesk.store.errors import translated

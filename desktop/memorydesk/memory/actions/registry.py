@@ -12,31 +12,17 @@ import json
 from typing import Any
 
 from memorydesk.core.errors import MemoryDeskError
-from memorydesk.memory import history
-from memorydesk.memory.conflict_steps import ConfirmResolution, KeepBoth, KeepFact, RestoreLoser, ReviewBurst
-from memorydesk.memory.grant_steps import FixGrantRow, RemoveGrants, SetGrants
-from memorydesk.memory.purge import PurgeFacts
-from memorydesk.memory.purge_items import PURGE_ACTIONS
-from memorydesk.memory.reviewer_action import ReviewerAction
-from memorydesk.memory.reviewer_edges import DeleteEdges
-from memorydesk.memory.reviewer_items import ITEM_ACTIONS
-from memorydesk.memory.reviewer_restore import RestoreFactBackup, RestorePolicyBackup
-from memorydesk.memory.reviewer_review import (
-    DismissFinding,
-    MergeFacts,
-    QuarantineFact,
-    QuarantinePolicy,
-    ReleaseFact,
-    ReleasePolicy,
-)
-from memorydesk.memory.reviewer_steps import (
-    DeleteFact,
-    DeletePolicy,
-    EditFact,
-    EditPolicy,
-    RestoreFact,
-    SetPolicyActive,
-)
+from memorydesk.memory.history import record as history
+from memorydesk.memory.actions.conflicts import ConfirmResolution, KeepBoth, KeepFact, RestoreLoser, ReviewBurst
+from memorydesk.memory.actions.grants import FixGrantRow, RemoveGrants, SetGrants
+from memorydesk.memory.actions.purge import PurgeFacts
+from memorydesk.memory.actions.purge_items import PURGE_ACTIONS
+from memorydesk.memory.actions.base import ReviewerAction
+from memorydesk.memory.actions.edges import DeleteEdges
+from memorydesk.memory.actions.items import ITEM_ACTIONS
+from memorydesk.memory.actions.restore_backup import RestoreFactBackup, RestorePolicyBackup
+from memorydesk.memory.actions.review import DismissFinding, MergeFacts, QuarantineFact, QuarantinePolicy, ReleaseFact, ReleasePolicy
+from memorydesk.memory.actions.facts import DeleteFact, DeletePolicy, EditFact, EditPolicy, RestoreFact, SetPolicyActive
 
 ACTIONS: tuple[type[ReviewerAction], ...] = (
     EditFact, DeleteFact, RestoreFact, PurgeFacts,

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Connection, func, select
 
 from memorydesk.core.errors import StaleEdit
-from memorydesk.memory.history import ChangeResult, perform
-from memorydesk.memory.reviewer_steps import DELETED, RestoreFact
+from memorydesk.memory.history.record import ChangeResult, perform
+from memorydesk.memory.actions.facts import DELETED, RestoreFact
 from memorydesk.memory.rows import fact_row, new_id
 from memorydesk.store.layout import Layout
 from memorydesk.store.retry import with_retry
@@ -108,7 +108,7 @@ def restore_facts(ws: Workspace, actor: str, ids: Iterable[str], reason: str = "
 
     def work(conn: Connection) -> ChangeResult:
         hids, touched, replaced = [], [], 0
-        batch = new_id() if len(ids) > 1 else None  # one Undo takes them all back (memory.batches)
+        batch = new_id() if len(ids) > 1 else None  # one Undo takes them all back (memory.history.batches)
         for fid in ids:
             plan = restore_plan(conn, ws.layout, fid)
             hids.append(perform(ws, conn, RestoreFact(fid, None, plan.was, plan.replaces), entity_id=fid, actor=actor,

@@ -22,9 +22,9 @@ from typing import Any, ClassVar
 from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
-from memorydesk.memory.history import ChangeResult, perform
-from memorydesk.memory.reviewer_action import ReviewerAction
-from memorydesk.memory.reviewer_steps import set_superseded
+from memorydesk.memory.history.record import ChangeResult, perform
+from memorydesk.memory.actions.base import ReviewerAction
+from memorydesk.memory.actions.facts import set_superseded
 from memorydesk.memory.rows import new_id, now_s
 from memorydesk.store import Workspace
 from memorydesk.store.ours import DeskReviewDecision
@@ -195,7 +195,7 @@ def quarantine(ws: Workspace, actor: str, finding: dict[str, Any], reason: str) 
     reason = _needs_reason(reason)
     kind, item = finding["item_kind"], finding["item_id"]
     if kind in ("note", "working_item"):
-        from memorydesk.memory import reviewer_items  # it builds on this module's decision rows
+        from memorydesk.memory.actions import items as reviewer_items  # it builds on this module's decision rows
 
         return reviewer_items.quarantine(ws, actor, finding, reason)
     if kind not in ("fact", "policy"):
@@ -214,7 +214,7 @@ def release(ws: Workspace, actor: str, item_kind: str, item_id: str, reason: str
     """Put a quarantined fact, policy, note or working-memory item back."""
     reason = _needs_reason(reason)
     if item_kind in ("note", "working_item"):
-        from memorydesk.memory import reviewer_items
+        from memorydesk.memory.actions import items as reviewer_items
 
         return reviewer_items.release(ws, actor, item_kind, item_id, reason)
 

@@ -11,10 +11,10 @@ import json
 from sqlalchemy import Connection, func, select
 
 from memorydesk.core.errors import MemoryDeskError
-from memorydesk.memory import history
-from memorydesk.memory.history import HISTORY, ChangeResult
+from memorydesk.memory.history import record as history
+from memorydesk.memory.history.record import HISTORY, ChangeResult
 from memorydesk.memory.rows import new_id
-from memorydesk.memory.undo import undo_entry
+from memorydesk.memory.history.undo import undo_entry
 from memorydesk.store import Workspace
 
 BATCH = func.json_extract(HISTORY.c.detail, "$.batch")

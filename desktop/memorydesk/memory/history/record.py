@@ -21,7 +21,7 @@ from sqlalchemy import Connection, and_, select
 
 from memorydesk.core.changes import ChangeSet
 from memorydesk.core.errors import MemoryDeskError
-from memorydesk.memory.reviewer_action import ReviewerAction
+from memorydesk.memory.actions.base import ReviewerAction
 from memorydesk.memory.rows import now_s
 from memorydesk.store import Workspace
 from memorydesk.store.ours import DeskHistory
@@ -132,7 +132,7 @@ def perform(ws: Workspace, conn: Connection, act: ReviewerAction | str, *, entit
     ``act`` may still be given the older way, as ``"entity.name"`` and its ``detail``."""
     given: dict[str, Any] = {}
     if isinstance(act, str):
-        from memorydesk.memory.actions import decode  # the older call: read into its type first
+        from memorydesk.memory.actions.registry import decode  # the older call: read into its type first
 
         entity, name = act.split(".", 1)
         given = dict(detail or {})
@@ -168,7 +168,7 @@ def latest_redoable(conn: Connection) -> int | None:
 
 def undo(ws: Workspace, conn: Connection, history_id: int, actor: str, reason: str = "") -> ChangeResult:
     """Undo entry ``history_id`` (``undo.undo_entry``: invert a change, or re-apply the change an undo reverted)."""
-    from memorydesk.memory.undo import undo_entry  # it reads rows into the types of ``actions``
+    from memorydesk.memory.history.undo import undo_entry  # it reads rows into the types of ``actions``
 
     return undo_entry(ws, conn, history_id, actor, reason)
 

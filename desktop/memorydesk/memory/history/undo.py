@@ -6,8 +6,8 @@ from __future__ import annotations
 from sqlalchemy import Connection
 
 from memorydesk.core.errors import MemoryDeskError
-from memorydesk.memory.actions import decode
-from memorydesk.memory.history import HISTORY, ChangeResult, record, row_of
+from memorydesk.memory.actions.registry import decode
+from memorydesk.memory.history.record import HISTORY, ChangeResult, record, row_of
 from memorydesk.store import Workspace
 
 

@@ -1,6 +1,6 @@
 """Every copy search keeps of one file, at one version, and how it is built and followed.
 
-``search.follow`` says when; this module says how (the steps are in its docstring).
+``search.copies.follow`` says when; this module says how (the steps are in its docstring).
 """
 
 from __future__ import annotations
@@ -16,29 +16,15 @@ from typing import Any
 import numpy as np
 from sqlalchemy import Connection
 
-from memorydesk.core.fts_query import scoped_match
-from memorydesk.search.embedding_copy import EmbeddingCopy
-from memorydesk.search.fts_log import Structure, Unfollowable, averages, changed_parts, read_structure, touched_rows
-from memorydesk.search.graph_copy import GraphCopy, GraphUnusable
-from memorydesk.search.mirror import DocSizes, KeywordIndex, Retokenizer, RowTokens, TermTable, fts_options
-from memorydesk.search.recent import Recent
-from memorydesk.search.rows import (
-    RowPrints,
-    docsizes,
-    embeddings,
-    fact_row,
-    fingerprint,
-    first_tokens,
-    is_active,
-    members,
-    rows_by_id,
-    scan_for_recent,
-    scan_rows,
-    vanished,
-    workspace_phrase,
-)
+from memorydesk.core.product.fts_query import scoped_match
+from memorydesk.search.copies.embeddings import EmbeddingCopy
+from memorydesk.search.copies.fts_log import Structure, Unfollowable, averages, changed_parts, read_structure, touched_rows
+from memorydesk.search.copies.graph import GraphCopy, GraphUnusable
+from memorydesk.search.copies.fts_mirror import DocSizes, KeywordIndex, Retokenizer, RowTokens, TermTable, fts_options
+from memorydesk.search.copies.recent import Recent
+from memorydesk.search.copies.rows import RowPrints, docsizes, embeddings, fact_row, fingerprint, first_tokens, is_active, members, rows_by_id, scan_for_recent, scan_rows, vanished, workspace_phrase
 from memorydesk.search.scope import RepoScope
-from memorydesk.search.vector_copy import CopyUnusable, VectorCopy
+from memorydesk.search.copies.vectors import CopyUnusable, VectorCopy
 from memorydesk.store import Workspace
 
 __all__ = ["CacheSettings", "FileState", "configure", "settings"]

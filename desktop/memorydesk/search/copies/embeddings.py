@@ -5,7 +5,7 @@ its vector voice is a numpy scan of the stored embeddings (malformed ones, not 1
 bytes, skipped): float32 squared distances, the ``k`` smallest, equal distances in file
 (rowid) order (``nearest_rows``, the answer on that path). ``EmbeddingCopy`` keeps the
 column in memory by rowid (rows without a usable embedding are holes that are never
-near) and takes the changed rows ``search.copies`` reads, so a fresh copy and a patched
+near) and takes the changed rows ``search.copies.bundle`` reads, so a fresh copy and a patched
 one hold the same rows and give the same answer: every row's distance is computed on
 its own (``einsum``), whatever its place in the matrix.
 """

@@ -63,10 +63,10 @@ import sqlean
 from sqlalchemy import Connection
 
 from memorydesk.search.cache import snapshot_version
-from memorydesk.search.copies import CacheSettings, FileState, configure, settings
-from memorydesk.search.fts_log import Unfollowable
-from memorydesk.search.memory_use import let_go
-from memorydesk.search.vector_copy import CopyUnusable
+from memorydesk.search.copies.bundle import CacheSettings, FileState, configure, settings
+from memorydesk.search.copies.fts_log import Unfollowable
+from memorydesk.search.copies.memory_use import let_go
+from memorydesk.search.copies.vectors import CopyUnusable
 from memorydesk.store import Workspace
 
 __all__ = ["CacheSettings", "Copies", "FileState", "cache_report", "configure", "copies_of", "forget", "prepare",

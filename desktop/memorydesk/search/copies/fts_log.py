@@ -14,7 +14,7 @@ with it set is not followed). So the index itself is a log of what moved:
   updated row has an entry there (an update deletes and re-adds all of a row's
   tokens, so even a change of ``superseded_by`` alone shows), a deleted row a delete
   marker. Merged pages also name rows that did not change; the caller compares those
-  with what it knows (``search.follow``).
+  with what it knows (``search.copies.follow``).
 
 The only thing that can vanish from this log is the delete marker of a row whose
 deletion was merged into the oldest segment before we looked; the row count in the

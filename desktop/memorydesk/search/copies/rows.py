@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from memorydesk.search.fts_log import Unfollowable
-from memorydesk.search.mirror import Retokenizer, varints
-from memorydesk.search.recent import DEPTH, FactRow, Recent
+from memorydesk.search.copies.fts_log import Unfollowable
+from memorydesk.search.copies.fts_mirror import Retokenizer, varints
+from memorydesk.search.copies.recent import DEPTH, FactRow, Recent
 from memorydesk.search.scope import RepoScope
 from memorydesk.store import Workspace
 

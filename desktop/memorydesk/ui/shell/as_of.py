@@ -27,11 +27,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memorydesk.browse.diff import backups
+from memorydesk.browse.history.diff import backups
 from memorydesk.core.moments import utc_text
 
 if TYPE_CHECKING:
-    from memorydesk.ui.mainwindow import MainWindow
+    from memorydesk.ui.shell.mainwindow import MainWindow
 
 
 def banner_text(at: int) -> str:

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QLabel
 
 from memorydesk.store import open_workspace
 from memorydesk.store.workspace import Workspace
-from memorydesk.ui.mainwindow import MainWindow
+from memorydesk.ui.shell.mainwindow import MainWindow
 from memorydesk.ui.operations import Cancelled, Job
 
 DEMO_FACTS = 2000

@@ -1,4 +1,4 @@
-"""The main window: the tabs (built from ``ui.tabs.TABS``), menus and shortcuts, the status
+"""The main window: the tabs (built from ``ui.shell.tabs.TABS``), menus and shortcuts, the status
 bar (mode, counts, the live indicator, long work), and opening workspaces (dialog,
 recent list, drag and drop, read-only, a copy).
 
@@ -26,17 +26,21 @@ from memorydesk.core.changes import Kind
 from memorydesk.store import open_workspace
 from memorydesk.store.files import backup_copy
 from memorydesk.store.workspace import Workspace
-from memorydesk.ui import as_of, menus, settings, startup, window_state
-from memorydesk.ui import help as help_dialogs
+from memorydesk.ui.shell import as_of
+from memorydesk.ui.shell import menus
+from memorydesk.ui.shell import settings
+from memorydesk.ui.shell import startup
+from memorydesk.ui.shell import window_state
+from memorydesk.ui.shell import help as help_dialogs
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.operations import Operations
-from memorydesk.ui.progress import JobProgress, vector_summary
-from memorydesk.ui.prompts import show_error
+from memorydesk.ui.widgets.progress import JobProgress, vector_summary
+from memorydesk.ui.widgets.prompts import show_error
 from memorydesk.ui.session import Change, DeskSession
-from memorydesk.ui.state_keeper import StateKeeper
-from memorydesk.ui.startup import PendingTab, Warmup
+from memorydesk.ui.shell.state_keeper import StateKeeper
+from memorydesk.ui.shell.startup import PendingTab, Warmup
 from memorydesk.ui.tab import DeskTab
-from memorydesk.ui.tabs import SPECS, TabSpec, tab_names
+from memorydesk.ui.shell.tabs import SPECS, TabSpec, tab_names
 
 log = logging.getLogger("memorydesk.ui")
 POLL_MS = 1000
@@ -45,7 +49,7 @@ COUNT_KINDS = frozenset({Kind.FACT, Kind.POLICY})
 
 @dataclass
 class TabSlot:
-    tab: DeskTab | PendingTab  # a PendingTab until its module is loaded (``ui.startup``)
+    tab: DeskTab | PendingTab  # a PendingTab until its module is loaded (``ui.shell.startup``)
     opened: bool = False
     missed: Change | None = None  # changes made while the tab was hidden
 
@@ -61,8 +65,8 @@ class MainWindow(QMainWindow):
 
     def __init__(self, ws: Workspace | None = None, parent: QWidget | None = None, remember: bool = True,
                  lazy_tabs: bool = False) -> None:
-        """``remember``: keep size, place, tabs, layout (``ui.window_state``) and the recent list (not ``shot``).
-        ``lazy_tabs``: build the tab shown first, the others after its first paint (``ui.startup``)."""
+        """``remember``: keep size, place, tabs, layout (``ui.shell.window_state``) and the recent list (not ``shot``).
+        ``lazy_tabs``: build the tab shown first, the others after its first paint (``ui.shell.startup``)."""
         super().__init__(parent)
         self.lazy_tabs = lazy_tabs
         self.warmup: Warmup | None = None

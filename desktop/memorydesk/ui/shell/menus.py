@@ -8,7 +8,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 
-from memorydesk.ui.undo_names import UndoNames
+from memorydesk.ui.shell.undo_names import UndoNames
 
 
 def build_menus(win: Any) -> None:

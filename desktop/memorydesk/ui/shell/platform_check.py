@@ -8,7 +8,7 @@ library it cannot open (``QT_DEBUG_PLUGINS=1`` shows it); we do the same, then a
 gets one sentence instead of an abort. An X server that cannot be reached is caught
 the same way (Qt would abort on that too).
 
-``python -m memorydesk.ui.platform_check`` prints the problem and exits 1, or exits
+``python -m memorydesk.ui.shell.platform_check`` prints the problem and exits 1, or exits
 0 silently: the set-up runs it before the long work.
 """
 

@@ -1,5 +1,5 @@
 """The desk's settings (QSettings, INI format): recent workspaces, the reviewer's name, and
-what the window remembers (``ui.window_state``)."""
+what the window remembers (``ui.shell.window_state``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings
 
-from memorydesk.ui.app import APPLICATION, ORGANIZATION
+from memorydesk.ui.shell.app import APPLICATION, ORGANIZATION
 
 MAX_RECENT = 10
 
@@ -18,7 +18,7 @@ def _store() -> QSettings:
 
 
 def store() -> QSettings:
-    """The desk's settings file (the window's memory is kept there too: ``ui.window_state``)."""
+    """The desk's settings file (the window's memory is kept there too: ``ui.shell.window_state``)."""
     return _store()
 
 
@@ -70,6 +70,6 @@ def apply_search_cache_setting() -> None:
     Search's modules are loaded here only when a bound is set (the window's first paint needs none)."""
     mb = search_cache_mb()
     if mb is not None and mb >= 0:
-        from memorydesk.search.follow import configure
+        from memorydesk.search.copies.follow import configure
 
         configure(max_bytes=mb * 1024 * 1024)

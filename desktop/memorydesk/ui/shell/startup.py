@@ -22,12 +22,12 @@ from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 from PySide6.QtWidgets import QWidget
 
 from memorydesk import STARTED_AT
-from memorydesk.ui.tabs import TabSpec
+from memorydesk.ui.shell.tabs import TabSpec
 
 if TYPE_CHECKING:
     from memorydesk.store.workspace import Workspace
 
-log = logging.getLogger("memorydesk.ui.startup")
+log = logging.getLogger("memorydesk.ui.shell.startup")
 #: the warm-up starts by then even when no rows were painted (an empty workspace, another tab shown)
 WARM_UP_AFTER_MS = 3000
 
@@ -104,7 +104,7 @@ class Warmup(QObject):
                 if not ok:
                     log.info("warm-up: %s", reason)
             if not self.stopped:
-                from memorydesk.search import follow
+                from memorydesk.search.copies import follow
 
                 follow.prepare(self.ws)  # search's copies, built on their own thread
         except Exception:  # noqa: BLE001 - a tab whose module fails is built (and fails visibly) when shown
@@ -128,7 +128,7 @@ class Warmup(QObject):
 
 def build_tab(win: Any, spec: TabSpec) -> None:
     """Put the real tab in a pending tab's place in the window; its layout as kept."""
-    from memorydesk.ui import window_state
+    from memorydesk.ui.shell import window_state
 
     slot = next((s for s in win.slots if s.tab.name == spec.name), None)
     if slot is None or slot.built:

@@ -1,4 +1,4 @@
-"""The window's state kept however the session ends (``ui.window_state`` says what is kept).
+"""The window's state kept however the session ends (``ui.shell.window_state`` says what is kept).
 
 A normal close saves it; so do, without a close, a few seconds after each change (the
 window resized, moved or maximised, a tab shown, a splitter moved, a column resized), the
@@ -16,7 +16,7 @@ from typing import Any
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication, QMainWindow, QSplitter
 
-from memorydesk.ui import window_state
+from memorydesk.ui.shell import window_state
 
 SAVE_AFTER_MS = 2000  # after the last change: a drag or a resize saves once, when it ends
 HOOKED = "memorydesk_state_hooked"
@@ -68,7 +68,7 @@ class StateKeeper(QObject):
                     header.sectionResized.connect(self.changed)
 
     def _tab_shown(self, *_args: Any) -> None:
-        self.watch()  # a tab built after the first paint (``ui.startup``) is followed once it is shown
+        self.watch()  # a tab built after the first paint (``ui.shell.startup``) is followed once it is shown
         self.changed()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:

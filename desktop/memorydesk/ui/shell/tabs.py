@@ -2,7 +2,7 @@
 tab's own package (a ``DeskTab`` subclass, see ``ui.tab``).
 
 Each entry names its tab's module instead of importing it: the window builds the tab it
-shows first and loads the others after its first paint (``ui.startup``), so a tab's
+shows first and loads the others after its first paint (``ui.shell.startup``), so a tab's
 modules (the graph's layout, the lineage raster, …) never delay the first rows. ``TABS``
 (every tab class) imports them all when asked for.
 """

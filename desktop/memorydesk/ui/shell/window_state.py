@@ -1,4 +1,4 @@
-"""What the window remembers between runs (QSettings, through ``ui.settings``).
+"""What the window remembers between runs (QSettings, through ``ui.shell.settings``).
 
 - **The window**: size, position and maximised state (``window/size``, ``window/pos``,
   ``window/maximized``; the size and place it had before it was maximised).
@@ -24,8 +24,8 @@ from PySide6.QtCore import QByteArray, QEvent, QObject, QPoint, QSize, Qt, QTime
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMainWindow, QSplitter, QWidget
 
-from memorydesk.ui import settings
-from memorydesk.ui.columns import ColumnFitter
+from memorydesk.ui.shell import settings
+from memorydesk.ui.widgets.columns import ColumnFitter
 
 PERSON = "placed_by_person"
 
@@ -178,7 +178,7 @@ def remember(win: Any) -> None:
 
 
 def track_layout(tab: QWidget) -> None:
-    """A tab built after the others (``ui.startup``): its layout is put back when it is first shown."""
+    """A tab built after the others (``ui.shell.startup``): its layout is put back when it is first shown."""
     _Layout(tab, tab.name)  # type: ignore[attr-defined]
 
 

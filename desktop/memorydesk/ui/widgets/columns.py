@@ -33,7 +33,7 @@ class ColumnFitter(QObject):
         view.viewport().installEventFilter(self)
 
     def restore_widths(self, widths: dict[str, int]) -> None:
-        """Widths a person gave in an earlier run (``ui.window_state``): kept as if resized now."""
+        """Widths a person gave in an earlier run (``ui.shell.window_state``): kept as if resized now."""
         for name, width in widths.items():
             if name in self.names and width > 0:
                 self.widths[name] = width

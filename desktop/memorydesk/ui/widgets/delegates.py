@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem
 
-from memorydesk.ui.text import is_rtl
+from memorydesk.ui.widgets.text import is_rtl
 
 
 class BidiDelegate(QStyledItemDelegate):

@@ -40,7 +40,7 @@ def splitter(orientation: Qt.Orientation, *widgets: QWidget, name: str = "", str
              sizes: tuple[int, ...] = (), collapsible: bool = True) -> GripSplitter:
     """The desk's splitter set-up, written once: ``widgets`` side by side (``Horizontal``) or one
     above the other, each with its ``stretch`` factor and first size, named ``name`` (the key
-    ``ui.window_state`` keeps a person's layout under); ``collapsible=False`` keeps every pane
+    ``ui.shell.window_state`` keeps a person's layout under); ``collapsible=False`` keeps every pane
     from being dragged shut."""
     split = GripSplitter(orientation)
     if name:

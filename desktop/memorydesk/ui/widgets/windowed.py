@@ -16,7 +16,7 @@ from typing import Any
 
 from memorydesk.ui.runner import Latest, Token
 
-log = logging.getLogger("memorydesk.ui.windowed")
+log = logging.getLogger("memorydesk.ui.widgets.windowed")
 
 WINDOW = 200
 LOADING = object()
