@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sys
 from pathlib import Path
@@ -13,8 +12,6 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from helpers import SAMPLE_DB  # noqa: E402
-
-
 from suite_setup import _private_profile, pytest_collection_modifyitems, pytest_configure  # noqa: E402,F401 - the suite's set-up
 
 

@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sqlean
-
 from bench_files import cached
+
 from memorydesk.core.product.fts_query import scoped_match
 from memorydesk.embedding.embedder import BLOB_BYTES, get_embedder
 from memorydesk.search import audit

@@ -29,8 +29,8 @@ import pytest
 from bench_files import cached
 
 from memorydesk.browse.conflicts import bursts as browse_bursts
-from memorydesk.browse.conflicts.trail import conflict_trail
 from memorydesk.browse.conflicts.listing import ConflictQuery, first_lines, line_keys, lines_for_keys
+from memorydesk.browse.conflicts.trail import conflict_trail
 from memorydesk.store import open_workspace
 
 N_FACTS = int(os.environ.get("MEMDESK_BENCH_FACTS", "1000000"))

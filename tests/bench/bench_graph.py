@@ -98,8 +98,8 @@ def test_graph_budgets(graph_workspace: Path, qtbot, tmp_path) -> None:
     from memorydesk.browse.graph.index import index_graph
     from memorydesk.core.graph.layout import cluster_layout
     from memorydesk.search.cache import clear_caches
-    from memorydesk.ui.shell.app import ensure_app
     from memorydesk.ui.graph import layouting, pictures
+    from memorydesk.ui.shell.app import ensure_app
     from memorydesk.ui.shell.mainwindow import MainWindow
 
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path))

@@ -35,12 +35,12 @@ import pytest
 from bench_files import cached
 from PySide6.QtCore import QPointF
 
+from fixtures.receipt_rows import COLUMNS
 from memorydesk.core.health.arrays import ClockColumns, to_us
 from memorydesk.lineage.runs import assemble, load_runs
 from memorydesk.lineage.timeline import build, grid_of
 from memorydesk.store import files, open_workspace, ours, receipt_blocks
 from memorydesk.store.ours import DeskReceipt
-from fixtures.receipt_rows import COLUMNS
 
 INSERT = f"INSERT INTO memdesk_receipts (id, {', '.join(COLUMNS)}) VALUES (?, {', '.join('?' * len(COLUMNS))})"
 
@@ -317,8 +317,8 @@ def synthetic_table(runs: int, lanes: int = LANES, seed: int = 9):
 
 @pytest.mark.slow
 def test_bench_repaint_at_1m(qtbot) -> None:
-    from memorydesk.ui.shell.app import ensure_app
     from memorydesk.ui.lineage.panel import TimelinePanel
+    from memorydesk.ui.shell.app import ensure_app
 
     ensure_app()
     t0 = time.perf_counter()

@@ -8,8 +8,8 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QPalette
 
 from memorydesk.core.errors import WorkspaceUnusable
-from memorydesk.ui.shell import app as bootstrap
 from memorydesk.ui.operations import describe_error
+from memorydesk.ui.shell import app as bootstrap
 from memorydesk.ui.widgets.text import is_rtl, one_line, tokens
 
 

@@ -26,11 +26,11 @@ import pytest
 from fixtures.search_world import NOW, World
 from memorydesk.core.product.fusion import VARIANTS
 from memorydesk.search import audit, bm25, cache
-from memorydesk.search.copies import follow
 from memorydesk.search import vector as search_vector
 from memorydesk.search.agent import search
-from memorydesk.search.loss import diagnose
+from memorydesk.search.copies import follow
 from memorydesk.search.copies.vectors import VectorCopy
+from memorydesk.search.loss import diagnose
 from memorydesk.store import open_workspace
 from memorydesk.store.ours import VECTOR_TABLE
 

@@ -22,8 +22,8 @@ from memorydesk.core.errors import BadInput
 from memorydesk.core.product.rules import RULES_VERSION
 from memorydesk.memory.reviewer import Reviewer
 from memorydesk.search import audit
-from memorydesk.search.copies import follow
 from memorydesk.search.agent import search
+from memorydesk.search.copies import follow
 from memorydesk.search.loss import lost_at
 from memorydesk.store import open_workspace
 

@@ -10,7 +10,14 @@ import pytest
 
 from fixtures.conflicts import T0, build
 from memorydesk.browse.conflicts import bursts as browse_bursts
-from memorydesk.browse.conflicts.listing import ConflictQuery, first_lines, iter_lines, line_key_of, line_keys, lines_for_keys
+from memorydesk.browse.conflicts.listing import (
+    ConflictQuery,
+    first_lines,
+    iter_lines,
+    line_key_of,
+    line_keys,
+    lines_for_keys,
+)
 from memorydesk.store import open_workspace
 
 

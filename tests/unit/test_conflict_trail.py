@@ -13,8 +13,8 @@ import pytest
 from fixtures.conflicts import ONCALL, build
 from memorydesk.browse.conflicts import bursts as browse_bursts
 from memorydesk.browse.conflicts import export
-from memorydesk.browse.conflicts.trail import conflict_trail
 from memorydesk.browse.conflicts.listing import ConflictQuery, iter_lines
+from memorydesk.browse.conflicts.trail import conflict_trail
 from memorydesk.memory.reviewer import Reviewer
 from memorydesk.memory.service import MemoryService
 from memorydesk.store import open_workspace

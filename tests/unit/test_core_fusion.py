@@ -9,7 +9,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memorydesk.core.product.dart_sort import dart_compare_doubles, dart_sort
-from memorydesk.core.product.fusion import FusionRecord, Voice, hybrid_fuse, mmr_rerank, rrf_fuse, rrf_term, semantic_fuse, voice_weights
+from memorydesk.core.product.fusion import (
+    FusionRecord,
+    Voice,
+    hybrid_fuse,
+    mmr_rerank,
+    rrf_fuse,
+    rrf_term,
+    semantic_fuse,
+    voice_weights,
+)
 from memorydesk.core.product.intent import IntentCategory, classify_intent
 
 NOW = 1_700_000_000.0

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from memorydesk.core.product.relatedness import LINK_STOPWORDS, LINK_THRESHOLD, entity_overlap, extract_entities, propose_links, relatedness, relatedness_score, significant_tokens
+from memorydesk.core.product.relatedness import (
+    LINK_STOPWORDS,
+    LINK_THRESHOLD,
+    entity_overlap,
+    extract_entities,
+    propose_links,
+    relatedness,
+    relatedness_score,
+    significant_tokens,
+)
 
 
 def test_significant_tokens() -> None:

@@ -8,7 +8,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memorydesk.core.product.text import candidate_text, dart_lower, dart_trim, format_confidence, is_remention, jaccard, remention_key, snippet, split_whitespace, token_jaccard, utf16_len, whitespace_tokens
+from memorydesk.core.product.text import (
+    candidate_text,
+    dart_lower,
+    dart_trim,
+    format_confidence,
+    is_remention,
+    jaccard,
+    remention_key,
+    snippet,
+    split_whitespace,
+    token_jaccard,
+    utf16_len,
+    whitespace_tokens,
+)
 
 
 def test_whitespace_tokens_lowercase_and_dedupe() -> None:

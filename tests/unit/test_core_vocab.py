@@ -4,7 +4,28 @@ from __future__ import annotations
 
 import pytest
 
-from memorydesk.core.product.vocab import CONSOLIDATABLE_TYPES, VERACITY_WEIGHTS, WEIBULL_PARAMS, AgentRole, DomainScope, MemoryType, Permission, Veracity, bare_domain_name, domain_label, grant_role, is_consolidatable, parse_agent_role, parse_domain_scope, parse_memory_type, parse_permission, parse_veracity, slugify_domain, slugify_repo_scope, veracity_weight
+from memorydesk.core.product.vocab import (
+    CONSOLIDATABLE_TYPES,
+    VERACITY_WEIGHTS,
+    WEIBULL_PARAMS,
+    AgentRole,
+    DomainScope,
+    MemoryType,
+    Permission,
+    Veracity,
+    bare_domain_name,
+    domain_label,
+    grant_role,
+    is_consolidatable,
+    parse_agent_role,
+    parse_domain_scope,
+    parse_memory_type,
+    parse_permission,
+    parse_veracity,
+    slugify_domain,
+    slugify_repo_scope,
+    veracity_weight,
+)
 
 
 @pytest.mark.parametrize(

@@ -15,8 +15,8 @@ from helpers import sha256
 from memorydesk.browse.history.diff import compare
 from memorydesk.core.errors import BadInput, StaleEdit
 from memorydesk.demo.builder import build_demo
-from memorydesk.memory.reviewer import Reviewer
 from memorydesk.memory.actions.restore_backup import restore_grant, restore_row
+from memorydesk.memory.reviewer import Reviewer
 from memorydesk.store import open_workspace
 
 EXPECTED = {
@@ -136,9 +136,9 @@ def test_restore_refuses_when_the_row_changed_since(pair: tuple[Path, Path]) -> 
 
 
 def test_a_version_is_every_column_in_order_with_embeddings_as_their_size(product_db: Path) -> None:
-    from memorydesk.browse.history.diff import Version, version_of
-
     import sqlite3
+
+    from memorydesk.browse.history.diff import Version, version_of
 
     with sqlite3.connect(product_db) as db:
         db.execute("UPDATE memory_facts_table SET embedding = ? WHERE id = 'f-01'", (bytes(1536),))

@@ -30,12 +30,12 @@ from memorydesk.core.product.fts_query import scoped_match
 from memorydesk.core.product.fusion import rrf_fuse
 from memorydesk.embedding.embedder import DIM
 from memorydesk.search import bm25, cache
-from memorydesk.search.copies import follow
 from memorydesk.search import vector as search_vector
 from memorydesk.search.agent import search
+from memorydesk.search.copies import follow
 from memorydesk.search.copies.fts_mirror import TermTable
-from memorydesk.search.scope import repo_scope
 from memorydesk.search.copies.vectors import VectorCopy
+from memorydesk.search.scope import repo_scope
 from memorydesk.store import open_workspace
 from memorydesk.store.ours import VECTOR_TABLE
 

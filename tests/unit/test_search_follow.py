@@ -25,9 +25,9 @@ import sqlite_vec
 from fixtures.search_world import NOW, OTHER, SCOPES, T0, Fixed, World, reference_hybrid, unit
 from fixtures.second_writer import SecondWriter
 from memorydesk.core.product.fusion import rrf_fuse
-from memorydesk.search.copies import follow
 from memorydesk.search.agent import search
 from memorydesk.search.cache import snapshot_version
+from memorydesk.search.copies import follow
 from memorydesk.search.copies.follow import FileState
 from memorydesk.search.scope import repo_scope
 from memorydesk.search.vector import vector_ids

@@ -16,7 +16,18 @@ from typing import Any
 
 from sqlalchemy import case, func, select
 
-from memorydesk.core.product.grants import CODE_OF_PERMISSION, CODE_OF_SOURCE, PERMISSIONS, ROLES, SOURCES, Cell, GrantIndex, Source, plan_cell, plan_row
+from memorydesk.core.product.grants import (
+    CODE_OF_PERMISSION,
+    CODE_OF_SOURCE,
+    PERMISSIONS,
+    ROLES,
+    SOURCES,
+    Cell,
+    GrantIndex,
+    Source,
+    plan_cell,
+    plan_row,
+)
 from memorydesk.core.product.vocab import AgentRole, Permission, bare_domain_name, parse_agent_role
 from memorydesk.memory import grants as grant_rows
 from memorydesk.store.workspace import Workspace

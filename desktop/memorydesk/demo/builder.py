@@ -63,8 +63,8 @@ from memorydesk.demo import text as T
 from memorydesk.demo.lineage import write_history
 from memorydesk.demo.story import DAY, SPAN_DAYS, Event, Proposal, Stream, timeline
 from memorydesk.embedding.embedder import binary_blob, fact_text, get_embedder, to_blob
-from memorydesk.memory import facts as fact_ops
 from memorydesk.lineage import receipt_store
+from memorydesk.memory import facts as fact_ops
 from memorydesk.memory import links, policies, rows
 from memorydesk.memory.reviewer import Reviewer
 from memorydesk.memory.service import MemoryService

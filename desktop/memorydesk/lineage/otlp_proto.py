@@ -19,8 +19,17 @@ from typing import Any, NoReturn, TextIO
 
 from memorydesk.core.errors import BadInput
 from memorydesk.core.receipts import Receipt, gc_paused
-from memorydesk.lineage.otlp import (PREFIX, WIRE_NAMES, ReceiptRecords, receipt_attributes, receipt_from_attributes,
-                                     receipt_from_fields, span_id, time_nanos, trace_id)
+from memorydesk.lineage.otlp import (
+    PREFIX,
+    WIRE_NAMES,
+    ReceiptRecords,
+    receipt_attributes,
+    receipt_from_attributes,
+    receipt_from_fields,
+    span_id,
+    time_nanos,
+    trace_id,
+)
 
 SCOPE = "memorydesk.lineage"
 SPANS_PER_REQUEST = 500

@@ -32,8 +32,8 @@ from typing import Final
 import numpy as np
 
 from memorydesk.core.errors import MemoryDeskError
-from memorydesk.core.health.scalar import group_by_run
 from memorydesk.core.health.arrays import NEVER, ClockColumns, states_at, to_us
+from memorydesk.core.health.scalar import group_by_run
 from memorydesk.core.health.vector import STATUS_CODES, TIER_CODES, ReceiptColumns, clock_columns
 from memorydesk.core.receipts import Receipt
 from memorydesk.lineage import receipt_store

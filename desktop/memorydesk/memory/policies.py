@@ -14,7 +14,14 @@ from sqlalchemy import Connection, and_, select
 
 from memorydesk.core.errors import InsufficientMemoryPermission
 from memorydesk.core.product.grants import GrantIndex
-from memorydesk.core.product.vocab import AgentRole, Permission, bare_domain_name, parse_agent_role, parse_domain_scope, slugify_domain
+from memorydesk.core.product.vocab import (
+    AgentRole,
+    Permission,
+    bare_domain_name,
+    parse_agent_role,
+    parse_domain_scope,
+    slugify_domain,
+)
 from memorydesk.memory.grants import read_raw
 from memorydesk.memory.rows import json_list, new_id, now_s
 from memorydesk.store import Workspace

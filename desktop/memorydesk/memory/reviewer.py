@@ -15,18 +15,18 @@ from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
 from memorydesk.embedding.embedder import Embedder, fact_text, fact_vectors
-from memorydesk.memory.history import batches
-from memorydesk.memory.history import record as history
 from memorydesk.memory.actions import edges as reviewer_edges
 from memorydesk.memory.actions import review as reviewer_review
-from memorydesk.memory.history.record import ChangeResult, perform
+from memorydesk.memory.actions.conflict_decisions import ConflictDecisions
+from memorydesk.memory.actions.facts import DELETED, DeleteFact, DeletePolicy, EditFact, EditPolicy, SetPolicyActive
+from memorydesk.memory.actions.grant_edits import GrantEdits
 from memorydesk.memory.actions.purge import BackupAction, purge
 from memorydesk.memory.actions.restore import restore_facts
-from memorydesk.memory.actions.conflict_decisions import ConflictDecisions
-from memorydesk.memory.actions.grant_edits import GrantEdits
-from memorydesk.memory.actions.facts import DELETED, DeleteFact, DeletePolicy, EditFact, EditPolicy, SetPolicyActive
-from memorydesk.memory.rows import fact_row, new_id, now_s
+from memorydesk.memory.history import batches
+from memorydesk.memory.history import record as history
+from memorydesk.memory.history.record import ChangeResult, perform
 from memorydesk.memory.history.undo import undo_entry
+from memorydesk.memory.rows import fact_row, new_id, now_s
 from memorydesk.store import Workspace
 from memorydesk.store.retry import with_retry
 from memorydesk.store.vectors import put_vector

@@ -33,8 +33,19 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from memorydesk.core.errors import BadInput, ReadOnlyWorkspace
-from memorydesk.core.product.fusion import PRODUCT, RRF_K, TOP_K, VOICE_LIMITS, HybridHit, Variant, Voice, hybrid_fuse, rrf_fuse, rrf_term
 from memorydesk.core.inputs import LIMIT_MAX, NAME_MAX, QUERY_MAX, check_count, check_text
+from memorydesk.core.product.fusion import (
+    PRODUCT,
+    RRF_K,
+    TOP_K,
+    VOICE_LIMITS,
+    HybridHit,
+    Variant,
+    Voice,
+    hybrid_fuse,
+    rrf_fuse,
+    rrf_term,
+)
 from memorydesk.core.product.intent import classify_intent
 from memorydesk.embedding.embedder import Embedder, EmbedderUnavailable, get_embedder
 from memorydesk.search.cache import snapshot_version

@@ -23,9 +23,9 @@ from sqlalchemy import literal_column, select
 from memorydesk.core.errors import BadInput
 from memorydesk.core.product.fusion import PRODUCT, TOP_K, VARIANTS, Variant
 from memorydesk.core.product.vocab import parse_memory_type, parse_veracity
-from memorydesk.search.copies import follow
 from memorydesk.search.agent import SearchResult, keyword_search, nearest_ids, search
 from memorydesk.search.ahead import AHEAD, Ahead
+from memorydesk.search.copies import follow
 from memorydesk.search.keyword import is_keyword_reachable
 from memorydesk.search.loss import STAGES, Loss, diagnose
 from memorydesk.store.workspace import Workspace

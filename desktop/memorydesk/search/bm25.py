@@ -49,8 +49,8 @@ from sqlalchemy import Connection
 
 from memorydesk.core.product.fts_query import FACT_TEXT_COLUMNS, keyword_terms
 from memorydesk.search.copies import follow
-from memorydesk.search.fts import ROW_COLUMNS, KeywordRow, keyword_row
 from memorydesk.search.copies.fts_mirror import KeywordIndex, varints
+from memorydesk.search.fts import ROW_COLUMNS, KeywordRow, keyword_row
 from memorydesk.search.scope import RepoScope
 from memorydesk.store import Workspace
 

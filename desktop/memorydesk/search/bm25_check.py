@@ -20,9 +20,9 @@ import sqlean
 
 from memorydesk.core.product.fts_query import keyword_terms, scoped_match
 from memorydesk.search.bm25 import _fast_rows, _ranked_postings, _Unsure, _workspace_phrase, shape_of, term_parts
-from memorydesk.search.fts import product_sql
 from memorydesk.search.copies.fts_log import averages
 from memorydesk.search.copies.fts_mirror import DocSizes, KeywordIndex, Retokenizer, TermTable, fts_options
+from memorydesk.search.fts import product_sql
 from memorydesk.search.scope import RepoScope
 from memorydesk.store.product_ddl import fts_statements
 

@@ -28,8 +28,8 @@ from sqlalchemy import Connection
 
 from memorydesk.core.product.fusion import FusionRecord, Voice
 from memorydesk.core.product.text import candidate_text
-from memorydesk.search.copies import follow
 from memorydesk.search.cache import cached
+from memorydesk.search.copies import follow
 from memorydesk.search.copies.recent import DEPTH
 from memorydesk.search.scope import RepoScope
 from memorydesk.search.vector import active_in_scope

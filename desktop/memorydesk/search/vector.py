@@ -27,8 +27,8 @@ import sqlean
 from sqlalchemy import Connection
 
 from memorydesk.embedding.embedder import BLOB_BYTES, DIM, to_blob
-from memorydesk.search.copies import follow
 from memorydesk.search.cache import cached
+from memorydesk.search.copies import follow
 from memorydesk.search.copies.embeddings import nearest_rows
 from memorydesk.search.scope import RepoScope
 from memorydesk.store import Workspace

@@ -28,7 +28,20 @@ import numpy as np
 from sqlalchemy import ColumnElement, Connection, and_, case, exists, func, literal_column, or_, select
 
 from memorydesk.browse.conflicts.index import fact_columns, fact_mask, fold, row_mask
-from memorydesk.browse.conflicts.rows import CONTRADICTION, CROSS, REVIEWS, ROWID, SETTLING, ConflictLine, FactBrief, Reviews, has_reviews, head, pair_key, read_reviews
+from memorydesk.browse.conflicts.rows import (
+    CONTRADICTION,
+    CROSS,
+    REVIEWS,
+    ROWID,
+    SETTLING,
+    ConflictLine,
+    FactBrief,
+    Reviews,
+    has_reviews,
+    head,
+    pair_key,
+    read_reviews,
+)
 from memorydesk.store.workspace import Workspace
 
 TYPES = (CONTRADICTION, CROSS)

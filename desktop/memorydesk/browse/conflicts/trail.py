@@ -27,14 +27,28 @@ from typing import Any
 from sqlalchemy import Connection, select
 
 from memorydesk.browse.conflicts import listing
+from memorydesk.browse.conflicts.trail_types import (
+    ChainNode,
+    Decision,
+    DeskStep,
+    Purge,
+    RelatedLine,
+    Restore,
+    RowRef,
+    SideStrength,
+    Trail,
+    TrailChain,
+    TrailConflict,
+    TrailFact,
+    Who,
+)
 from memorydesk.browse.detail import older_versions
 from memorydesk.browse.facts import fact_state
-from memorydesk.browse.conflicts.trail_types import ChainNode, Decision, DeskStep, Purge, RelatedLine, Restore, RowRef, SideStrength, Trail, TrailChain, TrailConflict, TrailFact, Who
-from memorydesk.core.product.conflict_rule import Side, decide
 from memorydesk.core.errors import StaleEdit
+from memorydesk.core.product.conflict_rule import Side, decide
 from memorydesk.core.product.vocab import parse_agent_role, parse_memory_type, parse_veracity, veracity_weight
-from memorydesk.memory.history import record as history
 from memorydesk.memory.actions.restore import restore_plan
+from memorydesk.memory.history import record as history
 from memorydesk.store.ours import DeskHistory
 from memorydesk.store.workspace import Workspace
 

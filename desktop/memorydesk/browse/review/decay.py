@@ -17,8 +17,8 @@ from functools import lru_cache
 from memorydesk.browse.review.items import Item
 from memorydesk.core.product.decay import half_life_hours, weibull_at
 from memorydesk.core.product.fts_query import FTS_STOPWORDS
-from memorydesk.core.review.finding import Finding
 from memorydesk.core.product.vocab import parse_memory_type
+from memorydesk.core.review.finding import Finding
 from memorydesk.search.keyword import is_keyword_reachable
 
 FADED = 0.1

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar
 
-from memorydesk.search.copies import follow
 from memorydesk.search.ahead import AHEAD
 from memorydesk.search.audit import Searcher
+from memorydesk.search.copies import follow
 from memorydesk.store import Workspace
 
 T = TypeVar("T")

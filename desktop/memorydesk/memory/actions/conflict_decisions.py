@@ -25,8 +25,8 @@ from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
 from memorydesk.memory.actions.conflicts import ConfirmResolution, KeepBoth, KeepFact, RestoreLoser, ReviewBurst
-from memorydesk.memory.history.record import ChangeResult, perform
 from memorydesk.memory.actions.restore import restore_plan
+from memorydesk.memory.history.record import ChangeResult, perform
 from memorydesk.memory.rows import fact_row, new_id, now_s
 from memorydesk.store.retry import with_retry
 

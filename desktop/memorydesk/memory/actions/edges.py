@@ -19,8 +19,8 @@ from sqlalchemy import Connection
 from sqlalchemy import exc as sa_exc
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
-from memorydesk.memory.history.record import ChangeResult, perform
 from memorydesk.memory.actions.base import ReviewerAction
+from memorydesk.memory.history.record import ChangeResult, perform
 from memorydesk.store import Workspace
 from memorydesk.store.retry import with_retry
 

@@ -25,9 +25,9 @@ from typing import Any
 from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
-from memorydesk.memory.history.record import HISTORY, ChangeResult, perform
 from memorydesk.memory.actions.base import ReviewerAction
 from memorydesk.memory.actions.review import DECISIONS, _add_decision, _decision, _drop_decision, _needs_reason
+from memorydesk.memory.history.record import HISTORY, ChangeResult, perform
 from memorydesk.store import Workspace
 from memorydesk.store.retry import with_retry
 

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Literal
 from sqlalchemy import Connection, LargeBinary, cast, func, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
-from memorydesk.memory.history.record import ChangeResult, perform
 from memorydesk.memory.actions.base import ReviewerAction
+from memorydesk.memory.history.record import ChangeResult, perform
 from memorydesk.store import Workspace, files, wal
 from memorydesk.store.engine import BUSY_TIMEOUT_MS, make_engine
 from memorydesk.store.errors import translated

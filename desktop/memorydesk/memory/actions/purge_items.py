@@ -18,10 +18,19 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
-from memorydesk.memory.history.record import ChangeResult, perform
-from memorydesk.memory.actions.purge import BACKUP_ACTIONS, MIN_NEEDLE, BackupAction, BackupHolding, PurgeOutcome, erase_from_backup, scrub_history, settle_backups
 from memorydesk.memory.actions.base import ReviewerAction
 from memorydesk.memory.actions.items import ITEM_KINDS, WORDS, kept_detail
+from memorydesk.memory.actions.purge import (
+    BACKUP_ACTIONS,
+    MIN_NEEDLE,
+    BackupAction,
+    BackupHolding,
+    PurgeOutcome,
+    erase_from_backup,
+    scrub_history,
+    settle_backups,
+)
+from memorydesk.memory.history.record import ChangeResult, perform
 from memorydesk.store import Workspace, files, wal
 from memorydesk.store.engine import BUSY_TIMEOUT_MS, make_engine
 from memorydesk.store.errors import translated

@@ -12,17 +12,24 @@ import json
 from typing import Any
 
 from memorydesk.core.errors import MemoryDeskError
-from memorydesk.memory.history import record as history
+from memorydesk.memory.actions.base import ReviewerAction
 from memorydesk.memory.actions.conflicts import ConfirmResolution, KeepBoth, KeepFact, RestoreLoser, ReviewBurst
+from memorydesk.memory.actions.edges import DeleteEdges
+from memorydesk.memory.actions.facts import DeleteFact, DeletePolicy, EditFact, EditPolicy, RestoreFact, SetPolicyActive
 from memorydesk.memory.actions.grants import FixGrantRow, RemoveGrants, SetGrants
+from memorydesk.memory.actions.items import ITEM_ACTIONS
 from memorydesk.memory.actions.purge import PurgeFacts
 from memorydesk.memory.actions.purge_items import PURGE_ACTIONS
-from memorydesk.memory.actions.base import ReviewerAction
-from memorydesk.memory.actions.edges import DeleteEdges
-from memorydesk.memory.actions.items import ITEM_ACTIONS
 from memorydesk.memory.actions.restore_backup import RestoreFactBackup, RestorePolicyBackup
-from memorydesk.memory.actions.review import DismissFinding, MergeFacts, QuarantineFact, QuarantinePolicy, ReleaseFact, ReleasePolicy
-from memorydesk.memory.actions.facts import DeleteFact, DeletePolicy, EditFact, EditPolicy, RestoreFact, SetPolicyActive
+from memorydesk.memory.actions.review import (
+    DismissFinding,
+    MergeFacts,
+    QuarantineFact,
+    QuarantinePolicy,
+    ReleaseFact,
+    ReleasePolicy,
+)
+from memorydesk.memory.history import record as history
 
 ACTIONS: tuple[type[ReviewerAction], ...] = (
     EditFact, DeleteFact, RestoreFact, PurgeFacts,

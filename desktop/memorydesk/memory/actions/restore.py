@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Connection, func, select
 
 from memorydesk.core.errors import StaleEdit
-from memorydesk.memory.history.record import ChangeResult, perform
 from memorydesk.memory.actions.facts import DELETED, RestoreFact
+from memorydesk.memory.history.record import ChangeResult, perform
 from memorydesk.memory.rows import fact_row, new_id
 from memorydesk.store.layout import Layout
 from memorydesk.store.retry import with_retry

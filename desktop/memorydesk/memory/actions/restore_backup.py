@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
-from memorydesk.memory.history.record import ChangeResult, perform
 from memorydesk.memory.actions.base import ReviewerAction
+from memorydesk.memory.history.record import ChangeResult, perform
 from memorydesk.store import Workspace, open_workspace
 from memorydesk.store import vectors as vector_store
 from memorydesk.store.retry import with_retry

@@ -22,9 +22,9 @@ from typing import Any, ClassVar
 from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
-from memorydesk.memory.history.record import ChangeResult, perform
 from memorydesk.memory.actions.base import ReviewerAction
 from memorydesk.memory.actions.facts import set_superseded
+from memorydesk.memory.history.record import ChangeResult, perform
 from memorydesk.memory.rows import new_id, now_s
 from memorydesk.store import Workspace
 from memorydesk.store.ours import DeskReviewDecision

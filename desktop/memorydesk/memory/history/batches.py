@@ -13,8 +13,8 @@ from sqlalchemy import Connection, func, select
 from memorydesk.core.errors import MemoryDeskError
 from memorydesk.memory.history import record as history
 from memorydesk.memory.history.record import HISTORY, ChangeResult
-from memorydesk.memory.rows import new_id
 from memorydesk.memory.history.undo import undo_entry
+from memorydesk.memory.rows import new_id
 from memorydesk.store import Workspace
 
 BATCH = func.json_extract(HISTORY.c.detail, "$.batch")

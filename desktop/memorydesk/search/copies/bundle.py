@@ -18,13 +18,34 @@ from sqlalchemy import Connection
 
 from memorydesk.core.product.fts_query import scoped_match
 from memorydesk.search.copies.embeddings import EmbeddingCopy
-from memorydesk.search.copies.fts_log import Structure, Unfollowable, averages, changed_parts, read_structure, touched_rows
-from memorydesk.search.copies.graph import GraphCopy, GraphUnusable
+from memorydesk.search.copies.fts_log import (
+    Structure,
+    Unfollowable,
+    averages,
+    changed_parts,
+    read_structure,
+    touched_rows,
+)
 from memorydesk.search.copies.fts_mirror import DocSizes, KeywordIndex, Retokenizer, RowTokens, TermTable, fts_options
+from memorydesk.search.copies.graph import GraphCopy, GraphUnusable
 from memorydesk.search.copies.recent import Recent
-from memorydesk.search.copies.rows import RowPrints, docsizes, embeddings, fact_row, fingerprint, first_tokens, is_active, members, rows_by_id, scan_for_recent, scan_rows, vanished, workspace_phrase
-from memorydesk.search.scope import RepoScope
+from memorydesk.search.copies.rows import (
+    RowPrints,
+    docsizes,
+    embeddings,
+    fact_row,
+    fingerprint,
+    first_tokens,
+    is_active,
+    members,
+    rows_by_id,
+    scan_for_recent,
+    scan_rows,
+    vanished,
+    workspace_phrase,
+)
 from memorydesk.search.copies.vectors import CopyUnusable, VectorCopy
+from memorydesk.search.scope import RepoScope
 from memorydesk.store import Workspace
 
 __all__ = ["CacheSettings", "FileState", "configure", "settings"]

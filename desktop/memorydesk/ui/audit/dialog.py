@@ -56,8 +56,8 @@ from PySide6.QtWidgets import (
 from memorydesk.browse.audit import runs as audit_runs
 from memorydesk.browse.audit.job import Plan, run_audit
 from memorydesk.core.errors import BadInput, MemoryDeskError
-from memorydesk.core.product.fusion import VARIANTS
 from memorydesk.core.outputs import refuse_overwriting_input
+from memorydesk.core.product.fusion import VARIANTS
 from memorydesk.search import audit
 from memorydesk.search.loss import STAGE_WORDS, STAGES
 from memorydesk.ui.audit.compare_page import ComparePage

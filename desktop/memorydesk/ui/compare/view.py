@@ -35,8 +35,8 @@ from memorydesk.store import open_workspace
 from memorydesk.store.workspace import Workspace
 from memorydesk.ui.compare.items import Item, groups, side_by_side
 from memorydesk.ui.operations import dialog_result
-from memorydesk.ui.widgets.prompts import reason_fields
 from memorydesk.ui.session import Change, DeskSession
+from memorydesk.ui.widgets.prompts import reason_fields
 from memorydesk.ui.widgets.splitter import splitter
 
 ITEM = Qt.ItemDataRole.UserRole

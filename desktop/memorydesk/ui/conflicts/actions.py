@@ -21,11 +21,11 @@ from memorydesk.browse.conflicts import export
 from memorydesk.browse.conflicts.trail_types import TrailFact
 from memorydesk.core.errors import BadInput
 from memorydesk.core.outputs import refuse_overwriting_input
-from memorydesk.ui.shell import settings
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.conflicts.dialogs import BurstReviewDialog, DecisionDialog
 from memorydesk.ui.operations import dialog_result
 from memorydesk.ui.session import DeskSession
+from memorydesk.ui.shell import settings
 
 
 def _active(f: TrailFact | None) -> bool:

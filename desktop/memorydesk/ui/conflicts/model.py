@@ -18,9 +18,9 @@ from PySide6.QtWidgets import QApplication, QStyle
 
 from memorydesk.browse.conflicts.bursts import BurstRow
 from memorydesk.browse.conflicts.listing import ConflictLine, FactBrief
+from memorydesk.ui.runner import Latest
 from memorydesk.ui.widgets.delegates import PARTS_ROLE
 from memorydesk.ui.widgets.rows_model import RowsModel
-from memorydesk.ui.runner import Latest
 from memorydesk.ui.widgets.text import one_line, when
 from memorydesk.ui.widgets.windowed import Windowed
 

@@ -39,15 +39,15 @@ from memorydesk.browse.conflicts.trail import conflict_trail
 from memorydesk.browse.conflicts.trail_types import Trail
 from memorydesk.browse.facts import domains
 from memorydesk.core.changes import Kind, Shown
-from memorydesk.ui.widgets.columns import ColumnFitter
 from memorydesk.ui.conflicts.actions import ConflictActions
 from memorydesk.ui.conflicts.filterbar import ConflictFilterBar
 from memorydesk.ui.conflicts.model import NAMES, BurstModel, ConflictListModel
 from memorydesk.ui.conflicts.trail import TrailView
-from memorydesk.ui.widgets.delegates import BidiDelegate, DomainDelegate
 from memorydesk.ui.runner import Token
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.tab import DeskTab
+from memorydesk.ui.widgets.columns import ColumnFitter
+from memorydesk.ui.widgets.delegates import BidiDelegate, DomainDelegate
 from memorydesk.ui.widgets.splitter import splitter
 from memorydesk.ui.widgets.windowed import WINDOW
 

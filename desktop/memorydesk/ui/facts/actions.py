@@ -25,9 +25,8 @@ from memorydesk.browse.facts import FactRow
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.facts.dialogs import FactEditDialog, PurgeDialog
 from memorydesk.ui.operations import dialog_result
-from memorydesk.ui.widgets.prompts import ask_reason
 from memorydesk.ui.session import DeskSession
-
+from memorydesk.ui.widgets.prompts import ask_reason
 
 RESTORABLE = frozenset({"deleted", "superseded"})
 

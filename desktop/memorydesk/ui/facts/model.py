@@ -34,8 +34,8 @@ from PySide6.QtGui import QBrush, QColor, QIcon, QPainter, QPalette, QPen, QPixm
 from PySide6.QtWidgets import QApplication
 
 from memorydesk.browse import facts as browse
-from memorydesk.browse.history.as_of import changed_since
 from memorydesk.browse.facts import FactRow
+from memorydesk.browse.history.as_of import changed_since
 from memorydesk.ui.runner import Latest
 from memorydesk.ui.widgets.text import is_rtl, one_line, when
 from memorydesk.ui.widgets.windowed import FAILED, LOADING, WINDOW, Windowed

@@ -36,8 +36,6 @@ from memorydesk.browse import facts as browse
 from memorydesk.browse.facts import FactQuery
 from memorydesk.core.changes import Kind
 from memorydesk.memory.history import record as history
-from memorydesk.ui.widgets.columns import ColumnFitter
-from memorydesk.ui.widgets.delegates import BidiDelegate
 from memorydesk.ui.facts import recall, searching
 from memorydesk.ui.facts.actions import FactActions
 from memorydesk.ui.facts.detail import FactDetail
@@ -46,8 +44,10 @@ from memorydesk.ui.facts.model import AGENT_ONLY, COLUMNS, KEYWORD_SHOWN, WINDOW
 from memorydesk.ui.facts.selection import FactSelection
 from memorydesk.ui.runner import Token
 from memorydesk.ui.session import Change, DeskSession
-from memorydesk.ui.widgets.splitter import splitter
 from memorydesk.ui.tab import DeskTab
+from memorydesk.ui.widgets.columns import ColumnFitter
+from memorydesk.ui.widgets.delegates import BidiDelegate
+from memorydesk.ui.widgets.splitter import splitter
 
 log = logging.getLogger("memorydesk.ui.facts")
 

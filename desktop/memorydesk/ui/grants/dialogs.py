@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 from memorydesk.core.product.grants import PERMISSIONS, ROLES, Cell, GrantRow
 from memorydesk.ui.widgets.prompts import reason_fields, require_reason
 
+
 class FixRowDialog(QDialog):
     def __init__(self, cell: Cell, parent: QWidget | None = None) -> None:
         super().__init__(parent)

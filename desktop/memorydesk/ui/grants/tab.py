@@ -43,8 +43,8 @@ from memorydesk.ui.grants.paint import CellDelegate, Legend
 from memorydesk.ui.grants.panel import GrantPanel
 from memorydesk.ui.grants.selection import MatrixSelection
 from memorydesk.ui.session import Change, DeskSession
-from memorydesk.ui.widgets.splitter import splitter
 from memorydesk.ui.tab import DeskTab
+from memorydesk.ui.widgets.splitter import splitter
 
 LEGEND = ((Permission.WRITE, Source.EXACT, "write"), (Permission.READ, Source.EXACT, "read"),
           (Permission.NONE, Source.EXACT, "none"), (Permission.READ, Source.FAIL_OPEN, "no row: fail-open"),

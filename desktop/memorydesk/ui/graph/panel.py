@@ -21,8 +21,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memorydesk.browse.graph.data import BELIEF, DOMAIN, EDGE_KINDS, FACT, MISSING, NODE_KINDS, POLICY, STATES, TOPIC, GraphData
 from memorydesk.browse.detail import FactRecord
+from memorydesk.browse.graph.data import (
+    BELIEF,
+    DOMAIN,
+    EDGE_KINDS,
+    FACT,
+    MISSING,
+    NODE_KINDS,
+    POLICY,
+    STATES,
+    TOPIC,
+    GraphData,
+)
 from memorydesk.browse.graph.index import GraphIndex
 from memorydesk.memory.history.record import HistoryEntry
 from memorydesk.ui.facts.detail import FactDetail

@@ -42,8 +42,8 @@ from memorydesk.ui.graph.panel import SidePanel
 from memorydesk.ui.operations import dialog_result
 from memorydesk.ui.runner import Token
 from memorydesk.ui.session import Change, DeskSession
-from memorydesk.ui.widgets.splitter import splitter
 from memorydesk.ui.tab import DeskTab
+from memorydesk.ui.widgets.splitter import splitter
 
 GRAPH_KINDS = frozenset({Kind.FACT, Kind.EDGE, Kind.POLICY, Kind.BELIEF, Kind.CONFLICT})
 

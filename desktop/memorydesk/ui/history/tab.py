@@ -37,11 +37,11 @@ from memorydesk.browse.history.entries import KINDS, Event, HistoryQuery, histor
 from memorydesk.browse.history.export import export_json, export_markdown
 from memorydesk.core.changes import Kind
 from memorydesk.core.moments import local_text, utc_text
-from memorydesk.ui.widgets.columns import ColumnFitter
 from memorydesk.ui.history.model import HistoryModel
 from memorydesk.ui.session import Change
-from memorydesk.ui.widgets.splitter import splitter
 from memorydesk.ui.tab import DeskTab
+from memorydesk.ui.widgets.columns import ColumnFitter
+from memorydesk.ui.widgets.splitter import splitter
 
 PAGE = 200
 HOUR, DAY = 3600, 86400

@@ -45,10 +45,10 @@ from memorydesk.ui.lineage.flow import FlowPanel
 from memorydesk.ui.lineage.item import US
 from memorydesk.ui.lineage.panel import TimelinePanel
 from memorydesk.ui.operations import describe_error
-from memorydesk.ui.widgets.read_failed import ReadFailed
 from memorydesk.ui.session import Change, DeskSession
-from memorydesk.ui.widgets.splitter import splitter
 from memorydesk.ui.tab import DeskTab
+from memorydesk.ui.widgets.read_failed import ReadFailed
+from memorydesk.ui.widgets.splitter import splitter
 
 EMPTY = ("<h3>No lineage receipts in this workspace yet</h3><p>Receipts arrive from the tier engine, "
          "<b>File ▸ Import receipts…</b> (JSON Lines), <code>memory-desk lineage ingest</code>, the MemoryOS "

@@ -24,8 +24,8 @@ from PySide6.QtWidgets import QLabel
 
 from memorydesk.store import open_workspace
 from memorydesk.store.workspace import Workspace
-from memorydesk.ui.shell.mainwindow import MainWindow
 from memorydesk.ui.operations import Cancelled, Job
+from memorydesk.ui.shell.mainwindow import MainWindow
 
 DEMO_FACTS = 2000
 BUILD_TITLE = "Building the demo workspace"

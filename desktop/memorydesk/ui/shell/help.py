@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
 from memorydesk import __version__
 from memorydesk.crashlog import desk_log
 
-
 #: keys a tab's own widgets answer (not actions, so not found on them), as the README lists them
 WIDGET_KEYS: dict[str, list[tuple[str, str]]] = {
     "graph": [("Zoom in / out (also the mouse wheel)", "+ / −"), ("Fit the whole graph", "0")],

@@ -26,21 +26,17 @@ from memorydesk.core.changes import Kind
 from memorydesk.store import open_workspace
 from memorydesk.store.files import backup_copy
 from memorydesk.store.workspace import Workspace
-from memorydesk.ui.shell import as_of
-from memorydesk.ui.shell import menus
-from memorydesk.ui.shell import settings
-from memorydesk.ui.shell import startup
-from memorydesk.ui.shell import window_state
-from memorydesk.ui.shell import help as help_dialogs
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.operations import Operations
+from memorydesk.ui.session import Change, DeskSession
+from memorydesk.ui.shell import as_of, menus, settings, startup, window_state
+from memorydesk.ui.shell import help as help_dialogs
+from memorydesk.ui.shell.startup import PendingTab, Warmup
+from memorydesk.ui.shell.state_keeper import StateKeeper
+from memorydesk.ui.shell.tabs import SPECS, TabSpec, tab_names
+from memorydesk.ui.tab import DeskTab
 from memorydesk.ui.widgets.progress import JobProgress, vector_summary
 from memorydesk.ui.widgets.prompts import show_error
-from memorydesk.ui.session import Change, DeskSession
-from memorydesk.ui.shell.state_keeper import StateKeeper
-from memorydesk.ui.shell.startup import PendingTab, Warmup
-from memorydesk.ui.tab import DeskTab
-from memorydesk.ui.shell.tabs import SPECS, TabSpec, tab_names
 
 log = logging.getLogger("memorydesk.ui")
 POLL_MS = 1000
