@@ -1,4 +1,4 @@
-"""Build a realistic demo workspace through the memory service (the README, "The command line").
+"""Build a realistic demo workspace through the memory service (docs/cli.md).
 
 ``build_demo(path, facts=N, seed=S)`` writes a new workspace file holding the memory
 of a small software team (vocabulary in ``demo.text``): agents with the

@@ -106,7 +106,7 @@ class ConflictLine:
         return self.b.domain if self.b.exists else self.a.domain
 
     def to_json(self) -> dict[str, Any]:
-        """The command line's shape (the README, "The command line")."""
+        """The command line's shape (docs/cli.md)."""
         return {"ids": list(self.ids), "type": self.type, "state": self.state, "fact_a": self.fact_a,
                 "fact_b": self.fact_b, "recorded_winner": self.recorded_winner, "rule_winner": self.rule_winner,
                 "count": self.count, "first_at": self.first_at, "last_at": self.last_at}

@@ -1,6 +1,6 @@
 """Memory *as of* a time T: which facts existed then, and in which state (read-only).
 
-The rules (README, "As of a time"):
+The rules (docs/guide.md, "As of a time"):
 
 - a fact existed at T when its ``created_at`` ≤ T;
 - it was superseded at the superseding fact's ``created_at`` when ``superseded_by``

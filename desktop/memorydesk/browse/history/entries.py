@@ -24,7 +24,7 @@ from memorydesk.store.workspace import Workspace
 KINDS = ("fact", "policy", "conflict", "edge", "grant", "note", "working_item", "receipt", "domain")
 ACTOR_KINDS = ("agent", "reviewer", "system")
 BATCH = 200  # groups a source reads at a time
-OLD_RUN = 2000  # with ``since``: a source stops after this many rows in a row older than it (README)
+OLD_RUN = 2000  # with ``since``: a source stops after this many rows in a row older than it (docs/guide.md, "The History tab")
 
 
 @dataclass(frozen=True)

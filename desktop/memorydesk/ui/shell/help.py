@@ -1,4 +1,4 @@
-"""Help ▸ Keyboard Shortcuts (F1), the user guide (the README, by section) and About."""
+"""Help ▸ Keyboard Shortcuts (F1), the user guide (``docs/guide.md`` and ``docs/cli.md``, by section) and About."""
 
 from __future__ import annotations
 
@@ -23,19 +23,20 @@ from PySide6.QtWidgets import (
 
 from memorydesk import __version__
 from memorydesk.crashlog import desk_log
+from memorydesk.resources import GUIDE_PAGES, doc_path
 
-#: keys a tab's own widgets answer (not actions, so not found on them), as the README lists them
+#: keys a tab's own widgets answer (not actions, so not found on them), as the user guide lists them
 WIDGET_KEYS: dict[str, list[tuple[str, str]]] = {
     "graph": [("Zoom in / out (also the mouse wheel)", "+ / −"), ("Fit the whole graph", "0")],
     "lineage": [("Pan (on the timeline)", "← / →"), ("Zoom time (Ctrl+wheel at the pointer)", "+ / −"),
                 ("Scroll lanes (also the wheel)", "↑ / ↓, PgUp / PgDn"), ("Show everything", "Home"),
                 ("Previous / next run of the lane", "[ / ]"), ("Next / previous at-risk run", "N / Shift+N")],
 }
-KEY_NAMES = {"Return": "Enter", "Escape": "Esc"}  # as the README and the menus name them
+KEY_NAMES = {"Return": "Enter", "Escape": "Esc"}  # as the user guide and the menus name them
 
 
 def key_text(action: QAction) -> str:
-    """An action's keys as the README names them ("Enter", not "Return")."""
+    """An action's keys as the user guide names them ("Enter", not "Return")."""
     return ", ".join(KEY_NAMES.get(k, k) for k in (s.toString() for s in action.shortcuts()) if k)
 
 
@@ -94,13 +95,15 @@ class ShortcutsDialog(QDialog):
         self.resize(520, max(420, min(760, room)))  # every tab's keys: as tall as the window allows
 
 
-def readme_text() -> str:
-    """The README as installed with the package (its long description)."""
-    try:
-        meta = importlib.metadata.metadata("memory-desk")
-    except importlib.metadata.PackageNotFoundError:
-        return ""
-    return meta.get_payload() or ""  # type: ignore[attr-defined]
+def guide_text() -> str:
+    """The user guide and the command line as shipped with the desk ("" when this build lacks them)."""
+    pages = []
+    for name in GUIDE_PAGES:
+        try:
+            pages.append(doc_path(name).read_text(encoding="utf-8"))
+        except OSError:
+            continue
+    return "\n".join(pages)
 
 
 def sections(markdown: str) -> list[tuple[str, str]]:
@@ -112,13 +115,13 @@ def sections(markdown: str) -> list[tuple[str, str]]:
 
 
 class GuideDialog(QDialog):
-    """The README by section: a list of sections on the left, the section on the right."""
+    """The user guide by section: a list of sections on the left, the section on the right."""
 
     def __init__(self, parent: QWidget | None = None, section: str | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("guide")
         self.setWindowTitle("Memory Desk guide")
-        self.parts = sections(readme_text()) or [("Memory Desk", "The guide is not installed with this build.")]
+        self.parts = sections(guide_text()) or [("Memory Desk", "The guide is not installed with this build.")]
         self.index = QListWidget()
         self.index.setObjectName("guide-sections")
         self.index.addItems([title for title, _text in self.parts])
