@@ -131,7 +131,8 @@ def test_every_kind_of_change_then_a_reopen_shows_what_the_command_shows(open_wi
         _idle(qtbot, win, tab)
         win, tab = _reopen(open_window, qtbot, win, planted)
         assert _shown(tab) == _command(planted), f"after {name}"
-        assert tab.kind_list.item(0).text() == f"All findings ({sum(1 for f in tab.report.findings if f.state == 'open'):,})"
+        open_ = sum(1 for f in tab.report.findings if f.state == "open")
+        assert tab.kind_list.item(0).text() == f"All findings ({open_:,})"
 
 
 def test_a_product_file_scanned_before_its_first_change_keeps_every_finding(open_window, tmp_path: Path,
