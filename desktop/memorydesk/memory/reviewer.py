@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
-from memorydesk.embedding.embedder import Embedder, fact_text, fact_vectors
+from memorydesk.embedding.embedder import BLOB_BYTES, Embedder, fact_text, fact_vectors
 from memorydesk.memory.actions import edges as reviewer_edges
 from memorydesk.memory.actions import review as reviewer_review
 from memorydesk.memory.actions.conflict_decisions import ConflictDecisions
@@ -48,8 +48,11 @@ class Reviewer(ConflictDecisions, GrantEdits):
     # -- facts -----------------------------------------------------------------------------------
     def edit_fact(self, fact_id: str, *, domain: str, topic: str, content: str, confidence: float,
                   reason: str = "", expected_updated_at: int | None = None) -> ChangeResult:
-        domain, topic, content = domain.strip(), topic.strip(), content.strip()
-        if not (domain and topic and content):
+        """A new version with the values given, stored exactly as given (the edit dialog hands
+        back a field the person did not change exactly as it was); every other field is kept
+        (type, sources, validity, tags, mentions; the vector too when topic and content are the
+        same), except what marks a person's edit: veracity ``stated``, no author agent or role."""
+        if not (domain.strip() and topic.strip() and content.strip()):
             raise MemoryDeskError("domain, topic and content must not be empty")
         if not 0.0 <= confidence <= 1.0:
             raise MemoryDeskError("confidence must be between 0 and 1")
@@ -65,17 +68,20 @@ class Reviewer(ConflictDecisions, GrantEdits):
             if expected_updated_at is not None and old.updated_at != expected_updated_at:
                 raise StaleEdit(f"an agent changed fact {fact_id} since you opened it; reload and edit again")
             now = now_s()
+            same_text = (old.topic, old.content) == (topic, content)
             new_row: dict[str, Any] = {
                 "id": new_id(), "workspace_id": old.workspace_id, "domain": domain, "topic": topic,
                 "content": content, "source_observation_ids": old.source_observation_ids,
                 "confidence": confidence, "authored_by_agent_id": None, "authored_by_role": None,
                 "memory_type": old.memory_type, "veracity": "stated", "valid_until": old.valid_until,
-                "temporal_tags": old.temporal_tags, "mention_count": 1, "created_at": now, "updated_at": now,
-                "embedding": None, "binary_embedding": None,
+                "temporal_tags": old.temporal_tags, "mention_count": old.mention_count, "created_at": now,
+                "updated_at": now, "embedding": None, "binary_embedding": None,
             }
             hid = perform(self.ws, conn, EditFact(fact_id, new_row["id"], new_row), entity_id=fact_id,
                           actor=self.actor, reason=reason, before_id=fact_id, after_id=new_row["id"])
-            if vector is not None:
+            if same_text and old.embedding is not None:  # the same text keeps its vector exactly
+                self._store_vector(conn, new_row["id"], (bytes(old.embedding), old.binary_embedding))
+            elif vector is not None:  # a new text gets its own (none without the model)
                 self._store_vector(conn, new_row["id"], vector)
             return ChangeResult("fact", [fact_id, new_row["id"]], [hid], "fact edited (superseded)",
                                 {"domain": list(dict.fromkeys((old.domain, domain)))})  # their counts
@@ -86,7 +92,7 @@ class Reviewer(ConflictDecisions, GrantEdits):
         facts = self.ws.layout.facts
         conn.execute(facts.update().where(facts.c.id == fact_id).values(embedding=vector[0],
                                                                          binary_embedding=vector[1]))
-        if self.ws.has_vectors:
+        if self.ws.has_vectors and len(vector[0]) == BLOB_BYTES:  # a malformed one is kept, not indexed
             put_vector(conn, fact_id, vector[0])
 
     def _each_fact(self, act: type[DeleteFact], ids: Iterable[str], reason: str,
@@ -124,16 +130,18 @@ class Reviewer(ConflictDecisions, GrantEdits):
     # -- policies --------------------------------------------------------------------------------
     def edit_policy(self, policy_id: str, *, domain: str, rule: str, required_role: str | None,
                     reason: str = "") -> ChangeResult:
+        """A new version with the values given (stored as given), active as the old one was; the
+        old one retired. Undo removes the new version and gives the old one its state back."""
         if not rule.strip() or not domain.strip():
             raise MemoryDeskError("domain and rule must not be empty")
 
         def work(conn: Connection) -> ChangeResult:
             old = self._policy(conn, policy_id)
             now = now_s()
-            new_row = {"id": new_id(), "workspace_id": old.workspace_id, "domain": domain.strip(),
-                       "rule": rule.strip(), "source_fact_ids": old.source_fact_ids,
-                       "required_role": required_role, "active": 1, "created_at": now, "updated_at": now}
-            hid = perform(self.ws, conn, EditPolicy(policy_id, new_row["id"], new_row, old.active),
+            new_row = {"id": new_id(), "workspace_id": old.workspace_id, "domain": domain,
+                       "rule": rule, "source_fact_ids": old.source_fact_ids,
+                       "required_role": required_role, "active": old.active, "created_at": now, "updated_at": now}
+            hid = perform(self.ws, conn, EditPolicy(policy_id, new_row["id"], new_row, old.active, removes=True),
                           entity_id=policy_id, actor=self.actor, reason=reason, before_id=policy_id,
                           after_id=new_row["id"])
             return ChangeResult("policy", [policy_id, new_row["id"]], [hid], "policy edited (superseded)",
@@ -165,6 +173,14 @@ class Reviewer(ConflictDecisions, GrantEdits):
         if row is None:
             raise StaleEdit(f"policy {policy_id} no longer exists")
         return row
+
+    def index_missing_vectors(self, reason: str, **how: Any) -> Any:
+        """Tools ▸ Index Missing Vectors: the facts without a vector get one, with history and
+        undo (``memory.vector_index``; ``how``: batch, progress, cancelled)."""
+        from memorydesk.memory.vector_index import index_missing_vectors
+
+        embedder = self._embedder if isinstance(self._embedder, Embedder) else None
+        return index_missing_vectors(self.ws, actor=self.actor, reason=reason, embedder=embedder, **how)
 
     # -- edges -----------------------------------------------------------------------------------
     def delete_edges(self, edge_ids: Iterable[str], reason: str = "") -> ChangeResult:

@@ -128,15 +128,19 @@ def _set_active(ws: Workspace, conn: Connection, policy_id: str, expect: int | N
 
 @dataclass(frozen=True)
 class EditPolicy(_CountsChange):
-    """A policy replaced by a new version (the old one deactivated). Stores both ids, the new
-    row and whether the old one was active; undone by deactivating the new one and
-    giving the old one its state back."""
+    """A policy replaced by a new version (the old one deactivated; the new one as active as
+    the old one was). Stores both ids, the new row and whether the old one was active.
+    Undone by removing the new version, after checking it is still as written, and giving the
+    old one its state back, so the file is as it was (``removes``; rows written before version 2
+    deactivated the new version instead, and still do); redo inserts it again."""
 
     entity, name = "policy", "edit"
+    version = 2
     old_id: str
     new_id: str
     new_row: dict[str, Any]
     old_active: int = 1
+    removes: bool = False
 
     def forward(self, ws: Workspace, conn: Connection) -> None:
         _set_active(ws, conn, self.old_id, self.old_active, 0)
@@ -146,7 +150,13 @@ class EditPolicy(_CountsChange):
             _set_active(ws, conn, self.new_id, 0, 1)
 
     def inverse(self, ws: Workspace, conn: Connection) -> None:
-        _set_active(ws, conn, self.new_id, 1, 0)
+        if self.removes:
+            row = _policy(ws, conn, self.new_id)
+            if row is None or {k: getattr(row, k) for k in self.new_row} != self.new_row:
+                raise StaleEdit(f"policy {self.new_id} changed since it was written; nothing was changed")
+            conn.execute(ws.layout.policies.delete().where(ws.layout.policies.c.id == self.new_id))
+        else:
+            _set_active(ws, conn, self.new_id, 1, 0)
         _set_active(ws, conn, self.old_id, 0, self.old_active)
 
 

@@ -15,6 +15,7 @@ from memorydesk.core.errors import MemoryDeskError
 from memorydesk.memory.actions.base import ReviewerAction
 from memorydesk.memory.actions.conflicts import ConfirmResolution, KeepBoth, KeepFact, RestoreLoser, ReviewBurst
 from memorydesk.memory.actions.edges import DeleteEdges
+from memorydesk.memory.actions.embeddings import FillEmbeddings
 from memorydesk.memory.actions.facts import DeleteFact, DeletePolicy, EditFact, EditPolicy, RestoreFact, SetPolicyActive
 from memorydesk.memory.actions.grants import FixGrantRow, RemoveGrants, SetGrants
 from memorydesk.memory.actions.items import ITEM_ACTIONS
@@ -32,7 +33,7 @@ from memorydesk.memory.actions.review import (
 from memorydesk.memory.history import record as history
 
 ACTIONS: tuple[type[ReviewerAction], ...] = (
-    EditFact, DeleteFact, RestoreFact, PurgeFacts,
+    EditFact, DeleteFact, RestoreFact, PurgeFacts, FillEmbeddings,
     EditPolicy, DeletePolicy, SetPolicyActive,
     DeleteEdges,
     SetGrants, RemoveGrants, FixGrantRow,

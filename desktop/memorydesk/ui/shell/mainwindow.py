@@ -35,7 +35,7 @@ from memorydesk.ui.shell.startup import PendingTab, Warmup
 from memorydesk.ui.shell.state_keeper import StateKeeper
 from memorydesk.ui.shell.tabs import SPECS, TabSpec, tab_names
 from memorydesk.ui.tab import DeskTab
-from memorydesk.ui.widgets.progress import JobProgress, vector_summary
+from memorydesk.ui.widgets.progress import JobProgress
 from memorydesk.ui.widgets.prompts import show_error
 
 log = logging.getLogger("memorydesk.ui")
@@ -378,23 +378,10 @@ class MainWindow(QMainWindow):
         await self.session.write("redoing", Reviewer.redo)
 
     async def index_vectors(self, batch: int | None = None) -> None:
-        """Embed the facts that have no vector (progress and Cancel in the status bar; resumable)."""
-        from memorydesk.embedding.embedder import embedder_status
-        from memorydesk.memory.vector_index import index_missing_vectors, missing_count
+        """Tools ▸ Index Missing Vectors: confirmed with a reason, then a job (``ui.shell.vectors``)."""
+        from memorydesk.ui.shell.vectors import index_vectors
 
-        ok, reason = embedder_status()
-        if not ok:
-            self._failed("indexing missing vectors", reason)
-            return
-
-        def work(ws: Workspace, job: Any) -> Any:
-            total = missing_count(ws)
-            job.report(0, total, "embedding facts without a vector")
-            return index_missing_vectors(ws, cancelled=lambda: job.cancelled,
-                                         progress=lambda p: job.report(p.done, p.total), **({"batch": batch} if batch else {}))
-
-        result = await self.session.job("Index missing vectors", work, kinds={Kind.FACT})
-        self.statusBar().showMessage(vector_summary(result), 15000)
+        await index_vectors(self, batch)
 
     def import_receipts(self) -> Any:
         """File ▸ Import receipts…: on the Lineage tab, which shows them."""
