@@ -49,7 +49,7 @@ def test_what_agents_wrote_is_told_from_the_product_rows(product_db: Path) -> No
             ("note", "updated")} <= kinds
     assert [e.at for e in evs] == sorted((e.at for e in evs), reverse=True)
     row = evs[0].to_json()
-    assert set(row) == {"at", "actor", "actor_kind", "kind", "action", "ids", "summary", "reason"}
+    assert set(row) == {"at", "actor", "actor_kind", "kind", "action", "ids", "summary", "reason", "undone"}
     assert isinstance(row["at"], int) and all(isinstance(i, str) for i in row["ids"])
 
 

@@ -45,9 +45,15 @@ class Event:
     undone_by: int | None = None
     detail: str = ""  # the desk's stored detail (JSON), for the before/after pane
 
+    @property
+    def what(self) -> str:
+        """Kind and action as the History tab shows them: “fact delete · undone” once undone."""
+        return f"{self.kind} {self.action}" + (" · undone" if self.undone_by else "")
+
     def to_json(self) -> dict[str, Any]:
         return {"at": self.at, "actor": self.actor, "actor_kind": self.actor_kind, "kind": self.kind,
-                "action": self.action, "ids": list(self.ids), "summary": self.summary, "reason": self.reason}
+                "action": self.action, "ids": list(self.ids), "summary": self.summary, "reason": self.reason,
+                "undone": self.undone_by is not None}
 
 
 @dataclass

@@ -65,7 +65,7 @@ class HistoryModel(RowsModel[Event]):
             if key == "who":
                 return f"{e.actor} ({e.actor_kind})"
             if key == "what":
-                return f"{e.kind} {e.action}" + (" · undone" if e.undone_by else "")
+                return e.what
             if key == "summary":
                 return one_line(e.summary, 200)
             return one_line(e.reason, 120)
