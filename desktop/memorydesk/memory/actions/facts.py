@@ -15,6 +15,7 @@ from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import StaleEdit
 from memorydesk.memory.actions.base import ReviewerAction
+from memorydesk.memory.history.record import note_move
 from memorydesk.memory.rows import fact_row, insert_fact
 from memorydesk.store import Workspace
 
@@ -32,6 +33,7 @@ def set_superseded(ws: Workspace, conn: Connection, fact_id: str, expect: str | 
         state = "active" if row.superseded_by is None else f"superseded by {row.superseded_by}"
         raise StaleEdit(f"fact {fact_id} changed since (it is now {state}); nothing was changed")
     conn.execute(facts.update().where(facts.c.id == fact_id).values(superseded_by=value))
+    note_move(conn, fact_id, expect, value)
 
 
 # -- facts ---------------------------------------------------------------------------------------

@@ -28,6 +28,26 @@ from memorydesk.store.ours import DeskHistory
 
 HISTORY = DeskHistory.__table__
 Step = Callable[[Workspace, Connection, dict[str, Any]], None]
+_MOVES = "memdesk_moves"  # in ``Connection.info`` while an action runs: the supersessions it made
+
+
+def note_move(conn: Connection, fact_id: str, before: str | None, after: str | None) -> None:
+    """A fact's ``superseded_by`` went from ``before`` to ``after`` (``set_superseded`` says so):
+    the history row of the step under way keeps it (``moves``), so that *as of* an earlier
+    time the desk's own changes can be applied backwards (``browse.history.as_of``)."""
+    moves = conn.info.get(_MOVES)
+    if moves is not None:
+        moves.append([fact_id, before, after])
+
+
+def moving(conn: Connection, step: Callable[[], None]) -> list[list[Any]]:
+    """Run ``step`` and return the supersessions it made (``note_move``)."""
+    conn.info[_MOVES] = []
+    try:
+        step()
+    finally:
+        moves = conn.info.pop(_MOVES, [])
+    return moves
 
 
 @dataclasses.dataclass(frozen=True)
@@ -137,8 +157,9 @@ def perform(ws: Workspace, conn: Connection, act: ReviewerAction | str, *, entit
         entity, name = act.split(".", 1)
         given = dict(detail or {})
         act = decode(entity, name, given)
-    act.forward(ws, conn)  # first: a step may fill in what it stores (a grant row's new rowid)
-    stored = {**given, **act.to_detail(), **({"batch": batch} if batch else {})}  # nothing given is lost
+    moves = moving(conn, lambda: act.forward(ws, conn))  # first: a step may fill in what it stores
+    stored = {**given, **act.to_detail(), **({"batch": batch} if batch else {}),  # nothing given is lost
+              **({"moves": moves} if moves else {})}
     return record(conn, key=act.key(), entity_id=entity_id, actor=actor, reason=reason, detail=stored,
                   before_id=before_id, after_id=after_id)
 

@@ -35,7 +35,6 @@ from PySide6.QtWidgets import QApplication
 
 from memorydesk.browse import facts as browse
 from memorydesk.browse.facts import FactRow
-from memorydesk.browse.history.as_of import changed_since
 from memorydesk.ui.runner import Latest
 from memorydesk.ui.widgets.text import is_rtl, one_line, when
 from memorydesk.ui.widgets.windowed import FAILED, LOADING, WINDOW, Windowed
@@ -304,8 +303,10 @@ class FactTableModel(Windowed, QAbstractTableModel):
             return self._agent_data(fact, name, role)
         if role == Qt.ItemDataRole.DisplayRole:
             if name == "state" and self.as_of is not None:  # as it stood then, and whether it changed since
-                changed = changed_since(fact.updated_at, fact.superseded_at, self.as_of)
-                return fact.state(as_of=self.as_of) + (" · changed since" if changed else "")
+                state = fact.state(as_of=self.as_of)
+                if state == "unknown":  # set aside by the product's cleanup at a time the file does not hold
+                    return "active or archived (cleanup, time unknown)"
+                return state + (" · changed since" if fact.changed_since(self.as_of) else "")
             return self._display(fact, name)
         if role == UNREACHABLE_ROLE:
             return is_unreachable(fact)

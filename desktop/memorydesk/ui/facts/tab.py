@@ -183,7 +183,8 @@ class FactsTab(FactSelection, DeskTab):
 
     def _fetch_window(self, keys: Any, deliver: Any) -> None:
         keys = list(keys)
-        self.run(lambda ws: browse.rows_for_keys(ws, keys), deliver, label="reading facts",
+        as_of = self.as_of
+        self.run(lambda ws: browse.rows_for_keys(ws, keys, as_of), deliver, label="reading facts",
                  on_failure=lambda _e: deliver(None))
 
     def _window_loaded(self, first: int, last: int) -> None:
@@ -258,7 +259,7 @@ class FactsTab(FactSelection, DeskTab):
         def work(ws: Any) -> searching.Listing:
             keys = browse.fact_keys(ws, query)
             return searching.Listing(keys, browse.count_facts(ws, FactQuery()),
-                                     windows=searching.read_windows(ws, keys, windows))
+                                     windows=searching.read_windows(ws, keys, windows, query.as_of))
 
         self.run(work, lambda found: self._listed(query, found), label="reading facts", token=token)
 
