@@ -382,9 +382,8 @@ class RecallAuditDialog(QDialog):
             for w in (self.progress, self.cancel_button):
                 w.hide()
         self.show_report(report, kept, why)
-        notice = ws.take_notice() if kept is not None else ""
-        if notice:
-            self.session.status.emit(notice)
+        if kept is not None:
+            self.session.say_notice(ws.take_notice())
         if kept is not None:
             self.refresh_runs()
 

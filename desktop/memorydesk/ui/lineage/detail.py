@@ -94,9 +94,18 @@ class Swimlane(QWidget):
         lines += [f"{MARK_LOOK[m][1]}: {MARKS[m]}" for m in sorted(marks)]
         return "\n".join(lines)
 
+    LABEL_MIN, LABEL_MAX = 64, 300  # the versions' column: as wide as the widest label, within these
+
+    def label_width(self) -> int:
+        """The versions' column: the widest version whole (an imported version is long), up to
+        ``LABEL_MAX``, past which a label is elided in the middle (the tooltip has it whole)."""
+        versions = self.detail.versions if self.detail else []
+        widest = max((self.fontMetrics().horizontalAdvance(lane.version) for lane in versions), default=0)
+        return min(max(self.LABEL_MIN, widest + 12), self.LABEL_MAX)
+
     def sizeHint(self) -> QSize:
         rows = len(self.detail.versions) if self.detail else 0
-        return QSize(self.CELL_W * len(TIERS) + 70, self.HEAD + self.CELL_H * max(rows, 1) + 4)
+        return QSize(self.CELL_W * len(TIERS) + self.label_width() + 6, self.HEAD + self.CELL_H * max(rows, 1) + 4)
 
     def minimumSizeHint(self) -> QSize:
         return self.sizeHint()
@@ -108,15 +117,16 @@ class Swimlane(QWidget):
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         pal = QApplication.palette()
         text = pal.text().color()
-        left = 64
+        left = self.label_width()
         for c, tier in enumerate(TIERS):
             p.setPen(text)
             p.drawText(QRectF(left + c * self.CELL_W, 0, self.CELL_W, self.HEAD), Qt.AlignmentFlag.AlignCenter, tier)
         for r, lane in enumerate(self.detail.versions):
             y = self.HEAD + r * self.CELL_H
             p.setPen(text)
+            label = self.fontMetrics().elidedText(lane.version, Qt.TextElideMode.ElideMiddle, left - 6)
             p.drawText(QRectF(0, y, left - 6, self.CELL_H), Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                       lane.version)
+                       label)
             for c, step in enumerate(lane.steps):
                 box = QRectF(left + c * self.CELL_W + 4, y + 2, self.CELL_W - 16, self.CELL_H - 4)
                 self._cell(p, box, step.status, step.mark, text)

@@ -31,6 +31,7 @@ from memorydesk.ui.operations import Operations
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.shell import as_of, menus, settings, startup, window_state
 from memorydesk.ui.shell import help as help_dialogs
+from memorydesk.ui.shell.notice import NoticeBar
 from memorydesk.ui.shell.startup import PendingTab, Warmup
 from memorydesk.ui.shell.state_keeper import StateKeeper
 from memorydesk.ui.shell.tabs import SPECS, TabSpec, tab_names
@@ -89,6 +90,8 @@ class MainWindow(QMainWindow):
         self.writes = WriteActions(self, "window")
         menus.build_menus(self)
         self.time = as_of.TimeControls(self)  # View ▸ Memory As Of…, its banner, File ▸ Compare With…
+        self.notice = NoticeBar()  # what the first change did to the file, and where its backup is
+        self.centralWidget().layout().insertWidget(0, self.notice)
         self.counts = QLabel("")
         self.counts.setObjectName("status-counts")
         self.live = QLabel("")
@@ -159,6 +162,8 @@ class MainWindow(QMainWindow):
         self.session = DeskSession(ws, self.ops, settings.actor(), block, self)
         self.session.changed.connect(self.route)
         self.session.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self.notice.hide()  # a note about another workspace's file is not about this one
+        self.session.noticed.connect(self.notice.say)
         self.session.navigate_to.connect(self.navigate)
         self.undo_names.bind(self.session)  # the window's write actions, and what Undo would undo
         first = next(n for n in (window_state.saved_tab(ws.path) if self.remember else None, current, SPECS[0].name)
