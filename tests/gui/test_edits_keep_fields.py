@@ -42,7 +42,14 @@ def _policies(path: Path) -> list[tuple]:
             f"SELECT rowid, * FROM {ws.layout.policies.name} ORDER BY rowid").all()]
 
 
+def _facts(path: Path) -> list[tuple]:
+    with open_workspace(path, read_only=True) as ws, ws.read() as conn:
+        return [tuple(r) for r in conn.exec_driver_sql(
+            f"SELECT rowid, * FROM {ws.layout.facts.name} ORDER BY rowid").all()]
+
+
 def test_a_content_only_edit_keeps_every_other_field_exactly(open_window, odd_fields: Path, qtbot) -> None:
+    before = _facts(odd_fields)
     win = open_window(odd_fields)
     tab = win.tab("facts")
     select_topic(qtbot, tab, "topic 4 ")
@@ -59,6 +66,9 @@ def test_a_content_only_edit_keeps_every_other_field_exactly(open_window, odd_fi
     assert new["content"] == "corrected content of fact 4"
     assert {k: new[k] for k in KEPT} == {k: old[k] for k in KEPT}  # 0.59, "topic 4 " and the rest, exactly
     assert (new["veracity"], new["authored_by_agent_id"], new["authored_by_role"]) == ("stated", None, None)
+    win.act_undo.trigger()  # the new version goes: the facts table is as it was, row for row
+    qtbot.waitUntil(lambda: win.ops.pending == 0 and len(_facts(odd_fields)) == len(before), timeout=10000)
+    assert _facts(odd_fields) == before
 
 
 def test_a_moved_confidence_is_the_value_shown(open_window, odd_fields: Path, qtbot) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
-from memorydesk.embedding.embedder import BLOB_BYTES, Embedder, fact_text, fact_vectors
+from memorydesk.embedding.embedder import Embedder, fact_text, fact_vectors
 from memorydesk.memory.actions import edges as reviewer_edges
 from memorydesk.memory.actions import review as reviewer_review
 from memorydesk.memory.actions.conflict_decisions import ConflictDecisions
@@ -29,7 +29,6 @@ from memorydesk.memory.history.undo import undo_entry
 from memorydesk.memory.rows import fact_row, new_id, now_s
 from memorydesk.store import Workspace
 from memorydesk.store.retry import with_retry
-from memorydesk.store.vectors import put_vector
 
 __all__ = ["DELETED", "Reviewer"]
 
@@ -77,23 +76,15 @@ class Reviewer(ConflictDecisions, GrantEdits):
                 "temporal_tags": old.temporal_tags, "mention_count": old.mention_count, "created_at": now,
                 "updated_at": now, "embedding": None, "binary_embedding": None,
             }
-            hid = perform(self.ws, conn, EditFact(fact_id, new_row["id"], new_row), entity_id=fact_id,
-                          actor=self.actor, reason=reason, before_id=fact_id, after_id=new_row["id"])
-            if same_text and old.embedding is not None:  # the same text keeps its vector exactly
-                self._store_vector(conn, new_row["id"], (bytes(old.embedding), old.binary_embedding))
-            elif vector is not None:  # a new text gets its own (none without the model)
-                self._store_vector(conn, new_row["id"], vector)
+            # the same text keeps its vector exactly; a new text gets its own (none without the model)
+            kept = (bytes(old.embedding), old.binary_embedding) if same_text and old.embedding is not None else vector
+            hid = perform(self.ws, conn, EditFact(fact_id, new_row["id"], new_row, removes=True, vector=kept or False),
+                          entity_id=fact_id, actor=self.actor, reason=reason, before_id=fact_id,
+                          after_id=new_row["id"])
             return ChangeResult("fact", [fact_id, new_row["id"]], [hid], "fact edited (superseded)",
                                 {"domain": list(dict.fromkeys((old.domain, domain)))})  # their counts
 
         return with_retry(self.ws, work)
-
-    def _store_vector(self, conn: Connection, fact_id: str, vector: tuple[bytes, bytes]) -> None:
-        facts = self.ws.layout.facts
-        conn.execute(facts.update().where(facts.c.id == fact_id).values(embedding=vector[0],
-                                                                         binary_embedding=vector[1]))
-        if self.ws.has_vectors and len(vector[0]) == BLOB_BYTES:  # a malformed one is kept, not indexed
-            put_vector(conn, fact_id, vector[0])
 
     def _each_fact(self, act: type[DeleteFact], ids: Iterable[str], reason: str,
                    message: str) -> ChangeResult:

@@ -43,15 +43,23 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+SENTINELS = {"human:deleted": "deleted in the desk", "human:undone": "an undone edit's version (set aside)",
+             "human:quarantined": "quarantined in the desk"}
+
+
 def _superseded(value: str | None, names: dict[str, str]) -> str:
     if value is None:
         return ACTIVE
-    return f"superseded by {names[value]}" if value in names else value
+    if ":" in value:  # a sentinel, not a fact
+        return SENTINELS.get(value, f"set aside as {value}")
+    return f"superseded by {names.get(value, f'fact {value}')}"
 
 
 def _fact_names(ws: Workspace, conn: Any, ids: list[str]) -> dict[str, str]:
-    found = {n.id: f"fact “{n.shown}”" for n in names_in(ws, conn, [i for i in ids if i and ":" not in i])}
-    return {i: found.get(i, f"fact {i}") for i in ids if i}
+    """Each fact id as “fact “its name”” (a sentinel such as ``human:deleted`` is no fact: left out)."""
+    facts = [i for i in ids if i and ":" not in i]
+    found = {n.id: f"fact “{n.shown}”" for n in names_in(ws, conn, facts)}
+    return {i: found.get(i, f"fact {i}") for i in facts}
 
 
 def _rows_changed(kind: str, name: str, old: Any, new: dict[str, Any]) -> list[FieldChange]:

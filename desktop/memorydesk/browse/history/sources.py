@@ -281,6 +281,8 @@ def desk_summary(entity: str, act: str, eid: str, before: str | None, after: str
         count = len(json.loads(detail or "{}").get("ids") or [])
     except (ValueError, AttributeError):
         count = 0
+    if entity == "fact" and act == "embed":
+        return f"vectors written for {count:,} fact{'s' if count != 1 else ''} that had none"
     return f"{act} {entity} {eid}" + (f" ({count} rows)" if count > 1 else "")
 
 

@@ -474,6 +474,10 @@ class FactsTab(FactSelection, DeskTab):
         """The window's *as of* (``ui.shell.as_of``): facts created by then, each in its state then."""
         self.as_of = self.model.as_of = at
         self.query = self.query.with_(as_of=at)
+        if "state" not in self.columns.user_sized:  # room for "superseded · changed since" as of a time
+            wide = self.view.fontMetrics().horizontalAdvance("superseded · changed since") + 16
+            self.columns.widths["state"] = WIDTHS["state"] if at is None else max(WIDTHS["state"], wide)
+            self.columns.fit()
         self.reload()
 
     def prepare_shot(self) -> None:

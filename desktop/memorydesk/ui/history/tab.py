@@ -56,7 +56,7 @@ def _esc(text: str) -> str:
     return (text or "").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-WIDTHS = {"local": 122, "utc": 142, "who": 150, "what": 130, "summary": 340, "why": 200}
+WIDTHS = {"local": 122, "utc": 142, "who": 150, "what": 165, "summary": 320, "why": 200}
 FLEXIBLE = {"who": (110, 1.0), "summary": (170, 3.0), "why": (130, 2.0)}  # (minimum, share of the rest)
 
 
