@@ -48,6 +48,9 @@ def test_a_rerun_asks_the_same_facts_and_compare_counts_only_shared_ones(open_wi
     second = _run(dialog, qtbot)
     assert _ids(win.ws, second) == _ids(win.ws, first)  # the same facts, asked again
     assert (second.sample, second.seed) == (8, 3)
+    page = dialog.compare_page  # with one run it offered that run twice; now it offers the two newest
+    qtbot.waitUntil(lambda: (page.run_a.currentData(), page.run_b.currentData()) == (first.id, second.id),
+                    timeout=10000)
     compared = audit_compare.compare(win.ws, first.id, second.id)
     assert compared["both"]["facts"] == 8 and not compared["only_in_a"] and not compared["only_in_b"]
 
@@ -56,7 +59,6 @@ def test_a_rerun_asks_the_same_facts_and_compare_counts_only_shared_ones(open_wi
     third = _run(dialog, qtbot)
     shared = set(_ids(win.ws, first)) & set(_ids(win.ws, third))
     assert set(_ids(win.ws, third)) != set(_ids(win.ws, first))
-    page = dialog.compare_page
     qtbot.waitUntil(lambda: page.run_b.findData(third.id) >= 0, timeout=10000)  # the kept runs listed again
     dialog.compare_runs(first.id, third.id)
     qtbot.waitUntil(lambda: page.report is not None and page.report["b"]["run"] == third.id, timeout=20000)

@@ -80,6 +80,8 @@ class ComparePage(QWidget):
     def set_runs(self, runs: list[Run]) -> None:
         """The kept runs to choose from, newest last; by default the two newest."""
         keep = (self.run_a.currentData(), self.run_b.currentData())
+        if keep[0] == keep[1]:  # one run chosen twice (there was only one): the two newest now
+            keep = (None, None)
         self.runs = runs
         for box in (self.run_a, self.run_b):
             box.blockSignals(True)
