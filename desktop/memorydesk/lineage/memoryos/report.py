@@ -63,6 +63,14 @@ def fill_line(fill: StmFill, pages: int) -> str:
     return f"short-term memory holds {entries} of {capacity}: {state}"
 
 
+#: What a one-shot import cannot see (said by every report), and where to see it.
+CANNOT_SEE = ("What an import of the files cannot see: a QA that left no trace in any file — one dropped when "
+              "MemoryOS was reopened with a smaller short-term capacity, a mid-term session evicted as soon as it "
+              "was written, a knowledge line lost when two MemoryOS processes wrote the shared assistant file (the "
+              "last writer wins). The receipts adapter (memorydesk.lineage.adapters.memoryos.with_receipts) writes "
+              "a receipt at each move as it happens and sees these.")
+
+
 @dataclass
 class ImportResult:
     data_dir: Path
@@ -77,6 +85,7 @@ class ImportResult:
     imported: dict[str, int]  # what was (or, with dry_run, would be) written
     created: bool = False  # the workspace did not exist and was created
     runs: list[str] = field(default_factory=list)
+    at_risk_runs: dict[str, str] = field(default_factory=dict)  # user -> its interrupted migration's run
 
     @property
     def exit_code(self) -> int:
@@ -96,6 +105,7 @@ class ImportResult:
         }
         if self.dry_run:
             out["dry_run"] = True
+        out["cannot_see"] = CANNOT_SEE
         return out
 
     def lines(self) -> list[str]:
@@ -113,7 +123,11 @@ class ImportResult:
             lines += [f"  {a.kind}  {a.user or '-'}  {a.file}  {a.path}  {a.detail}" for a in self.anomalies]
         else:
             lines.append("no anomalies")
+        for user, run in self.at_risk_runs.items():
+            lines.append(f"at-risk run of {user}'s interrupted migration: {run} "
+                         f"(memory-desk lineage classify {self.workspace})")
         lines.append(self.outcome())
+        lines.append(CANNOT_SEE)
         return lines
 
     def outcome(self) -> str:
