@@ -133,12 +133,12 @@ class _Builder:
                 plan.versions.append(rows.version_row(life, assistant))
                 state.registry[life.item_id] = (life.run_id, life.version)
             self.receipts(receipts_for(life, assistant, resident_at, moves.get(life.item_id), self.capacity))
+            if life.in_stm and self.record(life.item_id, "stm", files.user):
+                plan.hot_items.append(rows.hot_item(life, assistant, self.workspace_id))
         lost = lost_interval(files, self.capacity)
         if lost is not None:
             self.receipts(lost_receipts(lost, assistant))
             plan.at_risk_runs[files.user] = lost_run_id(lost)
-            if life.in_stm and self.record(life.item_id, "stm", files.user):
-                plan.hot_items.append(rows.hot_item(life, assistant, self.workspace_id))
         self.departed(files, assistant, user_lives)
         self.mid_term(files, assistant, user_lives)
         self.long_term(files, assistant)
