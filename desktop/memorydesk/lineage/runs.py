@@ -66,6 +66,11 @@ class RunTable:
     count: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))  # receipts per run
     max_id: int = 0  # the highest stored receipt id read (for reading only what is new)
     index: dict[str, int] = field(default_factory=dict, repr=False)
+    # a table cut at a time (``as_of``): receipts stored but dated after it, in how many runs, the earliest
+    later: int = 0
+    later_runs: int = 0
+    later_us: int | None = None
+    mem_final: np.ndarray | None = None  # a cut table's memory times as finally stored (``mem_times`` of the whole)
 
     def __post_init__(self) -> None:
         if not self.index:
@@ -81,6 +86,19 @@ class RunTable:
     def states_at(self, now_us: int, fresh_us: int) -> np.ndarray:
         """Every run's state (rule number 1-9) at ``now_us``."""
         return states_at(self.clock, now_us, fresh_us)
+
+    def next_change(self, now_us: int, fresh_us: int) -> int | None:
+        """The first instant after ``now_us`` at which time alone changes what this table shows:
+        a waiting window closes, a run's newest receipt leaves the freshness window, or a receipt
+        dated after ``now_us`` (``later_us``) starts to count. None: nothing ever will."""
+        found = [] if self.later_us is None else [self.later_us]
+        closes = self.clock.closes[(self.clock.closes > now_us) & (self.clock.closes < NEVER)]
+        if len(closes):
+            found.append(int(closes.min()))
+        stale = self.clock.newest[self.clock.newest + fresh_us >= now_us] + fresh_us + 1
+        if len(stale):
+            found.append(int(stale.min()))
+        return min(found, default=None)
 
     def lane_name(self, lane: int) -> str:
         user, assistant = self.lanes[lane]
@@ -334,19 +352,32 @@ def as_of(ws: Workspace, table: RunTable, now_us: int) -> RunTable:
     cut = (table.start <= now_us) & (table.end > now_us)
     ids = [table.run_ids[i] for i in np.flatnonzero(cut).tolist()]
     with ws.read() as conn:
-        fresh = read_table(conn, ws, ids, upto_us=now_us, max_id=table.max_id)
-    return cut_at(table, fresh, now_us)
+        rec, text = _records(conn, ws, ids)
+    after = rec["at"] > now_us
+    result = cut_at(table, table_from_records(rec[~after], text, table.max_id), now_us)
+    # what the cut leaves out: the receipts of runs not begun yet, and the cut runs' later ones
+    begun = table.start <= now_us
+    result.later = int(table.count[~begun].sum()) + int(after.sum())
+    result.later_runs = int((table.end > now_us).sum())
+    firsts = [int(table.start[~begun].min())] if (~begun).any() else []
+    result.later_us = min(firsts + ([int(rec["at"][after].min())] if after.any() else []))
+    return result
+
+
+def _records(conn, ws: Workspace, run_ids: list[str] | None) -> tuple[np.ndarray, np.ndarray]:
+    rec, text = receipt_store.read_records(conn, ws)
+    if run_ids is not None:
+        code = {name: k for k, name in enumerate(text.tolist())}
+        wanted = np.fromiter((code.get(r, -1) for r in run_ids), np.int64, len(run_ids))
+        rec = rec[np.isin(rec["run"], wanted)]
+    return rec, text
 
 
 def read_table(conn, ws: Workspace, run_ids: list[str] | None = None, upto_us: int | None = None,
                max_id: int = 0) -> RunTable:
     """The stored runs (or those of ``run_ids``; with ``upto_us`` only receipts dated at or before
     it) as a RunTable, read in ``conn``'s transaction from the receipt blocks."""
-    rec, text = receipt_store.read_records(conn, ws)
-    if run_ids is not None:
-        code = {name: k for k, name in enumerate(text.tolist())}
-        wanted = np.fromiter((code.get(r, -1) for r in run_ids), np.int64, len(run_ids))
-        rec = rec[np.isin(rec["run"], wanted)]
+    rec, text = _records(conn, ws, run_ids)
     if upto_us is not None:
         rec = rec[rec["at"] <= upto_us]
     return table_from_records(rec, text, max_id)
@@ -377,7 +408,8 @@ def cut_at(table: RunTable, fresh: RunTable, now_us: int) -> RunTable:
     fresh_codes = np.asarray([code[n] for n in fresh.source_versions], np.int64).reshape(-1)
     tr = table.tr_time <= now_us
     mem = where[table.mem_run] >= 0
-    mem_times = table.mem_times[mem].copy()
+    mem_final = table.mem_times[mem]
+    mem_times = mem_final.copy()
     mem_times[mem_times > now_us] = NEVER
     lane = table.lane[keep]
     return RunTable(
@@ -388,7 +420,7 @@ def cut_at(table: RunTable, fresh: RunTable, now_us: int) -> RunTable:
         sv_code=np.concatenate([table.sv_code[sv_keep], fresh_codes[fresh.sv_code]]).astype(np.int32),
         tr_time=table.tr_time[tr], tr_kind=table.tr_kind[tr], tr_run=where[table.tr_run[tr]].astype(np.int32),
         mem_run=where[table.mem_run[mem]].astype(np.int32), mem_times=mem_times, count=count, max_id=table.max_id,
-        index=dict(zip(run_ids, range(len(run_ids)))))
+        index=dict(zip(run_ids, range(len(run_ids)))), mem_final=mem_final)
 
 
 def table_of(receipts: Iterable[Receipt]) -> RunTable:

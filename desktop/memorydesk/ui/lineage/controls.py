@@ -30,6 +30,13 @@ from memorydesk.ui.lineage import colors
 from memorydesk.ui.lineage.timefield import TimeField
 
 FRESH_CHOICES = ("1h", "6h", "24h", "2d", "7d", "30d")
+
+
+def clock_now() -> datetime:
+    """This computer's clock, to the next whole second (so the time shown is the time judged, as
+    ``lineage classify --now`` with it would judge: every receipt stamped until now counts)."""
+    now = datetime.now(UTC)
+    return now.replace(microsecond=0) + timedelta(seconds=1 if now.microsecond else 0)
 ANY_COLOR, ANY_RULE, ANY_SOURCE = "any colour", "any rule", "any sourceVersion"
 
 
@@ -106,6 +113,16 @@ class Controls(QWidget):
         self.lanes_button.setToolTip("Showing only the lanes another tab asked for; click to show every lane")
         self.lanes_button.clicked.connect(lambda: self.set_lanes([]))
         self.lanes_button.setVisible(False)
+        self.run_text = QLineEdit()
+        self.run_text.setObjectName("lineage-filter-run")
+        self.run_text.setPlaceholderText("run id contains…")
+        self.run_text.setClearButtonEnabled(True)
+        self.run_text.setToolTip("Only runs whose runId contains this text (the list and the timeline)")
+        self.notice = QLabel("")
+        self.notice.setObjectName("lineage-notice")
+        self.notice.setWordWrap(True)
+        self.notice.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
+        self.notice.setVisible(False)
         self.legend = QLabel("")
         self.legend.setObjectName("lineage-legend")
         self.legend.setWordWrap(True)
@@ -132,6 +149,7 @@ class Controls(QWidget):
         self.scope.setMinimumWidth(120)
         grid.addLayout(filters, 1, 0)
         grid.addWidget(self.legend, 2, 0)
+        grid.addWidget(self.notice, 3, 0)
 
         self.evaluate.edited.connect(self._evaluate_edited)
         self.now_button.clicked.connect(self.follow_clock)
@@ -141,6 +159,7 @@ class Controls(QWidget):
         for box in (self.color, self.rule, self.source):
             box.currentIndexChanged.connect(lambda _i: self._changed())
         self.scope.textChanged.connect(lambda _t: self._changed())
+        self.run_text.textChanged.connect(lambda _t: self._changed())
         self.canary.toggled.connect(lambda _on: self._changed())
         self.range_on.toggled.connect(self._range_toggled)
         self.since.edited.connect(lambda _v: self.range_on.isChecked() and self._changed())
@@ -175,7 +194,7 @@ class Controls(QWidget):
             since_us=to_us(self.since.moment()) if ranged else None,
             until_us=to_us(self.until.moment()) if ranged else None,
             source_version=source,
-            canary_only=self.canary.isChecked(), lanes=self.lanes)
+            canary_only=self.canary.isChecked(), lanes=self.lanes, run_text=self.run_text.text())
 
     # -- setting ----------------------------------------------------------------------------------
 
@@ -188,7 +207,23 @@ class Controls(QWidget):
         self._changed()
 
     def evaluate_now(self) -> None:
-        self.set_evaluate_at(datetime.now(UTC).replace(microsecond=0), follow=True)
+        self.set_evaluate_at(clock_now(), follow=True)
+
+    @property
+    def following(self) -> bool:
+        return self.follow.isChecked()
+
+    def catch_up(self) -> bool:
+        """Following the clock: move to it without asking for a rebuild (the caller rebuilds).
+        False when not following."""
+        if not self.follow.isChecked():
+            return False
+        self.evaluate.set_moment(clock_now())
+        return True
+
+    def set_notice(self, text: str) -> None:
+        self.notice.setText(text)
+        self.notice.setVisible(bool(text))
 
     def follow_clock(self) -> None:
         """Evaluate at the current time from now on (the Now button)."""
@@ -247,6 +282,7 @@ class Controls(QWidget):
         self.color.setCurrentIndex(0)
         self.rule.setCurrentIndex(0)
         self.scope.clear()
+        self.run_text.clear()
         self.source.setCurrentIndex(0)
         self.canary.setChecked(False)
         self.range_on.setChecked(False)

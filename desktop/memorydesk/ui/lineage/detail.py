@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from memorydesk.core.health.scalar import Color
-from memorydesk.core.receipts import TIERS, Receipt, format_utc
+from memorydesk.core.receipts import NO_DEADLINE, TIERS, Receipt, format_utc
 from memorydesk.lineage.run_detail import MARKS, RunDetail
 from memorydesk.ui.lineage import colors
 from memorydesk.ui.widgets.rows_model import RowsModel
@@ -45,6 +45,13 @@ def local_time(moment) -> str:
     return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S")
 
 
+def waiting_text(until) -> str:
+    """A waiting window's end in local time; "no deadline" for the contract's no-deadline value."""
+    if until is None:
+        return ""
+    return "no deadline" if until >= NO_DEADLINE else local_time(until)
+
+
 class ReceiptModel(RowsModel[Receipt]):
     """One run's receipts, read-only, in time order."""
 
@@ -55,13 +62,15 @@ class ReceiptModel(RowsModel[Receipt]):
             if name == "at":
                 return local_time(r.at_utc)
             if name == "waiting_until":
-                return local_time(r.waiting_until) if r.waiting_until else ""
+                return waiting_text(r.waiting_until)
             value = getattr(r, name)
             if value is None:
                 return ""
             return ("true" if value else "false") if isinstance(value, bool) else str(value)
         if role == Qt.ItemDataRole.ToolTipRole and name in ("at", "waiting_until"):
             value = r.at_utc if name == "at" else r.waiting_until
+            if value is not None and value >= NO_DEADLINE:
+                return f"no deadline declared (the receipt says {format_utc(value)})"
             return f"{format_utc(value)} (UTC)" if value else None
         return None
 

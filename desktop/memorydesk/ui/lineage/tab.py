@@ -9,6 +9,16 @@ through are read again up to it on the worker (``runs.as_of``), runs that had no
 are not drawn, and the legend, tier flow and occupancy follow. A change to receipts (an import, the canary, another process's ingest seen by
 the window's watcher) reads only the runs that have new receipts.
 
+Live: while *follow the clock* is on, the evaluated time moves to the clock whenever new
+receipts are read (whoever stored them: the window's watcher sees another program's commit
+through ``PRAGMA data_version``, and only runs past the highest receipt id read are read
+again), and otherwise exactly when time alone changes what is shown — a waiting window
+closes, a run's newest receipt leaves the freshness window, a receipt dated after the clock
+starts to count (``RunTable.next_change``), or a minute has passed. A receipt dated after
+the clock is said above the timeline, not silently left out.
+
+Beside the timeline, the run list (``run_list``) and the tier flow.
+
 Targets for ``navigate`` (``session.navigate("lineage", **target)``):
 - ``{"scope": "<userScope>/<assistantScope>"}`` (or ``{"user": U, "assistant": A}``):
   shows that lane's runs (the scope filter is set to it);
@@ -25,10 +35,10 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QFileDialog, QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QLabel, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from memorydesk.core.changes import Kind
-from memorydesk.core.health.arrays import from_us
+from memorydesk.core.health.arrays import from_us, to_us
 from memorydesk.lineage import runs as run_tables
 from memorydesk.lineage import timeline
 from memorydesk.lineage.receipt_files import export_file
@@ -42,8 +52,10 @@ from memorydesk.ui.lineage.canary_dialog import CanaryDialog, run_gate_in
 from memorydesk.ui.lineage.controls import Controls
 from memorydesk.ui.lineage.detail import RunDetailPanel
 from memorydesk.ui.lineage.flow import FlowPanel
+from memorydesk.ui.lineage import notice
 from memorydesk.ui.lineage.item import US
 from memorydesk.ui.lineage.panel import TimelinePanel
+from memorydesk.ui.lineage.run_list import RunList
 from memorydesk.ui.operations import describe_error
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.tab import DeskTab
@@ -55,6 +67,8 @@ EMPTY = ("<h3>No lineage receipts in this workspace yet</h3><p>Receipts arrive f
          "import, or <b>Tools ▸ Run canary…</b>.</p>")
 LOADING = "<h3>Reading lineage receipts…</h3><p>The timeline appears once they are read and judged.</p>"
 RECEIPT_KINDS = frozenset({Kind.RECEIPT, Kind.TIER})
+MINUTE_MS = 60_000  # following the clock, the evaluated time moves at least this often
+SOONEST_MS = 200  # and never more often than this
 
 
 class LineageTab(DeskTab):
@@ -75,6 +89,12 @@ class LineageTab(DeskTab):
         self.controls = Controls()
         self.panel = TimelinePanel()
         self.flow = FlowPanel()
+        self.runs = RunList(self.controls.run_text)
+        self.runs.opened.connect(self.open_run)
+        self.side = QTabWidget()
+        self.side.setObjectName("lineage-side")
+        self.side.addTab(self.runs, "Runs")
+        self.side.addTab(self.flow, "Tier flow")
         self.detail = RunDetailPanel()
         self.acts = WriteActions(self, "lineage")
         self.act_import = self.acts.add("Import Receipts…", self.import_receipts, name="import")
@@ -96,8 +116,8 @@ class LineageTab(DeskTab):
         self.failed = ReadFailed(lambda: self.reload(whole=True), "lineage")
         self.pages.addWidget(self.failed)
         self.pages.setCurrentWidget(self.waiting)
-        side = splitter(Qt.Orientation.Horizontal, self.pages, self.flow, name="lineage-side-split", stretch=(3, 1),
-                        sizes=(960, 300))
+        side = splitter(Qt.Orientation.Horizontal, self.pages, self.side, name="lineage-side-split", stretch=(3, 1),
+                        sizes=(900, 380))
         split = splitter(Qt.Orientation.Vertical, side, self.detail, name="lineage-split", stretch=(3, 1),
                          sizes=(430, 240))
         layout = QVBoxLayout(self)
@@ -109,9 +129,8 @@ class LineageTab(DeskTab):
         self._rebuild_timer = self._single(60, self._rebuild)
         self._flow_timer = self._single(150, self._update_flow)
         self._line_timer = self._single(120, self._line_moved)
-        self.clock = QTimer(self)
-        self.clock.setInterval(60_000)
-        self.clock.timeout.connect(self.controls.tick)
+        self.clock = self._single(MINUTE_MS, self.controls.tick)  # rescheduled after each layout (``_schedule``)
+        self.controls.notice.linkActivated.connect(self._notice_link)
         self.controls.changed.connect(self._rebuild_timer.start)
         self.controls.fit_requested.connect(lambda: self.panel.key(Qt.Key.Key_Home, Qt.KeyboardModifier.NoModifier))
         self.panel.run_clicked.connect(self.select_run)
@@ -133,7 +152,6 @@ class LineageTab(DeskTab):
     def open(self, session: DeskSession) -> None:
         super().open(session)
         self.acts.bind(session)
-        self.clock.start()
         self.reload(whole=True)
 
     def refresh(self, change: Change) -> None:
@@ -254,6 +272,8 @@ class LineageTab(DeskTab):
         self.pages.setCurrentWidget(self.panel if len(table) else self.empty)
         if len(table):
             self.controls.set_span(from_us(lo), from_us(hi))
+        if not first:
+            self.controls.catch_up()  # new receipts, following the clock: judge them now, not at the next tick
         self._rebuild()
         self.mark_ready()  # a target held meanwhile lands (its run once the timeline is laid out)
 
@@ -295,6 +315,9 @@ class LineageTab(DeskTab):
         self.panel.set_timeline(tl, self.origin_us, keep_view=keep)
         self.controls.set_legend(tl)
         self.controls.set_source_versions(tl.whole.source_versions, tl.source_counts())
+        self._say(tl)
+        self._schedule(tl)
+        self.runs.set_timeline(tl, self.panel.item.selected)
         self._flow_timer.start()
         if self.ready and self.mark_ready():  # a run a target named (not while receipts are read again)
             pass
@@ -322,15 +345,15 @@ class LineageTab(DeskTab):
         now, rows = tl.now_us, self.flow.occupancy_rows()
 
         def work() -> tuple:
-            return tl.transitions(a, b), tl.occupancy(now, rows=rows)
+            return tl.transitions(a, b, with_bounded=True), tl.occupancy(now, rows=rows, with_bounded=True)
 
         def show(result: tuple) -> None:
             if tl is not self.tl or self.closed:
                 return
-            (edges, total, risky, hours), (names, counts) = result
+            (edges, total, risky, hours, bounded), (names, counts, maybe) = result
             x = (edges - self.origin_us) / US
-            self.flow.set_transitions(x, total, risky, hours, (x0, x1), self.origin_us / US)
-            self.flow.set_occupancy(names, counts)
+            self.flow.set_transitions(x, total, risky, hours, (x0, x1), self.origin_us / US, bounded=bounded)
+            self.flow.set_occupancy(names, counts, maybe=maybe)
 
         self.compute(work, show, label="counting the tier flow")
 
@@ -339,7 +362,37 @@ class LineageTab(DeskTab):
         if abs((moment - self.controls.evaluate_at()).total_seconds()) >= 1:
             self.controls.set_evaluate_at(moment)
 
+    # -- live: the clock and what the picture needs said ------------------------------------------
+
+    def _say(self, tl: timeline.Timeline) -> None:
+        """Receipts dated after the clock (following it), or history all older than the window."""
+        whole = tl.whole
+        text = notice.ahead_of_clock(whole, tl.table, tl.now_us) if self.controls.following else ""
+        self.controls.set_notice(text or notice.all_stale(whole, tl.now_us, tl.fresh_us))
+
+    def _schedule(self, tl: timeline.Timeline) -> None:
+        """Following the clock: move the evaluated time when time alone next changes the picture
+        (at least once a minute); not following: never."""
+        self.clock.stop()
+        if not self.controls.following:
+            return
+        wait = MINUTE_MS
+        upcoming = tl.table.next_change(tl.now_us, tl.fresh_us)
+        if upcoming is not None:
+            clock_us = to_us(datetime.now(UTC))
+            wait = min(wait, max(SOONEST_MS, -(-(upcoming - clock_us) // 1000)))
+        self.clock.start(int(wait))
+
+    def _notice_link(self, link: str) -> None:
+        if link == notice.NEWEST_LINK and self.table is not None and len(self.table):
+            self.controls.set_evaluate_at(notice.newest_moment(self.table))
+
     # -- a run ------------------------------------------------------------------------------------
+
+    def open_run(self, run: int) -> None:
+        """The run list's Enter (or double click): the run in view on the timeline, and explained."""
+        self.panel.show_run(run)
+        self.select_run(run)
 
     def describe(self, run: int | None, t_us: int) -> str:
         """The timeline's tooltip: the run under the pointer, or the time there (local and UTC)."""
@@ -371,6 +424,7 @@ class LineageTab(DeskTab):
         self.selected_id = table.run_ids[run]
         self.panel.item.selected = run
         self.panel.item.update()
+        self.runs.show_selected(run)
         state = timeline.STATES[int(tl.state[run]) - 1]
         self.detail.show_pending(
             f"<b>{self.selected_id}</b> · {colors.swatch(state.color)} <b>{state.color}</b> · {state} "
