@@ -79,6 +79,7 @@ class Swimlane(QWidget):
     """Versions (rows) across stm → mtm → lpm → retrieval → generation (columns)."""
 
     CELL_W, CELL_H, HEAD = 92, 22, 18
+    LABEL_MAX = 170  # a longer version is elided in the middle (the tooltip and the receipts name it whole)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -103,9 +104,15 @@ class Swimlane(QWidget):
         lines += [f"{MARK_LOOK[m][1]}: {MARKS[m]}" for m in sorted(marks)]
         return "\n".join(lines)
 
+    def label_width(self) -> int:
+        """Room for the versions' names (whole, up to a limit; longer ones are elided in the middle)."""
+        names = [lane.version for lane in self.detail.versions] if self.detail else []
+        widest = max((self.fontMetrics().horizontalAdvance(n) for n in names), default=0)
+        return int(min(max(widest + 10, 64), self.LABEL_MAX))
+
     def sizeHint(self) -> QSize:
         rows = len(self.detail.versions) if self.detail else 0
-        return QSize(self.CELL_W * len(TIERS) + 70, self.HEAD + self.CELL_H * max(rows, 1) + 4)
+        return QSize(self.CELL_W * len(TIERS) + self.label_width() + 6, self.HEAD + self.CELL_H * max(rows, 1) + 4)
 
     def minimumSizeHint(self) -> QSize:
         return self.sizeHint()
@@ -117,7 +124,8 @@ class Swimlane(QWidget):
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         pal = QApplication.palette()
         text = pal.text().color()
-        left = 64
+        left = self.label_width()
+        metrics = self.fontMetrics()
         for c, tier in enumerate(TIERS):
             p.setPen(text)
             p.drawText(QRectF(left + c * self.CELL_W, 0, self.CELL_W, self.HEAD), Qt.AlignmentFlag.AlignCenter, tier)
@@ -125,7 +133,7 @@ class Swimlane(QWidget):
             y = self.HEAD + r * self.CELL_H
             p.setPen(text)
             p.drawText(QRectF(0, y, left - 6, self.CELL_H), Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                       lane.version)
+                       metrics.elidedText(lane.version, Qt.TextElideMode.ElideMiddle, left - 8))
             for c, step in enumerate(lane.steps):
                 box = QRectF(left + c * self.CELL_W + 4, y + 2, self.CELL_W - 16, self.CELL_H - 4)
                 self._cell(p, box, step.status, step.mark, text)

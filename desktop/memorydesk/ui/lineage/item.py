@@ -37,6 +37,11 @@ VECTOR_LIMIT = 2000
 US = 1_000_000
 
 
+def lane_pad(lane_px: int) -> int:
+    """Pixels left free above and below a lane's bars."""
+    return max(2, min(4, round(lane_px * 0.2)))
+
+
 class TimelineItem(pg.GraphicsObject):
     clicked = Signal(object)  # a table run index, or None (empty place)
 
@@ -89,7 +94,7 @@ class TimelineItem(pg.GraphicsObject):
         if r1 <= r0 or width <= 0:
             return
         lane_px = max(1, round(sy))
-        pad = max(2, round(lane_px * 0.2))
+        pad = lane_pad(lane_px)
         x0_us = self.origin_us + left * US
         pixel_us = (right - left) * US / width
         p.save()
@@ -204,7 +209,7 @@ class TimelineItem(pg.GraphicsObject):
         row, tolerance = math.floor(y), int(max(pixel * tolerance_px, 0) * US)
         if self.mode == "vector" and 0 <= row < tl.rows and tl.row_tracks[row] > 1:
             sy = 1.0 / (self.pixelHeight() or 1.0)  # pixels per row
-            pad = max(2, round(sy * 0.2))
+            pad = lane_pad(max(1, round(sy)))
             shown = self.tracks_shown(row, sy, pad)
             inside = ((y - row) * sy - pad) / max(1.0, sy - 2 * pad)
             if shown > 1 and 0 <= inside < 1:

@@ -24,8 +24,8 @@ from memorydesk.ui.lineage import colors
 
 Index = QModelIndex | QPersistentModelIndex
 _NO_PARENT = QModelIndex()
-COLUMNS = (("state", "State"), ("run", "Run"), ("lane", "Lane"), ("first", "First receipt"),
-           ("last", "Last receipt"), ("receipts", "Receipts"))
+COLUMNS = (("state", "State"), ("run", "Run"), ("first", "First receipt"), ("last", "Last receipt"),
+           ("lane", "Lane"), ("receipts", "Receipts"))
 US = 1_000_000
 
 
@@ -111,7 +111,7 @@ class RunListModel(QAbstractTableModel):
         run, key, t = int(self.order[index.row()]), COLUMNS[index.column()][0], tl.table
         state = STATES[int(tl.state[run]) - 1]
         if role == Qt.ItemDataRole.DisplayRole:
-            return {"state": f"{state.color}: {state}", "run": t.run_ids[run],
+            return {"state": str(state), "run": t.run_ids[run],
                     "lane": t.lane_name(int(t.lane[run])), "first": _local(int(t.start[run])),
                     "last": _local(int(t.end[run])), "receipts": f"{int(t.count[run]):,}"}[key]
         if role == Qt.ItemDataRole.DecorationRole and key == "state":
@@ -121,7 +121,7 @@ class RunListModel(QAbstractTableModel):
                 us = int(t.start[run] if key == "first" else t.end[run])
                 return f"{format_utc(datetime.fromtimestamp(us / US, UTC))} (UTC)"
             if key == "state":
-                return f"rule {state.rule}: {state}" + (" · canary run" if t.canary[run] else "")
+                return f"{state.color}: {state} (rule {state.rule})" + (" · canary run" if t.canary[run] else "")
             return t.run_ids[run] if key == "run" else None
         if role == Qt.ItemDataRole.TextAlignmentRole and key == "receipts":
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -170,6 +170,7 @@ class RunList(QWidget):
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
+        self._fitted = False  # the column widths were fitted to the first runs read
         self.view.opened.connect(self.opened)
         self.view.doubleClicked.connect(lambda index: self._open_row(index.row()))
         layout = QVBoxLayout(self)
@@ -185,13 +186,18 @@ class RunList(QWidget):
             self.opened.emit(run)
 
     def set_timeline(self, tl: Timeline, selected: int | None) -> None:
-        first = self.model.tl is None
         self.model.set_timeline(tl)
         shown, total = tl.runs_shown, len(tl.table)
         self.count.setText(f"{shown:,} run{'' if shown == 1 else 's'}" + (f" of {total:,} (filtered as the timeline)"
                                                                            if shown != total else ""))
-        if first:
-            widths = {"state": 150, "run": 220, "lane": 180, "first": 140, "last": 140}
+        if not self._fitted and len(tl.table):  # once: then the person's widths stay
+            self._fitted = True
+            text = self.fontMetrics().horizontalAdvance
+            ids = tl.table.run_ids[:500]
+            widths = {"state": text("generation_unverified") + 30,
+                      "run": min(max((text(r) for r in ids), default=60) + 16, text("m" * 24)),
+                      "first": text("2026-11-13 21:40:00") + 14, "last": text("2026-11-13 21:40:00") + 14,
+                      "lane": text("user:sam / agent:farah") + 14}
             for column, (key, _title) in enumerate(COLUMNS):
                 if key in widths:
                     self.view.setColumnWidth(column, widths[key])
