@@ -365,12 +365,9 @@ def as_of(ws: Workspace, table: RunTable, now_us: int) -> RunTable:
 
 
 def _records(conn, ws: Workspace, run_ids: list[str] | None) -> tuple[np.ndarray, np.ndarray]:
-    rec, text = receipt_store.read_records(conn, ws)
-    if run_ids is not None:
-        code = {name: k for k, name in enumerate(text.tolist())}
-        wanted = np.fromiter((code.get(r, -1) for r in run_ids), np.int64, len(run_ids))
-        rec = rec[np.isin(rec["run"], wanted)]
-    return rec, text
+    if run_ids is None:
+        return receipt_store.read_records(conn, ws)
+    return receipt_store.read_runs(conn, ws, run_ids)
 
 
 def read_table(conn, ws: Workspace, run_ids: list[str] | None = None, upto_us: int | None = None,

@@ -186,7 +186,7 @@ class _Builder:
                 plan.anomalies.append(Anomaly(
                     "session_evicted", files.user, files.file(MID_TERM), f"sessions.{session_id}",
                     f"{session_id} was imported before and is no longer in mid_term.json (MemoryOS evicted it); "
-                    f"its {pages} page(s) left the MTM tier"))
+                    f"its {'1 page' if pages == 1 else f'{pages} pages'} left the MTM tier"))
         plan.pages_removed += [p for p in state.owned(files.user, "page") if p not in present and p in state.pages]
 
     def facts(self, candidates: list[dict[str, Any]], kind: str, owner: str) -> None:

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QStackedWidget, QVBoxLayout,
 from memorydesk.core.health.scalar import Color
 from memorydesk.lineage.runs import BOUNDARIES, PLACES
 from memorydesk.ui.lineage import colors
-from memorydesk.ui.lineage.axes import TimeAxis, elide
+from memorydesk.ui.lineage.axes import TimeAxis, elide, elide_lane
 
 PLACE_COLORS = ("#9cc3e6", "#4a86c5", "#1f4e79", colors.HEX[Color.AT_RISK])
 BAND = 0.85  # of a band's height, for its busiest bin
@@ -51,6 +51,12 @@ def _plot(widget: pg.PlotWidget, left_width: int) -> pg.PlotItem:
     axis.setWidth(left_width)
     axis.setStyle(tickLength=0, textFillLimits=[(0, 1.0)], hideOverlappingLabels=False)
     return widget.getPlotItem()
+
+
+def _parts(name: str) -> tuple[str, str]:
+    """A lane's name (``Timeline.lane_name``) back into its two scopes."""
+    user, _sep, assistant = name.partition(" / ")
+    return user, assistant
 
 
 class FlowPanel(QWidget):
@@ -189,6 +195,6 @@ class FlowPanel(QWidget):
                 self.bars.append(hatched)
             left += width
         axis = self.occupancy.getAxis("left")
-        axis.setTicks([[(float(n - 1 - i), elide(axis, name)) for i, name in enumerate(names)]])
+        axis.setTicks([[(float(n - 1 - i), elide_lane(axis, _parts(name))) for i, name in enumerate(names)]])
         plot.setYRange(-0.6, n - 0.4, padding=0)
         plot.setXRange(0, max(1.0, float(left.max())) * 1.05, padding=0)

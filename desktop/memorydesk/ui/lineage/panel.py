@@ -192,7 +192,7 @@ class TimelinePanel(QWidget):
         self.item.set_timeline(tl, origin_us)
         self.time_axis.origin_s = origin_us / US
         self.lane_axis.rows = tl.rows
-        self.lane_axis.name_of = lambda r: tl.lane_name(r) if 0 <= r < tl.rows else ""
+        self.lane_axis.lane_of = lambda r: tl.table.lanes[int(tl.row_lane[r])] if 0 <= r < tl.rows else None
         self.now_line.setValue(self.item.x_of(tl.now_us))
         lo, hi = tl.whole.span()
         span = max((hi - lo) / US, 60.0)
