@@ -111,10 +111,11 @@ class ImportResult:
         }
         if self.dry_run:
             out["dry_run"] = True
-        out["cannot_see"] = CANNOT_SEE
         return out
 
-    def lines(self) -> list[str]:
+    def lines(self, blind_spots: bool = True) -> list[str]:
+        """The report a person reads; ``blind_spots``: with what an import cannot see (before the
+        outcome, which is always the last line)."""
         lines = []
         for name, c in self.users.items():
             lines.append(f"user {name} (lane {name} × {self.lanes.get(name, '?')}): {c.stm} STM, "
@@ -132,8 +133,9 @@ class ImportResult:
         for user, run in self.at_risk_runs.items():
             lines.append(f"at-risk run of {user}'s interrupted migration: {run} "
                          f"(memory-desk lineage classify {self.workspace})")
+        if blind_spots:
+            lines.append(CANNOT_SEE)
         lines.append(self.outcome())
-        lines.append(CANNOT_SEE)
         return lines
 
     def outcome(self) -> str:
