@@ -204,9 +204,10 @@ def read_runs(conn: Connection, ws: Workspace, run_ids: Iterable[str]) -> tuple[
         return rec[np.isin(rec["run"], blocks.code_array(text, run_ids))], text
     codes = np.asarray([c for name, c in blocks.known(raw, run_ids).items() if name is not None], np.int64)
     if not len(codes):
-        return np.zeros(0, blocks.RECORD), blocks.names(raw)
+        return np.zeros(0, blocks.RECORD), blocks.names_of(raw, codes)
     rec = blocks.read(raw, codes_from=int(codes.min()))
-    return rec[np.isin(rec["run"], codes)], blocks.names(raw)
+    rec = rec[np.isin(rec["run"], codes)]
+    return rec, blocks.names_of(raw, np.concatenate([rec[name] for name in blocks.STRINGS]) if len(rec) else codes)
 
 
 def read_records(conn: Connection, ws: Workspace) -> tuple[np.ndarray, np.ndarray]:

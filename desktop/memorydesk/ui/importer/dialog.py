@@ -84,8 +84,8 @@ class ImportDialog(QDialog):
         self.target.setObjectName("target")
         self.target.setWordWrap(True)
         self.target.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        path = session.ws.path
-        self.target.setText(f"<b>{html.escape(path.name)}</b> — {html.escape(str(path))}")
+        path = Path(session.ws.path).resolve()
+        self.target.setText(f"<b>{html.escape(path.name)}</b> in {html.escape(str(path.parent))}")
         self.target.setToolTip("The workspace open in the window: the import writes into it")
         self.folder = QLineEdit()
         self.folder.setObjectName("folder")

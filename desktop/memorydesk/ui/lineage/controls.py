@@ -80,7 +80,9 @@ class Controls(QWidget):
         self.source = QComboBox()
         self.source.setObjectName("lineage-filter-source")
         self.source.addItem(ANY_SOURCE, None)
-        self.source.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        # as wide as the version chosen (whole), not as the longest in the list (``_fit_source``)
+        self.source.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.source.setMinimumContentsLength(16)
         self.source.setToolTip("Only runs with a receipt written by this implementation / adapter version")
         self.canary = QCheckBox("canary only")
         self.canary.setToolTip("Only the canary's runs (receipts marked canary)")
@@ -158,6 +160,7 @@ class Controls(QWidget):
         self.fit.clicked.connect(self.fit_requested)
         for box in (self.color, self.rule, self.source):
             box.currentIndexChanged.connect(lambda _i: self._changed())
+        self.source.currentIndexChanged.connect(lambda _i: self._fit_source())
         self.scope.textChanged.connect(lambda _t: self._changed())
         self.run_text.textChanged.connect(lambda _t: self._changed())
         self.canary.toggled.connect(lambda _on: self._changed())
@@ -246,13 +249,22 @@ class Controls(QWidget):
         self.source.addItem(ANY_SOURCE, None)
         for name in sorted(names):
             runs, risky = counts.get(name, (0, 0))
-            self.source.addItem(f"{name} — {runs:,} runs, {risky:,} at-risk", name)
+            self.source.addItem(f"{name} — {runs:,} run{'' if runs == 1 else 's'}, {risky:,} at-risk", name)
             self.source.setItemData(self.source.count() - 1, name, Qt.ItemDataRole.ToolTipRole)
+        widest = max((self.source.fontMetrics().horizontalAdvance(self.source.itemText(k))
+                      for k in range(self.source.count())), default=0)
+        self.source.view().setMinimumWidth(min(widest + 40, 900))
         found = max(0, self.source.findData(current)) if current is not None else 0
         self.source.setCurrentIndex(found)
         self.source.setToolTip(current or "Only runs with a receipt written by this implementation / adapter "
                                           "version")
         self.source.blockSignals(False)
+        self._fit_source()
+
+    def _fit_source(self) -> None:
+        """The sourceVersion box shows the chosen version whole (the list shows every one whole)."""
+        text = self.source.currentText()
+        self.source.setMinimumWidth(self.source.fontMetrics().horizontalAdvance(text) + 48)
 
     def set_span(self, lo: datetime, hi: datetime) -> None:
         """The time range filter starts out as the data's span."""

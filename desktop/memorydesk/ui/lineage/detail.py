@@ -115,7 +115,9 @@ class Swimlane(QWidget):
         return QSize(self.CELL_W * len(TIERS) + self.label_width() + 6, self.HEAD + self.CELL_H * max(rows, 1) + 4)
 
     def minimumSizeHint(self) -> QSize:
-        return self.sizeHint()
+        """The tiers in full; the versions' names get what is left (elided in the middle)."""
+        rows = len(self.detail.versions) if self.detail else 0
+        return QSize(self.CELL_W * len(TIERS) + 70, self.HEAD + self.CELL_H * max(rows, 1) + 4)
 
     def paintEvent(self, event: QPaintEvent) -> None:
         if self.detail is None:
@@ -124,7 +126,7 @@ class Swimlane(QWidget):
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         pal = QApplication.palette()
         text = pal.text().color()
-        left = self.label_width()
+        left = max(64, min(self.label_width(), self.width() - self.CELL_W * len(TIERS) - 6))
         metrics = self.fontMetrics()
         for c, tier in enumerate(TIERS):
             p.setPen(text)
