@@ -29,7 +29,7 @@ from fixtures.receipts import receipt
 from memorydesk.core.receipts import receipt_from_json
 from memorydesk.demo import lineage as demo
 from memorydesk.lineage import receipt_store
-from memorydesk.lineage.runs import load_changes, load_runs
+from memorydesk.lineage.run_reads import load_changes, load_runs
 from memorydesk.store import open_workspace
 
 TRIALS = 8

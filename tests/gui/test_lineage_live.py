@@ -9,7 +9,6 @@ for the same receipts and time."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
@@ -18,11 +17,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from lineage_sample import lineage_path, ready, receipts, settle  # noqa: F401 - fixtures
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import Qt
 
 from fixtures.receipts import receipt, to_jsonl
 from helpers import SHARED_DATA
-from memorydesk.core.health.arrays import from_us, to_us
+from memorydesk.core.health.arrays import to_us
 from memorydesk.core.health.scalar import Color, HealthState, classify
 from memorydesk.core.receipts import receipt_from_json
 from memorydesk.lineage import receipt_store

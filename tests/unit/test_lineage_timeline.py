@@ -12,7 +12,7 @@ import pytest
 from memorydesk.core.health.arrays import RULE_SEVERITY, to_us
 from memorydesk.core.health.scalar import Color, HealthState, as_of, classify
 from memorydesk.demo import lineage as demo
-from memorydesk.lineage import runs as run_tables
+from memorydesk.lineage import run_reads as run_tables
 from memorydesk.lineage.receipt_store import ingest
 from memorydesk.lineage.runs import table_of
 from memorydesk.lineage.timeline import Filters, build

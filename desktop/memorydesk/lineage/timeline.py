@@ -220,7 +220,8 @@ class Timeline:
         moves, lpm = self.bounded()
         kind, shown_runs = t.tr_kind[a:b][keep], runs[keep]
         bound = ((kind == 0) & moves[shown_runs]) | ((kind == 1) & lpm[shown_runs])
-        return edges, total, at_risk, hours, np.bincount(cell[bound], minlength=4 * n)[:4 * n].reshape(n, 4).T / hours
+        bounded = np.bincount(cell[bound], minlength=4 * n)[:4 * n].reshape(n, 4).T / hours
+        return edges, total, at_risk, hours, bounded
 
     def occupancy(self, at: int, rows: int = 12, *, with_bounded: bool = False) -> tuple:
         """Where the shown runs' memories are at ``at`` (``PLACES``), for the first display rows:
@@ -303,7 +304,7 @@ def build(table: RunTable, now_us: int, fresh_us: int, filters: Filters = Filter
           bins: int = GRID_BINS, source: RunTable | None = None) -> Timeline:
     """Judge every run at ``now_us``, apply ``filters`` and lay the shown runs out (see the module).
 
-    ``table`` holds the runs as of ``now_us`` (``runs.as_of``: only receipts dated at or before
+    ``table`` holds the runs as of ``now_us`` (``run_reads.as_of``: only receipts dated at or before
     it); ``source``, when given, is the whole table it was cut from (the axis spans it)."""
     state = table.states_at(now_us, fresh_us) if len(table) else np.zeros(0, np.int8)
     severity = RULE_SEVERITY[state]

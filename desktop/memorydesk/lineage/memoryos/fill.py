@@ -63,8 +63,9 @@ def interrupted_migration(user: UserFiles, capacity: int | None) -> Anomaly | No
               f"add_memory after it) did not finish after the newest mid-term page ({lost.after_page}); "
               f"{'it was' if lost.missing == 1 else 'they were'} popped by the first add_memory after {popped.local} "
               f"({format_utc(popped.utc)}). The Lineage tab shows this as the at-risk run {run}. To reconcile: find "
-              f"{user.user}'s {'QA' if lost.missing == 1 else 'QAs'} from that interval in the agent's own conversation "
-              "log and add them again; do not retry the migration blindly")
+              f"{user.user}'s {'QA' if lost.missing == 1 else 'QAs'} from that interval in the agent's own "
+              f"conversation log and add {'it' if lost.missing == 1 else 'them'} again; do not retry the migration "
+              "blindly")
     extra = {"from_utc": format_utc(after.utc), "to_utc": format_utc(before.utc) if before else None,
              "from_local": after.local, "to_local": before.local if before else None,
              "entries": lost.entries, "capacity": capacity, "missing": lost.missing, "run_id": run}

@@ -40,8 +40,8 @@ def ahead_of_clock(whole: RunTable, cut: RunTable, now_us: int) -> str:
             if cut.later_us is not None else "")
     return (f"<b>{receipts} of {runs} {'is' if cut.later == 1 else 'are'} dated after this computer's clock</b>, "
             f"up to {span_text(ahead)} ahead (another host's clock, or a producer's?). A receipt counts from its "
-            f"time on, as <code>lineage classify --now</code> counts it: until then {'it is' if cut.later == 1 else 'they are'} "
-            f"stored but not drawn or judged.{when}")
+            f"time on, as <code>lineage classify --now</code> counts it: until then "
+            f"{'it is' if cut.later == 1 else 'they are'} stored but not drawn or judged.{when}")
 
 
 def all_stale(whole: RunTable, now_us: int, fresh_us: int) -> str:

@@ -5,7 +5,7 @@ Reading: the stored receipts are read and judged once on the worker (``lineage.r
 judging again at another window, filtering and laying out happen on the tab's own thread
 (``lineage.timeline``). Evaluating at a time before the newest receipt shows what an
 operator saw then: only receipts dated at or before it count, so the runs that time cuts
-through are read again up to it on the worker (``runs.as_of``), runs that had not begun
+through are read again up to it on the worker (``run_reads.as_of``), runs that had not begun
 are not drawn, and the legend, tier flow and occupancy follow. A change to receipts (an import, the canary, another process's ingest seen by
 the window's watcher) reads only the runs that have new receipts.
 
@@ -30,6 +30,7 @@ Targets for ``navigate`` (``session.navigate("lineage", **target)``):
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -39,20 +40,18 @@ from PySide6.QtWidgets import QFileDialog, QLabel, QStackedWidget, QTabWidget, Q
 
 from memorydesk.core.changes import Kind
 from memorydesk.core.health.arrays import from_us, to_us
-from memorydesk.lineage import runs as run_tables
-from memorydesk.lineage import timeline
+from memorydesk.lineage import run_reads, timeline
 from memorydesk.lineage.receipt_files import export_file
 from memorydesk.lineage.receipt_import import import_file
 from memorydesk.lineage.run_detail import read_detail
 from memorydesk.lineage.runs import RunTable
 from memorydesk.ui.actions import WriteActions
-from memorydesk.ui.lineage import colors
+from memorydesk.ui.lineage import colors, notice
 from memorydesk.ui.lineage.axes import when_text
 from memorydesk.ui.lineage.canary_dialog import CanaryDialog, run_gate_in
 from memorydesk.ui.lineage.controls import Controls
 from memorydesk.ui.lineage.detail import RunDetailPanel
 from memorydesk.ui.lineage.flow import FlowPanel
-from memorydesk.ui.lineage import notice
 from memorydesk.ui.lineage.item import US
 from memorydesk.ui.lineage.panel import TimelinePanel
 from memorydesk.ui.lineage.run_list import RunList
@@ -84,6 +83,7 @@ class LineageTab(DeskTab):
         self.dialog: Any = None
         self.loading = False
         self.cutting = False  # reading the runs as of the evaluated time
+        self._laying_out, self._layout_ms = 0.0, 0.0  # when the last layout started, how long it took
         self._cut: tuple[RunTable, int, RunTable] | None = None  # (whole table, time, the table as of it)
         self._again: bool | None = None  # a refresh came while reading: read again (True: whole)
         self.controls = Controls()
@@ -236,10 +236,10 @@ class LineageTab(DeskTab):
         try:
             if whole:
                 result = await self.session.job(
-                    "Reading lineage receipts", lambda ws, job: run_tables.load_runs(
+                    "Reading lineage receipts", lambda ws, job: run_reads.load_runs(
                         ws, progress=lambda d, t: job.report(d, t, "receipts judged"), cancelled=lambda: job.cancelled))
             else:
-                result = await self.session.read(lambda ws: run_tables.load_changes(ws, table), label="reading receipts",
+                result = await self.session.read(lambda ws: run_reads.load_changes(ws, table), label="reading receipts",
                                                  quiet=True)
         except Exception as exc:  # said on the page (and by the window's error path for the whole read)
             result, failure = None, describe_error(exc)
@@ -298,11 +298,12 @@ class LineageTab(DeskTab):
             def failed(_exc: BaseException) -> None:
                 self.cutting = False
 
-            self.run(lambda ws: run_tables.as_of(ws, table, now), done, label="reading receipts as of the evaluated "
+            self.run(lambda ws: run_reads.as_of(ws, table, now), done, label="reading receipts as of the evaluated "
                      "time", on_failure=failed)
 
     def _lay_out(self, whole: RunTable, table: RunTable, now: int, fresh: timedelta) -> None:
         filters = self.controls.filters()
+        self._laying_out = time.perf_counter()
         self.compute(lambda: timeline.build(table, now, fresh // timedelta(microseconds=1), filters, grid=False,
                                             source=whole), self._built, label="laying out the timeline",
                      token=self.latest.take("timeline"))
@@ -310,6 +311,7 @@ class LineageTab(DeskTab):
     def _built(self, tl: timeline.Timeline) -> None:
         if self.closed or tl.whole is not self.table:
             return
+        self._layout_ms = (time.perf_counter() - self._laying_out) * 1000
         keep = self.tl is not None
         self.tl = tl
         self.panel.set_timeline(tl, self.origin_us, keep_view=keep)
@@ -372,7 +374,8 @@ class LineageTab(DeskTab):
 
     def _schedule(self, tl: timeline.Timeline) -> None:
         """Following the clock: move the evaluated time when time alone next changes the picture
-        (at least once a minute); not following: never."""
+        (at least once a minute; with very many runs, whose states change every few seconds, no
+        sooner than four layouts' time after the last); not following: never."""
         self.clock.stop()
         if not self.controls.following:
             return
@@ -380,7 +383,8 @@ class LineageTab(DeskTab):
         upcoming = tl.table.next_change(tl.now_us, tl.fresh_us)
         if upcoming is not None:
             clock_us = to_us(datetime.now(UTC))
-            wait = min(wait, max(SOONEST_MS, -(-(upcoming - clock_us) // 1000)))
+            soonest = max(SOONEST_MS, 4 * self._layout_ms)
+            wait = min(wait, max(soonest, -(-(upcoming - clock_us) // 1000)))
         self.clock.start(int(wait))
 
     def _notice_link(self, link: str) -> None:
@@ -523,5 +527,5 @@ def _lanes_of(target: dict[str, Any], known: list[tuple[str, str]]) -> list[tupl
 
 def _grid(tl: timeline.Timeline) -> timeline.Grid:
     grid = timeline.grid_of(tl)
-    run_tables.give_back_memory()  # its temporary arrays
+    run_reads.give_back_memory()  # its temporary arrays
     return grid
