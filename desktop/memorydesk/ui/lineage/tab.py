@@ -12,10 +12,8 @@ the window's watcher) reads only the runs that have new receipts.
 Live: while *follow the clock* is on, the evaluated time moves to the clock whenever new
 receipts are read (whoever stored them: the window's watcher sees another program's commit
 through ``PRAGMA data_version``, and only runs past the highest receipt id read are read
-again), and otherwise exactly when time alone changes what is shown — a waiting window
-closes, a run's newest receipt leaves the freshness window, a receipt dated after the clock
-starts to count (``RunTable.next_change``), or a minute has passed. A receipt dated after
-the clock is said above the timeline, not silently left out.
+again), and otherwise when time alone changes what is shown (``live``). A receipt dated
+after the clock is said above the timeline, not silently left out.
 
 Beside the timeline, the run list (``run_list``) and the tier flow.
 
@@ -30,29 +28,24 @@ Targets for ``navigate`` (``session.navigate("lineage", **target)``):
 
 from __future__ import annotations
 
-import time
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QFileDialog, QLabel, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
-from memorydesk.core.changes import Kind
-from memorydesk.core.health.arrays import from_us, to_us
+from memorydesk.core.health.arrays import from_us
 from memorydesk.lineage import run_reads, timeline
-from memorydesk.lineage.receipt_files import export_file
-from memorydesk.lineage.receipt_import import import_file
 from memorydesk.lineage.run_detail import read_detail
 from memorydesk.lineage.runs import RunTable
 from memorydesk.ui.actions import WriteActions
-from memorydesk.ui.lineage import colors, notice
+from memorydesk.ui.lineage import colors, notice, receipt_io
 from memorydesk.ui.lineage.axes import when_text
-from memorydesk.ui.lineage.canary_dialog import CanaryDialog, run_gate_in
 from memorydesk.ui.lineage.controls import Controls
 from memorydesk.ui.lineage.detail import RunDetailPanel
 from memorydesk.ui.lineage.flow import FlowPanel
 from memorydesk.ui.lineage.item import US
+from memorydesk.ui.lineage.live import LiveClock
 from memorydesk.ui.lineage.panel import TimelinePanel
 from memorydesk.ui.lineage.run_list import RunList
 from memorydesk.ui.operations import describe_error
@@ -65,9 +58,7 @@ EMPTY = ("<h3>No lineage receipts in this workspace yet</h3><p>Receipts arrive f
          "<b>File ▸ Import receipts…</b> (JSON Lines), <code>memory-desk lineage ingest</code>, the MemoryOS "
          "import, or <b>Tools ▸ Run canary…</b>.</p>")
 LOADING = "<h3>Reading lineage receipts…</h3><p>The timeline appears once they are read and judged.</p>"
-RECEIPT_KINDS = frozenset({Kind.RECEIPT, Kind.TIER})
-MINUTE_MS = 60_000  # following the clock, the evaluated time moves at least this often
-SOONEST_MS = 200  # and never more often than this
+RECEIPT_KINDS = receipt_io.RECEIPT_KINDS
 
 
 class LineageTab(DeskTab):
@@ -83,7 +74,6 @@ class LineageTab(DeskTab):
         self.dialog: Any = None
         self.loading = False
         self.cutting = False  # reading the runs as of the evaluated time
-        self._laying_out, self._layout_ms = 0.0, 0.0  # when the last layout started, how long it took
         self._cut: tuple[RunTable, int, RunTable] | None = None  # (whole table, time, the table as of it)
         self._again: bool | None = None  # a refresh came while reading: read again (True: whole)
         self.controls = Controls()
@@ -129,7 +119,8 @@ class LineageTab(DeskTab):
         self._rebuild_timer = self._single(60, self._rebuild)
         self._flow_timer = self._single(150, self._update_flow)
         self._line_timer = self._single(120, self._line_moved)
-        self.clock = self._single(MINUTE_MS, self.controls.tick)  # rescheduled after each layout (``_schedule``)
+        self.live = LiveClock(self.controls, self)
+        self.clock = self.live.timer  # set again after each layout
         self.controls.notice.linkActivated.connect(self._notice_link)
         self.controls.changed.connect(self._rebuild_timer.start)
         self.controls.fit_requested.connect(lambda: self.panel.key(Qt.Key.Key_Home, Qt.KeyboardModifier.NoModifier))
@@ -303,7 +294,7 @@ class LineageTab(DeskTab):
 
     def _lay_out(self, whole: RunTable, table: RunTable, now: int, fresh: timedelta) -> None:
         filters = self.controls.filters()
-        self._laying_out = time.perf_counter()
+        self.live.laying_out()
         self.compute(lambda: timeline.build(table, now, fresh // timedelta(microseconds=1), filters, grid=False,
                                             source=whole), self._built, label="laying out the timeline",
                      token=self.latest.take("timeline"))
@@ -311,14 +302,12 @@ class LineageTab(DeskTab):
     def _built(self, tl: timeline.Timeline) -> None:
         if self.closed or tl.whole is not self.table:
             return
-        self._layout_ms = (time.perf_counter() - self._laying_out) * 1000
         keep = self.tl is not None
         self.tl = tl
         self.panel.set_timeline(tl, self.origin_us, keep_view=keep)
         self.controls.set_legend(tl)
         self.controls.set_source_versions(tl.whole.source_versions, tl.source_counts())
-        self._say(tl)
-        self._schedule(tl)
+        self.live.laid_out(tl)
         self.runs.set_timeline(tl, self.panel.item.selected)
         self._flow_timer.start()
         if self.ready and self.mark_ready():  # a run a target named (not while receipts are read again)
@@ -364,28 +353,7 @@ class LineageTab(DeskTab):
         if abs((moment - self.controls.evaluate_at()).total_seconds()) >= 1:
             self.controls.set_evaluate_at(moment)
 
-    # -- live: the clock and what the picture needs said ------------------------------------------
-
-    def _say(self, tl: timeline.Timeline) -> None:
-        """Receipts dated after the clock (following it), or history all older than the window."""
-        whole = tl.whole
-        text = notice.ahead_of_clock(whole, tl.table, tl.now_us) if self.controls.following else ""
-        self.controls.set_notice(text or notice.all_stale(whole, tl.now_us, tl.fresh_us))
-
-    def _schedule(self, tl: timeline.Timeline) -> None:
-        """Following the clock: move the evaluated time when time alone next changes the picture
-        (at least once a minute; with very many runs, whose states change every few seconds, no
-        sooner than four layouts' time after the last); not following: never."""
-        self.clock.stop()
-        if not self.controls.following:
-            return
-        wait = MINUTE_MS
-        upcoming = tl.table.next_change(tl.now_us, tl.fresh_us)
-        if upcoming is not None:
-            clock_us = to_us(datetime.now(UTC))
-            soonest = max(SOONEST_MS, 4 * self._layout_ms)
-            wait = min(wait, max(soonest, -(-(upcoming - clock_us) // 1000)))
-        self.clock.start(int(wait))
+    # -- live (``live``) ---------------------------------------------------------------------------
 
     def _notice_link(self, link: str) -> None:
         if link == notice.NEWEST_LINK and self.table is not None and len(self.table):
@@ -453,59 +421,12 @@ class LineageTab(DeskTab):
     def selected_detail(self) -> Any:
         return self.detail.detail
 
-    # -- writing: import and canary ---------------------------------------------------------------
+    # -- writing: import and canary (``receipt_io``) -----------------------------------------------
 
-    async def import_receipts(self, path: str | None = None) -> None:
-        """File ▸ Import receipts…: a JSON Lines or OTLP/JSON file, all or nothing, with progress."""
-        if not self.acts.allowed(self.act_import) or self.session is None:
-            return
-        if path is None:
-            path, _filter = QFileDialog.getOpenFileName(self, "Import receipts", "",
-                                                        "Receipts: JSON Lines or OTLP/JSON (*.jsonl *.ndjson *.json);;All files (*)")
-            if not path:
-                return
-
-        def work(ws, job):
-            return import_file(ws, path, lambda d, t, x: job.report(d, t, x), job.check)
-
-        result = await self.session.job(f"Importing {Path(path).name}", work, kinds=RECEIPT_KINDS)
-        self.session.status.emit(result.message())
-
-    async def export_receipts(self, path: str | None = None, fmt: str | None = None) -> None:
-        """File ▸ Export Receipts…: every stored receipt as OTLP/JSON (for OpenTelemetry) or JSON Lines."""
-        if self.session is None:
-            return
-        if path is None:
-            otlp, jsonl = "OTLP/JSON, for OpenTelemetry (*.json)", "JSON Lines (*.jsonl)"
-            path, chosen = QFileDialog.getSaveFileName(self, "Export receipts", "receipts.otlp.json",
-                                                       f"{otlp};;{jsonl}")
-            if not path:
-                return
-            fmt = "jsonl" if chosen == jsonl else "otlp-json"
-        fmt = fmt or ("jsonl" if path.endswith((".jsonl", ".ndjson")) else "otlp-json")
-
-        def work(ws, job):
-            job.report(0, 1, f"writing {Path(path).name}")
-            return export_file(ws, path, fmt)
-
-        count = await self.session.job(f"Exporting {Path(path).name}", work)
-        self.session.status.emit(f"Exported {count:,} receipts to {Path(path).name} "
-                                 f"({'OTLP/JSON' if fmt == 'otlp-json' else 'JSON Lines'}).")
-
-    async def run_canary(self) -> None:
-        """Tools ▸ Run canary…: says what it will write; Run starts the gate (progress, Stop, a
-        result per check), Cancel writes nothing."""
-        if not self.acts.allowed(self.act_canary) or self.session is None:
-            return
-        dialog = CanaryDialog(self, workspace=str(self.session.ws.path))
-        dialog.show_runs.connect(self.show_canary_runs)
-        dialog.run_requested.connect(lambda: self.start(run_gate_in(dialog, self.session, RECEIPT_KINDS | {Kind.FACT})))
-        self.dialog = dialog
-        dialog.open()
-
-    def show_canary_runs(self) -> None:
-        self.controls.clear_filters()
-        self.controls.canary.setChecked(True)
+    import_receipts = receipt_io.import_receipts
+    export_receipts = receipt_io.export_receipts
+    run_canary = receipt_io.run_canary
+    show_canary_runs = receipt_io.show_canary_runs
 
 
 def _lanes_of(target: dict[str, Any], known: list[tuple[str, str]]) -> list[tuple[str, str]]:
