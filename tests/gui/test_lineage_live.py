@@ -204,3 +204,17 @@ def test_a_wait_with_no_deadline_reads_no_deadline(open_window, crashed: Path, q
     column = [key for key, _title in model.COLUMNS].index("waiting_until")
     shown = {model.data(model.index(r, column)) for r in range(model.rowCount())}
     assert "no deadline" in shown and not any("9999" in (text or "") for text in shown)
+
+
+def test_changing_a_filter_does_not_put_off_the_clock(open_window, lineage_path, qtbot) -> None:
+    """Following the clock, the evaluated time is never more than a minute old: a layout for another
+    reason (a filter) keeps the tick where it was."""
+    win = open_window(lineage_path)
+    tab = ready(qtbot, win)
+    judged = tab.tl.now_us
+    qtbot.wait(2_500)
+    tab.controls.scope.setText("user:")
+    qtbot.waitUntil(lambda: tab.tl.filters.scope == "user:" and not tab.busy(), timeout=10_000)
+    assert tab.tl.now_us == judged  # a filter does not move the evaluated time …
+    age_ms = (to_us(datetime.now(UTC)) - judged) // 1000
+    assert age_ms >= 2_000 and tab.clock.remainingTime() <= 60_000 - age_ms + 100  # … nor put off its tick

@@ -48,13 +48,14 @@ class LiveClock(QObject):
         self.timer.stop()
         if not self.controls.following:
             return
-        wait = MINUTE_MS
+        clock_us = to_us(datetime.now(UTC))
+        soonest = max(SOONEST_MS, 4 * self.layout_ms)
+        # a minute after the time judged (a layout for another reason — a filter — does not put it off)
+        wait = MINUTE_MS - (clock_us - tl.now_us) // 1000
         upcoming = tl.table.next_change(tl.now_us, tl.fresh_us)
         if upcoming is not None:
-            clock_us = to_us(datetime.now(UTC))
-            soonest = max(SOONEST_MS, 4 * self.layout_ms)
-            wait = min(wait, max(soonest, -(-(upcoming - clock_us) // 1000)))
-        self.timer.start(int(wait))
+            wait = min(wait, -(-(upcoming - clock_us) // 1000))
+        self.timer.start(int(max(soonest, wait)))
 
     def stop(self) -> None:
         self.timer.stop()
