@@ -60,7 +60,7 @@ class RunListModel(QAbstractTableModel):
         t = tl.table
         key = COLUMNS[column][0]
         if key == "state":
-            values = tl.severity[runs].astype(np.int64) * 16 + tl.state[runs]
+            values = tl.severity[runs].astype(np.int64) * 16 + (15 - tl.state[runs])  # worst colour, first rule
         elif key == "run":
             values = np.asarray([t.run_ids[i] for i in runs.tolist()], dtype=object)
         elif key == "lane":
