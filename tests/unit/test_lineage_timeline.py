@@ -184,6 +184,8 @@ def test_overlapping_runs_of_a_lane_take_sub_tracks_that_never_overlap(table) ->
             depth += step
             peak = max(peak, depth)
         assert int(tl.row_tracks[r]) == peak
-    # runs that overlap nothing stay on track 0
-    track, rows = tracks_of(np.array([0, 10, 20]), np.array([5, 15, 25]), np.array([0, 3]))
-    assert track.tolist() == [0, 0, 0] and rows.tolist() == [1]
+    # each group of overlapping runs shares the lane among as many tracks as it needs; a run alone keeps all of it
+    for pos in range(tl.runs_shown):
+        assert tl.tracks[pos] > tl.track[pos]
+    track, tracks, rows = tracks_of(np.array([0, 10, 12, 20]), np.array([5, 15, 18, 25]), np.array([0, 4]))
+    assert track.tolist() == [0, 0, 1, 0] and tracks.tolist() == [1, 2, 2, 1] and rows.tolist() == [2]

@@ -72,6 +72,7 @@ class Timeline:
     row_maxdur: np.ndarray  # int64 per row
     row_worst: np.ndarray  # int8 per row
     track: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))  # per shown run: its sub-track
+    tracks: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))  # per shown run: its group's tracks
     row_tracks: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))  # per row: sub-tracks used
     t0: int = 0
     bin_us: int = 1
@@ -129,16 +130,13 @@ class Timeline:
                 parts.append(span[self.end[a:b] >= x0])
         return np.concatenate(parts) if parts else np.zeros(0, np.int64)
 
-    def hit(self, row: int, t: int, tolerance: int, track: int | None = None, tracks: int = 1) -> int | None:
-        """The run under a point: in ``row`` (and, when given, on sub-track ``track`` of the
-        ``tracks`` drawn: overlapping runs sit one above the other, see :func:`tracks_of`; runs
-        beyond them share the tracks in turn), the bars within ``tolerance`` µs of ``t``; the
-        most severe wins (as on screen), then one that contains ``t``, then the nearest."""
+    def hit(self, row: int, t: int, tolerance: int, among: np.ndarray | None = None) -> int | None:
+        """The run under a point: in ``row``, the bars within ``tolerance`` µs of ``t`` (or
+        ``among`` those: positions into the shown arrays); the most severe wins (as on screen),
+        then one that contains ``t``, then the nearest."""
         if not 0 <= row < self.rows:
             return None
-        found = self.in_view(row, row + 1, t - tolerance, t + tolerance)
-        if track is not None and len(found):
-            found = found[self.track[found] % max(1, tracks) == track]
+        found = self.in_view(row, row + 1, t - tolerance, t + tolerance) if among is None else among
         if not len(found):
             return None
         s, e = self.start[found], self.end[found]
@@ -340,22 +338,24 @@ def build(table: RunTable, now_us: int, fresh_us: int, filters: Filters = Filter
                   lane_worst[order].astype(np.int8),
                   state_counts={s: int(counts[s.rule]) for s in HealthState}, source=source)
     tl.color_counts = {c: sum(n for s, n in tl.state_counts.items() if s.color == c) for c in BY_SEVERITY}
-    tl.track, tl.row_tracks = tracks_of(start, end, row_offsets)
+    tl.track, tl.tracks, tl.row_tracks = tracks_of(start, end, row_offsets)
     if grid:
         add_grid(tl, bins)
     return tl
 
 
-def tracks_of(start: np.ndarray, end: np.ndarray, row_offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def tracks_of(start: np.ndarray, end: np.ndarray, row_offsets: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Sub-tracks that keep overlapping runs of a row apart (as trace viewers stack spans):
     each bar (sorted by row, then start) takes the lowest track free at its start. A bar that
     overlaps nothing stays on track 0 without a Python step; only runs of overlapping bars
-    are placed one by one. Returns (track per bar, tracks per row)."""
+    are placed one by one. Returns (track per bar, tracks of its group of overlapping bars per
+    bar — 1 for a bar alone, which keeps the lane's whole height —, tracks per row)."""
     n, rows = len(start), len(row_offsets) - 1
     track = np.zeros(n, np.int32)
     row_tracks = np.ones(rows, np.int32)
     if n < 2:
-        return track, row_tracks
+        return track, np.ones(n, np.int32), row_tracks
     row = np.repeat(np.arange(rows), np.diff(row_offsets))
     reach = end.copy()
     for r in range(rows):  # the furthest end so far within each row
@@ -378,7 +378,10 @@ def tracks_of(start: np.ndarray, end: np.ndarray, row_offsets: np.ndarray) -> tu
                 free[k] = int(end[i])
             track[i] = k
     np.maximum.at(row_tracks, row, track + 1)
-    return track, row_tracks
+    group = np.cumsum(~overlaps) - 1  # a bar that overlaps nothing before it starts a group
+    group_tracks = np.ones(int(group[-1]) + 1, np.int32)
+    np.maximum.at(group_tracks, group, track + 1)
+    return track, group_tracks[group], row_tracks
 
 
 def _spans(mask: np.ndarray) -> list[tuple[int, int]]:

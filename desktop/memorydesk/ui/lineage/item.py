@@ -144,20 +144,15 @@ class TimelineItem(pg.GraphicsObject):
             p.drawRects([QRectF(a - 1, b - 3, max(c + 2, 4.0), 2) for a, b, c in
                          zip(xs[marked].tolist(), ys[marked].tolist(), w[marked].tolist())])
 
-    def tracks_shown(self, row: int, sy: float, pad: int) -> int:
-        """How many of a row's sub-tracks are drawn apart (three pixels each at least)."""
-        tl = self.tl
-        held = max(1, int((sy - 2 * pad) // 3))
-        return int(min(int(tl.row_tracks[row]), held)) if tl is not None and len(tl.row_tracks) else 1
-
     def _track_box(self, found: np.ndarray, sy: float, dy: float, pad: int) -> tuple[np.ndarray, np.ndarray]:
-        """Top and height of each bar: its sub-track's share of the lane (runs beyond what the
-        lane holds share the tracks in turn)."""
+        """Top and height of each bar: the lane's whole height for a run that overlaps no other,
+        else its sub-track's share of it among its group of overlapping runs (runs beyond what
+        the lane holds share the tracks in turn)."""
         tl = self.tl
         assert tl is not None
         rows = tl.row[found]
         held = max(1, int((sy - 2 * pad) // 3))
-        tracks = np.minimum(tl.row_tracks[rows], held) if len(tl.row_tracks) else np.ones(len(found), np.int32)
+        tracks = np.minimum(tl.tracks[found], held) if len(tl.tracks) else np.ones(len(found), np.int32)
         height = max(1.0, sy - 2 * pad) / tracks
         track = tl.track[found] % tracks if len(tl.track) else np.zeros(len(found), np.int32)
         return sy * rows + dy + pad + track * height, np.maximum(height - (tracks > 1), 1.0)
@@ -206,17 +201,15 @@ class TimelineItem(pg.GraphicsObject):
         if tl is None or y < 0:
             return None
         pixel = self.pixelWidth() or 0.0
-        row, tolerance = math.floor(y), int(max(pixel * tolerance_px, 0) * US)
-        if self.mode == "vector" and 0 <= row < tl.rows and tl.row_tracks[row] > 1:
+        row, tolerance, t = math.floor(y), int(max(pixel * tolerance_px, 0) * US), self.t_of(x)
+        if self.mode == "vector" and 0 <= row < tl.rows:  # overlapping runs are drawn apart: the one at y
+            found = tl.in_view(row, row + 1, t - tolerance, t + tolerance)
             sy = 1.0 / (self.pixelHeight() or 1.0)  # pixels per row
-            pad = lane_pad(max(1, round(sy)))
-            shown = self.tracks_shown(row, sy, pad)
-            inside = ((y - row) * sy - pad) / max(1.0, sy - 2 * pad)
-            if shown > 1 and 0 <= inside < 1:
-                found = tl.hit(row, self.t_of(x), tolerance, track=int(inside * shown), tracks=shown)
-                if found is not None:
-                    return found
-        return tl.hit(row, self.t_of(x), tolerance)
+            top, height = self._track_box(found, sy, 0.0, lane_pad(max(1, round(sy))))
+            inside = found[(y * sy >= top - 1) & (y * sy <= top + height + 1)]
+            if len(inside):
+                return tl.hit(row, t, tolerance, among=inside)
+        return tl.hit(row, t, tolerance)
 
     def mouseClickEvent(self, ev) -> None:
         if ev.button() != Qt.MouseButton.LeftButton:
