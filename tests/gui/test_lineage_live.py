@@ -217,3 +217,17 @@ def test_changing_a_filter_does_not_put_off_the_clock(open_window, lineage_path,
     assert tab.tl.now_us == judged  # a filter does not move the evaluated time …
     age_ms = (to_us(datetime.now(UTC)) - judged) // 1000
     assert age_ms >= 2_000 and tab.clock.remainingTime() <= 60_000 - age_ms + 100  # … nor put off its tick
+
+
+def test_lanes_that_differ_only_at_the_end_stay_told_apart_when_shortened(qapp) -> None:
+    from memorydesk.ui.lineage.axes import LaneAxis, elide_lane
+
+    axis = LaneAxis()
+    axis.setWidth(150)
+    canary = "canary-3f2a1b9c8d7e"
+    lanes = [(f"{canary}/user-{u}", f"{canary}/assistant-{a}") for u in "ab" for a in "12"]
+    shown = [elide_lane(axis, lane) for lane in lanes]
+    assert len(set(shown)) == 4 and all("…" in text for text in shown)
+    assert all(text.split(" / ")[0].endswith(f"user-{u}"[-3:]) for text, (u, _a) in zip(shown, [(u, a) for u in "ab"
+                                                                                                for a in "12"]))
+    assert elide_lane(axis, ("omar_c", "daily")) == "omar_c / daily"  # what fits is left whole
