@@ -41,12 +41,12 @@ def test_every_field_maps_to_its_snake_case_attribute_and_back() -> None:
     original = receipt_from_json(wire, line=4)
     pairs = receipt_attributes(original)
     assert [k for k, _ in pairs] == [
-        "memory.lineage.run_id", "memory.lineage.user_scope", "memory.lineage.assistant_scope",
-        "memory.lineage.tier", "memory.lineage.status", "memory.lineage.version", "memory.lineage.source_version",
-        "memory.lineage.at_utc", "memory.lineage.source_present", "memory.lineage.waiting_until",
-        "memory.lineage.expected_version", "memory.lineage.depends_on_version", "memory.lineage.outcome_receipt",
-        "memory.lineage.receipt_id", "memory.lineage.canary", "memory.lineage.line"]
-    assert dict(pairs)["memory.lineage.version"] == "22" and dict(pairs)["memory.lineage.line"] == 4
+        "gen_ai.memory.store.id", "gen_ai.memory.record.id", "memory.lineage.run_id", "memory.lineage.status",
+        "memory.lineage.source_version", "memory.lineage.at_utc", "memory.lineage.source_present",
+        "memory.lineage.waiting_until", "memory.lineage.expected_version", "memory.lineage.depends_on_version",
+        "memory.lineage.outcome_receipt", "memory.lineage.receipt_id", "memory.lineage.canary", "memory.lineage.line"]
+    assert dict(pairs)["gen_ai.memory.record.id"] == "22" and dict(pairs)["memory.lineage.line"] == 4
+    assert dict(pairs)["gen_ai.memory.store.id"] == "user-a/assistant-1/generation"
     back = receipt_from_attributes(pairs)
     assert back == original and back.line == 4
 
