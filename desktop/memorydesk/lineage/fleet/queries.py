@@ -1,0 +1,93 @@
+"""Every SQL text the desk sends to a ClickHouse receipts source (and nothing else builds SQL).
+
+A *receipt span* is a row with a ``memory.lineage.`` attribute, or whose ``gen_ai.operation.name``
+is a memory operation a receipt reports (:data:`~memorydesk.lineage.otlp.MEMORY_OPERATIONS`).
+Only the attributes a receipt is read from leave the engine (``mapFilter``): content attributes
+such as ``gen_ai.memory.query.text`` never do. A receipt's time is its span's ``Timestamp`` (the
+desk and its adapters start a receipt's span at its ``atUtc``), so time windows are
+``Timestamp`` ranges the table's day partitions prune. The run of a row is
+``memory.lineage.run_id``, or ``trace:<TraceId>`` for a derived receipt.
+
+Aggregations (``counts``, ``extent``) are plain counts in the engine: no health rule is
+written here; the states come from the one classifier (``core.health``/``core.health_vector``)
+over the receipts read.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from memorydesk.lineage.otlp import CONVENTION_KEYS, MEMORY_OPERATIONS, OPERATION, PREFIX, STORE_ID
+from memorydesk.lineage.fleet.source import FleetSource
+
+_OPERATIONS: Final = ", ".join(f"'{op}'" for op in sorted(MEMORY_OPERATIONS))
+_KEYS: Final = ", ".join(f"'{k}'" for k in sorted(CONVENTION_KEYS))
+OURS: Final = f"arrayExists(k -> startsWith(k, '{PREFIX}'), mapKeys(SpanAttributes))"
+RECEIPT: Final = f"({OURS} OR SpanAttributes['{OPERATION}'] IN ({_OPERATIONS}))"
+RUN: Final = (f"if(mapContains(SpanAttributes, '{PREFIX}run_id'), SpanAttributes['{PREFIX}run_id'], "
+              "concat('trace:', lower(TraceId)))")
+ATTRIBUTES: Final = f"mapFilter((k, v) -> startsWith(k, '{PREFIX}') OR k IN ({_KEYS}), SpanAttributes)"
+#: a receipt's lane: the store id without its tier (``user/assistant``), or the derived scopes
+LANE: Final = (f"if(mapContains(SpanAttributes, '{STORE_ID}') AND {OURS}, "
+               f"arrayStringConcat(arraySlice(splitByChar('/', SpanAttributes['{STORE_ID}']), 1, 2), '/'), "
+               "'(unstated)/(unstated)')")
+
+
+def text(value: str) -> str:
+    """A ClickHouse string literal."""
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def moment(nanos: int) -> str:
+    return f"fromUnixTimestamp64Nano(toInt64({int(nanos)}))"
+
+
+def columns(source: FleetSource) -> str:
+    return (f"SELECT name, type FROM system.columns WHERE database = {text(source.database)} "
+            f"AND table = {text(source.table)}")
+
+
+def _window(since_ns: int | None, until_ns: int | None) -> str:
+    parts = []
+    if since_ns is not None:
+        parts.append(f"Timestamp >= {moment(since_ns)}")
+    if until_ns is not None:
+        parts.append(f"Timestamp <= {moment(until_ns)}")
+    return "".join(f" AND {p}" for p in parts)
+
+
+def receipts(source: FleetSource, since_ns: int | None = None, until_ns: int | None = None,
+             run_id: str | None = None, scope: str = "") -> str:
+    """Receipt spans (time, trace, span, their receipt attributes) in a time range, of one run, or of
+    lanes whose name holds ``scope`` (any case), oldest first."""
+    where = RECEIPT + _window(since_ns, until_ns)
+    if run_id is not None:
+        where += (f" AND {RUN} = {text(run_id)}" if not run_id.startswith("trace:") else
+                  f" AND lower(TraceId) = {text(run_id[len('trace:'):].lower())}")
+    if scope:
+        where += f" AND positionCaseInsensitiveUTF8({LANE}, {text(scope)}) > 0"
+    return (f"SELECT toUnixTimestamp64Nano(Timestamp) AS t, TraceId AS trace, SpanId AS span, {ATTRIBUTES} AS a "
+            f"FROM {source.qualified} WHERE {where} ORDER BY Timestamp, TraceId, SpanId")
+
+
+def extent(source: FleetSource) -> str:
+    """How many receipt spans, and the first and last ``Timestamp`` (ns)."""
+    return (f"SELECT count() AS receipts, toUnixTimestamp64Nano(min(Timestamp)) AS first, "
+            f"toUnixTimestamp64Nano(max(Timestamp)) AS last FROM {source.qualified} WHERE {RECEIPT}")
+
+
+def counts(source: FleetSource, since_ns: int | None = None, until_ns: int | None = None) -> str:
+    """Runs and receipts per lane and per sourceVersion in a time range (``kind`` ``lane`` or
+    ``source``; a run without a sourceVersion is counted under ``''``)."""
+    where = RECEIPT + _window(since_ns, until_ns)
+    return (f"SELECT 'lane' AS kind, {LANE} AS name, uniqExact({RUN}) AS runs, count() AS receipts "
+            f"FROM {source.qualified} WHERE {where} GROUP BY name "
+            f"UNION ALL SELECT 'source' AS kind, SpanAttributes['{PREFIX}source_version'] AS name, "
+            f"uniqExact({RUN}) AS runs, count() AS receipts FROM {source.qualified} WHERE {where} GROUP BY name "
+            "ORDER BY kind, name")
+
+
+def newer(source: FleetSource, after_ns: int) -> str:
+    """The runs with a receipt span after ``after_ns`` (what following the clock reads again)."""
+    return (f"SELECT DISTINCT {RUN} AS run FROM {source.qualified} "
+            f"WHERE {RECEIPT} AND Timestamp > {moment(after_ns)}")
