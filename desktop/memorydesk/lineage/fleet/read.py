@@ -10,7 +10,6 @@ contract stops the read with one sentence naming its trace and span, as a bad li
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
@@ -93,9 +92,9 @@ class Window:
 
 
 def read_window(source: FleetSource, since_us: int | None, until_us: int | None, scope: str = "",
-                span_us: int = 24 * 3_600_000_000) -> Window:
+                span_us: int = 24 * 3_600_000_000, keep: bool = False) -> Any:
     """The runs in a time window (default: the last ``span_us`` of the source), judged by the one
-    classifier, with the engine's counts for the window."""
+    classifier, with the engine's counts for the window; with ``keep``, (the window, its receipts)."""
     with source.open() as engine:
         layout.check(engine)
         ext = extent(engine)
@@ -106,8 +105,9 @@ def read_window(source: FleetSource, since_us: int | None, until_us: int | None,
         tally = counts(engine, since, until)
     receipts = receipts_of(rows)
     inside = {r.run_id for r in receipts if since <= to_us(r.at_utc) <= until}
-    table = run_tables.table_of([r for r in receipts if r.run_id in inside])
-    return Window(table, since, until, ext, tally, scope)
+    mine = [r for r in receipts if r.run_id in inside]
+    window = Window(run_tables.table_of(mine), since, until, ext, tally, scope)
+    return (window, mine) if keep else window
 
 
 def read_detail(source: FleetSource, run_id: str, now: datetime, fresh_for: timedelta) -> RunDetail | None:
@@ -115,5 +115,3 @@ def read_detail(source: FleetSource, run_id: str, now: datetime, fresh_for: time
     receipts = [r for r in read_receipts(source, run_id=run_id) if r.at_utc <= now]
     return explain(receipts, now, fresh_for) if receipts else None
 
-
-Reader = Callable[[FleetSource], Any]

@@ -1,0 +1,92 @@
+"""The Lineage tab on a ClickHouse source (File ▸ Open Receipts Source…), in the real window, on the
+real engine (chDB): it shows the runs of the time in view, judged as ``lineage classify`` judges the
+same source; new receipts appear while it follows the clock; Back returns to the workspace."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import desk_sample
+import pytest
+from fixtures.clickhouse_traces import ChdbTarget, exporter_row, sdk_spans_of
+
+from memorydesk.core.health import HealthState
+from memorydesk.core.health_arrays import from_us
+from memorydesk.core.receipts import format_utc
+from memorydesk.demo import lineage as demo
+
+pytestmark = pytest.mark.gui
+END = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=5)
+RULES = {state.rule: state.value for state in HealthState}
+
+
+def settled(qtbot, win, tab) -> None:
+    qtbot.waitUntil(lambda: tab.tl is not None and not tab.busy() and win.ops.pending == 0, timeout=60000)
+
+
+def test_the_lineage_tab_reads_a_fleet_from_clickhouse(open_window, tmp_path: Path, qtbot) -> None:
+    receipts = [r for r in demo.history(5, END) if r.at_utc >= END - timedelta(hours=30)]
+    folder = tmp_path / "clickhouse"
+    folder.mkdir()
+    target = ChdbTarget(folder)
+    target.write([exporter_row(span) for span in sdk_spans_of(receipts)])
+    win = open_window(desk_sample.build(tmp_path / "ws.db"))
+    assert win.act_receipts_source in win.file_menu.actions()
+    tab = win.show_tab("lineage")
+    settled(qtbot, win, tab)
+    workspace_runs = set(tab.table.run_ids)
+    assert tab.fleet_bar.open_source(target.name) and tab.fleet_bar.isVisible()
+    qtbot.waitUntil(lambda: tab.table is not None and tab.receipts.window is not None, timeout=60000)
+    settled(qtbot, win, tab)
+
+    # the time in view: the runs with a receipt in the source's last 24 hours
+    last = max(r.at_utc for r in receipts)
+    inside = {r.run_id for r in receipts if r.at_utc >= last - timedelta(hours=24)}
+    assert set(tab.table.run_ids) == inside and inside and set(tab.table.run_ids) != workspace_runs
+    assert "Receipts from" in tab.fleet_bar.label.text() and "ClickHouse counts" in tab.fleet_bar.label.text()
+
+    # each run's colour is the state `lineage classify` gives it on the same source, at the same time
+    now = from_us(tab.tl.now_us)
+    done = subprocess.run([sys.executable, "-m", "memorydesk", "lineage", "classify", target.name, "--now",
+                           format_utc(now), "--json"], capture_output=True, text=True, timeout=180)
+    assert done.returncode in (0, 1), done.stderr
+    verdicts = {v["runId"]: v["state"] for v in json.loads(done.stdout)}
+    shown = {run_id: RULES[int(state)] for run_id, state in zip(tab.tl.table.run_ids, tab.tl.state.tolist())}
+    assert shown == {run_id: verdicts[run_id] for run_id in shown}
+    assert len(set(shown.values())) > 1  # the demo's mix of colours, not one
+
+    # a run's detail comes from all its receipts in the source
+    run = tab.tl.table.index[sorted(shown)[0]]
+    tab.select_run(run)
+    qtbot.waitUntil(lambda: tab.selected_detail() is not None
+                    and tab.selected_detail().run_id == sorted(shown)[0], timeout=30000)
+    assert tab.selected_detail().health.state == shown[sorted(shown)[0]]
+
+    # following the clock: receipts the source receives appear
+    fresh = [r for r in demo.history(6, END + timedelta(minutes=4)) if r.at_utc > last][:40]
+    fresh = [type(r)(**{**r.__dict__, "run_id": "new-" + r.run_id}) for r in fresh]
+    assert fresh
+    target.write([exporter_row(span) for span in sdk_spans_of(fresh)])
+    assert tab.fleet_bar.poll.isActive()
+    tab.reload(whole=False)  # what the poll does every 15 s
+    qtbot.waitUntil(lambda: {r.run_id for r in fresh} <= set(tab.table.run_ids), timeout=60000)
+    settled(qtbot, win, tab)
+
+    tab.fleet_bar.use_workspace()
+    qtbot.waitUntil(lambda: tab.table is not None and set(tab.table.run_ids) == workspace_runs, timeout=60000)
+    assert not tab.fleet_bar.isVisible() and not tab.fleet_bar.poll.isActive()
+
+
+def test_a_source_that_cannot_be_read_is_said_on_the_tab(open_window, tmp_path: Path, qtbot) -> None:
+    win = open_window(desk_sample.build(tmp_path / "ws.db"))
+    tab = win.show_tab("lineage")
+    settled(qtbot, win, tab)
+    assert tab.fleet_bar.open_source("clickhouse://127.0.0.1:9/otel")
+    qtbot.waitUntil(lambda: tab.pages.currentWidget() is tab.failed, timeout=60000)
+    assert "the server cannot be reached" in tab.failed.text.text()
+    assert not tab.fleet_bar.open_source("postgres://x")
+    assert "not a ClickHouse source" in win.statusBar().currentMessage()
