@@ -5,7 +5,7 @@ exporter's ``otel_traces`` table (its own DDL) in a chDB data directory, as the 
 desk's spans (``fixtures.clickhouse_traces.fleet_sql``). Then, each ``REPEAT`` times, medians printed:
 
 - *first frame*: what the tab reads and lays out before it draws — the source's extent, the runs
-  of the time in view (the last six hours, each with its receipts six hours either side), judged by
+  of the time in view (the last hour, each with its receipts an hour either side), judged by
   the one classifier, the engine's counts for the window, and the timeline built from them;
 - *counts by state*: the window's runs' states counted at the evaluated time (the legend), and the
   engine's runs per lane and per sourceVersion for the whole thirty days;
@@ -85,7 +85,7 @@ def test_bench_fleet_tab(source_name: str) -> None:
         assert sum(r["n"] for r in rows) == RUNS * 10
 
         started = time.perf_counter()
-        window = fleet.read_window(source, None, None, span_us=6 * HOUR_US)
+        window = fleet.read_window(source, None, None, span_us=HOUR_US)
         now = window.until_us
         tl = timeline.build(window.table, now, 24 * HOUR_US, timeline.Filters(), grid=False)
         first.append(time.perf_counter() - started)
@@ -108,7 +108,7 @@ def test_bench_fleet_tab(source_name: str) -> None:
         assert explained is not None and len(explained.receipts) == 10
     grown = rss_mb() - before
     print(f"[fleet] plain GROUP BY of the table (every row)        {median(plain)}")
-    print(f"[fleet] first frame: {len(window.table):,} runs of the last 6 h read, judged, laid out  {median(first)}")
+    print(f"[fleet] first frame: {len(window.table):,} runs of the last hour read, judged, laid out  {median(first)}")
     print(f"[fleet] counts by state of the runs in view            {median(states)}")
     print(f"[fleet] engine counts per lane and sourceVersion, 30 d  {median(engine_counts)} "
           f"({len(whole.lanes):,} lanes, {len(whole.sources)} sourceVersions)")

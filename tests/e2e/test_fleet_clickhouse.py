@@ -98,7 +98,7 @@ def test_a_fleets_receipts_are_judged_exactly_as_the_same_receipts_in_a_workspac
         by_source.setdefault(r.source_version or "", set()).add(r.run_id)
     assert {k: runs for k, (runs, _) in window.counts.lanes.items()} == {k: len(v) for k, v in by_lane.items()}
     assert {k: runs for k, (runs, _) in window.counts.sources.items()} == {k: len(v) for k, v in by_source.items()}
-    assert window.extent.receipts == len(receipts)
+    assert window.extent.spans == len(receipts)
 
 
 def test_content_never_leaves_the_engine_and_other_systems_spans_are_never_healthy(target, tmp_path: Path) -> None:

@@ -43,11 +43,21 @@ def test_the_lineage_tab_reads_a_fleet_from_clickhouse(open_window, tmp_path: Pa
     qtbot.waitUntil(lambda: tab.table is not None and tab.receipts.window is not None, timeout=60000)
     settled(qtbot, win, tab)
 
-    # the time in view: the runs with a receipt in the source's last 24 hours
+    # the time in view: the runs with a receipt in the source's last hour
     last = max(r.at_utc for r in receipts)
-    inside = {r.run_id for r in receipts if r.at_utc >= last - timedelta(hours=24)}
+    inside = {r.run_id for r in receipts if r.at_utc >= last - timedelta(hours=1)}
     assert set(tab.table.run_ids) == inside and inside and set(tab.table.run_ids) != workspace_runs
     assert "Receipts from" in tab.fleet_bar.label.text() and "ClickHouse counts" in tab.fleet_bar.label.text()
+
+    # another time range is another read: the runs with a receipt in the day before the last receipt
+    since = last - timedelta(hours=24)
+    tab.controls.since.set_moment(since)
+    tab.controls.until.set_moment(last)
+    tab.controls.range_on.setChecked(True)
+    since, last = tab.controls.since.moment(), tab.controls.until.moment()  # as the fields hold them
+    inside = {r.run_id for r in receipts if since <= r.at_utc <= last}
+    qtbot.waitUntil(lambda: tab.table is not None and set(tab.table.run_ids) == inside, timeout=60000)
+    settled(qtbot, win, tab)
 
     # each run's colour is the state `lineage classify` gives it on the same source, at the same time
     now = from_us(tab.tl.now_us)
@@ -66,8 +76,10 @@ def test_the_lineage_tab_reads_a_fleet_from_clickhouse(open_window, tmp_path: Pa
                     and tab.selected_detail().run_id == sorted(shown)[0], timeout=30000)
     assert tab.selected_detail().health.state == shown[sorted(shown)[0]]
 
-    # following the clock: receipts the source receives appear
-    fresh = [r for r in demo.history(6, END + timedelta(minutes=4)) if r.at_utc > last][:40]
+    # following the clock (no time range: the last hour, moving with the newest receipt): new receipts appear
+    tab.controls.range_on.setChecked(False)
+    qtbot.waitUntil(lambda: tab.receipts.since_us is None and not tab.busy(), timeout=60000)
+    fresh = [r for r in demo.history(6, END + timedelta(minutes=4)) if r.at_utc > max(x.at_utc for x in receipts)][:40]
     fresh = [type(r)(**{**r.__dict__, "run_id": "new-" + r.run_id}) for r in fresh]
     assert fresh
     target.write([exporter_row(span) for span in sdk_spans_of(fresh)])

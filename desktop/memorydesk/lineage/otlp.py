@@ -54,7 +54,7 @@ from memorydesk.core.errors import BadInput
 from memorydesk.core.receipts import _FIELDS, MEMORY_TIERS, TIERS, Receipt, format_utc, receipt_from_json
 
 __all__ = ["CONVENTION_KEYS", "LINE_ATTRIBUTE", "OPERATION", "PREFIX", "RECORD_ID", "ReceiptRecords", "SCHEMA_URL",
-           "STORE_ID", "attribute_name", "operation_of", "parse_store_id", "receipt_attributes",
+           "STORE_ID", "TYPED_KEYS", "attribute_name", "operation_of", "parse_store_id", "receipt_attributes",
            "receipt_from_attributes", "span_id", "span_name", "store_id", "time_nanos", "trace_id", "typed_value"]
 
 #: the semantic conventions' version the GenAI memory names were written against (their YAML:
@@ -75,6 +75,8 @@ DERIVED: Final = "x-gen_ai.operation.name"  # the extension field naming what a 
 #: ``memory.lineage.run_id`` → ``runId`` (and so on for every contract field)
 WIRE_NAMES: Final[dict[str, str]] = {PREFIX + attr: wire for wire, (attr, _kind) in _FIELDS.items()}
 _KIND: Final[dict[str, str]] = {PREFIX + attr: kind for _wire, (attr, kind) in _FIELDS.items()}
+#: attributes whose value is not text (a ClickHouse map holds them as text: :func:`typed_value`)
+TYPED_KEYS: Final = frozenset(k for k, kind in _KIND.items() if kind == "bool") | {LINE_ATTRIBUTE}
 #: fields the conventions' names carry (not written as ``memory.lineage.`` any more; still read)
 _CONVENTION_FIELDS: Final = ("userScope", "assistantScope", "tier", "version")
 _ATTRS: Final[tuple[tuple[str, str, str], ...]] = tuple(

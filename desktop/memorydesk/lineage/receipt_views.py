@@ -8,7 +8,7 @@ source (a fleet's ``otel_traces``). Both give the tab the same four reads, on it
 - ``detail`` one run explained.
 
 The workspace reads every stored run; a ClickHouse source reads the time in view — the runs with a
-receipt in the tab's time range (the last 24 hours of the source when no range is set, moving with
+receipt in the tab's time range (the last hour of the source when no range is set, moving with
 the newest receipt while the tab follows the clock) and in the lanes the scope filter names — and
 counts runs and receipts per lane and per sourceVersion in the engine.
 """
@@ -26,7 +26,7 @@ from memorydesk.lineage.run_detail import RunDetail, read_detail
 from memorydesk.lineage.runs import RunTable
 from memorydesk.store import Workspace
 
-DAY_US: Final = 24 * 3_600_000_000
+HOUR_US: Final = 3_600_000_000
 
 
 class WorkspaceReceipts:
@@ -51,7 +51,7 @@ class WorkspaceReceipts:
 class FleetReceipts:
     """The receipts of a ClickHouse source, the time in view at a time (``ws`` is not read)."""
 
-    def __init__(self, name: str, span_us: int = DAY_US) -> None:
+    def __init__(self, name: str, span_us: int = HOUR_US) -> None:
         from memorydesk.lineage.fleet.source import parse_source
 
         self.name = name

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from memorydesk.lineage.otlp import CONVENTION_KEYS, MEMORY_OPERATIONS, OPERATION, PREFIX, STORE_ID
+from memorydesk.lineage.otlp import CONVENTION_KEYS, LINE_ATTRIBUTE, MEMORY_OPERATIONS, OPERATION, PREFIX, STORE_ID, WIRE_NAMES
 from memorydesk.lineage.fleet.source import FleetSource
 
 _OPERATIONS: Final = ", ".join(f"'{op}'" for op in sorted(MEMORY_OPERATIONS))
@@ -26,7 +26,13 @@ OURS: Final = f"arrayExists(k -> startsWith(k, '{PREFIX}'), mapKeys(SpanAttribut
 RECEIPT: Final = f"({OURS} OR SpanAttributes['{OPERATION}'] IN ({_OPERATIONS}))"
 RUN: Final = (f"if(mapContains(SpanAttributes, '{PREFIX}run_id'), SpanAttributes['{PREFIX}run_id'], "
               "concat('trace:', lower(TraceId)))")
-ATTRIBUTES: Final = f"mapFilter((k, v) -> startsWith(k, '{PREFIX}') OR k IN ({_KEYS}), SpanAttributes)"
+#: the attributes a receipt is read from, each its own column (``c0`` …; NULL where the span has none)
+KNOWN: Final = (*sorted(CONVENTION_KEYS), *WIRE_NAMES, LINE_ATTRIBUTE)
+_KNOWN_LIST: Final = ", ".join(f"'{k}'" for k in KNOWN)
+ATTRIBUTES: Final = ", ".join(f"if(mapContains(SpanAttributes, '{k}'), SpanAttributes['{k}'], NULL) AS c{i}"
+                              for i, k in enumerate(KNOWN))
+#: any other ``memory.lineage.`` attribute (refused when read: receipts carry no content)
+OTHERS: Final = f"mapFilter((k, v) -> startsWith(k, '{PREFIX}') AND k NOT IN ({_KNOWN_LIST}), SpanAttributes)"
 #: a receipt's lane: the store id without its tier (``user/assistant``), or the derived scopes
 LANE: Final = (f"if(mapContains(SpanAttributes, '{STORE_ID}') AND {OURS}, "
                f"arrayStringConcat(arraySlice(splitByChar('/', SpanAttributes['{STORE_ID}']), 1, 2), '/'), "
@@ -43,8 +49,8 @@ def moment(nanos: int) -> str:
 
 
 def columns(source: FleetSource) -> str:
-    return (f"SELECT name, type FROM system.columns WHERE database = {text(source.database)} "
-            f"AND table = {text(source.table)}")
+    """The table's columns (``name``, ``type``)."""
+    return f"DESCRIBE TABLE {source.qualified}"
 
 
 def _window(since_ns: int | None, until_ns: int | None) -> str:
@@ -62,29 +68,30 @@ def receipts(source: FleetSource, since_ns: int | None = None, until_ns: int | N
     lanes whose name holds ``scope`` (any case), oldest first."""
     where = RECEIPT + _window(since_ns, until_ns)
     if run_id is not None:
-        where += (f" AND {RUN} = {text(run_id)}" if not run_id.startswith("trace:") else
+        # SpanAttributes['…'] = value is what the exporter's bloom filter index on the map's values serves
+        where += (f" AND SpanAttributes['{PREFIX}run_id'] = {text(run_id)}" if not run_id.startswith("trace:") else
                   f" AND lower(TraceId) = {text(run_id[len('trace:'):].lower())}")
     if scope:
         where += f" AND positionCaseInsensitiveUTF8({LANE}, {text(scope)}) > 0"
-    return (f"SELECT toUnixTimestamp64Nano(Timestamp) AS t, TraceId AS trace, SpanId AS span, {ATTRIBUTES} AS a "
-            f"FROM {source.qualified} WHERE {where} ORDER BY Timestamp, TraceId, SpanId")
+    return (f"SELECT toUnixTimestamp64Nano(Timestamp) AS t, lower(TraceId) AS trace, lower(SpanId) AS span, "
+            f"{ATTRIBUTES}, {OTHERS} AS others, length(others) AS odd FROM {source.qualified} WHERE {where} "
+            "ORDER BY Timestamp, TraceId, SpanId")
 
 
 def extent(source: FleetSource) -> str:
-    """How many receipt spans, and the first and last ``Timestamp`` (ns)."""
-    return (f"SELECT count() AS receipts, toUnixTimestamp64Nano(min(Timestamp)) AS first, "
-            f"toUnixTimestamp64Nano(max(Timestamp)) AS last FROM {source.qualified} WHERE {RECEIPT}")
+    """How many spans the table holds, and the first and last ``Timestamp`` (ns): read from the
+    table's parts without a scan; what tells the desk that something new arrived."""
+    return (f"SELECT count() AS spans, toUnixTimestamp64Nano(min(Timestamp)) AS first, "
+            f"toUnixTimestamp64Nano(max(Timestamp)) AS last FROM {source.qualified}")
 
 
 def counts(source: FleetSource, since_ns: int | None = None, until_ns: int | None = None) -> str:
     """Runs and receipts per lane and per sourceVersion in a time range (``kind`` ``lane`` or
     ``source``; a run without a sourceVersion is counted under ``''``)."""
     where = RECEIPT + _window(since_ns, until_ns)
-    return (f"SELECT 'lane' AS kind, {LANE} AS name, uniqExact({RUN}) AS runs, count() AS receipts "
-            f"FROM {source.qualified} WHERE {where} GROUP BY name "
-            f"UNION ALL SELECT 'source' AS kind, SpanAttributes['{PREFIX}source_version'] AS name, "
-            f"uniqExact({RUN}) AS runs, count() AS receipts FROM {source.qualified} WHERE {where} GROUP BY name "
-            "ORDER BY kind, name")
+    return (f"SELECT {LANE} AS lane, SpanAttributes['{PREFIX}source_version'] AS source, grouping(lane) AS by_source, "
+            f"uniqExact({RUN}) AS runs, count() AS receipts FROM {source.qualified} WHERE {where} "
+            "GROUP BY GROUPING SETS ((lane), (source)) ORDER BY by_source, lane, source")
 
 
 def newer(source: FleetSource, after_ns: int) -> str:

@@ -19,22 +19,29 @@ from memorydesk.core.receipts import Receipt, gc_paused
 from memorydesk.lineage import runs as run_tables
 from memorydesk.lineage.fleet import layout, queries
 from memorydesk.lineage.fleet.source import Engine, FleetSource
-from memorydesk.lineage.otlp import ReceiptRecords, typed_value
+from memorydesk.lineage.otlp import TYPED_KEYS, ReceiptRecords, typed_value
 from memorydesk.lineage.run_detail import RunDetail, explain
 
 #: the tab reads each run's receipts up to this far outside the time in view
-LOOKAROUND_US: Final = 6 * 3_600_000_000
+LOOKAROUND_US: Final = 3_600_000_000
+
 
 
 def receipts_of(table: Any) -> list[Receipt]:
     """The receipts of rows a :mod:`queries` receipts query returned (an Arrow table)."""
     records = ReceiptRecords()
     times, traces, spans = (table.column(n).to_pylist() for n in ("t", "trace", "span"))
-    attrs = table.column("a").to_pylist()
+    keys = queries.KNOWN
+    typed = [k in TYPED_KEYS for k in keys]
+    columns = [table.column(f"c{i}").to_pylist() for i in range(len(keys))]
+    others = table.column("others")
+    odd = {i for i, n in enumerate(table.column("odd").to_pylist()) if n}
     with gc_paused():
-        for nanos, trace, span, pairs in zip(times, traces, spans, attrs, strict=True):
-            records.add([(k, typed_value(k, v)) for k, v in pairs], nanos, f"span {trace}/{span}",
-                        trace.lower() or None, span.lower() or None)
+        for i, row in enumerate(zip(*columns, strict=True)):
+            pairs = [(k, typed_value(k, v) if t else v) for k, t, v in zip(keys, typed, row) if v is not None]
+            if i in odd:  # an attribute the contract does not know: read as any span, to be refused by name
+                pairs += others[i].as_py()
+            records.add(pairs, times[i], f"span {traces[i]}/{spans[i]}", traces[i] or None, spans[i] or None)
     return records.receipts
 
 
@@ -48,7 +55,7 @@ def read_receipts(source: FleetSource, since_ns: int | None = None, until_ns: in
 
 @dataclass(frozen=True)
 class Extent:
-    receipts: int
+    spans: int  # every span of the table, receipts or not
     first_us: int
     last_us: int
 
@@ -63,15 +70,18 @@ class Counts:
 
 def extent(engine: Engine) -> Extent:
     (row,) = engine.arrow(queries.extent(engine.source)).to_pylist()
-    return Extent(int(row["receipts"]), int(row["first"] or 0) // 1000, int(row["last"] or 0) // 1000)
+    return Extent(int(row["spans"]), int(row["first"] or 0) // 1000, int(row["last"] or 0) // 1000)
 
 
 def counts(engine: Engine, since_us: int | None = None, until_us: int | None = None) -> Counts:
     rows = engine.arrow(queries.counts(engine.source, _ns(since_us), _ns(until_us))).to_pylist()
-    pick = {"lane": {}, "source": {}}
-    for row in rows:
-        pick[row["kind"]][row["name"]] = (int(row["runs"]), int(row["receipts"]))
-    return Counts(pick["lane"], pick["source"])
+    lanes, sources = {}, {}
+    for row in rows:  # one pass of the engine, grouped two ways
+        if row["by_source"]:
+            sources[row["source"]] = (int(row["runs"]), int(row["receipts"]))
+        else:
+            lanes[row["lane"]] = (int(row["runs"]), int(row["receipts"]))
+    return Counts(lanes, sources)
 
 
 def _ns(us: int | None) -> int | None:
@@ -92,7 +102,7 @@ class Window:
 
 
 def read_window(source: FleetSource, since_us: int | None, until_us: int | None, scope: str = "",
-                span_us: int = 24 * 3_600_000_000, keep: bool = False) -> Any:
+                span_us: int = 3_600_000_000, keep: bool = False) -> Any:
     """The runs in a time window (default: the last ``span_us`` of the source), judged by the one
     classifier, with the engine's counts for the window; with ``keep``, (the window, its receipts)."""
     with source.open() as engine:

@@ -107,8 +107,8 @@ class FleetBar(QWidget):
         lanes, runs = len(window.counts.lanes), sum(r for r, _ in window.counts.lanes.values())
         unstated = engine.get("", (0, 0))[0]
         ext = window.extent
-        whole = (f"{ext.receipts:,} receipts from {local_text(ext.first_us / US)} to {local_text(ext.last_us / US)}"
-                 if ext.receipts else "no receipts")
+        whole = (f"{ext.spans:,} spans from {local_text(ext.first_us / US)} to {local_text(ext.last_us / US)}"
+                 if ext.spans else "no spans")
         self.label.setText(
             f"Receipts from <b>{fleet.fleet.describe()}</b> ({whole}). Shown: the runs with a receipt from "
             f"{local_text(window.since_us / US)} to {local_text(window.until_us / US)}"
