@@ -4,9 +4,6 @@ same source; new receipts appear while it follows the clock; Back returns to the
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -14,10 +11,11 @@ import desk_sample
 import pytest
 from fixtures.clickhouse_traces import ChdbTarget, exporter_row, sdk_spans_of
 
-from memorydesk.core.health import HealthState
+from memorydesk.core.health import HealthState, classify
 from memorydesk.core.health_arrays import from_us
-from memorydesk.core.receipts import format_utc
 from memorydesk.demo import lineage as demo
+from memorydesk.lineage.fleet.read import read_receipts
+from memorydesk.lineage.fleet.source import parse_source
 
 pytestmark = pytest.mark.gui
 END = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=5)
@@ -59,12 +57,10 @@ def test_the_lineage_tab_reads_a_fleet_from_clickhouse(open_window, tmp_path: Pa
     qtbot.waitUntil(lambda: tab.table is not None and set(tab.table.run_ids) == inside, timeout=60000)
     settled(qtbot, win, tab)
 
-    # each run's colour is the state `lineage classify` gives it on the same source, at the same time
+    # each run's colour is the state the classifier gives it on the same source (what `lineage classify
+    # SOURCE --json` prints; the window holds the chDB directory, so it is read here, in this process)
     now = from_us(tab.tl.now_us)
-    done = subprocess.run([sys.executable, "-m", "memorydesk", "lineage", "classify", target.name, "--now",
-                           format_utc(now), "--json"], capture_output=True, text=True, timeout=180)
-    assert done.returncode in (0, 1), done.stderr
-    verdicts = {v["runId"]: v["state"] for v in json.loads(done.stdout)}
+    verdicts = {v.run_id: v.state.value for v in classify(read_receipts(parse_source(target.name)), now=now)}
     shown = {run_id: RULES[int(state)] for run_id, state in zip(tab.tl.table.run_ids, tab.tl.state.tolist())}
     assert shown == {run_id: verdicts[run_id] for run_id in shown}
     assert len(set(shown.values())) > 1  # the demo's mix of colours, not one

@@ -62,6 +62,26 @@ class FleetReceipts:
         self.scope = ""
         self.window = None  # the last read (memorydesk.lineage.fleet.read.Window)
         self._receipts: list[Receipt] = []
+        self._engine = None  # held open while the tab shows the source (opened on the worker)
+
+    def engine(self):
+        """The connection this view reads through, opened (and the table's shape checked) at first use."""
+        if self._engine is None or self._engine.closed:
+            from memorydesk.lineage.fleet import layout
+
+            engine = self.fleet.connect()
+            try:
+                layout.check(engine)
+            except BaseException:
+                engine.close()
+                raise
+            self._engine = engine
+        return self._engine
+
+    def close(self) -> None:
+        """Let the source go (a chDB directory can then be opened by another process)."""
+        if self._engine is not None:
+            self._engine.close()
 
     def want(self, since_us: int | None, until_us: int | None, scope: str) -> bool:
         """Ask for another time range or scope; True when that needs a new read."""
@@ -75,7 +95,7 @@ class FleetReceipts:
         from memorydesk.lineage.fleet import read as fleet
 
         window, receipts = fleet.read_window(self.fleet, self.since_us, self.until_us, self.scope, self.span_us,
-                                             keep=True)
+                                             keep=True, engine=self.engine())
         self.window, self._receipts = window, receipts
         if progress is not None:
             progress(len(receipts), len(receipts))
@@ -87,9 +107,7 @@ class FleetReceipts:
 
         if self.window is None:
             return self.load(ws)
-        with self.fleet.open() as engine:
-            now = fleet.extent(engine)
-        if now == self.window.extent:
+        if fleet.extent(self.engine()) == self.window.extent:
             return None
         return self.load(ws)
 
@@ -100,4 +118,4 @@ class FleetReceipts:
     def detail(self, ws: Workspace | None, run_id: str, now: datetime, fresh_for: timedelta) -> RunDetail | None:
         from memorydesk.lineage.fleet import read as fleet
 
-        return fleet.read_detail(self.fleet, run_id, now, fresh_for)
+        return fleet.read_detail(self.fleet, run_id, now, fresh_for, engine=self.engine())

@@ -46,11 +46,14 @@ def receipts_of(table: Any) -> list[Receipt]:
 
 
 def read_receipts(source: FleetSource, since_ns: int | None = None, until_ns: int | None = None,
-                  run_id: str | None = None, scope: str = "") -> list[Receipt]:
-    """Every receipt of the source (or of a time range, a run, lanes matching ``scope``), oldest first."""
-    with source.open() as engine:
-        layout.check(engine)
+                  run_id: str | None = None, scope: str = "", engine: Engine | None = None) -> list[Receipt]:
+    """Every receipt of the source (or of a time range, a run, lanes matching ``scope``), oldest first;
+    through ``engine`` when one is open (its table checked already), else a connection of its own."""
+    if engine is not None:
         return receipts_of(engine.arrow(queries.receipts(source, since_ns, until_ns, run_id, scope)))
+    with source.open() as opened:
+        layout.check(opened)
+        return receipts_of(opened.arrow(queries.receipts(source, since_ns, until_ns, run_id, scope)))
 
 
 @dataclass(frozen=True)
@@ -102,17 +105,20 @@ class Window:
 
 
 def read_window(source: FleetSource, since_us: int | None, until_us: int | None, scope: str = "",
-                span_us: int = 3_600_000_000, keep: bool = False) -> Any:
+                span_us: int = 3_600_000_000, keep: bool = False, engine: Engine | None = None) -> Any:
     """The runs in a time window (default: the last ``span_us`` of the source), judged by the one
-    classifier, with the engine's counts for the window; with ``keep``, (the window, its receipts)."""
-    with source.open() as engine:
-        layout.check(engine)
-        ext = extent(engine)
-        until = ext.last_us if until_us is None else until_us
-        since = until - span_us if since_us is None else since_us
-        rows = engine.arrow(queries.receipts(source, (since - LOOKAROUND_US) * 1000, (until + LOOKAROUND_US) * 1000,
-                                             scope=scope))
-        tally = counts(engine, since, until)
+    classifier, with the engine's counts for the window; with ``keep``, (the window, its receipts).
+    Through ``engine`` when one is open (its table checked already)."""
+    if engine is None:
+        with source.open() as opened:
+            layout.check(opened)
+            return read_window(source, since_us, until_us, scope, span_us, keep, opened)
+    ext = extent(engine)
+    until = ext.last_us if until_us is None else until_us
+    since = until - span_us if since_us is None else since_us
+    rows = engine.arrow(queries.receipts(source, (since - LOOKAROUND_US) * 1000, (until + LOOKAROUND_US) * 1000,
+                                         scope=scope))
+    tally = counts(engine, since, until)
     receipts = receipts_of(rows)
     inside = {r.run_id for r in receipts if since <= to_us(r.at_utc) <= until}
     mine = [r for r in receipts if r.run_id in inside]
@@ -120,8 +126,9 @@ def read_window(source: FleetSource, since_us: int | None, until_us: int | None,
     return (window, mine) if keep else window
 
 
-def read_detail(source: FleetSource, run_id: str, now: datetime, fresh_for: timedelta) -> RunDetail | None:
+def read_detail(source: FleetSource, run_id: str, now: datetime, fresh_for: timedelta,
+                engine: Engine | None = None) -> RunDetail | None:
     """One run explained from all its receipts in the source (None: none at or before ``now``)."""
-    receipts = [r for r in read_receipts(source, run_id=run_id) if r.at_utc <= now]
+    receipts = [r for r in read_receipts(source, run_id=run_id, engine=engine) if r.at_utc <= now]
     return explain(receipts, now, fresh_for) if receipts else None
 

@@ -3,8 +3,9 @@
 Names (``lineage classify SOURCE``, File ▸ Open Receipts Source…):
 
 - ``chdb:PATH[?database=D&table=T]`` — a ClickHouse data directory opened in this process with
-  chDB. chDB opens one data directory per process, and a directory one process holds cannot be
-  opened by another; the desk opens it for each read and closes it after.
+  chDB. chDB opens one data directory per process (any number of sessions on it), and a
+  directory one process holds cannot be opened by another: a command opens it for its read and
+  closes it after; the Lineage tab holds it while it shows it (:meth:`FleetSource.connect`).
 - ``clickhouse://[USER[:PASSWORD]@]HOST[:PORT][/DB][?table=T&secure=1]`` — a ClickHouse server over
   HTTP (port 8123 by default, 8443 with ``secure=1``) with clickhouse-connect.
 
@@ -36,7 +37,8 @@ QUERY_SECONDS: Final = 30
 CONNECT_SECONDS: Final = 5
 INSTALL: Final = "pip install 'memory-desk[fleet]'"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,190}")
-_chdb_lock = threading.Lock()  # chDB: one data directory open in the process at a time
+_chdb_lock = threading.Lock()
+_chdb_open: dict[str, int] = {}  # chDB: the one data directory open in this process, and its sessions
 
 
 def is_source(text: str) -> bool:
@@ -71,11 +73,15 @@ class FleetSource:
     @contextmanager
     def open(self) -> Iterator[Engine]:
         """An open connection for the reads of one piece of work."""
-        engine = _ChdbEngine(self) if self.kind == "chdb" else _HttpEngine(self)
+        engine = self.connect()
         try:
             yield engine
         finally:
             engine.close()
+
+    def connect(self) -> Engine:
+        """An open connection the caller closes."""
+        return _ChdbEngine(self) if self.kind == "chdb" else _HttpEngine(self)
 
 
 def parse_source(text: str) -> FleetSource:
@@ -148,16 +154,21 @@ class _ChdbEngine(Engine):
             from chdb import session
         except ImportError:
             raise BadInput(f"reading a chdb: source needs chDB ({INSTALL})") from None
-        if not _chdb_lock.acquire(timeout=CONNECT_SECONDS):
-            raise BadInput(f"{source.describe()}: another chDB data directory is open in this process")
-        try:
-            self.session = session.Session(source.path)
-        except Exception as exc:
-            _chdb_lock.release()
-            if "EmbeddedServer" in str(exc):
-                raise BadInput(f"chdb:{source.path} is open in another process (chDB opens a data directory in "
-                               "one process at a time)") from None
-            raise self._failed(exc) from None
+        path = source.path
+        with _chdb_lock:
+            other = next((p for p, n in _chdb_open.items() if n and p != path), None)
+            if other is not None:
+                raise BadInput(f"chdb:{path} cannot be opened while chdb:{other} is open in this process "
+                               "(chDB opens one data directory per process)")
+            try:
+                self.session = session.Session(path)
+            except Exception as exc:
+                if "EmbeddedServer" in str(exc):
+                    raise BadInput(f"chdb:{path} is open in another process (chDB opens a data directory in "
+                                   "one process at a time)") from None
+                raise self._failed(exc) from None
+            _chdb_open[path] = _chdb_open.get(path, 0) + 1
+        self.closed = False
 
     def arrow(self, sql: str) -> Any:
         try:
@@ -167,10 +178,14 @@ class _ChdbEngine(Engine):
             raise self._failed(exc) from None
 
     def close(self) -> None:
-        try:
-            self.session.close()
-        finally:
-            _chdb_lock.release()
+        if self.closed:
+            return
+        self.closed = True
+        with _chdb_lock:
+            try:
+                self.session.close()
+            finally:
+                _chdb_open[self.source.path] -= 1
 
 
 class _HttpEngine(Engine):
@@ -187,7 +202,7 @@ class _HttpEngine(Engine):
                 host=source.host, port=source.port, username=source.user, password=source.password,
                 database=source.database, secure=source.secure, connect_timeout=CONNECT_SECONDS,
                 send_receive_timeout=source.query_seconds + CONNECT_SECONDS, autogenerate_session_id=False,
-                settings={"max_execution_time": source.query_seconds, "readonly": 1})
+                settings={"max_execution_time": source.query_seconds})
         except Exception as exc:
             raise self._failed(exc) from None
 
@@ -199,6 +214,7 @@ class _HttpEngine(Engine):
 
     def close(self) -> None:
         self.client.close()
+        self.closed = True
 
 
 def _sentence(source: FleetSource, exc: BaseException) -> str:

@@ -84,10 +84,16 @@ class FleetBar(QWidget):
 
     def _switch(self, receipts: Any) -> None:
         tab = self.tab
+        self.release(tab.receipts)
         tab.receipts = receipts
         tab.table, tab.tl, tab._cut = None, None, None
         tab.selected_id = None
         tab.reload(whole=True)
+
+    def release(self, receipts: Any) -> None:
+        """Close a ClickHouse source's connection on the worker that used it."""
+        if isinstance(receipts, FleetReceipts) and self.tab.session is not None:
+            self.tab.run(lambda _ws: receipts.close(), lambda _r: None, label="closing the receipts source")
 
     def wants_read(self, filters: Filters) -> bool:
         """The time range or scope asked for is not what was read (a ClickHouse source reads only it)."""

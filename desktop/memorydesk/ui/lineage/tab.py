@@ -71,6 +71,7 @@ class LineageTab(DeskTab):
         self.selected_id: str | None = None
         self.dialog: Any = None
         self.loading = False
+        self.read_error = ""  # why the first read failed (said on the page)
         self.cutting = False  # reading the runs as of the evaluated time
         self._cut: tuple[RunTable, int, RunTable] | None = None  # (whole table, time, the table as of it)
         self._again: bool | None = None  # a refresh came while reading: read again (True: whole)
@@ -175,6 +176,8 @@ class LineageTab(DeskTab):
 
     def close(self) -> bool:
         self.clock.stop()
+        self.fleet_bar.poll.stop()
+        self.fleet_bar.release(self.receipts)
         for timer in (self._rebuild_timer, self._flow_timer, self._line_timer):
             timer.stop()
         return super().close()
@@ -241,6 +244,7 @@ class LineageTab(DeskTab):
             self._loaded(result)
         else:
             if self.table is None:  # the first read failed or was stopped: say so, offer to read again
+                self.read_error = failure or "Reading the lineage receipts was stopped"
                 self.failed.show_error("The lineage receipts could not be read" if failure else
                                        "Reading the lineage receipts was stopped", failure or "Nothing was read.")
                 self.pages.setCurrentWidget(self.failed)
