@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sys
 from pathlib import Path
@@ -13,8 +12,6 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from helpers import SAMPLE_DB  # noqa: E402
-
-
 from suite_setup import _private_profile, pytest_collection_modifyitems, pytest_configure  # noqa: E402,F401 - the suite's set-up
 
 
@@ -56,7 +53,7 @@ def newer_product_db(tmp_path: Path) -> Path:
 def _search_copies_inline():
     """Search builds its copies of a file inside the search that asks for them, not on a thread,
     and no test inherits another's: a thread left running past its test would race the next one."""
-    from memorydesk.search import follow
+    from memorydesk.search.copies import follow
 
     before = follow.settings().background
     follow.configure(background=False)

@@ -16,7 +16,7 @@ def sha256(path: Path) -> str:
 
 #: ``python -c DESK_UNTIL WAIT ARGS…`` runs ``memory-desk ARGS`` and, as soon as the desk logs its
 #: first painted Facts rows (``WAIT`` = ``paint``) or the end of its warm-up (``warm``), prints that
-#: log line and leaves at once (``ui.startup``): what the launch test and benchmark time and inspect.
+#: log line and leaves at once (``ui.shell.startup``): what the launch test and benchmark time and inspect.
 DESK_UNTIL = """
 import logging, os, sys
 WAIT = sys.argv.pop(1)
@@ -28,8 +28,8 @@ class Done(logging.Handler):
             if "-X" in sys.orig_argv and "importtime" in sys.orig_argv:
                 print("MODULES " + " ".join(sorted(sys.modules)), flush=True)
             os._exit(0)
-logging.getLogger("memorydesk.ui.startup").addHandler(Done())
-logging.getLogger("memorydesk.ui.startup").setLevel(logging.INFO)
+logging.getLogger("memorydesk.ui.shell.startup").addHandler(Done())
+logging.getLogger("memorydesk.ui.shell.startup").setLevel(logging.INFO)
 from memorydesk.cli import main
 raise SystemExit(main(sys.argv[1:]))
 """

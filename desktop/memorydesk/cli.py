@@ -1,4 +1,4 @@
-"""The ``memory-desk`` command (the README, "The command line").
+"""The ``memory-desk`` command (docs/cli.md).
 
 Each subcommand lives in ``memorydesk.commands.<name>`` and exposes
 ``register(subparsers)``; the parser it adds sets ``func`` to a callable taking the

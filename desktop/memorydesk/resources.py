@@ -1,9 +1,10 @@
 """Where the files shipped with Memory Desk live.
 
-They are kept in ``resources/`` at the repository root. A built wheel and the
-one-folder app carry a copy inside the package (``memorydesk/_resources``, put there
-by ``setup.py`` and the PyInstaller spec); a checkout or an editable install uses the
-folder at the root. The packaged copy wins when both exist.
+They are kept in ``resources/`` at the repository root, and the user guide's pages in ``docs/``. A
+built wheel and the one-folder app carry a copy of both inside the package
+(``memorydesk/_resources``, the guide's pages in its ``docs/``, put there by ``setup.py`` and the
+PyInstaller spec); a checkout or an editable install uses the folders at the root. The
+packaged copy wins when both exist.
 """
 
 from __future__ import annotations
@@ -34,3 +35,13 @@ def resource_path(name: str) -> Path:
     if relative.is_absolute() or ".." in relative.parts:
         raise ValueError(f"resource name must be relative to resources/: {name!r}")
     return RESOURCES_DIR / relative
+
+
+#: The pages of ``docs/`` Help ▸ Memory Desk Guide shows, in order: the user guide, then the command line.
+GUIDE_PAGES = ("guide.md", "cli.md")
+
+
+def doc_path(name: str) -> Path:
+    """The shipped page ``docs/<name>`` (one of ``GUIDE_PAGES``)."""
+    packaged = _PACKAGE / "_resources" / "docs" / name
+    return packaged if packaged.is_file() else _PACKAGE.parents[1] / "docs" / name

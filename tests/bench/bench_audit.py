@@ -23,11 +23,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sqlean
-
 from bench_files import cached
-from memorydesk.core.fts_query import scoped_match
+
+from memorydesk.core.product.fts_query import scoped_match
 from memorydesk.embedding.embedder import BLOB_BYTES, get_embedder
-from memorydesk.search import audit, follow
+from memorydesk.search import audit
+from memorydesk.search.copies import follow
 from memorydesk.store import open_workspace
 
 SAMPLE = int(os.environ.get("MEMORYDESK_BENCH_AUDIT_SAMPLE", "600"))

@@ -28,9 +28,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest
 from bench_files import cached
 
-from memorydesk.browse import bursts as browse_bursts
-from memorydesk.browse.conflict_trail import conflict_trail
-from memorydesk.browse.conflicts import ConflictQuery, first_lines, line_keys, lines_for_keys
+from memorydesk.browse.conflicts import bursts as browse_bursts
+from memorydesk.browse.conflicts.listing import ConflictQuery, first_lines, line_keys, lines_for_keys
+from memorydesk.browse.conflicts.trail import conflict_trail
 from memorydesk.store import open_workspace
 
 N_FACTS = int(os.environ.get("MEMDESK_BENCH_FACTS", "1000000"))
@@ -155,8 +155,8 @@ def test_read_models(conflicts_workspace: Path) -> None:
 def test_the_tab(conflicts_workspace: Path, qtbot, tmp_path) -> None:
     from PySide6.QtCore import QSettings
 
-    from memorydesk.ui.app import ensure_app
-    from memorydesk.ui.mainwindow import MainWindow
+    from memorydesk.ui.shell.app import ensure_app
+    from memorydesk.ui.shell.mainwindow import MainWindow
 
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path))
     ensure_app()
@@ -192,8 +192,8 @@ def test_the_tab(conflicts_workspace: Path, qtbot, tmp_path) -> None:
 def test_fact_filters(conflicts_workspace: Path) -> None:
     """Issue 27 point 6: filters on the facts' columns, from the arrays kept per file version (read once
     ahead, ``conflict_index.prepare``), beside the row-by-row SQL filter they replace, in the same run."""
-    from memorydesk.browse import conflicts as browse
-    from memorydesk.browse.conflict_index import prepare
+    from memorydesk.browse.conflicts import listing as browse
+    from memorydesk.browse.conflicts.index import prepare
     from memorydesk.search.cache import clear_caches
 
     with open_workspace(conflicts_workspace, read_only=True) as ws:

@@ -32,7 +32,7 @@ import numpy as np
 import pytest
 
 from fixtures.clickhouse_traces import DDL, ChdbTarget, fleet_sql
-from memorydesk.core.health_arrays import from_us
+from memorydesk.core.health.arrays import from_us
 from memorydesk.lineage import timeline
 from memorydesk.lineage.fleet import read as fleet
 from memorydesk.lineage.fleet.source import parse_source

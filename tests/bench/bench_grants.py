@@ -97,10 +97,10 @@ def test_open_filter_and_edit_5000_domains(many_domains: Path, qtbot, tmp_path) 
     from PySide6.QtCore import QEvent, QObject, QSettings
 
     from memorydesk.browse.grants import read_first_screen, read_matrix
-    from memorydesk.core.grants import ROLES
+    from memorydesk.core.product.grants import ROLES
     from memorydesk.memory.reviewer import Reviewer
-    from memorydesk.ui.app import ensure_app
-    from memorydesk.ui.mainwindow import MainWindow
+    from memorydesk.ui.shell.app import ensure_app
+    from memorydesk.ui.shell.mainwindow import MainWindow
 
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path))
     ensure_app()

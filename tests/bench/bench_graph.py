@@ -94,13 +94,13 @@ def machine() -> str:
 def test_graph_budgets(graph_workspace: Path, qtbot, tmp_path) -> None:
     from PySide6.QtCore import QSettings, QTimer
 
-    from memorydesk.browse.graph_data import FACT, TOPIC, read_graph
-    from memorydesk.browse.graph_index import index_graph
-    from memorydesk.core.graph_layout import cluster_layout
+    from memorydesk.browse.graph.data import FACT, TOPIC, read_graph
+    from memorydesk.browse.graph.index import index_graph
+    from memorydesk.core.graph.layout import cluster_layout
     from memorydesk.search.cache import clear_caches
-    from memorydesk.ui.app import ensure_app
     from memorydesk.ui.graph import layouting, pictures
-    from memorydesk.ui.mainwindow import MainWindow
+    from memorydesk.ui.shell.app import ensure_app
+    from memorydesk.ui.shell.mainwindow import MainWindow
 
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path))
     ensure_app()

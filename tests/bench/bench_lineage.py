@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from fixtures.receipts import NOW, NOW_TEXT, synthetic_lines
-from memorydesk.core.health import classify
+from memorydesk.core.health.scalar import classify
 from memorydesk.lineage.jsonl import read_jsonl
 
 RUNS = int(os.environ.get("MEMDESK_BENCH_RUNS", "100000"))

@@ -35,12 +35,12 @@ import pytest
 from bench_files import cached
 from PySide6.QtCore import QPointF
 
-from memorydesk.core.health_arrays import ClockColumns, to_us
+from fixtures.receipt_rows import COLUMNS
+from memorydesk.core.health.arrays import ClockColumns, to_us
 from memorydesk.lineage.runs import assemble, load_runs
 from memorydesk.lineage.timeline import build, grid_of
 from memorydesk.store import files, open_workspace, ours, receipt_blocks
 from memorydesk.store.ours import DeskReceipt
-from fixtures.receipt_rows import COLUMNS
 
 INSERT = f"INSERT INTO memdesk_receipts (id, {', '.join(COLUMNS)}) VALUES (?, {', '.join('?' * len(COLUMNS))})"
 
@@ -222,8 +222,8 @@ def measure_repaints(qtbot, panel, n: int = 60, cpu: list[float] | None = None) 
 
 @pytest.mark.slow
 def test_bench_tab_at_100k(stored: Path, qtbot) -> None:
-    from memorydesk.ui.app import ensure_app
-    from memorydesk.ui.mainwindow import MainWindow
+    from memorydesk.ui.shell.app import ensure_app
+    from memorydesk.ui.shell.mainwindow import MainWindow
 
     ensure_app()
     win = MainWindow(open_workspace(stored, read_only=True))
@@ -317,8 +317,8 @@ def synthetic_table(runs: int, lanes: int = LANES, seed: int = 9):
 
 @pytest.mark.slow
 def test_bench_repaint_at_1m(qtbot) -> None:
-    from memorydesk.ui.app import ensure_app
     from memorydesk.ui.lineage.panel import TimelinePanel
+    from memorydesk.ui.shell.app import ensure_app
 
     ensure_app()
     t0 = time.perf_counter()

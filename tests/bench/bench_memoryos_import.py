@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 import pytest
-from fixtures.memoryos_dir import MemoryOSDir, knowledge, page, qa, session
 
+from fixtures.memoryos_dir import MemoryOSDir, knowledge, page, qa, session
 from memorydesk.lineage.memoryos import import_directory, load_zone
 from memorydesk.lineage.memoryos.checks import find_anomalies
 from memorydesk.lineage.memoryos.records import read_directory

@@ -25,12 +25,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from fixtures.otlp_sdk import sdk_spans, serving
-from fixtures.receipts import synthetic_lines
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.trace.export import SpanExportResult
 
+from fixtures.otlp_sdk import sdk_spans, serving
+from fixtures.receipts import synthetic_lines
 from memorydesk.core.receipts import receipt_from_json
 from memorydesk.lineage import receipt_store
 from memorydesk.store import open_workspace

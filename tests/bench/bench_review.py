@@ -18,12 +18,12 @@ import time
 from pathlib import Path
 
 import numpy as np
+from review_corpus import demo_100k
 
 from memorydesk.browse.review import vectors
 from memorydesk.browse.review.scan import Options, scan
 from memorydesk.memory.service import MemoryService
 from memorydesk.store import open_workspace
-from review_corpus import demo_100k
 
 REPEATS = int(os.environ.get("MEMORYDESK_BENCH_REVIEW_REPEATS", "3"))
 #: facts of the demo with real embeddings (all by default; 0 for the text kinds alone, built in minutes)

@@ -31,13 +31,13 @@ import time
 
 import numpy as np
 import pytest
-
-from memorydesk.search import follow
-from memorydesk.search.agent import search
-from memorydesk.search.preamble import build_preamble
-from memorydesk.store import open_workspace
 from search_corpus import AGENT, N_QUERIES, SIZES, TextModel, workspace_of
 from search_timing import BASELINE, BASELINE_FTS, Baseline, embedder, report, timed
+
+from memorydesk.search.agent import search
+from memorydesk.search.copies import follow
+from memorydesk.search.preamble import build_preamble
+from memorydesk.store import open_workspace
 
 WARM_UP = int(os.environ.get("MEMDESK_BENCH_WARM_UP", "300"))
 AGAINST = {

@@ -41,12 +41,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fixtures.second_writer import SecondWriter  # noqa: E402
-from memorydesk.search import follow  # noqa: E402
-from memorydesk.search.agent import search  # noqa: E402
-from memorydesk.store import open_workspace  # noqa: E402
 from search_corpus import N_QUERIES, T0, TextModel, writable_copy  # noqa: E402
 from search_timing import BASELINE, Baseline, embedder, pct, report, timed  # noqa: E402
+
+from fixtures.second_writer import SecondWriter  # noqa: E402
+from memorydesk.search.agent import search  # noqa: E402
+from memorydesk.search.copies import follow  # noqa: E402
+from memorydesk.store import open_workspace  # noqa: E402
 
 SIZES = [int(s) for s in os.environ.get("MEMDESK_BENCH_SIZES", "100000").split(",") if s]
 ROUNDS = int(os.environ.get("MEMDESK_BENCH_ROUNDS", "12"))

@@ -21,10 +21,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from memorydesk.search import follow  # noqa: E402
-from memorydesk.search.agent import search  # noqa: E402
-from memorydesk.store import open_workspace  # noqa: E402
 from search_corpus import workspace_of  # noqa: E402
+
+from memorydesk.search.agent import search  # noqa: E402
+from memorydesk.search.copies import follow  # noqa: E402
+from memorydesk.store import open_workspace  # noqa: E402
 
 SIZES = [int(s) for s in os.environ.get("MEMDESK_BENCH_SIZES", "100000").split(",") if s]
 MB = 2**20

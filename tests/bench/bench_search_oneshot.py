@@ -22,8 +22,9 @@ from pathlib import Path
 import pytest
 
 sys.path[:0] = [str(Path(__file__).parent), str(Path(__file__).parents[1])]  # run as a script too
-from helpers import REPO  # noqa: E402
 from search_corpus import workspace_of  # noqa: E402
+
+from helpers import REPO  # noqa: E402
 
 ROUNDS = int(os.environ.get("MEMDESK_BENCH_ROUNDS", "7"))
 N_FACTS = int(os.environ.get("MEMDESK_BENCH_FACTS", "100000"))

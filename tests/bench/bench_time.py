@@ -25,8 +25,8 @@ from bench_conflicts import build_big
 from bench_files import cached
 
 from memorydesk.browse import facts as browse
-from memorydesk.browse.diff import compare
-from memorydesk.browse.history import HistoryQuery, history_page
+from memorydesk.browse.history.diff import compare
+from memorydesk.browse.history.entries import HistoryQuery, history_page
 from memorydesk.store import open_workspace
 
 DIFF_FACTS = int(os.environ.get("MEMDESK_BENCH_DIFF_FACTS", "100000"))

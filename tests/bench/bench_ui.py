@@ -80,9 +80,9 @@ def big_workspace() -> Path:
 def test_open_scroll_and_count(big_workspace: Path, qtbot, tmp_path) -> None:
     from PySide6.QtCore import QSettings, Qt, QTimer
 
-    from memorydesk.ui.app import ensure_app
     from memorydesk.ui.facts.model import COLUMNS
-    from memorydesk.ui.mainwindow import MainWindow
+    from memorydesk.ui.shell.app import ensure_app
+    from memorydesk.ui.shell.mainwindow import MainWindow
 
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path))
     ensure_app()

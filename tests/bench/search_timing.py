@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from memorydesk.core.fts_query import scoped_match
+from memorydesk.core.product.fts_query import scoped_match
 from memorydesk.embedding.embedder import DIM, get_embedder
 from memorydesk.store import Workspace
 

@@ -36,7 +36,9 @@ def test_version_and_the_guide_come_from_the_apps_metadata(home: Path) -> None:
     assert result.returncode == 0 and result.stdout.strip() == f"memory-desk {VERSION}"
     metadata = (APP.parent / "_internal" / f"memory_desk-{VERSION}.dist-info" / "METADATA").read_text()
     assert f"\nVersion: {VERSION}\n" in metadata
-    assert (REPO / "README.md").read_text() in metadata  # Help ▸ Guide shows the README by section
+    for page in ("guide.md", "cli.md"):  # Help ▸ Guide shows them by section
+        shipped = APP.parent / "_internal" / "memorydesk" / "_resources" / "docs" / page
+        assert shipped.read_text() == (REPO / "docs" / page).read_text()
     assert [p.name for p in (APP.parent / "_internal").glob("memory_desk*")] == [f"memory_desk-{VERSION}.dist-info"]
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 import sqlean
-from fixtures.memoryos_live import MEMORYOS_SRC, unavailable_reason
 
+from fixtures.memoryos_live import MEMORYOS_SRC, unavailable_reason
 from memorydesk.lineage import receipt_store
 from memorydesk.lineage.adapters import memoryos_canary
 from memorydesk.lineage.tiers import BREAK_PROMOTION_ENV

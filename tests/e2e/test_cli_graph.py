@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from memorydesk.browse.graph_focus import focus
+from memorydesk.browse.graph.focus import focus
 from memorydesk.store import open_workspace
 
 

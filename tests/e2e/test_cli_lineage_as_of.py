@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from helpers import REPO
-from memorydesk.core.health import classify
+from memorydesk.core.health.scalar import classify
 from memorydesk.core.receipts import format_utc, parse_utc
 from memorydesk.lineage.jsonl import read_jsonl
 from memorydesk.lineage.receipt_store import ingest

@@ -13,10 +13,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from fixtures.receipts import NOW_TEXT, eight_cases, receipt, synthetic_lines, to_jsonl
 from google.protobuf.json_format import ParseDict
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
+from fixtures.receipts import NOW_TEXT, eight_cases, receipt, synthetic_lines, to_jsonl
 from memorydesk.store import open_workspace
 
 

@@ -9,11 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from fixtures.product_changes import change_like_the_product
 from fixtures.product_fixture import T0
 from helpers import sha256
-
-import pytest
 
 pytestmark = pytest.mark.slow  # a dozen runs of the command, a few seconds each
 

@@ -19,7 +19,7 @@ from fixtures.clickhouse_traces import SERVER_ENV, ChdbTarget, ServerTarget, exp
 from fixtures.receipts import NOW_TEXT, eight_cases, to_jsonl
 
 from memorydesk.core.errors import BadInput
-from memorydesk.core.health_arrays import to_us
+from memorydesk.core.health.arrays import to_us
 from memorydesk.core.receipts import parse_utc
 from memorydesk.lineage import runs as run_tables
 from memorydesk.lineage.fleet.read import read_receipts, read_window

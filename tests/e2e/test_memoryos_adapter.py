@@ -16,9 +16,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from fixtures.memoryos_live import Turn, run_session, unavailable_reason
 
-from memorydesk.core.health import classify
+from fixtures.memoryos_live import Turn, run_session, unavailable_reason
+from memorydesk.core.health.scalar import classify
 from memorydesk.lineage.adapters.memoryos import qa_version
 from memorydesk.lineage.jsonl import read_jsonl
 from memorydesk.store import open_workspace

@@ -100,7 +100,7 @@ def _standard_spans() -> list:
 def test_spans_with_only_the_conventions_names_are_derived_receipts_never_healthy_and_without_content() -> None:
     from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 
-    from memorydesk.core.health import classify
+    from memorydesk.core.health.scalar import classify
 
     spans = _standard_spans()
     records = receipts_from_traces(encode_spans(spans))

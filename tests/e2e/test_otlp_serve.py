@@ -12,8 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from fixtures.otlp_sdk import sdk_otlp_json, sdk_spans, serving
-from fixtures.receipts import NOW_TEXT, eight_cases, synthetic_lines, to_jsonl
 from google.rpc.status_pb2 import Status
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.exporter.otlp.proto.http import Compression
@@ -21,6 +19,8 @@ from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExport
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 from opentelemetry.sdk.trace.export import SpanExportResult
 
+from fixtures.otlp_sdk import sdk_otlp_json, sdk_spans, serving
+from fixtures.receipts import NOW_TEXT, eight_cases, synthetic_lines, to_jsonl
 from memorydesk.store import open_workspace
 
 pytestmark = pytest.mark.slow
@@ -145,11 +145,12 @@ def test_serve_refuses_a_network_address(tmp_path: Path) -> None:
 
 
 def test_sdk_log_records_with_the_receipt_attributes_are_receipts_too(tmp_path: Path) -> None:
-    from fixtures.otlp_sdk import SNAKE, nanos
     from opentelemetry._logs import LogRecord
     from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
     from opentelemetry.sdk._logs import LoggerProvider
     from opentelemetry.sdk._logs.export import SimpleLogRecordProcessor
+
+    from fixtures.otlp_sdk import SNAKE, nanos
 
     receipts = [row for _, case, _ in eight_cases() for row in case]
     jsonl = tmp_path / "receipts.jsonl"

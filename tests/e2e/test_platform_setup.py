@@ -15,7 +15,7 @@ import pytest
 
 from helpers import REPO
 from memorydesk.resources import resource_path
-from memorydesk.ui.platform_check import debian_packages, explain_missing, plugin_file
+from memorydesk.ui.shell.platform_check import debian_packages, explain_missing, plugin_file
 
 SCRIPT = REPO / "packaging" / "system-deps.sh"
 

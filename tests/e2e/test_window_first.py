@@ -17,7 +17,7 @@ from helpers import DESK_UNTIL
 #: plotting and layout stack, search's copies, the demo builder, the reviewer
 LATER = ("onnxruntime", "tokenizers", "sqlalchemy.orm", "pyqtgraph", "scipy", "memorydesk.ui.graph",
          "memorydesk.ui.lineage", "memorydesk.ui.conflicts", "memorydesk.ui.grants", "memorydesk.ui.policies",
-         "memorydesk.ui.history", "memorydesk.ui.review", "memorydesk.search.copies", "memorydesk.search.agent",
+         "memorydesk.ui.history", "memorydesk.ui.review", "memorydesk.search.copies.bundle", "memorydesk.search.agent",
          "memorydesk.demo", "memorydesk.memory.reviewer", "memorydesk.lineage")
 
 
@@ -50,5 +50,5 @@ def test_the_warm_up_then_loads_every_tab_the_model_and_search(product_db: Path,
     said, modules = _launch("warm", product_db, tmp_path)
     assert said.startswith("warm-up done")
     for module in ("memorydesk.ui.graph.tab", "memorydesk.ui.lineage.tab", "memorydesk.ui.review.tab",
-                   "memorydesk.search.copies", "onnxruntime"):
+                   "memorydesk.search.copies.bundle", "onnxruntime"):
         assert module in modules, module

@@ -58,8 +58,8 @@ def sample_path(tmp_path: Path) -> Path:
 def open_window(qtbot, qapp):
     """Open a main window on a workspace and wait until the lists are loaded."""
     from memorydesk.store import open_workspace
-    from memorydesk.ui.app import ensure_app
-    from memorydesk.ui.mainwindow import MainWindow
+    from memorydesk.ui.shell.app import ensure_app
+    from memorydesk.ui.shell.mainwindow import MainWindow
 
     ensure_app()
     windows = []

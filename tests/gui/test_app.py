@@ -8,9 +8,9 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QPalette
 
 from memorydesk.core.errors import WorkspaceUnusable
-from memorydesk.ui import app as bootstrap
 from memorydesk.ui.operations import describe_error
-from memorydesk.ui.text import is_rtl, one_line, tokens
+from memorydesk.ui.shell import app as bootstrap
+from memorydesk.ui.widgets.text import is_rtl, one_line, tokens
 
 
 def test_many_void_calls_do_not_exhaust_none(qapp) -> None:

@@ -1,6 +1,6 @@
 """The audit window keeps every run in the workspace: the Runs page and its recall@10 trend
 (a click on a point opens that run), and the Compare page, checked against
-``memory-desk audit compare``'s own answer (``browse.audit_compare``) — real widgets."""
+``memory-desk audit compare``'s own answer (``browse.audit.compare``) — real widgets."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import uuid
 from guihelp import wait_idle
 from PySide6.QtCore import Qt
 
-from memorydesk.browse import audit_compare, audit_runs
+from memorydesk.browse.audit import compare as audit_compare
+from memorydesk.browse.audit import runs as audit_runs
 
 
 def _run(dialog, qtbot) -> None:

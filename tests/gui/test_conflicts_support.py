@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 import sqlean
 from conflicts_sample import ready, row_of, settle, show, workspace  # noqa: F401 - a fixture
 from guihelp import wait_idle

@@ -198,8 +198,15 @@ def test_right_to_left_facts_are_laid_out_right_to_left(qtbot) -> None:
 
     view = TrailView()
     qtbot.addWidget(view)
-    from memorydesk.browse.trail_types import (Decision, Restore, RowRef, Trail, TrailChain, TrailConflict,
-                                               TrailFact)
+    from memorydesk.browse.conflicts.trail_types import (
+        Decision,
+        Restore,
+        RowRef,
+        Trail,
+        TrailChain,
+        TrailConflict,
+        TrailFact,
+    )
 
     hebrew = TrailFact("h1", True, "superseded", content="הפריסה לייצור ביום שלישי בשעה 10", domain="ops",
                        topic="פריסה", weight=1.0, confidence=0.6, veracity="stated", veracity_read_as="stated",

@@ -173,7 +173,7 @@ def many_path(tmp_path: Path) -> Path:
 
 def test_first_window_shows_before_the_count(qtbot, qapp, many_path, gate, qtmodeltester) -> None:
     from memorydesk.store import open_workspace
-    from memorydesk.ui.mainwindow import MainWindow
+    from memorydesk.ui.shell.mainwindow import MainWindow
 
     entered, release = gate
     win = MainWindow(open_workspace(many_path, read_only=True))

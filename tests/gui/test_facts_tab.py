@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 import desk_sample
-from guihelp import (facts_dialog, focus, give_reason, key_dialog, row_of_topic, select_topic, topics, wait_dialog,
-                     wait_idle)
+from guihelp import (
+    facts_dialog,
+    focus,
+    give_reason,
+    key_dialog,
+    row_of_topic,
+    select_topic,
+    topics,
+    wait_dialog,
+    wait_idle,
+)
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QLabel, QStyleOptionViewItem
 

@@ -14,8 +14,8 @@ from memorydesk.demo.place import create
 from memorydesk.embedding.embedder import get_embedder
 from memorydesk.memory.vector_index import missing_count
 from memorydesk.store import open_workspace
-from memorydesk.ui.first_run import BUILD_TITLE, DemoSetup, demo_path
-from memorydesk.ui.mainwindow import MainWindow
+from memorydesk.ui.shell.first_run import BUILD_TITLE, DemoSetup, demo_path
+from memorydesk.ui.shell.mainwindow import MainWindow
 
 VECTORS_TITLE = "Index missing vectors"
 
@@ -29,7 +29,7 @@ def model_available() -> None:
 
 @pytest.fixture
 def window(qtbot, qapp) -> MainWindow:
-    from memorydesk.ui.app import ensure_app
+    from memorydesk.ui.shell.app import ensure_app
 
     ensure_app()
     win = MainWindow()

@@ -14,9 +14,9 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel
 
 from fixtures.product_fixture import build
-from memorydesk.core.grants import ROLES, Source
-from memorydesk.core.vocab import Permission
-from memorydesk.memory.history import read_entries
+from memorydesk.core.product.grants import ROLES, Source
+from memorydesk.core.product.vocab import Permission
+from memorydesk.memory.history.record import read_entries
 from memorydesk.store import guard
 from memorydesk.ui.grants.paint import CELL_ROLE, FILL
 

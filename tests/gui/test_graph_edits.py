@@ -10,8 +10,8 @@ from guihelp import give_reason, wait_dialog
 from PySide6.QtCore import Qt
 from test_graph_tab import busiest_fact, graph_tab, wait_focus
 
-from memorydesk.browse.graph_data import FACT
-from memorydesk.ui.prompts import REASON_NEEDED
+from memorydesk.browse.graph.data import FACT
+from memorydesk.ui.widgets.prompts import REASON_NEEDED
 
 pytestmark = pytest.mark.shared
 

@@ -13,8 +13,8 @@ from guihelp import wait_dialog
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QMenu, QToolBar
 
-from memorydesk.browse.graph_data import MISSING
-from memorydesk.browse.graph_focus import focus
+from memorydesk.browse.graph.data import MISSING
+from memorydesk.browse.graph.focus import focus
 from memorydesk.store import open_workspace
 
 pytestmark = pytest.mark.shared

@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import QRect, QRectF, Qt
 from PySide6.QtWidgets import QToolBar
 
-from memorydesk.browse.graph_data import DOMAIN, FACT, POLICY_SOURCE
+from memorydesk.browse.graph.data import DOMAIN, FACT, POLICY_SOURCE
 from memorydesk.store import guard
 
 pytestmark = pytest.mark.shared
@@ -37,7 +37,7 @@ class Spy:
 
 @pytest.fixture
 def spies(monkeypatch):
-    from memorydesk.browse import graph_index
+    from memorydesk.browse.graph import index as graph_index
     from memorydesk.ui.graph import layouting, pictures, tab
 
     layouting._CACHE.clear()  # nothing known from an earlier test (search's values are each workspace's)

@@ -1,4 +1,4 @@
-"""F1 lists every key of every tab, and the README's key tables and the menus name the same
+"""F1 lists every key of every tab, and the user guide's key tables and the menus name the same
 keys (issue 22 point 16); the status bar's "Opening …" is cleared once the file is open."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from pathlib import Path
 from guihelp import wait_idle
 from PySide6.QtWidgets import QTextBrowser
 
-from memorydesk.ui import help as help_dialogs
-from memorydesk.ui.mainwindow import MainWindow
-from memorydesk.ui.tabs import TABS
+from memorydesk.ui.shell import help as help_dialogs
+from memorydesk.ui.shell.mainwindow import MainWindow
+from memorydesk.ui.shell.tabs import TABS
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "guide.md"
 
 
 def tokens(keys: str) -> set[str]:
@@ -23,9 +23,9 @@ def tokens(keys: str) -> set[str]:
     return {p for p in parts if p and "wheel" not in p}
 
 
-def readme_keys() -> dict[str, set[str]]:
-    """Each key table of the README, by the group F1 shows it under (a tab's title, or Window)."""
-    text = README.read_text(encoding="utf-8")
+def guide_keys() -> dict[str, set[str]]:
+    """Each key table of the user guide, by the group F1 shows it under (a tab's title, or Window)."""
+    text = GUIDE.read_text(encoding="utf-8")
     out: dict[str, set[str]] = {}
     for head, body in re.findall(r"^#{2,3} (.+?)\n(.*?)(?=^#{2,3} |\Z)", text, flags=re.M | re.S):
         found = re.match(r"The (.+) tab$", head.strip())
@@ -38,7 +38,7 @@ def readme_keys() -> dict[str, set[str]]:
     return out
 
 
-def test_f1_lists_every_key_the_readme_names_and_no_other(open_window, sample_path, qtbot) -> None:
+def test_f1_lists_every_key_the_guide_names_and_no_other(open_window, sample_path, qtbot) -> None:
     win = open_window(sample_path)
     win.act_shortcuts.trigger()
     dialog = win.dialog
@@ -49,9 +49,9 @@ def test_f1_lists_every_key_the_readme_names_and_no_other(open_window, sample_pa
     for where, what, keys in rows:
         f1.setdefault(where, set()).update(tokens(keys))
         assert what in shown and keys in shown
-    documented = readme_keys()
+    documented = guide_keys()
     tabs = {slot.tab.title for slot in win.slots}
-    assert {"Window", *tabs} <= set(documented)  # every tab has its key table in the README
+    assert {"Window", *tabs} <= set(documented)  # every tab has its key table in the guide
     for group in ("Window", *tabs):
         assert documented.get(group, set()) == f1.get(group, set()), group
     assert {"+", "−", "0", "Del"} <= f1["Knowledge Graph"]  # missing from F1 before

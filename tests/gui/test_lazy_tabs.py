@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from guihelp import wait_idle
 
-from memorydesk.ui.startup import PendingTab
-from memorydesk.ui.tabs import SPECS
+from memorydesk.ui.shell.startup import PendingTab
+from memorydesk.ui.shell.tabs import SPECS
 
 
 def _lazy_window(qtbot, path):
     from memorydesk.store import open_workspace
-    from memorydesk.ui.app import ensure_app
-    from memorydesk.ui.mainwindow import MainWindow
+    from memorydesk.ui.shell.app import ensure_app
+    from memorydesk.ui.shell.mainwindow import MainWindow
 
     ensure_app()
     win = MainWindow(lazy_tabs=True)

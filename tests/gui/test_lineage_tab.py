@@ -12,17 +12,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 from guihelp import focus
+from lineage_sample import END, lineage_path, ready, receipts, settle  # noqa: F401 - fixtures
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QImage
 
-from lineage_sample import END, lineage_path, ready, receipts, settle  # noqa: F401 - fixtures
-
 from fixtures.receipts import complete_lineage, to_jsonl
-from memorydesk.core.health import Color, HealthState, classify, classify_run
+from memorydesk.core.health.scalar import Color, HealthState, classify, classify_run
 from memorydesk.demo import lineage as demo
 from memorydesk.store import guard
 from memorydesk.ui.lineage import colors
-
 
 
 def point_of(tab, run: int) -> QPointF:
@@ -333,6 +331,7 @@ def test_with_nothing_to_draw_the_flow_charts_say_so(open_window, tmp_path: Path
     """No receipts: no tier-flow axis from 1970 and no bare 0–1 occupancy scale, a sentence instead;
     with receipts, the charts (and only as many lanes as the chart has room for)."""
     import desk_sample
+
     from memorydesk.ui.lineage.flow import NO_OCCUPANCY, NO_TRANSITIONS
 
     win = open_window(desk_sample.build(tmp_path / "no-receipts.db"))

@@ -8,25 +8,22 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import desk_sample
 import numpy as np
 import pytest
+from lineage_sample import END, lineage_path, ready, receipts, settle  # noqa: F401 - fixtures
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics
 
-from lineage_sample import END, lineage_path, ready, receipts, settle  # noqa: F401 - fixtures
-
 from fixtures.receipts import complete_lineage
-from memorydesk.core.health import Color, as_of, classify
-from memorydesk.core.health_arrays import to_us
+from memorydesk.core.health.arrays import to_us
+from memorydesk.core.health.scalar import Color, as_of, classify
 from memorydesk.core.receipts import receipt_from_json
 from memorydesk.demo import lineage as demo
 from memorydesk.lineage import receipt_store
 from memorydesk.store import open_workspace
 from memorydesk.ui.lineage.tab import LineageTab
-
 
 
 def type_time(qtbot, tab, text: str) -> None:

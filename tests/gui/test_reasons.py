@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from memorydesk.browse import detail as browse_detail
 from memorydesk.browse.naming import FactName, distinct_name
 from memorydesk.store import open_workspace
-from memorydesk.ui.prompts import REASON_NEEDED, ReasonDialog
+from memorydesk.ui.widgets.prompts import REASON_NEEDED, ReasonDialog
 
 
 def history(path, entity: str) -> list[tuple[str, str, str]]:

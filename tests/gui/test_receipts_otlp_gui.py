@@ -8,7 +8,7 @@ from pathlib import Path
 import desk_sample
 import pytest
 
-from memorydesk.core.health import classify
+from memorydesk.core.health.scalar import classify
 from memorydesk.demo import lineage as demo
 from memorydesk.lineage import receipt_store
 from memorydesk.lineage.receipt_files import read_receipts
@@ -61,10 +61,11 @@ def test_export_from_a_read_only_window_then_import_the_otlp_file_elsewhere(open
 def test_receipts_sent_to_lineage_serve_show_in_the_open_window(open_window, tmp_path: Path, qtbot) -> None:
     import json
 
-    from fixtures.otlp_sdk import sdk_spans, serving
-    from fixtures.receipts import complete_lineage
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.trace.export import SpanExportResult
+
+    from fixtures.otlp_sdk import sdk_spans, serving
+    from fixtures.receipts import complete_lineage
 
     path = desk_sample.build(tmp_path / "open.db")
     win = open_window(path)

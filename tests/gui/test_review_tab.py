@@ -9,7 +9,6 @@ import pytest
 from guihelp import wait_dialog
 
 from fixtures import agent_notes
-
 from memorydesk.memory.service import MemoryService
 from memorydesk.store import open_workspace
 

@@ -14,7 +14,7 @@ from guihelp import focus, row_of_topic, wait_dialog, wait_idle
 from PySide6.QtCore import Qt
 
 from memorydesk.store import guard
-from memorydesk.ui.tabs import TABS
+from memorydesk.ui.shell.tabs import TABS
 
 
 def _edit_topic_3(qtbot, win) -> None:

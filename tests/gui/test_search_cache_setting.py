@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from memorydesk.search import follow
-from memorydesk.ui import settings
+from memorydesk.search.copies import follow
+from memorydesk.ui.shell import settings
 
 
 def test_the_setting_bounds_what_search_keeps(qapp) -> None:

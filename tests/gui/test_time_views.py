@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 
 from fixtures.product_changes import change_like_the_product
 from fixtures.product_fixture import T0
-from memorydesk.browse.as_of import facts_as_of
+from memorydesk.browse.history.as_of import facts_as_of
 from memorydesk.memory.reviewer import Reviewer
 from memorydesk.store import open_workspace
 

@@ -16,7 +16,7 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QAction, QDropEvent, QGuiApplication
 from PySide6.QtWidgets import QAbstractItemView
 
-from memorydesk.ui import settings
+from memorydesk.ui.shell import settings
 
 CREATE_WORDS = re.compile(r"\b(new|add|create|insert|duplicate|import)\b", re.IGNORECASE)
 # File ▸ Import MemoryOS Directory… brings in memory another agent system wrote, whole and

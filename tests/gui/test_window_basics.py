@@ -36,12 +36,12 @@ def test_about_names_every_version(open_window, sample_path, qtbot) -> None:
     box.accept()
 
 
-def test_the_guide_shows_the_readme_by_section(open_window, sample_path, qtbot) -> None:
+def test_the_guide_shows_the_user_guide_and_the_command_line_by_section(open_window, sample_path, qtbot) -> None:
     win = open_window(sample_path)
     win.show_guide("The command line")
     guide = win.dialog
     titles = [guide.index.item(i).text() for i in range(guide.index.count())]
-    assert "The command line" in titles and "Opening a product database safely" in titles
+    assert "The command line" in titles and "Opening a product database safely" in titles and "Exit codes" in titles
     assert guide.index.currentItem().text() == "The command line"
     assert "memory-desk check" in guide.text.toPlainText()
     guide.reject()

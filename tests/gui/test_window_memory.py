@@ -13,9 +13,9 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QSplitter
 
 from memorydesk.store import open_workspace
-from memorydesk.ui import settings
-from memorydesk.ui.mainwindow import MainWindow
-from memorydesk.ui.tabs import tab_names
+from memorydesk.ui.shell import settings
+from memorydesk.ui.shell.mainwindow import MainWindow
+from memorydesk.ui.shell.tabs import tab_names
 
 
 def start(qtbot, path: Path) -> MainWindow:
@@ -148,7 +148,7 @@ def test_the_first_tab_of_a_window_already_up_is_remembered_too(qtbot, sample_pa
 
 
 def _kept_tab(path: Path) -> str | None:
-    from memorydesk.ui.window_state import saved_tab
+    from memorydesk.ui.shell.window_state import saved_tab
 
     return saved_tab(path)
 

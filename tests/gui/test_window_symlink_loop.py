@@ -34,8 +34,8 @@ def test_starting_the_window_on_a_loop_is_the_command_lines_sentence(tmp_path: P
 
 
 def test_opening_a_loop_in_the_open_window_says_it_in_a_dialog(qtbot, tmp_path: Path) -> None:
-    from memorydesk.ui.app import ensure_app
-    from memorydesk.ui.mainwindow import MainWindow
+    from memorydesk.ui.shell.app import ensure_app
+    from memorydesk.ui.shell.mainwindow import MainWindow
 
     ensure_app()
     loop = _loop(tmp_path)

@@ -1,4 +1,4 @@
-"""Memory as of a time (``browse.as_of``, the Facts list's ``FactQuery.as_of``) on the
+"""Memory as of a time (``browse.history.as_of``, the Facts list's ``FactQuery.as_of``) on the
 product-format fixture, a copy the product changed, and the desk's own deletes."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 from fixtures.product_changes import change_like_the_product
 from fixtures.product_fixture import T0
 from memorydesk.browse import facts as browse
-from memorydesk.browse.as_of import facts_as_of
+from memorydesk.browse.history.as_of import facts_as_of
 from memorydesk.memory.reviewer import Reviewer
 from memorydesk.store import open_workspace
 

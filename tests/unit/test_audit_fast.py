@@ -24,12 +24,13 @@ import numpy as np
 import pytest
 
 from fixtures.search_world import NOW, World
-from memorydesk.core.fusion import VARIANTS
-from memorydesk.search import audit, bm25, cache, follow
+from memorydesk.core.product.fusion import VARIANTS
+from memorydesk.search import audit, bm25, cache
 from memorydesk.search import vector as search_vector
 from memorydesk.search.agent import search
+from memorydesk.search.copies import follow
+from memorydesk.search.copies.vectors import VectorCopy
 from memorydesk.search.loss import diagnose
-from memorydesk.search.vector_copy import VectorCopy
 from memorydesk.store import open_workspace
 from memorydesk.store.ours import VECTOR_TABLE
 

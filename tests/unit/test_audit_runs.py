@@ -1,4 +1,4 @@
-"""Kept recall-audit runs (``browse.audit_runs``) and two of them compared (``browse.audit_compare``),
+"""Kept recall-audit runs (``browse.audit.runs``) and two of them compared (``browse.audit.compare``),
 on a small hand-built workspace where the changes between two runs are made for real: a newer
 near-duplicate written by an agent, an edit and a delete through the reviewer, and 2,000 hours
 of decay on a fast-decaying fact among slow ones. Each run's stages are checked against the
@@ -15,12 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from memorydesk.browse import audit_compare, audit_job, audit_runs
+from memorydesk.browse.audit import compare as audit_compare
+from memorydesk.browse.audit import job as audit_job
+from memorydesk.browse.audit import runs as audit_runs
 from memorydesk.core.errors import BadInput
-from memorydesk.core.rules import RULES_VERSION
+from memorydesk.core.product.rules import RULES_VERSION
 from memorydesk.memory.reviewer import Reviewer
-from memorydesk.search import audit, follow
+from memorydesk.search import audit
 from memorydesk.search.agent import search
+from memorydesk.search.copies import follow
 from memorydesk.search.loss import lost_at
 from memorydesk.store import open_workspace
 

@@ -9,7 +9,7 @@ from typing import ClassVar
 import pytest
 
 from memorydesk.core.changes import ChangeSet, Kind, Shown
-from memorydesk.memory.history import ChangeResult
+from memorydesk.memory.history.record import ChangeResult
 
 
 @dataclass

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from fixtures.conflicts import build
-from memorydesk.browse.conflicts import ConflictQuery, iter_lines
+from memorydesk.browse.conflicts.listing import ConflictQuery, iter_lines
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
 from memorydesk.memory.reviewer import Reviewer
 from memorydesk.memory.service import MemoryService

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from fixtures.conflicts import T0, build
-from memorydesk.browse import conflicts
-from memorydesk.browse.conflict_index import fact_columns
-from memorydesk.browse.conflicts import ConflictQuery, agent_names, first_lines, line_keys
+from memorydesk.browse.conflicts import listing as conflicts
+from memorydesk.browse.conflicts.index import fact_columns
+from memorydesk.browse.conflicts.listing import ConflictQuery, agent_names, first_lines, line_keys
 from memorydesk.search.cache import clear_caches
 from memorydesk.store import open_workspace
 

@@ -9,8 +9,15 @@ from pathlib import Path
 import pytest
 
 from fixtures.conflicts import T0, build
-from memorydesk.browse import bursts as browse_bursts
-from memorydesk.browse.conflicts import ConflictQuery, first_lines, iter_lines, line_key_of, line_keys, lines_for_keys
+from memorydesk.browse.conflicts import bursts as browse_bursts
+from memorydesk.browse.conflicts.listing import (
+    ConflictQuery,
+    first_lines,
+    iter_lines,
+    line_key_of,
+    line_keys,
+    lines_for_keys,
+)
 from memorydesk.store import open_workspace
 
 
@@ -94,7 +101,7 @@ def test_filters(built, ro) -> None:
 
 
 def _agents(ws) -> dict[str, str]:
-    from memorydesk.browse.conflicts import agent_names
+    from memorydesk.browse.conflicts.listing import agent_names
 
     with ws.read() as conn:
         return agent_names(ws, conn)

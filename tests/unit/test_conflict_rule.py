@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from memorydesk.core.conflict_rule import Side, decide, num
+from memorydesk.core.product.conflict_rule import Side, decide, num
 from memorydesk.core.worddiff import word_diff
 
-# docs/product-format.md, "The product's rules", written out independently of core.vocab
+# docs/product-format.md, "The product's rules", written out independently of core.product.vocab
 WEIGHTS = {"stated": 1.0, "inferred": 0.7, "tool": 0.5, "imported": 0.6, "unknown": 0.8}
 
 
@@ -73,7 +73,7 @@ def test_a_tie_names_the_rule() -> None:
 
 def test_the_rule_agrees_with_what_the_write_path_decided(ws, svc) -> None:
     """Each pair written through the service: the recorded winner is what ``decide`` gives."""
-    from memorydesk.browse.conflicts import ConflictQuery, iter_lines
+    from memorydesk.browse.conflicts.listing import ConflictQuery, iter_lines
 
     for i, (a, b) in enumerate(PAIRS):
         if a[2] > b[2] or a[3] > b[3]:

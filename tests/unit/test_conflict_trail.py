@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from fixtures.conflicts import ONCALL, build
-from memorydesk.browse import bursts as browse_bursts
-from memorydesk.browse import conflict_export as export
-from memorydesk.browse.conflict_trail import conflict_trail
-from memorydesk.browse.conflicts import ConflictQuery, iter_lines
+from memorydesk.browse.conflicts import bursts as browse_bursts
+from memorydesk.browse.conflicts import export
+from memorydesk.browse.conflicts.listing import ConflictQuery, iter_lines
+from memorydesk.browse.conflicts.trail import conflict_trail
 from memorydesk.memory.reviewer import Reviewer
 from memorydesk.memory.service import MemoryService
 from memorydesk.store import open_workspace

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memorydesk.core.decay import age_hours, half_life_hours, weibull, weibull_at
-from memorydesk.core.vocab import MemoryType
+from memorydesk.core.product.decay import age_hours, half_life_hours, weibull, weibull_at
+from memorydesk.core.product.vocab import MemoryType
 
 
 @pytest.mark.parametrize(

@@ -8,12 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memorydesk.core.fts_query import (
-    FTS_STOPWORDS,
-    build_fts_query,
-    keyword_terms,
-    scoped_match,
-)
+from memorydesk.core.product.fts_query import FTS_STOPWORDS, build_fts_query, keyword_terms, scoped_match
 
 WS_ID = "3f2b9c1e-7d4a-4b8e-9a61-0c5d2e8f4a17"
 

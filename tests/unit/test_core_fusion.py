@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memorydesk.core.dart_sort import dart_compare_doubles, dart_sort
-from memorydesk.core.fusion import (
+from memorydesk.core.product.dart_sort import dart_compare_doubles, dart_sort
+from memorydesk.core.product.fusion import (
     FusionRecord,
     Voice,
     hybrid_fuse,
@@ -19,7 +19,7 @@ from memorydesk.core.fusion import (
     semantic_fuse,
     voice_weights,
 )
-from memorydesk.core.intent import IntentCategory, classify_intent
+from memorydesk.core.product.intent import IntentCategory, classify_intent
 
 NOW = 1_700_000_000.0
 HOUR = 3600.0

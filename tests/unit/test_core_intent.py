@@ -4,12 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memorydesk.core.intent import (
-    INTENT_BIASES,
-    IntentCategory,
-    classify_intent,
-    intent_score,
-)
+from memorydesk.core.product.intent import INTENT_BIASES, IntentCategory, classify_intent, intent_score
 
 T, F, E, P, R, G = (
     IntentCategory.TEMPORAL,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memorydesk.core.relatedness import (
+from memorydesk.core.product.relatedness import (
     LINK_STOPWORDS,
     LINK_THRESHOLD,
     entity_overlap,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memorydesk.core.text import (
+from memorydesk.core.product.text import (
     candidate_text,
     dart_lower,
     dart_trim,

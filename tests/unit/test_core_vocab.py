@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memorydesk.core.vocab import (
+from memorydesk.core.product.vocab import (
     CONSOLIDATABLE_TYPES,
     VERACITY_WEIGHTS,
     WEIBULL_PARAMS,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memorydesk.core.health import Color, HealthState, classify
+from memorydesk.core.health.scalar import Color, HealthState, classify
 from memorydesk.demo import lineage as demo
 from memorydesk.demo.builder import build_demo
 from memorydesk.lineage import receipt_store

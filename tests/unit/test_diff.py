@@ -1,5 +1,5 @@
-"""Comparing two workspace files (``browse.diff``) and restoring from a backup through the
-reviewer (``memory.reviewer_restore``), on the product-format fixture, a copy the product
+"""Comparing two workspace files (``browse.history.diff``) and restoring from a backup through the
+reviewer (``memory.actions.restore_backup``), on the product-format fixture, a copy the product
 changed through its own SQL, a demo, and the shared sample."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import pytest
 from fixtures.product_changes import change_like_the_product
 from fixtures.product_fixture import T0
 from helpers import sha256
-from memorydesk.browse.diff import compare
+from memorydesk.browse.history.diff import compare
 from memorydesk.core.errors import BadInput, StaleEdit
 from memorydesk.demo.builder import build_demo
+from memorydesk.memory.actions.restore_backup import restore_grant, restore_row
 from memorydesk.memory.reviewer import Reviewer
-from memorydesk.memory.reviewer_restore import restore_grant, restore_row
 from memorydesk.store import open_workspace
 
 EXPECTED = {
@@ -136,9 +136,9 @@ def test_restore_refuses_when_the_row_changed_since(pair: tuple[Path, Path]) -> 
 
 
 def test_a_version_is_every_column_in_order_with_embeddings_as_their_size(product_db: Path) -> None:
-    from memorydesk.browse.diff import Version, version_of
-
     import sqlite3
+
+    from memorydesk.browse.history.diff import Version, version_of
 
     with sqlite3.connect(product_db) as db:
         db.execute("UPDATE memory_facts_table SET embedding = ? WHERE id = 'f-01'", (bytes(1536),))

@@ -1,4 +1,4 @@
-"""The full-text index read as a log of what changed (``search.fts_log``).
+"""The full-text index read as a log of what changed (``search.copies.fts_log``).
 
 A scratch table with the product's FTS5 index and triggers, written in random batches
 (inserts, edits, supersessions, deletes; one to a hundred statements a transaction):
@@ -15,7 +15,7 @@ import random
 import pytest
 import sqlean
 
-from memorydesk.search import fts_log
+from memorydesk.search.copies import fts_log
 from memorydesk.store.product_ddl import fts_statements
 
 FTS = "memory_facts_fts"

@@ -1,4 +1,4 @@
-"""The shortcuts in ``core.fusion`` and the vector copy give what the plain algorithms give, to the bit.
+"""The shortcuts in ``core.product.fusion`` and the vector copy give what the plain algorithms give, to the bit.
 
 - scores with no two equal and no NaN are sorted by Python's sort instead of the Dart VM's
   (``dart_sort``): one order sorts them, so both must agree; with ties, NaN or -0.0 beside 0.0
@@ -18,9 +18,9 @@ from __future__ import annotations
 import math
 import random
 
-from memorydesk.core.dart_sort import dart_compare_doubles, dart_sort
-from memorydesk.core.fusion import MmrPick, _by_score_desc, mmr_rerank
-from memorydesk.core.text import jaccard, whitespace_tokens
+from memorydesk.core.product.dart_sort import dart_compare_doubles, dart_sort
+from memorydesk.core.product.fusion import MmrPick, _by_score_desc, mmr_rerank
+from memorydesk.core.product.text import jaccard, whitespace_tokens
 
 
 def _dart_order(scores: list[float]) -> list[int]:
@@ -107,7 +107,7 @@ def test_the_vector_copys_kth_smallest_is_the_partitions() -> None:
     """The vector copy bounds the k-th smallest squared distance by a part's before partitioning."""
     import numpy as np
 
-    from memorydesk.search.vector_copy import _kth_smallest
+    from memorydesk.search.copies.vectors import _kth_smallest
 
     rng = np.random.default_rng(3)
     for t in range(200):

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memorydesk.core.errors import BadInput
-from memorydesk.core.health import classify
+from memorydesk.core.health.scalar import classify
 from memorydesk.lineage.jsonl import parse_jsonl, receipt_to_line
 from memorydesk.store import open_workspace
 

@@ -13,8 +13,8 @@ import sqlean
 from fixtures.product_fixture import build
 from memorydesk.browse.grants import Plan, matrix_json, read_matrix, write_loss
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
-from memorydesk.core.grants import ROLES
-from memorydesk.memory import history
+from memorydesk.core.product.grants import ROLES
+from memorydesk.memory.history import record as history
 from memorydesk.memory.reviewer import Reviewer
 from memorydesk.store import Workspace, open_workspace
 

@@ -13,8 +13,8 @@ import grant_oracle as oracle
 from fixtures.product_fixture import GRANT_SITUATIONS, build
 from memorydesk.browse.grants import matrix_json, read_first_screen, read_matrix
 from memorydesk.core.errors import InsufficientMemoryPermission
-from memorydesk.core.grants import GrantIndex, GrantRow, Source
-from memorydesk.core.vocab import AgentRole, Permission
+from memorydesk.core.product.grants import GrantIndex, GrantRow, Source
+from memorydesk.core.product.vocab import AgentRole, Permission
 from memorydesk.memory import policies
 from memorydesk.memory.service import MemoryService
 from memorydesk.store import open_workspace

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from memorydesk.search import cache, follow
+from memorydesk.search import cache
+from memorydesk.search.copies import follow
 from memorydesk.search.hybrid import graph_ids, walk
 from memorydesk.search.scope import repo_scope
 from memorydesk.search.vector import active_in_scope

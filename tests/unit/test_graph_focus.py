@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memorydesk.browse.graph_focus import focus
+from memorydesk.browse.graph.focus import focus
 from memorydesk.core.errors import BadInput
 from memorydesk.search.hybrid import graph_ids
 from memorydesk.store import open_workspace

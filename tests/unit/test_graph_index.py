@@ -8,8 +8,8 @@ import json
 
 import numpy as np
 
-from memorydesk.browse.graph_data import BELIEF, DOMAIN, FACT, MISSING, POLICY, TOPIC, build
-from memorydesk.browse.graph_index import index_graph, read_indexed_graph
+from memorydesk.browse.graph.data import BELIEF, DOMAIN, FACT, MISSING, POLICY, TOPIC, build
+from memorydesk.browse.graph.index import index_graph, read_indexed_graph
 from memorydesk.store import open_workspace
 
 T0 = 1_790_000_000

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memorydesk.browse.graph_data import DOMAIN, FACT, TOPIC, GraphData, build
-from memorydesk.core.graph_force import pack, separate, spring, stress
-from memorydesk.core.graph_layout import SPRING_TOPICS, cluster_layout, focus_layout
+from memorydesk.browse.graph.data import DOMAIN, FACT, TOPIC, GraphData, build
+from memorydesk.core.graph.force import pack, separate, spring, stress
+from memorydesk.core.graph.layout import SPRING_TOPICS, cluster_layout, focus_layout
 
 T0 = 1_790_000_000
 

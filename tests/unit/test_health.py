@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from fixtures.receipts import NOW, at, complete_lineage, eight_cases, receipt
-from memorydesk.core.health import (
+from memorydesk.core.health.scalar import (
     DEFAULT_FRESH_FOR,
     Color,
     HealthState,

@@ -8,8 +8,8 @@ from datetime import timedelta
 import numpy as np
 
 from fixtures.receipts import NOW, at, complete_lineage, eight_cases, receipt
-from memorydesk.core.health import HealthState, assess, group_by_run
-from memorydesk.core.health_arrays import RULE_SEVERITY, ClockColumns, from_us, states_at, to_us
+from memorydesk.core.health.arrays import RULE_SEVERITY, ClockColumns, from_us, states_at, to_us
+from memorydesk.core.health.scalar import HealthState, assess, group_by_run
 from memorydesk.core.receipts import receipt_from_json
 
 VERSIONS = ("v1", "v2", "v10", "v01", "alpha", "7", "x9")

@@ -9,8 +9,8 @@ import pytest
 from test_health_arrays import STATUSES, TIERS, random_run
 
 from fixtures.receipts import at, eight_cases, receipt
-from memorydesk.core.health import assess, group_by_run
-from memorydesk.core.health_arrays import ClockColumns
+from memorydesk.core.health.arrays import ClockColumns
+from memorydesk.core.health.scalar import assess, group_by_run
 from memorydesk.core.receipts import receipt_from_json
 from memorydesk.lineage.runs import table_of
 

@@ -1,4 +1,4 @@
-"""The history of a workspace (``browse.history``) on real files: the product-format fixture, a
+"""The history of a workspace (``browse.history.entries``) on real files: the product-format fixture, a
 copy changed through the product's own SQL, the desk's own changes, and the shared sample."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from fixtures.product_changes import change_like_the_product
 from fixtures.product_fixture import T0
-from memorydesk.browse.history import HistoryQuery, history_page, iter_events, undo_blocker
+from memorydesk.browse.history.entries import HistoryQuery, history_page, iter_events, undo_blocker
 from memorydesk.core.errors import BadInput
 from memorydesk.memory.reviewer import Reviewer
 from memorydesk.store import open_workspace
@@ -136,7 +136,7 @@ def test_the_shared_sample_reads_newest_first(sample_db: Path) -> None:
 
 
 def test_history_entries_are_typed_with_their_detail_decoded(tmp_path: Path, product_db: Path) -> None:
-    from memorydesk.memory.history import HistoryEntry, history_entries, read_entries
+    from memorydesk.memory.history.record import HistoryEntry, history_entries, read_entries
 
     path = tmp_path / "ws.db"
     shutil.copyfile(product_db, path)

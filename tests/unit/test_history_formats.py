@@ -15,10 +15,11 @@ from sqlalchemy import select
 
 from fixtures import history_later, history_v1
 from memorydesk.core.errors import MemoryDeskError
-from memorydesk.memory import actions, history
-from memorydesk.memory.history import LegacyAction, perform
+from memorydesk.memory.actions import registry as actions
+from memorydesk.memory.actions.facts import EditFact
+from memorydesk.memory.history import record as history
+from memorydesk.memory.history.record import LegacyAction, perform
 from memorydesk.memory.reviewer import Reviewer
-from memorydesk.memory.reviewer_steps import EditFact
 from memorydesk.store import open_workspace
 from memorydesk.store.ours import DeskHistory
 

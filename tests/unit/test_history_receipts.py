@@ -11,8 +11,8 @@ import numpy as np
 
 from fixtures import receipt_rows
 from fixtures.receipts import synthetic_lines
-from memorydesk.browse.history import HistoryQuery, context
-from memorydesk.browse.history_sources import SOURCES
+from memorydesk.browse.history.entries import HistoryQuery, context
+from memorydesk.browse.history.sources import SOURCES
 from memorydesk.core.receipts import receipt_from_json
 from memorydesk.lineage import receipt_store
 from memorydesk.store import open_workspace, ours, receipt_blocks

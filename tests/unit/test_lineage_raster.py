@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memorydesk.core.health_arrays import ClockColumns
+from memorydesk.core.health.arrays import ClockColumns
 from memorydesk.lineage import raster
 from memorydesk.lineage.runs import assemble
 from memorydesk.lineage.timeline import build, grid_of

@@ -7,8 +7,8 @@ import io
 import json
 
 import pytest
-from fixtures.receipts import complete_lineage, eight_cases, receipt, to_jsonl
 
+from fixtures.receipts import complete_lineage, eight_cases, receipt, to_jsonl
 from memorydesk.core.errors import BadInput
 from memorydesk.core.receipts import receipt_from_json
 from memorydesk.lineage.jsonl import BadReceiptLine, parse_jsonl

@@ -9,7 +9,7 @@ import pytest
 
 from fixtures import damage
 from memorydesk.core.errors import StaleEdit
-from memorydesk.memory.purge import purge
+from memorydesk.memory.actions.purge import purge
 from memorydesk.memory.reviewer import Reviewer
 from memorydesk.memory.service import MemoryService
 from memorydesk.store import files, open_workspace, wal

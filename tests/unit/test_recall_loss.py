@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memorydesk.core.fusion import VARIANTS
+from memorydesk.core.product.fusion import VARIANTS
 from memorydesk.search import audit
 from memorydesk.search.agent import search
 from memorydesk.search.loss import diagnose

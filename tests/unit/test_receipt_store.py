@@ -9,12 +9,11 @@ from pathlib import Path
 import pytest
 import sqlean
 
+from fixtures import receipt_rows
 from memorydesk.core.errors import BadInput
-from memorydesk.lineage import receipt_store
 from memorydesk.lineage.jsonl import parse_jsonl
 from memorydesk.lineage.receipt_store import Ingested, ingest, load
 from memorydesk.store import open_workspace, receipt_blocks
-from fixtures import receipt_rows
 
 
 def line(**fields) -> str:

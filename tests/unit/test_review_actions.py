@@ -12,7 +12,7 @@ from memorydesk.browse.review import cache
 from memorydesk.browse.review.decisions import apply_states, read_decisions
 from memorydesk.browse.review.scan import Options, scan
 from memorydesk.core.errors import MemoryDeskError
-from memorydesk.memory import reviewer_review as rr
+from memorydesk.memory.actions import review as rr
 from memorydesk.memory.reviewer import Reviewer
 from memorydesk.memory.rows import fact_row
 from memorydesk.memory.service import MemoryService

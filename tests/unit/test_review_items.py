@@ -10,8 +10,8 @@ import pytest
 from memorydesk.browse.review.decisions import apply_states, read_decisions
 from memorydesk.browse.review.scan import Options, scan
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
-from memorydesk.memory import reviewer_review as rr
-from memorydesk.memory.purge_items import backups_holding_items, purge_items
+from memorydesk.memory.actions import review as rr
+from memorydesk.memory.actions.purge_items import backups_holding_items, purge_items
 from memorydesk.memory.reviewer import Reviewer
 from memorydesk.memory.service import MemoryService
 from memorydesk.search.preamble import build_preamble

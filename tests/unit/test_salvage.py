@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import sqlean
 from pathlib import Path
 
 import pytest
+import sqlean
 
 from fixtures import damage
 from helpers import sha256

@@ -7,7 +7,7 @@ One generated workspace of a few thousand facts, built to be awkward
 (``fixtures.search_world``). A few hundred random queries then go through ``search`` and
 through plain-SQL references: the product's FTS query, sqlite-vec's KNN query, the
 temporal ``ORDER BY``; semantic and hybrid results are recomputed from those voices with
-``core.fusion``. Ids, bm25 values and scores must be equal to the last bit, and the fast
+``core.product.fusion``. Ids, bm25 values and scores must be equal to the last bit, and the fast
 paths must really have answered (counted).
 
 The reference connection gets a tiny page cache, so SQLite's sorter spills to temporary
@@ -26,15 +26,16 @@ import sqlean
 import sqlite_vec
 
 from fixtures.search_world import NOW, SCOPES, T0, Fixed, World, reference_hybrid, unit
-from memorydesk.core.fts_query import scoped_match
-from memorydesk.core.fusion import rrf_fuse
+from memorydesk.core.product.fts_query import scoped_match
+from memorydesk.core.product.fusion import rrf_fuse
 from memorydesk.embedding.embedder import DIM
-from memorydesk.search import bm25, cache, follow
+from memorydesk.search import bm25, cache
 from memorydesk.search import vector as search_vector
 from memorydesk.search.agent import search
-from memorydesk.search.mirror import TermTable
+from memorydesk.search.copies import follow
+from memorydesk.search.copies.fts_mirror import TermTable
+from memorydesk.search.copies.vectors import VectorCopy
 from memorydesk.search.scope import repo_scope
-from memorydesk.search.vector_copy import VectorCopy
 from memorydesk.store import open_workspace
 from memorydesk.store.ours import VECTOR_TABLE
 

@@ -1,4 +1,4 @@
-"""Search's copies follow a file that another process keeps writing (``search.follow``).
+"""Search's copies follow a file that another process keeps writing (``search.copies.follow``).
 
 A real second process (plain sqlean, the product's triggers) writes random batches to the
 generated workspace of ``fixtures.search_world``: inserts (some also indexed in our vector
@@ -24,11 +24,11 @@ import sqlite_vec
 
 from fixtures.search_world import NOW, OTHER, SCOPES, T0, Fixed, World, reference_hybrid, unit
 from fixtures.second_writer import SecondWriter
-from memorydesk.core.fusion import rrf_fuse
-from memorydesk.search import follow
+from memorydesk.core.product.fusion import rrf_fuse
 from memorydesk.search.agent import search
 from memorydesk.search.cache import snapshot_version
-from memorydesk.search.follow import FileState
+from memorydesk.search.copies import follow
+from memorydesk.search.copies.follow import FileState
 from memorydesk.search.scope import repo_scope
 from memorydesk.search.vector import vector_ids
 from memorydesk.store.ours import VECTOR_TABLE

@@ -2,7 +2,7 @@
 
 The embeddings are chosen (unit vectors at known angles to the query), so each voice's
 order is known without the model; the fusion arithmetic of docs/product-format.md, "The product's rules" is written out
-again in this file rather than taken from ``core.fusion``.
+again in this file rather than taken from ``core.product.fusion``.
 """
 
 from __future__ import annotations

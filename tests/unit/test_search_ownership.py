@@ -11,9 +11,9 @@ import weakref
 import pytest
 
 from fixtures.search_world import World
-from memorydesk.search import follow
 from memorydesk.search.agent import search
 from memorydesk.search.cache import cached
+from memorydesk.search.copies import follow
 
 
 @pytest.mark.slow  # two generated workspaces and their copies

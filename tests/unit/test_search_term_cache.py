@@ -8,8 +8,8 @@ from pathlib import Path
 
 from fixtures.search_world import T0, World
 from fixtures.second_writer import SecondWriter
-from memorydesk.search import follow
 from memorydesk.search.agent import search
+from memorydesk.search.copies import follow
 
 
 def _keyword(world: World, query: str) -> list[tuple[str, float]]:

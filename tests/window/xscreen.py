@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
-from Xlib import X, XK, display
+from Xlib import XK, X, display
 from Xlib.error import XError
 from Xlib.ext import xtest
 from Xlib.xobject.drawable import Window

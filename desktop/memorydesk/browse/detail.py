@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import literal_column, or_, select
 
 from memorydesk.browse.facts import fact_state
-from memorydesk.core.fts_query import is_keyword_reachable
+from memorydesk.core.product.fts_query import is_keyword_reachable
 from memorydesk.store.integrity_sqlite import damaged_columns
 from memorydesk.store.workspace import Workspace
 

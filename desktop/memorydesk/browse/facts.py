@@ -38,8 +38,8 @@ from sqlalchemy import (
     select,
 )
 
-from memorydesk.browse.as_of import state_at, superseded_at_sql, where_at
-from memorydesk.core.fts_query import is_keyword_reachable
+from memorydesk.browse.history.as_of import state_at, superseded_at_sql, where_at
+from memorydesk.core.product.fts_query import is_keyword_reachable
 from memorydesk.store.workspace import Workspace
 
 DELETED = "human:deleted"
@@ -94,7 +94,7 @@ class FactQuery:
     sort: str = NATURAL
     descending: bool = True
     now: int | None = field(default=None, compare=False)
-    as_of: int | None = None  # memory as it stood then (``browse.as_of``): facts created by then, states then
+    as_of: int | None = None  # memory as it stood then (``browse.history.as_of``): facts created by then, states then
 
     def with_(self, **changes: Any) -> FactQuery:
         return replace(self, **changes)
@@ -135,7 +135,7 @@ class FactRow:
     valid_until: int | None
     has_embedding: bool
     keyword_reachable: bool = True
-    superseded_at: int | None = None  # when its supersession happened (``browse.as_of``)
+    superseded_at: int | None = None  # when its supersession happened (``browse.history.as_of``)
 
     def state(self, now: int | None = None, as_of: int | None = None) -> str:
         if as_of is not None:

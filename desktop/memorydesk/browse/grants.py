@@ -2,7 +2,7 @@
 
 Rows are every domain of the workspace: its domain rows, and the domains that facts,
 policies or grant rows name without one (``DomainEntry.has_row`` False). Cells come
-from ``core.grants`` over the rows read with the product's own query
+from ``core.product.grants`` over the rows read with the product's own query
 (``memory.grants.read_raw``), so the tab, the command line and ``propose_policy``
 agree cell by cell. Reading is one pass over the grant rows; the matrix resolves a
 domain's nine cells when they are first needed (painted, filtered, counted), keeps
@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy import case, func, select
 
-from memorydesk.core.grants import (
+from memorydesk.core.product.grants import (
     CODE_OF_PERMISSION,
     CODE_OF_SOURCE,
     PERMISSIONS,
@@ -28,7 +28,7 @@ from memorydesk.core.grants import (
     plan_cell,
     plan_row,
 )
-from memorydesk.core.vocab import AgentRole, Permission, bare_domain_name, parse_agent_role
+from memorydesk.core.product.vocab import AgentRole, Permission, bare_domain_name, parse_agent_role
 from memorydesk.memory import grants as grant_rows
 from memorydesk.store.workspace import Workspace
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from memorydesk.memory import history
-from memorydesk.memory.batches import batch_entries, batch_of
+from memorydesk.memory.history import record as history
+from memorydesk.memory.history.batches import batch_entries, batch_of
 from memorydesk.store.workspace import Workspace
 
 #: at most this many words of the content are added to a shared topic (versions of one
@@ -155,7 +155,7 @@ def _together(conn: Any, row: Any) -> int:
 def undo_redo_names(ws: Workspace) -> tuple[str | None, str | None, str]:
     """What Edit ▸ Undo and Edit ▸ Redo would act on now, in a few words (None: nothing);
     a file without the desk's history has neither. One action on several facts is undone
-    and redone whole (“Delete 3 facts”, ``memory.batches``); entries an older build wrote
+    and redone whole (“Delete 3 facts”, ``memory.history.batches``); entries an older build wrote
     one per fact are taken back one at a time, and the third item says so (“1 of 3
     deleted together”)."""
 

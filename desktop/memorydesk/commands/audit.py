@@ -22,7 +22,7 @@ import sys
 from memorydesk.commands import audit_runs
 from memorydesk.commands.output import write_out
 from memorydesk.core.errors import BadInput
-from memorydesk.core.fusion import VARIANTS
+from memorydesk.core.product.fusion import VARIANTS
 from memorydesk.search.loss import STAGE_WORDS
 from memorydesk.store import open_workspace
 
@@ -63,8 +63,9 @@ def _progress(done: int, total: int, text: str = "") -> None:
 
 
 def run(args) -> int:
-    from memorydesk.browse import audit_compare, audit_runs as kept
-    from memorydesk.browse.audit_job import Plan, run_audit
+    from memorydesk.browse.audit import compare as audit_compare
+    from memorydesk.browse.audit import runs as kept
+    from memorydesk.browse.audit.job import Plan, run_audit
     from memorydesk.search import audit
 
     names = list(VARIANTS) if "all" in args.what_if else list(dict.fromkeys(args.what_if))

@@ -38,7 +38,7 @@ def pct(value: float | None) -> str:
 
 
 def run_runs(args) -> int:
-    from memorydesk.browse.audit_runs import list_runs
+    from memorydesk.browse.audit.runs import list_runs
 
     with open_workspace(args.workspace, read_only=True) as ws:
         runs, foreign = list_runs(ws)
@@ -67,7 +67,7 @@ def run_runs(args) -> int:
 
 
 def run_compare(args) -> int:
-    from memorydesk.browse.audit_compare import compare
+    from memorydesk.browse.audit.compare import compare
 
     with open_workspace(args.workspace, read_only=True) as ws:
         report = compare(ws, args.run_a, args.run_b)

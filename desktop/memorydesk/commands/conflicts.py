@@ -17,7 +17,7 @@ import datetime as dt
 import json
 import sys
 
-from memorydesk.browse.conflicts import ConflictLine, ConflictQuery, iter_lines
+from memorydesk.browse.conflicts.listing import ConflictLine, ConflictQuery, iter_lines
 from memorydesk.commands.output import write_out
 from memorydesk.store import open_workspace
 

@@ -1,7 +1,7 @@
 """``memory-desk diff OLD NEW [--json]``: what changed between two workspace files.
 
 Read-only: both files are opened read-only and never changed. Rows are matched by id
-(``browse.diff``). ``--json`` prints ``{facts: {added, removed, superseded, restored,
+(``browse.history.diff``). ``--json`` prints ``{facts: {added, removed, superseded, restored,
 changed: [{id, fields}]}, policies: {added, removed, changed: [{id, fields}]}, grants:
 [{role, domain, before, after}], edges: {added, removed: [[source, target, type]]},
 conflicts: {added, resolved}, notes: {changed}}``, every list sorted (grants by domain,
@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import sys
 
-from memorydesk.browse.diff import compare
+from memorydesk.browse.history.diff import compare
 from memorydesk.commands.output import write_out
 from memorydesk.crashlog import stderr_line
 

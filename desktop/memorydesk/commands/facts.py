@@ -3,7 +3,7 @@
 Read-only. Every fact that existed at T (default: now), newest written first, with its
 state then — ``active``, ``expired`` (``valid_until`` passed at T), ``superseded``,
 ``deleted`` — and ``changed_since`` (its row changed after T; the product keeps only
-today's text). The rules are in ``browse.as_of``. ``--json`` prints
+today's text). The rules are in ``browse.history.as_of``. ``--json`` prints
 ``[{id, domain, topic, state, changed_since}]``. Exit 0; 2 on bad input.
 """
 
@@ -13,10 +13,10 @@ import json
 import sys
 import time
 
-from memorydesk.browse.as_of import STATES, facts_as_of
+from memorydesk.browse.history.as_of import STATES, facts_as_of
 from memorydesk.commands.output import write_out
 from memorydesk.core.moments import parse_moment, utc_text
-from memorydesk.core.text import one_line
+from memorydesk.core.product.text import one_line
 from memorydesk.store import open_workspace
 
 

@@ -1,5 +1,5 @@
 """``memory-desk graph WORKSPACE --focus FACT_ID [--json]``: the graph voice's 2-hop
-neighbourhood of a fact (docs/product-format.md, "The product's rules"; the README, "The command line"), read-only —
+neighbourhood of a fact (docs/product-format.md, "The product's rules"; docs/cli.md), read-only —
 the focus the Knowledge Graph tab shows.
 
 ``--json`` prints ``{"focus": ID, "nodes": [{"id", "kind", "hop", "active"}], "edges":
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 
-from memorydesk.browse.graph_focus import focus
+from memorydesk.browse.graph.focus import focus
 from memorydesk.commands.output import write_out
 from memorydesk.store import open_workspace
 

@@ -1,6 +1,6 @@
 """``memory-desk history WORKSPACE [--since T] [--until T] [--actor NAME] [--kind K] [--text S] [--json]``.
 
-Read-only. Every change the file can account for, newest first (``browse.history``):
+Read-only. Every change the file can account for, newest first (``browse.history.entries``):
 the desk's own changes (who, when, why) and what agents wrote as far as the product's
 rows tell it. Times are RFC 3339 UTC or unix seconds. ``--json`` prints
 ``[{at, actor, actor_kind, kind, action, ids, summary, reason}]`` (``at`` unix seconds,
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import sys
 
-from memorydesk.browse.history import KINDS, HistoryQuery, iter_events
-from memorydesk.browse.history_export import export_json, export_markdown, text_line
+from memorydesk.browse.history.entries import KINDS, HistoryQuery, iter_events
+from memorydesk.browse.history.export import export_json, export_markdown, text_line
 from memorydesk.commands.args import text_arg
 from memorydesk.commands.output import write_out
 from memorydesk.core.moments import parse_moment

@@ -42,8 +42,8 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from memorydesk.core.errors import BadInput
-    from memorydesk.memory.purge import purge
-    from memorydesk.memory.purge_items import purge_items_outcome
+    from memorydesk.memory.actions.purge import purge
+    from memorydesk.memory.actions.purge_items import purge_items_outcome
     from memorydesk.memory.reviewer import Reviewer
     from memorydesk.store import open_workspace
 

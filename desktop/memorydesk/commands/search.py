@@ -16,7 +16,7 @@ import sys
 from memorydesk.commands.args import count_arg, text_arg
 from memorydesk.commands.output import write_out
 from memorydesk.core.inputs import LIMIT_MAX, NAME_MAX, QUERY_MAX
-from memorydesk.core.text import snippet
+from memorydesk.core.product.text import snippet
 from memorydesk.search.agent import MODES, search
 from memorydesk.store import open_workspace
 

@@ -55,14 +55,14 @@ def run(args: argparse.Namespace) -> int:
     out = refuse_overwriting_input(args.out, [args.workspace], "--out")
     if not out.parent.is_dir():
         raise BadInput(f"--out: the folder {out.parent} does not exist")
-    from memorydesk.ui.app import ensure_app, ensure_offscreen_if_headless
-    from memorydesk.ui.platform_check import require_platform
+    from memorydesk.ui.shell.app import ensure_app, ensure_offscreen_if_headless
+    from memorydesk.ui.shell.platform_check import require_platform
 
     ensure_offscreen_if_headless()
     require_platform()
     app = ensure_app()
     from memorydesk.store import open_workspace
-    from memorydesk.ui.mainwindow import MainWindow
+    from memorydesk.ui.shell.mainwindow import MainWindow
 
     ws = open_workspace(Path(args.workspace), read_only=True)
     window = MainWindow(ws, remember=False)  # a picture neither uses nor changes what the window remembers

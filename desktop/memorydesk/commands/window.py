@@ -5,7 +5,7 @@ opened gets a dialog, and a line on the terminal). With no workspace it reopens 
 most recent one that still exists, or else the demo. The demo workspace lives in the
 user's data folder; the first time it is built behind the window's progress bar (and
 on the terminal), afterwards it is reused unless ``--fresh`` asks for a new one
-(``memorydesk.ui.first_run``).
+(``memorydesk.ui.shell.first_run``).
 
 Before the QApplication exists, the platform Qt will use is checked: a library the
 X11 platform needs, or an X server that cannot be reached (or none at all), is named in
@@ -47,8 +47,8 @@ def run(args: argparse.Namespace) -> int:
         raise BadInput("--fresh goes with --demo (it builds a new demo workspace)")
     if args.demo and args.workspace:
         raise BadInput("give a WORKSPACE or --demo, not both")
-    from memorydesk.ui.app import ensure_app
-    from memorydesk.ui.platform_check import require_platform
+    from memorydesk.ui.shell.app import ensure_app
+    from memorydesk.ui.shell.platform_check import require_platform
 
     require_platform()  # without a display this says so (a window nobody can see helps nobody)
     if args.workspace:  # a loop of symbolic links, a folder, a FIFO: the command line's sentence, exit 2
@@ -56,9 +56,9 @@ def run(args: argparse.Namespace) -> int:
 
         inspect_path(Path(args.workspace).expanduser())
     app = ensure_app()
-    from memorydesk.ui import settings
-    from memorydesk.ui.first_run import DemoSetup, demo_path
-    from memorydesk.ui.mainwindow import MainWindow
+    from memorydesk.ui.shell import settings
+    from memorydesk.ui.shell.first_run import DemoSetup, demo_path
+    from memorydesk.ui.shell.mainwindow import MainWindow
 
     settings.apply_search_cache_setting()
     read_only = bool(args.read_only)

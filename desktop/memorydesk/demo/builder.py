@@ -1,4 +1,4 @@
-"""Build a realistic demo workspace through the memory service (the README, "The command line").
+"""Build a realistic demo workspace through the memory service (docs/cli.md).
 
 ``build_demo(path, facts=N, seed=S)`` writes a new workspace file holding the memory
 of a small software team (vocabulary in ``demo.text``): agents with the
@@ -63,8 +63,8 @@ from memorydesk.demo import text as T
 from memorydesk.demo.lineage import write_history
 from memorydesk.demo.story import DAY, SPAN_DAYS, Event, Proposal, Stream, timeline
 from memorydesk.embedding.embedder import binary_blob, fact_text, get_embedder, to_blob
-from memorydesk.memory import facts as fact_ops
 from memorydesk.lineage import receipt_store
+from memorydesk.memory import facts as fact_ops
 from memorydesk.memory import links, policies, rows
 from memorydesk.memory.reviewer import Reviewer
 from memorydesk.memory.service import MemoryService

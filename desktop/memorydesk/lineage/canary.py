@@ -36,7 +36,7 @@ from pathlib import Path
 from sqlalchemy import select
 
 from memorydesk.core.errors import MemoryDeskError
-from memorydesk.core.health import classify
+from memorydesk.core.health.scalar import classify
 from memorydesk.lineage import receipt_store
 from memorydesk.lineage.adapters import memoryos_canary
 from memorydesk.lineage.recall import dispatch, retrieve

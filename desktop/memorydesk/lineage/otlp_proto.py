@@ -19,9 +19,19 @@ from typing import Any, NoReturn, TextIO
 
 from memorydesk.core.errors import BadInput
 from memorydesk.core.receipts import Receipt, gc_paused
-from memorydesk.lineage.otlp import (CONVENTION_KEYS, PREFIX, SCHEMA_URL, ReceiptRecords, operation_of,
-                                     receipt_attributes, receipt_from_attributes, span_id, span_name, time_nanos,
-                                     trace_id)
+from memorydesk.lineage.otlp import (
+    CONVENTION_KEYS,
+    PREFIX,
+    SCHEMA_URL,
+    ReceiptRecords,
+    operation_of,
+    receipt_attributes,
+    receipt_from_attributes,
+    span_id,
+    span_name,
+    time_nanos,
+    trace_id,
+)
 
 SCOPE = "memorydesk.lineage"
 SPANS_PER_REQUEST = 500

@@ -18,7 +18,8 @@ from numpy.lib import recfunctions
 from sqlalchemy import Connection
 
 from memorydesk.core.receipts import Receipt, gc_paused
-from memorydesk.store import Workspace, files, receipt_blocks as blocks
+from memorydesk.store import Workspace, files
+from memorydesk.store import receipt_blocks as blocks
 from memorydesk.store.retry import with_retry
 
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Final
 
-from memorydesk.core.health_arrays import to_us
+from memorydesk.core.health.arrays import to_us
 from memorydesk.core.receipts import Receipt
 from memorydesk.lineage import runs as run_tables
 from memorydesk.lineage.run_detail import RunDetail, read_detail

@@ -2,7 +2,7 @@
 
 :func:`load_runs` reads the workspace's receipts as typed columns in one scan of their
 blocks (``store.receipt_blocks``: codes, flags and microseconds as stored), and
-the health rules' clock-free findings come from :mod:`memorydesk.core.health_vector`
+the health rules' clock-free findings come from :mod:`memorydesk.core.health.vector`
 over those columns — no receipt object is made, so 100,000 runs (600,000 receipts) read
 in seconds and keep a few megabytes. The result, a :class:`RunTable`, is judged with
 :meth:`RunTable.states_at` (the classifier's clock step, vectorised) at any time from its
@@ -10,7 +10,7 @@ newest receipt on; at an earlier time it is first cut to the receipts of that ti
 (:func:`as_of`: only the runs the time cuts through are read again).
 
 Conventions
-- Times are integer microseconds since the Unix epoch (exact; see ``core.health_arrays``).
+- Times are integer microseconds since the Unix epoch (exact; see ``core.health.arrays``).
 - A run's *lane* is the (userScope, assistantScope) of its earliest receipt (a run
   with a scope conflict names more than one; it is drawn where it began).
 - A run's bar runs from its first to its last receipt.
@@ -32,9 +32,9 @@ from typing import Final
 import numpy as np
 
 from memorydesk.core.errors import MemoryDeskError
-from memorydesk.core.health import group_by_run
-from memorydesk.core.health_arrays import NEVER, ClockColumns, states_at, to_us
-from memorydesk.core.health_vector import STATUS_CODES, TIER_CODES, ReceiptColumns, clock_columns
+from memorydesk.core.health.arrays import NEVER, ClockColumns, states_at, to_us
+from memorydesk.core.health.scalar import group_by_run
+from memorydesk.core.health.vector import STATUS_CODES, TIER_CODES, ReceiptColumns, clock_columns
 from memorydesk.core.receipts import Receipt
 from memorydesk.lineage import receipt_store
 from memorydesk.store import Workspace

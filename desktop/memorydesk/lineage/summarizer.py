@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Protocol
 
-from memorydesk.core.relatedness import LINK_STOPWORDS
+from memorydesk.core.product.relatedness import LINK_STOPWORDS
 
 _WORD = re.compile(r"[^\W_][\w'-]*", re.UNICODE)
 SUMMARY_CHARS = 160

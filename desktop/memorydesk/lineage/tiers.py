@@ -25,8 +25,8 @@ from datetime import UTC, datetime
 from sqlalchemy import Connection, and_, literal_column, select
 
 from memorydesk import SOURCE_VERSION
+from memorydesk.core.product.text import jaccard
 from memorydesk.core.receipts import Receipt
-from memorydesk.core.text import jaccard
 from memorydesk.embedding.embedder import fact_vectors
 from memorydesk.lineage import receipt_store
 from memorydesk.lineage.summarizer import LocalSummarizer, Summarizer

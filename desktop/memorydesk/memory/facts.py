@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import Connection, and_, literal_column, select
 
-from memorydesk.core.text import CONTRADICTION_JACCARD, is_remention, token_jaccard
-from memorydesk.core.vocab import parse_memory_type, parse_veracity, veracity_weight
+from memorydesk.core.product.text import CONTRADICTION_JACCARD, is_remention, token_jaccard
+from memorydesk.core.product.vocab import parse_memory_type, parse_veracity, veracity_weight
 from memorydesk.memory import links
 from memorydesk.memory.rows import ROWID, insert_fact, json_list, new_id, now_s
 from memorydesk.store import Workspace

@@ -2,7 +2,7 @@
 
 The product loads a workspace's grants with one query and no ``ORDER BY``
 (``SELECT * FROM <grants> WHERE workspace_id = ?``), then takes the first matching
-row (``core.grants``). Which row comes first is therefore whatever order SQLite
+row (``core.product.grants``). Which row comes first is therefore whatever order SQLite
 returns for that query on this file: the primary-key index order (role, domain) on a
 file without planner statistics, the table's insertion (rowid) order once ``ANALYZE``
 has shown the index useless. ``read_raw`` asks SQLite exactly that query, so the
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import Connection, select
 
-from memorydesk.core.grants import GrantRow
+from memorydesk.core.product.grants import GrantRow
 from memorydesk.store import Workspace
 
 CHUNK = 500

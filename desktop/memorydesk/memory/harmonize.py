@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection, select
 
-from memorydesk.core.text import CONTRADICTION_JACCARD, remention_key, token_jaccard
+from memorydesk.core.product.text import CONTRADICTION_JACCARD, remention_key, token_jaccard
 from memorydesk.memory.rows import ROWID, json_list, new_id, now_s
 from memorydesk.store import Workspace
 

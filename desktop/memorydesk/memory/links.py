@@ -1,6 +1,6 @@
 """Episodic ``related_to`` edges written when a new fact survives (docs/product-format.md, "The product's rules").
 
-The scoring and selection rules live in ``core.relatedness``; this module feeds them
+The scoring and selection rules live in ``core.product.relatedness``; this module feeds them
 the workspace's active facts in the product's read order (newest ``updated_at``
 first), streaming, so the scan stops as soon as the product's would.
 """
@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from sqlalchemy import Connection, and_, select
 
-from memorydesk.core.relatedness import propose_links
+from memorydesk.core.product.relatedness import propose_links
 from memorydesk.memory.rows import ROWID, new_id
 from memorydesk.store import Workspace
 

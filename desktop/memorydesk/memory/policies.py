@@ -1,6 +1,6 @@
 """Policies, domains and access grants (docs/product-format.md, "The product's rules").
 
-Grant resolution for (role, domain) is ``core.grants`` over the rows as the product
+Grant resolution for (role, domain) is ``core.product.grants`` over the rows as the product
 reads them (``memory.grants``): the first parsed row of the domain, else, for a
 repo-scoped domain, of its bare name; else ``read`` (reads fail open). Writing a
 policy needs ``write``. A newly created domain seeds ``write`` for every role.
@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from sqlalchemy import Connection, and_, select
 
 from memorydesk.core.errors import InsufficientMemoryPermission
-from memorydesk.core.grants import GrantIndex
-from memorydesk.core.vocab import (
+from memorydesk.core.product.grants import GrantIndex
+from memorydesk.core.product.vocab import (
     AgentRole,
     Permission,
     bare_domain_name,
@@ -39,7 +39,7 @@ def resolve_permission(ws: Workspace, conn: Connection, role: str | None, domain
     """The effective permission of ``role`` on ``domain``, as the product resolves it: every
     grant row read with the product's own query, the first parsed row of (role, domain)
     deciding — unknown role strings count as ``general`` rows — then the bare name's
-    rows for a repo-scoped domain, else ``read`` (``core.grants``). An unknown or missing
+    rows for a repo-scoped domain, else ``read`` (``core.product.grants``). An unknown or missing
     ``role`` acts as ``general``, as the product's tools default it."""
     acting = parse_agent_role(role) or AgentRole.GENERAL
     names = {domain, bare_domain_name(domain)}

@@ -15,22 +15,18 @@ from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
 from memorydesk.embedding.embedder import Embedder, fact_text, fact_vectors
-from memorydesk.memory import batches, history, reviewer_edges, reviewer_review
-from memorydesk.memory.history import ChangeResult, perform
-from memorydesk.memory.purge import BackupAction, purge
-from memorydesk.memory.restore import restore_facts
-from memorydesk.memory.reviewer_conflicts import ConflictDecisions
-from memorydesk.memory.reviewer_grants import GrantEdits
-from memorydesk.memory.reviewer_steps import (
-    DELETED,
-    DeleteFact,
-    DeletePolicy,
-    EditFact,
-    EditPolicy,
-    SetPolicyActive,
-)
+from memorydesk.memory.actions import edges as reviewer_edges
+from memorydesk.memory.actions import review as reviewer_review
+from memorydesk.memory.actions.conflict_decisions import ConflictDecisions
+from memorydesk.memory.actions.facts import DELETED, DeleteFact, DeletePolicy, EditFact, EditPolicy, SetPolicyActive
+from memorydesk.memory.actions.grant_edits import GrantEdits
+from memorydesk.memory.actions.purge import BackupAction, purge
+from memorydesk.memory.actions.restore import restore_facts
+from memorydesk.memory.history import batches
+from memorydesk.memory.history import record as history
+from memorydesk.memory.history.record import ChangeResult, perform
+from memorydesk.memory.history.undo import undo_entry
 from memorydesk.memory.rows import fact_row, new_id, now_s
-from memorydesk.memory.undo import undo_entry
 from memorydesk.store import Workspace
 from memorydesk.store.retry import with_retry
 from memorydesk.store.vectors import put_vector
@@ -109,7 +105,7 @@ class Reviewer(ConflictDecisions, GrantEdits):
         return self._each_fact(DeleteFact, ids, reason, "{n} fact(s) deleted")
 
     def restore_facts(self, ids: Iterable[str], reason: str = "") -> ChangeResult:
-        """Active again, whatever replaced them (``memory.restore``): a deleted fact, a fact set
+        """Active again, whatever replaced them (``memory.actions.restore``): a deleted fact, a fact set
         aside by a sentinel, or a superseded one (the version in force of what replaced it is
         superseded by it; nothing else when that is gone)."""
         return restore_facts(self.ws, self.actor, ids, reason)
@@ -119,7 +115,7 @@ class Reviewer(ConflictDecisions, GrantEdits):
 
         Edges, conflicts and beliefs that name them go too. The write-ahead log is emptied
         (or the erase is left pending, and the message says why); backups beside the file
-        that hold the text are kept, erased or deleted as ``backups`` says (``memory.purge``)."""
+        that hold the text are kept, erased or deleted as ``backups`` says (``memory.actions.purge``)."""
         outcome = purge(self, ids, reason, backups=backups)
         change = outcome.change or ChangeResult("fact", [], [], "")
         change.message = "; ".join(outcome.lines())
@@ -175,7 +171,7 @@ class Reviewer(ConflictDecisions, GrantEdits):
         """Delete episodic edges (a wrong link, a dangling one); undo restores each row exactly."""
         return reviewer_edges.delete_edges(self.ws, self.actor, edge_ids, reason)
 
-    # -- the review queue's findings (memory.reviewer_review; notes and hot items: memory.purge_items)
+    # -- the review queue's findings (memory.actions.review; notes and hot items: memory.actions.purge_items)
     def quarantine(self, finding: dict[str, Any], reason: str) -> ChangeResult:
         """The finding's fact soft-deleted, policy deactivated, note emptied or hot item taken out."""
         return reviewer_review.quarantine(self.ws, self.actor, finding, reason)
@@ -195,7 +191,7 @@ class Reviewer(ConflictDecisions, GrantEdits):
     def purge_items(self, item_kind: str, ids: Iterable[str], reason: str = "", *,
                     backups: BackupAction = "keep") -> ChangeResult:
         """Notes or working-memory items purged, then the backups as ``backups`` says."""
-        from memorydesk.memory.purge_items import purge_items  # it names this class
+        from memorydesk.memory.actions.purge_items import purge_items  # it names this class
 
         return purge_items(self, item_kind, ids, reason, backups=backups)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import Connection, and_, select
 
 from memorydesk.core.errors import MemoryDeskError
-from memorydesk.core.vocab import is_consolidatable
+from memorydesk.core.product.vocab import is_consolidatable
 from memorydesk.memory.facts import propose_fact
 from memorydesk.memory.rows import ROWID, new_id, now_s
 from memorydesk.store import Workspace

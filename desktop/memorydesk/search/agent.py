@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from memorydesk.core.errors import BadInput, ReadOnlyWorkspace
-from memorydesk.core.fusion import (
+from memorydesk.core.inputs import LIMIT_MAX, NAME_MAX, QUERY_MAX, check_count, check_text
+from memorydesk.core.product.fusion import (
     PRODUCT,
     RRF_K,
     TOP_K,
@@ -45,8 +46,7 @@ from memorydesk.core.fusion import (
     rrf_fuse,
     rrf_term,
 )
-from memorydesk.core.inputs import LIMIT_MAX, NAME_MAX, QUERY_MAX, check_count, check_text
-from memorydesk.core.intent import classify_intent
+from memorydesk.core.product.intent import classify_intent
 from memorydesk.embedding.embedder import Embedder, EmbedderUnavailable, get_embedder
 from memorydesk.search.cache import snapshot_version
 from memorydesk.search.hybrid import FactBrief, fact_briefs, graph_ids, graph_seeds, temporal_ids

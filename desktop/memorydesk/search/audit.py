@@ -1,6 +1,6 @@
 """The recall audit: ask the agent's hybrid recall for each fact's own topic and say where
 it lost the fact (``search.loss``), for a whole workspace or a sample of it, or for the
-questions people collected; and the same under named what-ifs (``core.fusion.VARIANTS``),
+questions people collected; and the same under named what-ifs (``core.product.fusion.VARIANTS``),
 which are NOT what the product does and never change the agent's ranking.
 
 Read-only: searches are previews (no recall is recorded). Queries repeat (many facts share
@@ -21,11 +21,11 @@ from typing import Any
 from sqlalchemy import literal_column, select
 
 from memorydesk.core.errors import BadInput
-from memorydesk.core.fusion import PRODUCT, TOP_K, VARIANTS, Variant
-from memorydesk.core.vocab import parse_memory_type, parse_veracity
-from memorydesk.search import follow
+from memorydesk.core.product.fusion import PRODUCT, TOP_K, VARIANTS, Variant
+from memorydesk.core.product.vocab import parse_memory_type, parse_veracity
 from memorydesk.search.agent import SearchResult, keyword_search, nearest_ids, search
 from memorydesk.search.ahead import AHEAD, Ahead
+from memorydesk.search.copies import follow
 from memorydesk.search.keyword import is_keyword_reachable
 from memorydesk.search.loss import STAGES, Loss, diagnose
 from memorydesk.store.workspace import Workspace

@@ -6,7 +6,7 @@ the rows matching each phrase, including the workspace phrase, which matches eve
 of the workspace (on a 100k-fact file that count alone is more than half of the time).
 
 ``_fast_rows`` returns the same rows with the same bm25 values, bit for bit, from the
-copy of the index search keeps (``search.mirror``, kept in step by ``search.follow``):
+copy of the index search keeps (``search.copies.fts_mirror``, kept in step by ``search.copies.follow``):
 
 - FTS5's bm25 is ``-Σ idf_p · tf_p·(k1+1) / (tf_p + k1·(1 - b + b·D/avgdl))`` over the
   query's phrases in order (``fts5_aux.c``); each summand depends only on its own phrase
@@ -47,10 +47,10 @@ import numpy as np
 import sqlean
 from sqlalchemy import Connection
 
-from memorydesk.core.fts_query import FACT_TEXT_COLUMNS, keyword_terms
-from memorydesk.search import follow
+from memorydesk.core.product.fts_query import FACT_TEXT_COLUMNS, keyword_terms
+from memorydesk.search.copies import follow
+from memorydesk.search.copies.fts_mirror import KeywordIndex, varints
 from memorydesk.search.fts import ROW_COLUMNS, KeywordRow, keyword_row
-from memorydesk.search.mirror import KeywordIndex, varints
 from memorydesk.search.scope import RepoScope
 from memorydesk.store import Workspace
 

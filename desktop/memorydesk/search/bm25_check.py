@@ -3,7 +3,7 @@
 Before its first use in a process the fast path is compared with the product's SQL on a
 small scratch index (two workspaces, short texts with many equal scores), first on a
 copy of the index as built, then after rows were inserted, edited, superseded and
-deleted and the copy followed them (tokenized again, as ``search.copies`` does). If any
+deleted and the copy followed them (tokenized again, as ``search.copies.bundle`` does). If any
 row or any bit of any score differs (say, a SQLite build that fuses multiply-adds, or a
 future FTS5 with another formula or tokenizer), only the product's SQL is used.
 """
@@ -18,11 +18,11 @@ from typing import Any
 import numpy as np
 import sqlean
 
-from memorydesk.core.fts_query import keyword_terms, scoped_match
+from memorydesk.core.product.fts_query import keyword_terms, scoped_match
 from memorydesk.search.bm25 import _fast_rows, _ranked_postings, _Unsure, _workspace_phrase, shape_of, term_parts
+from memorydesk.search.copies.fts_log import averages
+from memorydesk.search.copies.fts_mirror import DocSizes, KeywordIndex, Retokenizer, TermTable, fts_options
 from memorydesk.search.fts import product_sql
-from memorydesk.search.fts_log import averages
-from memorydesk.search.mirror import DocSizes, KeywordIndex, Retokenizer, TermTable, fts_options
 from memorydesk.search.scope import RepoScope
 from memorydesk.store.product_ddl import fts_statements
 

@@ -15,7 +15,7 @@ Values are kept in a dictionary keyed by name, for the newest version seen only:
 storing and finding a value costs the same however many are kept, and a new version
 empties the dictionary once. Values with a size count against ``SIZED_BUDGET``, the
 least recently used going first. (What search keeps *across* versions, following the
-file's changes, lives in ``search.follow``.)
+file's changes, lives in ``search.copies.follow``.)
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@
   keep the later-inserted row first). Without an index on ``created_at`` (the
   product's table has none, and the desk adds nothing to product tables) this is a
   scan of the table, so search keeps the list and follows the file's changes into it
-  (``search.recent``, ``search.follow``); before that, it is kept per file version;
+  (``search.copies.recent``, ``search.copies.follow``); before that, it is kept per file version;
 - graph: for each seed in turn (top 3 fact, then top 3 vector, without repeats) a
   breadth-first walk to depth 2 over episodic edges in both directions. Each level
   asks for every edge touching the level's facts, heaviest first (equal weights in
@@ -14,7 +14,7 @@
   part of its own walk). The walks are concatenated, repeats removed, and only
   active facts of the workspace kept.
 
-``core.fusion`` does the arithmetic (weights × intent biases, ``w/(60+r+1)``, Weibull
+``core.product.fusion`` does the arithmetic (weights × intent biases, ``w/(60+r+1)``, Weibull
 decay, confidence factor, MMR); this module gathers what it needs from the file.
 """
 
@@ -26,11 +26,11 @@ from typing import NamedTuple
 
 from sqlalchemy import Connection
 
-from memorydesk.core.fusion import FusionRecord, Voice
-from memorydesk.core.text import candidate_text
-from memorydesk.search import follow
+from memorydesk.core.product.fusion import FusionRecord, Voice
+from memorydesk.core.product.text import candidate_text
 from memorydesk.search.cache import cached
-from memorydesk.search.recent import DEPTH
+from memorydesk.search.copies import follow
+from memorydesk.search.copies.recent import DEPTH
 from memorydesk.search.scope import RepoScope
 from memorydesk.search.vector import active_in_scope
 from memorydesk.store import Workspace

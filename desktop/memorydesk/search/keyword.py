@@ -1,7 +1,7 @@
 """Keyword search as an agent's ``search_memory`` runs it (docs/product-format.md, "The full-text index" and
 "The product's rules").
 
-The query goes through the product's builder (``core.fts_query``): lower-case, every
+The query goes through the product's builder (``core.product.fts_query``): lower-case, every
 character outside ``[a-z0-9]`` and whitespace becomes a space, tokens shorter than two
 characters and stopwords go, the rest are OR-ed as prefix terms. The MATCH is scoped
 to the workspace at the index level, and the SQL joins the index to the fact table on
@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from sqlalchemy import Connection, and_, select
 from sqlalchemy import exc as sa_exc
 
-from memorydesk.core.fts_query import is_keyword_reachable, scoped_match
+from memorydesk.core.product.fts_query import is_keyword_reachable, scoped_match
 from memorydesk.search.bm25 import fast_keyword
 from memorydesk.search.fts import KEYWORD_LIMIT, KeywordRow, is_fts_query_error, keyword_row, product_sql
 from memorydesk.search.scope import RepoScope
@@ -72,7 +72,7 @@ def keyword_rows(
     return match, [keyword_row(r, r[7]) for r in rows]
 
 
-# --- reachability (``core.fts_query.is_keyword_reachable``) ----------------------------
+# --- reachability (``core.product.fts_query.is_keyword_reachable``) ----------------------------
 
 def _active_texts(ws: Workspace, conn: Connection) -> Iterator[tuple[str, str, str]]:
     facts = ws.layout.facts

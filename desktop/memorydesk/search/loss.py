@@ -13,7 +13,7 @@ first stage that applies:
 - ``fusion``: a candidate, not among the best even undecayed (the voices did not rank it
   high enough).
 
-Ranks follow the product's sort (``core.fusion.rank_desc``), so a tie falls as it falls for
+Ranks follow the product's sort (``core.product.fusion.rank_desc``), so a tie falls as it falls for
 the agent. Nothing here searches: it reads the ``SearchResult`` the search returned.
 """
 
@@ -23,8 +23,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from memorydesk.core.fusion import MMR_LAMBDA, TOP_K, rank_desc
-from memorydesk.core.text import jaccard, whitespace_tokens
+from memorydesk.core.product.fusion import MMR_LAMBDA, TOP_K, rank_desc
+from memorydesk.core.product.text import jaccard, whitespace_tokens
 from memorydesk.search.agent import SearchHit, SearchResult
 
 STAGES = ("found", "not_candidate", "mmr", "decay", "fusion")

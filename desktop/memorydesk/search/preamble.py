@@ -27,7 +27,7 @@ from __future__ import annotations
 from sqlalchemy import Connection, and_, select
 
 from memorydesk.core.inputs import NAME_MAX, TASK_MAX, check_text
-from memorydesk.core.text import dart_trim, format_confidence, snippet, utf16_len
+from memorydesk.core.product.text import dart_trim, format_confidence, snippet, utf16_len
 from memorydesk.search.cache import cached, snapshot_version
 from memorydesk.search.keyword import KEYWORD_LIMIT, keyword_rows
 from memorydesk.store import Workspace

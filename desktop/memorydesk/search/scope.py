@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memorydesk.core.errors import BadInput
-from memorydesk.core.vocab import REPO_DOMAIN_PREFIX, parse_domain_scope, slugify_repo_scope
+from memorydesk.core.product.vocab import REPO_DOMAIN_PREFIX, parse_domain_scope, slugify_repo_scope
 
 __all__ = ["RepoScope", "repo_scope"]
 

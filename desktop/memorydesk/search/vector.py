@@ -11,8 +11,8 @@ remain. Two ways to get the same list:
   and scanned with numpy (``_nearest_in_matrix``, the answer on that path).
 
 The KNN query scans every vector in C on each search. Once search has its copies of
-the file (``search.follow``), the same list comes from an in-memory copy of the index
-(``search.vector_copy``), exact to the bit and kept in step with the file.
+the file (``search.copies.follow``), the same list comes from an in-memory copy of the index
+(``search.copies.vectors``), exact to the bit and kept in step with the file.
 
 Facts of other workspaces in the same file and facts outside a ``--repo`` scope are
 dropped with the superseded ones, after the cut to 30.
@@ -27,9 +27,9 @@ import sqlean
 from sqlalchemy import Connection
 
 from memorydesk.embedding.embedder import BLOB_BYTES, DIM, to_blob
-from memorydesk.search import follow
 from memorydesk.search.cache import cached
-from memorydesk.search.embedding_copy import nearest_rows
+from memorydesk.search.copies import follow
+from memorydesk.search.copies.embeddings import nearest_rows
 from memorydesk.search.scope import RepoScope
 from memorydesk.store import Workspace
 from memorydesk.store.ours import VECTOR_TABLE

@@ -10,6 +10,7 @@ exactly as the product stored it.
 from __future__ import annotations
 
 from sqlalchemy import REAL, CheckConstraint, ForeignKey, Index, Integer, LargeBinary, Text, text
+
 from memorydesk.store.tables import Mapped, TableBase, mapped_column
 
 NOW = text("CAST(strftime('%s', CURRENT_TIMESTAMP) AS INTEGER)")

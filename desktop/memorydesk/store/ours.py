@@ -11,9 +11,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, Float, Index, Integer, LargeBinary, Text
-from memorydesk.store.tables import Mapped, TableBase, mapped_column
 
 from memorydesk.store.audit_tables import create_audit_runs
+from memorydesk.store.tables import Mapped, TableBase, mapped_column
 
 if TYPE_CHECKING:
     from memorydesk.store.layout import Layout

@@ -31,8 +31,8 @@ from typing import Final
 import numpy as np
 from sqlalchemy import Connection
 
-from memorydesk.core.health_arrays import NEVER
-from memorydesk.core.health_vector import STATUS_CODES, TIER_CODES
+from memorydesk.core.health.arrays import NEVER
+from memorydesk.core.health.vector import STATUS_CODES, TIER_CODES
 from memorydesk.core.receipts import Receipt
 
 BLOCKS: Final = "memdesk_receipt_blocks"

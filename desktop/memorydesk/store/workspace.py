@@ -54,7 +54,7 @@ class Workspace:
     pending_erase: bool = False  # a purge's text may still be in the write-ahead log (see store.wal)
     notice: str = ""  # said once: what the first change added to the file, and where its backup is
     copy: Path | None = None  # the private copy read instead of ``path`` (see files.private_copy)
-    # what search keeps of this open file (search.follow.Copies, search.cache.Values): the
+    # what search keeps of this open file (search.copies.follow.Copies, search.cache.Values): the
     # workspace owns them, so they go when it closes
     search_copies: Any = field(default=None, repr=False)
     search_values: Any = field(default=None, repr=False)

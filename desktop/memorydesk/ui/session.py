@@ -19,7 +19,7 @@ from memorydesk.store.workspace import Workspace
 from memorydesk.ui.operations import Job, Operations
 
 if TYPE_CHECKING:  # the reviewer is loaded by the first write, not by the window's first paint
-    from memorydesk.memory.history import ChangeResult
+    from memorydesk.memory.history.record import ChangeResult
 
 T = TypeVar("T")
 

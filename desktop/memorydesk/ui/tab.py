@@ -3,7 +3,7 @@
 A tab is a widget with a ``name`` (the command line's ``--tab``), a ``title``, and what it
 shows, stated once: the ``kinds`` of entity (``core.changes.Kind``), whether it lists the
 history (``shows_history``), and, where it shows only some of a kind, which ids
-(``showing(kind)``). The window makes one per open workspace from the list in ``ui.tabs``,
+(``showing(kind)``). The window makes one per open workspace from the list in ``ui.shell.tabs``,
 and calls:
 
 - ``open(session)`` the first time the tab is shown (a tab nobody looks at reads nothing);

@@ -3,7 +3,7 @@
 - **unreachable**: an active fact no keyword query of the product can return (its topic
   and content hold no a–z/0–9 word the query builder keeps, ``search.keyword``); medium
   when it has no embedding either, so no query reaches it at all.
-- **fading**: an active fact whose Weibull weight (``core.decay``) is below
+- **fading**: an active fact whose Weibull weight (``core.product.decay``) is below
   ``FADED`` and whose type decays fast, while its wording reads as something stable (a
   convention, a rule, a preference): the type looks wrong for the content, and the
   agent loses it to age. The suggested type is a cue, not a verdict.
@@ -15,10 +15,10 @@ import re
 from functools import lru_cache
 
 from memorydesk.browse.review.items import Item
-from memorydesk.core.decay import half_life_hours, weibull_at
-from memorydesk.core.fts_query import FTS_STOPWORDS
+from memorydesk.core.product.decay import half_life_hours, weibull_at
+from memorydesk.core.product.fts_query import FTS_STOPWORDS
+from memorydesk.core.product.vocab import parse_memory_type
 from memorydesk.core.review.finding import Finding
-from memorydesk.core.vocab import parse_memory_type
 from memorydesk.search.keyword import is_keyword_reachable
 
 FADED = 0.1

@@ -107,7 +107,7 @@ def working_items(ws: Workspace, conn: Connection) -> Iterator[Item]:
 def quarantined_items(ws: Workspace, conn: Connection) -> Iterator[Item]:
     """Notes and working items quarantined now, with the text their quarantine kept (the note
     is empty and the item out of the hot tier meanwhile): listed as quarantined, to release."""
-    from memorydesk.memory.reviewer_items import quarantined_texts
+    from memorydesk.memory.actions.items import quarantined_texts
 
     for kind, item_id, detail in quarantined_texts(ws, conn):
         if kind == "note":

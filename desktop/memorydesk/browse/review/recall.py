@@ -2,7 +2,7 @@
 
 A duplicate cluster's MMR check and a correction's ranks are hybrid searches for facts'
 topics, as the recall audit makes them (``search.audit.Searcher``). The audit runs them on
-search's copies of the file (``search.follow``) and readies the vector voice of its coming
+search's copies of the file (``search.copies.follow``) and readies the vector voice of its coming
 queries a batch at a time (``Searcher.prepare``); so does the scan: ``start`` begins the
 copies' build when the scan begins (on search's own thread, while the text kinds are
 scanned), ``wait`` waits for it before the first check, and ``ahead`` readies each batch.
@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar
 
-from memorydesk.search import follow
 from memorydesk.search.ahead import AHEAD
 from memorydesk.search.audit import Searcher
+from memorydesk.search.copies import follow
 from memorydesk.store import Workspace
 
 T = TypeVar("T")
@@ -32,7 +32,7 @@ def wait(ws: Workspace, say: Callable[[str, int, int], None], cancelled: Callabl
     """Wait for the copies when they are being built, or build them first for ``searches`` searches
     or more (the recall audit's threshold); True when it waited (a failed build leaves the
     searches on the product's SQL)."""
-    from memorydesk.browse.audit_job import wait_for_copies  # it imports the scan (audit runs keep its stamp)
+    from memorydesk.browse.audit.job import wait_for_copies  # it imports the scan (audit runs keep its stamp)
 
     return wait_for_copies(ws, lambda _d, _t, _text: say(WAITING, 0, 0), cancelled, searches)
 

@@ -3,7 +3,7 @@
 ``RULES`` is a table: each rule has a name, a pattern, an explanation for the person
 reviewing, and an example it must match and a near miss it must not (the tests run
 every rule on both). ``HIDDEN`` names the invisible characters that count and why.
-What rules like these cannot catch is said in the README: a paraphrase, another
+What rules like these cannot catch is said in the user guide (docs/guide.md, "The Review tab"): a paraphrase, another
 language, an instruction split across facts, an encoded payload.
 """
 

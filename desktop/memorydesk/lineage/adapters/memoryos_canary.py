@@ -125,7 +125,7 @@ def run_child(directory: Path) -> None:
 
 def run_memoryos_canary() -> tuple[bool, str]:
     """(passed, detail) of the MemoryOS check; raises nothing for MemoryOS's own failures."""
-    from memorydesk.core.health import classify
+    from memorydesk.core.health.scalar import classify
     from memorydesk.lineage.jsonl import read_jsonl
 
     with tempfile.TemporaryDirectory(prefix="memorydesk-memoryos-canary-") as folder:

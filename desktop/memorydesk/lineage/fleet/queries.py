@@ -9,7 +9,7 @@ desk and its adapters start a receipt's span at its ``atUtc``), so time windows 
 ``memory.lineage.run_id``, or ``trace:<TraceId>`` for a derived receipt.
 
 Aggregations (``counts``, ``extent``) are plain counts in the engine: no health rule is
-written here; the states come from the one classifier (``core.health``/``core.health_vector``)
+written here; the states come from the one classifier (``core.health.scalar``/``core.health.vector``)
 over the receipts read.
 """
 

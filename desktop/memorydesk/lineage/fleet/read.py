@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
 
-from memorydesk.core.health_arrays import to_us
+from memorydesk.core.health.arrays import to_us
 from memorydesk.core.receipts import Receipt, gc_paused
 from memorydesk.lineage import runs as run_tables
 from memorydesk.lineage.fleet import layout, queries

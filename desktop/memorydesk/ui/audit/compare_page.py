@@ -1,5 +1,5 @@
 """The audit window's Compare page: two kept runs side by side, as ``memory-desk audit compare``
-says it (``browse.audit_compare``): recall@10 then and now, per group, the facts newly lost and
+says it (``browse.audit.compare``): recall@10 then and now, per group, the facts newly lost and
 brought back with the stage that changed and the likely cause, the facts in only one run.
 The comparison runs on the worker; double-click (or Enter) on a fact opens it in the Facts tab."""
 
@@ -20,13 +20,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memorydesk.browse import audit_compare
-from memorydesk.browse.audit_runs import Run
+from memorydesk.browse.audit import compare as audit_compare
+from memorydesk.browse.audit.runs import Run
 from memorydesk.core.errors import MemoryDeskError
 from memorydesk.search.loss import STAGE_WORDS
 from memorydesk.ui.audit.tables import fill, pct, table, when
 from memorydesk.ui.session import DeskSession
-from memorydesk.ui.splitter import splitter
+from memorydesk.ui.widgets.splitter import splitter
 
 
 def run_label(run: Run) -> str:

@@ -12,10 +12,10 @@ workspace), and they stay until a new run replaces them — which first offers t
 results that were not saved. Double-click or Enter on a fact opens it in the Facts tab;
 Enter never starts a run (no button is the default; Alt+R runs).
 
-Every run is also kept in the workspace (``browse.audit_runs``; not when it is open
+Every run is also kept in the workspace (``browse.audit.runs``; not when it is open
 read-only): the *Runs* page lists them with their recall@10 trend (a point opens its run),
 the *Compare* page puts two side by side. A run started while search's copies of the file
-are being built waits for them, and its progress says so (``browse.audit_job``).
+are being built waits for them, and its progress says so (``browse.audit.job``).
 """
 
 from __future__ import annotations
@@ -53,11 +53,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memorydesk.browse import audit_runs
-from memorydesk.browse.audit_job import Plan, run_audit
+from memorydesk.browse.audit import runs as audit_runs
+from memorydesk.browse.audit.job import Plan, run_audit
 from memorydesk.core.errors import BadInput, MemoryDeskError
-from memorydesk.core.fusion import VARIANTS
 from memorydesk.core.outputs import refuse_overwriting_input
+from memorydesk.core.product.fusion import VARIANTS
 from memorydesk.search import audit
 from memorydesk.search.loss import STAGE_WORDS, STAGES
 from memorydesk.ui.audit.compare_page import ComparePage
@@ -65,7 +65,7 @@ from memorydesk.ui.audit.model import AuditFactsModel
 from memorydesk.ui.audit.runs_page import RunsPage
 from memorydesk.ui.audit.tables import when
 from memorydesk.ui.session import DeskSession
-from memorydesk.ui.splitter import splitter
+from memorydesk.ui.widgets.splitter import splitter
 
 log = logging.getLogger("memorydesk.ui")
 GROUPS = (("by_domain", "By domain"), ("by_memory_type", "By type"), ("by_age", "By age"),

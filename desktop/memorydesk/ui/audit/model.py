@@ -8,8 +8,8 @@ from typing import Any
 from PySide6.QtCore import Qt
 
 from memorydesk.search.loss import STAGE_WORDS
-from memorydesk.ui.rows_model import RowsModel
-from memorydesk.ui.text import one_line
+from memorydesk.ui.widgets.rows_model import RowsModel
+from memorydesk.ui.widgets.text import one_line
 
 COLUMNS = (("lost_at", "Where"), ("rank", "Rank"), ("query", "Query (its topic)"), ("domain", "Domain"),
            ("memory_type", "Type"), ("age_days", "Age (days)"), ("score_rank", "By score"),

@@ -1,4 +1,4 @@
-"""The audit window's Runs page: every run kept in the workspace (``browse.audit_runs``), its
+"""The audit window's Runs page: every run kept in the workspace (``browse.audit.runs``), its
 recall@10 trend (``trend.TrendPlot``), and a way to open or compare them. ``opened`` asks the
 window to show a run; ``compare`` to compare two (ids)."""
 
@@ -7,10 +7,10 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from memorydesk.browse.audit_runs import Run
+from memorydesk.browse.audit.runs import Run
 from memorydesk.ui.audit.tables import fill, pct, table, when
 from memorydesk.ui.audit.trend import TrendPlot
-from memorydesk.ui.splitter import splitter
+from memorydesk.ui.widgets.splitter import splitter
 
 
 class RunsPage(QWidget):

@@ -10,7 +10,7 @@ from PySide6.QtCore import QPoint, QPointF, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from memorydesk.browse.audit_runs import GROUPS, Run
+from memorydesk.browse.audit.runs import GROUPS, Run
 
 OVERALL = ("", "")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from memorydesk.browse.diff import Comparison, Version
+from memorydesk.browse.history.diff import Comparison, Version
 from memorydesk.core.moments import utc_text
 from memorydesk.core.worddiff import word_diff
 

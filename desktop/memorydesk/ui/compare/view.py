@@ -3,7 +3,7 @@ workspace — counts per kind, the items, each item's two versions side by side,
 **Restore from Backup…** for a single removed or changed fact, policy or grant.
 
 The other file is opened read-only on the worker and kept open while the view is; the
-comparison (``browse.diff``) runs on the worker; a restore is one reviewer call through
+comparison (``browse.history.diff``) runs on the worker; a restore is one reviewer call through
 the session (reason, history row, undo), after which the comparison runs again.
 """
 
@@ -28,16 +28,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memorydesk.browse.diff import Comparison, Version, compare_open, same_file, version_of
+from memorydesk.browse.history.diff import Comparison, Version, compare_open, same_file, version_of
 from memorydesk.core.errors import BadInput
-from memorydesk.memory.reviewer_restore import restore_grant, restore_row
+from memorydesk.memory.actions.restore_backup import restore_grant, restore_row
 from memorydesk.store import open_workspace
 from memorydesk.store.workspace import Workspace
 from memorydesk.ui.compare.items import Item, groups, side_by_side
 from memorydesk.ui.operations import dialog_result
-from memorydesk.ui.prompts import reason_fields
 from memorydesk.ui.session import Change, DeskSession
-from memorydesk.ui.splitter import splitter
+from memorydesk.ui.widgets.prompts import reason_fields
+from memorydesk.ui.widgets.splitter import splitter
 
 ITEM = Qt.ItemDataRole.UserRole
 

@@ -17,15 +17,15 @@ from PySide6.QtCore import QObject, QStandardPaths, Qt
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
-from memorydesk.browse import conflict_export as export
-from memorydesk.browse.trail_types import TrailFact
+from memorydesk.browse.conflicts import export
+from memorydesk.browse.conflicts.trail_types import TrailFact
 from memorydesk.core.errors import BadInput
 from memorydesk.core.outputs import refuse_overwriting_input
-from memorydesk.ui import settings
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.conflicts.dialogs import BurstReviewDialog, DecisionDialog
 from memorydesk.ui.operations import dialog_result
 from memorydesk.ui.session import DeskSession
+from memorydesk.ui.shell import settings
 
 
 def _active(f: TrailFact | None) -> bool:

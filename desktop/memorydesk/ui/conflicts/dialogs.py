@@ -16,9 +16,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memorydesk.browse.bursts import BurstDetail, Displaced
-from memorydesk.ui.prompts import reason_fields
-from memorydesk.ui.text import one_line
+from memorydesk.browse.conflicts.bursts import BurstDetail, Displaced
+from memorydesk.ui.widgets.prompts import reason_fields
+from memorydesk.ui.widgets.text import one_line
 
 
 class DecisionDialog(QDialog):

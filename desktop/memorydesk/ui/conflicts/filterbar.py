@@ -16,8 +16,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memorydesk.browse.conflicts import ConflictQuery
-from memorydesk.ui.filter_widgets import busy_bar, combo, counts_label
+from memorydesk.browse.conflicts.listing import ConflictQuery
+from memorydesk.ui.widgets.filters import busy_bar, combo, counts_label
 
 DAY = 86_400
 TIMES = (("Any time", None), ("Last 24 hours", DAY), ("Last 7 days", 7 * DAY), ("Last 30 days", 30 * DAY),

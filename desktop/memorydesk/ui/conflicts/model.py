@@ -16,13 +16,13 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush, QColor, QFont, QPalette
 from PySide6.QtWidgets import QApplication, QStyle
 
-from memorydesk.browse.bursts import BurstRow
-from memorydesk.browse.conflicts import ConflictLine, FactBrief
-from memorydesk.ui.delegates import PARTS_ROLE
-from memorydesk.ui.rows_model import RowsModel
+from memorydesk.browse.conflicts.bursts import BurstRow
+from memorydesk.browse.conflicts.listing import ConflictLine, FactBrief
 from memorydesk.ui.runner import Latest
-from memorydesk.ui.text import one_line, when
-from memorydesk.ui.windowed import Windowed
+from memorydesk.ui.widgets.delegates import PARTS_ROLE
+from memorydesk.ui.widgets.rows_model import RowsModel
+from memorydesk.ui.widgets.text import one_line, when
+from memorydesk.ui.widgets.windowed import Windowed
 
 Index = QModelIndex | QPersistentModelIndex
 COLUMNS = (("type", "Type"), ("state", "State"), ("topic", "Domain / topic"), ("a", "Fact A"), ("b", "Fact B"),

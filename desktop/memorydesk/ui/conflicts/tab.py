@@ -32,24 +32,24 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memorydesk.browse import bursts as browse_bursts
-from memorydesk.browse import conflicts as browse
-from memorydesk.browse.conflict_index import prepare_later
-from memorydesk.browse.conflict_trail import conflict_trail
-from memorydesk.browse.trail_types import Trail
+from memorydesk.browse.conflicts import bursts as browse_bursts
+from memorydesk.browse.conflicts import listing as browse
+from memorydesk.browse.conflicts.index import prepare_later
+from memorydesk.browse.conflicts.trail import conflict_trail
+from memorydesk.browse.conflicts.trail_types import Trail
 from memorydesk.browse.facts import domains
 from memorydesk.core.changes import Kind, Shown
-from memorydesk.ui.columns import ColumnFitter
 from memorydesk.ui.conflicts.actions import ConflictActions
 from memorydesk.ui.conflicts.filterbar import ConflictFilterBar
 from memorydesk.ui.conflicts.model import NAMES, BurstModel, ConflictListModel
 from memorydesk.ui.conflicts.trail import TrailView
-from memorydesk.ui.delegates import BidiDelegate, DomainDelegate
 from memorydesk.ui.runner import Token
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.tab import DeskTab
-from memorydesk.ui.splitter import splitter
-from memorydesk.ui.windowed import WINDOW
+from memorydesk.ui.widgets.columns import ColumnFitter
+from memorydesk.ui.widgets.delegates import BidiDelegate, DomainDelegate
+from memorydesk.ui.widgets.splitter import splitter
+from memorydesk.ui.widgets.windowed import WINDOW
 
 WIDTHS = {"type": 100, "state": 150, "topic": 200, "a": 260, "b": 260, "agents": 130, "when": 120, "count": 44}
 FLEXIBLE = {"topic": (120, 1.0), "a": (150, 2.0), "b": (150, 2.0)}
@@ -195,7 +195,7 @@ class ConflictsTab(DeskTab):
             self.select_row(0)
 
     def show_as_of(self, at: int | None) -> None:
-        """The window's *as of* (``ui.as_of``): only the rows recorded by then."""
+        """The window's *as of* (``ui.shell.as_of``): only the rows recorded by then."""
         self.as_of = at
         self.reload()
 

@@ -14,12 +14,12 @@ from typing import Any
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from memorydesk.browse.bursts import BurstDetail
-from memorydesk.browse.trail_types import Trail, TrailChain, TrailConflict, TrailFact, Who
-from memorydesk.core.conflict_rule import num
+from memorydesk.browse.conflicts.bursts import BurstDetail
+from memorydesk.browse.conflicts.trail_types import Trail, TrailChain, TrailConflict, TrailFact, Who
+from memorydesk.core.product.conflict_rule import num
 from memorydesk.core.worddiff import word_diff
 from memorydesk.ui.conflicts.model import DECISIONS
-from memorydesk.ui.text import is_rtl, when
+from memorydesk.ui.widgets.text import is_rtl, when
 
 TEXT_LIMIT = 20_000  # characters of a fact shown here (the Facts tab shows it whole)
 REMOVED = "background-color: rgba(214, 48, 49, 0.22); text-decoration: line-through;"

@@ -25,9 +25,8 @@ from memorydesk.browse.facts import FactRow
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.facts.dialogs import FactEditDialog, PurgeDialog
 from memorydesk.ui.operations import dialog_result
-from memorydesk.ui.prompts import ask_reason
 from memorydesk.ui.session import DeskSession
-
+from memorydesk.ui.widgets.prompts import ask_reason
 
 RESTORABLE = frozenset({"deleted", "superseded"})
 
@@ -135,7 +134,7 @@ class FactActions(QObject):
                 self.select_after.emit(follow)  # the next fact, for the next review step
 
     async def restore_selected(self) -> None:
-        ids = [f.id for f in self.selected() if f.state() in RESTORABLE]  # whatever replaced them (memory.restore)
+        ids = [f.id for f in self.selected() if f.state() in RESTORABLE]  # whatever replaced them (memory.actions.restore)
         if not self.acts.allowed(self.restore) or not ids or self.session is None:
             return
         names = await self._names(ids)
@@ -162,7 +161,7 @@ class FactActions(QObject):
         ids = [f.id for f in facts]
 
         def read(ws: Any) -> tuple[list[naming.FactName], list[Any]]:
-            from memorydesk.memory.purge import backups_holding  # the reviewer's modules: loaded when used
+            from memorydesk.memory.actions.purge import backups_holding  # the reviewer's modules: loaded when used
 
             return naming.fact_names(ws, ids), backups_holding(ws, ids)
 

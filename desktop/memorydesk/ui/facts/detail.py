@@ -26,12 +26,12 @@ from PySide6.QtWidgets import (
 )
 
 from memorydesk.browse.detail import FactRecord
-from memorydesk.memory.history import HistoryEntry
+from memorydesk.memory.history.record import HistoryEntry
 from memorydesk.ui.facts import decay
 from memorydesk.ui.facts.model import UNREACHABLE_TIP, unreachable_icon
 from memorydesk.ui.facts.recall_page import RecallPage
-from memorydesk.ui.splitter import splitter
-from memorydesk.ui.text import direction, when
+from memorydesk.ui.widgets.splitter import splitter
+from memorydesk.ui.widgets.text import direction, when
 
 FIELDS = (
     ("id", "Id"), ("domain", "Domain"), ("state", "State"), ("memory_type", "Type"), ("veracity", "Veracity"),

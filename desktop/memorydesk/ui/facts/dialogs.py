@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from memorydesk.browse.detail import FactRecord
 from memorydesk.browse.naming import FactName, listed
-from memorydesk.ui.prompts import reason_fields, require_reason
+from memorydesk.ui.widgets.prompts import reason_fields, require_reason
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,7 @@ class PurgeDialog(QDialog):
     what is missing otherwise; only Esc or Cancel cancel.
 
     ``backups``: the names of the backups beside the workspace that still hold the text
-    (``memory.purge.backups_holding``); the person chooses to erase it there too (the
+    (``memory.actions.purge.backups_holding``); the person chooses to erase it there too (the
     default), to delete those backups, or to keep them."""
 
     BACKUP_CHOICES = (("erase", "Erase the text in them too"), ("delete", "Delete these backups"),

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from memorydesk.browse import facts as browse
 from memorydesk.browse.facts import DomainCount, FactQuery
-from memorydesk.ui.filter_widgets import busy_bar, combo, counts_label
+from memorydesk.ui.widgets.filters import busy_bar, combo, counts_label
 
 DAY = 86400
 CREATED = (("Any time", None, None), ("Last 24 hours", -DAY, None), ("Last 7 days", -7 * DAY, None),

@@ -34,11 +34,11 @@ from PySide6.QtGui import QBrush, QColor, QIcon, QPainter, QPalette, QPen, QPixm
 from PySide6.QtWidgets import QApplication
 
 from memorydesk.browse import facts as browse
-from memorydesk.browse.as_of import changed_since
 from memorydesk.browse.facts import FactRow
+from memorydesk.browse.history.as_of import changed_since
 from memorydesk.ui.runner import Latest
-from memorydesk.ui.text import is_rtl, one_line, when
-from memorydesk.ui.windowed import FAILED, LOADING, WINDOW, Windowed
+from memorydesk.ui.widgets.text import is_rtl, one_line, when
+from memorydesk.ui.widgets.windowed import FAILED, LOADING, WINDOW, Windowed
 
 # the agent view's columns come last here (column 0 is always shown); the view moves them first
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -117,7 +117,7 @@ class FactTableModel(Windowed, QAbstractTableModel):
         self._ranks: dict[str, tuple[int, float]] = {}  # keyword search: fact id -> (rank, score)
         self.fetch: Fetcher | None = None  # set by the tab
         self.sort_requested = None  # set by the tab: callable(column_name, descending)
-        self.as_of: int | None = None  # the window's "as of": states then (``browse.as_of``)
+        self.as_of: int | None = None  # the window's "as of": states then (``browse.history.as_of``)
 
     # --- state --------------------------------------------------------------------------
 

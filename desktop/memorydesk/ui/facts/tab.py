@@ -35,9 +35,7 @@ from memorydesk.browse import detail as browse_detail
 from memorydesk.browse import facts as browse
 from memorydesk.browse.facts import FactQuery
 from memorydesk.core.changes import Kind
-from memorydesk.memory import history
-from memorydesk.ui.columns import ColumnFitter
-from memorydesk.ui.delegates import BidiDelegate
+from memorydesk.memory.history import record as history
 from memorydesk.ui.facts import recall, searching
 from memorydesk.ui.facts.actions import FactActions
 from memorydesk.ui.facts.detail import FactDetail
@@ -46,8 +44,10 @@ from memorydesk.ui.facts.model import AGENT_ONLY, COLUMNS, KEYWORD_SHOWN, WINDOW
 from memorydesk.ui.facts.selection import FactSelection
 from memorydesk.ui.runner import Token
 from memorydesk.ui.session import Change, DeskSession
-from memorydesk.ui.splitter import splitter
 from memorydesk.ui.tab import DeskTab
+from memorydesk.ui.widgets.columns import ColumnFitter
+from memorydesk.ui.widgets.delegates import BidiDelegate
+from memorydesk.ui.widgets.splitter import splitter
 
 log = logging.getLogger("memorydesk.ui.facts")
 
@@ -470,7 +470,7 @@ class FactsTab(FactSelection, DeskTab):
             self.select_fact(str(target["select"]), leave_agent_view=False)
 
     def show_as_of(self, at: int | None) -> None:
-        """The window's *as of* (``ui.as_of``): facts created by then, each in its state then."""
+        """The window's *as of* (``ui.shell.as_of``): facts created by then, each in its state then."""
         self.as_of = self.model.as_of = at
         self.query = self.query.with_(as_of=at)
         self.reload()

@@ -1,5 +1,5 @@
 """The Grants tab's own dialog: fixing one stored grant row (a change is confirmed, with its
-reason, in the desk's ``ui.prompts.ReasonDialog``) — an unknown role or permission string, a case variant, or
+reason, in the desk's ``ui.widgets.prompts.ReasonDialog``) — an unknown role or permission string, a case variant, or
 one of several rows that match the same cell (remove it, or give it a known role/permission)."""
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memorydesk.core.grants import PERMISSIONS, ROLES, Cell, GrantRow
-from memorydesk.ui.prompts import reason_fields, require_reason
+from memorydesk.core.product.grants import PERMISSIONS, ROLES, Cell, GrantRow
+from memorydesk.ui.widgets.prompts import reason_fields, require_reason
+
 
 class FixRowDialog(QDialog):
     def __init__(self, cell: Cell, parent: QWidget | None = None) -> None:

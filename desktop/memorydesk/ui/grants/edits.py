@@ -17,11 +17,11 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QKeySequence
 
 from memorydesk.browse.grants import Plan, write_loss
-from memorydesk.core.grants import ROLES, Cell, Source
+from memorydesk.core.product.grants import ROLES, Cell, Source
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.grants.dialogs import FixRowDialog
 from memorydesk.ui.operations import dialog_result
-from memorydesk.ui.prompts import ReasonDialog
+from memorydesk.ui.widgets.prompts import ReasonDialog
 
 if TYPE_CHECKING:
     from memorydesk.ui.grants.tab import GrantsTab

@@ -5,10 +5,11 @@ the text says so every time, because a ``none`` that stops nothing is the trap."
 from __future__ import annotations
 
 import html
+
 from memorydesk.browse.grants import DomainDetail, GrantAgent, GrantMatrix
-from memorydesk.core.grants import ROLES, Cell, Source
-from memorydesk.core.vocab import Permission, parse_domain_scope
-from memorydesk.ui.text import when
+from memorydesk.core.product.grants import ROLES, Cell, Source
+from memorydesk.core.product.vocab import Permission, parse_domain_scope
+from memorydesk.ui.widgets.text import when
 
 E = html.escape
 LIST_LIMIT = 40

@@ -16,7 +16,7 @@ from PySide6.QtGui import QBrush, QFont, QPalette
 from PySide6.QtWidgets import QApplication
 
 from memorydesk.browse.grants import GrantMatrix
-from memorydesk.core.grants import ROLES, Cell, Source
+from memorydesk.core.product.grants import ROLES, Cell, Source
 from memorydesk.ui.grants.paint import CELL_ROLE, DIM_ROLE
 
 Index = QModelIndex | QPersistentModelIndex

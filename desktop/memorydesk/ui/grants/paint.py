@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memorydesk.core.grants import Source
-from memorydesk.core.vocab import Permission
+from memorydesk.core.product.grants import Source
+from memorydesk.core.product.vocab import Permission
 
 FILL = {Permission.WRITE: QColor("#bfe5c8"), Permission.READ: QColor("#cfdcf1"), Permission.NONE: QColor("#f3c4bd")}
 INK = {Permission.WRITE: QColor("#1e6b3a"), Permission.READ: QColor("#2f4f85"), Permission.NONE: QColor("#9b2b1f")}

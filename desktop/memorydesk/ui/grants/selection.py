@@ -9,7 +9,7 @@ from PySide6.QtCore import QItemSelection, QItemSelectionModel
 from PySide6.QtWidgets import QComboBox, QLineEdit, QTableView
 
 from memorydesk.browse.grants import GrantMatrix
-from memorydesk.core.grants import ROLES, Cell
+from memorydesk.core.product.grants import ROLES, Cell
 from memorydesk.ui.grants.model import GrantMatrixModel
 
 

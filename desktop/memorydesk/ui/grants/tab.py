@@ -34,8 +34,8 @@ from PySide6.QtWidgets import (
 
 from memorydesk.browse import grants as browse
 from memorydesk.core.changes import Kind, Shown
-from memorydesk.core.grants import ROLES, Source
-from memorydesk.core.vocab import Permission
+from memorydesk.core.product.grants import ROLES, Source
+from memorydesk.core.product.vocab import Permission
 from memorydesk.ui.grants import explain
 from memorydesk.ui.grants.edits import GrantActions
 from memorydesk.ui.grants.model import GrantMatrixModel
@@ -43,8 +43,8 @@ from memorydesk.ui.grants.paint import CellDelegate, Legend
 from memorydesk.ui.grants.panel import GrantPanel
 from memorydesk.ui.grants.selection import MatrixSelection
 from memorydesk.ui.session import Change, DeskSession
-from memorydesk.ui.splitter import splitter
 from memorydesk.ui.tab import DeskTab
+from memorydesk.ui.widgets.splitter import splitter
 
 LEGEND = ((Permission.WRITE, Source.EXACT, "write"), (Permission.READ, Source.EXACT, "read"),
           (Permission.NONE, Source.EXACT, "none"), (Permission.READ, Source.FAIL_OPEN, "no row: fail-open"),

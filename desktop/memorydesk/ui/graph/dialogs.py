@@ -15,8 +15,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memorydesk.browse.graph_data import FACT, STATES, GraphData
-from memorydesk.ui.prompts import ReasonDialog
+from memorydesk.browse.graph.data import FACT, STATES, GraphData
+from memorydesk.ui.widgets.prompts import ReasonDialog
 
 
 def facts_matching(g: GraphData, text: str) -> list[int]:

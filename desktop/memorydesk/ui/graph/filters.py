@@ -10,10 +10,10 @@ import numpy as np
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QToolButton, QVBoxLayout, QWidget
 
-from memorydesk.browse.graph_data import DOMAIN, EDGE_KINDS, FACT, POLICY, TOPIC, GraphData
-from memorydesk.ui.filter_widgets import combo
+from memorydesk.browse.graph.data import DOMAIN, EDGE_KINDS, FACT, POLICY, TOPIC, GraphData
 from memorydesk.ui.graph.flow import FlowLayout
 from memorydesk.ui.graph.style import DOMAIN_PALETTE, EDGE_COLOURS, EDGE_LABELS, NODE_COLOURS, darker
+from memorydesk.ui.widgets.filters import combo
 
 AGES = (("any age", None), ("last 7 days", (0, 7)), ("last 30 days", (0, 30)), ("last 90 days", (0, 90)),
         ("older than 30 days", (30, None)), ("older than 90 days", (90, None)))

@@ -20,7 +20,7 @@ from pyqtgraph.Qt.internals import PrimitiveArray
 from PySide6.QtCore import QLineF, QRectF
 from PySide6.QtGui import QPainter, QPen
 
-from memorydesk.browse.graph_data import EDGE_KINDS
+from memorydesk.browse.graph.data import EDGE_KINDS
 from memorydesk.ui.graph.style import edge_colour
 
 LOD_LIMIT = 15_000  # more edges than this in view: a folded picture instead

@@ -1,7 +1,7 @@
 """The outline: domain → topic → fact, with counts, plus policies, beliefs and missing facts.
 
 A read-only tree over the graph's arrays: the children of every row were worked out on
-the worker (``browse.graph_index``), so a row is made only when the view asks for it (a
+the worker (``browse.graph.index``), so a row is made only when the view asks for it (a
 domain of 5,000 topics costs nothing until it is expanded) and nothing is computed on
 the UI thread. Each index carries its graph node number (``NODE_ROLE``); the tooltip
 gives the whole name with its counts.
@@ -15,8 +15,8 @@ import numpy as np
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor
 
-from memorydesk.browse.graph_data import DOMAIN, FACT, MISSING, POLICY, STATES, TOPIC, GraphData
-from memorydesk.browse.graph_index import GraphIndex
+from memorydesk.browse.graph.data import DOMAIN, FACT, MISSING, POLICY, STATES, TOPIC, GraphData
+from memorydesk.browse.graph.index import GraphIndex
 
 NODE_ROLE = Qt.ItemDataRole.UserRole + 1
 Index = QModelIndex | QPersistentModelIndex

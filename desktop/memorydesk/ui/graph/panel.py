@@ -21,7 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memorydesk.browse.graph_data import (
+from memorydesk.browse.detail import FactRecord
+from memorydesk.browse.graph.data import (
     BELIEF,
     DOMAIN,
     EDGE_KINDS,
@@ -33,13 +34,12 @@ from memorydesk.browse.graph_data import (
     TOPIC,
     GraphData,
 )
-from memorydesk.browse.detail import FactRecord
-from memorydesk.browse.graph_index import GraphIndex
-from memorydesk.memory.history import HistoryEntry
+from memorydesk.browse.graph.index import GraphIndex
+from memorydesk.memory.history.record import HistoryEntry
 from memorydesk.ui.facts.detail import FactDetail
 from memorydesk.ui.graph.style import EDGE_COLOURS, EDGE_LABELS, EDGE_ORIGINS
-from memorydesk.ui.splitter import splitter
-from memorydesk.ui.text import when
+from memorydesk.ui.widgets.splitter import splitter
+from memorydesk.ui.widgets.text import when
 
 EDGE_COLUMNS = ("Kind", "Other end", "Weight", "How it was made")
 

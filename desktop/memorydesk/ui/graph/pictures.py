@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from memorydesk.browse.graph_data import BELIEF, DOMAIN, EDGE_KINDS, FACT, MISSING, POLICY, TOPIC, GraphData
-from memorydesk.browse.graph_focus import Focus
-from memorydesk.browse.graph_index import GraphIndex
-from memorydesk.core.graph_layout import ClusterLayout
+from memorydesk.browse.graph.data import BELIEF, DOMAIN, EDGE_KINDS, FACT, MISSING, POLICY, TOPIC, GraphData
+from memorydesk.browse.graph.focus import Focus
+from memorydesk.browse.graph.index import GraphIndex
+from memorydesk.core.graph.layout import ClusterLayout
 from memorydesk.ui.graph.labels import elide
 from memorydesk.ui.graph.layers import edge_groups, fold_edges
 from memorydesk.ui.graph.style import (

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 from PySide6.QtGui import QColor
 
-from memorydesk.browse.graph_data import EDGE_KINDS
+from memorydesk.browse.graph.data import EDGE_KINDS
 
 #: edge kind -> colour (also the legend and the kind filter)
 EDGE_COLOURS = {

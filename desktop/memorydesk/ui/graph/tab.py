@@ -23,12 +23,12 @@ from PySide6.QtWidgets import QAbstractItemView, QToolBar, QTreeView, QVBoxLayou
 
 from memorydesk.browse import detail as browse_detail
 from memorydesk.browse import facts as browse
-from memorydesk.browse.graph_data import DOMAIN, FACT, MISSING, TOPIC, GraphData
-from memorydesk.browse.graph_focus import Focus, focus
-from memorydesk.browse.graph_index import GraphIndex, read_indexed_graph
+from memorydesk.browse.graph.data import DOMAIN, FACT, MISSING, TOPIC, GraphData
+from memorydesk.browse.graph.focus import Focus, focus
+from memorydesk.browse.graph.index import GraphIndex, read_indexed_graph
 from memorydesk.core.changes import Kind, Shown
-from memorydesk.core.graph_layout import ClusterLayout, cluster_layout, focus_layout
-from memorydesk.memory import history
+from memorydesk.core.graph.layout import ClusterLayout, cluster_layout, focus_layout
+from memorydesk.memory.history import record as history
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.facts import recall
 from memorydesk.ui.facts.actions import FactActions
@@ -42,8 +42,8 @@ from memorydesk.ui.graph.panel import SidePanel
 from memorydesk.ui.operations import dialog_result
 from memorydesk.ui.runner import Token
 from memorydesk.ui.session import Change, DeskSession
-from memorydesk.ui.splitter import splitter
 from memorydesk.ui.tab import DeskTab
+from memorydesk.ui.widgets.splitter import splitter
 
 GRAPH_KINDS = frozenset({Kind.FACT, Kind.EDGE, Kind.POLICY, Kind.BELIEF, Kind.CONFLICT})
 
@@ -475,7 +475,7 @@ class GraphTab(DeskTab):
             await self.session.write("deleting edges", Reviewer.delete_edges, ids, reason=reason)
 
     def show_as_of(self, at: int | None) -> None:
-        """The window's *as of* (``ui.as_of``): the overview without the facts written after it."""
+        """The window's *as of* (``ui.shell.as_of``): the overview without the facts written after it."""
         self.as_of = at
         self.draw_overview(fit=False)
 

@@ -14,10 +14,10 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
-from memorydesk.browse.history import Event, HistoryPage
+from memorydesk.browse.history.entries import Event, HistoryPage
 from memorydesk.core.moments import utc_text
-from memorydesk.ui.rows_model import RowsModel
-from memorydesk.ui.text import one_line, when
+from memorydesk.ui.widgets.rows_model import RowsModel
+from memorydesk.ui.widgets.text import one_line, when
 
 Index = QModelIndex | QPersistentModelIndex
 REVIEWER = QColor(41, 128, 185, 40)

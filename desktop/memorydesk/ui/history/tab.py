@@ -2,7 +2,7 @@
 agents wrote — newest first, with filters, "since" presets, an export for a ticket, and
 **Undo This Change** for the desk's own changes where nothing later depends on them.
 
-Reads go through ``browse.history`` on the worker a page at a time; the only write is
+Reads go through ``browse.history.entries`` on the worker a page at a time; the only write is
 the undo, through the session like every change.
 """
 
@@ -32,16 +32,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memorydesk.browse.diff import backups
-from memorydesk.browse.history import KINDS, Event, HistoryQuery, history_page, iter_events, undo_blocker
-from memorydesk.browse.history_export import export_json, export_markdown
+from memorydesk.browse.history.diff import backups
+from memorydesk.browse.history.entries import KINDS, Event, HistoryQuery, history_page, iter_events, undo_blocker
+from memorydesk.browse.history.export import export_json, export_markdown
 from memorydesk.core.changes import Kind
 from memorydesk.core.moments import local_text, utc_text
-from memorydesk.ui.columns import ColumnFitter
 from memorydesk.ui.history.model import HistoryModel
 from memorydesk.ui.session import Change
-from memorydesk.ui.splitter import splitter
 from memorydesk.ui.tab import DeskTab
+from memorydesk.ui.widgets.columns import ColumnFitter
+from memorydesk.ui.widgets.splitter import splitter
 
 PAGE = 200
 HOUR, DAY = 3600, 86400

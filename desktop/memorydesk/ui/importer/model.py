@@ -7,7 +7,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 
 from memorydesk.lineage.memoryos import Anomaly
-from memorydesk.ui.rows_model import RowsModel
+from memorydesk.ui.widgets.rows_model import RowsModel
 
 
 class AnomalyModel(RowsModel[Anomaly]):

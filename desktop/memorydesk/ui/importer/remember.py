@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSettings
 
-from memorydesk.ui.app import APPLICATION, ORGANIZATION
+from memorydesk.ui.shell.app import APPLICATION, ORGANIZATION
 
 KEYS = ("folder", "timezone", "stm_capacity")
 

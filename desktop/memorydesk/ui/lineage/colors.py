@@ -7,8 +7,8 @@ from typing import Final
 import numpy as np
 from PySide6.QtGui import QColor
 
-from memorydesk.core.health import Color
-from memorydesk.core.health_arrays import BY_SEVERITY
+from memorydesk.core.health.arrays import BY_SEVERITY
+from memorydesk.core.health.scalar import Color
 
 HEX: Final = {
     Color.HEALTHY: "#1a9850",

@@ -23,11 +23,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memorydesk.core.health import Color
+from memorydesk.core.health.scalar import Color
 from memorydesk.core.receipts import TIERS, Receipt, format_utc
 from memorydesk.lineage.run_detail import MARKS, RunDetail
 from memorydesk.ui.lineage import colors
-from memorydesk.ui.rows_model import RowsModel
+from memorydesk.ui.widgets.rows_model import RowsModel
 
 COLUMNS = (("at", "time (local)"), ("tier", "tier"), ("status", "status"), ("version", "version"),
            ("source_version", "sourceVersion"), ("source_present", "sourcePresent"),

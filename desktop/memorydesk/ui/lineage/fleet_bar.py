@@ -15,7 +15,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QInputDialog, QLabel, QPushButton, QWidget
 
 from memorydesk.core.errors import BadInput
-from memorydesk.core.health_arrays import from_us
+from memorydesk.core.health.arrays import from_us
 from memorydesk.lineage.receipt_views import FleetReceipts, WorkspaceReceipts
 from memorydesk.lineage.timeline import Filters, Timeline
 from memorydesk.ui.lineage.axes import local_text

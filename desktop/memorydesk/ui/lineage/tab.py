@@ -28,7 +28,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QFileDialog, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from memorydesk.core.changes import Kind
-from memorydesk.core.health_arrays import from_us
+from memorydesk.core.health.arrays import from_us
 from memorydesk.lineage import runs as run_tables
 from memorydesk.lineage import timeline
 from memorydesk.lineage.receipt_files import export_file
@@ -46,10 +46,10 @@ from memorydesk.ui.lineage.flow import FlowPanel
 from memorydesk.ui.lineage.item import US
 from memorydesk.ui.lineage.panel import TimelinePanel
 from memorydesk.ui.operations import describe_error
-from memorydesk.ui.read_failed import ReadFailed
 from memorydesk.ui.session import Change, DeskSession
-from memorydesk.ui.splitter import splitter
 from memorydesk.ui.tab import DeskTab
+from memorydesk.ui.widgets.read_failed import ReadFailed
+from memorydesk.ui.widgets.splitter import splitter
 
 EMPTY = ("<h3>No lineage receipts in this workspace yet</h3><p>Receipts arrive from the tier engine, "
          "<b>File ▸ Import receipts…</b> (JSON Lines), <code>memory-desk lineage ingest</code>, the MemoryOS "
@@ -183,7 +183,7 @@ class LineageTab(DeskTab):
         return super().close()
 
     def show_as_of(self, at: int | None) -> None:
-        """The window's *as of* (``ui.as_of``) is this tab's *Evaluate at*; None: back to following the clock."""
+        """The window's *as of* (``ui.shell.as_of``) is this tab's *Evaluate at*; None: back to following the clock."""
         self.as_of = at
         if at is None:
             self.controls.follow_clock()

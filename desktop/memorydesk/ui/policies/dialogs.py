@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from memorydesk.browse.detail import PolicyRow
-from memorydesk.ui.prompts import reason_fields, require_reason
+from memorydesk.ui.widgets.prompts import reason_fields, require_reason
 
 ROLES = ("ceo", "coder", "reviewer", "qa", "designer", "security", "devops", "pm", "general")
 

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 from memorydesk.browse import detail as browse_detail
 from memorydesk.browse.detail import AgentRow
 from memorydesk.search import preamble
-from memorydesk.ui.text import tokens
+from memorydesk.ui.widgets.text import tokens
 
 NOTE_AT, WARN_AT, ALARM_AT = 2_000, 4_000, 8_000  # characters of policy text in every dispatch
 

@@ -9,8 +9,8 @@ from PySide6.QtGui import QBrush, QPalette
 from PySide6.QtWidgets import QApplication
 
 from memorydesk.browse.detail import PolicyRow
-from memorydesk.ui.rows_model import RowsModel
-from memorydesk.ui.text import one_line, when
+from memorydesk.ui.widgets.rows_model import RowsModel
+from memorydesk.ui.widgets.text import one_line, when
 
 COLUMNS = (("active", "Status"), ("domain", "Domain"), ("rule", "Rule"),
            ("required_role", "Role (advisory)"), ("updated_at", "Updated"))

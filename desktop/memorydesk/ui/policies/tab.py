@@ -26,15 +26,15 @@ from memorydesk.browse.detail import PolicyRow
 from memorydesk.core.changes import Kind, Shown
 from memorydesk.search.preamble import MIN_TASK_UNITS
 from memorydesk.ui.actions import WriteActions
-from memorydesk.ui.delegates import BidiDelegate
 from memorydesk.ui.operations import dialog_result
 from memorydesk.ui.policies.dialogs import PolicyEditDialog
 from memorydesk.ui.policies.dispatch import DispatchPanel
 from memorydesk.ui.policies.model import PolicyTableModel
-from memorydesk.ui.prompts import ask_reason
 from memorydesk.ui.session import Change, DeskSession
-from memorydesk.ui.splitter import splitter
 from memorydesk.ui.tab import DeskTab
+from memorydesk.ui.widgets.delegates import BidiDelegate
+from memorydesk.ui.widgets.prompts import ask_reason
+from memorydesk.ui.widgets.splitter import splitter
 
 
 class PoliciesTab(DeskTab):

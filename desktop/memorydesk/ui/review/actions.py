@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from memorydesk.browse.naming import FactName
 from memorydesk.core.review.finding import Finding
-from memorydesk.memory.purge import backups_holding
-from memorydesk.memory.purge_items import backups_holding_items
+from memorydesk.memory.actions.purge import backups_holding
+from memorydesk.memory.actions.purge_items import backups_holding_items
 from memorydesk.memory.reviewer import Reviewer
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.facts.dialogs import PurgeDialog

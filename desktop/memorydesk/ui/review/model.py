@@ -9,8 +9,8 @@ from PySide6.QtGui import QBrush, QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
 from memorydesk.core.review.finding import KIND_WORDS, Finding
-from memorydesk.ui.rows_model import RowsModel
-from memorydesk.ui.text import one_line
+from memorydesk.ui.widgets.rows_model import RowsModel
+from memorydesk.ui.widgets.text import one_line
 
 SEVERITY_COLOURS = {"critical": "#b03a2e", "high": "#d35400", "medium": "#b7950b", "low": "#5d6d7e"}
 ITEM_WORDS = {"fact": "fact", "policy": "policy", "note": "agent note", "working_item": "working item"}

@@ -33,14 +33,14 @@ from memorydesk.browse.review import cache as kept_results
 from memorydesk.browse.review.decisions import apply_states, read_decisions
 from memorydesk.browse.review.scan import Cancelled, Options, ScanCache, ScanReport, scan
 from memorydesk.core.review.finding import KIND_WORDS, KINDS, Finding, severity_rank
-from memorydesk.ui.filter_widgets import combo, counts_label
 from memorydesk.ui.operations import Cancelled as JobCancelled
 from memorydesk.ui.review.actions import ReviewActions
 from memorydesk.ui.review.detail import evidence_html
 from memorydesk.ui.review.model import FindingsModel
 from memorydesk.ui.session import Change, DeskSession
-from memorydesk.ui.splitter import splitter
 from memorydesk.ui.tab import DeskTab
+from memorydesk.ui.widgets.filters import combo, counts_label
+from memorydesk.ui.widgets.splitter import splitter
 
 STATES = (("Open", "open"), ("Dismissed", "dismissed"), ("Quarantined", "quarantined"), ("Any state", None))
 SEVERITY_FILTER = (("Any severity", "low"), ("Medium and up", "medium"), ("High and up", "high"),

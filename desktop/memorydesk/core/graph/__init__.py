@@ -1,0 +1,1 @@
+"""Graph geometry for the Knowledge Graph tab: layouts and force/stress placement (pure numpy)."""

@@ -1,0 +1,215 @@
+"""The change history: one ``memdesk_history`` row per change, written in the same
+transaction as the change, and the undo machinery over it (docs/architecture.md, "The
+undo model").
+
+Every reviewer action is a typed value (``reviewer_action.ReviewerAction``, listed in
+``actions.ACTIONS``) whose fields are the row's ``detail``. Doing it (``perform``) runs its
+``forward`` and records it; undoing it (``undo.undo_entry``) reads the row back into its
+type, runs ``inverse`` and records an ``undo`` entry (itself a history row); undoing that
+undo (redo) runs ``forward`` again and records a ``redo`` entry.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from sqlalchemy import Connection, and_, select
+
+from memorydesk.core.changes import ChangeSet
+from memorydesk.core.errors import MemoryDeskError
+from memorydesk.memory.actions.base import ReviewerAction
+from memorydesk.memory.rows import now_s
+from memorydesk.store import Workspace
+from memorydesk.store.ours import DeskHistory
+
+HISTORY = DeskHistory.__table__
+Step = Callable[[Workspace, Connection, dict[str, Any]], None]
+
+
+@dataclasses.dataclass(frozen=True)
+class LegacyAction(ReviewerAction):
+    """An action still written as three functions over its detail (``action`` below): its
+    detail stays an untyped dict. Convert it to a typed action (docs/architecture.md, "Adding
+    or converting an action") and name it in ``actions.ACTIONS``."""
+
+    detail: dict[str, Any]
+    steps: ClassVar[tuple[Step, Step | None, Callable[[dict[str, Any]], dict[str, list[str]]] | None]]
+
+    def to_detail(self) -> dict[str, Any]:
+        return self.detail
+
+    @classmethod
+    def from_detail(cls, detail: dict[str, Any]) -> LegacyAction:
+        return cls(detail)
+
+    def forward(self, ws: Workspace, conn: Connection) -> None:
+        self.steps[0](ws, conn, self.detail)
+
+    def inverse(self, ws: Workspace, conn: Connection) -> None:
+        if self.steps[1] is None:
+            super().inverse(ws, conn)
+        else:
+            self.steps[1](ws, conn, self.detail)
+
+    def touched(self) -> dict[str, list[str]]:
+        return self.steps[2](self.detail) if self.steps[2] is not None else {}
+
+
+#: actions registered the older way, by ``@action`` as their module is imported (to convert)
+LEGACY: dict[str, type[LegacyAction]] = {}
+
+
+def action(entity: str, name: str, inverse_of: Step | None = None,
+           touched: Callable[[dict[str, Any]], dict[str, list[str]]] | None = None):
+    """The older way to declare an action: ``forward`` for ``entity.name``, ``inverse_of`` its
+    undo, ``touched(detail)`` the other kinds it changes. It still works, as an untyped
+    ``LegacyAction``; new actions are typed and listed in ``actions.ACTIONS`` instead."""
+
+    def register(forward: Step) -> Step:
+        LEGACY[f"{entity}.{name}"] = type(f"Legacy_{entity}_{name}", (LegacyAction,), {
+            "entity": entity, "name": name, "undoable": inverse_of is not None,
+            "steps": (forward, inverse_of, touched)})
+        return forward
+
+    return register
+
+
+@dataclass
+class ChangeResult:
+    """What a reviewer action changed: its entity and ids, other kinds it touched (with ids),
+    the history rows it wrote, and a sentence for a person."""
+
+    entity: str
+    ids: list[str]
+    history_ids: list[int] = field(default_factory=list)
+    message: str = ""
+    touched: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def kinds(self) -> frozenset[str]:
+        """Every kind of entity this change touched (the history always)."""
+        return frozenset({self.entity, "history", *self.touched})
+
+    @property
+    def changes(self) -> ChangeSet:
+        """The typed change set the window routes (a kind name that is no ``Kind`` is refused)."""
+        ids: dict[str, list[str]] = {self.entity: list(self.ids)}
+        for kind, more in self.touched.items():  # an empty list of ids: any of that kind
+            mine = ids.get(kind)
+            ids[kind] = [] if mine == [] or not more else [*(mine or []), *more]
+        return ChangeSet.of(ids, self.history_ids)
+
+    def ids_of(self, kind: str) -> list[str]:
+        if kind == self.entity:
+            return list(self.ids)
+        if kind == "history":
+            return [str(h) for h in self.history_ids]
+        return list(self.touched.get(kind, []))
+
+
+def record(conn: Connection, *, key: str, entity_id: str, actor: str, reason: str, detail: dict[str, Any],
+           before_id: str | None = None, after_id: str | None = None, undo_of: int | None = None,
+           at: int | None = None) -> int:
+    entity, name = key.split(".", 1)
+    result = conn.execute(HISTORY.insert().values(
+        entity=entity, entity_id=entity_id, before_id=before_id, after_id=after_id, action=name, actor=actor,
+        reason=reason, at=now_s() if at is None else at,
+        detail=json.dumps(detail, ensure_ascii=False, separators=(",", ":")), undo_of=undo_of))
+    return int(result.inserted_primary_key[0])
+
+
+def perform(ws: Workspace, conn: Connection, act: ReviewerAction | str, *, entity_id: str, actor: str,
+            reason: str, detail: dict[str, Any] | None = None, before_id: str | None = None,
+            after_id: str | None = None, batch: str | None = None) -> int:
+    """Do ``act`` (its ``forward``) and record it with what it stores to undo; the history id.
+
+    ``batch``: one action of a person that writes an entry per item (a delete of several
+    facts) marks them all with it, and Edit ▸ Undo takes them back together (``batches``).
+    ``act`` may still be given the older way, as ``"entity.name"`` and its ``detail``."""
+    given: dict[str, Any] = {}
+    if isinstance(act, str):
+        from memorydesk.memory.actions.registry import decode  # the older call: read into its type first
+
+        entity, name = act.split(".", 1)
+        given = dict(detail or {})
+        act = decode(entity, name, given)
+    act.forward(ws, conn)  # first: a step may fill in what it stores (a grant row's new rowid)
+    stored = {**given, **act.to_detail(), **({"batch": batch} if batch else {})}  # nothing given is lost
+    return record(conn, key=act.key(), entity_id=entity_id, actor=actor, reason=reason, detail=stored,
+                  before_id=before_id, after_id=after_id)
+
+
+def row_of(conn: Connection, history_id: int):
+    row = conn.execute(select(HISTORY).where(HISTORY.c.id == history_id)).first()
+    if row is None:
+        raise MemoryDeskError(f"history entry {history_id} does not exist")
+    return row
+
+
+def latest_undoable(conn: Connection) -> int | None:
+    """The newest entry that is a change (or a redo) and has not been undone."""
+    return conn.execute(select(HISTORY.c.id).where(and_(
+        HISTORY.c.undone_by.is_(None), HISTORY.c.action != "undo", HISTORY.c.action != "purge"))
+        .order_by(HISTORY.c.id.desc()).limit(1)).scalar()
+
+
+def latest_redoable(conn: Connection) -> int | None:
+    """The newest undo not yet redone, unless a new change was made after it (that ends redo)."""
+    for row in conn.execute(select(HISTORY).order_by(HISTORY.c.id.desc())):
+        if row.action == "redo" or (row.action == "undo" and row.undone_by is not None):
+            continue
+        return int(row.id) if row.action == "undo" else None
+    return None
+
+
+def undo(ws: Workspace, conn: Connection, history_id: int, actor: str, reason: str = "") -> ChangeResult:
+    """Undo entry ``history_id`` (``undo.undo_entry``: invert a change, or re-apply the change an undo reverted)."""
+    from memorydesk.memory.history.undo import undo_entry  # it reads rows into the types of ``actions``
+
+    return undo_entry(ws, conn, history_id, actor, reason)
+
+
+def entries(conn: Connection, entity: str | None = None, entity_id: str | None = None,
+            limit: int = 500) -> list[dict[str, Any]]:
+    query = select(HISTORY)
+    if entity is not None:
+        query = query.where(HISTORY.c.entity == entity)
+    if entity_id is not None:
+        query = query.where((HISTORY.c.entity_id == entity_id) | (HISTORY.c.before_id == entity_id)
+                            | (HISTORY.c.after_id == entity_id))
+    rows = conn.execute(query.order_by(HISTORY.c.id.desc()).limit(limit)).all()
+    return [dict(r._mapping) for r in rows]
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One row of the desk's history, its detail decoded, as the detail panes list it."""
+
+    id: int
+    entity: str
+    entity_id: str
+    before_id: str | None
+    after_id: str | None
+    action: str
+    actor: str
+    reason: str
+    at: int
+    detail: dict[str, Any]
+    undo_of: int | None
+    undone_by: int | None
+
+
+def history_entries(ws: Workspace, entity: str | None = None, entity_id: str | None = None) -> list[HistoryEntry]:
+    """History rows about an entity (newest first), their details decoded (one read)."""
+    with ws.read() as conn:
+        rows = entries(conn, entity, entity_id)
+    return [HistoryEntry(**{**row, "detail": json.loads(row["detail"] or "{}")}) for row in rows]
+
+
+def read_entries(ws: Workspace, entity: str | None = None, entity_id: str | None = None) -> list[dict[str, Any]]:
+    """``history_entries`` as row dicts (column → value)."""
+    return [dataclasses.asdict(e) for e in history_entries(ws, entity, entity_id)]

@@ -1,0 +1,40 @@
+"""Undo and redo of a history entry: the row read back into its typed action (``actions``),
+then its ``inverse`` (undo) or its ``forward`` again (redo), recorded as a row of its own."""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection
+
+from memorydesk.core.errors import MemoryDeskError
+from memorydesk.memory.actions.registry import decode
+from memorydesk.memory.history.record import HISTORY, ChangeResult, record, row_of
+from memorydesk.store import Workspace
+
+
+def undo_entry(ws: Workspace, conn: Connection, history_id: int, actor: str, reason: str = "",
+               batch: str | None = None) -> ChangeResult:
+    """Undo entry ``history_id``: invert a change, or re-apply the change an undo reverted
+    (``batch``: the undo of a batch marks its entries as one, so redo takes them together)."""
+    row = row_of(conn, history_id)
+    if row.undone_by is not None:
+        raise MemoryDeskError(f"history entry {history_id} was already undone (by entry {row.undone_by})")
+    original = row
+    while original.action in ("undo", "redo") and original.undo_of:
+        original = row_of(conn, original.undo_of)
+    act = decode(original.entity, original.action, original.detail)
+    if not act.undoable:
+        raise MemoryDeskError(f"a {original.action} of a {original.entity} cannot be undone")
+    if row.action == "undo":
+        act.forward(ws, conn)
+        name = "redo"
+    else:
+        act.inverse(ws, conn)
+        name = "undo"
+    new_id = record(conn, key=f"{original.entity}.{name}", entity_id=original.entity_id, actor=actor,
+                    reason=reason or f"{name} of entry {history_id}",
+                    detail={"of": history_id, **({"batch": batch} if batch else {})},
+                    before_id=original.after_id, after_id=original.before_id, undo_of=history_id)
+    conn.execute(HISTORY.update().where(HISTORY.c.id == history_id).values(undone_by=new_id))
+    ids = list(dict.fromkeys(i for i in (original.entity_id, original.before_id, original.after_id) if i))
+    said = f"{'Undone' if name == 'undo' else 'Redone'}: {original.action.replace('_', ' ')} of {original.entity}"
+    return ChangeResult(original.entity, ids, [new_id], f"{said} {original.entity_id[:12]}", act.touched())

@@ -1,0 +1,355 @@
+"""Every copy search keeps of one file, at one version, and how it is built and followed.
+
+``search.copies.follow`` says when; this module says how (the steps are in its docstring).
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import os
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from sqlalchemy import Connection
+
+from memorydesk.core.product.fts_query import scoped_match
+from memorydesk.search.copies.embeddings import EmbeddingCopy
+from memorydesk.search.copies.fts_log import (
+    Structure,
+    Unfollowable,
+    averages,
+    changed_parts,
+    read_structure,
+    touched_rows,
+)
+from memorydesk.search.copies.fts_mirror import DocSizes, KeywordIndex, Retokenizer, RowTokens, TermTable, fts_options
+from memorydesk.search.copies.graph import GraphCopy, GraphUnusable
+from memorydesk.search.copies.recent import Recent
+from memorydesk.search.copies.rows import (
+    RowPrints,
+    docsizes,
+    embeddings,
+    fact_row,
+    fingerprint,
+    first_tokens,
+    is_active,
+    members,
+    rows_by_id,
+    scan_for_recent,
+    scan_rows,
+    vanished,
+    workspace_phrase,
+)
+from memorydesk.search.copies.vectors import CopyUnusable, VectorCopy
+from memorydesk.search.scope import RepoScope
+from memorydesk.store import Workspace
+
+__all__ = ["CacheSettings", "FileState", "configure", "settings"]
+
+log = logging.getLogger("memorydesk.search")
+
+_MB = 1024 * 1024
+_NO_GRAPH = "no copy of the graph's edges"
+
+
+def _default_max_bytes() -> int:
+    try:
+        return int(float(os.environ.get("MEMORY_DESK_SEARCH_CACHE_MB", "2048")) * _MB)
+    except ValueError:
+        log.warning("MEMORY_DESK_SEARCH_CACHE_MB is not a number; keeping the default of 2048 MB")
+        return 2048 * _MB
+
+
+@dataclass
+class CacheSettings:
+    """How much search may keep, and when it builds it.
+
+    ``max_bytes``: the bound on everything ``cache_report`` counts (the environment
+    variable ``MEMORY_DESK_SEARCH_CACHE_MB`` sets the default; 2 GB otherwise).
+    ``build_after``: the search (per workspace object) that starts the build.
+    ``background``: build on a thread (False: build inside that search; for tests).
+    ``max_follow_pages``: beyond this many new index pages, rebuild instead of following.
+    """
+
+    max_bytes: int = field(default_factory=lambda: _default_max_bytes())
+    build_after: int = 2
+    background: bool = True
+    max_follow_pages: int = 4096
+
+
+_settings = CacheSettings()
+
+
+def settings() -> CacheSettings:
+    return _settings
+
+
+def configure(**changes: Any) -> CacheSettings:
+    """Change the settings (unknown names raise); returns the settings in force."""
+    for name, value in changes.items():
+        if not hasattr(_settings, name):
+            raise TypeError(f"no cache setting {name!r}")
+        setattr(_settings, name, value)
+    return _settings
+
+
+class FileState:
+    """Every copy search keeps of one file, at one version."""
+
+    def __init__(self, version: int, schema: int) -> None:
+        self.version = version
+        self.schema = schema
+        self.structure: Structure | None = None
+        self.keyword: KeywordIndex | None = None
+        self.retok: Retokenizer | None = None
+        self.hooks: frozenset[bytes] = frozenset()
+        self.rows = RowPrints(0)
+        self.recent: dict[str | None, Recent] = {}
+        self.vectors: VectorCopy | None = None
+        self.embeddings: EmbeddingCopy | None = None  # a file without our vector index
+        self.graph: GraphCopy | None = None  # at ``version`` only: a change drops it (``graph_for``)
+        self.graph_refused: int | None = None  # the version whose edges could not be copied
+        self.notes: list[str] = []
+        self.phrase: str | None = None
+        self.workspaces: set[str] = set()  # workspace ids whose first token is a hook
+        self.terms: OrderedDict[str, tuple[int, np.ndarray, np.ndarray]] = OrderedDict()
+        self.term_elements = 0
+        self._others = (-1, 0)  # (index epoch, bytes of everything but the term cache)
+        self.followed = 0  # versions followed since the build
+        self.last_follow: dict[str, float] = {}
+
+    # --- building -------------------------------------------------------------------------
+
+    @classmethod
+    def build(cls, ws: Workspace, conn: Connection, version: int, keep_going: Any = lambda: True) -> FileState:
+        raw = conn.connection.driver_connection
+        schema = int(raw.execute("PRAGMA schema_version").fetchone()[0])
+        st = cls(version, schema)
+        fts, facts = ws.layout.fts, ws.layout.facts.name
+        budget = _settings.max_bytes
+        sql = raw.execute("SELECT sql FROM sqlite_master WHERE name = ?", (fts,)).fetchone()
+        options = fts_options(sql[0] if sql else None)
+        secure = raw.execute(f"SELECT 1 FROM {fts}_config WHERE k IN ('secure-delete', 'rank')").fetchall()
+        if options is None or secure:
+            raise Unfollowable("a full-text index with options this copy does not reproduce")
+        st.retok = Retokenizer(options)
+        st.structure = read_structure(raw, fts)
+        match = scoped_match("aa", ws.workspace_id)
+        st.phrase = workspace_phrase(match)
+        n_row, totals = averages(raw, fts)
+        table = TermTable.build(raw, fts, keep_going)
+        docs = DocSizes.build(raw, fts, len(totals))
+        in_workspace = members(raw, fts, st.phrase, len(docs.sizes))
+        st.keyword = KeywordIndex(table, docs, in_workspace, st.phrase, n_row, totals)
+        if not st.keyword.consistent(n_row, totals):
+            raise Unfollowable("the index's own totals do not add up")
+        top = raw.execute(f"SELECT max(rowid) FROM {facts}").fetchone()[0] or 0
+        st.rows = RowPrints(int(top) + 1024)
+        st.recent[None], spaces = scan_rows(raw, ws, st.rows, keep_going)
+        if any(not isinstance(v, str) for v in spaces):
+            raise Unfollowable("a workspace id that is not text")
+        st.workspaces = spaces
+        st.hooks = first_tokens(raw, st.retok, sorted(spaces)) if spaces else frozenset()
+        if st.rows.count != n_row:
+            raise Unfollowable("the index and the fact table disagree on the number of rows")
+        used = st.nbytes
+        if used > budget:
+            raise Unfollowable(f"the copies need {used / _MB:.0f} MB, more than the {budget / _MB:.0f} MB allowed")
+        planned = VectorCopy.planned_bytes(raw) if ws.has_vectors else EmbeddingCopy.planned_bytes(raw, facts)
+        if used + planned > budget:
+            st.notes.append(f"no vector copy: it would take {planned / _MB:.0f} MB beside "
+                            f"{used / _MB:.0f} MB, over the {budget / _MB:.0f} MB allowed")
+        elif ws.has_vectors:
+            try:
+                st.vectors = VectorCopy.build(raw)
+            except CopyUnusable as exc:
+                st.notes.append(f"no vector copy: {exc}")
+        else:
+            st.embeddings = EmbeddingCopy.build(raw, facts)
+        st.graph_for(ws, conn, keep_going)  # last: only what fits beside the others
+        return st
+
+    @property
+    def nbytes(self) -> int:
+        return sum(self.report().values())
+
+    def report(self) -> dict[str, int]:
+        return {
+            "keyword index": self.keyword.nbytes if self.keyword is not None else 0,
+            "row fingerprints": self.rows.nbytes,
+            "vector copy": (self.vectors.nbytes if self.vectors is not None
+                            else self.embeddings.nbytes if self.embeddings is not None else 0),
+            "term cache": self.term_elements * 16,
+            "temporal lists": sum(64 * len(r.ids) for r in self.recent.values()),
+            "graph edges and fact ids": self.graph.nbytes if self.graph is not None else 0,
+        }
+
+    # --- following ------------------------------------------------------------------------
+
+    def follow(self, ws: Workspace, conn: Connection, version: int) -> None:
+        """Bring every copy to this connection's snapshot (which shows ``version``)."""
+        started = time.perf_counter()
+        raw = conn.connection.driver_connection
+        fts, facts = ws.layout.fts, ws.layout.facts.name
+        self.graph = None  # the edges may have changed too: a copy is built for the new version when asked
+        if int(raw.execute("PRAGMA schema_version").fetchone()[0]) != self.schema:
+            raise Unfollowable("the schema changed")
+        assert self.structure is not None and self.keyword is not None and self.retok is not None
+        structure = read_structure(raw, fts)
+        parts = changed_parts(raw, fts, self.structure, structure)
+        touched = touched_rows(raw, fts, parts, self.hooks, _settings.max_follow_pages).tolist()
+        touched += [r[0] for r in raw.execute(f"SELECT rowid FROM {facts} WHERE rowid > ?", (self.rows.max_rowid,))]
+        found = {int(r[0]): r for r in rows_by_id(raw, facts, sorted(set(touched)))}
+        changed: dict[int, tuple[Any, ...] | None] = {}
+        for rowid in set(touched):
+            row = found.get(rowid)
+            print_ = fingerprint(row) if row is not None else None
+            if print_ != self.rows.known(rowid):
+                changed[rowid] = row
+        n_row, totals = averages(raw, fts)
+        if self.rows.count + sum((r is not None) - (self.rows.known(k) is not None) for k, r in changed.items()) \
+                != n_row:
+            for rowid in vanished(raw, facts, self.rows, n_row):
+                changed[rowid] = None
+        tokens = self._tokens(raw, fts, changed)
+        self.keyword.apply(tokens, n_row, totals)
+        for rowid, row in changed.items():
+            self.rows.set(rowid, fingerprint(row) if row is not None else None,
+                          row is not None and is_active(row, ws.workspace_id))
+            fact = fact_row(row) if row is not None else None
+            for recent in self.recent.values():
+                recent.update(rowid, fact)
+        if self.rows.count != n_row or not self.keyword.consistent(n_row, totals):
+            raise Unfollowable("the copies no longer add up to the index's totals")
+        fresh = {r[2] for r in changed.values() if r is not None} - self.workspaces
+        if fresh:
+            if any(not isinstance(v, str) for v in fresh):
+                raise Unfollowable("a workspace id that is not text")
+            self.hooks = self.hooks | first_tokens(raw, self.retok, sorted(fresh))
+            self.workspaces |= fresh
+        if self.vectors is not None or self.embeddings is not None:
+            live = [rowid for rowid, row in changed.items() if row is not None]
+            stored = {int(r[0]): (r[1], bytes(r[2]) if r[2] is not None else None) for r in embeddings(raw, facts, live)}
+            if self.vectors is not None:
+                self.vectors.follow(raw, [stored[rowid] for rowid in live if rowid in stored])
+            if self.embeddings is not None:
+                self.embeddings.apply({rowid: stored[rowid][1] if rowid in stored else None for rowid in changed})
+        if changed:
+            self.forget_changed_terms(tokens)
+        self.structure = structure
+        self.version = version
+        self.followed += 1
+        self.last_follow = {"pages": float(sum(last - first + 1 for _, first, last in parts)),
+                            "touched": float(len(set(touched))), "changed": float(len(changed)),
+                            "ms": (time.perf_counter() - started) * 1000}
+
+    def _tokens(self, raw: Any, fts: str, changed: dict[int, tuple[Any, ...] | None]) -> dict[int, RowTokens | None]:
+        assert self.retok is not None
+        live = {rowid: row for rowid, row in changed.items() if row is not None}
+        tokens: dict[int, RowTokens | None] = dict(
+            self.retok.rows(raw, [(rowid, row[4], row[5], row[2]) for rowid, row in live.items()], self.phrase))
+        sizes = docsizes(raw, fts, list(changed))
+        for rowid in changed:
+            want = sizes.get(rowid)
+            have = tokens.get(rowid)
+            if (want is None) != (have is None) or (have is not None and tuple(have.sizes) != want):
+                raise Unfollowable("a changed row is not indexed as its text says")
+            tokens.setdefault(rowid, None)
+        return tokens
+
+    def overlay_full(self) -> bool:
+        """Whether enough rows changed since the build that a fresh copy would serve better."""
+        if self.keyword is None:
+            return False
+        return self.keyword.table.overlay_rows > max(50_000, self.keyword.n_row // 20)
+
+    # --- reading --------------------------------------------------------------------------
+
+    def graph_now(self) -> GraphCopy | None:
+        """The copy of the edges and fact ids, when it shows the copies' version (else None)."""
+        graph = self.graph
+        return graph if graph is not None and graph.version == self.version else None
+
+    def graph_for(self, ws: Workspace, conn: Connection, keep_going: Any = lambda: True) -> GraphCopy | None:
+        """The copy of the edges and fact ids at the copies' version, built now if there is none
+        (``conn``'s snapshot must show that version); None for a file it cannot mirror, or when it
+        would not fit in the memory bound."""
+        if self.graph is not None and self.graph.version == self.version:
+            return self.graph
+        if self.graph_refused == self.version:
+            return None
+        raw = conn.connection.driver_connection
+        try:
+            graph = GraphCopy.build(raw, ws.layout.facts.name, ws.layout.edges.name, ws.workspace_id, self.version,
+                                    keep_going)
+        except GraphUnusable as exc:
+            return self._no_graph(str(exc))
+        if self.nbytes + graph.nbytes > _settings.max_bytes:
+            return self._no_graph(f"{graph.nbytes / _MB:.0f} MB more would pass the bound")
+        self.graph = graph
+        return graph
+
+    def _no_graph(self, why: str) -> None:
+        self.graph_refused = self.version
+        self.notes = [n for n in self.notes if not n.startswith(_NO_GRAPH)] + [f"{_NO_GRAPH}: {why}"]
+
+    def forget_terms(self) -> None:
+        """Empty the term cache (after a change; benchmarks measuring terms never asked before)."""
+        self.terms.clear()
+        self.term_elements = 0
+
+    def forget_changed_terms(self, changed: dict[int, RowTokens | None]) -> None:
+        """After rows changed (``changed``: their new tokens, None for gone): forget the cached terms
+        those rows held before (they are among the term's rows) or hold now (a term the cached
+        one is a prefix of); the others stay, valid at the copy's new epoch."""
+        assert self.keyword is not None
+        fresh = sorted({name for row in changed.values() if row is not None for name in row.terms})
+        rowids = np.asarray(sorted(changed), dtype=np.int64)
+        epoch = self.keyword.epoch
+        for term, (_, rows, tf) in list(self.terms.items()):
+            at = bisect.bisect_left(fresh, term)
+            gains = at < len(fresh) and fresh[at].startswith(term)
+            where = np.searchsorted(rows, rowids) if len(rows) else rowids[:0]
+            loses = bool((rows[np.minimum(where, len(rows) - 1)] == rowids).any()) if len(rows) else False
+            if gains or loses:
+                del self.terms[term]
+                self.term_elements -= len(rows)
+            else:
+                self.terms[term] = (epoch, rows, tf)
+
+    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        """Rows holding ``term*`` and their counts, from a small cache of recent terms."""
+        assert self.keyword is not None
+        hit = self.terms.get(term)
+        if hit is not None and hit[0] == self.keyword.epoch:
+            self.terms.move_to_end(term)
+            return hit[1], hit[2]
+        rows, tf = self.keyword.table.postings(term)
+        if hit is not None:
+            self.term_elements -= len(hit[1])
+        self.terms[term] = (self.keyword.epoch, rows, tf)
+        self.term_elements += len(rows)
+        if self._others[0] != self.keyword.epoch:  # what the rest takes, once per change of the file
+            self._others = (self.keyword.epoch, self.nbytes - self.term_elements * 16)
+        # at most a twentieth of the bound: postings are cheap to gather again from the copy of the index
+        budget = max(0, min(_settings.max_bytes - self._others[1], _settings.max_bytes // 20) // 16)
+        while self.term_elements > budget and len(self.terms) > 1:
+            _, (_, old, _) = self.terms.popitem(last=False)
+            self.term_elements -= len(old)
+        return rows, tf
+
+    def recent_for(self, ws: Workspace, conn: Connection, scope: RepoScope | None, limit: int) -> list[str] | None:
+        key = scope.slug if scope is not None else None
+        recent = self.recent.get(key)
+        if recent is not None:
+            found = recent.newest(limit)
+            if found is not None:
+                return found
+        raw = conn.connection.driver_connection
+        rows = scan_for_recent(raw, ws, scope)
+        self.recent[key] = Recent.from_rows(ws.workspace_id, scope, rows)
+        return self.recent[key].newest(limit)

@@ -1,0 +1,1 @@
+"""The window around the tabs: start-up, the main window, its menus, settings and what it remembers."""

@@ -1,0 +1,178 @@
+"""Time in the window: one *as of* for every tab, with its banner, and File ▸ Compare With….
+
+``TimeControls`` adds View ▸ Memory As Of… / Back to Now and File ▸ Compare With… to the
+window and puts the banner ("Memory as of 12 Nov 2026 14:00 — Back to now") above the
+tabs. Setting a time hands it to every opened tab that has the hook
+``show_as_of(at: int | None)`` (Facts, Conflicts, Knowledge Graph, Lineage — where it is
+*Evaluate at*), and to each tab opened later; None is "now".
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QDateTime, Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QDateTimeEdit,
+    QDialog,
+    QDialogButtonBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memorydesk.browse.history.diff import backups
+from memorydesk.core.moments import utc_text
+
+if TYPE_CHECKING:
+    from memorydesk.ui.shell.mainwindow import MainWindow
+
+
+def banner_text(at: int) -> str:
+    local = dt.datetime.fromtimestamp(at).astimezone()
+    return f"Memory as of {local.day} {local:%b %Y %H:%M} ({utc_text(at)})"
+
+
+class AsOfDialog(QDialog):
+    def __init__(self, at: int | None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("as-of-dialog")
+        self.setWindowTitle("Memory as of")
+        words = QLabel("Show memory as it stood at this time (your computer's time zone). Every tab follows: "
+                       "Facts, Conflicts, Knowledge Graph, and the Lineage tab's Evaluate at.")
+        words.setWordWrap(True)
+        start = QDateTime.fromSecsSinceEpoch(at) if at is not None else QDateTime.currentDateTime().addDays(-1)
+        self.when = QDateTimeEdit(start)
+        self.when.setObjectName("as-of-when")
+        self.when.setCalendarPopup(True)
+        self.when.setDisplayFormat("yyyy-MM-dd HH:mm:ss")
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(words)
+        layout.addWidget(self.when)
+        layout.addWidget(buttons)
+
+    def moment(self) -> int:
+        return int(self.when.dateTime().toSecsSinceEpoch())
+
+
+class TimeControls:
+    """The window's *as of* and its Compare With…; the window calls ``opened(tab)`` for each tab it opens."""
+
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+        self.at: int | None = None
+        self.dialog: Any = None
+        self.compare_views: list[Any] = []
+        self.banner = QFrame()
+        self.banner.setObjectName("as-of-banner")
+        self.banner.setStyleSheet("#as-of-banner { background: #fff3c4; border-bottom: 1px solid #d8b84a; }")
+        self.label = QLabel("")
+        self.label.setObjectName("as-of-label")
+        self.back = QPushButton("Back to now")
+        self.back.setObjectName("as-of-back")
+        self.back.clicked.connect(lambda: self.set_as_of(None))
+        row = QHBoxLayout(self.banner)
+        row.setContentsMargins(10, 4, 10, 4)
+        row.addWidget(self.label, 1)
+        row.addWidget(self.back)
+        self.banner.hide()
+        tabs = window.takeCentralWidget()
+        holder = QWidget()
+        column = QVBoxLayout(holder)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self.banner)
+        column.addWidget(tabs, 1)
+        window.setCentralWidget(holder)
+        bar = window.menuBar()
+        view = next((a.menu() for a in bar.actions() if a.menu() is not None and a.text() == "&View"), None)
+        if view is None:
+            view = QMenu("&View", bar)
+            bar.insertMenu(bar.actions()[-1], view)  # before Help
+        else:
+            view.addSeparator()
+        self.act_as_of = self._action(view, "Memory &As Of…", self.ask, "Ctrl+Shift+T", "as-of")
+        self.act_now = self._action(view, "Back to &Now", lambda: self.set_as_of(None), None, "as-of-now")
+        first = window.file_menu.actions()[4] if len(window.file_menu.actions()) > 4 else None
+        self.act_compare = QAction("Compare &With…", window)
+        self.act_compare.setObjectName("compare-with")
+        self.act_compare.triggered.connect(lambda _c=False: self.compare_dialog())
+        window.file_menu.insertAction(first, self.act_compare)
+
+    def _action(self, menu: Any, text: str, slot: Any, key: str | None, name: str) -> QAction:
+        action = QAction(text, self.window)
+        action.setObjectName(name)
+        if key:
+            action.setShortcut(QKeySequence(key))
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action.triggered.connect(lambda _c=False: slot())
+        menu.addAction(action)
+        self.window.addAction(action)
+        return action
+
+    # --- as of ----------------------------------------------------------------------------
+
+    def ask(self) -> None:
+        self.dialog = AsOfDialog(self.at, self.window)
+        self.dialog.accepted.connect(lambda: self.set_as_of(self.dialog.moment()))
+        self.dialog.open()
+
+    def set_as_of(self, at: int | None) -> None:
+        self.at = at
+        self.banner.setVisible(at is not None)
+        if at is not None:
+            self.label.setText(f"<b>{banner_text(at)}</b> — the tabs show memory as it stood then "
+                               "(the Facts rules are in the guide)")
+        for slot in self.window.slots:
+            if slot.opened:
+                self.opened(slot.tab)
+
+    def open_tab(self, tab: Any, session: Any) -> None:
+        """The window opens a tab: comparisons of another workspace close, the tab opens, then
+        follows the window's *as of*."""
+        if any(view.session is not session for view in self.compare_views):
+            self.workspace_changed()
+        tab.open(session)
+        self.opened(tab)
+
+    def opened(self, tab: Any) -> None:
+        hook = getattr(tab, "show_as_of", None)
+        if hook is not None and (self.at is not None or getattr(tab, "as_of", None) is not None):
+            hook(self.at)
+
+    # --- compare --------------------------------------------------------------------------
+
+    def workspace_changed(self) -> None:
+        """Another workspace replaces the open one: its comparisons close."""
+        for view in self.compare_views:
+            view.close()
+        self.compare_views = []
+
+    def compare_dialog(self) -> None:
+        from memorydesk.ui.compare.chooser import CompareChooser
+
+        session = self.window.session
+        if session is None:
+            return
+        self.dialog = CompareChooser(session.ws.path, backups(session.ws.path), self.window)
+        self.dialog.accepted.connect(lambda: self.compare(self.dialog.chosen))
+        self.dialog.open()
+
+    def compare(self, other: Any) -> Any:
+        from memorydesk.ui.compare.view import CompareView
+
+        if other is None or self.window.session is None:
+            return None
+        view = CompareView(self.window.session, other, self.window)
+        self.compare_views.append(view)
+        view.show()
+        return view

@@ -1,0 +1,1 @@
+"""Parts every tab shares: lazy list models, filter bars, splitters, prompts, progress, text helpers."""
