@@ -15,9 +15,9 @@ import threading
 from pathlib import Path
 
 import pytest
+
 from fixtures.clickhouse_traces import SERVER_ENV, ChdbTarget, ServerTarget, exporter_row, sdk_spans_of
 from fixtures.receipts import NOW_TEXT, eight_cases, to_jsonl
-
 from memorydesk.core.errors import BadInput
 from memorydesk.core.health.arrays import to_us
 from memorydesk.core.receipts import parse_utc

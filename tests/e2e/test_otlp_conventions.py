@@ -8,13 +8,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from fixtures import genai_memory_conventions as conventions
-from fixtures.receipts import eight_cases, to_jsonl
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.trace import SpanKind, Status, StatusCode
 from test_cli_otlp import as_protobuf, run, workspace
 
+from fixtures import genai_memory_conventions as conventions
+from fixtures.receipts import eight_cases, to_jsonl
 from memorydesk.lineage.otlp_proto import receipts_from_traces
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "resources" / "examples" / "receipts.jsonl"
@@ -80,8 +80,9 @@ def _standard_spans() -> list:
     provider.add_span_processor(SimpleSpanProcessor(keep))
     tracer = provider.get_tracer("mem0-instrumentation")
     with tracer.start_as_current_span("invoke_agent helper"):
+        records = '[{"content": "User is based in Seattle"}]'
         for operation, extra in [("update_memory", {"gen_ai.memory.record.id": "mem_1",
-                                                    "gen_ai.memory.records": '[{"content": "User is based in Seattle"}]'}),
+                                                    "gen_ai.memory.records": records}),
                                  ("search_memory", {"gen_ai.memory.query.text": "where does the user live"}),
                                  ("delete_memory", {"gen_ai.memory.record.id": "mem_1"}),
                                  ("create_memory_store", {})]:

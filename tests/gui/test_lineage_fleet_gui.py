@@ -9,10 +9,10 @@ from pathlib import Path
 
 import desk_sample
 import pytest
-from fixtures.clickhouse_traces import ChdbTarget, exporter_row, sdk_spans_of
 
-from memorydesk.core.health.scalar import HealthState, classify
+from fixtures.clickhouse_traces import ChdbTarget, exporter_row, sdk_spans_of
 from memorydesk.core.health.arrays import from_us
+from memorydesk.core.health.scalar import HealthState, classify
 from memorydesk.demo import lineage as demo
 from memorydesk.lineage.fleet.read import read_receipts
 from memorydesk.lineage.fleet.source import parse_source

@@ -107,4 +107,5 @@ def receipts_from_json(obj: dict, records: ReceiptRecords, where: str = "") -> N
                     start = _nanos(record.get("observedTimeUnixNano"), here)
                 trace, span = record.get("traceId"), record.get("spanId")
                 records.add(_pairs(record.get("attributes", []), here), start, here,
-                            trace if type(trace) is str and trace else None, span if type(span) is str and span else None)
+                            trace if type(trace) is str and trace else None,
+                            span if type(span) is str and span else None)

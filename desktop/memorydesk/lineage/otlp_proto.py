@@ -165,7 +165,8 @@ def receipts_from_traces(request: Any, where: str = "", into: ReceiptRecords | N
 def receipts_from_logs(request: Any, where: str = "", into: ReceiptRecords | None = None) -> ReceiptRecords:
     """The receipts of an ``ExportLogsServiceRequest`` (records without receipt attributes skipped)."""
     records = ((record.attributes, record.time_unix_nano or record.observed_time_unix_nano, record.trace_id,
-                record.span_id) for resource in request.resource_logs for scope in resource.scope_logs for record in scope.log_records)
+                record.span_id)
+               for resource in request.resource_logs for scope in resource.scope_logs for record in scope.log_records)
     return _receipts_of(records, f"{where}log record", into)
 
 

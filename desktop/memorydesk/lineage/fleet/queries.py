@@ -17,8 +17,16 @@ from __future__ import annotations
 
 from typing import Final
 
-from memorydesk.lineage.otlp import CONVENTION_KEYS, LINE_ATTRIBUTE, MEMORY_OPERATIONS, OPERATION, PREFIX, STORE_ID, WIRE_NAMES
 from memorydesk.lineage.fleet.source import FleetSource
+from memorydesk.lineage.otlp import (
+    CONVENTION_KEYS,
+    LINE_ATTRIBUTE,
+    MEMORY_OPERATIONS,
+    OPERATION,
+    PREFIX,
+    STORE_ID,
+    WIRE_NAMES,
+)
 
 _OPERATIONS: Final = ", ".join(f"'{op}'" for op in sorted(MEMORY_OPERATIONS))
 _KEYS: Final = ", ".join(f"'{k}'" for k in sorted(CONVENTION_KEYS))

@@ -22,10 +22,10 @@ import logging
 import os
 import re
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Iterator
 from typing import Any, Final
 from urllib.parse import parse_qs, unquote, urlsplit
 
