@@ -193,3 +193,25 @@ def test_without_the_fleet_packages_one_sentence_says_what_to_install(tmp_path: 
                               text=True, timeout=120)
         assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
         assert "pip install 'memory-desk[fleet]'" in done.stderr
+
+
+@pytest.mark.slow
+def test_shot_draws_the_lineage_tab_of_a_source_or_says_why_not(tmp_path: Path) -> None:
+    folder = tmp_path / "clickhouse"
+    folder.mkdir()
+    target = ChdbTarget(folder)
+    receipts = parse_jsonl(cases_text())
+    target.write([exporter_row(span) for span in sdk_spans_of(receipts)])
+    ws = tmp_path / "ws.db"
+    open_workspace(ws, create=True).close()
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    out = tmp_path / "fleet.png"
+    done = run("shot", str(ws), "--tab", "lineage", "--receipts", target.name, "--out", str(out), env=env)
+    assert done.returncode == 0, done.stderr
+    assert out.stat().st_size > 10_000 and "lineage tab" in done.stdout
+    done = run("shot", str(ws), "--tab", "lineage", "--receipts", f"chdb:{folder}?database=nowhere",
+               "--out", str(tmp_path / "no.png"), env=env)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "nowhere" in done.stderr
+    assert not (tmp_path / "no.png").exists()
+    done = run("shot", str(ws), "--tab", "facts", "--receipts", target.name, "--out", str(out), env=env)
+    assert done.returncode == 2 and "--receipts needs --tab lineage" in done.stderr
