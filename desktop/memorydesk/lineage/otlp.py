@@ -46,6 +46,7 @@ and every other attribute are never read, so never stored.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
@@ -101,6 +102,8 @@ def _escape(scope: str) -> str:
 
 
 def _unescape(part: str) -> str:
+    if "%" not in part:
+        return part
     return part.replace("%2F", "/").replace("%2f", "/").replace("%25", "%")
 
 
@@ -220,12 +223,12 @@ def receipt_from_attributes(attrs: Iterable[tuple[str, Any]], start_nanos: int =
         obj[wire] = value
     if not obj and line is None:
         return derived_receipt(conventions, start_nanos, trace, span) if conventions else None
-    named = {wire: PREFIX + _FIELDS[wire][0] for wire in obj}
-    _merge_conventions(obj, conventions, named)
-    return receipt_from_fields(obj, line, start_nanos, named)
+    ours = tuple(obj)
+    _merge_conventions(obj, conventions)
+    return receipt_from_fields(obj, line, start_nanos, ours)
 
 
-def _merge_conventions(obj: dict[str, Any], conventions: dict[str, Any], named: dict[str, str]) -> None:
+def _merge_conventions(obj: dict[str, Any], conventions: dict[str, Any]) -> None:
     """Scopes, tier and version of one of our receipts from the conventions' names, into ``obj``."""
     found: dict[str, Any] = {}
     store = conventions.get(STORE_ID)
@@ -233,7 +236,7 @@ def _merge_conventions(obj: dict[str, Any], conventions: dict[str, Any], named: 
         parsed = parse_store_id(store) if type(store) is str else None
         if parsed is None:
             raise BadInput(f"attribute {STORE_ID!r}: {str(store)[:80]!r} is not <userScope>/<assistantScope>/<tier>")
-        found.update(zip(("userScope", "assistantScope", "tier"), parsed))
+        found["userScope"], found["assistantScope"], found["tier"] = parsed
     if RECORD_ID in conventions:
         found["version"] = conventions[RECORD_ID]
     for wire, value in found.items():
@@ -241,7 +244,6 @@ def _merge_conventions(obj: dict[str, Any], conventions: dict[str, Any], named: 
             raise BadInput(f"attribute {attribute_name(wire)!r} says {str(value)[:80]!r} but "
                            f"{PREFIX + _FIELDS[wire][0]!r} says {str(obj[wire])[:80]!r}")
         obj[wire] = value
-        named[wire] = attribute_name(wire)
 
 
 def derived_receipt(conventions: dict[str, Any], start_nanos: int, trace: str | None,
@@ -266,9 +268,10 @@ def derived_receipt(conventions: dict[str, Any], start_nanos: int, trace: str | 
 
 
 def receipt_from_fields(obj: dict[str, Any], line: int | None = None, start_nanos: int = 0,
-                        named: dict[str, str] | None = None) -> Receipt:
+                        lineage: tuple[str, ...] = ()) -> Receipt:
     """A receipt from wire fields gathered from attributes (``atUtc`` from ``start_nanos`` if missing);
-    ``named`` says which attribute gave each field (for the messages)."""
+    ``lineage``: the fields ``memory.lineage.`` attributes gave (the messages name those attributes,
+    the others by the names the desk writes)."""
     if "atUtc" not in obj:
         at = _nanos_utc(start_nanos)
         if at is not None:
@@ -276,15 +279,15 @@ def receipt_from_fields(obj: dict[str, Any], line: int | None = None, start_nano
     try:
         return receipt_from_json(obj, line=line)
     except BadInput as exc:
-        raise BadInput(_attribute_names(str(exc), named or {})) from None
+        raise BadInput(_attribute_names(str(exc), lineage)) from None
 
 
-def _attribute_names(message: str, named: dict[str, str]) -> str:
+def _attribute_names(message: str, lineage: tuple[str, ...]) -> str:
     """A contract message names wire fields (``'userScope'``); here they are attributes."""
     for wire in _FIELDS:
-        name = named.get(wire) or (PREFIX + _FIELDS[wire][0] if wire == "runId" else attribute_name(wire))
+        name = PREFIX + _FIELDS[wire][0] if wire in lineage else attribute_name(wire)
         message = message.replace(f"'{wire}'", f"'{name}'").replace(f" {wire}", f" {name}")
-    return message
+    return re.sub(r"([\w.]+)(, \1)+", r"\1", message)  # the store id names three fields
 
 
 class ReceiptRecords:
