@@ -14,6 +14,7 @@ from fixtures.clickhouse_traces import ChdbTarget, exporter_row, sdk_spans_of
 from memorydesk.core.health.arrays import from_us
 from memorydesk.core.health.scalar import HealthState, classify
 from memorydesk.demo import lineage as demo
+from memorydesk.lineage.fleet import source as fleet_source
 from memorydesk.lineage.fleet.read import read_receipts
 from memorydesk.lineage.fleet.source import parse_source
 
@@ -87,6 +88,15 @@ def test_the_lineage_tab_reads_a_fleet_from_clickhouse(open_window, tmp_path: Pa
     tab.fleet_bar.use_workspace()
     qtbot.waitUntil(lambda: tab.table is not None and set(tab.table.run_ids) == workspace_runs, timeout=60000)
     assert not tab.fleet_bar.isVisible() and not tab.fleet_bar.poll.isActive()
+    path = str(folder.resolve())
+    qtbot.waitUntil(lambda: not fleet_source._chdb_open.get(path), timeout=30000)  # the directory let go
+
+    # closing the window while it shows a source lets the directory go too
+    assert tab.fleet_bar.open_source(target.name)
+    qtbot.waitUntil(lambda: tab.receipts.window is not None and fleet_source._chdb_open.get(path), timeout=60000)
+    settled(qtbot, win, tab)
+    win.close()
+    assert not fleet_source._chdb_open.get(path)
 
 
 def test_a_source_that_cannot_be_read_is_said_on_the_tab(open_window, tmp_path: Path, qtbot) -> None:
