@@ -94,7 +94,7 @@ def test_a_fleets_receipts_are_judged_exactly_as_the_same_receipts_in_a_workspac
     by_lane: dict[str, set[str]] = {}
     by_source: dict[str, set[str]] = {}
     for r in receipts:  # the engine's counts, counted here from the receipts themselves
-        by_lane.setdefault(f"{r.user_scope}/{r.assistant_scope}", set()).add(r.run_id)
+        by_lane.setdefault(f"{r.user_scope} / {r.assistant_scope}", set()).add(r.run_id)
         by_source.setdefault(r.source_version or "", set()).add(r.run_id)
     assert {k: runs for k, (runs, _) in window.counts.lanes.items()} == {k: len(v) for k, v in by_lane.items()}
     assert {k: runs for k, (runs, _) in window.counts.sources.items()} == {k: len(v) for k, v in by_source.items()}

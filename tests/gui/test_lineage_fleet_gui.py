@@ -73,6 +73,17 @@ def test_the_lineage_tab_reads_a_fleet_from_clickhouse(open_window, tmp_path: Pa
                     and tab.selected_detail().run_id == sorted(shown)[0], timeout=30000)
     assert tab.selected_detail().health.state == shown[sorted(shown)[0]]
 
+    # the scope in view is what is read: lanes whose name holds the scope filter's text
+    lane = sorted({f"{r.user_scope} / {r.assistant_scope}" for r in receipts if r.run_id in inside})[0]
+    tab.controls.set_scope(lane)
+    mine = {r.run_id for r in receipts if since <= r.at_utc <= last
+            and f"{r.user_scope} / {r.assistant_scope}" == lane}
+    qtbot.waitUntil(lambda: tab.receipts.scope == lane and not tab.busy() and set(tab.table.run_ids) == mine,
+                    timeout=60000)
+    tab.controls.set_scope("")
+    qtbot.waitUntil(lambda: tab.receipts.scope == "" and not tab.busy() and set(tab.table.run_ids) == inside,
+                    timeout=60000)
+
     # following the clock (no time range: the last hour, moving with the newest receipt): new receipts appear
     tab.controls.range_on.setChecked(False)
     qtbot.waitUntil(lambda: tab.receipts.since_us is None and not tab.busy(), timeout=60000)

@@ -41,10 +41,13 @@ ATTRIBUTES: Final = ", ".join(f"if(mapContains(SpanAttributes, '{k}'), SpanAttri
                               for i, k in enumerate(KNOWN))
 #: any other ``memory.lineage.`` attribute (refused when read: receipts carry no content)
 OTHERS: Final = f"mapFilter((k, v) -> startsWith(k, '{PREFIX}') AND k NOT IN ({_KNOWN_LIST}), SpanAttributes)"
-#: a receipt's lane: the store id without its tier (``user/assistant``), or the derived scopes
+#: a receipt's lane as the tab names it, ``userScope / assistantScope``: the store id's first two parts,
+#: unescaped as :func:`memorydesk.lineage.otlp.parse_store_id` does; a derived receipt's scopes are unstated
+_PART: Final = ("replaceAll(replaceAll(replaceAll(splitByChar('/', SpanAttributes['{store}'])[{n}], '%2F', '/'), "
+                "'%2f', '/'), '%25', '%')")
 LANE: Final = (f"if(mapContains(SpanAttributes, '{STORE_ID}') AND {OURS}, "
-               f"arrayStringConcat(arraySlice(splitByChar('/', SpanAttributes['{STORE_ID}']), 1, 2), '/'), "
-               "'(unstated)/(unstated)')")
+               f"concat({_PART.format(store=STORE_ID, n=1)}, ' / ', {_PART.format(store=STORE_ID, n=2)}), "
+               "'(unstated) / (unstated)')")
 
 
 def text(value: str) -> str:

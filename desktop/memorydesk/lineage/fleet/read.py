@@ -67,7 +67,7 @@ class Extent:
 class Counts:
     """Runs and receipts per lane and per sourceVersion, counted by the engine."""
 
-    lanes: dict[str, tuple[int, int]]  # "user/assistant" → (runs, receipts)
+    lanes: dict[str, tuple[int, int]]  # "userScope / assistantScope" → (runs, receipts)
     sources: dict[str, tuple[int, int]]  # sourceVersion ('' unstated) → (runs, receipts)
 
 

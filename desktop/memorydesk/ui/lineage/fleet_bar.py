@@ -125,5 +125,5 @@ class FleetBar(QWidget):
 
 
 def _scope(filters: Filters) -> str:
-    """The scope filter as the engine matches lanes (``user/assistant``)."""
-    return filters.scope.strip().replace(" / ", "/")
+    """The scope filter's text, matched against ``userScope / assistantScope`` as the timeline does."""
+    return filters.scope.strip()
