@@ -79,7 +79,7 @@ def _standard_spans() -> list:
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(keep))
     tracer = provider.get_tracer("mem0-instrumentation")
-    with tracer.start_as_current_span("invoke_agent helper"):
+    with tracer.start_as_current_span("invoke_agent support-bot"):
         records = '[{"content": "User is based in Seattle"}]'
         for operation, extra in [("update_memory", {"gen_ai.memory.record.id": "mem_1",
                                                     "gen_ai.memory.records": records}),
