@@ -24,6 +24,7 @@ async def import_receipts(tab: LineageTab, path: str | None = None) -> None:
     """File ▸ Import receipts…: a JSON Lines or OTLP/JSON file, all or nothing, with progress."""
     if not tab.acts.allowed(tab.act_import) or tab.session is None:
         return
+    tab.fleet_bar.use_workspace()  # an import goes into the workspace: show it
     if path is None:
         path, _filter = QFileDialog.getOpenFileName(tab, "Import receipts", "", "Receipts: JSON Lines or OTLP/JSON "
                                                     "(*.jsonl *.ndjson *.json);;All files (*)")
@@ -64,6 +65,7 @@ async def run_canary(tab: LineageTab) -> None:
     result per check), Cancel writes nothing."""
     if not tab.acts.allowed(tab.act_canary) or tab.session is None:
         return
+    tab.fleet_bar.use_workspace()
     dialog = CanaryDialog(tab, workspace=str(tab.session.ws.path))
     dialog.show_runs.connect(tab.show_canary_runs)
     dialog.run_requested.connect(lambda: tab.start(run_gate_in(dialog, tab.session, RECEIPT_KINDS | {Kind.FACT})))

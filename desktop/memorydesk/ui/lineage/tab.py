@@ -36,13 +36,14 @@ from PySide6.QtWidgets import QLabel, QStackedWidget, QTabWidget, QVBoxLayout, Q
 
 from memorydesk.core.health.arrays import from_us
 from memorydesk.lineage import run_reads, timeline
-from memorydesk.lineage.run_detail import read_detail
+from memorydesk.lineage.receipt_views import WorkspaceReceipts
 from memorydesk.lineage.runs import RunTable
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.lineage import colors, notice, receipt_io
 from memorydesk.ui.lineage.axes import when_text
 from memorydesk.ui.lineage.controls import Controls
 from memorydesk.ui.lineage.detail import RunDetailPanel
+from memorydesk.ui.lineage.fleet_bar import FleetBar
 from memorydesk.ui.lineage.flow import FlowPanel
 from memorydesk.ui.lineage.item import US
 from memorydesk.ui.lineage.live import LiveClock
@@ -68,11 +69,13 @@ class LineageTab(DeskTab):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.table: RunTable | None = None
+        self.receipts: Any = WorkspaceReceipts()  # or a ClickHouse source (File ▸ Open Receipts Source…)
         self.tl: timeline.Timeline | None = None
         self.origin_us = 0
         self.selected_id: str | None = None
         self.dialog: Any = None
         self.loading = False
+        self.read_error = ""  # why the first read failed (said on the page)
         self.cutting = False  # reading the runs as of the evaluated time
         self._cut: tuple[RunTable, int, RunTable] | None = None  # (whole table, time, the table as of it)
         self._again: bool | None = None  # a refresh came while reading: read again (True: whole)
@@ -114,6 +117,8 @@ class LineageTab(DeskTab):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         layout.addWidget(self.controls)
+        self.fleet_bar = FleetBar(self)
+        layout.addWidget(self.fleet_bar)
         layout.addWidget(split, 1)
 
         self._rebuild_timer = self._single(60, self._rebuild)
@@ -180,6 +185,8 @@ class LineageTab(DeskTab):
 
     def close(self) -> bool:
         self.clock.stop()
+        self.fleet_bar.poll.stop()
+        self.fleet_bar.release(self.receipts)
         for timer in (self._rebuild_timer, self._flow_timer, self._line_timer):
             timer.stop()
         return super().close()
@@ -226,11 +233,13 @@ class LineageTab(DeskTab):
         table = self.table
         try:
             if whole:
+                reader = self.receipts
                 result = await self.session.job(
-                    "Reading lineage receipts", lambda ws, job: run_reads.load_runs(
+                    "Reading lineage receipts", lambda ws, job: reader.load(
                         ws, progress=lambda d, t: job.report(d, t, "receipts judged"), cancelled=lambda: job.cancelled))
             else:
-                result = await self.session.read(lambda ws: run_reads.load_changes(ws, table), label="reading receipts",
+                reader = self.receipts
+                result = await self.session.read(lambda ws: reader.changes(ws, table), label="reading receipts",
                                                  quiet=True)
         except Exception as exc:  # said on the page (and by the window's error path for the whole read)
             result, failure = None, describe_error(exc)
@@ -240,10 +249,11 @@ class LineageTab(DeskTab):
             self.loading = False
         if self.closed:
             return
-        if result is not None:
+        if result is not None and reader is self.receipts:
             self._loaded(result)
         else:
             if self.table is None:  # the first read failed or was stopped: say so, offer to read again
+                self.read_error = failure or "Reading the lineage receipts was stopped"
                 self.failed.show_error("The lineage receipts could not be read" if failure else
                                        "Reading the lineage receipts was stopped", failure or "Nothing was read.")
                 self.pages.setCurrentWidget(self.failed)
@@ -272,6 +282,9 @@ class LineageTab(DeskTab):
         table, fresh = self.table, self.controls.fresh_for()
         if table is None or fresh is None:
             return
+        if self.fleet_bar.wants_read(self.controls.filters()):  # a ClickHouse source reads the time in view
+            self.reload(whole=True)
+            return
         now = self.controls.evaluate_us()
         cut = self._cut
         if cut is not None and cut[0] is table and cut[1] == now:
@@ -289,7 +302,8 @@ class LineageTab(DeskTab):
             def failed(_exc: BaseException) -> None:
                 self.cutting = False
 
-            self.run(lambda ws: run_reads.as_of(ws, table, now), done, label="reading receipts as of the evaluated "
+            reader = self.receipts
+            self.run(lambda ws: reader.as_of(ws, table, now), done, label="reading receipts as of the evaluated "
                      "time", on_failure=failed)
 
     def _lay_out(self, whole: RunTable, table: RunTable, now: int, fresh: timedelta) -> None:
@@ -309,6 +323,7 @@ class LineageTab(DeskTab):
         self.controls.set_source_versions(tl.whole.source_versions, tl.source_counts())
         self.live.laid_out(tl)
         self.runs.set_timeline(tl, self.panel.item.selected)
+        self.fleet_bar.show_window(tl)
         self._flow_timer.start()
         if self.ready and self.mark_ready():  # a run a target named (not while receipts are read again)
             pass
@@ -416,7 +431,8 @@ class LineageTab(DeskTab):
             else:
                 self.detail.show_detail(detail)
 
-        self.run(lambda ws: read_detail(ws, run_id, now, fresh), show, label="reading the run's receipts")
+        reader = self.receipts
+        self.run(lambda ws: reader.detail(ws, run_id, now, fresh), show, label="reading the run's receipts")
 
     def selected_detail(self) -> Any:
         return self.detail.detail
