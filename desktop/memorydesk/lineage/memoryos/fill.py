@@ -56,12 +56,16 @@ def interrupted_migration(user: UserFiles, capacity: int | None) -> Anomaly | No
     window = f"between {lower} and {before.local} ({format_utc(before.utc)})" if before else f"after {lower}"
     popped = lost.newest.at if lost.newest else after
     run = lost_run_id(lost)
-    detail = (f"{lost.missing} QA(s) added {window} are in neither file: short-term memory holds {lost.entries} of "
-              f"its capacity {capacity} while mid-term memory holds {lost.pages} page(s), so a migration (or the "
-              f"add_memory after it) did not finish after the newest mid-term page ({lost.after_page}); it was popped "
-              f"by the first add_memory after {popped.local} ({format_utc(popped.utc)}). The Lineage tab shows it as "
-              f"the at-risk run {run}. To reconcile: find {user.user}'s QA(s) from that interval in the agent's own "
-              "conversation log and add them again; do not retry the migration blindly")
+    qas = "1 QA" if lost.missing == 1 else f"{lost.missing} QAs"
+    pages = "1 page" if lost.pages == 1 else f"{lost.pages} pages"
+    detail = (f"{qas} added {window} {'is' if lost.missing == 1 else 'are'} in neither file: short-term memory holds "
+              f"{lost.entries} of its capacity {capacity} while mid-term memory holds {pages}, so a migration (or the "
+              f"add_memory after it) did not finish after the newest mid-term page ({lost.after_page}); "
+              f"{'it was' if lost.missing == 1 else 'they were'} popped by the first add_memory after {popped.local} "
+              f"({format_utc(popped.utc)}). The Lineage tab shows this as the at-risk run {run}. To reconcile: find "
+              f"{user.user}'s {'QA' if lost.missing == 1 else 'QAs'} from that interval in the agent's own "
+              f"conversation log and add {'it' if lost.missing == 1 else 'them'} again; do not retry the migration "
+              "blindly")
     extra = {"from_utc": format_utc(after.utc), "to_utc": format_utc(before.utc) if before else None,
              "from_local": after.local, "to_local": before.local if before else None,
              "entries": lost.entries, "capacity": capacity, "missing": lost.missing, "run_id": run}

@@ -186,8 +186,9 @@ def receipts_for(life: QaLife, assistant: str, resident_at: datetime | None, mov
 
 def gone_receipt(run_id: str, version: str, user: str, assistant: str, observed: datetime,
                  capacity: int | None) -> Receipt:
-    """An STM entry an earlier import saw that is now in neither file, as of ``observed``."""
-    return _receipt(run_id, user, assistant, "stm", version, observed, "stm-gone", import_source(capacity, False),
+    """An STM entry an earlier import saw that is now in neither file, as of ``observed`` (when
+    ``short_term.json`` was last written: the loss happened by then — an upper bound)."""
+    return _receipt(run_id, user, assistant, "stm", version, observed, "stm-gone", import_source(capacity, True),
                     False)
 
 

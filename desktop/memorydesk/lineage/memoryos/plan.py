@@ -133,12 +133,12 @@ class _Builder:
                 plan.versions.append(rows.version_row(life, assistant))
                 state.registry[life.item_id] = (life.run_id, life.version)
             self.receipts(receipts_for(life, assistant, resident_at, moves.get(life.item_id), self.capacity))
+            if life.in_stm and self.record(life.item_id, "stm", files.user):
+                plan.hot_items.append(rows.hot_item(life, assistant, self.workspace_id))
         lost = lost_interval(files, self.capacity)
         if lost is not None:
             self.receipts(lost_receipts(lost, assistant))
             plan.at_risk_runs[files.user] = lost_run_id(lost)
-            if life.in_stm and self.record(life.item_id, "stm", files.user):
-                plan.hot_items.append(rows.hot_item(life, assistant, self.workspace_id))
         self.departed(files, assistant, user_lives)
         self.mid_term(files, assistant, user_lives)
         self.long_term(files, assistant)
@@ -186,7 +186,7 @@ class _Builder:
                 plan.anomalies.append(Anomaly(
                     "session_evicted", files.user, files.file(MID_TERM), f"sessions.{session_id}",
                     f"{session_id} was imported before and is no longer in mid_term.json (MemoryOS evicted it); "
-                    f"its {pages} page(s) left the MTM tier"))
+                    f"its {'1 page' if pages == 1 else f'{pages} pages'} left the MTM tier"))
         plan.pages_removed += [p for p in state.owned(files.user, "page") if p not in present and p in state.pages]
 
     def facts(self, candidates: list[dict[str, Any]], kind: str, owner: str) -> None:
