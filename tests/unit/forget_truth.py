@@ -46,3 +46,14 @@ def named(receipt: Receipt, kind: str, paths: tuple[str, ...] | None = None) -> 
 
 def verdicts(receipt: Receipt) -> dict[str, str]:
     return {a.key: a.verdict for a in receipt.answers}
+
+
+def rows_holding(path: Path, table: str, key: str, needle: str) -> set[str]:
+    """The ``key`` of every row of ``table`` with any column holding ``needle`` (ASCII letters folded)."""
+    conn = sqlean.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        cols = [r[1] for r in conn.execute(f'PRAGMA table_info("{table}")')]
+        cond = " OR ".join(f'instr(lower(CAST("{c}" AS TEXT)), lower(?)) > 0' for c in cols)
+        return {str(r[0]) for r in conn.execute(f'SELECT "{key}" FROM "{table}" WHERE {cond}', (needle,) * len(cols))}
+    finally:
+        conn.close()
