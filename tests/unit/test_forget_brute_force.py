@@ -68,7 +68,8 @@ def _plant(path: Path) -> dict[str, str]:
         engine = TierEngine(ws, clock=lambda: float(T0 + 20))
         item, _version = engine.remember("user-1", "a1", "the heron-9931 mtm page moved on", run_id="run-1")
         engine.promote_to_mtm(item)
-        ids["backup"] = svc.propose_fact(domain="ops", topic="vole", content="vole-1212 backup only", now=T0 + 30).fact_id
+        ids["backup"] = svc.propose_fact(domain="ops", topic="vole", content="vole-1212 backup only",
+                                         now=T0 + 30).fact_id
         files.backup_copy(path)
         reviewer = Reviewer(ws, "alice", embedder=False)
         reviewer.set_policy_active(pid, False, reason="retired")
