@@ -84,18 +84,14 @@ def _agents(ws: Workspace) -> list[str]:
 
 
 def _fact_lines(ws: Workspace, subject: Subject) -> list[tuple[str, str]]:
-    """``(id, the start of its preamble line)`` of every active fact that would give it back."""
+    """``(id, the start of its preamble line)`` of every active fact that would give it back: a
+    version of it, or a fact holding its text."""
     facts = ws.layout.facts
-    wanted = [*subject.versions]
+    wanted = list(dict.fromkeys([*subject.versions, *subject.holders]))
     with ws.read() as conn:
-        rows = list(conn.execute(select(facts.c.id, facts.c.domain, facts.c.topic, facts.c.content)
-                                 .where(facts.c.superseded_by.is_(None), facts.c.id.in_(wanted))))
-        if subject.needles:
-            cond = " OR ".join("instr(lower(topic), ?) > 0 OR instr(lower(content), ?) > 0" for _ in subject.needles)
-            rows += conn.exec_driver_sql(
-                f"SELECT id, domain, topic, content FROM {facts.name} WHERE superseded_by IS NULL AND ({cond})",
-                tuple(n for n in subject.needles for _ in (0, 1))).all()
-    return list(dict.fromkeys((r[0], f"- [{r[1]}/{r[2]}] {snippet(r[3] or '')} (confidence ") for r in rows))
+        rows = conn.execute(select(facts.c.id, facts.c.domain, facts.c.topic, facts.c.content)
+                            .where(facts.c.superseded_by.is_(None), facts.c.id.in_(wanted))).all()
+    return [(r[0], f"- [{r[1]}/{r[2]}] {snippet(r[3] or '')} (confidence ") for r in rows]
 
 
 def _sections(preamble: str) -> dict[str, str]:

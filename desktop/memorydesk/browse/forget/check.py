@@ -29,7 +29,7 @@ from dataclasses import replace
 from memorydesk import __version__
 from memorydesk.browse.forget import agents, files, index, subject
 from memorydesk.browse.forget.subject import Remembered, Subject
-from memorydesk.browse.forget.tables import TableReader
+from memorydesk.browse.forget.tables import TableReader, fact_holders
 from memorydesk.browse.review.scan import data_stamp
 from memorydesk.core.errors import BadInput
 from memorydesk.core.forget.receipt import GONE, STILL, Answer, Found, Receipt
@@ -60,6 +60,7 @@ def forget_check(ws: Workspace, *, fact_ids: Iterable[str] = (), text: str | Non
         subj = subject.for_items(ws, item_kind or "", item_ids, remembered)
     else:
         subj = subject.for_facts(ws, fact_ids, remembered, lambda terms: _read(ws, index.term_docs, terms))
+    subj.holders = _read(ws, lambda conn, ws_: fact_holders(conn, ws_, subj.needles))
     answers = _ask(ws, subj, embedder, clock)
     return Receipt(
         receipt_id=f"fc-{secrets.token_hex(4)}", at=clock, workspace_id=ws.workspace_id, file=ws.path.name,

@@ -48,6 +48,8 @@ class Subject:
     queries: list[tuple[str, str]] = field(default_factory=list)  # (topic | words | text, query)
     embeddings: list[bytes] = field(default_factory=list)
     neighbours: list[str] = field(default_factory=list)
+    #: every fact row whose topic or content holds a needle → its ``superseded_by`` (filled by the check, once)
+    holders: dict[str, str | None] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     missing_text: list[str] = field(default_factory=list)  # given ids whose text is nowhere to be read
 

@@ -62,6 +62,12 @@ def _table(name: str) -> Found:
     return Found("table", (name,))
 
 
+def fact_holders(conn: Connection, ws: Workspace, needles: Sequence[str]) -> dict[str, str | None]:
+    """Every fact row whose topic or content holds a needle, with its ``superseded_by`` (one scan of the table)."""
+    return {fid: sup for fid, sup in holding(conn, ws.layout.facts.name, ("id", "superseded_by"),
+                                             ("topic", "content"), needles)}
+
+
 class TableReader:
     """The table paths of one check, in one read snapshot."""
 
@@ -69,9 +75,7 @@ class TableReader:
         self.ws, self.conn, self.s = ws, conn, subject
         self.names = {r[0] for r in conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE type = 'table'")}
         self.needles = subject.needles
-        facts = ws.layout.facts.name
-        self.fact_rows = {fid: sup for fid, sup in holding(conn, facts, ("id", "superseded_by"),
-                                                          ("topic", "content"), self.needles)}
+        self.fact_rows = subject.holders
         self.versions_present = [v for v, state in subject.versions.items() if state != "missing"]
 
     # -- facts ----------------------------------------------------------------------------------------
@@ -325,10 +329,12 @@ class TableReader:
         return _answer(key, label, CANNOT_TELL, why="its text is not known here, so nothing could be looked for")
 
     def covered(self) -> set[str]:
-        """The tables the specific paths read (the rest is for ``other_tables``)."""
+        """The tables the specific paths read (the rest is for ``other_tables``). The links table
+        holds ids and the link's kind, nothing written in words: the graph path asks it by id."""
         lay = self.ws.layout
         return {lay.facts.name, lay.policies.name, lay.notes.name, lay.items.name, lay.conflicts.name,
-                lay.beliefs.name, "memdesk_history", *DESK_RECORDS, *MTM_TABLES} | shadow_tables(self.conn, self.names)
+                lay.beliefs.name, lay.edges.name, "memdesk_history", *DESK_RECORDS, *MTM_TABLES} | \
+            shadow_tables(self.conn, self.names)
 
 
 def shadow_tables(conn: Connection, names: set[str]) -> set[str]:
