@@ -23,7 +23,7 @@ from memorydesk.store.engine import make_engine
 from memorydesk.store.errors import translated
 from memorydesk.store.layout import detect, table_names
 
-ITEM_KINDS = ("note", "working_item")
+ITEM_KINDS = ("note", "working_item", "policy")
 FORGET_ENTITY = "forget"  # the history rows that keep forget receipts (``memory.actions.forget``)
 
 
@@ -60,7 +60,8 @@ class Subject:
     def words(self) -> str:
         if self.kind == "text":
             return "the typed text"
-        noun = {"note": "note", "working_item": "working-memory item"}.get(self.item_kind or "", "fact")
+        noun = {"note": "note", "working_item": "working-memory item", "policy": "policy"}.get(self.item_kind or "",
+                                                                                                "fact")
         return f"{noun} {self.given[0]}" if len(self.given) == 1 else f"these {len(self.given)} {noun}s"
 
 
@@ -88,12 +89,11 @@ def for_items(ws: Workspace, item_kind: str, ids: Iterable[str],
               remembered: Mapping[str, Remembered] | None = None) -> Subject:
     """A note or a working-memory item: its text from its row, or as remembered before its purge."""
     if item_kind not in ITEM_KINDS:
-        raise BadInput(f"not a note or a working-memory item: {item_kind}")
+        raise BadInput(f"not a note, a working-memory item or a policy: {item_kind}")
     ids = _checked_ids(ids)
-    table = ws.layout.notes if item_kind == "note" else ws.layout.items
+    table, column = _item_table(ws, item_kind)
     with ws.read() as conn:
-        rows = {r.id: r.content or "" for r in conn.execute(select(table.c.id, table.c.content)
-                                                            .where(table.c.id.in_(ids)))}
+        rows = {r[0]: r[1] or "" for r in conn.execute(select(table.c.id, column).where(table.c.id.in_(ids)))}
     subject = Subject("items", ids, item_kind)
     texts = []
     for item_id in ids:
@@ -267,3 +267,26 @@ def fact_rows_in(path: Path, ids: list[str]) -> list[tuple]:
                                                           facts.c.embedding).where(facts.c.id.in_(ids)))]
     finally:
         engine.dispose()
+
+
+def remembered_facts(ws: Workspace, ids: Iterable[str]) -> dict[str, Remembered]:
+    """What the window keeps in memory of facts it is about to purge: their text and vector, so the
+    check after the purge can still look for them (nothing of it is stored)."""
+    facts = ws.layout.facts
+    with ws.read() as conn:
+        rows = conn.execute(select(facts.c.id, facts.c.topic, facts.c.content, facts.c.embedding)
+                            .where(facts.c.id.in_(list(ids)))).all()
+    return {r.id: Remembered(r.topic or "", r.content or "", r.embedding) for r in rows}
+
+
+def remembered_items(ws: Workspace, item_kind: str, ids: Iterable[str]) -> dict[str, Remembered]:
+    """The same for notes, working-memory items and policies (their content, or a policy's rule)."""
+    table, column = _item_table(ws, item_kind)
+    with ws.read() as conn:
+        rows = conn.execute(select(table.c.id, column).where(table.c.id.in_(list(ids)))).all()
+    return {r[0]: Remembered("", r[1] or "") for r in rows}
+
+
+def _item_table(ws: Workspace, item_kind: str):
+    table = {"note": ws.layout.notes, "working_item": ws.layout.items, "policy": ws.layout.policies}[item_kind]
+    return table, table.c.rule if item_kind == "policy" else table.c.content

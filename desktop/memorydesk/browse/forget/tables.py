@@ -116,14 +116,15 @@ class TableReader:
     def copies(self) -> Answer:
         """Other facts whose topic or content holds the text (a conflict's copy, a restatement)."""
         facts = self.ws.layout.facts.name
+        label = "other facts that copy its text" if self.s.kind == "facts" else "facts that hold the text"
         if not self.text_known():
-            return self._unknown("copies", "other facts that copy its text")
+            return self._unknown("copies", label)
         others = [f for f in self.fact_rows if f not in self.s.versions]
         if not others:
-            return _answer("copies", "other facts that copy its text", GONE, why="no other fact holds its text")
+            return _answer("copies", label, GONE, why="no fact holds it")
         active = [f for f in others if self.fact_rows[f] is None]
-        return _answer("copies", "other facts that copy its text", STILL, [Found("fact", tuple(sorted(others))),
-                       _table(facts)], f"{len(others)} other fact(s) hold its text, {len(active)} of them active")
+        return _answer("copies", label, STILL, [Found("fact", tuple(sorted(others))), _table(facts)],
+                       f"{len(others)} fact(s) hold it, {len(active)} of them active (agents' searches reach those)")
 
     # -- what quotes it -------------------------------------------------------------------------------
     def policies(self) -> Answer:
