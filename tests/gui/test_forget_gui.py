@@ -42,14 +42,14 @@ def test_a_delete_offers_the_check_and_its_receipt_is_kept_and_exported(open_win
     tab.act_delete.trigger()
     give_reason(qtbot, wait_dialog(qtbot, tab), "wrong fact")
     qtbot.waitUntil(lambda: tab.forget.isVisible() and win.ops.pending == 0, timeout=10000)
-    assert tab.forget.text.text().startswith("Deleted fact “\u2068topic 5\u2069”.")
+    assert tab.forget.text.text().startswith("Deleted 1 fact. Agents may still")
     dialog = _checked(qtbot, win, tab.forget)
     qtmodeltester.check(dialog.model)
     paths = _paths(dialog)
     assert paths["fact"] == "still returns it" and paths["fts_vocabulary"] == "still returns it"
     assert paths["search.keyword.topic"] == "gone"  # a deleted fact is not active: search does not return it
     assert "still returned by" in dialog.verdict.text()
-    assert "is deleted, not purged" in dialog.notes.text() and "Purge removes it" in dialog.notes.text()
+    assert "is deleted, not purged" in dialog.notes.text() and "Purge removes the fact" in dialog.notes.text()
 
     qtbot.mouseClick(dialog.keep, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: getattr(dialog, "reason_dialog", None) is not None, timeout=5000)
@@ -81,7 +81,7 @@ def test_after_a_purge_the_check_searches_for_the_text_the_window_read_before(op
     qtbot.mouseClick(dialog.purge, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: tab.forget.isVisible() and win.ops.pending == 0, timeout=10000)
     assert browse_detail.fact_detail(win.ws, desk_sample.fid(7)) is None
-    assert tab.forget.text.text().startswith("Purged fact “\u2068topic 7\u2069”.")
+    assert tab.forget.text.text().startswith("Purged 1 fact. Agents may still")
     checked = _checked(qtbot, win, tab.forget)
     paths = _paths(checked)
     assert set(paths.values()) == {"gone"}, paths  # the text was known: every path could be asked

@@ -103,6 +103,8 @@ def test_delete_leaves_it_in_many_paths_and_purge_takes_it_out_of_every_one(tmp_
         assert named(receipt, "fact", ("preamble",)) == {w.copy}  # the copy is active: a fact line
         assert named(receipt, "agent", ("preamble",)) == {"a-pay", "a-ops", "a-rev"}  # the policy goes to all
         assert any("is deleted, not purged" in n and "Purge removes" in n for n in receipt.notes)
+        own = next(n for n in receipt.notes if n.startswith("What quotes it on its own"))
+        assert all(i in own for i in (w.copy, w.policy, w.note))  # a purge of the fact leaves these
         assert SECRET not in str(receipt.to_json()) and SECRET not in receipt.to_markdown()  # content-free
         _compare(ws, receipt, queries, {w.fact, w.version})
         reviewer.keep_forget_receipt(receipt, "SEC-1: after the delete")

@@ -105,7 +105,7 @@ def _sections(preamble: str) -> dict[str, str]:
 
 def preamble_path(ws: Workspace, subject: Subject) -> Answer:
     """The preamble every agent gets for a task that names it."""
-    label = "the dispatch preamble for a task that names it (every agent)"
+    label = "the preamble for a task naming it (every agent)"
     tasks = [probes.task_naming(q) for _k, q in subject.queries if len(q) < 10_000]
     if not tasks:
         return Answer("preamble", label, AGENT, CANNOT_TELL,

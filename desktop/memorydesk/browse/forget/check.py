@@ -36,9 +36,8 @@ from memorydesk.core.forget.receipt import GONE, STILL, Answer, Found, Receipt
 from memorydesk.embedding.embedder import Embedder
 from memorydesk.store import Workspace
 
-#: paths whose copies a purge of the fact removes (the rest quote it on their own: purge or correct them too)
-PURGE_REACHES = frozenset({"fact", "versions", "conflicts", "beliefs", "history", "desk_records", "fts_vocabulary",
-                           "vectors", "file", "wal", "backups", "graph"})
+#: paths whose rows quote it on their own: a purge of the fact leaves them (purge or correct them too)
+OWN_COPIES = frozenset({"copies", "policies", "notes", "working_items", "tier.stm", "tier.mtm", "other_tables"})
 
 
 def forget_check(ws: Workspace, *, fact_ids: Iterable[str] = (), text: str | None = None,
@@ -136,20 +135,27 @@ def _subject_json(subj: Subject) -> dict:
 
 
 def _soft_delete_notes(subj: Subject, answers: list[Answer]) -> list[str]:
-    """A soft delete says plainly where the text still is, and what purge removes."""
+    """A soft delete says plainly where the text still is and what purge removes; and whatever quotes
+    it on its own (which a purge of the fact leaves) is named."""
     soft = [f for f in subj.given if subj.versions.get(f) not in (None, "missing", "active")]
     still = [a for a in answers if a.verdict == STILL]
-    if subj.kind != "facts" or not soft or not still:
+    if subj.kind != "facts" or not still:
         return []
-    reached = [a.label for a in still if a.key in PURGE_REACHES]
-    own = [a.label for a in still if a.key not in PURGE_REACHES]
-    what = ", ".join(f"{f} is {subj.versions[f]}" for f in soft)
-    out = [f"{what}, not purged: its text is still in {len(still)} path(s). Purge removes it from "
-           + (", ".join(reached) if reached else "the fact's own rows, its index entries and vectors")
-           + " (and from the backups when asked)."]
+    out = []
+    if soft:
+        what = ", ".join(f"{f} is {subj.versions[f]}" for f in soft)
+        out.append(f"{what}, not purged: its text is still in {len(still)} path(s). Purge removes the fact, its "
+                   "earlier versions, its index entries and vectors, the history's copies of its text and the log's, "
+                   "and, when asked, the backups'.")
+    own: dict[str, list[str]] = {}
+    for a in still:
+        for f in a.found if a.key in OWN_COPIES else ():
+            if f.kind in ("fact", "policy", "note", "working_item") or a.key == "other_tables":
+                known = own.setdefault(f.kind, [])
+                known += [i for i in f.ids if i not in known]
     if own:
-        out.append("Purging the fact does not remove what quotes it on its own: " + ", ".join(own)
-                   + " — purge or correct those too.")
+        out.append("What quotes it on its own stays until it is purged or corrected too: "
+                   + "; ".join(f"{kind.replace('_', ' ')} {', '.join(ids)}" for kind, ids in own.items()) + ".")
     return out
 
 

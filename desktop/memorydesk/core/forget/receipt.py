@@ -110,17 +110,16 @@ class Receipt:
         return STILL if self.still else CANNOT_TELL if self.unknown else GONE
 
     def summary(self) -> str:
-        """One sentence: gone everywhere, or where it still is and where nobody could tell."""
+        """One line: gone from every path, or how many still return it and how many could not tell
+        (the paths themselves are listed with their answers)."""
         what = _subject_words(self.subject)
         if self.gone_everywhere:
             return f"{what}: gone from all {len(self.answers)} paths"
         parts = []
         if self.still:
-            parts.append(f"still returned by {len(self.still)} of {len(self.answers)} paths "
-                         f"({', '.join(a.label for a in self.still)})")
+            parts.append(f"still returned by {len(self.still)} of {len(self.answers)} paths")
         if self.unknown:
-            parts.append(f"{len(self.unknown)} path{'s' if len(self.unknown) != 1 else ''} could not tell "
-                         f"({', '.join(a.label for a in self.unknown)})")
+            parts.append(f"{len(self.unknown)} path{'s' if len(self.unknown) != 1 else ''} could not tell")
         return f"{what}: " + "; ".join(parts)
 
     # -- as JSON and Markdown -------------------------------------------------------------------------

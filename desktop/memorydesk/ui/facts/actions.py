@@ -152,7 +152,7 @@ class FactActions(QObject):
             from memorydesk.memory.reviewer import Reviewer
 
             await self.session.write("deleting facts", Reviewer.delete_facts, ids, reason=reason)
-            self._offer(CheckRequest(fact_ids=tuple(ids)), f"Deleted {what}.")
+            self._offer(CheckRequest(fact_ids=tuple(ids)), f"Deleted {len(ids)} fact{'s' if len(ids) != 1 else ''}.")
             if follow:
                 self.select_after.emit(follow)  # the next fact, for the next review step
 
@@ -206,7 +206,7 @@ class FactActions(QObject):
             from memorydesk.memory.reviewer import Reviewer
 
             await self.session.write("purging facts", Reviewer.purge_facts, ids, reason=reason, backups=backups)
-            what = f"fact {naming.listed(names)}" if len(names) == 1 else f"{len(names):,} facts"
-            self._offer(CheckRequest(fact_ids=tuple(ids), remembered=remembered), f"Purged {what}.")
+            self._offer(CheckRequest(fact_ids=tuple(ids), remembered=remembered),  # its text: never on screen again
+                        f"Purged {len(ids)} fact{'s' if len(ids) != 1 else ''}.")
             if follow:
                 self.select_after.emit(follow)

@@ -97,11 +97,12 @@ class ForgetDialog(QDialog):
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.view.verticalHeader().setVisible(False)
+        self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
         self.view.setWordWrap(False)
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
-        for col, width in enumerate((300, 110, 220)):
+        for col, width in enumerate((330, 110, 230)):
             self.view.setColumnWidth(col, width)
         self.status = QLabel()
         self.status.setObjectName("forget-status")
