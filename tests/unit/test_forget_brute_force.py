@@ -1,8 +1,8 @@
 """The forget check's verdicts match a brute-force search (issue 39, "Done when"): texts planted
-in every place memory can hold text — facts, an old version, policies (one inactive), a note, a
-working-memory item, the MemoryOS mid-term tier, a belief, the history (an edit's copy, a
-reason), the desk's records, a table of the product the desk does not know, a backup — and
-one planted nowhere. For each, every table and every file beside the workspace is searched
+in every place memory can hold text — facts (an e-mail address among them), an old version,
+policies (one inactive, one naming a person), a note, a working-memory item, the MemoryOS
+mid-term tier, a belief, the history (an edit's copy, a reason), the desk's records, a table
+of the product the desk does not know, a backup, the write-ahead log — and one planted nowhere. For each, every table and every file beside the workspace is searched
 row by row and byte by byte, and the check must name exactly those tables, rows and files."""
 
 from __future__ import annotations
@@ -37,6 +37,8 @@ PLANTED = {  # text → where it is planted
     "wren-7070 audit": "a kept recall audit's question",
     "vole-1212 backup": "a fact purged since, kept in a backup",
     "gull-4040 last write": "the last write, still only in the write-ahead log",
+    "jane.doe@acme-mail.com": "an e-mail address in a fact",
+    "Ingrid Bergström": "a name (not only ASCII letters) in an active policy",
     "moth-0000 nowhere": "nowhere",
 }
 
@@ -63,6 +65,9 @@ def _plant(path: Path) -> dict[str, str]:
                                        now=T0 + 10).fact_id
         svc.carry_over_grants([("coder", "ops", "write")])
         pid = svc.propose_policy(role="coder", domain="ops", rule="Page zulu-4471-falcon first", now=T0 + 11)
+        svc.propose_policy(role="coder", domain="ops", rule="Refunds over 500 EUR need Ingrid Bergström", now=T0 + 12)
+        svc.propose_fact(domain="ops", topic="escalation", content="Escalate billing to jane.doe@acme-mail.com",
+                         now=T0 + 13)
         svc.update_my_notes("a1", "- qx-note-7781 jasper is the staging host")
         ids["item"] = svc.remember("a1", "heron-9931 mtm page reminder")
         engine = TierEngine(ws, clock=lambda: float(T0 + 20))
@@ -102,11 +107,13 @@ def planted(tmp_path: Path):
     keeper.close()
 
 
-def _compare(ws, receipt, needles: list[str]) -> None:
+def _compare(ws, receipt, needles: list[str], written: list[str]) -> None:
+    """Tables searched with ``needles`` (SQLite folds ASCII case); files byte for byte for the text as
+    ``written`` (planted)."""
     folder, path = ws.path.parent, ws.path
     tables = set().union(*(tables_holding(path, n) for n in needles))
     assert named(receipt, "table") == tables
-    on_disk = set().union(*(files_holding(folder, n.encode()) for n in needles))
+    on_disk = set().union(*(files_holding(folder, n.encode()) for n in written))
     assert named(receipt, "file", ("file", "wal", "backups")) == on_disk
     facts, lay = ws.layout.facts.name, ws.layout
     expected = {  # (kind the check names, table, key column)
@@ -126,7 +133,7 @@ def test_a_typed_text_is_found_exactly_where_brute_force_finds_it(planted, text:
     path, _ids = planted
     with open_workspace(path, read_only=True) as ws:
         receipt = forget_check(ws, text=text)
-        _compare(ws, receipt, [probes.fold(text)])
+        _compare(ws, receipt, [probes.fold(text)], [text])
     if text == "moth-0000 nowhere":
         assert receipt.gone_everywhere
     if text == "gull-4040 last write":  # not checkpointed yet: in the log, not in the file
@@ -144,5 +151,5 @@ def test_a_fact_by_id_is_found_where_brute_force_finds_its_text(planted) -> None
         receipt = forget_check(ws, fact_ids=[ids["fact"]])
         needles = probes.fact_needles("the zulu-4471-falcon runbook")
         assert needles == ["zulu-4471-falcon"]  # the identifier-like word: the whole content holds it
-        _compare(ws, receipt, needles)
+        _compare(ws, receipt, needles, needles)
         assert named(receipt, "policy")  # the inactive policy quotes it
