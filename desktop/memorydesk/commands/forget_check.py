@@ -43,6 +43,7 @@ def run(args) -> int:
     from memorydesk.browse.forget.check import forget_check
     from memorydesk.core.errors import BadInput
     from memorydesk.embedding.embedder import one_shot
+    from memorydesk.search.copies import follow
     from memorydesk.store import open_workspace
 
     if bool(args.fact_ids) == (args.text is not None):
@@ -50,16 +51,14 @@ def run(args) -> int:
     if (args.reason or args.actor) and not args.save:
         raise BadInput("forget-check: --reason and --actor go with --save")
     one_shot()  # a few queries: the session that is quickest to build and run once
-    with open_workspace(args.workspace, read_only=not args.save) as ws:
-        receipt = forget_check(ws, fact_ids=args.fact_ids, text=args.text)
-        saved = ""
-        if args.save:
-            from memorydesk.memory.reviewer import Reviewer
-
-            change = Reviewer(ws, args.actor or _login(), embedder=False).keep_forget_receipt(receipt, args.reason)
-            saved = change.message
-            notice = ws.take_notice()
-            saved = f"{notice}\n{saved}" if notice else saved
+    before = follow.settings().build_after
+    follow.configure(build_after=10**9)  # one check: search's copies could not be built before it ends
+    try:
+        with open_workspace(args.workspace, read_only=not args.save) as ws:
+            receipt = forget_check(ws, fact_ids=args.fact_ids, text=args.text)
+            saved = _save(ws, receipt, args) if args.save else ""
+    finally:
+        follow.configure(build_after=before)
     if args.json:
         write_out(json.dumps(receipt.to_json(), ensure_ascii=False, indent=2) + "\n", flush=True)
     elif args.markdown:
@@ -69,6 +68,15 @@ def run(args) -> int:
     if saved and not (args.json or args.markdown):
         write_out(saved + "\n", flush=True)
     return 0 if receipt.gone_everywhere else 1
+
+
+def _save(ws, receipt, args) -> str:
+    """Keep the receipt with the history; what to say about it (and what the first change added)."""
+    from memorydesk.memory.reviewer import Reviewer
+
+    change = Reviewer(ws, args.actor or _login(), embedder=False).keep_forget_receipt(receipt, args.reason)
+    notice = ws.take_notice()
+    return f"{notice}\n{change.message}" if notice else change.message
 
 
 def _text(receipt) -> str:

@@ -49,9 +49,11 @@ def search_paths(ws: Workspace, subject: Subject, embedder: Embedder | None, now
             key, label = f"search.{mode}.{kind}", f"{MODE_WORDS[mode]} {QUERY_WORDS[kind]}"
             queries = [q for k, q in subject.queries if k == kind]
             if not queries:
-                why = ("its text is not known here, so there is nothing to search for" if not subject.text_known
-                       else "it has no word the product's keyword search keeps")
-                out.append(Answer(key, label, AGENT, CANNOT_TELL if not subject.text_known else GONE, why=why))
+                if not subject.queries:  # nothing of its text is known: nothing to search for
+                    out.append(Answer(key, label, AGENT, CANNOT_TELL, why=subject.unknown_why))
+                else:
+                    out.append(Answer(key, label, AGENT, GONE, why="it has no word the product's keyword search "
+                                                                   "keeps, so no query of its words exists"))
                 continue
             hits: list[str] = []
             no_terms = 0

@@ -50,8 +50,7 @@ def vocabulary(ws: Workspace, conn: Connection, subject: Subject) -> Answer:
     index kept after its row went)."""
     phrases = [t for t in (index_tokens(n) for n in subject.needles) if t]
     if not phrases:
-        why = ("its text is not known here, so nothing could be looked for" if not subject.needles
-               else "its text has no word the index keeps")
+        why = subject.unknown_why if not subject.needles else "its text has no word the index keeps"
         return Answer("fts_vocabulary", LABEL, "file", CANNOT_TELL if not subject.needles else GONE, why=why)
     docs = term_docs(conn, ws, [t for p in phrases for t in p])
     rowids: set[int] = set()

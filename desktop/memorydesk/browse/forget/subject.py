@@ -57,6 +57,14 @@ class Subject:
     def text_known(self) -> bool:
         return bool(self.needles)
 
+    @property
+    def unknown_why(self) -> str:
+        """Why nothing of its text can be looked for (when ``text_known`` is false)."""
+        if self.texts:
+            return (f"its text is shorter than {probes.MIN_NEEDLE} characters and holds no secret, personal data or "
+                    "identifier: looked for elsewhere it would be found by chance")
+        return "its text is not known here, so nothing could be looked for"
+
     def words(self) -> str:
         if self.kind == "text":
             return "the typed text"

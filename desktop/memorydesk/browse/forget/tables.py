@@ -327,7 +327,7 @@ class TableReader:
         return fact_id in self.fact_rows
 
     def _unknown(self, key: str, label: str) -> Answer:
-        return _answer(key, label, CANNOT_TELL, why="its text is not known here, so nothing could be looked for")
+        return _answer(key, label, CANNOT_TELL, why=self.s.unknown_why)
 
     def covered(self) -> set[str]:
         """The tables the specific paths read (the rest is for ``other_tables``). The links table
