@@ -202,6 +202,12 @@ class Reviewer(ConflictDecisions, GrantEdits):
 
         return purge_items(self, item_kind, ids, reason, backups=backups)
 
+    def keep_forget_receipt(self, receipt: Any, reason: str = "") -> ChangeResult:
+        """A forget check's receipt kept with the history (``memory.actions.forget``; a record, nothing to undo)."""
+        from memorydesk.memory.actions.forget import keep_receipt
+
+        return keep_receipt(self, receipt, reason)
+
     # -- history ---------------------------------------------------------------------------------
     def undo(self, history_id: int | None = None, reason: str = "") -> ChangeResult:
         if self.ws.desk_schema == 0:  # no history yet: nothing to undo, and nothing is added to the file

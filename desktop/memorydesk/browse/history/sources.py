@@ -275,6 +275,11 @@ def desk_summary(entity: str, act: str, eid: str, before: str | None, after: str
                  detail: str | None) -> str:
     if act in ("undo", "redo"):
         return f"{act} of entry {undo_of} ({entity} {eid})"
+    if entity == "forget":  # a forget receipt: its own one-line verdict (content-free)
+        try:
+            return f"forget check {eid}: {json.loads(detail or '{}')['receipt']['summary']}"
+        except (ValueError, KeyError, TypeError):
+            return f"forget check {eid}"
     if before and after and before != after:
         return f"{act} {entity} {before} → {after}"
     try:

@@ -171,17 +171,22 @@ def row_of(conn: Connection, history_id: int):
     return row
 
 
+#: history rows that record something without changing memory (a forget receipt): Undo and Redo pass them by
+RECORDS = ("forget",)
+
+
 def latest_undoable(conn: Connection) -> int | None:
     """The newest entry that is a change (or a redo) and has not been undone."""
     return conn.execute(select(HISTORY.c.id).where(and_(
-        HISTORY.c.undone_by.is_(None), HISTORY.c.action != "undo", HISTORY.c.action != "purge"))
+        HISTORY.c.undone_by.is_(None), HISTORY.c.action != "undo", HISTORY.c.action != "purge",
+        HISTORY.c.entity.not_in(RECORDS)))
         .order_by(HISTORY.c.id.desc()).limit(1)).scalar()
 
 
 def latest_redoable(conn: Connection) -> int | None:
     """The newest undo not yet redone, unless a new change was made after it (that ends redo)."""
     for row in conn.execute(select(HISTORY).order_by(HISTORY.c.id.desc())):
-        if row.action == "redo" or (row.action == "undo" and row.undone_by is not None):
+        if row.action == "redo" or (row.action == "undo" and row.undone_by is not None) or row.entity in RECORDS:
             continue
         return int(row.id) if row.action == "undo" else None
     return None

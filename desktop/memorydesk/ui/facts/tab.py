@@ -42,6 +42,7 @@ from memorydesk.ui.facts.detail import FactDetail
 from memorydesk.ui.facts.filterbar import FilterBar
 from memorydesk.ui.facts.model import AGENT_ONLY, COLUMNS, KEYWORD_SHOWN, WINDOW, FactTableModel, column
 from memorydesk.ui.facts.selection import FactSelection
+from memorydesk.ui.forget.offer import ForgetOffer
 from memorydesk.ui.runner import Token
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.tab import DeskTab
@@ -96,6 +97,8 @@ class FactsTab(FactSelection, DeskTab):
         self.acts = FactActions(self, self.selected_facts, self._domain_names)
         self.acts.select_after.connect(self._select_after_reload)
         self.acts.next_after = self._next_after
+        self.forget = ForgetOffer()  # after a delete or a purge: "Check It Is Forgotten"
+        self.acts.offer_check = lambda request, what: self.session and self.forget.offer(self.session, request, what)
         self.act_edit, self.act_delete, self.act_restore, self.act_purge = self.acts.all
         self.write_actions = self.acts.all
         self.edit_selected, self.delete_selected = self.acts.edit_selected, self.acts.delete_selected
@@ -164,6 +167,7 @@ class FactsTab(FactSelection, DeskTab):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.filters)
         layout.addWidget(bar)
+        layout.addWidget(self.forget)
         layout.addWidget(split, 1)
         self.acts.update()
 
@@ -494,4 +498,5 @@ class FactsTab(FactSelection, DeskTab):
         menu.addSeparator()
         menu.addAction(self.acts.conflicts)
         menu.addAction(self.acts.graph)
+        menu.addAction(self.acts.check)
         menu.popup(self.view.viewport().mapToGlobal(pos))

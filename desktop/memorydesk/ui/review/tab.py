@@ -33,6 +33,7 @@ from memorydesk.browse.review import cache as kept_results
 from memorydesk.browse.review.decisions import apply_states, read_decisions
 from memorydesk.browse.review.scan import Cancelled, Options, ScanCache, ScanReport, scan
 from memorydesk.core.review.finding import KIND_WORDS, KINDS, Finding, severity_rank
+from memorydesk.ui.forget.offer import ForgetOffer
 from memorydesk.ui.operations import Cancelled as JobCancelled
 from memorydesk.ui.review.actions import ReviewActions
 from memorydesk.ui.review.detail import evidence_html
@@ -98,6 +99,7 @@ class ReviewTab(DeskTab):
         self.scan_action.triggered.connect(lambda: self.rescan())
         self.addAction(self.scan_action)
         self.actions_ = ReviewActions(self)
+        self.forget = ForgetOffer()  # after a purge: "Check It Is Forgotten"
         self.open_button = QPushButton("Open item")
         self.open_button.setObjectName("review-open")
         self.open_button.clicked.connect(self.open_item)
@@ -138,6 +140,7 @@ class ReviewTab(DeskTab):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(bar)
+        layout.addWidget(self.forget)
         layout.addWidget(split, 1)
         layout.addWidget(self.status)
         self._fill_kinds()
