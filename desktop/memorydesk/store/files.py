@@ -18,6 +18,7 @@ from pathlib import Path
 
 import sqlean
 
+from memorydesk.core import outputs
 from memorydesk.core.errors import DiskFull, WorkspaceUnusable
 from memorydesk.store.engine import file_uri
 
@@ -151,15 +152,14 @@ def require_free(folder: Path, needed: int, what: str) -> None:
 
 
 def backup_path(path: Path, label: str = "backup") -> Path:
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
-    return path.with_name(f"{path.stem}.{label}-{stamp}{path.suffix or '.db'}")
+    stamp = dt.datetime.now(dt.timezone.utc).strftime(outputs.BACKUP_STAMP)
+    return path.with_name(outputs.backup_name(path, label, stamp))
 
 
 def backups_beside(path: Path) -> list[Path]:
     """The backups Memory Desk made beside ``path`` (``backup_path``'s names), oldest first."""
-    pattern = re.compile(re.escape(path.stem) + r"\.[a-z0-9-]+-\d{8}T\d{12}Z" + re.escape(path.suffix or ".db"))
     try:
-        found = [p for p in path.parent.iterdir() if pattern.fullmatch(p.name) and p.is_file()]
+        found = [p for p in path.parent.iterdir() if outputs.is_backup_of(path, p.name) and p.is_file()]
     except OSError:
         return []
     return sorted(found, key=lambda p: p.name.rsplit("-", 1)[-1])
@@ -189,7 +189,7 @@ def backup_copy(path: Path, target: Path | None = None, label: str = "backup") -
 
 
 def partial_name(target: Path) -> Path:
-    return target.with_name(f".{target.name}.partial-{os.getpid()}")
+    return target.with_name(outputs.partial_name(target, os.getpid()))
 
 
 def write_partial_backup(path: Path, target: Path, *, verify: bool = False) -> Path:
@@ -284,7 +284,7 @@ def fold_log(path: Path) -> None:
 
 def building_path(path: Path, tag: str) -> Path:
     """Where a new file for ``path`` is built before it is moved into place (``.NAME.TAG-PID``)."""
-    return path.with_name(f".{path.name}.{tag}-{os.getpid()}")
+    return path.with_name(outputs.build_name(path, tag, os.getpid()))
 
 
 def remove_dead_builds(path: Path, tag: str) -> list[Path]:
@@ -300,7 +300,7 @@ def remove_dead_builds(path: Path, tag: str) -> list[Path]:
     return removed
 
 
-BUILD_TAGS = ("salvage", "importing", "building")  # salvage, import memoryos, demo create
+BUILD_TAGS = outputs.BUILD_TAGS
 
 
 def remove_all_dead_builds(path: Path) -> list[Path]:
