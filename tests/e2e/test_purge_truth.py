@@ -68,3 +68,33 @@ def test_erasing_a_backup_is_judged_by_the_purged_facts_rows(tmp_path: Path, cap
     assert "f-03" not in ids and "f-04" in ids  # the other fact, with the same sentence, stays
     code, out, _err = run(capsys, "purge", ws, "f-03", "--reason", "again")
     assert code == 2 and "no fact f-03" in _err  # nothing left anywhere to purge
+
+
+def test_a_blank_reason_is_refused_everywhere_as_the_window_refuses_it(tmp_path: Path, capsys) -> None:
+    """Issue 35, point 7: ``purge --reason "   "`` purged (exit 0); the window refuses a blank reason.
+    One rule (``core.inputs.check_reason``): the command line, the memory layer and the window."""
+    from memorydesk.core.errors import BadInput
+    from memorydesk.memory.actions.purge import purge
+    from memorydesk.memory.actions.purge_items import purge_items_outcome
+    from memorydesk.memory.reviewer import Reviewer
+
+    ws = build(tmp_path / "ws.db")
+    before = ws.read_bytes()
+    for blank in ("   ", "\t \n", ""):
+        code, out, err = run(capsys, "purge", ws, "f-03", "--reason", blank)
+        assert code == 2 and out == "" and err.count("\n") == 1 and "give a reason" in err, err
+    assert ws.read_bytes() == before and files.backups_beside(ws) == []
+    with open_workspace(ws) as opened:
+        reviewer = Reviewer(opened, "Ann", embedder=False)
+        for call in (lambda: purge(reviewer, ["f-03"], "  "),
+                     lambda: purge_items_outcome(reviewer, "working_item", ["x"], " \t")):
+            try:
+                call()
+            except BadInput as exc:
+                assert "give a reason" in str(exc)
+            else:
+                raise AssertionError("a blank reason was accepted")
+        with opened.read() as conn:
+            assert conn.exec_driver_sql("SELECT content FROM memory_facts_table WHERE id = 'f-03'").scalar()
+    code, _out, err = run(capsys, "purge", ws, "f-03", "--reason", "  leaked a deploy window  ", "--backups", "delete")
+    assert code == 0, err

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Literal
 from sqlalchemy import Connection, LargeBinary, cast, func, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
+from memorydesk.core.inputs import check_reason
 from memorydesk.memory.actions.base import ReviewerAction
 from memorydesk.memory.history.record import ChangeResult, perform
 from memorydesk.store import Workspace, files, wal
@@ -222,6 +223,7 @@ def purge(reviewer: Reviewer, ids: Iterable[str], reason: str = "", *,
     """
     if backups not in BACKUP_ACTIONS:
         raise MemoryDeskError(f"backups: choose keep, erase or delete, not {backups!r}")
+    reason = check_reason(reason)  # a purge cannot be undone: its reason is all the history keeps
     ws = reviewer.ws
     ids = list(dict.fromkeys(ids))
     if not ws.adopted:  # the backup the first change makes holds the text too: make it before looking

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
+from memorydesk.core.inputs import check_reason
 from memorydesk.memory.actions.base import ReviewerAction
 from memorydesk.memory.actions.items import ITEM_KINDS, WORDS, kept_detail
 from memorydesk.memory.actions.purge import (
@@ -161,8 +162,7 @@ def purge_items_outcome(reviewer: Reviewer, item_kind: str, ids: Iterable[str], 
         raise MemoryDeskError(f"not a note or a working-memory item: {item_kind}")
     if backups not in BACKUP_ACTIONS:
         raise MemoryDeskError(f"backups: choose keep, erase or delete, not {backups!r}")
-    if not reason.strip():
-        raise MemoryDeskError("give a reason: it is kept in the history with the purge")
+    reason = check_reason(reason)
     ws = reviewer.ws
     ids = list(dict.fromkeys(ids))
     if not ws.adopted:  # the backup the first change makes holds the text too: make it before looking
