@@ -23,13 +23,13 @@ from memorydesk.memory.actions.base import ReviewerAction
 from memorydesk.memory.actions.items import ITEM_KINDS, WORDS, kept_detail
 from memorydesk.memory.actions.purge import (
     BACKUP_ACTIONS,
-    MIN_NEEDLE,
     BackupAction,
     BackupHolding,
     PurgeOutcome,
     erase_from_backup,
     scrub_history,
     settle_backups,
+    text_needles,
 )
 from memorydesk.memory.history.record import ChangeResult, perform
 from memorydesk.store import Workspace, files, wal
@@ -101,7 +101,7 @@ def _texts(ws: Workspace, conn: Connection, item_kind: str, ids: list[str]) -> d
 
 def _needles(texts: dict[str, list[str]]) -> list[bytes]:
     raw = {t.encode("utf-8", "replace") for ts in texts.values() for t in ts}
-    return [r for r in raw if len(r) >= MIN_NEEDLE]
+    return [needle for r in raw for needle in text_needles(r)]
 
 
 def _held_rows(path: Path, item_kind: str, ids: list[str]) -> list[str]:
