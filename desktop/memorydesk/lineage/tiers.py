@@ -33,12 +33,11 @@ from memorydesk.lineage.summarizer import LocalSummarizer, Summarizer
 from memorydesk.memory import facts as fact_rules
 from memorydesk.memory.rows import new_id
 from memorydesk.store import Workspace
-from memorydesk.store.ours import DeskLane, DeskMemoryVersion, DeskPage, DeskSegment
+from memorydesk.store.ours import LPM_DOMAIN, DeskLane, DeskMemoryVersion, DeskPage, DeskSegment
 from memorydesk.store.retry import with_retry
 
 LANES, VERSIONS = DeskLane.__table__, DeskMemoryVersion.__table__
 SEGMENTS, PAGES = DeskSegment.__table__, DeskPage.__table__
-LPM_DOMAIN = "working-memory"
 BREAK_PROMOTION_ENV = "MEMORYDESK_TEST_BREAK_PROMOTION"  # test hook: drop the source, skip the target
 
 
