@@ -172,3 +172,17 @@ def test_demo_create_force_says_what_it_replaces(tmp_path: Path, capsys) -> None
     code, _out, err = run(capsys, "demo", "create", other, "--force", "--facts", "200", "--embed", "0", "--quiet")
     assert code == 0 and err.splitlines()[0] == (f"memory-desk: replacing {other} (8 bytes, not a workspace "
                                                  "Memory Desk can read)"), err
+
+
+def test_a_backup_is_never_opened_for_writing(tmp_path: Path, capsys) -> None:
+    """A command that writes into the workspace it is given refuses a backup: it stays as it was."""
+    ws, backup = _product_copy(tmp_path, capsys)
+    before = sha256(backup)
+    receipts = Path(__file__).resolve().parents[2] / "resources" / "examples" / "receipts.jsonl"
+    for argv in (["lineage", "ingest", backup, receipts], ["check", backup, "--repair"],
+                 ["purge", backup, "f-1", "--reason", "why"], ["import", "memoryos", NORMAL, backup, "--timezone", "UTC"]):
+        code, _out, err = run(capsys, *argv)
+        assert code == 2 and err.count("\n") == 1 and "Memory Desk only reads it" in err, (argv, err)
+    code, out, _err = run(capsys, "agents", backup)  # reading it is fine
+    assert code == 0 and out
+    assert sha256(backup) == before

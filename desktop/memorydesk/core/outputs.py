@@ -44,6 +44,11 @@ def is_backup_of(path: Path, name: str) -> bool:
     return found is not None and found["stem"] == path.stem and found["suffix"] == (path.suffix or ".db")
 
 
+def names_a_backup(name: str) -> bool:
+    """``name`` is one ``backup_name`` gives (of any workspace)."""
+    return _BACKUP.fullmatch(name) is not None
+
+
 def partial_name(target: Path, pid: int) -> str:
     """Where a copy that becomes ``target`` is written first: ``.NAME.partial-PID``."""
     return f".{target.name}.partial-{pid}"

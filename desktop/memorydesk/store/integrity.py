@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 
 from sqlalchemy import Connection
 
+from memorydesk import testpoints
 from memorydesk.store import canary_rows, files, integrity_sqlite
 from memorydesk.store.errors import READ_FAILURES
 from memorydesk.store.layout import table_names
@@ -100,6 +101,7 @@ def repair(ws: Workspace) -> list[str]:
     files.require_free(ws.path.parent, 2 * _index_bytes(ws), f"rebuilding the indexes of {ws.path.name}")
     with ws.write() as conn:
         conn.exec_driver_sql(f"INSERT INTO {layout.fts}({layout.fts}) VALUES('rebuild')")
+        testpoints.reached("repair.fts-rebuilt")  # before the commit
         done.append("rebuilt the full-text index")
         if ws.has_vectors:
             conn.exec_driver_sql(f"DELETE FROM {VECTOR_TABLE}")

@@ -192,12 +192,14 @@ def _build(conn, source: Path, building: Path, say: Callable[[str], None]) -> li
             raw.execute("COMMIT")
         from memorydesk.store.integrity import repair  # the indexes, from the copied facts
 
+        testpoints.reached("salvage.indexes")
         repair(ws)
     finally:
         ws.close()
     truncate_log(building, wait_ms=1000)
     for suffix in ("-wal", "-shm"):
         Path(f"{building}{suffix}").unlink(missing_ok=True)
+    testpoints.reached("salvage.built")  # complete, not yet moved into place
     return report
 
 
@@ -303,6 +305,7 @@ def _copy_table(src, dst, src_name: str, dst_name: str, *, rowid: bool = True) -
         insert = f'{verb} INTO "{dst_name}" ({quoted}) VALUES ({", ".join("?" * len(cols))})'
         batches = _whole(src, src_name, quoted, result)
     for batch in batches:
+        testpoints.reached("salvage.batch")
         copied = dst.executemany(insert, batch).rowcount
         result.copied += copied
         result.skipped += len(batch) - copied
