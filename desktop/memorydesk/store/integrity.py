@@ -124,9 +124,15 @@ def _canary(conn: Connection, ws: Workspace) -> list[Problem]:
     """rows a stopped canary run left"""
     if ws.desk_schema < 1:
         return []
-    return [Problem("canary_leftover", table, row_id, f"written by canary run {left.canary_id}, which stopped "
-                    "before it removed its rows; `memory-desk canary` or `check --repair` removes them")
-            for left in canary_rows.leftovers(conn, ws.layout) for table, ids in left.rows.items() for row_id in ids]
+    why = "which stopped before it removed its rows; `memory-desk canary` or `check --repair` removes them"
+    out = []
+    for left in canary_rows.leftovers(conn, ws.layout):
+        out += [Problem("canary_leftover", table, row_id, f"written by canary run {left.canary_id}, {why}")
+                for table, ids in left.rows.items() for row_id in ids]
+        if left.receipts:  # receipts are stored in blocks: one problem for the run's
+            out.append(Problem("canary_leftover", canary_rows.blocks.BLOCKS, left.canary_id,
+                               f"{left.receipts:,} receipts of canary run {left.canary_id}, {why}"))
+    return out
 
 
 def _index_bytes(ws: Workspace) -> int:
