@@ -180,7 +180,8 @@ def test_a_backup_is_never_opened_for_writing(tmp_path: Path, capsys) -> None:
     before = sha256(backup)
     receipts = Path(__file__).resolve().parents[2] / "resources" / "examples" / "receipts.jsonl"
     for argv in (["lineage", "ingest", backup, receipts], ["check", backup, "--repair"],
-                 ["purge", backup, "f-1", "--reason", "why"], ["import", "memoryos", NORMAL, backup, "--timezone", "UTC"]):
+                 ["purge", backup, "f-1", "--reason", "why"],
+                 ["import", "memoryos", NORMAL, backup, "--timezone", "UTC"]):
         code, _out, err = run(capsys, *argv)
         assert code == 2 and err.count("\n") == 1 and "Memory Desk only reads it" in err, (argv, err)
     code, out, _err = run(capsys, "agents", backup)  # reading it is fine

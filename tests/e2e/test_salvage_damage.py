@@ -20,7 +20,8 @@ import sqlean
 
 from helpers import SAMPLE_DB, sha256
 from memorydesk import cli
-from memorydesk.store.salvage import TableSalvage, _Reader
+from memorydesk.store.salvage import TableSalvage
+from memorydesk.store.salvage_reader import Reader
 
 FLIPPED = 311 * 4096 + 100
 
@@ -82,12 +83,12 @@ def test_every_read_moves_forward_and_a_walk_has_a_bound(sample: Path) -> None:
     try:
         columns = '"workspace_id", "agent_role", "memory_domain", "permission"'
         result = TableSalvage("memory_access_grants_table")
-        reader = _Reader(conn, "memory_access_grants_table", columns, result, budget=10_000)
+        reader = Reader(conn, "memory_access_grants_table", columns, result, budget=10_000)
         rowids = [row[0] for batch in reader.batches() for row in batch]
         assert rowids == sorted(set(rowids)) and len(rowids) == 93 and result.lost == [(47, 47)]
         assert reader.allowed - reader.budget < 600  # the old walk re-read these rows ~159,000 times
         short = TableSalvage("memory_access_grants_table")
-        stopped = [row for batch in _Reader(conn, "memory_access_grants_table", columns, short, budget=3).batches()
+        stopped = [row for batch in Reader(conn, "memory_access_grants_table", columns, short, budget=3).batches()
                    for row in batch]
         assert short.failed.startswith("reading stopped after 3 reads") and short.lost[-1][1] == 2**63 - 1
         assert len(stopped) < 94 and not short.complete

@@ -34,7 +34,6 @@ import logging
 import queue
 import socket
 import threading
-import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -45,6 +44,7 @@ from memorydesk.core.errors import BadInput, MemoryDeskError
 from memorydesk.core.receipts import Receipt
 from memorydesk.lineage import receipt_store
 from memorydesk.lineage.otlp import ReceiptRecords
+from memorydesk.lineage.otlp_deadlines import Deadlines
 from memorydesk.lineage.otlp_json import receipts_from_json
 from memorydesk.store import Workspace
 
@@ -194,54 +194,6 @@ def decode(kind: str, body: bytes, content_type: str) -> ReceiptRecords:
     return records
 
 
-class _Deadlines(threading.Thread):
-    """The one watcher: connections waiting for a request's headers or body, each with the moment
-    it is cut; a connection past its deadline is shut down (its handler sees the end of input)."""
-
-    def __init__(self) -> None:
-        super().__init__(name="otlp-deadlines", daemon=True)
-        self.lock = threading.Lock()
-        self.waiting: dict[socket.socket, tuple[float, float]] = {}  # socket -> (since, deadline)
-        self.stopped = threading.Event()
-
-    def arm(self, conn: socket.socket, seconds: float) -> None:
-        now = time.monotonic()
-        with self.lock:
-            since = self.waiting.get(conn, (now, 0.0))[0]
-            self.waiting[conn] = (since, now + seconds)
-
-    def disarm(self, conn: socket.socket) -> None:
-        with self.lock:
-            self.waiting.pop(conn, None)
-
-    def evict_longest_waiting(self) -> bool:
-        """Cut the connection that has waited longest for its request (True), if one waits."""
-        with self.lock:
-            if not self.waiting:
-                return False
-            conn = min(self.waiting, key=lambda c: self.waiting[c][0])
-            self.waiting.pop(conn)
-        _cut(conn)
-        return True
-
-    def run(self) -> None:
-        while not self.stopped.wait(0.2):
-            now = time.monotonic()
-            with self.lock:
-                late = [c for c, (_since, until) in self.waiting.items() if until <= now]
-                for conn in late:
-                    self.waiting.pop(conn)
-            for conn in late:
-                _cut(conn)
-
-
-def _cut(conn: socket.socket) -> None:
-    try:
-        conn.shutdown(socket.SHUT_RDWR)
-    except OSError:  # already closed by its handler
-        pass
-
-
 class _Handler(BaseHTTPRequestHandler):
     server: ReceiptServer
     protocol_version = "HTTP/1.1"
@@ -366,7 +318,7 @@ class ReceiptServer(ThreadingHTTPServer):
             self.address_family = socket.AF_INET6
         self.max_body, self.idle_timeout = max_body, idle_timeout
         self.header_timeout, self.body_timeout = header_timeout, body_timeout
-        self.deadlines = _Deadlines()
+        self.deadlines = Deadlines()
         self.slots = threading.BoundedSemaphore(max_connections)
         self.lock = threading.Lock()
         self.requests = self.stored = self.skipped = self.received = self.refused = 0

@@ -1,10 +1,8 @@
 """Salvage: copy every readable row of a damaged workspace into a fresh one.
 
-The approach of SQLite's ``.recover``, at the level of rows: each memory table (and
-ours) is read in rowid order through its own b-tree (never through an index, which may
-be what is damaged). Where a read fails, the damaged stretch is stepped over — by
-seeking further and further ahead, then narrowing down to where reading works again —
-and rows on either side are still copied. The new workspace is built beside the target
+Each table (the product's, ours, and tables the desk does not know) is read row by row by
+``salvage_reader.Reader``: in rowid order through its own b-tree, stepping over damaged
+stretches, bounded so it always finishes. The new workspace is built beside the target
 and moved into place only when complete; the full-text and vector indexes are rebuilt
 from the copied facts. The source is never written (opened read-only, or immutable).
 
@@ -31,14 +29,11 @@ from memorydesk.store.errors import translated
 from memorydesk.store.layout import LAYOUTS, SUFFIXED, detect
 from memorydesk.store.ours import SCHEMA_VERSION
 from memorydesk.store.product_ddl import fts_statements
+from memorydesk.store.salvage_reader import BATCH, FAILURES, MAX_ROWID, Reader
 from memorydesk.store.wal import PENDING_KEY, truncate_log
 from memorydesk.store.workspace import open_workspace
 
-BATCH = 500
 FTS_TRIGGERS = ("memory_facts_ai", "memory_facts_ad", "memory_facts_au")
-_FAILURES = (sqlean.DatabaseError, UnicodeDecodeError)  # a damaged page; a message quoting damaged bytes
-_MAX_ROWID = 2**63 - 1
-_MIN_ROWID = -(2**63)
 
 
 @dataclass
@@ -63,7 +58,7 @@ class TableSalvage:
         if self.failed:
             return text + f"; the table could not be read ({self.failed})"
         if self.lost:
-            spans = ", ".join(f"{a}" if a == b else f"{a} and above" if b == _MAX_ROWID else f"{a}–{b}"
+            spans = ", ".join(f"{a}" if a == b else f"{a} and above" if b == MAX_ROWID else f"{a}–{b}"
                               for a, b in self.lost[:5])
             more = f" and {len(self.lost) - 5} more stretches" if len(self.lost) > 5 else ""
             text += f"; rows with rowids {spans}{more} could not be read"
@@ -280,7 +275,7 @@ def read_budget(src) -> int:
     """Reads one table may take: enough to read every row of every page one at a time, and no more."""
     try:
         pages = int(src.execute("PRAGMA page_count").fetchone()[0])
-    except _FAILURES:
+    except FAILURES:
         pages = 1_000_000
     return 10_000 + 500 * pages
 
@@ -300,7 +295,7 @@ def _copy_table(src, dst, src_name: str, dst_name: str, *, rowid: bool = True) -
     verb = "INSERT OR REPLACE" if dst_name == "memdesk_meta" else "INSERT OR IGNORE"
     if rowid:
         insert = f'{verb} INTO "{dst_name}" (rowid, {quoted}) VALUES ({", ".join("?" * (len(cols) + 1))})'
-        batches = _Reader(src, src_name, quoted, result, read_budget(src)).batches()
+        batches = Reader(src, src_name, quoted, result, read_budget(src)).batches()
     else:
         insert = f'{verb} INTO "{dst_name}" ({quoted}) VALUES ({", ".join("?" * len(cols))})'
         batches = _whole(src, src_name, quoted, result)
@@ -311,7 +306,7 @@ def _copy_table(src, dst, src_name: str, dst_name: str, *, rowid: bool = True) -
         result.skipped += len(batch) - copied
     try:
         result.source_rows = int(src.execute(f'SELECT count(*) FROM "{src_name}" NOT INDEXED').fetchone()[0])
-    except _FAILURES:
+    except FAILURES:
         result.source_rows = None
     result.target_rows = int(dst.execute(f'SELECT count(*) FROM "{dst_name}"').fetchone()[0])
     return result
@@ -320,143 +315,8 @@ def _copy_table(src, dst, src_name: str, dst_name: str, *, rowid: bool = True) -
 def _whole(src, table: str, columns: str, result: TableSalvage) -> Iterator[list[tuple]]:
     try:
         rows = src.execute(f'SELECT {columns} FROM "{table}"').fetchall()
-    except _FAILURES as exc:
+    except FAILURES as exc:
         result.failed = str(exc)
         return
     for start in range(0, len(rows), BATCH):
         yield rows[start:start + BATCH]
-
-
-class _Reader:
-    """Rows of one table in rowid order, stepping over stretches that cannot be read.
-
-    Bounded: every read must move past the last rowid read (a damaged cell pointer can make a
-    b-tree seek land on an earlier row; such a read counts as a failure there, so a stretch is
-    never read twice), and a table gets at most ``budget`` reads — past it, the rest of the table
-    is counted as one lost stretch. Each lost stretch is recorded once."""
-
-    def __init__(self, conn, table: str, columns: str, result: TableSalvage, budget: int = 1_000_000) -> None:
-        self.conn, self.table, self.columns, self.result = conn, table, columns, result
-        self.allowed = self.budget = budget
-
-    def _spend(self) -> None:
-        self.budget -= 1
-        if self.budget < 0:
-            raise _OutOfReads
-
-    def _rows(self, after: int, limit: int) -> list[tuple]:
-        self._spend()
-        rows = self.conn.execute(f'SELECT rowid, {self.columns} FROM "{self.table}" NOT INDEXED WHERE rowid > ? '
-                                 f"ORDER BY rowid LIMIT {limit}", (after,)).fetchall()
-        ordered = []
-        for row in rows:  # only rows past the last one: a seek that went back is a damaged page here
-            if int(row[0]) <= (int(ordered[-1][0]) if ordered else after):
-                break
-            ordered.append(row)
-        if rows and not ordered:
-            raise _Backwards
-        return ordered
-
-    def _next_rowid(self, after: int) -> int | None:
-        self._spend()
-        row = self.conn.execute(f'SELECT rowid FROM "{self.table}" NOT INDEXED WHERE rowid > ? ORDER BY rowid '
-                                "LIMIT 1", (after,)).fetchone()
-        if row is not None and int(row[0]) <= after:
-            raise _Backwards
-        return None if row is None else int(row[0])
-
-    def _lose(self, first: int, last: int) -> None:
-        """Record a stretch that could not be read, merged with the one before it when they touch."""
-        if self.result.lost and self.result.lost[-1][1] >= first - 1:
-            self.result.lost[-1] = (self.result.lost[-1][0], max(last, self.result.lost[-1][1]))
-        else:
-            self.result.lost.append((first, last))
-
-    def batches(self) -> Iterator[list[tuple]]:
-        """Batches of rows; after a failed batch, its stretch is read one row at a time."""
-        after, careful = _MIN_ROWID, 0  # careful: rows still to read one at a time
-        try:
-            while True:
-                try:
-                    batch = self._rows(after, 1 if careful else BATCH)
-                except _UNREADABLE as exc:
-                    if not careful:
-                        if after == _MIN_ROWID and self._unreadable(exc):
-                            return
-                        careful = BATCH
-                        continue
-                    step = self._step_over(after)
-                    if step is None:
-                        return
-                    after = step
-                    continue
-                if not batch:
-                    return
-                yield batch
-                after = int(batch[-1][0])
-                careful = max(careful - 1, 0)
-        except _OutOfReads:
-            self._lose(after + 1, _MAX_ROWID)
-            self.result.failed = self.result.failed or (
-                f"reading stopped after {self.allowed:,} reads: the table's pages contradict each other past "
-                f"rowid {after}")
-
-    def _unreadable(self, exc: Exception) -> bool:
-        """The whole table: not even a seek to its last row works (its root page is damaged)."""
-        try:
-            self._next_rowid(_MAX_ROWID - 1)
-        except _UNREADABLE:
-            self.result.failed = str(exc)
-            return True
-        return False
-
-    def _step_over(self, after: int) -> int | None:
-        """The row after ``after`` cannot be read: record what is lost, return where to go on."""
-        try:
-            nxt = self._next_rowid(after)
-        except _UNREADABLE:  # the page holding it is damaged: find where reading works again
-            beyond = self._first_readable_beyond(after)
-            if beyond is None:
-                self._lose(after + 1, _MAX_ROWID)
-                return None
-            self._lose(after + 1, beyond - 1)
-            return beyond - 1
-        if nxt is None:
-            return None
-        self._lose(nxt, nxt)  # its rowid reads, its values do not (an overflow page)
-        return nxt
-
-    def _first_readable_beyond(self, after: int) -> int | None:
-        """The first rowid a seek past the damage reaches: leap ahead until one works, then narrow down."""
-        bad, step = after, 1
-        while True:
-            probe = min(after + step, _MAX_ROWID - 1)
-            try:
-                found = self._next_rowid(probe)
-                break
-            except _UNREADABLE:
-                bad = probe
-                if probe >= _MAX_ROWID - 1:
-                    return None
-                step *= 2
-        good = probe  # a seek past ``good`` works, past ``bad`` it does not
-        while good - bad > 1:
-            mid = (good + bad) // 2
-            try:
-                found_mid = self._next_rowid(mid)
-            except _UNREADABLE:
-                bad = mid
-                continue
-            good, found = mid, found_mid
-        return found
-
-
-class _OutOfReads(Exception):
-    """A table used up its reads (``_Reader.budget``)."""
-
-
-class _Backwards(Exception):
-    """A read returned a row at or before the last one read: a damaged page sends the seek back."""
-
-
-_UNREADABLE = (*_FAILURES, _Backwards)
