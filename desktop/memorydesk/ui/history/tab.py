@@ -37,7 +37,9 @@ from memorydesk.browse.history.diff import backups
 from memorydesk.browse.history.entries import KINDS, Event, HistoryQuery, history_page, iter_events, undo_blocker
 from memorydesk.browse.history.export import export_json, export_markdown
 from memorydesk.core.changes import Kind
+from memorydesk.core.errors import BadInput
 from memorydesk.core.moments import local_text, utc_text
+from memorydesk.core.outputs import refuse_overwriting_input
 from memorydesk.ui.history.model import HistoryModel
 from memorydesk.ui.session import Change
 from memorydesk.ui.tab import DeskTab
@@ -296,8 +298,16 @@ class HistoryTab(DeskTab):
             self.export_to(Path(path), fmt, content_free)
 
     def export_to(self, path: Path, fmt: str, content_free: bool) -> None:
-        """Write the whole filtered range (not only what is loaded) to ``path``, on the worker."""
+        """Write the whole filtered range (not only what is loaded) to ``path``, on the worker;
+        never over the workspace, its side files or a file the desk made beside it (a backup)."""
         query = self._query
+        try:
+            refuse_overwriting_input(path, [self.session.ws.path] if self.session is not None else [],
+                                     "the history file")
+        except BadInput as exc:
+            if self.session is not None:
+                self.session.status.emit(str(exc))
+            return
 
         def work(ws) -> int:
             events = iter_events(ws, query)
