@@ -118,16 +118,25 @@ class TierEngine:
                             .where(and_(items.c.agent_id == assistant, items.c.session_id == user))
                             .order_by(items.c.created_at, literal_column(f"{items.name}.rowid"))).all()
 
-    def promote_overflow(self, user: str, assistant: str) -> int:
+    def promote_overflow(self, user: str, assistant: str, keep: int | None = None) -> int:
+        """Move the oldest short-term items on until the lane holds ``keep`` (its capacity unless
+        told); returns how many moved."""
+        keep = self.config.stm_capacity if keep is None else keep
         moved = 0
         while True:
             with self.ws.read() as conn:
                 items = self.stm_items(conn, user, assistant)
-            if len(items) <= self.config.stm_capacity:
+            if len(items) <= keep:
                 return moved
             if self.promote_to_mtm(items[0].id) is None:
                 return moved
             moved += 1
+
+    def drain(self, user: str, assistant: str) -> int:
+        """Move every short-term item of the lane on to MTM, each a promotion with its receipts: a
+        lane that is closed (the canary's, before its memories are removed) ends with no run left
+        waiting for a promotion that could no longer come."""
+        return self.promote_overflow(user, assistant, keep=0)
 
     # -- STM → MTM -------------------------------------------------------------------------------
     def promote_to_mtm(self, item_id: str) -> str | None:
