@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -74,9 +75,12 @@ class TierEngine:
     # -- receipts --------------------------------------------------------------------------------
     def receipt(self, run_id: str, user: str, assistant: str, tier: str, status: str, version: str,
                 now: float, **extra) -> Receipt:
+        """One receipt, with a ``receiptId`` of its own: two events alike in every field (two
+        retrievals of one version in one second) stay two receipts wherever they are ingested."""
         return Receipt(run_id=run_id, user_scope=user, assistant_scope=assistant, tier=tier, status=status,
                        version=version, at_utc=datetime.fromtimestamp(int(now), UTC), source_version=SOURCE_VERSION,
-                       canary=True if self.canary else None, **extra)
+                       canary=True if self.canary else None,
+                       receipt_id=f"{run_id}/{tier}/{version}/{status}/{secrets.token_hex(6)}", **extra)
 
     # -- STM -------------------------------------------------------------------------------------
     def remember(self, user: str, assistant: str, content: str, *, run_id: str, memory_type: str = "observation",

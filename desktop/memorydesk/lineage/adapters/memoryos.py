@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import secrets
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -157,9 +158,11 @@ class MemoryOSReceipts:
 
     def emit(self, tier: str, status: str, version: str, *, source: str | None = None, run: str | None = None,
              receipt_id: str | None = None, at: datetime | None = None, **fields: Any) -> Receipt:
-        receipt = Receipt(run_id=run or self.run_id(version), user_scope=self.user, assistant_scope=self.assistant,
+        run = run or self.run_id(version)
+        receipt = Receipt(run_id=run, user_scope=self.user, assistant_scope=self.assistant,
                           tier=tier, status=status, version=version, at_utc=at or self.clock(),
-                          source_version=source or self.source, receipt_id=receipt_id, **fields)
+                          source_version=source or self.source,
+                          receipt_id=receipt_id or f"{run}/{tier}/{status}/{secrets.token_hex(6)}", **fields)
         self.sink.write(receipt)
         return receipt
 
