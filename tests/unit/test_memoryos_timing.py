@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from helpers import SHARED_DATA
+from helpers import SHARED_DATA, truth_versions
 from memorydesk.core.health.scalar import Color, HealthState, classify
 from memorydesk.core.receipts import Receipt
 from memorydesk.lineage.jsonl import dump_jsonl, parse_jsonl
@@ -40,7 +40,8 @@ def utc(local: str, zone: str) -> datetime:
 
 
 def true_moves(truth: dict) -> dict[str, datetime]:
-    """Page id -> when MemoryOS moved that QA (the add of the capacity-th QA after it)."""
+    """The QA's version (``truth_versions``) -> when MemoryOS moved that QA (the add of the
+    capacity-th QA after it)."""
     capacity, zone = truth["config"]["short_term_capacity"], truth["timezone"]["TZ"]
     moves = {}
     for user in truth["user_ids"]:
@@ -49,7 +50,8 @@ def true_moves(truth: dict) -> dict[str, datetime]:
             for place in qa["found_in"]:
                 if place.startswith("mid_term:") and i + capacity < len(added):
                     moves[place.split(":")[2]] = utc(added[i + capacity]["timestamp"], zone)
-    return moves
+    versions = truth_versions(truth)
+    return {versions[page]: at for page, at in moves.items()}
 
 
 def exported(tmp_path: Path, name: str, capacity: int | None) -> tuple[dict, list[Receipt], object]:

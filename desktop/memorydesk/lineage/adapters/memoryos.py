@@ -8,11 +8,12 @@ instance attributes are set (no class or module of MemoryOS is patched). This mo
 nothing but the standard library and the desk's receipt contract — no Qt, SQLAlchemy, numpy
 or embedding model — so a MemoryOS deployment can import it as it is.
 
-One run per QA, as the desk's MemoryOS import has it: ``runId`` ``memoryos:<user>:<version>``,
-``userScope`` the user id, ``assistantScope`` the assistant id. The version of a QA is
-``qa-`` and 16 hex digits of a hash of what MemoryOS assigns it — user id, assistant id, the
-QA's timestamp and, for QAs stored in the same second, their order — never of its text.
-Page and session ids, once MemoryOS assigns them, name the MTM receipt (``receiptId``).
+One run per QA, the same one the desk's MemoryOS import gives it (:func:`qa_run`, used by
+both): ``runId`` ``memoryos:<user>:<version>``, ``userScope`` the user id, ``assistantScope``
+the assistant id. The version of a QA is ``qa-`` and 16 hex digits of a hash of what MemoryOS
+assigns it — the user id, the QA's timestamp and, for QAs stored in the same second, their
+order — never of its text. Page and session ids, once MemoryOS assigns them, name the MTM
+receipt (``receiptId``); every other receipt gets an id of its own.
 
 The boundaries and their receipts (times are the adapter's clock, UTC, when the boundary
 was crossed):
@@ -56,17 +57,26 @@ from typing import Any
 
 from memorydesk.core.receipts import Receipt
 
-__all__ = ["DEFAULT_WAITING_FOR", "MemoryOSReceipts", "qa_version", "source_version", "with_receipts"]
+__all__ = ["DEFAULT_WAITING_FOR", "MemoryOSReceipts", "qa_run", "qa_version", "source_version", "with_receipts"]
 
 DEFAULT_WAITING_FOR = timedelta(hours=24)
 FALLBACK_SUMMARY = "General conversation segment from short-term memory."  # MemoryOS's own fallback text
 LLM_ERROR = "Error: Could not get response from LLM."  # what MemoryOS's OpenAIClient returns on failure
 
 
-def qa_version(user: str, assistant: str, timestamp: str, order: int = 1) -> str:
-    """The version of a QA: what MemoryOS assigns it (ids, its timestamp, its order within that second)."""
-    key = "\x1f".join((user, assistant, timestamp, str(order)))
+def qa_version(user: str, timestamp: str, order: int = 1) -> str:
+    """The version of a QA: what MemoryOS assigns it — its user (whose ``short_term.json`` holds it),
+    its timestamp as MemoryOS wrote it, its order among that user's QAs with that timestamp —
+    never its text. ``import memoryos`` gives a QA it finds in the files the same one."""
+    key = "\x1f".join((user, timestamp, str(order)))
     return "qa-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+def qa_run(user: str, timestamp: str, order: int = 1) -> tuple[str, str]:
+    """``(runId, version)`` of a QA: one run per QA, ``memoryos:<user>:<version>`` — the same
+    whether the adapter saw it happen or ``import memoryos`` found it in the files."""
+    version = qa_version(user, timestamp, order)
+    return f"memoryos:{user}:{version}", version
 
 
 def _memoryos_release(memoryos: Any) -> str:
@@ -118,13 +128,21 @@ class MemoryOSReceipts:
         self._pages: dict[str, str] = {}  # page id -> version
         self._popped: list[tuple[str, str]] = []  # (timestamp, version) popped, not yet in mid-term
         self._local = threading.local()
-        for qa in list(memoryos.short_term_memory.memory):  # QAs already resident (a restart)
+        # a restart: the QAs MemoryOS holds already are counted in the order its files list them
+        # (pages session by session, then short-term memory), as ``import memoryos`` counts them
+        for session in (getattr(memoryos.mid_term_memory, "sessions", {}) or {}).values():
+            for page in session.get("details", []):
+                if isinstance(page, dict) and str(page.get("page_id") or "") not in self._pages:
+                    timestamp = str(page.get("timestamp") or "")
+                    order = self._seconds[timestamp] = self._seconds.get(timestamp, 0) + 1
+                    self._pages[str(page.get("page_id") or "")] = self._digest_version(timestamp, order)
+        for qa in list(memoryos.short_term_memory.memory):
             self._version(qa)
 
     # -- identities --------------------------------------------------------------------------
 
     def _digest_version(self, timestamp: str, order: int) -> str:
-        return qa_version(self.user, self.assistant, timestamp, order)
+        return qa_version(self.user, timestamp, order)
 
     def _version(self, qa: dict) -> str:
         with self._lock:
@@ -152,7 +170,7 @@ class MemoryOSReceipts:
             return version
 
     def run_id(self, version: str) -> str:
-        return f"memoryos:{self.user}:{version}"
+        return f"memoryos:{self.user}:{version}"  # as ``qa_run`` gives it
 
     # -- writing -----------------------------------------------------------------------------
 

@@ -34,8 +34,12 @@ Each receipt's ``sourceVersion`` names the importer and how it dated the moves:
 ``…; stm=<capacity>)`` for MemoryOS's rule, ``…; moves dated by upper bounds)`` where a move
 is a bound (:func:`import_timing` reads it back). A promotion is always a bound.
 
-A QA keeps the version it was first seen with: the page id when first seen in MTM,
-``qa-<digest>`` when first seen in STM. Nothing else is claimed.
+A QA's run and version are the ones the receipts adapter gives it (``adapters.memoryos.qa_run``):
+``memoryos:<user>:qa-<hash>``, the hash of the user, the QA's timestamp as MemoryOS wrote it and
+its order among that user's QAs with that timestamp (as the files list them) — so receipts of
+the adapter and of an import of the same folder name one run per QA. A QA an earlier import
+registered keeps the run and version it was given then (earlier desks used the page id, or
+``qa-`` and a hash of its text and time). Nothing else is claimed.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ from datetime import datetime
 
 from memorydesk import SOURCE_VERSION
 from memorydesk.core.receipts import NO_DEADLINE, Receipt, format_utc
+from memorydesk.lineage.adapters.memoryos import qa_run
 from memorydesk.lineage.memoryos.records import QA, Page, Session, UserFiles
 from memorydesk.lineage.memoryos.timing import Lost, Move
 
@@ -74,10 +79,6 @@ class QaLife:
     run_id: str = ""
     version: str = ""
     known: bool = False  # an earlier import already registered its run and version
-
-    @property
-    def digest(self) -> str:
-        return hashlib.sha256(f"{self.user}\x1f{self.identity}".encode()).hexdigest()[:16]
 
     @property
     def item_id(self) -> str:
@@ -121,14 +122,17 @@ def lives(user: UserFiles) -> list[QaLife]:
 
 
 def assign_runs(user_lives: list[QaLife], registry: dict[str, tuple[str, str]]) -> None:
-    """Give each life its run and version: the registered ones, else new stable ones."""
+    """Give each life its run and version: the registered ones, else the ones the receipts adapter
+    gives the same QA (``qa_run``: the user, the QA's timestamp as MemoryOS wrote it, its order
+    among the user's QAs with that timestamp), so receipts from both paths name one run."""
+    seconds: dict[str, int] = {}
     for life in user_lives:
+        order = seconds[life.qa.at.local] = seconds.get(life.qa.at.local, 0) + 1
         known = registry.get(life.item_id)
         if known is not None:
             life.run_id, life.version, life.known = known[0], known[1], True
             continue
-        life.run_id = f"memoryos:{life.user}:{life.digest}"
-        life.version = life.copies[0][0].page_id if life.copies else f"qa-{life.digest}"
+        life.run_id, life.version = qa_run(life.user, life.qa.at.local, order)
 
 
 def import_source(capacity: int | None, bounded: bool) -> str:
