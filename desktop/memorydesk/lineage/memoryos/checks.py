@@ -108,7 +108,7 @@ def find_anomalies(directory: Directory, stm_capacity: int | None = None) -> lis
     with ``stm_capacity`` (MemoryOS's ``short_term_capacity``) also an interrupted migration."""
     found = list(directory.anomalies)
     for user in directory.users.values():
-        interrupted = interrupted_migration(user, stm_capacity)
+        interrupted = interrupted_migration(user, stm_capacity, directory.zone)
         if interrupted is not None:
             found.append(interrupted)
         for detector in (_duplicate_pages, _dangling_links, _llm_errors, _fallback_sessions, _access_frequency):

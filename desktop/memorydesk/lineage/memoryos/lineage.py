@@ -26,9 +26,12 @@ What the files prove, and the receipts derived from it (times: ``timing``):
 * the QA(s) an interrupted migration lost (``timing.Lost``, with the capacity): one run
   of their own, ``memoryos:<user>:interrupted-migration:<digest>``, one version per lost
   QA naming the interval it was added in — ``stm committed sourcePresent:true`` by the
-  oldest QA still in STM (it was held then) and ``stm committed sourcePresent:false`` at
-  the newest one (it was popped by the next add: the earliest the loss can have
-  happened), so the run is at-risk (``source_at_risk``) from then on.
+  oldest QA still in STM (it was held then), ``stm waiting`` at the newest one (still held
+  then: it was popped by the next add, a time the files do not hold) and ``stm committed
+  sourcePresent:false`` when ``short_term.json`` was last written (the pop's own write: by
+  then it had certainly happened — an upper bound, like the other bounded times here), so
+  the run is waiting (then stale evidence) while the loss is not certain yet, and at-risk
+  (``source_at_risk``) from then on.
 
 Each receipt's ``sourceVersion`` names the importer and how it dated the moves:
 ``…; stm=<capacity>)`` for MemoryOS's rule, ``…; moves dated by upper bounds)`` where a move
@@ -208,15 +211,18 @@ def lost_versions(lost: Lost) -> list[str]:
     return [span] if lost.missing == 1 else [f"{span} #{k}" for k in range(1, lost.missing + 1)]
 
 
-def lost_receipts(lost: Lost, assistant: str) -> list[Receipt]:
-    """The at-risk run of an interrupted migration (see the module docstring)."""
+def lost_receipts(lost: Lost, assistant: str, observed: datetime) -> list[Receipt]:
+    """The at-risk run of an interrupted migration (see the module docstring); ``observed``: when
+    the files were read (the pop's upper bound when ``short_term.json``'s time is not known)."""
     run = lost_run_id(lost)
     source = import_source(lost.capacity, True)
-    popped = (lost.newest or lost.after).at.utc
+    held_until, popped_by = lost.popped_between(observed)
     made = []
     for k, version in enumerate(lost_versions(lost), 1):
         if lost.before is not None:
             made.append(_receipt(run, lost.user, assistant, "stm", version, lost.before.at.utc, f"held-{k}", source,
                                  True, waiting_until=NO_DEADLINE))
-        made.append(_receipt(run, lost.user, assistant, "stm", version, popped, f"popped-{k}", source, False))
+        made.append(_receipt(run, lost.user, assistant, "stm", version, held_until, f"still-held-{k}", source, True,
+                             status="waiting", waiting_until=NO_DEADLINE))
+        made.append(_receipt(run, lost.user, assistant, "stm", version, popped_by, f"popped-{k}", source, False))
     return made

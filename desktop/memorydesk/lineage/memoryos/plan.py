@@ -137,7 +137,7 @@ class _Builder:
                 plan.hot_items.append(rows.hot_item(life, assistant, self.workspace_id))
         lost = lost_interval(files, self.capacity)
         if lost is not None:
-            self.receipts(lost_receipts(lost, assistant))
+            self.receipts(lost_receipts(lost, assistant, self.now))
             plan.at_risk_runs[files.user] = lost_run_id(lost)
         self.departed(files, assistant, user_lives)
         self.mid_term(files, assistant, user_lives)
