@@ -27,8 +27,12 @@ was crossed):
   committed`` (``receiptId`` names the session and page); when MemoryOS fell back to its
   "General conversation segment" because the LLM gave no summaries, ``sourceVersion`` ends in
   ``degraded:llm-fallback``;
+* when MemoryOS used its fallback summary, an ``mtm failed`` beside that ``mtm committed``
+  (the page is in mid-term memory, its summary is not): the run is never healthy;
 * the profile/knowledge update marked pages analyzed and saved profile, knowledge and
-  mid-term memory: ``lpm committed`` for each QA whose page it analyzed;
+  mid-term memory: ``lpm committed`` for each QA whose page it analyzed — ``lpm failed``
+  when the profile it wrote is the LLM's error string (MemoryOS marks the pages analyzed
+  though nothing was extracted);
 * ``get_response``: at its end, in the run of the QA it stored, a ``retrieval committed`` for
   each page the retriever returned (``expectedVersion`` the same: MemoryOS keeps one version
   of a QA) and a ``generation`` receipt — ``dependsOnVersion`` the first page returned,
@@ -239,6 +243,9 @@ class MemoryOSReceipts:
             for page, version in versions:
                 self.emit("mtm", "committed", version, source=source,
                           receipt_id=f"{self.run_id(version)}/mtm/{session}/{page.get('page_id')}")
+                if degraded:  # the page is there; its summary is not: the LLM failed in this move
+                    self.emit("mtm", "failed", version, source=source,
+                              receipt_id=f"{self.run_id(version)}/mtm-llm-error/{session}/{page.get('page_id')}")
             return session
         return insert_pages_into_session
 
@@ -259,9 +266,15 @@ class MemoryOSReceipts:
         return {str(p.get("page_id")): p for s in sessions.values() for p in s.get("details", [])
                 if not p.get("analyzed", False)}
 
+    def _profile(self) -> str:
+        try:
+            return str(self.memoryos.user_long_term_memory.get_raw_user_profile(self.user) or "")
+        except Exception:  # noqa: BLE001 - reading it is only for the receipt; MemoryOS goes on
+            return ""
+
     def _promote(self, original: Callable) -> Callable:
         def trigger(*args, **kwargs):
-            before = self._unanalyzed()
+            before, profile = self._unanalyzed(), self._profile()
             try:
                 result = original(*args, **kwargs)
             except BaseException:
@@ -269,10 +282,15 @@ class MemoryOSReceipts:
                     if page.get("analyzed"):
                         self.emit("lpm", "failed", self._page_version(page))
                 raise
+            # MemoryOS marks the pages analysed even when its LLM failed and the profile it wrote is
+            # the LLM's error string: nothing was extracted, so that is no commit
+            now = self._profile()
+            status = "failed" if now != profile and now.strip().startswith(LLM_ERROR.rstrip(".")) else "committed"
             for page_id, page in before.items():
                 if page.get("analyzed"):
-                    self.emit("lpm", "committed", self._page_version(page), receipt_id=None
-                              if not page_id else f"{self.run_id(self._page_version(page))}/lpm/{page_id}")
+                    version = self._page_version(page)
+                    self.emit("lpm", status, version, receipt_id=None
+                              if not page_id else f"{self.run_id(version)}/lpm/{page_id}")
             return result
         return trigger
 

@@ -12,7 +12,16 @@ What the files prove, and the receipts derived from it (times: ``timing``):
   committed`` when it moved — MemoryOS's own rule given the short-term capacity, else an
   upper bound (``timing.move_times``);
 * a page whose copy is ``analyzed`` (its session was promoted): ``lpm committed`` by its
-  session's ``last_visit_time`` (an upper bound), never before the move;
+  session's ``last_visit_time`` (an upper bound), never before the move — unless the
+  promotion that analysed it was one whose LLM failed (``llm.failed_promotions``): then
+  ``lpm failed`` at that promotion's time, for nothing was extracted (never healthy);
+* what went wrong in a move, each an ``mtm failed`` beside the ``mtm committed`` at the
+  same instant (the page is in mid-term memory, so the run is not at risk; ``uncertain``,
+  never healthy): the LLM failed while the page was moved (``meta_info`` is its error string,
+  or the page opened a fallback session), or MemoryOS inserted the page more than once
+  (``mtm-duplicate-<k>@<session>``: one per extra copy — the two-themes duplicate);
+* a QA whose ``agent_response`` is the LLM's error string (``get_response`` during an
+  outage): ``generation failed`` at the QA's time;
 * a QA an earlier import found in STM that is now in neither file:
   ``stm committed sourcePresent:false`` at ``short_term.json``'s modification time
   (MemoryOS removes the source first: until the page is written, nothing holds it);
@@ -55,6 +64,7 @@ from datetime import datetime
 from memorydesk import SOURCE_VERSION
 from memorydesk.core.receipts import NO_DEADLINE, Receipt, format_utc
 from memorydesk.lineage.adapters.memoryos import qa_run
+from memorydesk.lineage.memoryos.llm import degraded_move, is_llm_error
 from memorydesk.lineage.memoryos.records import QA, Page, Session, UserFiles
 from memorydesk.lineage.memoryos.timing import Lost, Move
 
@@ -170,9 +180,10 @@ def _receipt(life_run: str, user: str, assistant: str, tier: str, version: str, 
 
 
 def receipts_for(life: QaLife, assistant: str, resident_at: datetime | None, move: Move | None,
-                 capacity: int | None) -> list[Receipt]:
+                 capacity: int | None, failed_promotion: datetime | None = None) -> list[Receipt]:
     """The receipts of one QA; ``resident_at``: the newest time short-term memory is known to
-    have held what it holds now (for a QA waiting there); ``move``: when it left (a page)."""
+    have held what it holds now (for a QA waiting there); ``move``: when it left (a page);
+    ``failed_promotion``: when a promotion whose LLM failed "analysed" its page (``llm``)."""
     run, user, version = life.run_id, life.user, life.version
     source = import_source(capacity, move is not None and not move.exact)
     made = [_receipt(run, user, assistant, "stm", version, life.qa.at.utc, "stm-present", source, True,
@@ -185,9 +196,22 @@ def receipts_for(life: QaLife, assistant: str, resident_at: datetime | None, mov
         if not life.in_stm:
             made.append(_receipt(run, user, assistant, "stm", version, move.at, "stm-gone", source, False))
         made.append(_receipt(run, user, assistant, "mtm", version, move.at, "mtm", source))
-        lpm = life.lpm_by(move.at)
-        if lpm is not None:
+        # what went wrong in that move, each a failed receipt of its own at the same instant (the
+        # page is in mid-term memory, so the run is not at risk; it is never healthy either)
+        for k, (_page, session) in enumerate(life.copies[1:], 2):  # MemoryOS inserted the page again
+            made.append(_receipt(run, user, assistant, "mtm", version, move.at,
+                                 f"mtm-duplicate-{k}@{session.session_id}", source, status="failed"))
+        if any(degraded_move(page, session) for page, session in life.copies):
+            made.append(_receipt(run, user, assistant, "mtm", version, move.at, "mtm-llm-error", source,
+                                 status="failed"))
+        if failed_promotion is not None:
+            made.append(_receipt(run, user, assistant, "lpm", version, max(move.at, failed_promotion),
+                                 "lpm-llm-error", source, status="failed"))
+        elif (lpm := life.lpm_by(move.at)) is not None:
             made.append(_receipt(run, user, assistant, "lpm", version, lpm, "lpm", source))
+    if is_llm_error(life.qa.agent_response):  # get_response answered with the LLM's error string
+        made.append(_receipt(run, user, assistant, "generation", version, life.qa.at.utc, "generation-llm-error",
+                             source, status="failed"))
     return made
 
 

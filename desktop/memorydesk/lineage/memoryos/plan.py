@@ -21,6 +21,7 @@ from memorydesk.core.receipts import Receipt
 from memorydesk.lineage.memoryos import rows
 from memorydesk.lineage.memoryos.anomalies import Anomaly
 from memorydesk.lineage.memoryos.files import MID_TERM
+from memorydesk.lineage.memoryos.llm import failed_promotions
 from memorydesk.lineage.memoryos.lineage import (
     QaLife,
     assign_runs,
@@ -128,11 +129,14 @@ class _Builder:
         assign_runs(user_lives, state.registry)
         resident_at = max((qa.at.utc for qa in files.stm), default=None)
         moves = move_times(files, user_lives, self.capacity)
+        failed = failed_promotions(files, {page.page_id: life.item_id for life in user_lives
+                                           for page, _session in life.copies}, moves)
         for life in user_lives:
             if not life.known:
                 plan.versions.append(rows.version_row(life, assistant))
                 state.registry[life.item_id] = (life.run_id, life.version)
-            self.receipts(receipts_for(life, assistant, resident_at, moves.get(life.item_id), self.capacity))
+            self.receipts(receipts_for(life, assistant, resident_at, moves.get(life.item_id), self.capacity,
+                                       failed.get(life.item_id)))
             if life.in_stm and self.record(life.item_id, "stm", files.user):
                 plan.hot_items.append(rows.hot_item(life, assistant, self.workspace_id))
         lost = lost_interval(files, self.capacity)

@@ -8,8 +8,8 @@ from typing import Any
 
 from memorydesk.core.receipts import Receipt
 from memorydesk.lineage.memoryos.anomalies import Anomaly
-from memorydesk.lineage.memoryos.checks import is_llm_error
 from memorydesk.lineage.memoryos.fill import StmFill, stm_fill
+from memorydesk.lineage.memoryos.llm import is_llm_error
 from memorydesk.lineage.memoryos.records import Directory
 
 
