@@ -104,3 +104,16 @@ def test_duplicated_pages_are_flagged_on_their_runs(tmp_path) -> None:
     flagged = {run_of(truth, page) for page in duplicated}
     assert {run for run, h in states.items() if h.color == Color.UNCERTAIN} == flagged
     assert not [run for run, h in states.items() if h.color == Color.AT_RISK]
+
+
+def test_the_report_says_why_pages_and_page_rows_differ(tmp_path) -> None:
+    """The operator's finding: "5 sessions · 18 pages" beside "mtm pages 32", with no word why."""
+    truth = scenario("two_themes_duplicate_pages")
+    (user,) = truth["user_ids"]
+    want = truth["checks_on_final_data"]["users"][user]
+    result = import_directory(SAMPLES_DIR / "two_themes_duplicate_pages" / "data", tmp_path / "ws.db",
+                              truth["timezone"]["TZ"], stm_capacity=truth["config"]["short_term_capacity"])
+    pages, rows, repeated = (want["mid_term_distinct_page_ids"], want["mid_term_page_rows"],
+                             len(want["duplicate_page_ids"]))
+    assert f"{pages} pages in {rows} page rows ({repeated} pages stored more than once" in "\n".join(result.lines())
+    assert f"mtm page rows {rows}" in result.outcome() and "mtm pages" not in result.outcome()

@@ -54,7 +54,7 @@ KINDS = frozenset({Kind.FACT, Kind.TIER, Kind.RECEIPT})
 
 def summary_text(result: ImportResult) -> str:
     lines = [f"{user} (lane {user} × {result.lanes.get(user, '?')}): {c.stm} STM · "
-             f"{counted(c.mtm_sessions, 'session')} · {counted(c.mtm_pages, 'page')} · {c.lpm_knowledge} knowledge · "
+             f"{counted(c.mtm_sessions, 'session')} · {c.pages_text()} · {c.lpm_knowledge} knowledge · "
              f"profile {c.profile}" for user, c in result.users.items()]
     lines += [f"assistant {name}: {a.lpm_knowledge} knowledge" for name, a in result.assistants.items()]
     lines += [f"{user}: {fill_line(c.stm_fill, c.mtm_pages)}" for user, c in result.users.items()]
