@@ -98,6 +98,8 @@ def test_a_fleets_receipts_are_judged_exactly_as_the_same_receipts_in_a_workspac
         by_source.setdefault(r.source_version or "", set()).add(r.run_id)
     assert {k: runs for k, (runs, _) in window.counts.lanes.items()} == {k: len(v) for k, v in by_lane.items()}
     assert {k: runs for k, (runs, _) in window.counts.sources.items()} == {k: len(v) for k, v in by_source.items()}
+    # in all, each run once: a run naming two scopes has receipts in two lanes but is one run
+    assert window.counts.runs == len({r.run_id for r in receipts}) < sum(len(v) for v in by_lane.values())
     assert window.extent.spans == len(receipts)
 
 
