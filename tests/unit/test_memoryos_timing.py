@@ -8,8 +8,8 @@ in the order it was added, the lost one included), never from the importer's out
 
 from __future__ import annotations
 
-import math
 import json
+import math
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path

@@ -191,9 +191,9 @@ def open_workspace(path: str | Path, *, read_only: bool = False, create: bool = 
                                 "stays as it was: open it read-only, or copy it and open the copy")
     if not files.inspect_path(path):
         if not create:
+            make = f"memory-desk demo create {shlex.quote(str(path))} --empty"
             raise WorkspaceUnusable(f"{path}: no such file; check the path, or make an empty workspace there with "
-                                    f"`memory-desk demo create {shlex.quote(str(path))} --empty` (only `demo create` and `import "
-                                    "memoryos` make new workspaces)")
+                                    f"`{make}` (only `demo create` and `import memoryos` make new workspaces)")
         if read_only:
             raise WorkspaceUnusable(f"{path}: no such file")
         return _create(path, name=name, timeout_ms=timeout_ms)

@@ -21,7 +21,6 @@ from memorydesk.core.receipts import Receipt
 from memorydesk.lineage.memoryos import rows
 from memorydesk.lineage.memoryos.anomalies import Anomaly
 from memorydesk.lineage.memoryos.files import MID_TERM
-from memorydesk.lineage.memoryos.llm import failed_promotions
 from memorydesk.lineage.memoryos.lineage import (
     QaLife,
     assign_runs,
@@ -31,6 +30,7 @@ from memorydesk.lineage.memoryos.lineage import (
     lost_run_id,
     receipts_for,
 )
+from memorydesk.lineage.memoryos.llm import failed_promotions
 from memorydesk.lineage.memoryos.records import Directory, UserFiles
 from memorydesk.lineage.memoryos.state import State
 from memorydesk.lineage.memoryos.timing import lost_interval, move_times

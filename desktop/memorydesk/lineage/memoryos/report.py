@@ -160,6 +160,7 @@ class ImportResult:
         if self.nothing_new:
             return (f"nothing new: {self.workspace} already holds everything in {self.data_dir}"
                     + (" (dry run)" if self.dry_run else ""))
-        written = ", ".join(f"{WRITTEN.get(name, name.replace('_', ' '))} {n}" for name, n in self.imported.items() if n)
+        written = ", ".join(f"{WRITTEN.get(name, name.replace('_', ' '))} {n}"
+                            for name, n in self.imported.items() if n)
         created = " (new workspace)" if self.created else ""
         return f"{verb} into {self.workspace}{created}: {written}"

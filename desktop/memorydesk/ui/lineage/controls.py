@@ -240,6 +240,18 @@ class Controls(QWidget):
         if self.follow.isChecked():
             self.evaluate_now()
 
+    def show_clock(self) -> bool:
+        """Following the clock, the field shows it, second by second (the picture is judged again
+        only when that changes something: ``live``); not while a time is being typed into it.
+        True when it moved."""
+        if not self.follow.isChecked() or self.evaluate.edit.hasFocus():
+            return False
+        now = clock_now()
+        if now == self.evaluate.moment():
+            return False
+        self.evaluate.set_moment(now)
+        return True
+
     def set_source_versions(self, names: list[str], counts: dict[str, tuple[int, int]]) -> None:
         """The sourceVersion list: each whole name with its runs and at-risk runs (as of the
         evaluated time); the one chosen stays chosen."""

@@ -9,6 +9,7 @@ said above the timeline (``notice``)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from PySide6.QtCore import QObject, QTimer
@@ -20,17 +21,25 @@ from memorydesk.ui.lineage.controls import Controls
 
 MINUTE_MS = 60_000  # following the clock, the evaluated time moves at least this often
 SOONEST_MS = 200  # and never more often than this
+SECOND_MS = 1000  # the field shows the clock this often
 
 
 class LiveClock(QObject):
-    """The tab's clock: ``timer`` fires ``controls.tick`` when the picture next changes."""
+    """The tab's clock: ``timer`` fires ``controls.tick`` when the picture next changes; ``second``
+    shows the clock in the *Evaluate at* field every second meanwhile (the states are the same at
+    every one of those seconds: nothing changes between two of ``timer``'s ticks) and tells
+    ``on_second`` (the tab moves its dashed line)."""
 
-    def __init__(self, controls: Controls, parent: QObject) -> None:
+    def __init__(self, controls: Controls, parent: QObject, on_second: Callable[[], None] | None = None) -> None:
         super().__init__(parent)
         self.controls = controls
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.timeout.connect(controls.tick)
+        self.second = QTimer(self)
+        self.second.setInterval(SECOND_MS)
+        self.second.timeout.connect(lambda: controls.show_clock() and on_second is not None and on_second())
+        self.second.start()
         self._started, self.layout_ms = 0.0, 0.0  # when the last layout started, how long it took
 
     def laying_out(self) -> None:
@@ -59,3 +68,4 @@ class LiveClock(QObject):
 
     def stop(self) -> None:
         self.timer.stop()
+        self.second.stop()

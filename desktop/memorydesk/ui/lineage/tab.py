@@ -124,7 +124,7 @@ class LineageTab(DeskTab):
         self._rebuild_timer = self._single(60, self._rebuild)
         self._flow_timer = self._single(150, self._update_flow)
         self._line_timer = self._single(120, self._line_moved)
-        self.live = LiveClock(self.controls, self)
+        self.live = LiveClock(self.controls, self, on_second=self._clock_shown)
         self.clock = self.live.timer  # set again after each layout
         self.controls.notice.linkActivated.connect(self._notice_link)
         self.controls.changed.connect(self._rebuild_timer.start)
@@ -184,7 +184,7 @@ class LineageTab(DeskTab):
             self.session.status.emit(f"Run {runs[0]} has no receipts in this workspace")
 
     def close(self) -> bool:
-        self.clock.stop()
+        self.live.stop()
         self.fleet_bar.poll.stop()
         self.fleet_bar.release(self.receipts)
         for timer in (self._rebuild_timer, self._flow_timer, self._line_timer):
@@ -362,6 +362,11 @@ class LineageTab(DeskTab):
             self.flow.set_occupancy(names, counts, maybe=maybe)
 
         self.compute(work, show, label="counting the tier flow")
+
+    def _clock_shown(self) -> None:
+        """Following the clock, the dashed line stays at the time the field shows."""
+        if self.tl is not None:
+            self.panel.now_line.setValue(self.panel.item.x_of(self.controls.evaluate_us()))
 
     def _line_moved(self) -> None:
         moment = from_us(self.panel.item.t_of(self.panel.now_line.value()))
