@@ -125,12 +125,29 @@ class ImportDialog(QDialog):
         capacity_row = QHBoxLayout()
         capacity_row.addWidget(self.capacity)
         capacity_row.addWidget(capacity_note, 1)
+        # a zone and capacity carried over from the last import are said, and asked about, for another folder
+        self.carried = QLabel("")
+        self.carried.setObjectName("carried-over")
+        self.carried.setWordWrap(True)
+        self.carried.setStyleSheet("color: #b35900")
+        self.keep_values = QPushButton("Keep Them")
+        self.keep_values.setObjectName("keep-values")
+        self.keep_values.setToolTip("Import this folder with the time zone and capacity shown")
+        carried_row = QHBoxLayout()
+        carried_row.addWidget(self.carried, 1)
+        carried_row.addWidget(self.keep_values, 0, Qt.AlignmentFlag.AlignTop)
+        self.carried_box = QWidget()
+        self.carried_box.setLayout(carried_row)
+        carried_row.setContentsMargins(0, 0, 0, 0)
+        self.carried_box.hide()
+        self._values_for: str | None = None  # the folder the zone and capacity shown were chosen for
         form = QFormLayout()
         form.addRow("Into workspace", self.target)
         form.addRow("MemoryOS folder", row)
         form.addRow("Time zone", self.zone)
         form.addRow(note)
         form.addRow("Short-term capacity", capacity_row)
+        form.addRow(self.carried_box)
 
         self.stage = QLabel("")
         self.stage.setObjectName("stage")
@@ -200,13 +217,22 @@ class ImportDialog(QDialog):
         self.lineage_button.clicked.connect(self.open_lineage)
         self.at_risk_button.clicked.connect(self.open_at_risk)
         self.close_button.clicked.connect(self.reject)
-        self.folder.textChanged.connect(self._update)
-        self.zone.currentTextChanged.connect(self._update)
+        self.folder.textChanged.connect(self._folder_changed)
+        self.zone.currentTextChanged.connect(self._values_chosen)
+        self.capacity.valueChanged.connect(self._values_chosen)
+        self.keep_values.clicked.connect(self._values_chosen)
         self._restore()
         self._update()
+        self._sized = False  # fitted to its content once shown (``showEvent``)
+
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        if not self._sized:
+            self._sized = True
+            self.fit_height()
 
     def _restore(self) -> None:
-        """The last folder, zone and capacity used (an empty field stays empty)."""
+        """The last folder, zone and capacity used (an empty field stays empty): chosen for that folder."""
         last = remember.last()
         if last["folder"]:
             self.folder.setText(last["folder"])
@@ -214,6 +240,27 @@ class ImportDialog(QDialog):
             self.zone.setCurrentText(last["timezone"])
         if last["stm_capacity"].isdigit():
             self.capacity.setValue(int(last["stm_capacity"]))
+        self._values_for = self.folder.text().strip() or None
+        self._folder_changed()
+
+    def _values_chosen(self, *_args: Any) -> None:
+        """The zone or capacity was set (or kept) for the folder shown."""
+        self._values_for = self.folder.text().strip() or None
+        self._folder_changed()
+
+    def _folder_changed(self, *_args: Any) -> None:
+        """Another folder than the one the zone and capacity were chosen for: MemoryOS stores neither, so
+        carried-over values are said, and the import waits until they are changed or kept."""
+        folder = self.folder.text().strip()
+        carried = bool(folder) and self._values_for is not None and folder != self._values_for \
+            and bool(self.zone_name or self.stm_capacity)
+        if carried:
+            capacity = f"short-term capacity {self.stm_capacity}" if self.stm_capacity else "no short-term capacity"
+            self.carried.setText(f"{self.zone_name or 'No time zone'} and {capacity} are what the last import used, "
+                                 f"for {self._values_for}. MemoryOS's files hold neither: check them for this "
+                                 "folder — change them, or keep them.")
+        self.carried_box.setVisible(carried)
+        self._update()
 
     @property
     def stm_capacity(self) -> int | None:
@@ -234,6 +281,8 @@ class ImportDialog(QDialog):
             return False, "choose MemoryOS's data folder"
         if self.zone_name not in self._zones:
             return False, "choose the time zone MemoryOS ran in (its times carry no offset)"
+        if self.carried_box.isVisibleTo(self):
+            return False, "check the time zone and capacity: they were chosen for another folder"
         return True, ""
 
     def _update(self, *_args: Any) -> None:
@@ -244,6 +293,7 @@ class ImportDialog(QDialog):
         self.choose.setEnabled(not self.running)
         self.zone.setEnabled(not self.running)
         self.capacity.setEnabled(not self.running)
+        self.keep_values.setEnabled(not self.running)
 
     def choose_folder(self) -> None:
         start = self.folder.text().strip() or remember.last()["folder"]
@@ -315,6 +365,7 @@ class ImportDialog(QDialog):
         if result.anomalies:
             self.grow_to(1120, 640)
             self.fit_columns()
+        self.fit_height()
         self.lineage_button.setEnabled(bool(result.runs))
         self.at_risk_button.setVisible(bool(result.at_risk_runs))
         if result.at_risk_runs:
@@ -329,6 +380,15 @@ class ImportDialog(QDialog):
         most_w = int(screen.width() * MAX_SHARE) if screen else width
         most_h = int(screen.height() * MAX_SHARE) if screen else height
         self.resize(min(max(self.width(), width), most_w), min(max(self.height(), height), most_h))
+
+    def fit_height(self) -> None:
+        """Tall enough for every line at its width — the notes, the counts, "No anomalies.", the outcome —
+        (a wrapped label squeezed below its height draws over its neighbours), within the screen."""
+        layout = self.layout()
+        width = self.width()
+        need = layout.totalHeightForWidth(width) if layout.hasHeightForWidth() else layout.totalSizeHint().height()
+        if need > self.height():
+            self.grow_to(width, need)
 
     def fit_columns(self) -> None:
         """Kind and user as wide as they are; file and path too, up to a share of the width

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import os
 from collections.abc import Callable
 
 import pyqtgraph as pg
@@ -37,13 +38,37 @@ def elide(axis: pg.AxisItem, text: str, margin: int = 12) -> str:
     return QFontMetrics(axis.font()).elidedText(text, pg.QtCore.Qt.TextElideMode.ElideMiddle, room)
 
 
-def elide_lane(axis: pg.AxisItem, lane: tuple[str, str], margin: int = 12) -> str:
-    """``user / assistant`` fitted to the axis: when it does not fit, each scope is shortened in
-    its own middle, so lanes that differ only at the end of a scope (a canary's ``…/user-a`` and
-    ``…/user-b``, ``…/assistant-1`` and ``…/assistant-2``) stay told apart."""
+def shared_start(names: list[str]) -> str:
+    """What every one of several different names starts with, up to its last separator (``/ : - _ .``
+    or a space): ``canary-`` for two canary runs' scopes, ``user:`` for ``user:sam`` and ``user:sally``."""
+    if len(set(names)) < 2:
+        return ""
+    prefix = os.path.commonprefix(names)
+    return prefix[:max(prefix.rfind(c) for c in "/:-_. ") + 1]
+
+
+def shared_starts(lanes: list[tuple[str, str]]) -> tuple[str, str]:
+    """The shared start of the lanes' user scopes and of their assistant scopes (``shared_start``)."""
+    return shared_start([u for u, _a in lanes]), shared_start([a for _u, a in lanes])
+
+
+def _without(scope: str, start: str) -> str:
+    return "…" + scope[len(start):] if start and scope.startswith(start) and len(scope) > len(start) else scope
+
+
+def elide_lane(axis: pg.AxisItem, lane: tuple[str, str], margin: int = 12, shared: tuple[str, str] = ("", "")) -> str:
+    """``user / assistant`` fitted to the axis: when it does not fit, what every lane shown starts
+    with (``shared``: ``shared_starts``) goes first, then each scope is shortened in its own
+    middle — so lanes that differ only at the end of a scope (a canary's ``…/user-a`` and
+    ``…/user-b``) or only after a long shared start (two canary runs' ``canary-<id>/…``) stay
+    told apart."""
     user, assistant = lane
     metrics = QFontMetrics(axis.font())
     room = max(20, int(axis.width()) - margin)
+    whole = f"{user} / {assistant}"
+    if metrics.horizontalAdvance(whole) <= room:
+        return whole
+    user, assistant = _without(user, shared[0]), _without(assistant, shared[1])
     whole = f"{user} / {assistant}"
     if metrics.horizontalAdvance(whole) <= room:
         return whole
@@ -91,6 +116,7 @@ class LaneAxis(pg.AxisItem):
         super().__init__("left")
         self.lane_of: Callable[[int], tuple[str, str] | None] = lambda row: None
         self.rows = 0
+        self.shared: tuple[str, str] = ("", "")  # what the lanes' scopes all start with (``shared_starts``)
         self.setWidth(width)
         self.setStyle(tickLength=0, autoExpandTextSpace=False, hideOverlappingLabels=False,
                       textFillLimits=[(0, 1.0)])
@@ -101,4 +127,4 @@ class LaneAxis(pg.AxisItem):
         return [(1.0, [r + 0.5 for r in range(first, last)])]
 
     def tickStrings(self, values, scale, spacing):
-        return [elide_lane(self, lane) if (lane := self.lane_of(int(v))) else "" for v in values]
+        return [elide_lane(self, lane, shared=self.shared) if (lane := self.lane_of(int(v))) else "" for v in values]

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMenu,
     QPushButton,
+    QSizePolicy,
     QToolBar,
     QToolButton,
     QWidget,
@@ -28,6 +29,7 @@ from memorydesk.core.health.scalar import DEFAULT_FRESH_FOR, HealthState, format
 from memorydesk.lineage.timeline import Filters, Timeline
 from memorydesk.ui.lineage import colors
 from memorydesk.ui.lineage.timefield import TimeField
+from memorydesk.ui.widgets.filters import ElidedCombo
 
 FRESH_CHOICES = ("1h", "6h", "24h", "2d", "7d", "30d")
 
@@ -77,12 +79,14 @@ class Controls(QWidget):
         self.scope.setObjectName("lineage-filter-scope")
         self.scope.setPlaceholderText("scope contains…")
         self.scope.setClearButtonEnabled(True)
-        self.source = QComboBox()
+        self.source = ElidedCombo()
         self.source.setObjectName("lineage-filter-source")
         self.source.addItem(ANY_SOURCE, None)
-        # as wide as the version chosen (whole), not as the longest in the list (``_fit_source``)
+        # the room the filter row leaves it (the version chosen shortened in its middle, whole in its tooltip
+        # and in the list), never wider than the row: a long sourceVersion does not push the row off
         self.source.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.source.setMinimumContentsLength(16)
+        self.source.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.source.setToolTip("Only runs with a receipt written by this implementation / adapter version")
         self.canary = QCheckBox("canary only")
         self.canary.setToolTip("Only the canary's runs (receipts marked canary)")
@@ -147,7 +151,7 @@ class Controls(QWidget):
         filters = QHBoxLayout()
         for w in (self.color, self.rule, self.scope, self.lanes_button, self.source, self.canary, self.range_button,
                   self.clear):
-            filters.addWidget(w)
+            filters.addWidget(w, {self.scope: 2, self.source: 3}.get(w, 0))
         self.scope.setMinimumWidth(120)
         grid.addLayout(filters, 1, 0)
         grid.addWidget(self.legend, 2, 0)
@@ -274,9 +278,10 @@ class Controls(QWidget):
         self._fit_source()
 
     def _fit_source(self) -> None:
-        """The sourceVersion box shows the chosen version whole (the list shows every one whole)."""
-        text = self.source.currentText()
-        self.source.setMinimumWidth(self.source.fontMetrics().horizontalAdvance(text) + 48)
+        """The sourceVersion box wants the chosen version whole (``sizeHint``), and takes what the row
+        leaves it: shortened in the middle, whole in its tooltip and in the list."""
+        self.source.setToolTip(self.source.currentData() or "Only runs with a receipt written by this "
+                                                             "implementation / adapter version")
 
     def set_span(self, lo: datetime, hi: datetime) -> None:
         """The time range filter starts out as the data's span."""

@@ -52,12 +52,21 @@ class FleetBar(QWidget):
         receipts = self.tab.receipts
         return receipts if isinstance(receipts, FleetReceipts) else None
 
+    def source_dialog(self) -> QInputDialog:
+        """The dialog that asks for a source's name. Its label is the name field's buddy, so Qt would
+        take an ``&`` in it for a shortcut mark (``?database=D&table=T`` read ``?database=Dtable=T``
+        with ``t`` underlined): each is doubled, to show as itself."""
+        dialog = QInputDialog(self.tab)
+        dialog.setWindowTitle("Open Receipts Source")
+        dialog.setLabelText(PROMPT.replace("&", "&&"))
+        dialog.setTextValue(self.fleet.name if self.fleet is not None else "")
+        return dialog
+
     def ask(self) -> None:
         """File ▸ Open Receipts Source…: asks for the source's name, then reads it."""
-        current = self.fleet.name if self.fleet is not None else ""
-        name, ok = QInputDialog.getText(self.tab, "Open Receipts Source", PROMPT, text=current)
-        if ok and name.strip():
-            self.open_source(name.strip())
+        dialog = self.source_dialog()
+        if dialog.exec() and dialog.textValue().strip():
+            self.open_source(dialog.textValue().strip())
 
     def open_source(self, name: str) -> bool:
         """Show the receipts of ``name``; a name that is not a source is said on the status bar."""

@@ -14,16 +14,17 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QFontMetrics
 from PySide6.QtWidgets import QApplication, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from memorydesk.core.health.scalar import Color
 from memorydesk.lineage.runs import BOUNDARIES, PLACES
 from memorydesk.ui.lineage import colors
-from memorydesk.ui.lineage.axes import TimeAxis, elide, elide_lane
+from memorydesk.ui.lineage.axes import TimeAxis, elide, elide_lane, shared_starts
 
 PLACE_COLORS = ("#9cc3e6", "#4a86c5", "#1f4e79", colors.HEX[Color.AT_RISK])
 BAND = 0.85  # of a band's height, for its busiest bin
+LEFT_MIN = 90  # the charts' label column, at the least
 NO_TRANSITIONS = "No tier transitions in the time shown: nothing to draw."
 NO_OCCUPANCY = "No memory in any tier at the evaluated time: nothing to draw."
 
@@ -151,8 +152,16 @@ class FlowPanel(QWidget):
             "happened at or before where it is drawn." if dated else "")
         self.bound_note.setVisible(bool(dated))
         axis = self.rates.getAxis("left")
+        self._fit_axis(axis, [label for _y, label in ticks])
         axis.setTicks([[(y, elide(axis, label)) for y, label in ticks]])
         self.rates.setXRange(*x_range, padding=0)
+
+    def _fit_axis(self, axis: pg.AxisItem, labels: list[str]) -> None:
+        """As wide as its longest label (``STM→MTM 0.077/h`` whole), up to two fifths of the panel: beyond
+        that a label is shortened in its middle."""
+        metrics = QFontMetrics(axis.font())
+        need = max((metrics.horizontalAdvance(t) for t in labels), default=0) + 16
+        axis.setWidth(int(max(LEFT_MIN, min(need, self.width() * 0.4))))
 
     def occupancy_rows(self) -> int:
         """How many lanes the occupancy chart has room for (a readable bar each)."""
@@ -195,6 +204,9 @@ class FlowPanel(QWidget):
                 self.bars.append(hatched)
             left += width
         axis = self.occupancy.getAxis("left")
-        axis.setTicks([[(float(n - 1 - i), elide_lane(axis, _parts(name))) for i, name in enumerate(names)]])
+        self._fit_axis(axis, names)
+        shared = shared_starts([_parts(name) for name in names])
+        axis.setTicks([[(float(n - 1 - i), elide_lane(axis, _parts(name), shared=shared))
+                        for i, name in enumerate(names)]])
         plot.setYRange(-0.6, n - 0.4, padding=0)
         plot.setXRange(0, max(1.0, float(left.max())) * 1.05, padding=0)

@@ -24,12 +24,11 @@ from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QScrollBar, QVB
 from memorydesk.core.health.arrays import SEVERITY
 from memorydesk.core.health.scalar import Color
 from memorydesk.lineage.timeline import Timeline
-from memorydesk.ui.lineage.axes import LaneAxis, TimeAxis
+from memorydesk.ui.lineage.axes import LaneAxis, TimeAxis, shared_starts
 from memorydesk.ui.lineage.item import US, TimelineItem
 from memorydesk.ui.lineage.overview import OverviewStrip
 
 AT_RISK_VALUE = SEVERITY[Color.AT_RISK] + 1
-TRACK_PX = 5  # the height a sub-track of overlapping runs is given when the lanes leave room
 
 
 class LaneViewBox(pg.ViewBox):
@@ -123,11 +122,15 @@ class TimelinePanel(QWidget):
 
     def set_timeline(self, tl: Timeline, origin_us: int, *, keep_view: bool) -> None:
         first = self.tl is None or not keep_view
+        # a view that reached the end of the runs shown keeps reaching it when newer runs arrive (following
+        # the clock, a live lane is not left out of view)
+        at_end = not first and self._shows_end()
         self.tl = tl
         self.item.set_timeline(tl, origin_us)
         self.time_axis.origin_s = origin_us / US
         self.lane_axis.rows = tl.rows
         self.lane_axis.lane_of = lambda r: tl.table.lanes[int(tl.row_lane[r])] if 0 <= r < tl.rows else None
+        self.lane_axis.shared = shared_starts([tl.table.lanes[int(tl.row_lane[r])] for r in range(tl.rows)])
         self.now_line.setValue(self.item.x_of(tl.now_us))
         lo, hi = tl.whole.span()
         span = max((hi - lo) / US, 60.0)
@@ -137,6 +140,8 @@ class TimelinePanel(QWidget):
         if first:
             self.top = 0.0
             self.fit_all()
+        elif at_end:
+            self.keep_end()
         self._fit_rows()
         self.lane_axis.picture = None
         self.lane_axis.update()
@@ -154,15 +159,36 @@ class TimelinePanel(QWidget):
     def visible_rows(self) -> float:
         return max(1.0, self.vb.height() / self.lane_px) if self.vb.height() > 0 else 1.0
 
-    def fit_all(self) -> None:
+    def shown_span(self) -> tuple[int, int]:
+        """From the first receipt to the last of the runs shown (every run when none is shown)."""
         tl = self.tl
         if tl is None:
+            return 0, 0
+        if tl.runs_shown:
+            return int(tl.start.min()), int(tl.end.max())
+        return tl.whole.span()
+
+    def fit_all(self) -> None:
+        """Every run shown in view (Home): the span of the runs the filters leave, not of every lane."""
+        if self.tl is None:
             return
-        lo, hi = tl.whole.span()
+        lo, hi = self.shown_span()
         if hi <= lo:
             lo, hi = lo - 1800 * US, hi + 1800 * US
         margin = (hi - lo) * 0.02
         self.vb.setXRange(self.item.x_of(lo - margin), self.item.x_of(hi + margin), padding=0)
+
+    def _shows_end(self) -> bool:
+        """The view reaches the last receipt of the runs shown."""
+        _x0, x1 = self.x_range()
+        return self.tl is not None and x1 >= self.item.x_of(self.shown_span()[1])
+
+    def keep_end(self) -> None:
+        """Widen the view to the right so the last receipt shown is in it again (the left edge stays)."""
+        x0, x1 = self.x_range()
+        end = self.item.x_of(self.shown_span()[1])
+        if end > x1:
+            self.vb.setXRange(x0, end + (end - x0) * 0.02, padding=0)
 
     def x_range(self) -> tuple[float, float]:
         rect = self.vb.viewRect()
@@ -181,11 +207,13 @@ class TimelinePanel(QWidget):
 
     def _lane_height(self) -> float:
         """A lane's height in pixels: the text's, or — when the lanes leave room — enough for its
-        overlapping runs to sit apart on their sub-tracks (``TRACK_PX`` each)."""
+        overlapping runs to sit apart on sub-tracks each as tall as a lone lane (a single lane with
+        six overlapping runs fills the room it has, not 38 pixels of it)."""
         tl = self.tl
         if tl is None or not tl.rows or self.vb.height() <= 0 or not len(tl.row_tracks):
             return float(self.base_px)
-        want = int(tl.row_tracks.max()) * TRACK_PX + 8
+        tracks = int(tl.row_tracks.max())
+        want = tracks * self.base_px + 8 if tracks > 1 else self.base_px
         return float(max(self.base_px, min(want, self.vb.height() / tl.rows)))
 
     def _fit_rows(self) -> None:
@@ -292,8 +320,21 @@ class TimelinePanel(QWidget):
         return (x0 + x1) / 2
 
     def zoom(self, factor: float) -> None:
-        """Zoom time by ``factor`` (< 1 in) around :meth:`zoom_anchor`, keeping it in view."""
+        """Zoom time by ``factor`` (< 1 in) around :meth:`zoom_anchor`, keeping it in view; zooming in
+        on a selected run keeps the run in view whole (or from its start, when it is longer than the
+        view), never cut at an edge."""
         x0, x1 = self.x_range()
+        tl = self.tl
+        pos = tl.position(self.item.selected) if tl is not None and self.item.selected is not None else None
+        if pos is not None and factor < 1:
+            xs, xe = self.item.x_of(tl.start[pos]), self.item.x_of(tl.end[pos])
+            width = (x1 - x0) * factor
+            if xe - xs <= width * 0.9:  # whole, in the middle
+                middle = (xs + xe) / 2
+                self.vb.setXRange(middle - width / 2, middle + width / 2, padding=0)
+            else:  # from its start, with a little room before it
+                self.vb.setXRange(xs - width * 0.05, xs + width * 0.95, padding=0)
+            return
         anchor = self.zoom_anchor()
         if not x0 <= anchor <= x1:  # the selected run is out of view: zoom into it, not an empty stretch
             half = (x1 - x0) * factor / 2

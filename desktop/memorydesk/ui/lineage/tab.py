@@ -79,6 +79,7 @@ class LineageTab(DeskTab):
         self.cutting = False  # reading the runs as of the evaluated time
         self._cut: tuple[RunTable, int, RunTable] | None = None  # (whole table, time, the table as of it)
         self._again: bool | None = None  # a refresh came while reading: read again (True: whole)
+        self._fit_next = False  # a navigation asked for lanes or runs: the next layout shows them
         self.controls = Controls()
         self.panel = TimelinePanel()
         self.flow = FlowPanel()
@@ -163,9 +164,12 @@ class LineageTab(DeskTab):
             tl = self.tl
             if tl is None or tl.whole is not self.table:
                 self.hold(target)
-            elif (run := tl.table.index.get(str(target["select"]))) is not None:
+            elif (run := tl.table.index.get(str(target["select"]))) is not None and tl.shown[run]:
                 self.panel.show_run(run)
                 self.select_run(run)
+            else:  # the detail pane says so rather than go on explaining another run
+                self.selected_id = str(target["select"])
+                self.clear_selection("not drawn at the evaluated time" if run is None else "hidden by the filters")
             return
         lanes = _lanes_of(target, self.table.lanes)
         runs = [str(r) for r in target.get("runs", [])] + ([str(target["run"])] if "run" in target else [])
@@ -178,6 +182,15 @@ class LineageTab(DeskTab):
         elif isinstance(target.get("scope"), str):  # a text that names no lane: the scope filter as it is
             self.controls.set_scope(target["scope"])
         found = [r for r in runs if r in self.table.index]
+        if lanes or found:
+            self._fit_next = True  # the next layout brings what was asked for into view (Home on it)
+        if found and not self.controls.following:
+            first = int(self.table.start[[self.table.index[r] for r in found]].min())
+            if self.controls.evaluate_us() < first:  # judged before they began: nothing of them would show
+                self.controls.follow_clock()
+                if self.session is not None:
+                    self.session.status.emit("Evaluating at the current time: the runs asked for begin after the "
+                                             "time the Lineage tab was evaluated at")
         if found:
             self.hold({"select": found[0]})
         elif runs and self.session is not None:
@@ -319,6 +332,9 @@ class LineageTab(DeskTab):
         keep = self.tl is not None
         self.tl = tl
         self.panel.set_timeline(tl, self.origin_us, keep_view=keep)
+        if self._fit_next and tl.filters == self.controls.filters():  # what a navigation asked for, in view
+            self._fit_next = False
+            self.panel.fit_all()
         self.controls.set_legend(tl)
         self.controls.set_source_versions(tl.whole.source_versions, tl.source_counts())
         self.live.laid_out(tl)
