@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-import os
+from collections import Counter
 from collections.abc import Callable
 
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics
 
 from memorydesk.ui.lineage import ticks
@@ -38,46 +39,37 @@ def elide(axis: pg.AxisItem, text: str, margin: int = 12) -> str:
     return QFontMetrics(axis.font()).elidedText(text, pg.QtCore.Qt.TextElideMode.ElideMiddle, room)
 
 
-def shared_start(names: list[str]) -> str:
-    """What every one of several different names starts with, up to its last separator (``/ : - _ .``
-    or a space): ``canary-`` for two canary runs' scopes, ``user:`` for ``user:sam`` and ``user:sally``."""
-    if len(set(names)) < 2:
-        return ""
-    prefix = os.path.commonprefix(names)
-    return prefix[:max(prefix.rfind(c) for c in "/:-_. ") + 1]
-
-
-def shared_starts(lanes: list[tuple[str, str]]) -> tuple[str, str]:
-    """The shared start of the lanes' user scopes and of their assistant scopes (``shared_start``)."""
-    return shared_start([u for u, _a in lanes]), shared_start([a for _u, a in lanes])
-
-
-def _without(scope: str, start: str) -> str:
-    return "…" + scope[len(start):] if start and scope.startswith(start) and len(scope) > len(start) else scope
-
-
-def elide_lane(axis: pg.AxisItem, lane: tuple[str, str], margin: int = 12, shared: tuple[str, str] = ("", "")) -> str:
-    """``user / assistant`` fitted to the axis: when it does not fit, what every lane shown starts
-    with (``shared``: ``shared_starts``) goes first, then each scope is shortened in its own
-    middle — so lanes that differ only at the end of a scope (a canary's ``…/user-a`` and
-    ``…/user-b``) or only after a long shared start (two canary runs' ``canary-<id>/…``) stay
-    told apart."""
+def elide_lane(axis: pg.AxisItem, lane: tuple[str, str], margin: int = 12,
+               mode: Qt.TextElideMode = Qt.TextElideMode.ElideMiddle) -> str:
+    """``user / assistant`` fitted to the axis: when it does not fit, each scope is shortened on its
+    own (in its middle unless ``mode`` says otherwise), so lanes that differ only at the end of a
+    scope (a canary's ``…/user-a`` and ``…/user-b``) stay told apart."""
     user, assistant = lane
     metrics = QFontMetrics(axis.font())
     room = max(20, int(axis.width()) - margin)
     whole = f"{user} / {assistant}"
     if metrics.horizontalAdvance(whole) <= room:
         return whole
-    user, assistant = _without(user, shared[0]), _without(assistant, shared[1])
-    whole = f"{user} / {assistant}"
-    if metrics.horizontalAdvance(whole) <= room:
-        return whole
-    mid = pg.QtCore.Qt.TextElideMode.ElideMiddle
     half = (room - metrics.horizontalAdvance(" / ")) // 2
-    short_user = metrics.elidedText(user, mid, max(half, room - metrics.horizontalAdvance(" / ")
-                                                   - metrics.horizontalAdvance(assistant)))
+    short_user = metrics.elidedText(user, mode, max(half, room - metrics.horizontalAdvance(" / ")
+                                                    - metrics.horizontalAdvance(assistant)))
     rest = room - metrics.horizontalAdvance(short_user + " / ")
-    return f"{short_user} / {metrics.elidedText(assistant, mid, max(rest, 10))}"
+    return f"{short_user} / {metrics.elidedText(assistant, mode, max(rest, 10))}"
+
+
+def lane_labels(axis: pg.AxisItem, lanes: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """Every lane's label at the axis's width, each told apart from the others: lanes whose middles
+    were cut alike (two canary runs' ``canar…ser-a / canar…ant-1``: their ids are in the middle)
+    keep the ends of their scopes instead (``…d003041/user-a``), then their starts."""
+    labels = {lane: elide_lane(axis, lane) for lane in lanes}
+    for mode in (Qt.TextElideMode.ElideLeft, Qt.TextElideMode.ElideRight):
+        seen = Counter(labels.values())
+        alike = [lane for lane in lanes if seen[labels[lane]] > 1]
+        if not alike:
+            break
+        for lane in alike:
+            labels[lane] = elide_lane(axis, lane, mode=mode)
+    return labels
 
 
 class TimeAxis(pg.AxisItem):
@@ -116,7 +108,7 @@ class LaneAxis(pg.AxisItem):
         super().__init__("left")
         self.lane_of: Callable[[int], tuple[str, str] | None] = lambda row: None
         self.rows = 0
-        self.shared: tuple[str, str] = ("", "")  # what the lanes' scopes all start with (``shared_starts``)
+        self._labels: tuple[int, list, dict] = (-1, [], {})  # (width, lanes, lane_labels) last made
         self.setWidth(width)
         self.setStyle(tickLength=0, autoExpandTextSpace=False, hideOverlappingLabels=False,
                       textFillLimits=[(0, 1.0)])
@@ -127,4 +119,16 @@ class LaneAxis(pg.AxisItem):
         return [(1.0, [r + 0.5 for r in range(first, last)])]
 
     def tickStrings(self, values, scale, spacing):
-        return [elide_lane(self, lane, shared=self.shared) if (lane := self.lane_of(int(v))) else "" for v in values]
+        labels = self.labels()
+        return [labels.get(lane, "") if (lane := self.lane_of(int(v))) else "" for v in values]
+
+    def set_lanes(self, lanes: list[tuple[str, str]]) -> None:
+        """The lanes of the rows (their labels are told apart among all of them: ``lane_labels``)."""
+        self._labels = (-1, lanes, {})
+
+    def labels(self) -> dict[tuple[str, str], str]:
+        width, lanes, made = self._labels
+        if width != int(self.width()):
+            made = lane_labels(self, lanes)
+            self._labels = (int(self.width()), lanes, made)
+        return made

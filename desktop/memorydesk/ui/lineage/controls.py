@@ -151,7 +151,7 @@ class Controls(QWidget):
         filters = QHBoxLayout()
         for w in (self.color, self.rule, self.scope, self.lanes_button, self.source, self.canary, self.range_button,
                   self.clear):
-            filters.addWidget(w, {self.scope: 2, self.source: 3}.get(w, 0))
+            filters.addWidget(w, {self.scope: 2, self.source: 2}.get(w, 0))
         self.scope.setMinimumWidth(120)
         grid.addLayout(filters, 1, 0)
         grid.addWidget(self.legend, 2, 0)

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QScrollBar, QVB
 from memorydesk.core.health.arrays import SEVERITY
 from memorydesk.core.health.scalar import Color
 from memorydesk.lineage.timeline import Timeline
-from memorydesk.ui.lineage.axes import LaneAxis, TimeAxis, shared_starts
+from memorydesk.ui.lineage.axes import LaneAxis, TimeAxis
 from memorydesk.ui.lineage.item import US, TimelineItem
 from memorydesk.ui.lineage.overview import OverviewStrip
 
@@ -130,7 +130,7 @@ class TimelinePanel(QWidget):
         self.time_axis.origin_s = origin_us / US
         self.lane_axis.rows = tl.rows
         self.lane_axis.lane_of = lambda r: tl.table.lanes[int(tl.row_lane[r])] if 0 <= r < tl.rows else None
-        self.lane_axis.shared = shared_starts([tl.table.lanes[int(tl.row_lane[r])] for r in range(tl.rows)])
+        self.lane_axis.set_lanes([tl.table.lanes[int(tl.row_lane[r])] for r in range(tl.rows)])
         self.now_line.setValue(self.item.x_of(tl.now_us))
         lo, hi = tl.whole.span()
         span = max((hi - lo) / US, 60.0)
@@ -320,27 +320,29 @@ class TimelinePanel(QWidget):
         return (x0 + x1) / 2
 
     def zoom(self, factor: float) -> None:
-        """Zoom time by ``factor`` (< 1 in) around :meth:`zoom_anchor`, keeping it in view; zooming in
-        on a selected run keeps the run in view whole (or from its start, when it is longer than the
-        view), never cut at an edge."""
+        """Zoom time by ``factor`` (< 1 in) around :meth:`zoom_anchor`, keeping it in view. A selected
+        run stays where it is when it still fits; one the zoom would cut at an edge is moved just
+        enough to be whole in view (or, longer than the view, shown from its start)."""
         x0, x1 = self.x_range()
-        tl = self.tl
-        pos = tl.position(self.item.selected) if tl is not None and self.item.selected is not None else None
-        if pos is not None and factor < 1:
-            xs, xe = self.item.x_of(tl.start[pos]), self.item.x_of(tl.end[pos])
-            width = (x1 - x0) * factor
-            if xe - xs <= width * 0.9:  # whole, in the middle
-                middle = (xs + xe) / 2
-                self.vb.setXRange(middle - width / 2, middle + width / 2, padding=0)
-            else:  # from its start, with a little room before it
-                self.vb.setXRange(xs - width * 0.05, xs + width * 0.95, padding=0)
-            return
         anchor = self.zoom_anchor()
         if not x0 <= anchor <= x1:  # the selected run is out of view: zoom into it, not an empty stretch
             half = (x1 - x0) * factor / 2
             self.vb.setXRange(anchor - half, anchor + half, padding=0)
+        else:
+            self.vb.scaleBy(x=factor, center=QPointF(anchor, 0))
+        tl = self.tl
+        pos = tl.position(self.item.selected) if tl is not None and self.item.selected is not None else None
+        if pos is None:
             return
-        self.vb.scaleBy(x=factor, center=QPointF(anchor, 0))
+        a, b = self.x_range()
+        xs, xe = self.item.x_of(tl.start[pos]), self.item.x_of(tl.end[pos])
+        room = (b - a) * 0.02
+        if xe - xs > (b - a) - 2 * room:  # longer than the view: from its start
+            self.vb.setXRange(xs - room, xs - room + (b - a), padding=0)
+        elif xs < a + room:
+            self.vb.setXRange(xs - room, xs - room + (b - a), padding=0)
+        elif xe > b - room:
+            self.vb.setXRange(xe + room - (b - a), xe + room, padding=0)
 
     def step_in_lane(self, direction: int) -> None:
         tl = self.tl

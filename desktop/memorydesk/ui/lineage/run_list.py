@@ -175,13 +175,14 @@ class RunList(QWidget):
         self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # columns fit, or step out
         text = self.fontMetrics().horizontalAdvance
         when = text("2026-11-13 21:40:00") + 14
-        # the run id takes what the others leave; the lane, then the last receipt, then the count step out
+        # the run id takes what the others leave; the lane, the last receipt, the count, the first step out
         # when the list is too narrow (the run's tooltip says them all), never a horizontal scroll
         self.fitter = ColumnFitter(
             self.view, [key for key, _title in COLUMNS],
             {"state": text("promotion_missing") + 34, "first": when, "last": when,
              "receipts": text("Receipts") + 16, "run": text("m" * 24), "lane": text("user:sam / agent:farah") + 14},
-            {"run": (text("m" * 13), 3.0), "lane": (text("m" * 9), 1.0)}, optional=("lane", "last", "receipts"))
+            {"run": (text("m" * 13), 3.0), "lane": (text("m" * 9), 1.0)},
+            optional=("lane", "last", "receipts", "first"))
         self._fitted = False  # the run column was fitted to the first runs read
         self.view.opened.connect(self.opened)
         self.view.doubleClicked.connect(lambda index: self._open_row(index.row()))

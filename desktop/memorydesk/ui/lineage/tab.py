@@ -110,8 +110,9 @@ class LineageTab(DeskTab):
         self.failed = ReadFailed(lambda: self.reload(whole=True), "lineage")
         self.pages.addWidget(self.failed)
         self.pages.setCurrentWidget(self.waiting)
+        # the run list gets room for its state, run id and first receipt beside the timeline at 1280 px
         side = splitter(Qt.Orientation.Horizontal, self.pages, self.side, name="lineage-side-split", stretch=(3, 1),
-                        sizes=(900, 380))
+                        sizes=(780, 500))
         split = splitter(Qt.Orientation.Vertical, side, self.detail, name="lineage-split", stretch=(3, 1),
                          sizes=(430, 240))
         layout = QVBoxLayout(self)
