@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QCompleter,
     QDialog,
     QFileDialog,
-    QFormLayout,
+    QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -141,13 +141,18 @@ class ImportDialog(QDialog):
         carried_row.setContentsMargins(0, 0, 0, 0)
         self.carried_box.hide()
         self._values_for: str | None = None  # the folder the zone and capacity shown were chosen for
-        form = QFormLayout()
-        form.addRow("Into workspace", self.target)
-        form.addRow("MemoryOS folder", row)
-        form.addRow("Time zone", self.zone)
-        form.addRow(note)
-        form.addRow("Short-term capacity", capacity_row)
-        form.addRow(self.carried_box)
+        # a grid, not a form layout: its wrapped notes get the height their lines need at any width
+        form = QGridLayout()
+        form.setColumnStretch(1, 1)
+        for k, (label, field) in enumerate((("Into workspace", self.target), ("MemoryOS folder", row),
+                                            ("Time zone", self.zone), ("", note),
+                                            ("Short-term capacity", capacity_row), ("", self.carried_box))):
+            if label:
+                form.addWidget(QLabel(label), k, 0, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+            if isinstance(field, QWidget):
+                form.addWidget(field, k, 1)
+            else:
+                form.addLayout(field, k, 1)
 
         self.stage = QLabel("")
         self.stage.setObjectName("stage")
@@ -385,9 +390,12 @@ class ImportDialog(QDialog):
         """Tall enough for every line at its width — the notes, the counts, "No anomalies.", the outcome —
         (a wrapped label squeezed below its height draws over its neighbours), within the screen."""
         layout = self.layout()
-        width = self.width()
+        layout.invalidate()  # what was just shown or hidden counts
+        layout.activate()
+        screen = self.screen().availableGeometry() if self.screen() is not None else None
+        width = min(self.width(), int(screen.width() * MAX_SHARE)) if screen else self.width()  # as it will be
         need = layout.totalHeightForWidth(width) if layout.hasHeightForWidth() else layout.totalSizeHint().height()
-        if need > self.height():
+        if need > self.height() or width != self.width():
             self.grow_to(width, need)
 
     def fit_columns(self) -> None:
