@@ -253,3 +253,29 @@ def test_open_receipts_source_shows_the_ampersand(open_window, lineage_path, qtb
     assert QKeySequence.mnemonic(label.text()).isEmpty()  # no shortcut made of it
     assert label.text().replace("&&", "&") == PROMPT and "?database=D&table=T" in PROMPT
     dialog.reject()
+
+
+def test_the_time_shown_is_never_past_a_change_the_picture_has_not_judged(open_window, tmp_path: Path,
+                                                                           qtbot) -> None:
+    """Following the clock the field moves with it, but only as far as the picture is true: up to the
+    next moment a state changes (here a waiting window closing), where it is judged again. So
+    ``lineage classify --now <the time shown>`` always says what the tab shows."""
+    from memorydesk.core.health.scalar import HealthState, classify
+
+    path = desk_sample.build(tmp_path / "closing.db")
+    now = datetime.now(UTC).replace(microsecond=0)
+    closes = now + timedelta(seconds=8)
+    store(path, [receipt("stm", "committed", "v1", run="closing-1", user="user:wait", now=now, minutes=-1,
+                         sourcePresent=True, waitingUntil=closes.isoformat().replace("+00:00", "Z"))])
+    win = open_window(path)
+    tab = ready(qtbot, win)
+    assert tab.live.same_until == to_us(closes)
+    tab.clock.stop()  # the judging held back: the field must not run past the change
+    qtbot.waitUntil(lambda: datetime.now(UTC) > closes + timedelta(seconds=2), timeout=20_000)
+    qtbot.wait(1_100)
+    assert tab.controls.evaluate_at() < closes
+    with open_workspace(path, read_only=True) as ws:
+        stored = receipt_store.load(ws)
+    [verdict] = classify(stored, now=tab.controls.evaluate_at())
+    shown = list(HealthState)[int(tab.tl.state[tab.tl.table.index["closing-1"]]) - 1]
+    assert verdict.state == shown == HealthState.WAITING

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidgetAction,
 )
 
-from memorydesk.core.health.arrays import BY_SEVERITY, to_us
+from memorydesk.core.health.arrays import BY_SEVERITY, from_us, to_us
 from memorydesk.core.health.scalar import DEFAULT_FRESH_FOR, HealthState, format_duration, parse_duration
 from memorydesk.lineage.timeline import Filters, Timeline
 from memorydesk.ui.lineage import colors
@@ -244,14 +244,17 @@ class Controls(QWidget):
         if self.follow.isChecked():
             self.evaluate_now()
 
-    def show_clock(self) -> bool:
-        """Following the clock, the field shows it, second by second (the picture is judged again
-        only when that changes something: ``live``); not while a time is being typed into it.
-        True when it moved."""
+    def show_clock(self, same_until_us: int | None = None) -> bool:
+        """Following the clock, the field shows it, second by second: every run's state is the same at
+        each of those seconds up to ``same_until_us`` (the next time anything changes, when the picture
+        is judged again: ``live``), so the time shown is always a time the picture is true at — up to
+        that moment, not past it. Not while a time is being typed into the field. True when it moved."""
         if not self.follow.isChecked() or self.evaluate.edit.hasFocus():
             return False
         now = clock_now()
-        if now == self.evaluate.moment():
+        if same_until_us is not None and to_us(now) >= same_until_us:  # the judging at that moment moves it on
+            now = from_us((same_until_us - 1) // 1_000_000 * 1_000_000)
+        if now <= self.evaluate.moment():
             return False
         self.evaluate.set_moment(now)
         return True

@@ -38,7 +38,9 @@ class LiveClock(QObject):
         self.timer.timeout.connect(controls.tick)
         self.second = QTimer(self)
         self.second.setInterval(SECOND_MS)
-        self.second.timeout.connect(lambda: controls.show_clock() and on_second is not None and on_second())
+        self.second.timeout.connect(lambda: controls.show_clock(self.same_until) and on_second is not None
+                                    and on_second())
+        self.same_until: int | None = None  # µs: the next time a state changes after the time judged (or None)
         self.second.start()
         self._started, self.layout_ms = 0.0, 0.0  # when the last layout started, how long it took
 
@@ -62,6 +64,7 @@ class LiveClock(QObject):
         # a minute after the time judged (a layout for another reason — a filter — does not put it off)
         wait = MINUTE_MS - (clock_us - tl.now_us) // 1000
         upcoming = tl.table.next_change(tl.now_us, tl.fresh_us)
+        self.same_until = upcoming
         if upcoming is not None:
             wait = min(wait, -(-(upcoming - clock_us) // 1000))
         self.timer.start(int(max(soonest, wait)))

@@ -6,8 +6,9 @@ judging again at another window, filtering and laying out happen on the tab's ow
 (``lineage.timeline``). Evaluating at a time before the newest receipt shows what an
 operator saw then: only receipts dated at or before it count, so the runs that time cuts
 through are read again up to it on the worker (``run_reads.as_of``), runs that had not begun
-are not drawn, and the legend, tier flow and occupancy follow. A change to receipts (an import, the canary, another process's ingest seen by
-the window's watcher) reads only the runs that have new receipts.
+are not drawn, and the legend, tier flow and occupancy follow. A change to receipts (an import,
+the canary, another process's ingest seen by the window's watcher) reads only the runs that have
+new receipts.
 
 Live: while *follow the clock* is on, the evaluated time moves to the clock whenever new
 receipts are read (whoever stored them: the window's watcher sees another program's commit
@@ -17,13 +18,7 @@ after the clock is said above the timeline, not silently left out.
 
 Beside the timeline, the run list (``run_list``) and the tier flow.
 
-Targets for ``navigate`` (``session.navigate("lineage", **target)``):
-- ``{"scope": "<userScope>/<assistantScope>"}`` (or ``{"user": U, "assistant": A}``):
-  shows that lane's runs (the scope filter is set to it);
-- ``{"scope": [{"user": U, "assistant": A}, …]}``: shows only those lanes (a button
-  in the filter row says so and shows every lane again);
-- ``{"run": "<runId>"}`` or ``{"runs": [<runId>, …]}`` (with or without a scope):
-  selects the (first) run and shows why it has its colour.
+Where another tab's navigation lands, and a run selected and explained: ``runs_view``.
 """
 
 from __future__ import annotations
@@ -39,8 +34,7 @@ from memorydesk.lineage import run_reads, timeline
 from memorydesk.lineage.receipt_views import WorkspaceReceipts
 from memorydesk.lineage.runs import RunTable
 from memorydesk.ui.actions import WriteActions
-from memorydesk.ui.lineage import colors, notice, receipt_io
-from memorydesk.ui.lineage.axes import when_text
+from memorydesk.ui.lineage import notice, receipt_io, runs_view
 from memorydesk.ui.lineage.controls import Controls
 from memorydesk.ui.lineage.detail import RunDetailPanel
 from memorydesk.ui.lineage.fleet_bar import FleetBar
@@ -154,48 +148,6 @@ class LineageTab(DeskTab):
 
     def refresh(self, change: Change) -> None:
         self.reload(whole=False)
-
-    def show_target(self, target: dict[str, Any]) -> None:
-        """Lands once the receipts are read; a run to select waits for the timeline laid out with
-        the filters the target set (``_built``)."""
-        if self.table is None:  # nothing read yet
-            self.hold(target)
-            return
-        if "select" in target:
-            tl = self.tl
-            if tl is None or tl.whole is not self.table:
-                self.hold(target)
-            elif (run := tl.table.index.get(str(target["select"]))) is not None and tl.shown[run]:
-                self.panel.show_run(run)
-                self.select_run(run)
-            else:  # the detail pane says so rather than go on explaining another run
-                self.selected_id = str(target["select"])
-                self.clear_selection("not drawn at the evaluated time" if run is None else "hidden by the filters")
-            return
-        lanes = _lanes_of(target, self.table.lanes)
-        runs = [str(r) for r in target.get("runs", [])] + ([str(target["run"])] if "run" in target else [])
-        if lanes or runs:
-            self.controls.clear_filters()
-        if len(lanes) == 1:
-            self.controls.set_scope(f"{lanes[0][0]} / {lanes[0][1]}")
-        elif lanes:
-            self.controls.set_lanes(lanes)
-        elif isinstance(target.get("scope"), str):  # a text that names no lane: the scope filter as it is
-            self.controls.set_scope(target["scope"])
-        found = [r for r in runs if r in self.table.index]
-        if lanes or found:
-            self._fit_next = True  # the next layout brings what was asked for into view (Home on it)
-        if found and not self.controls.following:
-            first = int(self.table.start[[self.table.index[r] for r in found]].min())
-            if self.controls.evaluate_us() < first:  # judged before they began: nothing of them would show
-                self.controls.follow_clock()
-                if self.session is not None:
-                    self.session.status.emit("Evaluating at the current time: the runs asked for begin after the "
-                                             "time the Lineage tab was evaluated at")
-        if found:
-            self.hold({"select": found[0]})
-        elif runs and self.session is not None:
-            self.session.status.emit(f"Run {runs[0]} has no receipts in this workspace")
 
     def close(self) -> bool:
         self.live.stop()
@@ -398,66 +350,17 @@ class LineageTab(DeskTab):
 
     # -- a run ------------------------------------------------------------------------------------
 
-    def open_run(self, run: int) -> None:
-        """The run list's Enter (or double click): the run in view on the timeline, and explained."""
-        self.panel.show_run(run)
-        self.select_run(run)
-
-    def describe(self, run: int | None, t_us: int) -> str:
-        """The timeline's tooltip: the run under the pointer, or the time there (local and UTC)."""
-        tl = self.tl
-        if tl is None:
-            return ""
-        if run is None:
-            return when_text(t_us / US)
-        table = tl.table
-        state = timeline.STATES[int(tl.state[run]) - 1]
-        return (f"{table.run_ids[run]} — {state.color}: {state} (rule {state.rule})\n"
-                f"lane {table.lane_name(int(table.lane[run]))}\n"
-                f"first {when_text(table.start[run] / US)}\nlast  {when_text(table.end[run] / US)}"
-                + ("\ncanary run" if table.canary[run] else ""))
-
-    def clear_selection(self, why: str) -> None:
-        """The selected run is no longer shown: the detail pane says so instead of explaining it."""
-        run_id, self.selected_id = self.selected_id, None
-        self.panel.item.selected = None
-        self.panel.item.update()
-        self.detail.show_detail(None, f"Run {run_id} is {why}. Click a run, or press N on the timeline for the "
-                                      "next at-risk run, to see why it has its colour.")
-
-    def select_run(self, run: int | None) -> None:
-        tl = self.tl
-        if tl is None or run is None:
-            return
-        table = tl.table
-        self.selected_id = table.run_ids[run]
-        self.panel.item.selected = run
-        self.panel.item.update()
-        self.runs.show_selected(run)
-        state = timeline.STATES[int(tl.state[run]) - 1]
-        self.detail.show_pending(
-            f"<b>{self.selected_id}</b> · {colors.swatch(state.color)} <b>{state.color}</b> · {state} "
-            f"(rule {state.rule}) · lane {table.lane_name(int(table.lane[run]))} · reading its receipts…")
-        self._read_detail(self.selected_id)
-
-    def _read_detail(self, run_id: str) -> None:
-        now, fresh = self.controls.evaluate_at(), self.controls.fresh_for()
-        if fresh is None:
-            return
-
-        def show(detail: Any) -> None:
-            if run_id != self.selected_id:
-                return
-            if detail is None:
-                self.detail.show_detail(None, f"Run {run_id} has no receipt at or before the evaluated time.")
-            else:
-                self.detail.show_detail(detail)
-
-        reader = self.receipts
-        self.run(lambda ws: reader.detail(ws, run_id, now, fresh), show, label="reading the run's receipts")
-
     def selected_detail(self) -> Any:
         return self.detail.detail
+
+    # -- a run, and where navigation lands (``runs_view``) -------------------------------------------
+
+    show_target = runs_view.show_target
+    open_run = runs_view.open_run
+    describe = runs_view.describe
+    clear_selection = runs_view.clear_selection
+    select_run = runs_view.select_run
+    _read_detail = runs_view.read_detail
 
     # -- writing: import and canary (``receipt_io``) -----------------------------------------------
 
@@ -465,23 +368,6 @@ class LineageTab(DeskTab):
     export_receipts = receipt_io.export_receipts
     run_canary = receipt_io.run_canary
     show_canary_runs = receipt_io.show_canary_runs
-
-
-def _lanes_of(target: dict[str, Any], known: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """The lanes a navigation target names: ``scope`` as "user/assistant" text (matched
-    against the ``known`` lanes: a scope may hold a slash itself), a {"user", "assistant"}
-    mapping or a list of either, or ``user`` and ``assistant`` keys."""
-    scope = target.get("scope")
-    items = scope if isinstance(scope, list) else [scope] if scope is not None else []
-    if "user" in target:
-        items.append({"user": target["user"], "assistant": target.get("assistant", "")})
-    lanes = []
-    for item in items:
-        if isinstance(item, dict) and "user" in item:
-            lanes.append((str(item["user"]), str(item.get("assistant", ""))))
-        elif isinstance(item, str):
-            lanes += [lane for lane in known if f"{lane[0]}/{lane[1]}" == item]
-    return lanes
 
 
 def _grid(tl: timeline.Timeline) -> timeline.Grid:
