@@ -13,25 +13,19 @@ and receipts.
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QComboBox,
-    QCompleter,
     QDialog,
     QFileDialog,
-    QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QLineEdit,
     QProgressBar,
     QPushButton,
-    QSpinBox,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -42,6 +36,7 @@ from memorydesk.core.errors import MemoryDeskError
 from memorydesk.lineage.memoryos import ImportResult, import_directory, zone_names
 from memorydesk.lineage.memoryos.report import CANNOT_SEE, counted, fill_line
 from memorydesk.ui.importer import remember
+from memorydesk.ui.importer.form import ImportForm
 from memorydesk.ui.importer.model import AnomalyModel
 from memorydesk.ui.operations import Cancelled, Job
 from memorydesk.ui.session import DeskSession
@@ -78,81 +73,13 @@ class ImportDialog(QDialog):
         self.result: ImportResult | None = None
         self.running = False
         self.job: Job | None = None
-        self._zones = zone_names()
 
-        self.target = QLabel("")
-        self.target.setObjectName("target")
-        self.target.setWordWrap(True)
-        self.target.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        path = Path(session.ws.path).resolve()
-        self.target.setText(f"<b>{html.escape(path.name)}</b> in {html.escape(str(path.parent))}")
-        self.target.setToolTip("The workspace open in the window: the import writes into it")
-        self.folder = QLineEdit()
-        self.folder.setObjectName("folder")
-        self.folder.setPlaceholderText("MemoryOS's data folder (it holds users/ and assistants/)")
-        self.choose = QPushButton("Choose…")
-        self.choose.setObjectName("choose-folder")
-        row = QHBoxLayout()
-        row.addWidget(self.folder, 1)
-        row.addWidget(self.choose)
-        self.zone = QComboBox()
-        self.zone.setObjectName("zone")
-        self.zone.setEditable(True)
-        self.zone.addItems(self._zones)
-        self.zone.setCurrentIndex(-1)
-        self.zone.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.zone.lineEdit().setPlaceholderText("Choose the time zone MemoryOS ran in")
-        completer = QCompleter(self._zones, self.zone)
-        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        completer.setFilterMode(Qt.MatchFlag.MatchContains)
-        self.zone.setCompleter(completer)
-        note = QLabel("MemoryOS stores local wall-clock times without an offset: every time is read in this zone, "
-                      "with the offset of its own date (daylight saving included). Nothing is assumed.")
-        note.setWordWrap(True)
-        note.setStyleSheet("color: palette(placeholder-text)")
-        self.capacity = QSpinBox()
-        self.capacity.setObjectName("stm-capacity")
-        self.capacity.setRange(0, 100_000)
-        self.capacity.setSpecialValueText("not given")
-        self.capacity.setToolTip("MemoryOS's short_term_capacity for the run that wrote these files (10 by default "
-                                 "in MemoryOS; not stored in them). Given it, each QA's move to mid-term memory is "
-                                 "dated by MemoryOS's own rule, and short-term memory holding fewer entries while "
-                                 "mid-term memory has pages is reported as an interrupted migration.")
-        capacity_note = QLabel("Optional, but without it each move is dated by an upper bound and an interrupted "
-                               "migration cannot be seen.")
-        capacity_note.setWordWrap(True)
-        capacity_note.setStyleSheet("color: palette(placeholder-text)")
-        capacity_row = QHBoxLayout()
-        capacity_row.addWidget(self.capacity)
-        capacity_row.addWidget(capacity_note, 1)
-        # a zone and capacity carried over from the last import are said, and asked about, for another folder
-        self.carried = QLabel("")
-        self.carried.setObjectName("carried-over")
-        self.carried.setWordWrap(True)
-        self.carried.setStyleSheet("color: #b35900")
-        self.keep_values = QPushButton("Keep Them")
-        self.keep_values.setObjectName("keep-values")
-        self.keep_values.setToolTip("Import this folder with the time zone and capacity shown")
-        carried_row = QHBoxLayout()
-        carried_row.addWidget(self.carried, 1)
-        carried_row.addWidget(self.keep_values, 0, Qt.AlignmentFlag.AlignTop)
-        self.carried_box = QWidget()
-        self.carried_box.setLayout(carried_row)
-        carried_row.setContentsMargins(0, 0, 0, 0)
-        self.carried_box.hide()
-        self._values_for: str | None = None  # the folder the zone and capacity shown were chosen for
-        # a grid, not a form layout: its wrapped notes get the height their lines need at any width
-        form = QGridLayout()
-        form.setColumnStretch(1, 1)
-        for k, (label, field) in enumerate((("Into workspace", self.target), ("MemoryOS folder", row),
-                                            ("Time zone", self.zone), ("", note),
-                                            ("Short-term capacity", capacity_row), ("", self.carried_box))):
-            if label:
-                form.addWidget(QLabel(label), k, 0, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-            if isinstance(field, QWidget):
-                form.addWidget(field, k, 1)
-            else:
-                form.addLayout(field, k, 1)
+        self.form = ImportForm(session, zone_names())
+        self.form.changed.connect(self._update)
+        self.form.choose.clicked.connect(self.choose_folder)
+        # the form's parts, named as the dialog's own (a test, a shortcut, a person's eye finds them here)
+        for name in ("target", "folder", "choose", "zone", "capacity", "carried", "keep_values", "carried_box"):
+            setattr(self, name, getattr(self.form, name))
 
         self.stage = QLabel("")
         self.stage.setObjectName("stage")
@@ -208,7 +135,7 @@ class ImportDialog(QDialog):
         buttons.addWidget(self.close_button)
 
         layout = QVBoxLayout(self)
-        layout.addLayout(form)
+        layout.addWidget(self.form)
         layout.addWidget(self.stage)
         layout.addWidget(self.bar)
         layout.addWidget(self.summary)
@@ -217,16 +144,11 @@ class ImportDialog(QDialog):
         layout.addStretch(0)
         layout.addLayout(buttons)
 
-        self.choose.clicked.connect(self.choose_folder)
         self.import_button.clicked.connect(self.start)
         self.lineage_button.clicked.connect(self.open_lineage)
         self.at_risk_button.clicked.connect(self.open_at_risk)
         self.close_button.clicked.connect(self.reject)
-        self.folder.textChanged.connect(self._folder_changed)
-        self.zone.currentTextChanged.connect(self._values_chosen)
-        self.capacity.valueChanged.connect(self._values_chosen)
-        self.keep_values.clicked.connect(self._values_chosen)
-        self._restore()
+        self.form.restore()
         self._update()
         self._sized = False  # fitted to its content once shown (``showEvent``)
 
@@ -236,46 +158,13 @@ class ImportDialog(QDialog):
             self._sized = True
             self.fit_height()
 
-    def _restore(self) -> None:
-        """The last folder, zone and capacity used (an empty field stays empty): chosen for that folder."""
-        last = remember.last()
-        if last["folder"]:
-            self.folder.setText(last["folder"])
-        if last["timezone"] in self._zones:
-            self.zone.setCurrentText(last["timezone"])
-        if last["stm_capacity"].isdigit():
-            self.capacity.setValue(int(last["stm_capacity"]))
-        self._values_for = self.folder.text().strip() or None
-        self._folder_changed()
-
-    def _values_chosen(self, *_args: Any) -> None:
-        """The zone or capacity was set (or kept) for the folder shown."""
-        self._values_for = self.folder.text().strip() or None
-        self._folder_changed()
-
-    def _folder_changed(self, *_args: Any) -> None:
-        """Another folder than the one the zone and capacity were chosen for: MemoryOS stores neither, so
-        carried-over values are said, and the import waits until they are changed or kept."""
-        folder = self.folder.text().strip()
-        carried = bool(folder) and self._values_for is not None and folder != self._values_for \
-            and bool(self.zone_name or self.stm_capacity)
-        if carried:
-            capacity = f"short-term capacity {self.stm_capacity}" if self.stm_capacity else "no short-term capacity"
-            self.carried.setText(f"{self.zone_name or 'No time zone'} and {capacity} are what the last import used, "
-                                 f"for {self._values_for}. MemoryOS's files hold neither: check them for this "
-                                 "folder — change them, or keep them.")
-        self.carried_box.setVisible(carried)
-        self._update()
-
     @property
     def stm_capacity(self) -> int | None:
-        return self.capacity.value() or None
-
-    # --- the form --------------------------------------------------------------------------
+        return self.form.stm_capacity
 
     @property
     def zone_name(self) -> str:
-        return self.zone.currentText().strip()
+        return self.form.zone_name
 
     def ready(self) -> tuple[bool, str]:
         if self.running:
@@ -284,21 +173,13 @@ class ImportDialog(QDialog):
             return False, f"nothing can be imported: {self.session.write_block}"
         if not self.folder.text().strip():
             return False, "choose MemoryOS's data folder"
-        if self.zone_name not in self._zones:
-            return False, "choose the time zone MemoryOS ran in (its times carry no offset)"
-        if self.carried_box.isVisibleTo(self):
-            return False, "check the time zone and capacity: they were chosen for another folder"
-        return True, ""
+        return self.form.ready()
 
     def _update(self, *_args: Any) -> None:
         ok, why = self.ready()
         self.import_button.setEnabled(ok)
         self.import_button.setToolTip("" if ok else why[:1].upper() + why[1:])
-        self.folder.setEnabled(not self.running)
-        self.choose.setEnabled(not self.running)
-        self.zone.setEnabled(not self.running)
-        self.capacity.setEnabled(not self.running)
-        self.keep_values.setEnabled(not self.running)
+        self.form.setEnabled(not self.running)
 
     def choose_folder(self) -> None:
         start = self.folder.text().strip() or remember.last()["folder"]
