@@ -68,7 +68,7 @@ class Controls(QWidget):
                               "(e.g. 90m, 24h, 7d)")
         self.fit = QPushButton("Show all")
         self.fit.setObjectName("lineage-fit")
-        self.fit.setToolTip("Zoom out to every run and scroll to the first lane (Home)")
+        self.fit.setToolTip("Zoom to every run the filters leave and scroll to the first lane (Home)")
         self.color = QComboBox()
         self.color.setObjectName("lineage-filter-color")
         self.color.addItems([ANY_COLOR, *[str(c) for c in reversed(BY_SEVERITY)]])
