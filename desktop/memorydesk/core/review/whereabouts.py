@@ -1,0 +1,94 @@
+"""A person's home address or date of birth, written in a sentence (several languages).
+
+- **Home address**: a street address (a house number beside a street word — Street, Road,
+  -straße, rue, calle, rua, via, -straat, ul. …) or a postcode with a town, in a text that
+  says it is where someone lives (``lives at``, ``home address``, ``wohnt``, ``habite``,
+  ``vive en``, ``mora``, ``woont``, ``mieszka``, …) or names a person beside it. An office,
+  a data centre or a shop (``office``, ``HQ``, ``Büro``, …) with no such word is not a
+  person's address.
+- **Date of birth**: a date with its day (``1984-03-12``, ``12.03.1984``, ``March 12,
+  1984``, ``12. März 1984``) right after a word that says it is a birth date (``born``,
+  ``DOB``, ``geboren``, ``né le``, ``nacido``, ``生年月日``, …).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class WhereHit:
+    type: str  # address, birth_date
+    start: int
+    end: int
+
+
+_CAP = r"[A-ZÀ-ÖØ-Þ][\w'’.-]*"
+STREET = re.compile(
+    r"\b\d{1,5}[a-zA-Z]?,?\s+(?:" + _CAP + r"\s+){1,4}(?:Street|St\.?|Avenue|Ave\.?|Road|Rd\.?|Lane|Ln\.?|Drive|Dr\.?"
+    r"|Boulevard|Blvd\.?|Way|Court|Ct\.?|Place|Pl\.?|Terrace|Close|Crescent|Gardens|Row|Mews|Square|Sq\.?)\b"
+    r"|\b" + _CAP + r"(?:straße|strasse|str\.|weg|gasse|allee|platz|ring|damm|ufer|steig)\s+\d{1,4}\s?[a-zA-Z]?\b"
+    r"|\b\d{1,4}(?:\s?(?:bis|ter))?,?\s+(?:rue|avenue|av\.|boulevard|bd|chemin|allée|place|impasse|quai|route)\s+"
+    r"(?:(?:de\s+la|de\s+l'|du|des|de|d')\s*)?[\w'’-]+"
+    r"|\b(?:calle|c/|avenida|avda\.|av\.|paseo|plaza|rua|travessa|avenida|via|viale|piazza|corso|largo)\s+"
+    r"(?:[\w'’.-]+\s+){0,4}?(?:n[º°o.]\s*)?\d{1,4}\b"
+    r"|\b" + _CAP + r"(?:straat|laan|weg|gracht|plein|kade|singel|dijk)\s+\d{1,4}[a-zA-Z]?\b"
+    r"|\bul\.\s*" + _CAP + r"(?:\s+" + _CAP + r")?\s+\d{1,4}(?:/\d{1,4})?\b"
+    r"|\b\d{4,5}\s+(?:[A-ZÄÖÜ][a-zäöüßéèàç-]+)(?:\s+(?:am|an|im|sur|en)\s+[A-Z][\w-]+)?\b(?=\s*(?:[,.;)]|$|\n))"
+    r"|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b",
+    re.IGNORECASE | re.MULTILINE)
+_PERSONAL = re.compile(
+    r"(?i)\b(?:lives?\s+(?:at|in|on)|living\s+at|home\s+(?:address|is)|(?:his|her|their|my)\s+(?:home|address|house|flat|"
+    r"apartment)|private\s+address|residential|resides|moved\s+to|wohnt|wohnhaft|privatadresse|heimadresse|"
+    r"anschrift|habite|domicile|adresse\s+(?:perso|priv)|vive\s+en|domicilio|mora\s+(?:na|em|no)|morada|"
+    r"resid[eê]ncia|woont|woonadres|thuisadres|mieszka|adres\s+zamieszkania|abita|residente|indirizzo\s+di\s+casa|"
+    r"bor\s+på|asuu)\b")
+_WEAK = re.compile(r"(?i)\b(?:address|adresse|adres|anschrift|dirección|direccion|endereço|indirizzo)\b")
+_NOT_PERSONAL = re.compile(r"(?i)\b(?:office|offices|hq|headquarters|head\s+office|warehouse|data\s*cent(?:er|re)|"
+                           r"datacenter|shop|store|branch|campus|factory|plant|büro|bureau|siège|sede|oficina|"
+                           r"kantoor|biuro|company|registered\s+address|ship\s+to\s+the\s+office)\b")
+_NAME = re.compile(r"\b[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ]{1,20}\s+(?:(?:van|von|de|da|del|di|le|la)\s+)?[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ'-]{1,25}\b")
+
+_MONTHS = (r"jan(?:uary|uar|vier|eiro)?|feb(?:ruary|ruar)?|f[ée]vrier|mar(?:ch|s|zo|ço)?|märz|apr(?:il|ile)?|avril|"
+           r"abril|may|mai|mayo|maio|maggio|jun(?:e|i|io|ho)?|juin|jul(?:y|i|io|ho)?|juillet|aug(?:ust)?|ao[uû]t|"
+           r"agosto|sep(?:t|tember|tembre|tiembre)?|settembre|oct(?:ober|obre|ubre)?|okt(?:ober)?|ottobre|outubro|"
+           r"nov(?:ember|embre)?|dec(?:ember)?|dez(?:ember)?|d[ée]cembre|diciembre|dicembre|dezembro")
+_DATE = (r"(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[./-]\d{1,2}[./-](?:\d{4}|\d{2})|\d{1,2}\.?\s+(?:" + _MONTHS + r")\.?\s+\d{4}"
+         r"|(?:" + _MONTHS + r")\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{4}\s*年\s*\d{1,2}\s*月\s*\d{1,2}\s*日"
+         r"|\d{4}/\d{1,2}/\d{1,2}|\d{4}\.\s?\d{1,2}\.\s?\d{1,2}\.?)")
+BIRTH = re.compile(
+    r"(?i)(?:\bborn(?:\s+on)?|\bdate\s+of\s+birth|\bd\.?o\.?b\.?|\bbirth\s*(?:day|date)|\bgeboren(?:\s+am)?|\bgeb\.|"
+    r"\bgeburtsdatum|\bgeburtstag|\bn[ée]e?\s+le|\bdate\s+de\s+naissance|\bnacid[oa](?:\s+el)?|\bfecha\s+de\s+nacimiento|"
+    r"\bnascid[oa](?:\s+em)?|\bdata\s+de\s+nascimento|\bnat[oa]\s+il|\bdata\s+di\s+nascita|\bgeboren\s+op|"
+    r"\bgeboortedatum|\burodzon[ya]|\bdata\s+urodzenia|\bfödd|\bsyntynyt|\bdoğum\s+tarihi|生年月日|出生日期|"
+    r"생년월일|дата\s+рождения|родил[ас][сь]я?)"
+    r"[\s:,(]{0,4}(?:(?:on|am|le|el|em|il|op|в)\s+)?(?P<date>" + _DATE + r")")
+
+
+def find_whereabouts(text: str) -> list[WhereHit]:
+    out: list[WhereHit] = []
+    for m in BIRTH.finditer(text):
+        out.append(WhereHit("birth_date", m.start("date"), m.end("date")))
+    if any(ch.isdigit() for ch in text):
+        for m in STREET.finditer(text):
+            sentence = _sentence(text, m.start(), m.end())
+            before = text[_sentence_start(text, m.start()):m.start()]
+            strong = _PERSONAL.search(sentence) is not None
+            business = _NOT_PERSONAL.search(sentence) is not None
+            named = _NAME.search(before) is not None
+            if strong or (not business and (_WEAK.search(sentence) is not None or named)):
+                out.append(WhereHit("address", m.start(), m.end()))
+    return sorted(out, key=lambda h: h.start)
+
+
+def _sentence_start(text: str, at: int) -> int:
+    cut = max(text.rfind(". ", 0, at), text.rfind("\n", 0, at), text.rfind("; ", 0, at))
+    return 0 if cut < 0 else cut + 1
+
+
+def _sentence(text: str, start: int, end: int) -> str:
+    lo = _sentence_start(text, start)
+    hi_candidates = [i for i in (text.find(". ", end), text.find("\n", end), text.find("; ", end)) if i >= 0]
+    hi = min(hi_candidates) if hi_candidates else len(text)
+    return text[lo:hi]
