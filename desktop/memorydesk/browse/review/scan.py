@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from memorydesk.browse.review import corrections, decay, duplicates, recall, vectors
+from memorydesk.browse.review import corrections, decay, duplicates, injection_scan, recall, vectors
 from memorydesk.browse.review.disagree import (
     could_copy,
     could_disagree,
@@ -53,6 +53,8 @@ class Options:
     duplicate_cosine: float = duplicates.DUPLICATE_COSINE
     recall_budget_s: float = 20.0  # recall checks (MMR, ranks) at most this long per full scan
     rescan_recall_budget_s: float = 1.0  # … and per rescan (what is left is checked a second at a time)
+    model_budget_s: float = 20.0  # the injection model's embedding of texts without a stored vector, per full scan
+    rescan_model_budget_s: float = 1.0  # … and per rescan (what is left is read by the next scans)
     now: float | None = None
 
     def __post_init__(self) -> None:
@@ -143,6 +145,7 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
         others = other_items(ws, conn) if per_item else []
     new.fact_fp = fps
     undecodable = 0
+    read_now: list[Item] = []  # items whose text was scanned this time (the injection model reads them next)
     for n, fid in enumerate(fps):
         item = fresh.get(fid)
         if item is None:
@@ -153,6 +156,7 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
                 raise Cancelled()
             say("scanning facts", n, len(fps))
         new.per_item[("fact", fid)] = (item.fingerprint, _item_findings(item, has_embedding(item.fingerprint), now))
+        read_now.append(item)
         scanned["fact"] += 1
         if "\ufffd" in item.text("content") or "\ufffd" in item.topic:
             undecodable += 1
@@ -163,6 +167,7 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
             new.per_item[key] = prev
         else:
             new.per_item[key] = (item.fingerprint, text_findings(item))
+            read_now.append(item)
             scanned[item.item_kind] += 1
 
     if undecodable:
@@ -182,6 +187,9 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
         if stop():
             raise Cancelled()
         _set_findings(ws, old, new, options, now, stop, notes, say, gone)
+    if "injection" in options.kinds and read_now:
+        say("reading for injected instructions", 0, len(read_now))
+        _model_pass(ws, old, new, read_now, options, stop, notes)
 
     findings = [f for _fp, fs in new.per_item.values() for f in fs] + list(new.sets.values())
     findings = [f for f in findings if f.kind in options.kinds]
@@ -194,6 +202,36 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
                         seconds=time.monotonic() - started)
     report.counts = report.by_kind()
     return report
+
+
+def _model_pass(ws: Workspace, old: ScanCache | None, new: ScanCache, read_now: list[Item], options: Options,
+                stop: Callable[[], bool], notes: list[str]) -> None:
+    """The injection model over the items read this time that no injection rule flagged."""
+    todo = [it for it in read_now
+            if not any(f.kind == "injection" for f in new.per_item.get(scan_key(it), ("", []))[1])]
+    facts = [it.id for it in todo if it.item_kind == "fact"]
+    stored: dict[str, np.ndarray] = {}
+    if new.vectors is not None:
+        where, rows = new.vectors.position(), new.vectors.rows()
+        stored = {fid: rows[where[fid]] for fid in facts if fid in where}
+    missing = [fid for fid in facts if fid not in stored]
+    if missing:
+        with ws.read() as conn:
+            stored.update(vectors.stored_vectors(ws, conn, missing))
+    budget = options.model_budget_s if old is None else options.rescan_model_budget_s
+    found, left = injection_scan.model_findings(todo, stored, budget_s=budget, cancelled=stop)
+    for key, f in found.items():
+        item_key = scan_key(next(it for it in todo if (it.item_kind, it.id) == key))
+        fp, fs = new.per_item[item_key]
+        new.per_item[item_key] = (fp, [*fs, f])
+    for it in left:  # read again by the next scan
+        fp, fs = new.per_item[scan_key(it)]
+        new.per_item[scan_key(it)] = ("", fs)
+        if it.item_kind == "fact":
+            new.fact_fp[it.id] = ""
+    if left:
+        notes.append(f"{len(left):,} item(s) were not read by the injection model in the time given; the next scan "
+                     "reads them")
 
 
 def _item_findings(item: Item, has_embedding: bool, now: float) -> list[Finding]:

@@ -30,7 +30,11 @@ from memorydesk.core.review.whereabouts import find_whereabouts
 EMAIL = re.compile(r"(?<![\w.+:/-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}(?![\w-])")
 IBAN_CANDIDATE = re.compile(r"\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?\b")
 CARD_CANDIDATE = re.compile(r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])")
-_EXAMPLE_DOMAINS = ("example.com", "example.org", "example.net", "example.invalid", "localhost")
+_EXAMPLE_DOMAIN = re.compile(r"(?i)(?:^|\.)(?:example|beispiel|exemple|ejemplo|exemplo|esempio|voorbeeld)\.[a-z.]+$"
+                             r"|\.(?:invalid|test|example|localhost|local)$|^localhost$")
+#: accounts on a machine (``git@github.com:…``, ``ubuntu@bastion``), not people
+_MACHINE_USERS = {"git", "ubuntu", "root", "ec2-user", "centos", "debian", "admin", "deploy", "jenkins", "runner",
+                  "pi", "postgres", "www-data", "nobody", "user", "ansible", "vagrant", "core", "azureuser"}
 _CARD_PREFIXES = (("4",), ("51", "52", "53", "54", "55"), tuple(str(n) for n in range(2221, 2721)),
                   ("34", "37"), ("6011", "65", "644", "645", "646", "647", "648", "649"),
                   ("35",), ("36", "300", "301", "302", "303", "304", "305", "38"), ("62",))
@@ -49,11 +53,24 @@ ROLE_LOCAL = re.compile(
     r"builds|bot|robot|automation|deploy|deployments?|backup|reports?|data|analytics|audit|qa|test|tests|mailer|"
     r"mail|list|lists|group|everyone|all|staff|owners?|maintainers?|community|partners?|vendors?|procurement|"
     r"orders?|shipping|returns|customer-?care|customers?|customer-?success|cs|it-?support|tech|noc|soc|cert|psirt|"
-    r"escalations?|triage|announce|announcements)(?:[._-](?:team|group|list|alerts?|[a-z]{2,3}|\d+))*$")
+    r"escalations?|triage|announce|announcements|bounces?|accounts-?receivable|accounts-?payable|receivables?|payables?|"
+    r"buchhaltung|rechnung(?:en)?|datenschutz|kontakt|anfragen|vertrieb|personal|rgpd|gdpr|dsgvo|compta|comptabilite|"
+    r"facturation|ventas|contacto|soporte|atendimento|privacidade|faturamento|facturen|klantenservice|boekhouding|"
+    r"phishing|spam|postmaster|mailer-daemon|partners?|investors?|ir|events?|talent|wellbeing|benefits|travel|"
+    r"facilities|reception|frontdesk|office-?manager)(?:[._-](?:team|group|list|alerts?|desk|[a-z]{2,3}|\d+))*$")
 _PHONE_CANDIDATE = re.compile(r"(?<![\w+\-:/.#])(?:\+|00)?\(?\d[\d\s().\-/]{5,18}\d(?![\w\-:/]|\.\d)")
 _DATE = re.compile(r"^\d{4}[-./]\d{1,2}[-./]\d{1,2}$|^\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}$|^\d{1,2}:\d{2}")
 _VERSION = re.compile(r"^\d+(?:\.\d+){2,}$")
 _NANP = re.compile(r"^\(?\d{3}\)?[-. ]\d{3}[-. ]\d{4}$")
+#: a company's line, not a person's: switchboards, hotlines, offices, press
+_BUSINESS_LINE = re.compile(
+    r"(?i)\b(?:reception|switchboard|hotline|helpline|office|headquarters|hq|press|imprint|main\s+line|front\s+desk|"
+    r"customer\s+(?:service|support|care)|support\s+line|service\s+line|toll[- ]free|freephone|call\s+cent(?:er|re)|"
+    r"zentrale|empfang|kundenservice|hotline|standard|accueil|agence|centralita|atención\s+al\s+cliente|"
+    r"numero\s+verde|centralino|centrala|biuro|sede|oficina|escritório|kantoor|büro|bureau)\b|代表|受付|总机|客服")
+_NOT_PHONE = re.compile(r"(?i)\b(?:run|build|job|pipeline|order|invoice|ticket|case|ref|reference|version|release|"
+                        r"tracking|serial|batch|lot|id|no\.?|nr\.?)\s*[#:]?\s*$|#\s*$")
+_TEST_CARD = re.compile(r"(?i)\b(?:test|sandbox|demo|dummy|fake|example|staging|simulat\w*|3-?d\s+secure)\b")
 _PHONE_CUES = re.compile(
     r"(?i)\b(?:phone|tel|telephone|call|ring|mobile|cell|fax|sms|text|whatsapp|signal|hotline|reach\s+(?:him|her|them)|"
     r"handy|telefon|telefonnummer|rufnummer|mobil|t[ée]l[ée]phone|t[ée]l|portable|num[ée]ro|tel[ée]fono|m[óo]vil|"
@@ -94,7 +111,9 @@ def find_personal(text: str, regions: tuple[str, ...] = REGIONS) -> list[Persona
     if "@" in text:
         for m in EMAIL.finditer(text):
             address = m.group()
-            if address.lower().rsplit("@", 1)[1].endswith(_EXAMPLE_DOMAINS) or is_role_address(address):
+            domain = address.lower().rsplit("@", 1)[1]
+            machine = address.split("@", 1)[0].lower() in _MACHINE_USERS or text[m.end():m.end() + 1] == ":"
+            if _EXAMPLE_DOMAIN.search(domain) or is_role_address(address) or machine:
                 taken.append(m.span())
                 continue
             add("email", m.start(), m.end())
@@ -124,6 +143,12 @@ def _masked(text: str, kind: str, start: int, end: int) -> str:
     return mask_personal(value)
 
 
+def _sentence(text: str, start: int, end: int) -> str:
+    lo = max(text.rfind(". ", 0, start), text.rfind("\n", 0, start), text.rfind("; ", 0, start))
+    his = [i for i in (text.find(". ", end), text.find("\n", end), text.find("; ", end)) if i >= 0]
+    return text[lo + 1 if lo >= 0 else 0:min(his) if his else len(text)]
+
+
 def _overlaps(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
     return any(span[0] < b and a < span[1] for a, b in taken)
 
@@ -143,6 +168,8 @@ def _cards(text: str, taken: list[tuple[int, int]], add) -> None:
         digits = re.sub(r"\D", "", m.group())
         if _overlaps(m.span(), taken) or not 13 <= len(digits) <= 19 or len(set(digits)) < 3:
             continue
+        if _TEST_CARD.search(_sentence(text, m.start(), m.end())):
+            continue  # the processors' published test numbers, in a test
         if any(digits.startswith(p) for group in _CARD_PREFIXES for p in group) and luhn.is_valid(digits):
             add("card", m.start(), m.end())
 
@@ -159,6 +186,9 @@ def _phones(text: str, regions: tuple[str, ...], taken: list[tuple[int, int]], a
             continue
         international = raw.startswith(("+", "00"))
         cued = any(m.start() - 40 <= c <= m.start() + 1 for c in cue_at)
+        sentence = _sentence(text, m.start(), m.end())
+        if _BUSINESS_LINE.search(sentence) or (not cued and _NOT_PHONE.search(text[max(0, m.start() - 20):m.start()])):
+            continue  # a company's switchboard, or a run, order or ticket number
         grouped = bool(re.search(r"[\s().\-/]", raw))
         if not international and not cued:
             if not grouped or not (raw.startswith(("0", "(")) or _NANP.match(raw)):

@@ -164,6 +164,10 @@ def find_secrets(text: str) -> list[SecretHit]:
         start, end = _whole_token(text, r.start, r.end)
         if end <= start or is_placeholder(text, start, end):
             continue
+        if is_public(text, start, end, r.rank >= _RANK_PROSE):
+            continue
+        if r.plugin == "KeywordDetector" and re.fullmatch(r"[a-zà-ÿ]+", text[start:end]):
+            continue  # a plain word after a keyword ("injects them", "token: expired")
         if any(start < k.end and k.start < end for k in kept):
             continue
         kept.append(_Raw(start, end, r.type, r.plugin, r.rank))
@@ -223,6 +227,30 @@ _PLACEHOLDER = re.compile(r"(?i)^(?:x{3,}|\*{3,}|\.{3,}|•+|#{3,}|-{3,}|_{3,}|0
                           r"fake\w*|test|tbd|todo|n/?a|none|null|secret|password|token|api[-_]?key|<[^>]*>)$")
 
 
+#: values that are public by design: publishable keys, public keys, integrity hashes, resource names
+_PUBLIC_BEFORE = re.compile(r"(?i)(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-\S+|sk-ssh-\S+|sha(?:256|384|512)-|arn:aws:\S*|"
+                            r"integrity=\S*)\s?$")
+_PUBLIC_WORDS = re.compile(r"(?i)\b(?:publishable|public\s+key|site\s+key|client\s+id|fingerprint|known_hosts|"
+                           r"integrity|checksum|digest|commit|sha|hash|request\s+id|trace\s+id|object\s+id)\b|\(public")
+
+
+def is_public(text: str, start: int, end: int, generic: bool) -> bool:
+    """A value that is not a secret by design (a publishable key, a public key, a hash); for the
+    generic detectors (entropy, keyword nearness) also one the sentence calls public."""
+    value = text[start:end]
+    if value.startswith(("pk_live_", "pk_test_")) or _PUBLIC_BEFORE.search(text[max(0, start - 60):start]):
+        return True
+    if "/" in value and re.search(r"\.[a-z]{2,4}$", value):
+        return True  # a path to a file
+    return generic and _PUBLIC_WORDS.search(_sentence_of(text, start, end)) is not None
+
+
+def _sentence_of(text: str, start: int, end: int) -> str:
+    lo = max(text.rfind(". ", 0, start), text.rfind("\n", 0, start), text.rfind("; ", 0, start))
+    his = [i for i in (text.find(". ", end), text.find("\n", end), text.find("; ", end)) if i >= 0]
+    return text[lo + 1 if lo >= 0 else 0:min(his) if his else len(text)]
+
+
 def is_placeholder(text: str, start: int, end: int) -> bool:
     """A value that stands for a secret rather than being one: ``<your-key>``, ``${VAR}``,
     ``{{ secret }}``, ``sk-...``, ``xxxx``, ``****``, a published example key."""
@@ -236,6 +264,9 @@ def is_placeholder(text: str, start: int, end: int) -> bool:
         return True
     if _PLACEHOLDER.match(value) or value.startswith(("$", "%")):
         return True
+    if re.search(r"(?i)(?:^|[-_])(?:your|dein|deine|ihr|votre|ton|tu|su|seu|sua|mein|my)[-_]|[-_](?:here|hier|ici|aqui|aquí|qui)$",
+                 value):
+        return True  # dein-schluessel-hier, your_token_here
     core = re.sub(r"^[a-z]{2,4}[_-](?:live_|test_)?", "", value)  # the part after a prefix such as sk- or ghp_
     if core and len(set(core.lower())) <= 2:
         return True  # sk-aaaaaaaa, ghp_000000…

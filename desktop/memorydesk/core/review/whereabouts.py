@@ -46,6 +46,8 @@ _PERSONAL = re.compile(
     r"bor\s+på|asuu)\b")
 _WEAK = re.compile(r"(?i)\b(?:address|adresse|adres|anschrift|dirección|direccion|endereço|indirizzo)\b")
 _NOT_PERSONAL = re.compile(r"(?i)\b(?:office|offices|hq|headquarters|head\s+office|warehouse|data\s*cent(?:er|re)|"
+                           r"fiscal|registered|gmbh|ltd|inc|llc|s\.?l\.?|s\.?a\.?|sas|sarl|b\.?v\.?|ag|plc|"
+                           r"demo|example|sample|placeholder|fictional|fiction|simpsons|santa|north\s+pole|test\s+data|"
                            r"datacenter|shop|store|branch|campus|factory|plant|büro|bureau|siège|sede|oficina|"
                            r"kantoor|biuro|company|registered\s+address|ship\s+to\s+the\s+office)\b")
 _NAME = re.compile(r"\b[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ]{1,20}\s+(?:(?:van|von|de|da|del|di|le|la)\s+)?[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ'-]{1,25}\b")
@@ -69,6 +71,9 @@ BIRTH = re.compile(
 def find_whereabouts(text: str) -> list[WhereHit]:
     out: list[WhereHit] = []
     for m in BIRTH.finditer(text):
+        year = re.findall(r"\d{4}", m.group("date"))
+        if year and int(year[0]) < 1920:
+            continue  # a historical figure's birthday, not a living person's
         out.append(WhereHit("birth_date", m.start("date"), m.end("date")))
     if any(ch.isdigit() for ch in text):
         for m in STREET.finditer(text):

@@ -1,0 +1,70 @@
+"""The injection model's part of a scan: the items read this time that no rule flagged, scored
+by ``injection_model`` — a fact by its stored embedding when it has one and is short, any
+other text embedded (its sentences too when it is long) within a time budget, like the
+recall checks'. What the budget leaves is said in a note and read again by the next scan.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from memorydesk.browse.review import injection_model
+from memorydesk.browse.review.items import Item
+from memorydesk.core.review.finding import Finding
+from memorydesk.core.review.mask import excerpt
+from memorydesk.core.review.secrets import secret_spans
+
+_BATCH = 64
+
+
+def _text(item: Item) -> str:
+    return "\n".join(t for _n, t in item.fields if t)
+
+
+def finding(item: Item, hit: injection_model.ModelHit) -> Finding:
+    text = _text(item)
+    where = text.find(hit.sentence) if hit.sentence else -1
+    start, end = (where, where + len(hit.sentence)) if where >= 0 else (0, min(len(text), 160))
+    shown = excerpt(text, start, end, around=20 if where >= 0 else 0, masks=secret_spans(text))
+    field = item.fields[-1][0] if len(item.fields) > 1 and where > len(item.fields[0][1]) else item.fields[0][0]
+    if item.item_kind == "fact":
+        field = "content"
+    reaches_all = item.item_kind == "policy" and item.active
+    evidence = {"rule": "model", "explanation": (
+        f"reads as an instruction planted for the agent (model score {hit.score:.2f}); closest written example: "
+        f"“{hit.nearest}”"), "excerpt": shown, "score": hit.score, "similarity": hit.similarity}
+    return Finding("injection", "critical" if reaches_all else "high", item.item_kind, item.id, field, evidence,
+                   "quarantined" if item.quarantined else "open", item.domain,
+                   f"reads as an instruction: {shown[:80]}", item.fingerprint)
+
+
+def model_findings(items: list[Item], stored: dict[str, np.ndarray], *, budget_s: float,
+                   cancelled: Callable[[], bool] | None = None) -> tuple[dict[tuple[str, str], Finding], list[Item]]:
+    """Findings by (item kind, id) for the items the model flags, and the items the budget left unread.
+
+    ``stored``: unit vectors of facts by id (their stored embeddings)."""
+    if not items or not injection_model.available():
+        return {}, []
+    out: dict[tuple[str, str], Finding] = {}
+    by_vector = [it for it in items if it.item_kind == "fact" and it.id in stored
+                 and len(_text(it)) <= injection_model.LONG]
+    if by_vector:
+        prob, nearest, sim = injection_model.score_vectors(np.stack([stored[it.id] for it in by_vector]))
+        for k, it in enumerate(by_vector):
+            hit = injection_model.hit_of(prob[k], nearest[k], sim[k])
+            if hit is not None:
+                out[(it.item_kind, it.id)] = finding(it, hit)
+    scored = {id(it) for it in by_vector}
+    rest = [it for it in items if id(it) not in scored and _text(it).strip()]
+    started = time.monotonic()
+    for at in range(0, len(rest), _BATCH):
+        if time.monotonic() - started > budget_s or (cancelled is not None and cancelled()):
+            return out, rest[at:]
+        chunk = rest[at:at + _BATCH]
+        for it, hit in zip(chunk, injection_model.score_texts([_text(it)[:20_000] for it in chunk]), strict=True):
+            if hit is not None:
+                out[(it.item_kind, it.id)] = finding(it, hit)
+    return out, []
