@@ -27,8 +27,24 @@ import numpy as np
 
 from memorydesk.browse.review.injection_exemplars import INJECTED, ORDINARY
 
-THRESHOLD = 0.80  # probability at or above which a text is reported
+THRESHOLD = 0.99  # probability at or above which a text is reported on the model alone
+CUED_THRESHOLD = 0.95  # … or at or above this when it also names a risky act (``RISK``)
 MIN_SIMILARITY = 0.30  # … and it must be at least this close to one planted example
+#: words of a risky act in several languages: secrets, sending out, switching off a safeguard, approving or
+#: hiding without a person, new access; the model's lower threshold needs one of them
+RISK = re.compile(
+    r"(?i)\b(?:secret|secrets|password|passwords|token|tokens|api\s*keys?|private\s+keys?|credentials?|\.env|ssh|"
+    r"mfa|2fa|two-factor|signature|encryption|audit|logs?|alerts?|findings?|scanner|webhook|admin|owner|collaborator|"
+    r"authorized_keys|dns|cname|public|external|outside|off-?site|upload|exfiltrat\w*|forward|cc|paste|export|"
+    r"approve\w*|merge\w*|dismiss\w*|resolve\w*|without|silently|quietly|never\s+mention|don't\s+(?:tell|mention)|"
+    r"do\s+not\s+(?:tell|mention|notify|log)|no\s+one|nobody|skip|bypass|disable\w*|turn\s+off|uninstall|"
+    r"--no-verify|delete|remove|priority|supersedes?|overrides?|verbal|effective\s+immediately|trust\s+level|"
+    r"memory|stored\s+facts|whatsapp|transfer|refund|discount|"
+    r"passwort\w*|geheim\w*|schlüssel|zugangsdaten|ohne|lösch\w*|genehmig\w*|vorrang|niemand\w*|"
+    r"mot\s+de\s+passe|secrets?|clés?|sans|supprim\w*|approuv\w*|priorit\w*|personne|jamais|"
+    r"contraseñ\w*|clave|sin|borra\w*|aprueb\w*|nadie|nunca|prioridad|senha|sem|apag\w*|aprov\w*|ninguém|"
+    r"пароль\w*|токен\w*|ключ\w*|без|удал\w*|никому|приоритет\w*)\b"
+    r"|密码|令牌|密钥|不要告诉|删除|上传|所有内容|סיסמ|מפתח|בלי|אל\s+תספר|מחק")
 LONG = 320  # characters: a longer text is also scored sentence by sentence
 MAX_SENTENCES = 12
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n+")
@@ -45,8 +61,10 @@ class ModelHit:
 
 @dataclass
 class _Fitted:
-    weights: np.ndarray  # (384,)
+    weights: np.ndarray  # (384,), over standardised features
     bias: float
+    mean: np.ndarray
+    scale: np.ndarray
     positives: np.ndarray  # unit vectors of INJECTED
 
 
@@ -81,7 +99,7 @@ def _example_vectors(embedder) -> np.ndarray:
     return vecs
 
 
-def fit(x: np.ndarray, y: np.ndarray, *, l2: float = 1e-3, steps: int = 800, rate: float = 2.0) -> tuple[np.ndarray, float]:
+def fit(x: np.ndarray, y: np.ndarray, *, l2: float = 3e-2, steps: int = 500, rate: float = 0.5) -> tuple[np.ndarray, float]:
     """Logistic regression by gradient descent, classes weighted to balance (deterministic)."""
     n, d = x.shape
     w = np.zeros(d, dtype=np.float64)
@@ -103,8 +121,9 @@ def _fitted_for(embedder_id: int) -> _Fitted:  # one per process (the embedder i
 
     vecs = _example_vectors(get_embedder())
     y = np.concatenate([np.ones(len(INJECTED)), np.zeros(len(ORDINARY))])
-    w, b = fit(vecs, y)
-    return _Fitted(w, b, vecs[:len(INJECTED)])
+    mean, scale = vecs.mean(axis=0), vecs.std(axis=0) + 1e-6
+    w, b = fit((vecs - mean) / scale, y)
+    return _Fitted(w, b, mean, scale, vecs[:len(INJECTED)])
 
 
 def model() -> _Fitted:
@@ -124,14 +143,17 @@ def score_vectors(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
     if len(vectors) == 0:
         return np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(0)
     v = np.asarray(vectors, dtype=np.float32)
-    prob = 1 / (1 + np.exp(-(v @ m.weights + m.bias)))
+    prob = 1 / (1 + np.exp(-(((v - m.mean) / m.scale) @ m.weights + m.bias)))
     sims = v @ m.positives.T
     nearest = sims.argmax(axis=1)
     return prob, nearest, sims[np.arange(len(v)), nearest]
 
 
-def hit_of(prob: float, nearest: int, similarity: float, sentence: str = "") -> ModelHit | None:
-    if prob < THRESHOLD or similarity < MIN_SIMILARITY:
+def hit_of(prob: float, nearest: int, similarity: float, sentence: str = "", text: str = "") -> ModelHit | None:
+    """A hit when the model is sure, or fairly sure and the text names a risky act."""
+    if similarity < MIN_SIMILARITY or prob < CUED_THRESHOLD:
+        return None
+    if prob < THRESHOLD and RISK.search(sentence or text) is None:
         return None
     return ModelHit(round(float(prob), 3), INJECTED[int(nearest)], round(float(similarity), 3), sentence)
 
@@ -156,7 +178,7 @@ def score_texts(texts: list[str]) -> list[ModelHit | None]:
     prob, nearest, sim = score_vectors(vecs)
     best: list[ModelHit | None] = [None] * len(texts)
     for k, (i, _t, sentence) in enumerate(pieces):
-        hit = hit_of(prob[k], nearest[k], sim[k], sentence)
+        hit = hit_of(prob[k], nearest[k], sim[k], sentence, texts[i])
         if hit is not None and (best[i] is None or hit.score > best[i].score):
             best[i] = hit
     return best

@@ -54,7 +54,7 @@ def model_findings(items: list[Item], stored: dict[str, np.ndarray], *, budget_s
     if by_vector:
         prob, nearest, sim = injection_model.score_vectors(np.stack([stored[it.id] for it in by_vector]))
         for k, it in enumerate(by_vector):
-            hit = injection_model.hit_of(prob[k], nearest[k], sim[k])
+            hit = injection_model.hit_of(prob[k], nearest[k], sim[k], "", _text(it))
             if hit is not None:
                 out[(it.item_kind, it.id)] = finding(it, hit)
     scored = {id(it) for it in by_vector}

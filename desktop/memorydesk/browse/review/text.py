@@ -15,7 +15,8 @@ from memorydesk.core.review.secrets import find_secrets
 
 MAX_SCANNED = 1_000_000  # characters of one item; the rest is noted, not scanned
 PERSONAL_WORDS = {"email": "an e-mail address", "phone": "a phone number", "iban": "an IBAN", "card": "a card number",
-                  "national_id": "a national identifier", "address": "a home address", "birth_date": "a date of birth"}
+                  "national_id": "a national identifier", "address": "a home address", "birth_date": "a date of birth",
+                  "health": "a person's health"}
 
 
 def _state(item: Item) -> str:

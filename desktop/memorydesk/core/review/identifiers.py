@@ -71,8 +71,8 @@ CUES = re.compile(
     r"dni|nie|nif|documento|c[ée]dula|codice\s+fiscale|personnummer|personnr|henkil[öo]tunnus|hetu|cpr|"
     r"f[øo]dselsnummer|rijksregister|registre\s+national|ahv|avs|sin|aadhaar|curp|rut|pps|amka|cnp|egn|"
     r"rodn[ée]\s+[čc][íi]slo|kimlik|oib|kennitala|my\s+number|tfn|ird|nhs|"
-    r"versicherungsnummer)\b|マイナンバー|個人番号|身份证|身分證|주민등록번호|паспорт|СНИЛС|ИНН")
-_DIGITS = re.compile(r"(?<![\w.\-/])\d(?:[ .\-]?\d){7,16}(?![\w\-/]|\.\d)")
+    r"versicherungsnummer|teudat\s+zehut)\b|ת\.ז|תעודת\s+זהות|מספר\s+זהות|マイナンバー|個人番号|身份证|身分證|주민등록번호|паспорт|СНИЛС|ИНН")
+_DIGITS = re.compile(r"(?<![A-Za-z0-9_.\-/])\d(?:[ .\-]?\d){7,16}(?![\w\-/]|\.\d)")
 _NEAR = 60  # characters before (or after) a bare number in which a word naming an identifier counts
 
 
@@ -82,7 +82,7 @@ def _module(name: str):
 
 
 #: published test and example identifiers (the Woolworth SSN, the Dutch test BSN, …)
-EXAMPLES = frozenset({"078051120", "219099999", "111222333", "123456782", "12345678Z"})
+EXAMPLES = frozenset({"078051120", "0780511200", "219099999", "111222333", "123456782", "12345678Z"})
 
 
 def _valid(name: str, value: str) -> bool:
@@ -126,3 +126,13 @@ def find_identifiers(text: str) -> list[IdHit]:
                     taken.append(m.span())
                     break
     return sorted(out, key=lambda h: h.start)
+
+
+#: a passport number: a word for passport, then a number of letters and digits
+PASSPORT = re.compile(r"(?i)(?:passport|passeport|reisepass\w*|pasaporte|passaporto|passaporte|paspoort|paszport|"
+                      r"паспорт\w*|护照|パスポート|דרכון)[^\n\d]{0,40}?(?<![A-Za-z0-9])(?P<value>(?=[A-Z0-9]*\d)[A-Z0-9]{6,10})"
+                      r"(?![A-Za-z0-9])")
+
+
+def find_passports(text: str) -> list[IdHit]:
+    return [IdHit("", "passport number", m.start("value"), m.end("value")) for m in PASSPORT.finditer(text)]

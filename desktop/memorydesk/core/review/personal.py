@@ -23,13 +23,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memorydesk.core.review.identifiers import find_identifiers
+from memorydesk.core.review.identifiers import EXAMPLES as _EXAMPLE_IDS
+from memorydesk.core.review.identifiers import find_identifiers, find_passports
 from memorydesk.core.review.mask import excerpt, mask_personal
-from memorydesk.core.review.whereabouts import find_whereabouts
+from memorydesk.core.review.whereabouts import find_health, find_whereabouts
 
 EMAIL = re.compile(r"(?<![\w.+:/-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}(?![\w-])")
 IBAN_CANDIDATE = re.compile(r"\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?\b")
-CARD_CANDIDATE = re.compile(r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])")
+CARD_CANDIDATE = re.compile(r"(?<![\d+-])(?:\d[ -]?){12,18}\d(?![\d-])")
 _EXAMPLE_DOMAIN = re.compile(r"(?i)(?:^|\.)(?:example|beispiel|exemple|ejemplo|exemplo|esempio|voorbeeld)\.[a-z.]+$"
                              r"|\.(?:invalid|test|example|localhost|local)$|^localhost$")
 #: accounts on a machine (``git@github.com:…``, ``ubuntu@bastion``), not people
@@ -58,7 +59,7 @@ ROLE_LOCAL = re.compile(
     r"facturation|ventas|contacto|soporte|atendimento|privacidade|faturamento|facturen|klantenservice|boekhouding|"
     r"phishing|spam|postmaster|mailer-daemon|partners?|investors?|ir|events?|talent|wellbeing|benefits|travel|"
     r"facilities|reception|frontdesk|office-?manager)(?:[._-](?:team|group|list|alerts?|desk|[a-z]{2,3}|\d+))*$")
-_PHONE_CANDIDATE = re.compile(r"(?<![\w+\-:/.#])(?:\+|00)?\(?\d[\d\s().\-/]{5,18}\d(?![\w\-:/]|\.\d)")
+_PHONE_CANDIDATE = re.compile(r"(?<![A-Za-z0-9_+\-:/.#])(?:\+|00)?\(?\d[\d\s().\-/]{5,18}\d(?![\w\-:/]|\.\d)")
 _DATE = re.compile(r"^\d{4}[-./]\d{1,2}[-./]\d{1,2}$|^\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}$|^\d{1,2}:\d{2}")
 _VERSION = re.compile(r"^\d+(?:\.\d+){2,}$")
 _NANP = re.compile(r"^\(?\d{3}\)?[-. ]\d{3}[-. ]\d{4}$")
@@ -75,7 +76,7 @@ _PHONE_CUES = re.compile(
     r"(?i)\b(?:phone|tel|telephone|call|ring|mobile|cell|fax|sms|text|whatsapp|signal|hotline|reach\s+(?:him|her|them)|"
     r"handy|telefon|telefonnummer|rufnummer|mobil|t[ée]l[ée]phone|t[ée]l|portable|num[ée]ro|tel[ée]fono|m[óo]vil|"
     r"celular|telefone|telemóvel|telefoon|mobiel|bellen|telefonu|komórka|numer|cellulare|numero|puhelin|mobilnummer|"
-    r"телефон|тел)\b|電話|携帯|电话|手机|전화|휴대폰")
+    r"телефон|тел|n[úu]mero|contacto|contact|contatto|kontakt|emergency)\b|電話|携帯|电话|手机|전화|휴대폰|טלפון|נייד")
 
 
 @dataclass(frozen=True)
@@ -117,11 +118,11 @@ def find_personal(text: str, regions: tuple[str, ...] = REGIONS) -> list[Persona
                 taken.append(m.span())
                 continue
             add("email", m.start(), m.end())
-    for h in find_whereabouts(text):
+    for h in [*find_whereabouts(text), *find_health(text)]:
         if not _overlaps((h.start, h.end), taken):
             add(h.type, h.start, h.end)
     if any(ch.isdigit() for ch in text):
-        for h in find_identifiers(text):
+        for h in [*find_identifiers(text), *find_passports(text)]:
             if not _overlaps((h.start, h.end), taken):
                 add("national_id", h.start, h.end, f"{h.label} ({h.country})")
         _ibans(text, taken, add)
@@ -140,6 +141,8 @@ def _masked(text: str, kind: str, start: int, end: int) -> str:
         return f"⟦address · {len(value)} chars⟧"
     if kind == "birth_date":
         return "⟦date of birth⟧"
+    if kind == "health":
+        return "⟦health detail⟧"
     return mask_personal(value)
 
 
@@ -186,8 +189,9 @@ def _phones(text: str, regions: tuple[str, ...], taken: list[tuple[int, int]], a
             continue
         international = raw.startswith(("+", "00"))
         cued = any(m.start() - 40 <= c <= m.start() + 1 for c in cue_at)
-        sentence = _sentence(text, m.start(), m.end())
-        if _BUSINESS_LINE.search(sentence) or (not cued and _NOT_PHONE.search(text[max(0, m.start() - 20):m.start()])):
+        if re.sub(r"\D", "", raw) in _EXAMPLE_IDS:
+            continue
+        if _BUSINESS_LINE.search(text[max(0, m.start() - 45):m.start()]) or (not cued and _NOT_PHONE.search(text[max(0, m.start() - 20):m.start()])):
             continue  # a company's switchboard, or a run, order or ticket number
         grouped = bool(re.search(r"[\s().\-/]", raw))
         if not international and not cued:

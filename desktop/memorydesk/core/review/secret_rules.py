@@ -34,12 +34,12 @@ _SIGN = r"\s*[:=：]\s*|\s*(?:は|是|为|為|는|은)\s*"
 _VALUE = r"[\"'`«“‘]?(?P<value>[^\s\"'`»”’,;、。\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]{4,80})"
 PROSE_PASSWORD = re.compile(r"(?i)(?<![\w-])(?:(?:" + _PW_WORDS + r")" + _FOR + r"(?:" + _VERB + r"|" + _SIGN + r")"
                             r"|(?:" + _SHORT_WORDS + r")" + _FOR + _SIGN + r")" + _VALUE)
-URL_CREDENTIALS = re.compile(r"(?i)\b[a-z][a-z0-9+.\-]{1,20}://(?P<user>[^\s:/@\"'<>]*):(?P<value>[^\s@/\"'<>]{3,200})@"
+URL_CREDENTIALS = re.compile(r"(?i)\b[a-z][a-z0-9+.\-]{1,20}://(?P<user>[^\s:/\"'<>]*):(?P<value>[^\s@/\"'<>]{3,200})@"
                              r"(?=[\w\[])")
 _KEY_WORDS = (r"token|secret|api[\s_-]?key|access[\s_-]?key|auth[\s_-]?key|private[\s_-]?key|key|credentials?|"
               r"bearer|signing[\s_-]?key|client[\s_-]?secret|webhook[\s_-]?secret|schlüssel|clé|clave|chave|sleutel|"
-              r"klucz|ключ|токен|トークン|密钥|令牌")
-KEYWORD_NEAR = re.compile(r"(?i)(?<![\w-])(?:" + _KEY_WORDS + r")(?![\w-])[^\n]{0,40}?(?<![\w/+=-])"
+              r"klucz|ключ|токен|トークン|密钥|令牌|טוקן|מפתח|סיסמה")
+KEYWORD_NEAR = re.compile(r"(?i)(?:(?<![\w-])|(?<=[הוש]))(?:" + _KEY_WORDS + r")(?![\w-])[^\n]{0,40}?(?<![\w/+=-])"
                           r"(?P<value>[A-Za-z0-9_\-+/=.~]{16,200})(?![\w/+=-])")
 LONE_TOKEN = re.compile(r"(?<![\w/+=.-])(?P<value>[A-Za-z0-9+/]{32,200}={0,2}|[A-Za-z0-9_\-]{32,200}"
                         r"|[a-z]{2,6}\.[A-Za-z0-9_\-]{24,200})(?![\w/+=.-])")
@@ -67,9 +67,9 @@ def _random_looking(value: str, *, hex_ok: bool) -> bool:
     if kinds < 2:
         return False
     parts = [p for p in re.split(r"[-_./+=~]", value) if p]
-    if parts and all(re.fullmatch(r"[A-Za-z]+|\d{1,4}", p) for p in parts):  # words joined (a slug, a path)
-        return False
-    return entropy(value) >= (3.7 if kinds == 3 else 3.9)
+    if parts and all(re.fullmatch(r"[a-z]{1,15}|[A-Z][a-z]{1,14}|[A-Z]{1,6}|\d{1,4}", p) for p in parts):
+        return False  # words joined (a slug, a path)
+    return entropy(value) >= (3.7 if kinds == 3 else 3.9 if len(value) < 40 else 3.6)
 
 
 def prose_passwords(text: str) -> list[tuple[int, int, str]]:
@@ -120,3 +120,46 @@ _NOT_VALUES = {
     "policy", "policies", "manager", "vault", "length", "rotation", "field", "prompt", "login", "never", "always",
     "must", "should", "will", "was", "is", "not", "in", "on", "at", "via", "from", "with", "for", "and", "or",
 }
+
+
+#: a value that reads as a chosen password: letters with a digit and a symbol, or mixed case and a digit
+_STRONG = (r"(?=[^\s\"'`]*\d)(?=[^\s\"'`]*[A-Za-zÀ-ÿ])(?:(?=[^\s\"'`]*[^\w\s\"'`])|(?=[^\s\"'`]*[A-Z])(?=[^\s\"'`]*[a-z]))"
+           r"[^\s\"'`,;()<>]{6,64}")
+LOOSE_PASSWORD = re.compile(
+    r"(?i)(?<![\w-])(?:" + _PW_WORDS + r"|pass|mdp|pwd|pw|clave|login|root|passcode|pin)(?![\w-])[^\n.]{0,80}?"
+    r"(?<=[\s:=：\"'])(?P<value>" + _STRONG + r")")
+QUOTED_PASSPHRASE = re.compile(r"(?i)(?:pass\s?phrase|passwort|password|mot\s+de\s+passe|contraseña|senha)[^\n\"“]{0,60}"
+                               r"[\"“](?P<value>[^\"”\n]{8,100})[\"”]")
+WORDS_PASSPHRASE = re.compile(r"(?i)pass\s?phrase[^:\n]{0,60}:\s*(?P<value>(?:[\w'-]+\s+){3,8}[\w'-]+)\s*$", re.MULTILINE)
+QUOTED_STRONG = re.compile(r"[\"'](?P<value>(?=[^\s\"']*\d)(?=[^\s\"']*[A-Za-z])(?=[^\s\"']*[^\w\s\"'])[^\s\"']{8,64})[\"']")
+_CRED_CUE = re.compile(r"(?i)\b(?:user\w*|login|admin|auth|pass\w*|credential\w*|account)\b")
+CARD_CODE = re.compile(r"(?i)\b(?:cvc|cvv2?|csc|security\s+code|código\s+de\s+seguridad|prüfnummer)\b\W{0,3}(?P<value>\d{3,4})\b")
+#: prefixes providers put on their secrets (a fallback when the rule set's exact length does not match)
+PREFIXED = re.compile(r"(?<![\w-])(?P<value>(?:dckr_pat_|hf_|glpat-|gh[pousr]_|github_pat_|xox[abprs]-|sk_live_|"
+                      r"rk_live_|sk_test_|rk_test_|sk-ant-|sk-proj-|sk-svcacct-|npm_|pypi-|SG\.|AIza|hvs\.|hvb\.|"
+                      r"dop_v1_|lin_api_|shpat_|shpss_|glsa_|glc_|sq0csp-|EAAC|ya29\.|AKIA|ASIA)[A-Za-z0-9_\-.]{16,200})")
+
+
+def loose_passwords(text: str) -> list[tuple[int, int, str]]:
+    out = []
+    for m in LOOSE_PASSWORD.finditer(text):
+        value = m.group("value").rstrip(".!?)")
+        if "@" in value or "://" in value or "=" in value or re.fullmatch(r"[\d.:/-]+[a-z]{0,3}", value):
+            continue  # an address, a URL, an assignment, a version or a time
+        after, before = text[m.end("value"):m.end("value") + 12].lower(), text[max(0, m.start("value") - 12):m.start("value")]
+        if re.match(r"['\"]?\s*(?:style|like|-style|type)", after) or re.search(r"(?i)(?:e\.g\.|like|such as)\s*['\"]?$", before):
+            continue  # an example of a kind of password, not one
+        out.append((m.start("value"), m.start("value") + len(value), "Password"))
+    for rx in (QUOTED_PASSPHRASE, WORDS_PASSPHRASE):
+        out += [(m.start("value"), m.end("value"), "Passphrase") for m in rx.finditer(text)]
+    if _CRED_CUE.search(text):
+        out += [(m.start("value"), m.end("value"), "Password") for m in QUOTED_STRONG.finditer(text)]
+    return out
+
+
+def card_codes(text: str) -> list[tuple[int, int, str]]:
+    return [(m.start("value"), m.end("value"), "Card security code") for m in CARD_CODE.finditer(text)]
+
+
+def prefixed_tokens(text: str) -> list[tuple[int, int, str]]:
+    return [(m.start("value"), m.end("value"), "Provider token (by its prefix)") for m in PREFIXED.finditer(text)]

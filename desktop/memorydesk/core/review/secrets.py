@@ -155,6 +155,9 @@ def find_secrets(text: str) -> list[SecretHit]:
     if _maybe_prose(text):
         raw += [_Raw(s, e, t, "Prose rules", _RANK_PROSE) for s, e, t in secret_rules.prose_passwords(text)]
         raw += [_Raw(s, e, t, "Prose rules", _RANK_NEAR) for s, e, t in secret_rules.keyword_tokens(text)]
+        raw += [_Raw(s, e, t, "Prose rules", _RANK_PROSE) for s, e, t in secret_rules.loose_passwords(text)]
+        raw += [_Raw(s, e, t, "Prose rules", _RANK_NAMED) for s, e, t in secret_rules.card_codes(text)]
+    raw += [_Raw(s, e, t, "Prose rules", _RANK_NAMED) for s, e, t in secret_rules.prefixed_tokens(text)]
     raw += [_Raw(s, e, t, "Prose rules", _RANK_URL) for s, e, t in secret_rules.url_credentials(text)]
     raw += [_Raw(s, e, t, "Prose rules", _RANK_LONE) for s, e, t in secret_rules.lone_tokens(text)]
     if not raw:
@@ -166,7 +169,7 @@ def find_secrets(text: str) -> list[SecretHit]:
             continue
         if is_public(text, start, end, r.rank >= _RANK_PROSE):
             continue
-        if r.plugin == "KeywordDetector" and re.fullmatch(r"[a-zà-ÿ]+", text[start:end]):
+        if r.plugin == "KeywordDetector" and re.fullmatch(r"[a-zà-ÿ]+", text[r.start:r.end].split(" ")[0]):
             continue  # a plain word after a keyword ("injects them", "token: expired")
         if any(start < k.end and k.start < end for k in kept):
             continue
@@ -190,7 +193,7 @@ def mask_secrets(text: str) -> str:
     return masked(text, secret_spans(text))
 
 
-_PROSE_CUES = re.compile(r"(?i)pass|pw|pin|kennw|mot de|contrase|senha|wacht|has[łl]o|пароль|parola|lösen|salasana|"
+_PROSE_CUES = re.compile(r"(?i)pass|pw|pin|mdp|root|admin|user|login|cvc|cvv|csc|טוקן|מפתח|סיסמ|kennw|mot de|contrase|senha|wacht|has[łl]o|пароль|parola|lösen|salasana|"
                          r"adgang|heslo|jelsz|şifre|clave|login|token|secret|key|cred|bearer|schlüssel|clé|chave|"
                          r"sleutel|klucz|ключ|токен|パスワード|トークン|密|비밀번호|كلمة|סיסמה")
 
