@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from memorydesk.core.review.secrets import mask_secrets
 from memorydesk.core.product.text import one_line
 from memorydesk.store.workspace import Workspace
 
@@ -79,7 +80,8 @@ Source = Callable[[Context, "int | None", int], list[Group]]
 
 
 def _snippet(topic: str, content: str, domain: str) -> str:
-    return f"[{one_line(domain, 40)}/{one_line(topic, 40)}] {one_line(content, 90)}"
+    """A fact in one line, every secret in it masked whole (``core.review.secrets.mask_secrets``)."""
+    return f"[{one_line(domain, 40)}/{one_line(mask_secrets(topic), 40)}] {one_line(mask_secrets(content), 90)}"
 
 
 def _before(key: str, pos: int | None) -> tuple[str, list[Any]]:

@@ -23,6 +23,7 @@ from memorydesk.browse.review.disagree import (
     differ_in_values,
     disagreement,
     same_subject,
+    same_subject_text,
     subject_key,
     word_counts,
 )
@@ -338,7 +339,8 @@ def _set_findings(ws: Workspace, old: ScanCache | None, new: ScanCache, options:
             a, b = texts[k[0]], texts[k[1]]
             cue = disagreement(a.content, b.content, a.topic, b.topic) if c >= corrections.CORRECTION_COSINE else None
             kept = cue or ("dup" if c >= options.duplicate_cosine
-                           and not differ_in_values(a.content, b.content, a.topic, b.topic) else "")
+                           and not differ_in_values(a.content, b.content, a.topic, b.topic)
+                           and same_subject_text(a.topic, a.content, b.topic, b.content) else "")
         if kept:
             new.classes[k] = kept
     # only pairs that matter are kept: a pair judged neither a copy nor a correction is judged again
