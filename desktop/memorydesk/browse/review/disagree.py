@@ -146,8 +146,5 @@ def named_things(text: str) -> frozenset[str]:
 
 def same_subject_text(a_topic: str, a: str, b_topic: str, b: str) -> bool:
     """Whether two facts are about the same thing: they name the same things (a copy about another
-    component, service or ticket is a different fact), or, naming nothing, share their topic's words."""
-    na, nb = named_things(a), named_things(b)
-    if na or nb:
-        return na == nb
-    return bool(set(words(a_topic)) & set(words(b_topic)))
+    component, service or ticket is a different fact; two that name nothing are about what they say)."""
+    return named_things(a) == named_things(b)

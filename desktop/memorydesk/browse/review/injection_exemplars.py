@@ -478,4 +478,15 @@ ORDINARY: tuple[str, ...] = (
     "Disable the old API version after the migration window closes.",
     "Upload the signed build to the internal release bucket.",
     "Admins reset passwords through the identity portal after verifying the caller.",
+    # configuration lines and notes that hold a value, not an instruction
+    "api_key = '3f9a1b2c4d5e6f708192a3b4c5d6e7f8a9b0c1d2e3f4'",
+    "Checkout secret sq0csp-Zx81Kq0pLm3Nr5Tv7Wy9Bc2Df4Gh6Jk8Lm0Np2Qr4",
+    "DATABASE_URL=postgres://app:Vb7x2Kq9@db.internal:5432/app",
+    "The staging password is Winter-Lake-42, stored in the team vault as well.",
+    "Release bot token: ghp_Xy12Ab34Cd56Ef78Gh90Ij12Kl34Mn56Op78",
+    "The account id is 4839201756 and the region is eu-central-1.",
+    "Ticket ACME-2231: the export job times out after 30 s on large tenants.",
+    "Build 2024.06.3 shipped the new checkout; the rollback tag is v2024.06.2.",
+    "Maria Keller (maria.keller@acme-payments.de) owns the refunds runbook.",
+    "Phone for the Berlin on-call: +49 30 901820.",
 )

@@ -97,7 +97,7 @@ def _valid(name: str, value: str) -> bool:
 
 @lru_cache(maxsize=1)
 def _form_pattern() -> re.Pattern[str]:
-    return re.compile("|".join(f"(?P<f{i}>(?<![\\w.\\-/]){form}(?![\\w\\-/]|\\.\\d))"
+    return re.compile("|".join(f"(?P<f{i}>(?<![\\w.\\-/])(?<!\\d\\s){form}(?![\\w\\-/]|\\.\\d|\\s\\d))"
                                for i, (_m, _c, _l, form) in enumerate(FORMS)))
 
 

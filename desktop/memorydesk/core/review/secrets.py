@@ -217,6 +217,9 @@ def _whole_token(text: str, start: int, end: int) -> tuple[int, int]:
         end += 1
     while end > start and text[end - 1] in ".,;:)":
         end -= 1
+    named = re.match(r"[A-Za-z_]{3,30}=(?=.{8})", text[start:end])
+    if named:  # AccountKey=… : the value, not its name
+        start += named.end()
     return start, end
 
 
