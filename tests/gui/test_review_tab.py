@@ -43,7 +43,7 @@ def test_scan_lists_worst_first_and_shows_masked_evidence(open_window, review_pa
     assert tab.model.rowCount() == 1
     tab.select_row(0)
     shown = tab.detail.toPlainText()
-    assert "sk_l…Yz7B" in shown and "sk_live_51Hx9Kq2Lm8Np4Rt6Vw3Yz7B" not in shown
+    assert "⟦Stripe Access Token · 32 chars⟧" in shown and "sk_live" not in shown and "Yz7B" not in shown
     assert tab.actions_.quarantine.isEnabled() and tab.actions_.purge.isEnabled()
     assert not tab.actions_.merge.isEnabled()
 

@@ -6,6 +6,7 @@ recall checks'. What the budget leaves is said in a note and read again by the n
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 
@@ -18,10 +19,17 @@ from memorydesk.core.review.mask import excerpt
 from memorydesk.core.review.secrets import secret_spans
 
 _BATCH = 64
+_WORDS = re.compile(r"[^\W\d_]{2,}")
 
 
 def _text(item: Item) -> str:
     return "\n".join(t for _n, t in item.fields if t)
+
+
+def _wordy(text: str) -> bool:
+    """A few words (or, in a script written without spaces, a dozen letters): a bare token is no instruction."""
+    words = _WORDS.findall(text)
+    return len(words) >= 4 or (not text.isascii() and sum(map(len, words)) >= 12)
 
 
 def finding(item: Item, hit: injection_model.ModelHit) -> Finding:
@@ -46,6 +54,7 @@ def model_findings(items: list[Item], stored: dict[str, np.ndarray], *, budget_s
     """Findings by (item kind, id) for the items the model flags, and the items the budget left unread.
 
     ``stored``: unit vectors of facts by id (their stored embeddings)."""
+    items = [it for it in items if _wordy(_text(it))]  # an instruction takes a few words
     if not items or not injection_model.available():
         return {}, []
     out: dict[tuple[str, str], Finding] = {}

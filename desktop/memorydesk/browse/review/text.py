@@ -54,18 +54,19 @@ def text_findings(item: Item) -> list[Finding]:
     state = _state(item)
     out: list[Finding] = []
     secrets = find_secrets(text)
-    masks = [(h.start, h.end, h.masked) for h in secrets]  # every excerpt masks every secret in the text
+    personal = [h for h in find_personal(text) if not any(h.start < s.end and s.start < h.end for s in secrets)]
+    # every excerpt masks every secret in the text, whole, and the personal data beside it
+    masks = [(h.start, h.end, h.masked) for h in secrets] + [(h.start, h.end, h.masked) for h in personal]
     for hit in secrets:
         out.append(Finding(
             "secret", "critical" if reaches_all else "high", item.item_kind, item.id, _field(starts, hit.start),
-            {"rule": hit.plugin, "type": hit.type, "masked": hit.masked, "excerpt": hit.excerpt,
+            {"rule": hit.plugin, "type": hit.type, "masked": hit.masked,
+             "excerpt": excerpt(text, hit.start, hit.end, masks=masks),
              "explanation": f"detect-secrets ({hit.plugin}) reads this as {hit.type}", **note},
             state, item.domain, f"{hit.type}: {hit.masked}", item.fingerprint))
-    for hit in find_personal(text):
-        if any(hit.start < s.end and s.start < hit.end for s in secrets):
-            continue  # digits inside a secret are the secret's, not a phone number
+    for hit in personal:  # digits inside a secret are the secret's, not a phone number
         what = PERSONAL_WORDS[hit.type]
-        shown = excerpt(text, hit.start, hit.end, masks=[*masks, (hit.start, hit.end, hit.masked)])
+        shown = excerpt(text, hit.start, hit.end, masks=masks)
         out.append(Finding(
             "personal_data", "medium", item.item_kind, item.id, _field(starts, hit.start),
             {"rule": hit.type, "type": hit.type, "masked": hit.masked, "excerpt": shown,

@@ -101,7 +101,7 @@ RULES: tuple[Rule, ...] = (
          (("instruction", "rule", "message"),)),
     Rule("override_other_language",
          _rx(r"\b(?:ignorier\w*|vergiss|missachte)\b[^.\n]{0,40}\b(?:anweisung\w*|regeln|richtlinien|vorgaben)\b"
-             r"|\b(?:ignore|oublie)\w*\b[^.\n]{0,30}\b(?:instructions|consignes|règles)\b"
+             r"|\b(?:ignore|oublie)\w*\s+(?:toutes\s+)?(?:les|tes|vos|ces)\s+(?:[\w'-]+\s+){0,2}?(?:instructions|consignes|règles)\b"
              r"|\b(?:ignora|olvida|ignore)\w*\b[^.\n]{0,30}\b(?:instrucciones|instruções|reglas|regras|istruzioni|regole)\b"
              r"|\b(?:negeer|vergeet)\b[^.\n]{0,30}\b(?:instructies|regels)\b|\bzignoruj\b|\bignorera\b"
              r"|(?:игнорир\w*|проигнорир\w*|забудь)[^.\n]{0,40}(?:инструкци\w*|правил\w*)|предыдущие\s+инструкции\s+отменен\w*"

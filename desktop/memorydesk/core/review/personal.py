@@ -28,7 +28,7 @@ from memorydesk.core.review.identifiers import find_identifiers, find_passports
 from memorydesk.core.review.mask import excerpt, mask_personal
 from memorydesk.core.review.whereabouts import find_health, find_whereabouts
 
-EMAIL = re.compile(r"(?<![\w.+:/-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}(?![\w-])")
+EMAIL = re.compile(r"(?<![\w.+:-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}(?![\w-])")
 IBAN_CANDIDATE = re.compile(r"\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?\b")
 CARD_CANDIDATE = re.compile(r"(?<![\d+-])(?:\d[ -]?){12,18}\d(?![\d-])")
 _EXAMPLE_DOMAIN = re.compile(r"(?i)(?:^|\.)(?:example|beispiel|exemple|ejemplo|exemplo|esempio|voorbeeld)\.[a-z.]+$"
@@ -90,8 +90,7 @@ class PersonalHit:
 
 
 def _mask_email(address: str) -> str:
-    local, _, domain = address.partition("@")
-    return f"{local[:1]}•••@{domain}"
+    return f"⟦e-mail address · {len(address)} chars⟧"
 
 
 def is_role_address(address: str) -> bool:
@@ -113,7 +112,7 @@ def find_personal(text: str, regions: tuple[str, ...] = REGIONS) -> list[Persona
         for m in EMAIL.finditer(text):
             address = m.group()
             domain = address.lower().rsplit("@", 1)[1]
-            machine = address.split("@", 1)[0].lower() in _MACHINE_USERS or text[m.end():m.end() + 1] == ":"
+            machine = address.split("@", 1)[0].lower() in _MACHINE_USERS
             if _EXAMPLE_DOMAIN.search(domain) or is_role_address(address) or machine:
                 taken.append(m.span())
                 continue

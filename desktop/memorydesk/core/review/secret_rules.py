@@ -39,7 +39,7 @@ URL_CREDENTIALS = re.compile(r"(?i)\b[a-z][a-z0-9+.\-]{1,20}://(?P<user>[^\s:/\"
 _KEY_WORDS = (r"token|secret|api[\s_-]?key|access[\s_-]?key|auth[\s_-]?key|private[\s_-]?key|key|credentials?|"
               r"bearer|signing[\s_-]?key|client[\s_-]?secret|webhook[\s_-]?secret|schlüssel|clé|clave|chave|sleutel|"
               r"klucz|ключ|токен|トークン|密钥|令牌|טוקן|מפתח|סיסמה")
-KEYWORD_NEAR = re.compile(r"(?i)(?:(?<![\w-])|(?<=[הוש]))(?:" + _KEY_WORDS + r")(?![\w-])[^\n]{0,40}?(?<![\w/+=-])"
+KEYWORD_NEAR = re.compile(r"(?i)(?:(?<![A-Za-z0-9-])|(?<=[הוש]))(?:" + _KEY_WORDS + r")(?![A-Za-z0-9-])[^\n]{0,40}?(?<![\w/+-])"
                           r"(?P<value>[A-Za-z0-9_\-+/=.~]{16,200})(?![\w/+=-])")
 LONE_TOKEN = re.compile(r"(?<![\w/+=.-])(?P<value>[A-Za-z0-9+/]{32,200}={0,2}|[A-Za-z0-9_\-]{32,200}"
                         r"|[a-z]{2,6}\.[A-Za-z0-9_\-]{24,200})(?![\w/+=.-])")
