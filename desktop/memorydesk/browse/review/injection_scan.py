@@ -13,7 +13,8 @@ from collections.abc import Callable
 import numpy as np
 
 from memorydesk.browse.review import injection_model
-from memorydesk.browse.review.items import Item
+from memorydesk.browse.review import vectors
+from memorydesk.browse.review.items import Item, scan_key
 from memorydesk.core.review.finding import Finding
 from memorydesk.core.review.mask import excerpt
 from memorydesk.core.review.secrets import secret_spans
@@ -77,3 +78,32 @@ def model_findings(items: list[Item], stored: dict[str, np.ndarray], *, budget_s
             if hit is not None:
                 out[(it.item_kind, it.id)] = finding(it, hit)
     return out, []
+
+
+def model_pass(ws, new, read_now: list[Item], budget: float, stop: Callable[[], bool], notes: list[str]) -> None:
+    """The injection model over the items a scan read this time that no injection rule flagged; their
+    findings added to ``new`` (a ``scan.ScanCache``), what the budget left marked to be read again."""
+    todo = [it for it in read_now
+            if not any(f.kind == "injection" for f in new.per_item.get(scan_key(it), ("", []))[1])]
+    facts = [it.id for it in todo if it.item_kind == "fact"]
+    stored: dict[str, np.ndarray] = {}
+    if new.vectors is not None:
+        where, rows = new.vectors.position(), new.vectors.rows()
+        stored = {fid: rows[where[fid]] for fid in facts if fid in where}
+    missing = [fid for fid in facts if fid not in stored]
+    if missing:
+        with ws.read() as conn:
+            stored.update(vectors.stored_vectors(ws, conn, missing))
+    found, left = model_findings(todo, stored, budget_s=budget, cancelled=stop)
+    for key, f in found.items():
+        item_key = scan_key(next(it for it in todo if (it.item_kind, it.id) == key))
+        fp, fs = new.per_item[item_key]
+        new.per_item[item_key] = (fp, [*fs, f])
+    for it in left:  # read again by the next scan
+        fp, fs = new.per_item[scan_key(it)]
+        new.per_item[scan_key(it)] = ("", fs)
+        if it.item_kind == "fact":
+            new.fact_fp[it.id] = ""
+    if left:
+        notes.append(f"{len(left):,} item(s) were not read by the injection model in the time given; the next scan "
+                     "reads them")

@@ -93,6 +93,7 @@ class ScanReport:
     cache: ScanCache
     complete: bool = True
     seconds: float = 0.0
+    stages: dict[str, float] = field(default_factory=dict)  # seconds per stage (text, pairs, sets, model)
 
     def by_kind(self) -> dict[str, int]:
         out = {k: 0 for k in KINDS}
@@ -138,6 +139,8 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
     # 1. per item: secrets, personal data, injection, unreachable, fading (a scan for other kinds only,
     # e.g. ``--kind duplicate``, reads no text here)
     per_item = bool(PER_ITEM & set(options.kinds))
+    stages: dict[str, float] = {}
+    mark = time.monotonic()
     with ws.read() as conn:
         fps = fact_fingerprints(ws, conn)
         changed = [fid for fid, fp in fps.items() if old is None or old.fact_fp.get(fid) != fp]
@@ -176,6 +179,7 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
                      "are invalid)")
 
     # 2. close pairs of facts through the vector index
+    stages["text"], mark = time.monotonic() - mark, time.monotonic()
     wants_pairs = {"duplicate", "losing_correction"} & set(options.kinds)
     if wants_pairs:
         say("finding close pairs", 0, 1)
@@ -187,10 +191,14 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
                          "corrections skip them")
         if stop():
             raise Cancelled()
+        stages["pairs"], mark = time.monotonic() - mark, time.monotonic()
         _set_findings(ws, old, new, options, now, stop, notes, say, gone)
+        stages["clusters and recall checks"], mark = time.monotonic() - mark, time.monotonic()
     if "injection" in options.kinds and read_now:
         say("reading for injected instructions", 0, len(read_now))
-        _model_pass(ws, old, new, read_now, options, stop, notes)
+        budget = options.model_budget_s if old is None else options.rescan_model_budget_s
+        injection_scan.model_pass(ws, new, read_now, budget, stop, notes)
+        stages["injection model"] = time.monotonic() - mark
 
     findings = [f for _fp, fs in new.per_item.values() for f in fs] + list(new.sets.values())
     findings = [f for f in findings if f.kind in options.kinds]
@@ -200,39 +208,9 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
         if "encoding" in f.evidence:
             notes.append(f"{f.item_kind} {f.item_id}: {f.evidence['encoding']}")
     report = ScanReport(worst_first(findings), list(dict.fromkeys(notes)), {}, scanned, new,
-                        seconds=time.monotonic() - started)
+                        seconds=time.monotonic() - started, stages={k: round(v, 2) for k, v in stages.items()})
     report.counts = report.by_kind()
     return report
-
-
-def _model_pass(ws: Workspace, old: ScanCache | None, new: ScanCache, read_now: list[Item], options: Options,
-                stop: Callable[[], bool], notes: list[str]) -> None:
-    """The injection model over the items read this time that no injection rule flagged."""
-    todo = [it for it in read_now
-            if not any(f.kind == "injection" for f in new.per_item.get(scan_key(it), ("", []))[1])]
-    facts = [it.id for it in todo if it.item_kind == "fact"]
-    stored: dict[str, np.ndarray] = {}
-    if new.vectors is not None:
-        where, rows = new.vectors.position(), new.vectors.rows()
-        stored = {fid: rows[where[fid]] for fid in facts if fid in where}
-    missing = [fid for fid in facts if fid not in stored]
-    if missing:
-        with ws.read() as conn:
-            stored.update(vectors.stored_vectors(ws, conn, missing))
-    budget = options.model_budget_s if old is None else options.rescan_model_budget_s
-    found, left = injection_scan.model_findings(todo, stored, budget_s=budget, cancelled=stop)
-    for key, f in found.items():
-        item_key = scan_key(next(it for it in todo if (it.item_kind, it.id) == key))
-        fp, fs = new.per_item[item_key]
-        new.per_item[item_key] = (fp, [*fs, f])
-    for it in left:  # read again by the next scan
-        fp, fs = new.per_item[scan_key(it)]
-        new.per_item[scan_key(it)] = ("", fs)
-        if it.item_kind == "fact":
-            new.fact_fp[it.id] = ""
-    if left:
-        notes.append(f"{len(left):,} item(s) were not read by the injection model in the time given; the next scan "
-                     "reads them")
 
 
 def _item_findings(item: Item, has_embedding: bool, now: float) -> list[Finding]:
