@@ -17,7 +17,7 @@ import json
 import sys
 import tempfile
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -56,11 +56,14 @@ def measure(items: list[dict], found: dict[str, set[str]]) -> dict:
     per_label: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     per_lang: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
     clean, alarms = 0, 0
+    by_kind: dict[str, int] = defaultdict(int)
     for it in items:
         kinds = found.get(it["id"], set())
         if not it["labels"]:
             clean += 1
             alarms += bool(kinds & set(KIND.values()))
+            for kind in kinds & set(KIND.values()):
+                by_kind[kind] += 1
         for label in it["labels"]:
             hit = KIND[label] in kinds
             per_label[label][0] += hit
@@ -69,7 +72,7 @@ def measure(items: list[dict], found: dict[str, set[str]]) -> dict:
             per_lang[(label, it["lang"])][1] += 1
     return {"recall": {k: (v[0], v[1]) for k, v in per_label.items()},
             "by_language": {f"{k[0]}/{k[1]}": (v[0], v[1]) for k, v in sorted(per_lang.items())},
-            "false_alarms": (alarms, clean)}
+            "false_alarms": (alarms, clean), "false_alarms_by_kind": dict(by_kind)}
 
 
 def run(split: str, misses: bool = False) -> dict:
@@ -115,10 +118,9 @@ def show(result: dict) -> None:
     for label, (hit, total) in sorted(result["recall"].items()):
         print(f"  recall {label:10} {hit:4} / {total:<4} {hit / total:6.1%}")
     alarms, clean = result["false_alarms"]
-    print(f"  false alarms      {alarms:4} / {clean:<4} {alarms / clean:6.1%}")
-    langs = Counter()
+    print(f"  false alarms      {alarms:4} / {clean:<4} {alarms / clean:6.1%}  (clean facts with a finding of that "
+          f"kind: {', '.join(f'{k} {n}' for k, n in sorted(result['false_alarms_by_kind'].items()))})")
     for key, (hit, total) in result["by_language"].items():
-        langs[key] = total
         print(f"    {key:16} {hit:3} / {total:<3}")
 
 
