@@ -33,7 +33,7 @@ from memorydesk.lineage import runs as run_tables
 from memorydesk.lineage import timeline
 from memorydesk.lineage.receipt_files import export_file
 from memorydesk.lineage.receipt_import import import_file
-from memorydesk.lineage.run_detail import read_detail
+from memorydesk.lineage.receipt_views import WorkspaceReceipts
 from memorydesk.lineage.runs import RunTable
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.lineage import colors
@@ -41,6 +41,7 @@ from memorydesk.ui.lineage.axes import when_text
 from memorydesk.ui.lineage.canary_dialog import CanaryDialog, run_gate_in
 from memorydesk.ui.lineage.controls import Controls
 from memorydesk.ui.lineage.detail import RunDetailPanel
+from memorydesk.ui.lineage.fleet_bar import FleetBar
 from memorydesk.ui.lineage.flow import FlowPanel
 from memorydesk.ui.lineage.item import US
 from memorydesk.ui.lineage.panel import TimelinePanel
@@ -64,11 +65,13 @@ class LineageTab(DeskTab):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.table: RunTable | None = None
+        self.receipts: Any = WorkspaceReceipts()  # or a ClickHouse source (File ▸ Open Receipts Source…)
         self.tl: timeline.Timeline | None = None
         self.origin_us = 0
         self.selected_id: str | None = None
         self.dialog: Any = None
         self.loading = False
+        self.read_error = ""  # why the first read failed (said on the page)
         self.cutting = False  # reading the runs as of the evaluated time
         self._cut: tuple[RunTable, int, RunTable] | None = None  # (whole table, time, the table as of it)
         self._again: bool | None = None  # a refresh came while reading: read again (True: whole)
@@ -104,6 +107,8 @@ class LineageTab(DeskTab):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         layout.addWidget(self.controls)
+        self.fleet_bar = FleetBar(self)
+        layout.addWidget(self.fleet_bar)
         layout.addWidget(split, 1)
 
         self._rebuild_timer = self._single(60, self._rebuild)
@@ -171,6 +176,8 @@ class LineageTab(DeskTab):
 
     def close(self) -> bool:
         self.clock.stop()
+        self.fleet_bar.poll.stop()
+        self.fleet_bar.release(self.receipts)
         for timer in (self._rebuild_timer, self._flow_timer, self._line_timer):
             timer.stop()
         return super().close()
@@ -217,11 +224,13 @@ class LineageTab(DeskTab):
         table = self.table
         try:
             if whole:
+                reader = self.receipts
                 result = await self.session.job(
-                    "Reading lineage receipts", lambda ws, job: run_tables.load_runs(
+                    "Reading lineage receipts", lambda ws, job: reader.load(
                         ws, progress=lambda d, t: job.report(d, t, "receipts judged"), cancelled=lambda: job.cancelled))
             else:
-                result = await self.session.read(lambda ws: run_tables.load_changes(ws, table), label="reading receipts",
+                reader = self.receipts
+                result = await self.session.read(lambda ws: reader.changes(ws, table), label="reading receipts",
                                                  quiet=True)
         except Exception as exc:  # said on the page (and by the window's error path for the whole read)
             result, failure = None, describe_error(exc)
@@ -231,10 +240,11 @@ class LineageTab(DeskTab):
             self.loading = False
         if self.closed:
             return
-        if result is not None:
+        if result is not None and reader is self.receipts:
             self._loaded(result)
         else:
             if self.table is None:  # the first read failed or was stopped: say so, offer to read again
+                self.read_error = failure or "Reading the lineage receipts was stopped"
                 self.failed.show_error("The lineage receipts could not be read" if failure else
                                        "Reading the lineage receipts was stopped", failure or "Nothing was read.")
                 self.pages.setCurrentWidget(self.failed)
@@ -261,6 +271,9 @@ class LineageTab(DeskTab):
         table, fresh = self.table, self.controls.fresh_for()
         if table is None or fresh is None:
             return
+        if self.fleet_bar.wants_read(self.controls.filters()):  # a ClickHouse source reads the time in view
+            self.reload(whole=True)
+            return
         now = self.controls.evaluate_us()
         cut = self._cut
         if cut is not None and cut[0] is table and cut[1] == now:
@@ -278,7 +291,8 @@ class LineageTab(DeskTab):
             def failed(_exc: BaseException) -> None:
                 self.cutting = False
 
-            self.run(lambda ws: run_tables.as_of(ws, table, now), done, label="reading receipts as of the evaluated "
+            reader = self.receipts
+            self.run(lambda ws: reader.as_of(ws, table, now), done, label="reading receipts as of the evaluated "
                      "time", on_failure=failed)
 
     def _lay_out(self, whole: RunTable, table: RunTable, now: int, fresh: timedelta) -> None:
@@ -295,6 +309,7 @@ class LineageTab(DeskTab):
         self.panel.set_timeline(tl, self.origin_us, keep_view=keep)
         self.controls.set_legend(tl)
         self.controls.set_source_versions(tl.whole.source_versions, tl.source_counts())
+        self.fleet_bar.show_window(tl)
         self._flow_timer.start()
         if self.ready and self.mark_ready():  # a run a target named (not while receipts are read again)
             pass
@@ -390,7 +405,8 @@ class LineageTab(DeskTab):
             else:
                 self.detail.show_detail(detail)
 
-        self.run(lambda ws: read_detail(ws, run_id, now, fresh), show, label="reading the run's receipts")
+        reader = self.receipts
+        self.run(lambda ws: reader.detail(ws, run_id, now, fresh), show, label="reading the run's receipts")
 
     def selected_detail(self) -> Any:
         return self.detail.detail
@@ -401,6 +417,7 @@ class LineageTab(DeskTab):
         """File ▸ Import receipts…: a JSON Lines or OTLP/JSON file, all or nothing, with progress."""
         if not self.acts.allowed(self.act_import) or self.session is None:
             return
+        self.fleet_bar.use_workspace()  # an import goes into the workspace: show it
         if path is None:
             path, _filter = QFileDialog.getOpenFileName(self, "Import receipts", "",
                                                         "Receipts: JSON Lines or OTLP/JSON (*.jsonl *.ndjson *.json);;All files (*)")
@@ -439,6 +456,7 @@ class LineageTab(DeskTab):
         result per check), Cancel writes nothing."""
         if not self.acts.allowed(self.act_canary) or self.session is None:
             return
+        self.fleet_bar.use_workspace()
         dialog = CanaryDialog(self, workspace=str(self.session.ws.path))
         dialog.show_runs.connect(self.show_canary_runs)
         dialog.run_requested.connect(lambda: self.start(run_gate_in(dialog, self.session, RECEIPT_KINDS | {Kind.FACT})))

@@ -406,6 +406,11 @@ class MainWindow(QMainWindow):
         if (tab := self.show_tab("lineage")) is not None and self.session is not None:
             tab.start(tab.export_receipts())
 
+    def open_receipts_source(self) -> None:
+        """File ▸ Open Receipts Source…: the Lineage tab reads a ClickHouse source (a fleet's otel_traces)."""
+        if (tab := self.show_tab("lineage")) is not None:
+            tab.fleet_bar.ask()
+
     def run_canary(self) -> Any:
         """Tools ▸ Run canary…: on the Lineage tab, which marks the canary's runs."""
         tab = self.show_tab("lineage")
