@@ -25,8 +25,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from memorydesk.core.review.secrets import mask_secrets
 from memorydesk.core.product.text import one_line
+from memorydesk.core.review.secrets import mask_secrets
 from memorydesk.store.workspace import Workspace
 
 

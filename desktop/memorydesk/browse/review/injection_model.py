@@ -99,7 +99,8 @@ def _example_vectors(embedder) -> np.ndarray:
     return vecs
 
 
-def fit(x: np.ndarray, y: np.ndarray, *, l2: float = 3e-2, steps: int = 500, rate: float = 0.5) -> tuple[np.ndarray, float]:
+def fit(x: np.ndarray, y: np.ndarray, *, l2: float = 3e-2, steps: int = 500,
+        rate: float = 0.5) -> tuple[np.ndarray, float]:
     """Logistic regression by gradient descent, classes weighted to balance (deterministic)."""
     n, d = x.shape
     w = np.zeros(d, dtype=np.float64)

@@ -12,8 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from memorydesk.browse.review import injection_model
-from memorydesk.browse.review import vectors
+from memorydesk.browse.review import injection_model, vectors
 from memorydesk.browse.review.items import Item, scan_key
 from memorydesk.core.review.finding import Finding
 from memorydesk.core.review.mask import excerpt

@@ -32,7 +32,8 @@ class IdHit:
 FORMS: tuple[tuple[str, str, str, str], ...] = (
     ("us.ssn", "US", "US Social Security number", r"\d{3}-\d{2}-\d{4}"),
     ("br.cpf", "BR", "Brazilian CPF", r"\d{3}\.\d{3}\.\d{3}-\d{2}"),
-    ("fr.nir", "FR", "French social security number (NIR)", r"[12] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}"),
+    ("fr.nir", "FR", "French social security number (NIR)", r"[12] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2"
+                                                            r"}"),
     ("es.dni", "ES", "Spanish DNI", r"\d{8}-?[A-Z]"),
     ("es.nie", "ES", "Spanish NIE", r"[XYZ]-?\d{7}-?[A-Z]"),
     ("it.codicefiscale", "IT", "Italian codice fiscale", r"[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z]"),
@@ -51,17 +52,26 @@ FORMS: tuple[tuple[str, str, str, str], ...] = (
 BARE: tuple[tuple[str, str, str], ...] = (
     ("us.ssn", "US", "US Social Security number"), ("de.idnr", "DE", "German tax id (Steuer-ID)"),
     ("nl.bsn", "NL", "Dutch BSN"), ("br.cpf", "BR", "Brazilian CPF"), ("pl.pesel", "PL", "Polish PESEL"),
-    ("fr.nir", "FR", "French social security number (NIR)"), ("no.fodselsnummer", "NO", "Norwegian national identity number"),
+    ("fr.nir", "FR", "French social security number (NIR)"), ("no.fodselsnummer", "NO", "Norwegian national identity "
+                                                                                        "number"),
     ("dk.cpr", "DK", "Danish CPR number"), ("se.personnummer", "SE", "Swedish personnummer"),
     ("be.nn", "BE", "Belgian national number"), ("tr.tckimlik", "TR", "Turkish identity number"),
     ("ro.cnp", "RO", "Romanian CNP"), ("bg.egn", "BG", "Bulgarian EGN"), ("gr.amka", "GR", "Greek AMKA"),
-    ("il.idnr", "IL", "Israeli identity number"), ("ca.sin", "CA", "Canadian SIN"), ("at.vnr", "AT", "Austrian social insurance number"),
+    ("il.idnr", "IL", "Israeli identity number"), ("ca.sin", "CA", "Canadian SIN"), ("at.vnr", "AT", "Austrian social"
+                                                                                                     " insurance numb"
+                                                                                                     "er"),
     ("za.idnr", "ZA", "South African ID number"), ("cn.ric", "CN", "Chinese resident identity card"),
-    ("in_.aadhaar", "IN", "Indian Aadhaar"), ("jp.in_", "JP", "Japanese My Number"), ("kr.rrn", "KR", "Korean resident registration number"),
-    ("cz.rc", "CZ", "Czech birth number"), ("ee.ik", "EE", "Estonian personal code"), ("lt.asmens", "LT", "Lithuanian personal code"),
-    ("hr.oib", "HR", "Croatian OIB"), ("is_.kennitala", "IS", "Icelandic kennitala"), ("pt.nif", "PT", "Portuguese NIF"),
-    ("ie.pps", "IE", "Irish PPS number"), ("gb.nhs", "GB", "NHS number"), ("au.tfn", "AU", "Australian tax file number"),
-    ("cl.rut", "CL", "Chilean RUT"), ("ar.dni", "AR", "Argentine DNI"), ("it.codicefiscale", "IT", "Italian codice fiscale"),
+    ("in_.aadhaar", "IN", "Indian Aadhaar"), ("jp.in_", "JP", "Japanese My Number"), ("kr.rrn", "KR", "Korean residen"
+                                                                                                      "t registration"
+                                                                                                      " number"),
+    ("cz.rc", "CZ", "Czech birth number"), ("ee.ik", "EE", "Estonian personal cod"
+                                                           "e"), ("lt.asmens", "LT", "Lithuanian personal code"),
+    ("hr.oib", "HR", "Croatian OIB"), ("is_.kennitala", "IS", "Icelandic kennitala"), ("pt.nif", "PT", "Portuguese NI"
+                                                                                                       "F"),
+    ("ie.pps", "IE", "Irish PPS number"), ("gb.nhs", "GB", "NHS number"), ("au.tfn", "AU", "Australian tax file numbe"
+                                                                                           "r"),
+    ("cl.rut", "CL", "Chilean RUT"), ("ar.dni", "AR", "Argentine DNI"), ("it.codicefiscale", "IT", "Italian codice fi"
+                                                                                                   "scale"),
 )
 CUES = re.compile(
     r"(?i)\b(?:ssn|social\s+security|national\s+(?:id|identity|insurance|number)|id\s*(?:number|no|nr|#)|identity|"
@@ -130,7 +140,8 @@ def find_identifiers(text: str) -> list[IdHit]:
 
 #: a passport number: a word for passport, then a number of letters and digits
 PASSPORT = re.compile(r"(?i)(?:passport|passeport|reisepass\w*|pasaporte|passaporto|passaporte|paspoort|paszport|"
-                      r"паспорт\w*|护照|パスポート|דרכון)[^\n\d]{0,40}?(?<![A-Za-z0-9])(?P<value>(?=[A-Z0-9]*\d)[A-Z0-9]{6,10})"
+                      r"паспорт\w*|护照|パスポート|דרכון)[^\n\d]{0,40}?(?<![A-Za-z0-9])(?P<value>(?=[A-Z0-9]*\d)[A-Z0-9]{6,1"
+                      r"0})"
                       r"(?![A-Za-z0-9])")
 
 

@@ -54,7 +54,8 @@ ROLE_LOCAL = re.compile(
     r"builds|bot|robot|automation|deploy|deployments?|backup|reports?|data|analytics|audit|qa|test|tests|mailer|"
     r"mail|list|lists|group|everyone|all|staff|owners?|maintainers?|community|partners?|vendors?|procurement|"
     r"orders?|shipping|returns|customer-?care|customers?|customer-?success|cs|it-?support|tech|noc|soc|cert|psirt|"
-    r"escalations?|triage|announce|announcements|bounces?|accounts-?receivable|accounts-?payable|receivables?|payables?|"
+    r"escalations?|triage|announce|announcements|bounces?|accounts-?receivable|accounts-?payable|receivables?|payable"
+    r"s?|"
     r"buchhaltung|rechnung(?:en)?|datenschutz|kontakt|anfragen|vertrieb|personal|rgpd|gdpr|dsgvo|compta|comptabilite|"
     r"facturation|ventas|contacto|soporte|atendimento|privacidade|faturamento|facturen|klantenservice|boekhouding|"
     r"phishing|spam|postmaster|mailer-daemon|partners?|investors?|ir|events?|talent|wellbeing|benefits|travel|"
@@ -190,7 +191,8 @@ def _phones(text: str, regions: tuple[str, ...], taken: list[tuple[int, int]], a
         cued = any(m.start() - 40 <= c <= m.start() + 1 for c in cue_at)
         if re.sub(r"\D", "", raw) in _EXAMPLE_IDS:
             continue
-        if _BUSINESS_LINE.search(text[max(0, m.start() - 45):m.start()]) or (not cued and _NOT_PHONE.search(text[max(0, m.start() - 20):m.start()])):
+        before = text[max(0, m.start() - 45):m.start()]
+        if _BUSINESS_LINE.search(before) or (not cued and _NOT_PHONE.search(before[-20:])):
             continue  # a company's switchboard, or a run, order or ticket number
         grouped = bool(re.search(r"[\s().\-/]", raw))
         if not international and not cued:

@@ -27,7 +27,8 @@ _PW_WORDS = (r"passwords?|passwd|pass\s?phrase|passcode|kennwort|passwort|mot\s+
              r"wachtwoord|has[łl]o|пароль|parola\s+d'ordine|password|lösenord|salasana|adgangskode|heslo|jelszó|"
              r"şifre|パスワード|密码|密碼|비밀번호|كلمة\s+المرور|סיסמה")
 _SHORT_WORDS = r"pwd|pw|pin|pass|clave|login"
-_FOR = r"(?:\s+(?:for|of|to|on|für|pour|de|del|da|van|voor|dla|для|на)\s+(?:(?:the|den|dem|der|die|das|le|la|les|el|los|het|de|o|a)\s+)?[\w.@/:-]+){0,2}"
+_FOR = (r"(?:\s+(?:for|of|to|on|für|pour|de|del|da|van|voor|dla|для|на)\s+"
+        r"(?:(?:the|den|dem|der|die|das|le|la|les|el|los|het|de|o|a)\s+)?[\w.@/:-]+){0,2}")
 _VERB = (r"\s+(?:is|was|is\s+now|now\s+is|set\s+to|changed\s+to|reset\s+to|ist|lautet|est|es|é|era|jest|är|on|"
          r"er|je|это|è|は|是|为|는|هي|to)\s+")
 _SIGN = r"\s*[:=：]\s*|\s*(?:は|是|为|為|는|은)\s*"
@@ -39,7 +40,8 @@ URL_CREDENTIALS = re.compile(r"(?i)\b[a-z][a-z0-9+.\-]{1,20}://(?P<user>[^\s:/\"
 _KEY_WORDS = (r"token|secret|api[\s_-]?key|access[\s_-]?key|auth[\s_-]?key|private[\s_-]?key|key|credentials?|"
               r"bearer|signing[\s_-]?key|client[\s_-]?secret|webhook[\s_-]?secret|schlüssel|clé|clave|chave|sleutel|"
               r"klucz|ключ|токен|トークン|密钥|令牌|טוקן|מפתח|סיסמה")
-KEYWORD_NEAR = re.compile(r"(?i)(?:(?<![A-Za-z0-9-])|(?<=[הוש]))(?:" + _KEY_WORDS + r")(?![A-Za-z0-9-])[^\n]{0,40}?(?<![\w/+-])"
+KEYWORD_NEAR = re.compile(r"(?i)(?:(?<![A-Za-z0-9-])|(?<=[הוש]))(?:" + _KEY_WORDS + r")(?![A-Za-z0-9-])[^\n]{0,40}?(?"
+                                                                                    r"<![\w/+-])"
                           r"(?P<value>[A-Za-z0-9_\-+/=.~]{16,200})(?![\w/+=-])")
 LONE_TOKEN = re.compile(r"(?<![\w/+=.-])(?P<value>[A-Za-z0-9+/]{32,200}={0,2}|[A-Za-z0-9_\-]{32,200}"
                         r"|[a-z]{2,6}\.[A-Za-z0-9_\-]{24,200})(?![\w/+=.-])")
@@ -89,7 +91,8 @@ def prose_passwords(text: str) -> list[tuple[int, int, str]]:
 def url_credentials(text: str) -> list[tuple[int, int, str]]:
     if "://" not in text:
         return []
-    return [(m.start("value"), m.end("value"), "Password in a connection string") for m in URL_CREDENTIALS.finditer(text)]
+    return [(m.start("value"), m.end("value"), "Password in a connection strin"
+                                               "g") for m in URL_CREDENTIALS.finditer(text)]
 
 
 def keyword_tokens(text: str) -> list[tuple[int, int, str]]:
@@ -123,21 +126,27 @@ _NOT_VALUES = {
 
 
 #: a value that reads as a chosen password: letters with a digit and a symbol, or mixed case and a digit
-_STRONG = (r"(?=[^\s\"'`]*\d)(?=[^\s\"'`]*[A-Za-zÀ-ÿ])(?:(?=[^\s\"'`]*[^\w\s\"'`])|(?=[^\s\"'`]*[A-Z])(?=[^\s\"'`]*[a-z]))"
+_STRONG = (r"(?=[^\s\"'`]*\d)(?=[^\s\"'`]*[A-Za-zÀ-ÿ])(?:(?=[^\s\"'`]*[^\w\s\"'`])|(?=[^\s\"'`]*[A-Z])(?=[^\s\"'`]*[a"
+           r"-z]))"
            r"[^\s\"'`,;()<>]{6,64}")
 LOOSE_PASSWORD = re.compile(
     r"(?i)(?<![\w-])(?:" + _PW_WORDS + r"|pass|mdp|pwd|pw|clave|login|root|passcode|pin)(?![\w-])[^\n.]{0,80}?"
     r"(?<=[\s:=：\"'])(?P<value>" + _STRONG + r")")
-QUOTED_PASSPHRASE = re.compile(r"(?i)(?:pass\s?phrase|passwort|password|mot\s+de\s+passe|contraseña|senha)[^\n\"“]{0,60}"
+QUOTED_PASSPHRASE = re.compile(r"(?i)(?:pass\s?phrase|passwort|password|mot\s+de\s+passe|contraseña|senha)[^\n\"“]{0,"
+                               r"60}"
                                r"[\"“](?P<value>[^\"”\n]{8,100})[\"”]")
-WORDS_PASSPHRASE = re.compile(r"(?i)pass\s?phrase[^:\n]{0,60}:\s*(?P<value>(?:[\w'-]+\s+){3,8}[\w'-]+)\s*$", re.MULTILINE)
-QUOTED_STRONG = re.compile(r"[\"'](?P<value>(?=[^\s\"']*\d)(?=[^\s\"']*[A-Za-z])(?=[^\s\"']*[^\w\s\"'])[^\s\"']{8,64})[\"']")
+WORDS_PASSPHRASE = re.compile(r"(?i)pass\s?phrase[^:\n]{0,60}:\s*(?P<value>(?:[\w'-]+\s+){3,8}[\w'-]+)\s*"
+                              r"$", re.MULTILINE)
+QUOTED_STRONG = re.compile(r"[\"'](?P<value>(?=[^\s\"']*\d)(?=[^\s\"']*[A-Za-z])(?=[^\s\"']*[^\w\s\"'])[^\s\"']{8,64}"
+                           r")[\"']")
 _CRED_CUE = re.compile(r"(?i)\b(?:user\w*|login|admin|auth|pass\w*|credential\w*|account)\b")
-CARD_CODE = re.compile(r"(?i)\b(?:cvc|cvv2?|csc|security\s+code|código\s+de\s+seguridad|prüfnummer)\b\W{0,3}(?P<value>\d{3,4})\b")
+CARD_CODE = re.compile(r"(?i)\b(?:cvc|cvv2?|csc|security\s+code|código\s+de\s+seguridad|prüfnummer)\b\W{0,3}(?P<value"
+                       r">\d{3,4})\b")
 #: prefixes providers put on their secrets (a fallback when the rule set's exact length does not match)
 PREFIXED = re.compile(r"(?<![\w-])(?P<value>(?:dckr_pat_|hf_|glpat-|gh[pousr]_|github_pat_|xox[abprs]-|sk_live_|"
                       r"rk_live_|sk_test_|rk_test_|sk-ant-|sk-proj-|sk-svcacct-|npm_|pypi-|SG\.|AIza|hvs\.|hvb\.|"
-                      r"dop_v1_|lin_api_|shpat_|shpss_|glsa_|glc_|sq0csp-|EAAC|ya29\.|AKIA|ASIA)[A-Za-z0-9_\-.]{16,200})")
+                      r"dop_v1_|lin_api_|shpat_|shpss_|glsa_|glc_|sq0csp-|EAAC|ya29\.|AKIA|ASIA)[A-Za-z0-9_\-.]{16,20"
+                      r"0})")
 
 
 def loose_passwords(text: str) -> list[tuple[int, int, str]]:
@@ -146,8 +155,10 @@ def loose_passwords(text: str) -> list[tuple[int, int, str]]:
         value = m.group("value").rstrip(".!?)")
         if "@" in value or "://" in value or "=" in value or re.fullmatch(r"[\d.:/-]+[a-z]{0,3}", value):
             continue  # an address, a URL, an assignment, a version or a time
-        after, before = text[m.end("value"):m.end("value") + 12].lower(), text[max(0, m.start("value") - 12):m.start("value")]
-        if re.match(r"['\"]?\s*(?:style|like|-style|type)", after) or re.search(r"(?i)(?:e\.g\.|like|such as)\s*['\"]?$", before):
+        after = text[m.end("value"):m.end("value") + 12].lower()
+        before = text[max(0, m.start("value") - 12):m.start("value")]
+        if re.match(r"['\"]?\s*(?:style|like|-style|type)", after) or re.search(r"(?i)(?:e\.g\.|like|such as)\s*['\"]"
+                                                                                r"?$", before):
             continue  # an example of a kind of password, not one
         out.append((m.start("value"), m.start("value") + len(value), "Password"))
     for rx in (QUOTED_PASSPHRASE, WORDS_PASSPHRASE):

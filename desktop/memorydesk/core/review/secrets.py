@@ -193,7 +193,8 @@ def mask_secrets(text: str) -> str:
     return masked(text, secret_spans(text))
 
 
-_PROSE_CUES = re.compile(r"(?i)pass|pw|pin|mdp|root|admin|user|login|cvc|cvv|csc|טוקן|מפתח|סיסמ|kennw|mot de|contrase|senha|wacht|has[łl]o|пароль|parola|lösen|salasana|"
+_PROSE_CUES = re.compile(r"(?i)pass|pw|pin|mdp|root|admin|user|login|cvc|cvv|csc|טוקן|מפתח|סיסמ|kennw|mot de|contrase"
+                         r"|senha|wacht|has[łl]o|пароль|parola|lösen|salasana|"
                          r"adgang|heslo|jelsz|şifre|clave|login|token|secret|key|cred|bearer|schlüssel|clé|chave|"
                          r"sleutel|klucz|ключ|токен|パスワード|トークン|密|비밀번호|كلمة|סיסמה")
 
@@ -270,7 +271,8 @@ def is_placeholder(text: str, start: int, end: int) -> bool:
         return True
     if _PLACEHOLDER.match(value) or value.startswith(("$", "%")):
         return True
-    if re.search(r"(?i)(?:^|[-_])(?:your|dein|deine|ihr|votre|ton|tu|su|seu|sua|mein|my)[-_]|[-_](?:here|hier|ici|aqui|aquí|qui)$",
+    if re.search(r"(?i)(?:^|[-_])(?:your|dein|deine|ihr|votre|ton|tu|su|seu|sua|mein|my)[-_]|[-_](?:here|hier|ici|aqu"
+                 r"i|aquí|qui)$",
                  value):
         return True  # dein-schluessel-hier, your_token_here
     core = re.sub(r"^[a-z]{2,4}[_-](?:live_|test_)?", "", value)  # the part after a prefix such as sk- or ghp_

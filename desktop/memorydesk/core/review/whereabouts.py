@@ -37,10 +37,12 @@ STREET = re.compile(
     r"|\bul\.\s*" + _CAP + r"(?:\s+" + _CAP + r")?\s+\d{1,4}(?:/\d{1,4})?\b"
     r"|\b\d{4,5}\s+(?:[A-ZÄÖÜ][a-zäöüßéèàç-]+)(?:\s+(?:am|an|im|sur|en)\s+[A-Z][\w-]+)?\b(?=\s*(?:[,.;)]|$|\n))"
     r"|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b"
-    r"|(?:רחוב|רח'|שדרות)\s+\S+(?:\s+\S+)?\s+\d{1,4}|(?:улица|ул\.|проспект|пр\.)\s+\S+(?:\s+\S+)?,?\s+(?:д\.\s*)?\d{1,4}",
+    r"|(?:רחוב|רח'|שדרות)\s+\S+(?:\s+\S+)?\s+\d{1,4}|(?:улица|ул\.|проспект|пр\.)\s+\S+(?:\s+\S+)?,?\s+(?:д\.\s*)?\d{"
+    r"1,4}",
     re.IGNORECASE | re.MULTILINE)
 _PERSONAL = re.compile(
-    r"(?i)\b(?:lives?\s+(?:at|in|on)|living\s+at|home\s+(?:address|is)|(?:his|her|their|my)\s+(?:home|address|house|flat|"
+    r"(?i)\b(?:lives?\s+(?:at|in|on)|living\s+at|home\s+(?:address|is)|(?:his|her|their|my)\s+(?:home|address|house|f"
+    r"lat|"
     r"apartment)|private\s+address|residential|resides|moved\s+to|wohnt|wohnhaft|privatadresse|heimadresse|"
     r"anschrift|habite|domicile|adresse\s+(?:perso|priv)|vive\s+en|domicilio|mora\s+(?:na|em|no)|morada|"
     r"resid[eê]ncia|woont|woonadres|thuisadres|mieszka|adres\s+zamieszkania|abita|residente|indirizzo\s+di\s+casa|"
@@ -51,20 +53,24 @@ _NOT_PERSONAL = re.compile(r"(?i)\b(?:office|offices|hq|headquarters|head\s+offi
                            r"demo|example|sample|placeholder|fictional|fiction|simpsons|santa|north\s+pole|test\s+data|"
                            r"datacenter|shop|store|branch|campus|factory|plant|büro|bureau|siège|sede|oficina|"
                            r"kantoor|biuro|company|registered\s+address|ship\s+to\s+the\s+office)\b")
-_NAME = re.compile(r"\b[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ]{1,20}\s+(?:(?:van|von|de|da|del|di|le|la)\s+)?[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ'-]{1,25}\b")
+_NAME = re.compile(r"\b[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ]{1,20}\s+(?:(?:van|von|de|da|del|di|le|la)\s+)?[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ'-]{"
+                   r"1,25}\b")
 
 _MONTHS = (r"enero|febrero|marzo|mayo|junio|julio|septiembre|octubre|noviembre|"
            r"jan(?:uary|uar|vier|eiro)?|feb(?:ruary|ruar)?|f[ée]vrier|mar(?:ch|s|zo|ço)?|märz|apr(?:il|ile)?|avril|"
            r"abril|may|mai|mayo|maio|maggio|jun(?:e|i|io|ho)?|juin|jul(?:y|i|io|ho)?|juillet|aug(?:ust)?|ao[uû]t|"
            r"agosto|sep(?:t|tember|tembre|tiembre)?|settembre|oct(?:ober|obre|ubre)?|okt(?:ober)?|ottobre|outubro|"
            r"nov(?:ember|embre)?|dec(?:ember)?|dez(?:ember)?|d[ée]cembre|diciembre|dicembre|dezembro")
-_DATE = (r"(?:\d{1,2}\s+de\s+(?:" + _MONTHS + r")\s+de\s+\d{4}|\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[./-]\d{1,2}[./-](?:\d{4}|\d{2})|\d{1,2}\.?\s+(?:" + _MONTHS + r")\.?\s+\d{4}"
+_DATE = (r"(?:\d{1,2}\s+de\s+(?:" + _MONTHS + r")\s+de\s+\d{4}|\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[./-]\d{1,2}[./-](?:\d{4}"
+                                              r"|\d{2})|\d{1,2}\.?\s+(?:" + _MONTHS + r")\.?\s+\d{4}"
          r"|(?:" + _MONTHS + r")\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{4}\s*年\s*\d{1,2}\s*月\s*\d{1,2}\s*日"
          r"|\d{4}/\d{1,2}/\d{1,2}|\d{4}\.\s?\d{1,2}\.\s?\d{1,2}\.?)")
 BIRTH = re.compile(
     r"(?i)(?:\bborn(?:\s+on)?|\bdate\s+of\s+birth|\bd\.?o\.?b\.?|\bbirth\s*(?:day|date)|\bgeboren(?:\s+am)?|\bgeb\.|"
-    r"\bgeburtsdatum|\bgeburtstag|\bn[ée]e?\s+le|\bdate\s+de\s+naissance|\bnacid[oa](?:\s+el)?|\bfecha\s+de\s+nacimiento|"
-    r"\bnaci[óo](?:\s+el)?|\bnascid[oa](?:\s+em)?|\bdata\s+de\s+nascimento|\bnat[oa]\s+il|\bdata\s+di\s+nascita|\bgeboren\s+op|"
+    r"\bgeburtsdatum|\bgeburtstag|\bn[ée]e?\s+le|\bdate\s+de\s+naissance|\bnacid[oa](?:\s+el)?|\bfecha\s+de\s+nacimie"
+    r"nto|"
+    r"\bnaci[óo](?:\s+el)?|\bnascid[oa](?:\s+em)?|\bdata\s+de\s+nascimento|\bnat[oa]\s+il|\bdata\s+di\s+nascita|\bgeb"
+    r"oren\s+op|"
     r"\bgeboortedatum|\burodzon[ya]|\bdata\s+urodzenia|\bfödd|\bsyntynyt|\bdoğum\s+tarihi|生年月日|出生日期|"
     r"생년월일|дата\s+рождения|родил[ас][сь]я?)"
     r"[^\n.;\d]{0,40}?[\s:,(]{1,4}(?:(?:on|am|le|el|em|il|op|в)\s+)?(?P<date>" + _DATE + r")")
@@ -112,7 +118,8 @@ HEALTH = re.compile(
     r"grávida|gravidez|doença|incinta|malattia|zwanger|ziekteverlof|ciąż\w*|chorob\w*|беременн\w*|болезн\w*|"
     r"больничн\w*|химиотерап\w*|怀孕|癌|病假|妊娠|病気|בהריון|מחלה|כימותרפיה)\b")
 _PERSON = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Frau|Herr|Mme|M\.|Sr|Sra|Signor\w*|Pan|Pani)\.?\s+[A-ZÀ-Ö]"
-                     r"|\b[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ]{1,20}\s+(?:(?:van|von|de|da|del|di|le|la)\s+)?[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ'-]{1,25}\b"
+                     r"|\b[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ]{1,20}\s+(?:(?:van|von|de|da|del|di|le|la)\s+)?[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ'"
+                     r"-]{1,25}\b"
                      r"|\b(?:his|her|he|she|er|sie|il|elle|él|ella|ele|ela)\b")
 
 
