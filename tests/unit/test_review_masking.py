@@ -58,3 +58,14 @@ def test_history_summaries_and_masked_text_hide_every_spanned_secret(it) -> None
     values = [it["content"][s:e] for s, e in it["spans"]]
     assert not _shows_part(mask_secrets(it["content"]), values)
     assert not _shows_part(_snippet(it["topic"], it["content"], it["domain"]), values)
+
+
+def test_a_conflict_trail_for_a_ticket_masks_the_secrets_in_its_facts() -> None:
+    from memorydesk.browse.conflicts.export import to_json, trail_document
+
+    key = "sk_live_51Hx9Kq2Lm8Np4Rt6Vw3Yz7B"
+    trail = {"facts": [{"id": "a", "topic": "stripe", "content": f"Payments use {key}."}],
+             "lines": [f"fact a said: Payments use {key}."], "decision": {"reason": "kept"}}
+    doc = trail_document(trail, exported_by="rita", now=1_700_000_000)
+    assert doc["facts"][0]["content"].startswith("Payments use ⟦Stripe Access") and key not in str(doc)
+    assert "Yz7B" not in to_json(doc) and "Yz7B" not in " ".join(doc["lines"])

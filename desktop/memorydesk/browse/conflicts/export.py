@@ -17,6 +17,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from memorydesk.core.review.secrets import mask_secrets
+
 __all__ = ["burst_document", "content_free", "markdown", "to_json", "trail_document"]
 
 _ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
@@ -55,12 +57,24 @@ def hash_text(text: str) -> str:
 
 def trail_document(trail: dict[str, Any], *, exported_by: str = "", now: int | None = None) -> dict[str, Any]:
     return {"kind": "conflict_trail", "exported_at": _iso(now if now is not None else _now()),
-            "exported_by": exported_by, **trail}
+            "exported_by": exported_by, **secrets_masked(trail)}
 
 
 def burst_document(detail: dict[str, Any], *, exported_by: str = "", now: int | None = None) -> dict[str, Any]:
     return {"kind": "burst", "exported_at": _iso(now if now is not None else _now()), "exported_by": exported_by,
-            **detail}
+            **secrets_masked(detail)}
+
+
+def secrets_masked(doc: Any, key: str | None = None) -> Any:
+    """The document with every secret in a fact's text masked whole (``core.review.secrets.mask_secrets``):
+    a ticket never carries one."""
+    if isinstance(doc, dict):
+        return {k: secrets_masked(v, k) for k, v in doc.items()}
+    if isinstance(doc, list):
+        return [secrets_masked(v, key) for v in doc]
+    if isinstance(doc, str) and key in ("content", "topic", "lines", "note"):
+        return mask_secrets(doc)
+    return doc
 
 
 def _now() -> int:

@@ -99,6 +99,11 @@ def _example_vectors(embedder) -> np.ndarray:
     return vecs
 
 
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    """1 / (1 + e^-z) without overflow for far-off scores."""
+    return 0.5 * (1.0 + np.tanh(0.5 * z))
+
+
 def fit(x: np.ndarray, y: np.ndarray, *, l2: float = 3e-2, steps: int = 500,
         rate: float = 0.5) -> tuple[np.ndarray, float]:
     """Logistic regression by gradient descent, classes weighted to balance (deterministic)."""
@@ -109,7 +114,7 @@ def fit(x: np.ndarray, y: np.ndarray, *, l2: float = 3e-2, steps: int = 500,
     weight = np.where(y > 0, n / (2 * max(pos, 1)), n / (2 * max(n - pos, 1)))
     xs = x.astype(np.float64)
     for _ in range(steps):
-        p = 1 / (1 + np.exp(-(xs @ w + b)))
+        p = _sigmoid(xs @ w + b)
         g = (p - y) * weight
         w -= rate * (xs.T @ g / n + l2 * w)
         b -= rate * g.mean()
@@ -144,7 +149,7 @@ def score_vectors(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
     if len(vectors) == 0:
         return np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(0)
     v = np.asarray(vectors, dtype=np.float32)
-    prob = 1 / (1 + np.exp(-(((v - m.mean) / m.scale) @ m.weights + m.bias)))
+    prob = _sigmoid(((v - m.mean) / m.scale) @ m.weights + m.bias)
     sims = v @ m.positives.T
     nearest = sims.argmax(axis=1)
     return prob, nearest, sims[np.arange(len(v)), nearest]
