@@ -19,6 +19,14 @@ PERSONAL_WORDS = {"email": "an e-mail address", "phone": "a phone number", "iban
                   "health": "a person's health"}
 
 
+def _detector(plugin: str) -> str:
+    if plugin == "Provider rules":
+        return "the provider rule set (Kingfisher)"
+    if plugin == "Prose rules":
+        return "the desk's rules for secrets written in prose"
+    return f"detect-secrets ({plugin})"
+
+
 def _state(item: Item) -> str:
     return "quarantined" if item.quarantined else "open"
 
@@ -62,7 +70,7 @@ def text_findings(item: Item) -> list[Finding]:
             "secret", "critical" if reaches_all else "high", item.item_kind, item.id, _field(starts, hit.start),
             {"rule": hit.plugin, "type": hit.type, "masked": hit.masked,
              "excerpt": excerpt(text, hit.start, hit.end, masks=masks),
-             "explanation": f"detect-secrets ({hit.plugin}) reads this as {hit.type}", **note},
+             "explanation": f"{_detector(hit.plugin)} reads this as {hit.type}", **note},
             state, item.domain, f"{hit.type}: {hit.masked}", item.fingerprint))
     for hit in personal:  # digits inside a secret are the secret's, not a phone number
         what = PERSONAL_WORDS[hit.type]
