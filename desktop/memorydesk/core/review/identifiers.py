@@ -86,6 +86,9 @@ _DIGITS = re.compile(r"(?<![A-Za-z0-9_.\-/])\d(?:[ .\-]?\d){7,16}(?![\w\-/]|\.\d
 _NEAR = 60  # characters before (or after) a bare number in which a word naming an identifier counts
 
 
+_NO_DIGITS = str.maketrans("", "", "0123456789")
+
+
 @lru_cache(maxsize=None)
 def _module(name: str):
     return importlib.import_module(f"stdnum.{name}")
@@ -112,8 +115,8 @@ def _form_pattern() -> re.Pattern[str]:
 
 
 def find_identifiers(text: str) -> list[IdHit]:
-    if not any(ch.isdigit() for ch in text):
-        return []
+    if len(text) - len(text.translate(_NO_DIGITS)) < 6:
+        return []  # every identifier has six digits or more
     out: list[IdHit] = []
     taken: list[tuple[int, int]] = []
     for m in _form_pattern().finditer(text):
@@ -145,5 +148,12 @@ PASSPORT = re.compile(r"(?i)(?:passport|passeport|reisepass\w*|pasaporte|passapo
                       r"(?![A-Za-z0-9])")
 
 
+_PASSPORT_CUES = ("passport", "passeport", "reisepass", "pasaporte", "passaport", "paspoort", "paszport", "паспорт",
+                  "护照", "パスポート", "דרכון")
+
+
 def find_passports(text: str) -> list[IdHit]:
+    lowered = text.lower()
+    if not any(c in lowered for c in _PASSPORT_CUES):
+        return []
     return [IdHit("", "passport number", m.start("value"), m.end("value")) for m in PASSPORT.finditer(text)]

@@ -63,6 +63,7 @@ ROLE_LOCAL = re.compile(
 _PHONE_CANDIDATE = re.compile(r"(?<![A-Za-z0-9_+\-:/.#])(?:\+|00)?\(?\d[\d\s().\-/]{5,18}\d(?![\w\-:/]|\.\d)")
 _DATE = re.compile(r"^\d{4}[-./]\d{1,2}[-./]\d{1,2}$|^\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}$|^\d{1,2}:\d{2}")
 _VERSION = re.compile(r"^\d+(?:\.\d+){2,}$")
+_ANY_DIGIT = re.compile(r"\d")
 _NANP = re.compile(r"^\(?\d{3}\)?[-. ]\d{3}[-. ]\d{4}$")
 #: a company's line, not a person's: switchboards, hotlines, offices, press
 _BUSINESS_LINE = re.compile(
@@ -121,7 +122,7 @@ def find_personal(text: str, regions: tuple[str, ...] = REGIONS) -> list[Persona
     for h in [*find_whereabouts(text), *find_health(text)]:
         if not _overlaps((h.start, h.end), taken):
             add(h.type, h.start, h.end)
-    if any(ch.isdigit() for ch in text):
+    if _ANY_DIGIT.search(text):
         for h in [*find_identifiers(text), *find_passports(text)]:
             if not _overlaps((h.start, h.end), taken):
                 add("national_id", h.start, h.end, f"{h.label} ({h.country})")

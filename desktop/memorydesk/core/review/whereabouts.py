@@ -78,14 +78,28 @@ _NAMED_AFTER = re.compile(r"(?i)named\s+after|benannt\s+nach|nomm[ée]\s+d'aprè
                           r"in\s+memory\s+of|historic|historical")
 
 
+#: cheap tests first: the long patterns run only on text that holds one of their words
+_BIRTH_CUES = ("born", "birth", "dob", "d.o.b", "geb", "naiss", "né ", "née ", "nacid", "nació", "nacio", "nasc",
+               "nato ", "nata ", "urodz", "född", "synty", "doğum", "生", "出生", "생년", "рожд", "родил")
+_STREET_CUE = re.compile(
+    r"(?i)street|\bst\.|avenue|\bave\b|road|\brd\b|lane|drive|blvd|boulevard|\bway\b|court|place|terrace|close|"
+    r"crescent|gardens|\brow\b|mews|square|stra(?:ß|ss)e|str\.|weg\b|gasse|allee|platz|ring\b|damm|ufer|steig|"
+    r"\brue\b|\bav\.|chemin|allée|impasse|quai|route|calle|c/|avda|paseo|plaza|\brua\b|travessa|\bvia\b|viale|"
+    r"piazza|corso|largo|straat|laan|gracht|plein|kade|singel|dijk|\bul\.|רחוב|שדרות|улиц|\bул\.|проспект"
+    r"|\d{4,5}\s+[A-ZÄÖÜ]|[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}")
+_DIGIT = re.compile(r"\d")
+
+
 def find_whereabouts(text: str) -> list[WhereHit]:
     out: list[WhereHit] = []
-    for m in BIRTH.finditer(text):
+    lowered = text.lower()
+    births = BIRTH.finditer(text) if any(c in lowered for c in _BIRTH_CUES) else ()
+    for m in births:
         year = re.findall(r"\d{4}", m.group("date"))
         if (year and int(year[0]) < 1920) or _NAMED_AFTER.search(text):
             continue  # a historical figure's birthday, not a living person's
         out.append(WhereHit("birth_date", m.start("date"), m.end("date")))
-    if any(ch.isdigit() for ch in text):
+    if _DIGIT.search(text) and _STREET_CUE.search(text):
         for m in STREET.finditer(text):
             sentence = _sentence(text, m.start(), m.end())
             before = text[_sentence_start(text, m.start()):m.start()]
@@ -123,8 +137,19 @@ _PERSON = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Frau|Herr|Mme|M\.|Sr|Sra|Signor\w*|Pan|
                      r"|\b(?:his|her|he|she|er|sie|il|elle|él|ella|ele|ela)\b")
 
 
+_HEALTH_CUES = ("surg", "chemo", "cancer", "tumo", "diabet", "pregnan", "miscarr", "depress", "burn", "anxiety",
+                "adhd", "autis", "epilep", "hiv", "dialys", "stroke", "heart", "hernia", "sick", "medical", "therapy",
+                "diagnos", "krank", "schwanger", "operation", "chemo", "krebs", "maladie", "enceinte", "malad",
+                "embarazada", "baja", "quimio", "grávida", "gravidez", "doença", "incinta", "malattia", "zwanger",
+                "ziekte", "ciąż", "chorob", "беремен", "болезн", "больнич", "химио", "怀孕", "癌", "病", "妊娠",
+                "בהריון", "מחלה", "כימו")
+
+
 def find_health(text: str) -> list[WhereHit]:
     out = []
+    lowered = text.lower()
+    if not any(c in lowered for c in _HEALTH_CUES):
+        return out
     for m in HEALTH.finditer(text):
         if _PERSON.search(_sentence(text, m.start(), m.end())):
             out.append(WhereHit("health", m.start(), m.end()))
