@@ -169,13 +169,15 @@ def sentences(text: str) -> list[str]:
     return parts[:MAX_SENTENCES]
 
 
-def score_texts(texts: list[str]) -> list[ModelHit | None]:
-    """Embed each text (and the sentences of a long one) and score it: the best hit per text."""
+def score_texts(texts: list[str], whole: list[bool] | None = None) -> list[ModelHit | None]:
+    """Embed each text (and the sentences of a long one) and score it: the best hit per text.
+    ``whole[i]`` False: the text's own vector was scored already, only its sentences are read."""
     from memorydesk.embedding.embedder import get_embedder
 
     pieces: list[tuple[int, str, str]] = []  # text index, what is embedded, the sentence ('' = whole)
     for i, text in enumerate(texts):
-        pieces.append((i, text, ""))
+        if whole is None or whole[i]:
+            pieces.append((i, text, ""))
         if len(text) > LONG:
             pieces += [(i, s, s) for s in sentences(text)]
     if not pieces:

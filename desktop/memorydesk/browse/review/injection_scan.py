@@ -13,7 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from memorydesk.browse.review import injection_model, vectors
-from memorydesk.browse.review.items import Item, scan_key
+from memorydesk.browse.review.items import Item, fact_items, scan_key
 from memorydesk.core.review.finding import Finding
 from memorydesk.core.review.mask import excerpt
 from memorydesk.core.review.secrets import secret_spans
@@ -58,22 +58,26 @@ def model_findings(items: list[Item], stored: dict[str, np.ndarray], *, budget_s
     if not items or not injection_model.available():
         return {}, []
     out: dict[tuple[str, str], Finding] = {}
-    by_vector = [it for it in items if it.item_kind == "fact" and it.id in stored
-                 and len(_text(it)) <= injection_model.LONG]
+    by_vector = [it for it in items if it.item_kind == "fact" and it.id in stored]
     if by_vector:
         prob, nearest, sim = injection_model.score_vectors(np.stack([stored[it.id] for it in by_vector]))
         for k, it in enumerate(by_vector):
             hit = injection_model.hit_of(prob[k], nearest[k], sim[k], "", _text(it))
             if hit is not None:
                 out[(it.item_kind, it.id)] = finding(it, hit)
+    # a text without a stored vector is embedded; a long one is also read sentence by sentence (one planted
+    # sentence among many ordinary ones barely moves the whole text's vector)
     scored = {id(it) for it in by_vector}
-    rest = [it for it in items if id(it) not in scored and _text(it).strip()]
+    rest = [it for it in items if (id(it) not in scored and _text(it).strip())
+            or (id(it) in scored and (it.item_kind, it.id) not in out and len(_text(it)) > injection_model.LONG)]
     started = time.monotonic()
     for at in range(0, len(rest), _BATCH):
         if time.monotonic() - started > budget_s or (cancelled is not None and cancelled()):
             return out, rest[at:]
         chunk = rest[at:at + _BATCH]
-        for it, hit in zip(chunk, injection_model.score_texts([_text(it)[:20_000] for it in chunk]), strict=True):
+        hits = injection_model.score_texts([_text(it)[:20_000] for it in chunk],
+                                           whole=[id(it) not in scored for it in chunk])
+        for it, hit in zip(chunk, hits, strict=True):
             if hit is not None:
                 out[(it.item_kind, it.id)] = finding(it, hit)
     return out, []
@@ -98,11 +102,18 @@ def model_pass(ws, new, read_now: list[Item], budget: float, stop: Callable[[], 
         item_key = scan_key(next(it for it in todo if (it.item_kind, it.id) == key))
         fp, fs = new.per_item[item_key]
         new.per_item[item_key] = (fp, [*fs, f])
-    for it in left:  # read again by the next scan
-        fp, fs = new.per_item[scan_key(it)]
-        new.per_item[scan_key(it)] = ("", fs)
-        if it.item_kind == "fact":
-            new.fact_fp[it.id] = ""
+    new.model_todo = {scan_key(it) for it in left}  # the next scan gives these to the model first
     if left:
         notes.append(f"{len(left):,} item(s) were not read by the injection model in the time given; the next scan "
                      "reads them")
+
+
+def still_to_read(ws, todo_keys: set[tuple[str, str]], per_item: dict, read_now: list[Item],
+                  others: list[Item]) -> list[Item]:
+    """The items an earlier scan's model had no time for (``todo_keys``) that this scan did not read again."""
+    done = {scan_key(it) for it in read_now}
+    todo = {k for k in todo_keys if k not in done and k in per_item}
+    fact_ids = [item_id for kind, item_id in todo if kind == "fact"]
+    with ws.read() as conn:
+        facts = list(fact_items(ws, conn, fact_ids)) if fact_ids else []
+    return facts + [it for it in others if scan_key(it) in todo]

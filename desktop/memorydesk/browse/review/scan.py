@@ -77,6 +77,7 @@ class ScanCache:
     checked: set[str] = field(default_factory=set)  # correction candidates checked against recall, by signature
     texts: dict[str, FactText] = field(default_factory=dict)  # facts in close pairs (memory only)
     classes: dict[tuple[str, str], str] = field(default_factory=dict)  # pair -> "dup", a cue, or "" (memory only)
+    model_todo: set[tuple[str, str]] = field(default_factory=set)  # items the injection model has still to read
     vectors: vectors.Vectors | None = None
     skipped_vectors: int = 0
     stamp: str = ""
@@ -194,6 +195,8 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
         stages["pairs"], mark = time.monotonic() - mark, time.monotonic()
         _set_findings(ws, old, new, options, now, stop, notes, say, gone)
         stages["clusters and recall checks"], mark = time.monotonic() - mark, time.monotonic()
+    if "injection" in options.kinds and old is not None and old.model_todo:
+        read_now += injection_scan.still_to_read(ws, old.model_todo, new.per_item, read_now, others)
     if "injection" in options.kinds and read_now:
         say("reading for injected instructions", 0, len(read_now))
         budget = options.model_budget_s if old is None else options.rescan_model_budget_s
