@@ -18,7 +18,7 @@ from memorydesk.core.review.finding import Finding
 from memorydesk.core.review.mask import excerpt
 from memorydesk.core.review.secrets import secret_spans
 
-_BATCH = 64
+_BATCH = 8  # texts embedded at a time (a long one with its sentences): the budget is checked between batches
 _WORDS = re.compile(r"[^\W\d_]{2,}")
 
 
