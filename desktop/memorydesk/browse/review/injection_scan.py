@@ -18,6 +18,7 @@ from memorydesk.core.review.finding import Finding
 from memorydesk.core.review.mask import excerpt
 from memorydesk.core.review.secrets import secret_spans
 
+BACKLOG_PER_SCAN = 256  # of the items an earlier scan left to the model, read by one rescan
 _BATCH = 8  # texts embedded at a time (a long one with its sentences): the budget is checked between batches
 _WORDS = re.compile(r"[^\W\d_]{2,}")
 
@@ -102,7 +103,8 @@ def model_pass(ws, new, read_now: list[Item], budget: float, stop: Callable[[], 
         item_key = scan_key(next(it for it in todo if (it.item_kind, it.id) == key))
         fp, fs = new.per_item[item_key]
         new.per_item[item_key] = (fp, [*fs, f])
-    new.model_todo = {scan_key(it) for it in left}  # the next scan gives these to the model first
+    # the next scans give these to the model first (and what this one had no room to take up)
+    new.model_todo = {scan_key(it) for it in left} | (set(new.model_todo) - {scan_key(it) for it in read_now})
     if left:
         notes.append(f"{len(left):,} item(s) were not read by the injection model in the time given; the next scan "
                      "reads them")
@@ -112,7 +114,7 @@ def still_to_read(ws, todo_keys: set[tuple[str, str]], per_item: dict, read_now:
                   others: list[Item]) -> list[Item]:
     """The items an earlier scan's model had no time for (``todo_keys``) that this scan did not read again."""
     done = {scan_key(it) for it in read_now}
-    todo = {k for k in todo_keys if k not in done and k in per_item}
+    todo = set(sorted(k for k in todo_keys if k not in done and k in per_item)[:BACKLOG_PER_SCAN])
     fact_ids = [item_id for kind, item_id in todo if kind == "fact"]
     with ws.read() as conn:
         facts = list(fact_items(ws, conn, fact_ids)) if fact_ids else []

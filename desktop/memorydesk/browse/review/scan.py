@@ -54,8 +54,8 @@ class Options:
     duplicate_cosine: float = duplicates.DUPLICATE_COSINE
     recall_budget_s: float = 20.0  # recall checks (MMR, ranks) at most this long per full scan
     rescan_recall_budget_s: float = 1.0  # … and per rescan (what is left is checked a second at a time)
-    model_budget_s: float = 20.0  # the injection model's embedding of texts without a stored vector, per full scan
-    rescan_model_budget_s: float = 1.0  # … and per rescan (what is left is read by the next scans)
+    model_budget_s: float = 10.0  # the injection model's embedding of texts without a stored vector, per full scan
+    rescan_model_budget_s: float = 0.5  # … and per rescan (what is left is read by the next scans)
     now: float | None = None
 
     def __post_init__(self) -> None:
@@ -195,8 +195,10 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
         stages["pairs"], mark = time.monotonic() - mark, time.monotonic()
         _set_findings(ws, old, new, options, now, stop, notes, say, gone)
         stages["clusters and recall checks"], mark = time.monotonic() - mark, time.monotonic()
-    if "injection" in options.kinds and old is not None and old.model_todo:
-        read_now += injection_scan.still_to_read(ws, old.model_todo, new.per_item, read_now, others)
+    if old is not None:  # what the model has still to read stays to be read (items gone since dropped)
+        new.model_todo = {k for k in old.model_todo if k in new.per_item}
+    if "injection" in options.kinds and new.model_todo:
+        read_now += injection_scan.still_to_read(ws, new.model_todo, new.per_item, read_now, others)
     if "injection" in options.kinds and read_now:
         say("reading for injected instructions", 0, len(read_now))
         budget = options.model_budget_s if old is None else options.rescan_model_budget_s
