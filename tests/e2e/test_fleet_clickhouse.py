@@ -21,7 +21,7 @@ from fixtures.receipts import NOW_TEXT, eight_cases, to_jsonl
 from memorydesk.core.errors import BadInput
 from memorydesk.core.health.arrays import to_us
 from memorydesk.core.receipts import parse_utc
-from memorydesk.lineage import runs as run_tables
+from memorydesk.lineage import run_reads as run_tables
 from memorydesk.lineage.fleet.read import read_receipts, read_window
 from memorydesk.lineage.fleet.source import FleetSource, parse_source
 from memorydesk.lineage.jsonl import parse_jsonl

@@ -21,9 +21,9 @@ from typing import Final
 
 from memorydesk.core.health.arrays import to_us
 from memorydesk.core.receipts import Receipt
-from memorydesk.lineage import runs as run_tables
+from memorydesk.lineage import run_reads
 from memorydesk.lineage.run_detail import RunDetail, read_detail
-from memorydesk.lineage.runs import RunTable
+from memorydesk.lineage.runs import RunTable, table_of
 from memorydesk.store import Workspace
 
 HOUR_US: Final = 3_600_000_000
@@ -36,13 +36,13 @@ class WorkspaceReceipts:
 
     def load(self, ws: Workspace, progress: Callable[[int, int], None] | None = None,
              cancelled: Callable[[], bool] | None = None) -> RunTable:
-        return run_tables.load_runs(ws, progress=progress, cancelled=cancelled)
+        return run_reads.load_runs(ws, progress=progress, cancelled=cancelled)
 
     def changes(self, ws: Workspace, table: RunTable) -> RunTable | None:
-        return run_tables.load_changes(ws, table)
+        return run_reads.load_changes(ws, table)
 
     def as_of(self, ws: Workspace, table: RunTable, now_us: int) -> RunTable:
-        return run_tables.as_of(ws, table, now_us)
+        return run_reads.as_of(ws, table, now_us)
 
     def detail(self, ws: Workspace, run_id: str, now: datetime, fresh_for: timedelta) -> RunDetail | None:
         return read_detail(ws, run_id, now, fresh_for)
@@ -113,7 +113,7 @@ class FleetReceipts:
 
     def as_of(self, ws: Workspace | None, table: RunTable, now_us: int) -> RunTable:
         """The window's runs judged on their receipts dated at or before ``now_us``."""
-        return run_tables.table_of([r for r in self._receipts if to_us(r.at_utc) <= now_us])
+        return table_of([r for r in self._receipts if to_us(r.at_utc) <= now_us])
 
     def detail(self, ws: Workspace | None, run_id: str, now: datetime, fresh_for: timedelta) -> RunDetail | None:
         from memorydesk.lineage.fleet import read as fleet

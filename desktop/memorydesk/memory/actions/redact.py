@@ -22,7 +22,7 @@ from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
 from memorydesk.memory.actions.base import ReviewerAction
-from memorydesk.memory.actions.facts import UNDONE, set_superseded
+from memorydesk.memory.actions.facts import UNDONE, set_superseded, store_vector
 from memorydesk.memory.rows import fact_row, insert_fact
 from memorydesk.store import Workspace
 
@@ -205,7 +205,7 @@ def redact(reviewer, item_kind: str, item_id: str, reason: str, finding_key: str
                       actor=reviewer.actor, reason=reason.strip(), before_id=item_id, after_id=new["id"])
         vector = fact_vectors([fact_text(new["topic"], new["content"])], reviewer._embedder)[0]
         if vector is not None:
-            reviewer._store_vector(conn, new["id"], vector)
+            store_vector(ws, conn, new["id"], vector)
         wal.mark_pending(conn)
         return ChangeResult("fact", [item_id, new["id"], *before], [hid],
                             f"{len(values)} secret(s) redacted (a new version supersedes the fact)",
