@@ -110,9 +110,9 @@ def test_what_the_model_had_no_time_for_is_read_by_the_next_scan(tmp_path: Path)
     with open_workspace(tmp_path / "w.db", create=True) as ws:
         svc = MemoryService(ws, embedder=False)  # no stored vector: the model must embed the text
         fid = svc.propose_fact(domain="notes", topic="notes", content=planted).fact_id
-        first = scan(ws, Options(kinds=("injection",), model_budget_s=0.0))
+        first = scan(ws, Options(kinds=("injection",), model_texts=0))
         assert first.findings == [] and first.cache.model_todo == {("fact", fid)}
         assert any("not read by the injection model" in n for n in first.notes)
-        again = scan(ws, Options(kinds=("injection",), rescan_model_budget_s=30.0), first.cache)
+        again = scan(ws, Options(kinds=("injection",)), first.cache)
         assert [(f.item_id, f.evidence["rule"]) for f in again.findings] == [(fid, "model")]
         assert again.cache.model_todo == set() and again.scanned["fact"] == 0  # its text was not read again

@@ -1,13 +1,13 @@
 """The injection model's part of a scan: the items read this time that no rule flagged, scored
-by ``injection_model`` — a fact by its stored embedding when it has one and is short, any
-other text embedded (its sentences too when it is long) within a time budget, like the
-recall checks'. What the budget leaves is said in a note and read again by the next scan.
+by ``injection_model`` — a fact by its stored embedding when it has one, any other text
+embedded (and a long text's sentences too) up to a number of texts per scan (counted, not
+timed: a scan finds the same whatever the machine's load). What that leaves is said in a
+note and kept for the next scans.
 """
 
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable
 
 import numpy as np
@@ -50,7 +50,7 @@ def finding(item: Item, hit: injection_model.ModelHit) -> Finding:
                    f"reads as an instruction: {shown[:80]}", item.fingerprint)
 
 
-def model_findings(items: list[Item], stored: dict[str, np.ndarray], *, budget_s: float,
+def model_findings(items: list[Item], stored: dict[str, np.ndarray], *, budget: int,
                    cancelled: Callable[[], bool] | None = None) -> tuple[dict[tuple[str, str], Finding], list[Item]]:
     """Findings by (item kind, id) for the items the model flags, and the items the budget left unread.
 
@@ -71,9 +71,8 @@ def model_findings(items: list[Item], stored: dict[str, np.ndarray], *, budget_s
     scored = {id(it) for it in by_vector}
     rest = [it for it in items if (id(it) not in scored and _text(it).strip())
             or (id(it) in scored and (it.item_kind, it.id) not in out and len(_text(it)) > injection_model.LONG)]
-    started = time.monotonic()
     for at in range(0, len(rest), _BATCH):
-        if time.monotonic() - started > budget_s or (cancelled is not None and cancelled()):
+        if at >= budget or (cancelled is not None and cancelled()):
             return out, rest[at:]
         chunk = rest[at:at + _BATCH]
         hits = injection_model.score_texts([_text(it)[:20_000] for it in chunk],
@@ -84,7 +83,7 @@ def model_findings(items: list[Item], stored: dict[str, np.ndarray], *, budget_s
     return out, []
 
 
-def model_pass(ws, new, read_now: list[Item], budget: float, stop: Callable[[], bool], notes: list[str]) -> None:
+def model_pass(ws, new, read_now: list[Item], budget: int, stop: Callable[[], bool], notes: list[str]) -> None:
     """The injection model over the items a scan read this time that no injection rule flagged; their
     findings added to ``new`` (a ``scan.ScanCache``), what the budget left marked to be read again."""
     todo = [it for it in read_now
@@ -98,7 +97,7 @@ def model_pass(ws, new, read_now: list[Item], budget: float, stop: Callable[[], 
     if missing:
         with ws.read() as conn:
             stored.update(vectors.stored_vectors(ws, conn, missing))
-    found, left = model_findings(todo, stored, budget_s=budget, cancelled=stop)
+    found, left = model_findings(todo, stored, budget=budget, cancelled=stop)
     for key, f in found.items():
         item_key = scan_key(next(it for it in todo if (it.item_kind, it.id) == key))
         fp, fs = new.per_item[item_key]
@@ -106,8 +105,8 @@ def model_pass(ws, new, read_now: list[Item], budget: float, stop: Callable[[], 
     # the next scans give these to the model first (and what this one had no room to take up)
     new.model_todo = {scan_key(it) for it in left} | (set(new.model_todo) - {scan_key(it) for it in read_now})
     if left:
-        notes.append(f"{len(left):,} item(s) were not read by the injection model in the time given; the next scan "
-                     "reads them")
+        notes.append(f"{len(left):,} item(s) were not read by the injection model in this scan (it embeds at most "
+                     f"{budget:,} texts a scan); the next scans read them")
 
 
 def still_to_read(ws, todo_keys: set[tuple[str, str]], per_item: dict, read_now: list[Item],

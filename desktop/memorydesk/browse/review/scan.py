@@ -54,8 +54,10 @@ class Options:
     duplicate_cosine: float = duplicates.DUPLICATE_COSINE
     recall_budget_s: float = 20.0  # recall checks (MMR, ranks) at most this long per full scan
     rescan_recall_budget_s: float = 1.0  # … and per rescan (what is left is checked a second at a time)
-    model_budget_s: float = 10.0  # the injection model's embedding of texts without a stored vector, per full scan
-    rescan_model_budget_s: float = 0.5  # … and per rescan (what is left is read by the next scans)
+    # texts the injection model embeds (no stored vector, or a long text's sentences) per full scan, ~10 s on two
+    # cores, and per rescan; counted, not timed, so the window and the command find the same
+    model_texts: int = 1500
+    rescan_model_texts: int = 64
     now: float | None = None
 
     def __post_init__(self) -> None:
@@ -205,7 +207,7 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
         read_now += injection_scan.still_to_read(ws, new.model_todo, new.per_item, read_now, others)
     if "injection" in options.kinds and read_now:
         say("reading for injected instructions", 0, len(read_now))
-        budget = options.model_budget_s if old is None else options.rescan_model_budget_s
+        budget = options.model_texts if old is None else options.rescan_model_texts
         injection_scan.model_pass(ws, new, read_now, budget, stop, notes)
         stages["injection model"] = time.monotonic() - mark
 
