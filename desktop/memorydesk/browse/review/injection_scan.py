@@ -71,10 +71,13 @@ def model_findings(items: list[Item], stored: dict[str, np.ndarray], *, budget: 
     scored = {id(it) for it in by_vector}
     rest = [it for it in items if (id(it) not in scored and _text(it).strip())
             or (id(it) in scored and (it.item_kind, it.id) not in out and len(_text(it)) > injection_model.LONG)]
+    used = 0  # texts embedded: a whole text, and each sentence of a long one
     for at in range(0, len(rest), _BATCH):
-        if at >= budget or (cancelled is not None and cancelled()):
+        if used >= budget or (cancelled is not None and cancelled()):
             return out, rest[at:]
         chunk = rest[at:at + _BATCH]
+        used += sum((id(it) not in scored) + (len(injection_model.sentences(_text(it)))
+                                              if len(_text(it)) > injection_model.LONG else 0) for it in chunk)
         hits = injection_model.score_texts([_text(it)[:20_000] for it in chunk],
                                            whole=[id(it) not in scored for it in chunk])
         for it, hit in zip(chunk, hits, strict=True):
