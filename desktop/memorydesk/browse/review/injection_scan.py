@@ -69,8 +69,9 @@ def model_findings(items: list[Item], stored: dict[str, np.ndarray], *, budget: 
     # a text without a stored vector is embedded; a long one is also read sentence by sentence (one planted
     # sentence among many ordinary ones barely moves the whole text's vector)
     scored = {id(it) for it in by_vector}
-    rest = [it for it in items if (id(it) not in scored and _text(it).strip())
-            or (id(it) in scored and (it.item_kind, it.id) not in out and len(_text(it)) > injection_model.LONG)]
+    # (a fact with a stored vector is read by that vector alone: reading its sentences too costs a model run
+    # each, more than a scan of 100,000 facts can give)
+    rest = [it for it in items if id(it) not in scored and _text(it).strip()]
     used = 0  # texts embedded: a whole text, and each sentence of a long one
     for at in range(0, len(rest), _BATCH):
         if used >= budget or (cancelled is not None and cancelled()):
