@@ -13,7 +13,11 @@
   arithmetic, and whether the recorded winner is still what it gives (and why not);
 - ``chain_a``, ``chain_b``: each fact's supersession chain forward (what replaced it, up to the
   version in force) and back (what it replaced), every step with its time and who made
-  it: an agent (its write), ``system:*``, ``human:*``, or a person named in our history;
+  it: a person named in our history (its moves), else the one rule of ``core.supersession``
+  the History and *as of* use too — an agent (its write), ``system:*`` (a cleanup at an
+  unknown time, not before the bound its rule gives), ``human:*``, or nobody the file names;
+  and, from the desk's moves, the supersessions of either fact (or into it) that a person
+  took back since — a restored loser was still superseded by the winner until then;
 - ``history``: what people did to this conflict in the desk;
 - ``related``: the other conflicts of the same topic and of either fact.
 """
@@ -31,6 +35,7 @@ from memorydesk.browse.conflicts.trail_types import (
     ChainNode,
     Decision,
     DeskStep,
+    Lapsed,
     Purge,
     RelatedLine,
     Restore,
@@ -44,6 +49,8 @@ from memorydesk.browse.conflicts.trail_types import (
 )
 from memorydesk.browse.detail import older_versions
 from memorydesk.browse.facts import fact_state
+from memorydesk.browse.history.moves import Move, desk_moves
+from memorydesk.browse.history.set_aside import set_aside_of
 from memorydesk.core.errors import StaleEdit
 from memorydesk.core.product.conflict_rule import Side, decide
 from memorydesk.core.product.vocab import parse_agent_role, parse_memory_type, parse_veracity, veracity_weight
@@ -85,6 +92,11 @@ class _Context:
                 for fid in ids if isinstance(ids, list) else []:
                     self.purged[str(fid)] = Purge(row.actor, row.at)
         self._history: dict[str, list[dict[str, Any]]] = {}
+        self.moves: dict[str, list[Move]] = desk_moves(conn) if self.has_history else {}
+
+    def rule(self, fact_id: str, by: str) -> Any:
+        """When and by whom ``fact_id`` was set aside into ``by`` as the file says (``core.supersession``)."""
+        return set_aside_of(self.ws, self.conn, [(fact_id, by)]).get((fact_id, by))
 
     def history_of(self, entity_id: str) -> list[dict[str, Any]]:
         if not self.has_history:
@@ -140,35 +152,74 @@ def _fact(ctx: _Context, fact_id: str, key: int | None) -> TrailFact:
 # --- who superseded what ----------------------------------------------------------------------
 
 
-def _who(ctx: _Context, old: Any, new_id: str) -> tuple[Who, int | None]:
-    """Who made ``old`` point at ``new_id``, and when: a person (our history), a sentinel's
-    system or human, the agent whose write caused the contradiction, or unknown."""
-    for h in ctx.history_of(old.id):
-        d, act = h["detail"], f"{h['entity']}.{h['action']}"
-        made = ((act == "fact.edit" and h["before_id"] == old.id and h["after_id"] == new_id)
-                or (act == "fact.delete" and h["entity_id"] == old.id and new_id == "human:deleted")
-                or (act == "conflict.restore_loser" and d.get("replaced", d.get("winner")) == old.id
-                    and d.get("loser") == new_id)
-                or (act == "fact.restore" and d.get("replaces") == old.id and d.get("id") == new_id)
-                or (act == "conflict.keep" and d.get("dropped") == old.id and d.get("kept") == new_id))
-        if made:
-            return Who("person", h["actor"], action=act, reason=h["reason"]), h["at"]
-    if new_id.startswith("system:"):
-        return Who("system", new_id), None
-    if new_id.startswith("human:"):
-        return Who("human", new_id), None
-    c = ctx.ws.layout.conflicts.c
-    row = ctx.conn.execute(select(c.resolved_at, c.created_at).where(
-        c.fact_a_id == old.id, c.fact_b_id == new_id, c.conflict_type == listing.CONTRADICTION)).first()
-    if row is not None:
-        new = ctx.fact(new_id)
-        writer = old
-        if new is not None and (new.created_at, new.id) >= (old.created_at, old.id):
-            writer = new
-        name, _role = ctx.agent(writer.authored_by_agent_id)
-        return (Who("agent", name or writer.authored_by_agent_id, action="contradiction",
-                    agent_id=writer.authored_by_agent_id, write=writer.id), row.resolved_at or row.created_at)
-    return Who("unknown", None), None
+def _person(m: Move) -> Who:
+    return Who("person", m.actor, action=m.action, reason=m.reason)
+
+
+def _origin(ctx: _Context, fact_id: str, moves: list[Move], k: int) -> tuple[Who, int | None, bool]:
+    """Who set the value move ``k`` gave ``fact_id``: that move's person, except that an undo or a
+    redo only puts back a value an earlier move took away — its origin is that value's own."""
+    m = moves[k]
+    if not m.action.endswith((".undo", ".redo")):
+        return _person(m), m.at, False
+    taken = [j for j in range(k) if moves[j].before == m.after]
+    if taken:
+        set_by = [i for i in range(taken[-1]) if moves[i].after == m.after]
+        return _origin(ctx, fact_id, moves, set_by[-1]) if set_by else _rule_who(ctx, fact_id, str(m.after))
+    return _person(m), m.at, False
+
+
+def _who(ctx: _Context, old: Any, new_id: str) -> tuple[Who, int | None, bool]:
+    """Who made ``old`` point at ``new_id``, when, and whether that time is only a bound: a person
+    (the desk's moves, or an older desk's history row), else the one rule of
+    ``core.supersession`` (an agent's write, a sentinel, or unknown)."""
+    moves = ctx.moves.get(old.id)
+    if moves:
+        if moves[-1].after == new_id and old.superseded_by == new_id:
+            return _origin(ctx, old.id, moves, len(moves) - 1)
+    else:
+        for h in ctx.history_of(old.id):  # an older desk kept no moves: its rows by what they name
+            d, act = h["detail"], f"{h['entity']}.{h['action']}"
+            made = ((act == "fact.edit" and h["before_id"] == old.id and h["after_id"] == new_id)
+                    or (act == "fact.delete" and h["entity_id"] == old.id and new_id == "human:deleted")
+                    or (act == "conflict.restore_loser" and d.get("replaced", d.get("winner")) == old.id
+                        and d.get("loser") == new_id)
+                    or (act == "fact.restore" and d.get("replaces") == old.id and d.get("id") == new_id)
+                    or (act == "conflict.keep" and d.get("dropped") == old.id and d.get("kept") == new_id))
+            if made:
+                return Who("person", h["actor"], action=act, reason=h["reason"]), h["at"], False
+    return _rule_who(ctx, old.id, new_id)
+
+
+def _rule_who(ctx: _Context, fact_id: str, new_id: str) -> tuple[Who, int | None, bool]:
+    rule = ctx.rule(fact_id, new_id)
+    if rule is None:
+        return Who("unknown", None), None, False
+    if rule.kind == "agent" and rule.writer is not None:
+        name, _role = ctx.agent(rule.writer.agent_id)
+        action = "contradiction" if rule.why.startswith("contradiction") else "write"
+        return (Who("agent", name or rule.writer.agent_id or rule.writer.role, action=action,
+                    agent_id=rule.writer.agent_id, write=rule.writer.id), rule.at, False)
+    if rule.kind == "sentinel":
+        return Who("human" if new_id.startswith("human:") else "system", new_id), rule.at, rule.after
+    return Who("unknown", None), rule.at, False
+
+
+def _lapsed(ctx: _Context, fact_id: str) -> tuple[Lapsed, ...]:
+    """The supersessions of ``fact_id``, or into it, that a person's change took back (oldest
+    first): each with who set it and when (the desk's earlier move, or the file's own by the
+    rule), who took it back, and who put it back, if someone did (an undo)."""
+    out: list[Lapsed] = []
+    for fid, moves in ctx.moves.items():
+        for i, m in enumerate(moves):
+            if m.before is None or (fid != fact_id and m.before != fact_id):
+                continue
+            set_by = [j for j in range(i) if moves[j].after == m.before]
+            who, at, after = _origin(ctx, fid, moves, set_by[-1]) if set_by else _rule_who(ctx, fid, m.before)
+            back = next((e for e in moves[i + 1:] if e.after == m.before), None)
+            out.append(Lapsed(fid, m.before, at, who, m.at, _person(m), m.entry, after,
+                              back.at if back else None, _person(back) if back else None))
+    return tuple(sorted(out, key=lambda x: (x.ended_at, x.entry)))
 
 
 def _step(row: Any, **more: Any) -> ChainNode:
@@ -184,9 +235,9 @@ def _newer(ctx: _Context, start: Any) -> list[ChainNode]:
     row = start
     while row is not None and row.superseded_by is not None and len(nodes) < CHAIN_LIMIT:
         nxt = row.superseded_by
-        who, at = _who(ctx, row, nxt)
+        who, at, after = _who(ctx, row, nxt)
         cycle = nxt in seen
-        nodes.append(_step(row, next_id=nxt, at=at or row.updated_at, who=who, cycle=cycle))
+        nodes.append(_step(row, next_id=nxt, at=at or row.updated_at, who=who, cycle=cycle, after=after))
         if cycle:
             row = None
             break
@@ -205,8 +256,8 @@ def _older(ctx: _Context, start_id: str) -> list[ChainNode]:
     out: list[ChainNode] = []
     older = older_versions(ctx.conn, f, start_id, CHAIN_LIMIT, [f], {start_id}, newest_first=True)
     for row, depth in older[:CHAIN_LIMIT]:
-        who, at = _who(ctx, row, row.superseded_by)
-        out.append(_step(row, into=row.superseded_by, depth=depth, at=at or row.updated_at, who=who))
+        who, at, after = _who(ctx, row, row.superseded_by)
+        out.append(_step(row, into=row.superseded_by, depth=depth, at=at or row.updated_at, who=who, after=after))
     return out
 
 
@@ -334,7 +385,7 @@ def conflict_trail(ws: Workspace, conflict_id: str) -> Trail | None:
         for side in (a, b):
             row = ctx.fact(side.id) if side.exists else None
             chains.append(TrailChain(tuple(_newer(ctx, row)) if row is not None else (),
-                                     tuple(_older(ctx, side.id)) if side.exists else ()))
+                                     tuple(_older(ctx, side.id)) if side.exists else (), _lapsed(ctx, side.id)))
         desk = []
         for r in conflict.rows:
             desk.extend(h for h in ctx.history_of(r.id) if h["entity"] == "conflict")
