@@ -56,7 +56,8 @@ def test_after_restore_loser_the_command_says_what_the_tab_says(open_window, wor
     assert line["decision"] is None
     history = win.show_tab("history")
     qtbot.waitUntil(lambda: history.model.rowCount() > 0 and win.ops.pending == 0, timeout=10000)
-    shown = [history.model.index(r, 3).data() for r in range(history.model.rowCount())]
+    what = [k for k, _l in history.model.COLUMNS].index("what")
+    shown = [history.model.index(r, what).data() for r in range(history.model.rowCount())]
     assert "conflict restore_loser · undone" in shown
     lines = _desk("history", str(path), "--kind", "conflict").splitlines()
     assert any("conflict restore_loser · undone" in x and "v2 was right" in x for x in lines)

@@ -39,9 +39,10 @@ def grant_cells(detail: dict[str, Any]) -> list[tuple[str, str, str | None, str 
     return out
 
 
-def grant_words(detail: dict[str, Any], *, back: bool = False) -> str:
+def grant_words(detail: dict[str, Any], *, back: bool = False, cells_word: str = "cells") -> str:
     """“9 cells of security from write to none”, “designer on security from write to no row”;
-    ``back``: as an undo puts them (after → before)."""
+    ``back``: as an undo puts them (after → before); ``cells_word``: “grant cells” where the
+    sentence does not say grants."""
     cells = [(d, r, a, b) if back else (d, r, b, a) for d, r, b, a in grant_cells(detail)]
     if not cells:
         return "no cell changed"
@@ -54,8 +55,8 @@ def grant_words(detail: dict[str, Any], *, back: bool = False) -> str:
     steps = Counter((b or NO_ROW, a or NO_ROW) for _d, _r, b, a in cells)
     if len(steps) == 1:
         (b, a), _n = steps.most_common(1)[0]
-        return f"{len(cells)} cells {where} from {b} to {a}"
-    return f"{len(cells)} cells {where}: " + ", ".join(f"{n} from {b} to {a}" for (b, a), n in steps.most_common())
+        return f"{len(cells)} {cells_word} {where} from {b} to {a}"
+    return f"{len(cells)} {cells_word} {where}: " + ", ".join(f"{n} from {b} to {a}" for (b, a), n in steps.most_common())
 
 
 def _pointer(value: str | None) -> str:

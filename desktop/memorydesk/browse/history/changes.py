@@ -4,7 +4,8 @@
 ``field_changes(ws, entity, action, detail)`` reads the history row's detail (the action's
 fields, and the supersessions it made, ``moves``) and, where the detail holds only ids, the
 rows as they are now, and names facts and policies as a person reads them. An undo or a redo
-lists the supersessions it made. Whatever an action stores that is not a change of a field
+lists the supersessions it made; one that made none (a grant, a policy) lists the change of
+the entry it names, put back or done again. Whatever an action stores that is not a change of a field
 (a batch mark, a version) is left out; anything this module does not know is listed as
 ``field: value`` (never JSON), so a new action shows something true before it is taught here.
 """
@@ -88,8 +89,32 @@ def _grant_changes(detail: dict[str, Any]) -> list[FieldChange]:
     return out
 
 
+def _reversed(ws: Workspace, detail: dict[str, Any]) -> list[FieldChange]:
+    """An undo or a redo that moved no fact (a grant, a policy): the change of the entry it names,
+    field by field — put back (an undo) or done again (a redo)."""
+    of, back, seen = detail.get("of"), True, 0
+    with ws.read() as conn:
+        row = None
+        while isinstance(of, int) and seen < 100:
+            row = conn.exec_driver_sql("SELECT entity, action, detail, undo_of FROM memdesk_history WHERE id = ?",
+                                       (of,)).first()
+            if row is None or row[1] not in ("undo", "redo"):
+                break
+            back, of, seen = not back, row[3], seen + 1
+    if row is None or row[1] in ("undo", "redo"):
+        return []
+    try:
+        original = json.loads(row[2] or "{}")
+    except ValueError:
+        return []
+    done = field_changes(ws, row[0], row[1], original if isinstance(original, dict) else {})
+    return [FieldChange(c.what, c.after, c.before) for c in done] if back else done
+
+
 def field_changes(ws: Workspace, entity: str, action: str, detail: dict[str, Any]) -> list[FieldChange]:
     """The change a history row records, field by field (see the module's docstring)."""
+    if action in ("undo", "redo") and not detail.get("moves"):
+        return _reversed(ws, detail)
     f, p = ws.layout.facts, ws.layout.policies
     moves = [m for m in detail.get("moves", []) if isinstance(m, list) and len(m) == 3]
     out: list[FieldChange] = []
