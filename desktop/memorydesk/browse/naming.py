@@ -112,16 +112,15 @@ TELLING, BEFORE = 6, 2
 
 
 def _telling(pieces: list[Any], changed: str) -> str:
-    """The first run of ``changed`` words in a side of a word diff, a word or two before it, and
-    “…” where the text goes on: “…with pnpm; the…”. Empty when the side has no such word."""
+    """From a word or two before the first ``changed`` word of a side of a word diff to the last
+    changed word within ``TELLING`` words of it, and “…” where the text goes on: “…with pnpm;…”.
+    Empty when the side has no such word."""
     words: list[tuple[str, bool]] = [(w, p.kind == changed) for p in pieces for w in p.text.split()]
     first = next((i for i, (_w, c) in enumerate(words) if c), None)
     if first is None:
         return ""
     start = max(0, first - BEFORE)
-    end = first
-    while end < len(words) and words[end][1] and end - first < TELLING:
-        end += 1
+    end = max(i for i in range(first, min(len(words), first + TELLING)) if words[i][1]) + 1
     text = " ".join(w for w, _c in words[start:end])
     return ("…" if start > 0 else "") + text + ("…" if end < len(words) else "")
 
