@@ -18,7 +18,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from memorydesk.browse.naming import names_in
+from memorydesk.browse.naming import names_in, pair_names
 from memorydesk.store.workspace import Workspace
 
 ACTIVE = "active (not superseded)"
@@ -127,7 +127,7 @@ def field_changes(ws: Workspace, entity: str, action: str, detail: dict[str, Any
         if entity == "fact" and action == "edit" and isinstance(detail.get("new_row"), dict):
             old = conn.execute(select(f).where(f.c.id == detail.get("old_id"))).first()
             out += _rows_changed("fact", names.get(detail.get("old_id", ""), "fact"), old, detail["new_row"])
-            handled |= {"old_id", "new_id", "new_row"}
+            handled |= {"old_id", "new_id", "new_row", "removes"}
         elif entity == "policy" and action == "edit" and isinstance(detail.get("new_row"), dict):
             old = conn.execute(select(p).where(p.c.id == detail.get("old_id"))).first()
             name = _policy_name(getattr(old, "rule", None) or detail["new_row"].get("rule"), detail.get("old_id", ""))
@@ -165,8 +165,14 @@ def field_changes(ws: Workspace, entity: str, action: str, detail: dict[str, Any
             out.append(FieldChange("decision", "—", f"{review.get('decision', '?')} by {review.get('actor', '?')}"))
             handled |= {"review", "decision"}
         for fact_id, before, after in moves:
-            out.append(FieldChange(f"{names.get(fact_id, fact_id)} · superseded_by", _superseded(before, names),
-                                   _superseded(after, names)))
+            here = dict(names)
+            other = next((v for v in (before, after) if isinstance(v, str) and ":" not in v), None)
+            if other is not None and other != fact_id and names.get(fact_id) == names.get(other):
+                # two facts whose names read the same (one topic, a long shared start): named against each other
+                pair = pair_names(ws, conn, fact_id, other)
+                here.update({fact_id: f"fact {pair[0].short}", other: f"fact {pair[1].short}"})
+            out.append(FieldChange(f"{here.get(fact_id, fact_id)} · superseded_by", _superseded(before, here),
+                                   _superseded(after, here)))
     if moves:  # what the moves say, the ids that name them say too
         handled |= {"id", "ids", "before", "after", "was", "replaces", "loser", "winner", "loser_before",
                     "winner_before", "replaced", "conflict", "kept", "dropped", "keeper", "others", "conflicts",
