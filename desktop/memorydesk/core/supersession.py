@@ -13,7 +13,9 @@ For a fact whose ``superseded_by`` holds ``by`` (CC_SCHEMA.md §7.2, §8):
 - a fact created at or after it: at that fact's ``created_at``, by the agent whose write it was
   (a newer fact winning a contradiction, or replacing it);
 - an older fact, where a contradiction row records the pair: the fact's own write lost to it
-  (the product lets the new fact lose), at the row's time, by the fact's own author;
+  (the product lets the new fact lose), by the fact's own author, at the row's time — or at
+  its ``updated_at`` when that is earlier (the supersession is an update of the row, so it
+  happened no later than the row's last update; the two agree in a file the product wrote);
 - otherwise (an older fact no row records — a supersession cycle, the ``supersede_fact`` tool —
   or an id that names no fact): at its own ``updated_at``, by nobody the file names.
 
@@ -85,7 +87,8 @@ def set_aside(old: Written, new: Written | None, contradiction_at: int | None = 
         return SetAside(int(old.updated_at), "unknown", by, f"{by} names no fact; timed by its updated_at")
     recorded = contradiction_at is not None
     if new.created_at >= old.created_at or recorded:
-        at = int(new.created_at) if new.created_at >= old.created_at else int(contradiction_at or 0)
+        at = int(new.created_at) if new.created_at >= old.created_at else min(int(contradiction_at or 0),
+                                                                               int(old.updated_at))
         if not recorded or (new.created_at, new.key) >= (old.created_at, old.key):  # the newer write did it
             return SetAside(at, "agent", new.id, "contradiction" if recorded else "superseded by a newer fact",
                             writer=new)

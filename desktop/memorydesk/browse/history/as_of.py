@@ -10,8 +10,8 @@ The rules (docs/guide.md, "As of a time"):
   the time of the last one at or before T (``desk_then``: exact);
 - otherwise by the one rule of ``core.supersession`` (the History and the conflict trail use
   it too): superseded at the superseding fact's ``created_at`` when ``superseded_by`` names a
-  fact created at or after it; at the contradiction row's time when the fact's own write lost
-  to an older one; set aside by ``system:cleanup`` at a time the file does not hold (the
+  fact created at or after it; at the contradiction row's time (not after its ``updated_at``)
+  when the fact's own write lost to an older one; set aside by ``system:cleanup`` at a time the file does not hold (the
   product's cleanup leaves ``updated_at`` as it was): at the earliest when the fact turned 31
   days old (its rule archives facts more than 30 whole days old) and not before its
   ``updated_at``, at the latest now — between the two the state is ``unknown``; otherwise
@@ -62,10 +62,10 @@ def superseded_at_sql(ws: Workspace, table: str | None = None) -> str:
     return (f"(CASE WHEN {f}.superseded_by IS NULL THEN NULL {desk}"
             f"WHEN {f}.superseded_by = '{CLEANUP}' THEN max({f}.created_at + {CLEANUP_AGE}, {f}.updated_at) "
             f"ELSE COALESCE((SELECT s.created_at FROM {ws.layout.facts.name} s WHERE s.id = {f}.superseded_by "
-            f"AND s.created_at >= {f}.created_at), (SELECT COALESCE(c.resolved_at, c.created_at) FROM {c} c "
+            f"AND s.created_at >= {f}.created_at), min((SELECT COALESCE(c.resolved_at, c.created_at) FROM {c} c "
             f"WHERE c.fact_a_id = {f}.id AND c.fact_b_id = {f}.superseded_by AND c.conflict_type = 'contradiction' "
             f"AND EXISTS (SELECT 1 FROM {ws.layout.facts.name} s WHERE s.id = {f}.superseded_by) LIMIT 1), "
-            f"{f}.updated_at) END)")
+            f"{f}.updated_at), {f}.updated_at) END)")
 
 
 def state_at(superseded_by: str | None, superseded_at: int | None, valid_until: int | None, at: int,
