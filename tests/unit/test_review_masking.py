@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memorydesk.browse.history.sources import _snippet
+from memorydesk.browse.history.event import snippet
 from memorydesk.browse.review.items import Item
 from memorydesk.browse.review.text import text_findings
 from memorydesk.core.review.mask import excerpt, masked
@@ -57,7 +57,7 @@ def test_what_the_review_shows_of_a_secret_fact_hides_every_spanned_value(it) ->
 def test_history_summaries_and_masked_text_hide_every_spanned_secret(it) -> None:
     values = [it["content"][s:e] for s, e in it["spans"]]
     assert not _shows_part(mask_secrets(it["content"]), values)
-    assert not _shows_part(_snippet(it["topic"], it["content"], it["domain"]), values)
+    assert not _shows_part(snippet(it["topic"], it["content"], it["domain"]), values)
 
 
 def test_a_conflict_trail_for_a_ticket_masks_the_secrets_in_its_facts() -> None:
