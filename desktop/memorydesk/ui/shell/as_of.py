@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from memorydesk.browse.history.diff import backups
 from memorydesk.core.errors import BadInput
 from memorydesk.core.moments import read_local, utc_text
-from memorydesk.ui.lineage.timefield import TimeField
+from memorydesk.ui.widgets.timefield import TimeField
 
 if TYPE_CHECKING:
     from memorydesk.ui.shell.mainwindow import MainWindow
