@@ -279,3 +279,20 @@ def test_the_time_shown_is_never_past_a_change_the_picture_has_not_judged(open_w
     [verdict] = classify(stored, now=tab.controls.evaluate_at())
     shown = list(HealthState)[int(tab.tl.state[tab.tl.table.index["closing-1"]]) - 1]
     assert verdict.state == shown == HealthState.WAITING
+
+
+def test_evaluated_before_every_receipt_the_empty_timeline_is_explained(open_window, lanes_path, qtbot) -> None:
+    """"0 of 0 lanes", and nothing said why: the time evaluated is before the first receipt."""
+    from memorydesk.ui.lineage import notice
+
+    win = open_window(lanes_path)
+    tab = ready(qtbot, win)
+    tab.controls.set_evaluate_at(datetime(2020, 1, 1, tzinfo=UTC))
+    qtbot.waitUntil(lambda: tab.tl.now_us == to_us(datetime(2020, 1, 1, tzinfo=UTC)) and not tab.busy(),
+                    timeout=10_000)
+    assert tab.tl.runs_shown == 0
+    text = tab.controls.notice.text()
+    assert tab.controls.notice.isVisibleTo(tab) and "No run has begun at the evaluated time" in text
+    tab.controls.notice.linkActivated.emit(notice.NOW_LINK)
+    qtbot.waitUntil(lambda: tab.controls.following and tab.tl.runs_shown > 0 and not tab.busy(), timeout=10_000)
+    assert not tab.controls.notice.isVisibleTo(tab) or "No run has begun" not in tab.controls.notice.text()

@@ -249,7 +249,7 @@ class Controls(QWidget):
         each of those seconds up to ``same_until_us`` (the next time anything changes, when the picture
         is judged again: ``live``), so the time shown is always a time the picture is true at — up to
         that moment, not past it. Not while a time is being typed into the field. True when it moved."""
-        if not self.follow.isChecked() or self.evaluate.edit.hasFocus():
+        if not self.follow.isChecked() or self.evaluate.edit.isModified():  # a time is being typed
             return False
         now = clock_now()
         if same_until_us is not None and to_us(now) >= same_until_us:  # the judging at that moment moves it on

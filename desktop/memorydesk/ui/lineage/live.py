@@ -52,7 +52,8 @@ class LiveClock(QObject):
         self.layout_ms = (time.perf_counter() - self._started) * 1000 if self._started else 0.0
         whole = tl.whole
         text = notice.ahead_of_clock(whole, tl.table, tl.now_us) if self.controls.following else ""
-        self.controls.set_notice(text or notice.all_stale(whole, tl.now_us, tl.fresh_us))
+        self.controls.set_notice(text or notice.before_all(whole, tl.now_us)
+                                 or notice.all_stale(whole, tl.now_us, tl.fresh_us))
         self.schedule(tl)
 
     def schedule(self, tl: Timeline) -> None:

@@ -183,7 +183,6 @@ class RunList(QWidget):
              "receipts": text("Receipts") + 16, "run": text("m" * 24), "lane": text("user:sam / agent:farah") + 14},
             {"run": (text("m" * 13), 3.0), "lane": (text("m" * 9), 1.0)},
             optional=("lane", "last", "receipts", "first"))
-        self._fitted = False  # the run column was fitted to the first runs read
         self.view.opened.connect(self.opened)
         self.view.doubleClicked.connect(lambda index: self._open_row(index.row()))
         layout = QVBoxLayout(self)
@@ -203,12 +202,14 @@ class RunList(QWidget):
         shown, total = tl.runs_shown, len(tl.table)
         self.count.setText(f"{shown:,} run{'' if shown == 1 else 's'}" + (f" of {total:,} (filtered as the timeline)"
                                                                            if shown != total else ""))
-        if not self._fitted and len(tl.table):  # once: the run column wants its longest id (up to 40 letters)
-            self._fitted = True
-            text = self.fontMetrics().horizontalAdvance
-            longest = max((text(r) for r in tl.table.run_ids[:500]), default=60) + 16
-            self.fitter.flexible["run"] = (min(longest, text("m" * 13)), 3.0)
-            self.fitter.widths["run"] = min(longest, text("m" * 40))
+        # the run column wants the longest id shown (up to 40 letters) whole: the other columns step out
+        # before an id is cut (a person's own width for it stays)
+        text = self.fontMetrics().horizontalAdvance
+        ids = tl.table.run_ids
+        longest = max((text(ids[int(i)]) for i in tl.idx[:500]), default=60) + 16
+        wanted = (min(longest, text("m" * 40)), 3.0)
+        if wanted != self.fitter.flexible["run"]:
+            self.fitter.flexible["run"] = wanted
             self.fitter.fit()
         self.show_selected(selected)
 

@@ -347,6 +347,8 @@ class LineageTab(DeskTab):
     def _notice_link(self, link: str) -> None:
         if link == notice.NEWEST_LINK and self.table is not None and len(self.table):
             self.controls.set_evaluate_at(notice.newest_moment(self.table))
+        elif link == notice.NOW_LINK:
+            self.controls.follow_clock()
 
     # -- a run ------------------------------------------------------------------------------------
 
