@@ -78,6 +78,9 @@ def test_a_zone_carried_over_to_another_folder_is_said_and_asked_about(qtbot, op
     assert again.import_button.isEnabled()
     again.folder.setText(str(second))
     assert again.carried_box.isVisible() and not again.import_button.isEnabled()
+    qtbot.wait(50)
+    for label in (again.carried, *[w for w in again.form.findChildren(QLabel) if w.wordWrap() and w.isVisible()]):
+        assert label.height() >= label.heightForWidth(label.width()), label.text()[:60]  # room for every line
     text = again.carried.text()
     assert "Europe/Berlin" in text and "short-term capacity 5" in text and str(first) in text
     assert "another folder" in again.import_button.toolTip()

@@ -74,8 +74,9 @@ class ImportDialog(QDialog):
         self.running = False
         self.job: Job | None = None
 
+        self._sized = False  # fitted to its content once shown (``showEvent``)
         self.form = ImportForm(session, zone_names())
-        self.form.changed.connect(self._update)
+        self.form.changed.connect(self._form_changed)
         self.form.choose.clicked.connect(self.choose_folder)
         # the form's parts, named as the dialog's own (a test, a shortcut, a person's eye finds them here)
         for name in ("target", "folder", "choose", "zone", "capacity", "carried", "keep_values", "carried_box"):
@@ -150,7 +151,11 @@ class ImportDialog(QDialog):
         self.close_button.clicked.connect(self.reject)
         self.form.restore()
         self._update()
-        self._sized = False  # fitted to its content once shown (``showEvent``)
+
+    def _form_changed(self) -> None:
+        self._update()
+        if self._sized:  # a note appeared (carried-over values): the dialog makes room for its lines
+            self.fit_height()
 
     def showEvent(self, event: Any) -> None:
         super().showEvent(event)
