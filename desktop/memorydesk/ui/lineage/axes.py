@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import os
 from collections import Counter
 from collections.abc import Callable
 
@@ -62,14 +63,29 @@ def lane_labels(axis: pg.AxisItem, lanes: list[tuple[str, str]]) -> dict[tuple[s
     were cut alike (two canary runs' ``canar…ser-a / canar…ant-1``: their ids are in the middle)
     keep the ends of their scopes instead (``…d003041/user-a``), then their starts."""
     labels = {lane: elide_lane(axis, lane) for lane in lanes}
-    for mode in (Qt.TextElideMode.ElideLeft, Qt.TextElideMode.ElideRight):
+    for attempt in ("shared", Qt.TextElideMode.ElideLeft, Qt.TextElideMode.ElideRight):
         seen = Counter(labels.values())
         alike = [lane for lane in lanes if seen[labels[lane]] > 1]
         if not alike:
             break
-        for lane in alike:
-            labels[lane] = elide_lane(axis, lane, mode=mode)
+        if attempt == "shared":  # what the alike lanes all start with goes first (``canary-``), then the middle
+            users, assistants = (_shared_start([lane[k] for lane in alike]) for k in (0, 1))
+            for lane in alike:
+                labels[lane] = elide_lane(axis, (_after(lane[0], users), _after(lane[1], assistants)))
+        else:
+            for lane in alike:
+                labels[lane] = elide_lane(axis, lane, mode=attempt)
     return labels
+
+
+def _shared_start(names: list[str]) -> str:
+    """What every one of ``names`` starts with, up to its last separator (``/ : - _ .`` or a space)."""
+    prefix = os.path.commonprefix(names) if len(set(names)) > 1 else ""
+    return prefix[:max(prefix.rfind(c) for c in "/:-_. ") + 1]
+
+
+def _after(scope: str, start: str) -> str:
+    return "…" + scope[len(start):] if start and len(scope) > len(start) else scope
 
 
 class TimeAxis(pg.AxisItem):
@@ -125,6 +141,14 @@ class LaneAxis(pg.AxisItem):
     def set_lanes(self, lanes: list[tuple[str, str]]) -> None:
         """The lanes of the rows (their labels are told apart among all of them: ``lane_labels``)."""
         self._labels = (-1, lanes, {})
+
+    def widest(self) -> int:
+        """How wide the longest lane name is, whole (by its letters: up to 2,000 lanes are looked at)."""
+        lanes = self._labels[1][:2000]
+        if not lanes:
+            return 0
+        user, assistant = max(lanes, key=lambda lane: len(lane[0]) + len(lane[1]))
+        return QFontMetrics(self.font()).horizontalAdvance(f"{user} / {assistant}")
 
     def labels(self) -> dict[tuple[str, str], str]:
         width, lanes, made = self._labels

@@ -116,7 +116,15 @@ class TimelinePanel(QWidget):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        self.lane_axis.setWidth(int(min(260, max(130, self.width() * 0.2))))
+        self._fit_lane_names()
+
+    def _fit_lane_names(self) -> None:
+        """The lane names' column: as wide as the longest name, between a fifth of the panel (at least
+        130 px) and three tenths of it (at most 300 px); beyond that a name is shortened."""
+        least = max(130.0, self.width() * 0.2)
+        most = max(least, min(300.0, self.width() * 0.3))
+        need = self.lane_axis.widest() + 16
+        self.lane_axis.setWidth(int(min(most, max(least, need))))
 
     # -- data -------------------------------------------------------------------------------------
 
@@ -131,6 +139,7 @@ class TimelinePanel(QWidget):
         self.lane_axis.rows = tl.rows
         self.lane_axis.lane_of = lambda r: tl.table.lanes[int(tl.row_lane[r])] if 0 <= r < tl.rows else None
         self.lane_axis.set_lanes([tl.table.lanes[int(tl.row_lane[r])] for r in range(tl.rows)])
+        self._fit_lane_names()
         self.now_line.setValue(self.item.x_of(tl.now_us))
         lo, hi = tl.whole.span()
         span = max((hi - lo) / US, 60.0)

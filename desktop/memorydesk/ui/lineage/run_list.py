@@ -206,7 +206,8 @@ class RunList(QWidget):
         # before an id is cut (a person's own width for it stays)
         text = self.fontMetrics().horizontalAdvance
         ids = tl.table.run_ids
-        longest = max((text(ids[int(i)]) for i in tl.idx[:500]), default=60) + 16
+        shown = tl.idx if len(tl.idx) <= 200_000 else tl.idx[:: len(tl.idx) // 200_000]
+        longest = text(max((ids[i] for i in shown.tolist()), key=len, default="m" * 6)) + 16
         wanted = (min(longest, text("m" * 40)), 3.0)
         if wanted != self.fitter.flexible["run"]:
             self.fitter.flexible["run"] = wanted
