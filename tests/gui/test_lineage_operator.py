@@ -296,3 +296,23 @@ def test_evaluated_before_every_receipt_the_empty_timeline_is_explained(open_win
     tab.controls.notice.linkActivated.emit(notice.NOW_LINK)
     qtbot.waitUntil(lambda: tab.controls.following and tab.tl.runs_shown > 0 and not tab.busy(), timeout=10_000)
     assert not tab.controls.notice.isVisibleTo(tab) or "No run has begun" not in tab.controls.notice.text()
+
+
+def test_the_occupancy_chart_names_canary_lanes_apart(qtbot) -> None:
+    """Its lane names were cut to the chart's first width, and two canary runs' lanes read alike."""
+    import numpy as np
+    from PySide6.QtGui import QFontMetrics
+
+    from memorydesk.ui.lineage.flow import FlowPanel
+
+    panel = FlowPanel()
+    qtbot.addWidget(panel)
+    panel.resize(490, 400)
+    panel.show()
+    names = [f"{c}/user-a / {c}/assistant-1" for c in ("canary", "canary-198d944a5385", "canary-b45ff291ee80")]
+    panel.set_occupancy(names, np.array([[1, 2, 3, 0], [0, 1, 1, 0], [1, 0, 2, 0]]))
+    axis = panel.occupancy.getAxis("left")
+    labels = [text for _y, text in axis._tickLevels[0]]
+    assert len(set(labels)) == 3 and all(labels)
+    qtbot.waitUntil(lambda: axis.width() > 120, timeout=2_000)  # more room than the first 120 px, when there is
+    assert all(QFontMetrics(axis.font()).horizontalAdvance(t) <= axis.width() for t in labels)

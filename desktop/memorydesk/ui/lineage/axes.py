@@ -34,20 +34,21 @@ def when_text(epoch_s: float) -> str:
     return f"{local_text(epoch_s)} ({utc_text(epoch_s)})"
 
 
-def elide(axis: pg.AxisItem, text: str, margin: int = 12) -> str:
-    """``text`` shortened in the middle to fit the axis's width (pyqtgraph drops a label that does not)."""
-    room = max(20, int(axis.width()) - margin)
+def elide(axis: pg.AxisItem, text: str, margin: int = 12, width: int | None = None) -> str:
+    """``text`` shortened in the middle to fit the axis's width (pyqtgraph drops a label that does not);
+    ``width``: the width just given it, before a layout has applied it."""
+    room = max(20, int(axis.width() if width is None else width) - margin)
     return QFontMetrics(axis.font()).elidedText(text, pg.QtCore.Qt.TextElideMode.ElideMiddle, room)
 
 
 def elide_lane(axis: pg.AxisItem, lane: tuple[str, str], margin: int = 12,
-               mode: Qt.TextElideMode = Qt.TextElideMode.ElideMiddle) -> str:
+               mode: Qt.TextElideMode = Qt.TextElideMode.ElideMiddle, width: int | None = None) -> str:
     """``user / assistant`` fitted to the axis: when it does not fit, each scope is shortened on its
     own (in its middle unless ``mode`` says otherwise), so lanes that differ only at the end of a
     scope (a canary's ``…/user-a`` and ``…/user-b``) stay told apart."""
     user, assistant = lane
     metrics = QFontMetrics(axis.font())
-    room = max(20, int(axis.width()) - margin)
+    room = max(20, int(axis.width() if width is None else width) - margin)
     whole = f"{user} / {assistant}"
     if metrics.horizontalAdvance(whole) <= room:
         return whole
@@ -58,11 +59,12 @@ def elide_lane(axis: pg.AxisItem, lane: tuple[str, str], margin: int = 12,
     return f"{short_user} / {metrics.elidedText(assistant, mode, max(rest, 10))}"
 
 
-def lane_labels(axis: pg.AxisItem, lanes: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
+def lane_labels(axis: pg.AxisItem, lanes: list[tuple[str, str]], width: int | None = None
+                ) -> dict[tuple[str, str], str]:
     """Every lane's label at the axis's width, each told apart from the others: lanes whose middles
     were cut alike (two canary runs' ``canar…ser-a / canar…ant-1``: their ids are in the middle)
     keep the ends of their scopes instead (``…d003041/user-a``), then their starts."""
-    labels = {lane: elide_lane(axis, lane) for lane in lanes}
+    labels = {lane: elide_lane(axis, lane, width=width) for lane in lanes}
     for attempt in ("shared", Qt.TextElideMode.ElideLeft, Qt.TextElideMode.ElideRight):
         seen = Counter(labels.values())
         alike = [lane for lane in lanes if seen[labels[lane]] > 1]
@@ -71,10 +73,10 @@ def lane_labels(axis: pg.AxisItem, lanes: list[tuple[str, str]]) -> dict[tuple[s
         if attempt == "shared":  # what the alike lanes all start with goes first (``canary-``), then the middle
             users, assistants = (_shared_start([lane[k] for lane in alike]) for k in (0, 1))
             for lane in alike:
-                labels[lane] = elide_lane(axis, (_after(lane[0], users), _after(lane[1], assistants)))
+                labels[lane] = elide_lane(axis, (_after(lane[0], users), _after(lane[1], assistants)), width=width)
         else:
             for lane in alike:
-                labels[lane] = elide_lane(axis, lane, mode=attempt)
+                labels[lane] = elide_lane(axis, lane, mode=attempt, width=width)
     return labels
 
 

@@ -163,12 +163,13 @@ class FlowPanel(QWidget):
         ticks = self._ticks.get(axis, [])
         metrics = QFontMetrics(axis.font())
         need = max((metrics.horizontalAdvance(text) for _y, text in ticks), default=0) + 16
-        axis.setWidth(int(max(LEFT_MIN, min(need, self.width() * 0.4))))
+        width = int(max(LEFT_MIN, min(need, self.width() * 0.4)))
+        axis.setWidth(width)
         if axis is self.occupancy.getAxis("left"):
-            labels = lane_labels(axis, [_parts(text) for _y, text in ticks])
+            labels = lane_labels(axis, [_parts(text) for _y, text in ticks], width=width)
             axis.setTicks([[(y, labels[_parts(text)]) for y, text in ticks]])
         else:
-            axis.setTicks([[(y, elide(axis, text)) for y, text in ticks]])
+            axis.setTicks([[(y, elide(axis, text, width=width)) for y, text in ticks]])
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
