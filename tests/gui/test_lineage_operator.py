@@ -316,3 +316,18 @@ def test_the_occupancy_chart_names_canary_lanes_apart(qtbot) -> None:
     assert len(set(labels)) == 3 and all(labels)
     qtbot.waitUntil(lambda: axis.width() > 120, timeout=2_000)  # more room than the first 120 px, when there is
     assert all(QFontMetrics(axis.font()).horizontalAdvance(t) <= axis.width() for t in labels)
+
+
+def test_the_occupancy_chart_shows_as_many_lanes_as_its_room_holds(open_window, lineage_path, qtbot) -> None:
+    """Counted while the Tier flow tab was hidden, the chart drew 12 lanes into a few pixels each."""
+    win = open_window(lineage_path)
+    win.resize(1280, 800)
+    tab = ready(qtbot, win)
+    tab.side.setCurrentWidget(tab.flow)
+    qtbot.waitUntil(lambda: tab.flow.last_occupancy is not None and not tab.busy(), timeout=10_000)
+    settle(qtbot, win, tab)
+    qtbot.wait(300)
+    settle(qtbot, win, tab)
+    names, _counts = tab.flow.last_occupancy
+    assert len(names) == tab.flow.occupancy_rows()
+    assert tab.flow.occupancy.height() / max(1, len(names)) >= tab.flow.fontMetrics().height()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import QApplication, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
@@ -61,6 +61,7 @@ def _parts(name: str) -> tuple[str, str]:
 
 
 class FlowPanel(QWidget):
+    resized = Signal()
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         pal = QApplication.palette()
@@ -175,6 +176,7 @@ class FlowPanel(QWidget):
         super().resizeEvent(event)
         for axis in self._ticks:  # the labels fitted to the panel's new width
             self._label(axis)
+        self.resized.emit()  # the occupancy chart may have room for another number of lanes
 
     def occupancy_rows(self) -> int:
         """How many lanes the occupancy chart has room for (a readable bar each)."""

@@ -127,6 +127,7 @@ class LineageTab(DeskTab):
         self.controls.fit_requested.connect(lambda: self.panel.key(Qt.Key.Key_Home, Qt.KeyboardModifier.NoModifier))
         self.panel.run_clicked.connect(self.select_run)
         self.panel.view_changed.connect(self._flow_timer.start)
+        self.flow.resized.connect(self._flow_timer.start)  # shown (or resized): as many lanes as fit
         self.panel.now_line.setMovable(True)
         self.panel.now_line.sigPositionChanged.connect(lambda *_a: self._line_timer.start())
         self.panel.item.describe = self.describe
