@@ -175,14 +175,14 @@ class RunList(QWidget):
         self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # columns fit, or step out
         text = self.fontMetrics().horizontalAdvance
         when = text("2026-11-13 21:40:00") + 14
-        # the run id takes what the others leave; the lane, the last receipt, the count, the first step out
+        # the run id takes what the others leave; the lane, the count, the last receipt, the first step out
         # when the list is too narrow (the run's tooltip says them all), never a horizontal scroll
         self.fitter = ColumnFitter(
             self.view, [key for key, _title in COLUMNS],
             {"state": text("promotion_missing") + 34, "first": when, "last": when,
              "receipts": text("Receipts") + 16, "run": text("m" * 24), "lane": text("user:sam / agent:farah") + 14},
             {"run": (text("m" * 13), 3.0), "lane": (text("m" * 9), 1.0)},
-            optional=("lane", "last", "receipts", "first"))
+            optional=("lane", "receipts", "last", "first"))
         self.view.opened.connect(self.opened)
         self.view.doubleClicked.connect(lambda index: self._open_row(index.row()))
         layout = QVBoxLayout(self)
@@ -202,13 +202,13 @@ class RunList(QWidget):
         shown, total = tl.runs_shown, len(tl.table)
         self.count.setText(f"{shown:,} run{'' if shown == 1 else 's'}" + (f" of {total:,} (filtered as the timeline)"
                                                                            if shown != total else ""))
-        # the run column wants the longest id shown (up to 40 letters) whole: the other columns step out
-        # before an id is cut (a person's own width for it stays)
+        # the run column wants the longest id shown (up to 28 wide letters, ~40 of a run id's) whole: the
+        # other columns step out before an id is cut (a person's own width for it stays)
         text = self.fontMetrics().horizontalAdvance
         ids = tl.table.run_ids
         shown = tl.idx if len(tl.idx) <= 200_000 else tl.idx[:: len(tl.idx) // 200_000]
         longest = text(max((ids[i] for i in shown.tolist()), key=len, default="m" * 6)) + 16
-        wanted = (min(longest, text("m" * 40)), 3.0)
+        wanted = (min(longest, text("m" * 28)), 3.0)
         if wanted != self.fitter.flexible["run"]:
             self.fitter.flexible["run"] = wanted
             self.fitter.fit()
