@@ -202,13 +202,13 @@ class RunList(QWidget):
         shown, total = tl.runs_shown, len(tl.table)
         self.count.setText(f"{shown:,} run{'' if shown == 1 else 's'}" + (f" of {total:,} (filtered as the timeline)"
                                                                            if shown != total else ""))
-        # the run column wants the longest id shown (up to 28 wide letters, ~40 of a run id's) whole: the
+        # the run column wants the longest id shown (up to 24 wide letters, ~35 of a run id's) whole: the
         # other columns step out before an id is cut (a person's own width for it stays)
         text = self.fontMetrics().horizontalAdvance
         ids = tl.table.run_ids
         shown = tl.idx if len(tl.idx) <= 200_000 else tl.idx[:: len(tl.idx) // 200_000]
         longest = text(max((ids[i] for i in shown.tolist()), key=len, default="m" * 6)) + 16
-        wanted = (min(longest, text("m" * 28)), 3.0)
+        wanted = (min(longest, text("m" * 24)), 3.0)
         if wanted != self.fitter.flexible["run"]:
             self.fitter.flexible["run"] = wanted
             self.fitter.fit()
