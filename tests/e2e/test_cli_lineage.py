@@ -132,7 +132,8 @@ def test_ingest_stores_all_or_nothing(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text(to_jsonl(complete_lineage("run-2")) + '{"runId": "run-2", "text": "the user said hi"}\n')
     result = run("lineage", "ingest", str(ws_path), str(bad))
-    assert result.returncode == 2 and result.stderr.startswith(f"memory-desk: {bad}: line {len(complete_lineage()) + 1}:")
+    line = len(complete_lineage()) + 1
+    assert result.returncode == 2 and result.stderr.startswith(f"memory-desk: {bad}: line {line}:")
     with open_workspace(ws_path, read_only=True) as ws:
         assert len(load(ws)) == len(stored)  # nothing of the bad file was stored
 

@@ -66,8 +66,8 @@ def test_counts_equal_the_ground_truth(imported) -> None:
                                       "mtm_pages": want["mid_term_distinct_page_ids"],
                                       "lpm_knowledge": want["user_knowledge_entries"], "profile": profile}
     assert set(result.users) == set(checks["users"])
-    assert {a: c.to_json() for a, c in result.assistants.items()} == {a: {"lpm_knowledge": want["assistant_knowledge_entries"]}
-                                 for a, want in checks["assistants"].items()}
+    assert {a: c.to_json() for a, c in result.assistants.items()} == {
+        a: {"lpm_knowledge": want["assistant_knowledge_entries"]} for a, want in checks["assistants"].items()}
 
 
 def test_the_workspace_holds_every_tier(imported) -> None:

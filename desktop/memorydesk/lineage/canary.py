@@ -259,7 +259,8 @@ def _judge(ws: Workspace, canary_id: str, first: dict, second: dict) -> list[Che
     newest = max((r.at_utc for r in receipts), default=None)
     expected = 2 * n_lanes * PER_BATCH
     return [
-        Check("store", len(places) == expected, f"{len(places)} of {expected} canary memories written in {n_lanes} lanes"),
+        Check("store", len(places) == expected,
+              f"{len(places)} of {expected} canary memories written in {n_lanes} lanes"),
         Check("capacity", moved >= n_lanes and durable > 0,
               f"{moved} forced STM→MTM promotions (capacity {CAPACITY}), {durable} MTM→LPM"),
         Check("restart", first["pid"] != second["pid"] and all(v > 0 for v in second["seen_before"].values()),

@@ -130,7 +130,8 @@ class GuideDialog(QDialog):
         self.text = QTextBrowser()
         self.text.setObjectName("guide-text")
         self.text.setOpenExternalLinks(True)
-        self.index.currentRowChanged.connect(lambda row: self.text.setMarkdown(self.parts[row][1]) if row >= 0 else None)
+        self.index.currentRowChanged.connect(
+            lambda row: self.text.setMarkdown(self.parts[row][1]) if row >= 0 else None)
         split = QHBoxLayout()
         split.addWidget(self.index)
         split.addWidget(self.text, 1)
