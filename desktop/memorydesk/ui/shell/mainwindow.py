@@ -35,6 +35,7 @@ from memorydesk.ui.shell.notice import NoticeBar
 from memorydesk.ui.shell.startup import PendingTab, Warmup
 from memorydesk.ui.shell.state_keeper import StateKeeper
 from memorydesk.ui.shell.tabs import SPECS, TabSpec, tab_names
+from memorydesk.ui.shell.undo_keys import WindowUndoKeys
 from memorydesk.ui.tab import DeskTab
 from memorydesk.ui.widgets.progress import JobProgress
 from memorydesk.ui.widgets.prompts import show_error
@@ -90,6 +91,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.tabs)
         self.writes = WriteActions(self, "window")
         menus.build_menus(self)
+        self.undo_keys = WindowUndoKeys(self)  # Ctrl+Z in a field with nothing to undo: the window's Undo
         self.time = as_of.TimeControls(self)  # View ▸ Memory As Of…, its banner, File ▸ Compare With…
         self.notice = NoticeBar()  # what the first change did to the file, and where its backup is
         self.centralWidget().layout().insertWidget(0, self.notice)
@@ -466,6 +468,7 @@ class MainWindow(QMainWindow):
             QApplication.quit()
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        self.undo_keys.remove()
         self.keeper.save_on_close()
         self.timer.stop()
         for job in list(self.progress.jobs):
