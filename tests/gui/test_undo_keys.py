@@ -60,3 +60,42 @@ def test_the_policies_task_field_lets_the_window_undo(open_window, sample_path, 
     assert not field.isUndoAvailable()
     qtbot.keyClick(field, Qt.Key.Key_Z, CTRL)
     qtbot.waitUntil(lambda: _idle(win) and _state(win) == "active", timeout=10000)
+
+
+def test_undo_this_change_asks_why_and_the_status_names_the_change_as_the_menu(open_window, sample_path,
+                                                                              qtbot) -> None:
+    """Issue 41, point 13: the History tab's Undo This Change (Ctrl+Shift+U) confirms and asks a
+    reason like every other change; Edit ▸ Undo's status line names the change as its menu did."""
+    from guihelp import wait_dialog
+    from test_reasons import history
+
+    from memorydesk.ui.widgets.prompts import REASON_NEEDED
+
+    win = open_window(sample_path)
+    tab = win.tab("facts")
+    select_topic(qtbot, tab, "topic 5")
+    give_reason(qtbot, key_dialog(qtbot, tab, Qt.Key.Key_Delete), "duplicate")
+    qtbot.waitUntil(lambda: _idle(win) and win.act_undo.text() == "&Undo “Delete fact topic 5”", timeout=10000)
+    messages: list[str] = []
+    win.session.status.connect(messages.append)
+    win.act_undo.trigger()
+    qtbot.waitUntil(lambda: _idle(win) and _state(win) == "active", timeout=10000)
+    assert "Undone “Delete fact topic 5”" in messages
+
+    select_topic(qtbot, tab, "topic 5")
+    give_reason(qtbot, key_dialog(qtbot, tab, Qt.Key.Key_Delete), "duplicate after all")
+    qtbot.waitUntil(lambda: _idle(win) and _state(win) == "deleted", timeout=10000)
+    page = win.show_tab("history")
+    qtbot.waitUntil(lambda: page.model.rowCount() > 0 and _idle(win), timeout=10000)
+    entry = next(r for r in range(page.model.rowCount()) if page.model.row_at(r).action == "delete")
+    page.view.selectRow(entry)
+    qtbot.waitUntil(lambda: page.act_undo.isEnabled(), timeout=10000)
+    focus(qtbot, page.view)
+    qtbot.keyClick(page.view, Qt.Key.Key_U, CTRL | SHIFT)
+    dialog = wait_dialog(qtbot, page)
+    assert "#" in dialog.text.text() and _state(win) == "deleted"  # nothing happens before it is confirmed
+    qtbot.keyClick(dialog.reason, Qt.Key.Key_Return)
+    assert dialog.isVisible() and dialog.problem.text() == REASON_NEEDED
+    give_reason(qtbot, dialog, "deleted the wrong one")
+    qtbot.waitUntil(lambda: _idle(win) and _state(win) == "active", timeout=10000)
+    assert history(sample_path, "fact")[-1][2] == "deleted the wrong one"

@@ -36,6 +36,7 @@ from memorydesk.ui.shell.startup import PendingTab, Warmup
 from memorydesk.ui.shell.state_keeper import StateKeeper
 from memorydesk.ui.shell.tabs import SPECS, TabSpec, tab_names
 from memorydesk.ui.shell.undo_keys import WindowUndoKeys
+from memorydesk.ui.shell.undo_names import named
 from memorydesk.ui.tab import DeskTab
 from memorydesk.ui.widgets.progress import JobProgress
 from memorydesk.ui.widgets.prompts import show_error
@@ -378,12 +379,12 @@ class MainWindow(QMainWindow):
     async def undo(self) -> None:
         from memorydesk.memory.reviewer import Reviewer  # loaded by the first write
 
-        await self.session.write("undoing the last change", Reviewer.undo)
+        await self.session.write("undoing the last change", named(Reviewer.undo, "Undone", self.undo_names.names[0]))
 
     async def redo(self) -> None:
         from memorydesk.memory.reviewer import Reviewer
 
-        await self.session.write("redoing", Reviewer.redo)
+        await self.session.write("redoing", named(Reviewer.redo, "Redone", self.undo_names.names[1]))
 
     async def index_vectors(self, batch: int | None = None) -> None:
         """Tools ▸ Index Missing Vectors: confirmed with a reason, then a job (``ui.shell.vectors``)."""
