@@ -221,7 +221,9 @@ class PoliciesTab(DeskTab):
         p = self.selected()
         if p is None or not self.acts.allowed(self.act_delete) or self.session is None:
             return
-        reason = await self._ask("Delete policy", "Delete", p, "It stops reaching agents at once. Undo brings it back.")
+        reaches = ("It stops reaching agents at once." if p.active else
+                   "It is inactive: it reaches no agent now, and deleting it changes no dispatch.")
+        reason = await self._ask("Delete policy", "Delete", p, f"{reaches} Undo brings it back.")
         if reason is not None:
             from memorydesk.memory.reviewer import Reviewer  # loaded by the first write
 
@@ -235,6 +237,10 @@ class PoliciesTab(DeskTab):
         verb = "Activate" if active else "Deactivate"
         follows = ("Every agent dispatch carries it from now on." if active
                    else "It stops reaching agents at once; it stays in the list, inactive.")
+        if active and p.replaced_by:
+            follows = (f"This is an older version: an edit replaced it by policy {p.replaced_by}. Activating it "
+                       "sends both versions to every agent from now on (deactivate or delete the other one to "
+                       "go back to this version).")
         reason = await self._ask(f"{verb} policy", verb, p, follows)
         if reason is not None:
             from memorydesk.memory.reviewer import Reviewer  # loaded by the first write
