@@ -156,7 +156,7 @@ def test_the_edited_row_is_patched_in_place(open_window, sample_path, qtbot) -> 
     scroll = facts.view.verticalScrollBar().value()
     _edit_topic_3(qtbot, win)
     assert resets == []  # no re-read of the whole list
-    assert facts.model.rowCount() == 26
+    assert facts.model.rowCount() == 25
     assert facts.model.fact(0).content == "content of fact 3, corrected"  # the new version, newest first
     assert desk_sample.fid(3) not in {facts.model.fact(r).id for r in range(facts.model.rowCount())}
     assert facts.view.verticalScrollBar().value() == scroll
@@ -179,7 +179,7 @@ def test_another_process_write_still_refreshes(open_window, sample_path, qtbot) 
     subprocess.run([sys.executable, "-c", script], check=True, timeout=30)
     qtbot.waitUntil(lambda: any(c.external for _n, c in win.refreshes), timeout=10000)
     wait_idle(qtbot, win)
-    assert win.tab("facts").model.rowCount() == 27
+    assert win.tab("facts").model.rowCount() == 26
     assert [n for n, c in win.refreshes] == ["facts"]  # the shown tab now; the others when shown
 
 

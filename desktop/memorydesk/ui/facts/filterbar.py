@@ -77,6 +77,10 @@ class FilterBar(QWidget):
         self.max_conf = self._spin("max_confidence", 1.0)
         self.clear = QPushButton("Clear filters")
         self.clear.setObjectName("clear-filters")
+        self.use_substring = QPushButton("Use Substring Filter")  # offered where keyword search cannot find them
+        self.use_substring.setObjectName("use-substring")
+        self.use_substring.hide()
+        self.use_substring.clicked.connect(lambda: self.match.setCurrentIndex(self.match.findData("substring")))
 
         top = QHBoxLayout()
         top.setContentsMargins(0, 0, 0, 0)
@@ -97,6 +101,7 @@ class FilterBar(QWidget):
             row.addWidget(w, stretch)
         row.addSpacing(12)
         row.addWidget(self.busy)
+        row.addWidget(self.use_substring)
         row.addWidget(self.counts)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(6, 6, 6, 0)
@@ -229,6 +234,15 @@ class FilterBar(QWidget):
         rows are a search's hits, not just what the filters leave; ``hits``: a keyword
         search's, counted against what it found (the filters may hide some)."""
         self.busy.setVisible(pending is not None)
+        unfindable = self.state.currentData() in ("deleted", "superseded") and hits is not None \
+            and self.match.currentData() == "keyword"
+        self.use_substring.setVisible(unfindable and pending is None)
+        if unfindable and pending is None and shown is not None:
+            state = self.state.currentData()
+            self.counts.setText(f"{shown:,} {state} facts: keyword search (the agent's) never returns {state} "
+                                "facts — use the substring filter to find them")
+            self.counts.setToolTip(order)
+            return
         if pending is not None:
             head = f"{shown:,}+ facts · " if shown else ""
             self.counts.setText(head + PENDING.get(pending, pending))

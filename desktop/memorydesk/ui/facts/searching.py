@@ -81,7 +81,7 @@ def keyword_list(ws: Workspace, query: FactQuery, text: str, windows: list[int] 
     from memorydesk.search import agent as search  # loaded by the first search (after the first paint)
 
     result = search.keyword_search(ws, text, limit=KEYWORD_LIST)
-    total = browse.count_facts(ws, FactQuery())
+    total = browse.count_facts(ws, FactQuery(as_of=query.as_of))  # under As Of: the facts that existed then
     if result.match is None:
         return Listing(array.array("q"), total, "keyword · nothing",
                        "The product's keyword search finds no terms in this text.", nothing_note(text),

@@ -262,7 +262,7 @@ class FactsTab(FactSelection, DeskTab):
 
         def work(ws: Any) -> searching.Listing:
             keys = browse.fact_keys(ws, query)
-            return searching.Listing(keys, browse.count_facts(ws, FactQuery()),
+            return searching.Listing(keys, browse.count_facts(ws, FactQuery(as_of=query.as_of)),
                                      windows=searching.read_windows(ws, keys, windows, query.as_of))
 
         self.run(work, lambda found: self._listed(query, found), label="reading facts", token=token)
@@ -375,8 +375,8 @@ class FactsTab(FactSelection, DeskTab):
             self.reload_domains()
             return
         query, ids = self._listed_query, sorted(fact_ids)
-        self.run(lambda ws: (browse.placements(ws, query, ids), browse.count_facts(ws, FactQuery()),
-                             browse.domains(ws)),
+        self.run(lambda ws: (browse.placements(ws, query, ids),
+                             browse.count_facts(ws, FactQuery(as_of=query.as_of)), browse.domains(ws)),
                  lambda found: self._patch(*found), label="reading the changed facts",
                  token=self.latest.current("list"))  # dropped when the list is read again meanwhile
 

@@ -1,0 +1,57 @@
+"""Issue 41, point 11 (Facts tab): a keyword search with the Deleted filter says why it lists
+nothing — the agent's keyword search never returns deleted facts — and offers the substring
+filter, which finds them."""
+
+from __future__ import annotations
+
+import desk_sample
+from guihelp import give_reason, key_dialog, select_topic, topics, wait_idle
+from PySide6.QtCore import Qt
+from test_facts_search import _search
+
+
+def test_deleted_facts_are_offered_the_substring_filter(open_window, sample_path, qtbot) -> None:
+    win = open_window(sample_path)
+    tab = win.tab("facts")
+    select_topic(qtbot, tab, "topic 5")
+    give_reason(qtbot, key_dialog(qtbot, tab, Qt.Key.Key_Delete), "stale")
+    wait_idle(qtbot, win)
+    tab.filters.state.setCurrentIndex(tab.filters.state.findData("deleted"))
+    wait_idle(qtbot, win)
+    _search(qtbot, win, "topic")
+    bar = tab.filters
+    qtbot.waitUntil(lambda: bar.use_substring.isVisible(), timeout=10000)
+    assert "keyword search (the agent's) never returns deleted facts" in bar.counts.text()
+    assert "substring filter" in bar.counts.text()
+    bar.use_substring.click()
+    assert bar.match.currentData() == "substring"
+    qtbot.waitUntil(lambda: win.ops.pending == 0 and "topic 5" in topics(tab), timeout=20000)
+    assert not bar.use_substring.isVisible()
+    assert desk_sample.fid(5) in [tab.model.fact(r).id for r in range(tab.model.rowCount())]
+
+
+def test_active_means_one_thing_and_as_of_counts_what_existed_then(open_window, sample_path, qtbot) -> None:
+    """Issue 41, point 11: the Active filter, the status bar and ``fact_state`` agree (an expired
+    fact is not active); under As Of the list's total is the facts that existed then."""
+    from memorydesk.browse import facts as browse
+    from memorydesk.browse.facts import FactQuery
+    from memorydesk.ui.facts.model import COLUMNS
+
+    win = open_window(sample_path)
+    tab = win.tab("facts")
+    wait_idle(qtbot, win)
+    listed = [tab.model.fact(r) for r in range(tab.model.rowCount())]
+    state = [c for c, _l in COLUMNS].index("state")
+    assert all(tab.model.index(r, state).data() == "active" for r in range(tab.model.rowCount()))
+    assert "expired one" not in [f.topic for f in listed if f is not None]
+    active = browse.count_facts(win.ws, FactQuery(state="active"))
+    assert browse.counts(win.ws)["active_facts"] == active == tab.model.rowCount()
+    qtbot.waitUntil(lambda: f"({active:,} active)" in win.counts.text(), timeout=10000)
+
+    at = desk_sample.NOW - int(10.5 * desk_sample.HOUR)  # facts 1–10 were not written yet
+    existed = browse.count_facts(win.ws, FactQuery(as_of=at))
+    assert existed < browse.count_facts(win.ws, FactQuery())
+    win.time.set_as_of(at)
+    tab.filters.state.setCurrentIndex(tab.filters.state.findData("all"))
+    wait_idle(qtbot, win)
+    qtbot.waitUntil(lambda: tab.filters.counts.text() == f"{existed:,} facts", timeout=10000)
