@@ -52,3 +52,27 @@ def test_one_dismiss_covers_the_one_finding_chosen(open_window, phones, qtbot) -
     states = [f["state"] for f in _review(phones) if f["item_kind"] == "note"]
     assert sorted(states) == ["dismissed", "open", "open"]
     assert all(f.key != chosen.key for f in (tab.model.finding(r) for r in range(tab.model.rowCount())))
+
+
+def test_purge_from_review_names_the_fact_by_its_real_id(open_window, tmp_path, qtbot) -> None:
+    """Issue 41, point 5: the purge dialog opened from a secret in a fact names the fact's id,
+    not its topic twice ("staging-db-access (id staging-db-access)")."""
+    from test_review_tab import KEY
+
+    from memorydesk.memory.service import MemoryService
+    from memorydesk.store import open_workspace
+
+    path = tmp_path / "purge.db"
+    with open_workspace(path, create=True) as ws:
+        fid = MemoryService(ws, embedder=False).propose_fact(domain="ops", topic="stripe", content=KEY).fact_id
+    win = open_window(path)
+    tab = _ready(qtbot, win)
+    tab.kind_list.setCurrentRow(1)  # Secrets
+    tab.select_row(0)
+    assert tab.model.finding(0).item_id == fid
+    tab.actions_.purge.trigger()
+    dialog = wait_dialog(qtbot, tab.actions_)
+    assert dialog.also == fid and dialog.expected == "stripe"
+    dialog.typed.setText(fid)  # the id is always accepted
+    assert dialog.matches()
+    dialog.reject()

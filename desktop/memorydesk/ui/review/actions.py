@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from memorydesk.browse.forget.subject import remembered_facts, remembered_items
-from memorydesk.browse.naming import FactName
+from memorydesk.browse.naming import FactName, fact_names
 from memorydesk.core.review.finding import Finding
 from memorydesk.memory.actions.purge import backups_holding
 from memorydesk.memory.actions.purge_items import backups_holding_items
@@ -125,15 +125,17 @@ class ReviewActions:
         ids, kind = [f.item_id], f.item_kind
         if kind == "fact":
             holding = await self.tab.session.read(lambda ws: backups_holding(ws, ids), label="looking at the backups")
-            topic = f.evidence.get("topic") or await self.tab.session.read(lambda ws: _topic(ws, f.item_id))
+            names = await self.tab.session.read(lambda ws: fact_names(ws, ids), label="naming the fact")
+            if not names:
+                self.tab.session.status.emit("That fact is no longer in the workspace.")
+                return
         else:
             holding = await self.tab.session.read(lambda ws: backups_holding_items(ws, kind, ids),
                                                   label="looking at the backups")
-            topic = ""
         remembered = await self.tab.session.read(  # kept in memory for the check after the purge, never stored
             lambda ws: remembered_facts(ws, ids) if kind == "fact" else remembered_items(ws, kind, ids))
         if kind == "fact":
-            dialog = PurgeDialog([topic], [h.path.name for h in holding], self.tab)
+            dialog = PurgeDialog(names, [h.path.name for h in holding], self.tab)  # its name and its real id
         else:
             dialog = PurgeDialog([FactName(f.item_id, f.domain, f.domain, 1)], [h.path.name for h in holding],
                                  self.tab, noun=ITEM_WORDS[kind], erases=PURGE_WORDS[kind])
@@ -227,11 +229,3 @@ def about_finding(f: Finding) -> str:
     """The finding and its item in one or two lines, as the list shows them: what the dialog acts on."""
     where = f" in {f.domain}" if f.domain else ""
     return f"Finding: {f.title}\nItem: {ITEM_WORDS[f.item_kind]} {f.item_id}{where} ({f.field})"
-
-
-def _topic(ws, fact_id: str) -> str:
-    from memorydesk.memory.rows import fact_row
-
-    with ws.read() as conn:
-        row = fact_row(conn, ws.layout, fact_id)
-    return (row.topic if row is not None else "") or fact_id
