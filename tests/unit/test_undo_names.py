@@ -42,3 +42,4 @@ def test_an_entry_number_query_matches_entry_numbers_only(ws) -> None:
     assert found == []  # not the fact that says “PR #883”
     assert any("PR #883" in e.summary for e in history_page(ws, HistoryQuery(text="883")).events)
     assert [e.history_id for e in history_page(ws, HistoryQuery(text="#1")).events] == [1]
+
