@@ -46,6 +46,16 @@ def test_a_delete_offers_the_check_and_its_receipt_is_kept_and_exported(open_win
     dialog = _checked(qtbot, win, tab.forget)
     qtmodeltester.check(dialog.model)
     paths = _paths(dialog)
+    # issue 41, point 8: it fits the screen, What and Why wrap (a long Why gets a taller row), End reaches the end
+    room = dialog.screen().availableGeometry()
+    assert dialog.height() <= room.height() and dialog.width() <= room.width() and dialog.view.wordWrap()
+    line = dialog.view.fontMetrics().height() + 8
+    assert any(dialog.view.rowHeight(r) > line for r in range(dialog.model.rowCount()))
+    last = dialog.model.index(dialog.model.rowCount() - 1, 0)
+    dialog.view.setCurrentIndex(dialog.model.index(0, 0))
+    qtbot.keyClick(dialog.view, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+    assert dialog.view.currentIndex().row() == last.row()
+    assert dialog.view.visualRect(last).bottom() <= dialog.view.viewport().height()
     assert paths["fact"] == "still returns it" and paths["fts_vocabulary"] == "still returns it"
     assert paths["search.keyword.topic"] == "gone"  # a deleted fact is not active: search does not return it
     assert "still returned by" in dialog.verdict.text()
