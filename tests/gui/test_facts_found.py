@@ -55,3 +55,26 @@ def test_active_means_one_thing_and_as_of_counts_what_existed_then(open_window, 
     tab.filters.state.setCurrentIndex(tab.filters.state.findData("all"))
     wait_idle(qtbot, win)
     qtbot.waitUntil(lambda: tab.filters.counts.text() == f"{existed:,} facts", timeout=10000)
+
+
+def test_enter_and_down_in_the_search_box_move_to_the_results(open_window, sample_path, qtbot) -> None:
+    """Issue 41, point 14: Enter (searching at once) and ↓ take the person from the search box to
+    the results, the first one selected; Restore and Purge have keys (Ctrl+Shift+R, Shift+Del)."""
+    from guihelp import focus
+
+    win = open_window(sample_path)
+    tab = win.tab("facts")
+    wait_idle(qtbot, win)
+    box = tab.filters.search
+    focus(qtbot, box)
+    qtbot.keyClicks(box, "deploy")
+    qtbot.keyClick(box, Qt.Key.Key_Return)
+    qtbot.waitUntil(tab.view.hasFocus, timeout=5000)
+    wait_idle(qtbot, win)
+    qtbot.waitUntil(lambda: [f.topic for f in tab.selected_facts()] == ["deploy day"], timeout=10000)
+    focus(qtbot, box)
+    tab.view.clearSelection()
+    qtbot.keyClick(box, Qt.Key.Key_Down)
+    assert tab.view.hasFocus() and [f.topic for f in tab.selected_facts()] == ["deploy day"]
+    assert tab.acts.restore.shortcut().toString() == "Ctrl+Shift+R"
+    assert tab.acts.purge.shortcut().toString() == "Shift+Del"

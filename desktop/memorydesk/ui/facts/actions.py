@@ -46,8 +46,8 @@ class FactActions(QObject):
         self.acts = WriteActions(owner, "fact")
         self.edit = self.acts.add("Edit…", self.edit_selected, name="edit", key="F2")
         self.delete = self.acts.add("Delete", self.delete_selected, name="delete", key=QKeySequence.StandardKey.Delete)
-        self.restore = self.acts.add("Restore", self.restore_selected, name="restore")
-        self.purge = self.acts.add("Purge…", self.purge_selected, name="purge")
+        self.restore = self.acts.add("Restore", self.restore_selected, name="restore", key="Ctrl+Shift+R")
+        self.purge = self.acts.add("Purge…", self.purge_selected, name="purge", key="Shift+Del")  # delete for good
         self.all = self.acts.all
         self.conflicts = QAction("Show Its Conflicts", owner)  # not a write: the Conflicts tab, filtered to it
         self.conflicts.setObjectName("fact-show-conflicts")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -38,6 +38,7 @@ PENDING = {"counting": "counting…", "sorting": "sorting…", "searching": "sea
 
 class FilterBar(QWidget):
     changed = Signal()
+    to_results = Signal()  # Enter or ↓ in the search box: the person moves on to the results
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -120,6 +121,8 @@ class FilterBar(QWidget):
         for spin in (self.min_conf, self.max_conf):
             spin.valueChanged.connect(lambda _v: self._debounce.start())
         self.clear.clicked.connect(self.reset)
+        self.search.installEventFilter(self)
+        self._search_now = False
         self.match.currentIndexChanged.connect(self._match_changed)
         self.agent_view.toggled.connect(self._agent_toggled)
 
@@ -221,6 +224,29 @@ class FilterBar(QWidget):
             min_confidence=lo if lo > 0 else None, max_confidence=hi if hi < 1 else None,
             text=self.search.text(),
         )
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Enter in the search box searches at once (no wait for the pause) and moves to the
+        results; ↓ moves to them too."""
+        if watched is self.search and event.type() == QEvent.Type.KeyPress and not event.modifiers() \
+                & ~Qt.KeyboardModifier.KeypadModifier:
+            if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                self._search_now = self._debounce.isActive()
+                if self._search_now:
+                    self._debounce.stop()
+                    self.changed.emit()
+                    self._sync_enabled()
+                self.to_results.emit()
+                self._search_now = False
+                return True
+            if event.key() == Qt.Key.Key_Down:
+                self.to_results.emit()
+                return True
+        return super().eventFilter(watched, event)
+
+    def searching_now(self) -> bool:
+        """Whether the Enter being handled started a search (its list is still to come)."""
+        return self._search_now
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         # "N of M facts · K hidden" on two lines where the bar is narrow (900 px), else on one

@@ -94,6 +94,8 @@ class FactsTab(FactSelection, DeskTab):
 
         self.filters = FilterBar()
         self.filters.changed.connect(self.reload)
+        self.filters.to_results.connect(self._to_results)
+        self._first_wanted = False  # the list being read for an Enter in the search box selects its first row
         self.acts = FactActions(self, self.selected_facts, self._domain_names)
         self.acts.select_after.connect(self._select_after_reload)
         self.acts.next_after = self._next_after
@@ -170,6 +172,13 @@ class FactsTab(FactSelection, DeskTab):
         layout.addWidget(self.forget)
         layout.addWidget(split, 1)
         self.acts.update()
+
+    def _to_results(self) -> None:
+        """From the search box to the list: its first row selected when none is (it may arrive later)."""
+        self.view.setFocus()
+        self._first_wanted = self.filters.searching_now()
+        if not self._first_wanted and not self.view.selectionModel().hasSelection() and self.model.rowCount():
+            self.select_row(0)
 
     def open(self, session: DeskSession) -> None:
         super().open(session)
@@ -306,6 +315,9 @@ class FactsTab(FactSelection, DeskTab):
             selected, current, scroll = restore
             self.view.verticalScrollBar().setValue(scroll)
             self._select_keys(selected, current)
+        if self._first_wanted and self.model.rowCount():  # Enter in the search box: the first result
+            self._first_wanted = False
+            self.select_row(0)
         self._after_rows()
 
     def _agent_loaded(self, query: FactQuery, found: searching.AgentHits) -> None:

@@ -75,8 +75,10 @@ class PoliciesTab(DeskTab):
         self.act_edit = self.acts.add("Edit…", self.edit_selected, name="edit", key="F2")
         self.act_delete = self.acts.add("Delete", self.delete_selected, name="delete",
                                         key=QKeySequence.StandardKey.Delete)
-        self.act_activate = self.acts.add("Activate", lambda: self.set_active(True), name="activate")
-        self.act_deactivate = self.acts.add("Deactivate", lambda: self.set_active(False), name="deactivate")
+        self.act_activate = self.acts.add("Activate", lambda: self.set_active(True), name="activate",
+                                          key="Ctrl+Shift+A")
+        self.act_deactivate = self.acts.add("Deactivate", lambda: self.set_active(False), name="deactivate",
+                                            key="Ctrl+Shift+D")
         self.write_actions = self.acts.all
         bar = QToolBar()
         bar.setObjectName("policies-toolbar")
