@@ -58,7 +58,8 @@ class PoliciesTab(DeskTab):
         self.view.verticalHeader().setVisible(False)
         self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)  # as in Facts
         header = self.view.horizontalHeader()
-        for i, width in enumerate((70, 130, 300, 120, 125)):
+        fm = self.view.fontMetrics()
+        for i, width in enumerate((fm.horizontalAdvance("inactive · replaced") + 16, 130, 300, 120, 125)):
             header.resizeSection(i, width)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.view.selectionModel().selectionChanged.connect(lambda *_a: self._selection_changed())
@@ -137,6 +138,9 @@ class PoliciesTab(DeskTab):
     def _loaded(self, rows: list[PolicyRow]) -> None:
         current = self.selected()
         self.model.set_rows(rows)
+        fm = self.view.fontMetrics()  # the domain whole (“repo:acme-lumen-web/conventions”), up to a third of the list
+        longest = max((fm.horizontalAdvance(r.domain) for r in rows), default=0) + 16
+        self.view.horizontalHeader().resizeSection(1, max(130, min(longest, self.view.width() // 3)))
         active = sum(1 for r in rows if r.active)
         self.summary.setText(f"{len(rows)} policies · {active} active")
         if not self.mark_ready() and current is not None:  # a policy held for this list, else the one selected
