@@ -99,3 +99,16 @@ def test_undo_this_change_asks_why_and_the_status_names_the_change_as_the_menu(o
     give_reason(qtbot, dialog, "deleted the wrong one")
     qtbot.waitUntil(lambda: _idle(win) and _state(win) == "active", timeout=10000)
     assert history(sample_path, "fact")[-1][2] == "deleted the wrong one"
+
+
+def test_a_long_status_message_is_cut_before_the_status_fields(open_window, sample_path, qtbot) -> None:
+    """Issue 41, point 14: the long redact message ran into the status fields on the right."""
+    win = open_window(sample_path)
+    win.resize(1280, 800)
+    long = "1 secret(s) redacted in place; " + "backup(s) workspace.backup-20261206T0938026Z.db still hold it; " * 4
+    win.session.status.emit(long)
+    bar = win.statusBar()
+    qtbot.waitUntil(lambda: bar.currentMessage() == long)
+    assert bar.shown_text().endswith("…") and bar.toolTip() == long
+    assert bar.room().right() < win.mode.geometry().left()
+    assert bar.fontMetrics().horizontalAdvance(bar.shown_text()) <= bar.room().width()

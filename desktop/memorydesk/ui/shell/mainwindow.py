@@ -34,6 +34,7 @@ from memorydesk.ui.shell import help as help_dialogs
 from memorydesk.ui.shell.notice import NoticeBar
 from memorydesk.ui.shell.startup import PendingTab, Warmup
 from memorydesk.ui.shell.state_keeper import StateKeeper
+from memorydesk.ui.shell.status_bar import ElidingStatusBar
 from memorydesk.ui.shell.tabs import SPECS, TabSpec, tab_names
 from memorydesk.ui.shell.undo_keys import WindowUndoKeys
 from memorydesk.ui.shell.undo_names import named
@@ -107,6 +108,7 @@ class MainWindow(QMainWindow):
         self.ops.job_finished.connect(self.progress.remove)
         for label in (self.mode, self.counts, self.live):
             label.setContentsMargins(8, 0, 8, 0)
+        self.setStatusBar(ElidingStatusBar(self))  # a long message is cut with “…” before the status fields
         self.statusBar().addPermanentWidget(self.progress)
         self.statusBar().addPermanentWidget(self.mode)
         self.statusBar().addPermanentWidget(self.counts)
