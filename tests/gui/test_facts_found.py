@@ -78,3 +78,15 @@ def test_enter_and_down_in_the_search_box_move_to_the_results(open_window, sampl
     assert tab.view.hasFocus() and [f.topic for f in tab.selected_facts()] == ["deploy day"]
     assert tab.acts.restore.shortcut().toString() == "Ctrl+Shift+R"
     assert tab.acts.purge.shortcut().toString() == "Shift+Del"
+
+
+def test_the_deleted_notice_goes_with_the_next_change(open_window, sample_path, qtbot) -> None:
+    """Issue 41, point 11: "Deleted … — Check It Is Forgotten" no longer stays after the facts came back."""
+    win = open_window(sample_path)
+    tab = win.tab("facts")
+    select_topic(qtbot, tab, "topic 5")
+    give_reason(qtbot, key_dialog(qtbot, tab, Qt.Key.Key_Delete), "stale")
+    qtbot.waitUntil(lambda: tab.forget.isVisible() and win.ops.pending == 0, timeout=10000)
+    assert "topic 5" in tab.forget.text.text() or "Deleted" in tab.forget.text.text()
+    win.act_undo.trigger()
+    qtbot.waitUntil(lambda: win.ops.pending == 0 and not tab.forget.isVisible(), timeout=10000)

@@ -41,11 +41,21 @@ class ForgetOffer(QFrame):
         self.hide()
 
     def offer(self, session: DeskSession, request: CheckRequest, what: str) -> None:
-        """Say ``what`` was done and offer the check (``request`` holds what the window remembered)."""
+        """Say ``what`` was done and offer the check (``request`` holds what the window remembered).
+        The bar speaks of that change only: the next change made in the desk (a restore, an undo,
+        another delete) takes it away, so it never says "Deleted 3 facts" after they came back."""
+        if self.session is not session:
+            if self.session is not None:
+                self.session.changed.disconnect(self._later)
+            session.changed.connect(self._later)
         self.session, self.request = session, request
         self.text.setText(f"{what} Agents may still get its text back another way: through a copy, a policy, a "
                           "note, the index, the log or a backup.")
         self.show()
+
+    def _later(self, change: Any) -> None:
+        if getattr(change, "history", False) and not getattr(change, "external", False):
+            self.hide()
 
     def check(self) -> None:
         if self.session is None or self.request is None:
