@@ -90,3 +90,18 @@ def test_the_deleted_notice_goes_with_the_next_change(open_window, sample_path, 
     assert "topic 5" in tab.forget.text.text() or "Deleted" in tab.forget.text.text()
     win.act_undo.trigger()
     qtbot.waitUntil(lambda: win.ops.pending == 0 and not tab.forget.isVisible(), timeout=10000)
+
+
+def test_the_purge_dialog_counts_the_links_it_removes(open_window, sample_path, qtbot) -> None:
+    """Issue 41, point 4: purging a fact also deletes its links (and its earlier versions): the
+    dialog says so, with the counts."""
+    from guihelp import wait_dialog
+
+    win = open_window(sample_path)
+    tab = win.tab("facts")
+    select_topic(qtbot, tab, "deploy day")  # 30: linked to 1 and from 2; supersedes 29, which supersedes 28
+    tab.acts.purge.trigger()
+    dialog = wait_dialog(qtbot, tab.acts)
+    text = next(w.text() for w in dialog.findChildren(type(dialog.problem)) if w.objectName() == "purge-erases")
+    assert "2 earlier versions, 2 links to other facts" in text
+    dialog.reject()

@@ -185,15 +185,18 @@ class FactActions(QObject):
 
         def read(ws: Any) -> tuple[list[naming.FactName], list[Any], dict[str, Any]]:
             from memorydesk.browse.forget.subject import remembered_facts
+            from memorydesk.browse.purge_scope import purge_scope
             from memorydesk.memory.actions.purge import backups_holding  # the reviewer's modules: loaded when used
 
-            return naming.fact_names(ws, ids), backups_holding(ws, ids), remembered_facts(ws, ids)
+            return (naming.fact_names(ws, ids), backups_holding(ws, ids), remembered_facts(ws, ids),
+                    purge_scope(ws, ids))
 
-        names, holding, remembered = await self.session.read(read, label="looking at the facts and the backups")
+        names, holding, remembered, scope = await self.session.read(read, label="looking at the facts and the "
+                                                                                "backups")
         if not names:
             self.session.status.emit("Those facts are no longer in the workspace.")
             return
-        dialog = PurgeDialog(names, [h.path.name for h in holding], self.owner)
+        dialog = PurgeDialog(names, [h.path.name for h in holding], self.owner, also=scope.words())
         self.dialog = dialog
         accepted = await dialog_result(dialog)
         reason = dialog.reason.text().strip()  # read here: the worker never touches widgets

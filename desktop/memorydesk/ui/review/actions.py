@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from memorydesk.browse.forget.subject import remembered_facts, remembered_items
 from memorydesk.browse.naming import FactName, fact_names
+from memorydesk.browse.purge_scope import purge_scope
 from memorydesk.core.review.finding import Finding
 from memorydesk.memory.actions.purge import backups_holding
 from memorydesk.memory.actions.purge_items import backups_holding_items
@@ -126,6 +127,7 @@ class ReviewActions:
         if kind == "fact":
             holding = await self.tab.session.read(lambda ws: backups_holding(ws, ids), label="looking at the backups")
             names = await self.tab.session.read(lambda ws: fact_names(ws, ids), label="naming the fact")
+            scope = await self.tab.session.read(lambda ws: purge_scope(ws, ids), label="counting what goes with it")
             if not names:
                 self.tab.session.status.emit("That fact is no longer in the workspace.")
                 return
@@ -135,7 +137,8 @@ class ReviewActions:
         remembered = await self.tab.session.read(  # kept in memory for the check after the purge, never stored
             lambda ws: remembered_facts(ws, ids) if kind == "fact" else remembered_items(ws, kind, ids))
         if kind == "fact":
-            dialog = PurgeDialog(names, [h.path.name for h in holding], self.tab)  # its name and its real id
+            dialog = PurgeDialog(names, [h.path.name for h in holding], self.tab,  # its name and its real id
+                                 also=scope.words())
         else:
             dialog = PurgeDialog([FactName(f.item_id, f.domain, f.domain, 1)], [h.path.name for h in holding],
                                  self.tab, noun=ITEM_WORDS[kind], erases=PURGE_WORDS[kind])
