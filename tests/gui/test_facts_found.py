@@ -105,3 +105,21 @@ def test_the_purge_dialog_counts_the_links_it_removes(open_window, sample_path, 
     text = next(w.text() for w in dialog.findChildren(type(dialog.problem)) if w.objectName() == "purge-erases")
     assert "2 earlier versions, 2 links to other facts" in text
     dialog.reject()
+
+
+def test_why_this_place_is_whole_at_1280(open_window, sample_path, qtbot) -> None:
+    """Issue 41, point 14: the agent view's Why this place was cut at 1280 px: the columns its hits
+    do not need (State: all in force; Created: in the decay) make room for it."""
+    from test_facts_search import QUERY
+
+    from memorydesk.ui.facts.model import column
+
+    win = open_window(sample_path)
+    win.resize(1280, 800)
+    tab = win.tab("facts")
+    _search(qtbot, win, QUERY, agent=True)
+    why = column("why")
+    assert tab.view.isColumnHidden(column("state")) and tab.view.isColumnHidden(column("created_at"))
+    fm = tab.view.fontMetrics()
+    texts = [tab.model.index(r, why).data() for r in range(tab.model.rowCount())]
+    assert texts and all(fm.horizontalAdvance(t) + 12 <= tab.view.columnWidth(why) for t in texts)

@@ -54,9 +54,10 @@ log = logging.getLogger("memorydesk.ui.facts")
 
 WIDTHS = {"rank": 56, "score": 74, "mmr": 80, "why": 300, "domain": 150, "topic": 170, "content": 420, "memory_type": 85,
           "veracity": 72, "confidence": 80, "created_at": 120, "recall_count": 60, "mention_count": 70, "state": 92}
-HIDDEN_IN_AGENT_VIEW = ("veracity", "recall_count", "mention_count")
+#: the agent view makes room for Why this place: its hits are all in force (State) and their age is in the decay
+HIDDEN_IN_AGENT_VIEW = ("veracity", "recall_count", "mention_count", "state", "created_at")
 #: columns that share the width left by the others: (minimum, share of the rest)
-FLEXIBLE = {"domain": (100, 0.6), "topic": (110, 0.8), "content": (200, 3.0), "why": (180, 1.5)}
+FLEXIBLE = {"domain": (100, 0.6), "topic": (110, 0.8), "content": (200, 3.0), "why": (260, 3.0)}
 #: columns hidden, in this order, when even the minimums do not fit (900×600, say)
 STEP_OUT = ("mention_count", "recall_count", "veracity", "created_at")
 NATURAL_ORDER = "Newest first, in the order the facts were written (click a column to sort by it)"
