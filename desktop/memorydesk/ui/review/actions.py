@@ -3,7 +3,10 @@ finding), runs one reviewer call through the session, and the scan follows the c
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtWidgets import QWidget
 
 from memorydesk.browse.naming import FactName
 from memorydesk.core.review.finding import Finding
@@ -15,10 +18,7 @@ from memorydesk.ui.facts.dialogs import PurgeDialog
 from memorydesk.ui.operations import dialog_result
 from memorydesk.ui.review.dialogs import ReasonDialog
 from memorydesk.ui.review.model import ITEM_WORDS
-
-if TYPE_CHECKING:
-    from memorydesk.ui.review.tab import ReviewTab
-
+from memorydesk.ui.session import DeskSession
 
 QUARANTINE_WORDS = {
     "fact": "soft-deleted (agents stop recalling it; it stays in the file)",
@@ -44,10 +44,14 @@ def as_dict(f: Finding) -> dict[str, Any]:
 
 
 class ReviewActions:
-    def __init__(self, tab: ReviewTab) -> None:
-        self.tab = tab
+    """The actions on the finding ``selected()`` returns; ``owner`` (the tab) holds them and
+    parents their dialogs."""
+
+    def __init__(self, owner: QWidget, selected: Callable[[], Finding | None]) -> None:
+        self.owner, self.selected = owner, selected
+        self.session: DeskSession | None = None
         self.dialog: Any = None
-        self.acts = WriteActions(tab, "review")
+        self.acts = WriteActions(owner, "review")
         a = self.acts.add
         self.quarantine = a("Quarantine…", self.quarantine_selected, name="quarantine", key="Ctrl+Shift+Q")
         self.release = a("Release…", self.release_selected, name="release")
@@ -56,6 +60,10 @@ class ReviewActions:
         self.supersede = a("Supersede older…", self.supersede_selected, name="supersede")
         self.reviewed = a("Mark reviewed…", lambda: self.dismiss_selected(reviewed=True), name="reviewed")
         self.dismiss = a("Dismiss…", self.dismiss_selected, name="dismiss", key="Ctrl+D")
+
+    def bind(self, session: DeskSession) -> None:
+        self.session = session
+        self.acts.bind(session)
 
     def update(self, f: Finding | None) -> None:
         open_ = f is not None and f.state == "open"
@@ -72,7 +80,7 @@ class ReviewActions:
         })
 
     async def _ask(self, title: str, text: str, reason: str, *, keepers=None, ok_text: str = "OK"):
-        dialog = ReasonDialog(title, text, reason, self.tab, keepers=keepers, ok_text=ok_text)
+        dialog = ReasonDialog(title, text, reason, self.owner, keepers=keepers, ok_text=ok_text)
         self.dialog = dialog
         accepted = await dialog_result(dialog)
         values = dialog.values()
@@ -81,9 +89,8 @@ class ReviewActions:
         return values if accepted else None
 
     def _target(self, action) -> Finding | None:
-        f = self.tab.selected()
-        session = self.tab.session
-        if f is None or session is None or not self.acts.allowed(action):
+        f = self.selected()
+        if f is None or self.session is None or not self.acts.allowed(action):
             return None
         return f
 
@@ -95,7 +102,7 @@ class ReviewActions:
         got = await self._ask("Quarantine", f"The {ITEM_WORDS[f.item_kind]} is {what}. Release or Undo puts it back.",
                               f"quarantine: {f.title}", ok_text="Quarantine")
         if got:
-            await self.tab.session.write("quarantining", Reviewer.quarantine, as_dict(f), got[0])
+            await self.session.write("quarantining", Reviewer.quarantine, as_dict(f), got[0])
 
     async def release_selected(self) -> None:
         f = self._target(self.release)
@@ -103,7 +110,7 @@ class ReviewActions:
             return
         got = await self._ask("Release", f"The {ITEM_WORDS[f.item_kind]} reaches agents again.", "", ok_text="Release")
         if got:
-            await self.tab.session.write("releasing", Reviewer.release, f.item_kind, f.item_id, got[0])
+            await self.session.write("releasing", Reviewer.release, f.item_kind, f.item_id, got[0])
 
     async def purge_selected(self) -> None:
         f = self._target(self.purge)
@@ -111,17 +118,17 @@ class ReviewActions:
             return
         ids, kind = [f.item_id], f.item_kind
         if kind == "fact":
-            holding = await self.tab.session.read(lambda ws: backups_holding(ws, ids), label="looking at the backups")
-            topic = f.evidence.get("topic") or await self.tab.session.read(lambda ws: _topic(ws, f.item_id))
+            holding = await self.session.read(lambda ws: backups_holding(ws, ids), label="looking at the backups")
+            topic = f.evidence.get("topic") or await self.session.read(lambda ws: _topic(ws, f.item_id))
         else:
-            holding = await self.tab.session.read(lambda ws: backups_holding_items(ws, kind, ids),
+            holding = await self.session.read(lambda ws: backups_holding_items(ws, kind, ids),
                                                   label="looking at the backups")
             topic = ""
         if kind == "fact":
-            dialog = PurgeDialog([topic], [h.path.name for h in holding], self.tab)
+            dialog = PurgeDialog([topic], [h.path.name for h in holding], self.owner)
         else:
             dialog = PurgeDialog([FactName(f.item_id, f.domain, f.domain, 1)], [h.path.name for h in holding],
-                                 self.tab, noun=ITEM_WORDS[kind], erases=PURGE_WORDS[kind])
+                                 self.owner, noun=ITEM_WORDS[kind], erases=PURGE_WORDS[kind])
         dialog.reason.setText(f"purge: {f.title}")
         self.dialog = dialog
         accepted = await dialog_result(dialog)
@@ -131,9 +138,9 @@ class ReviewActions:
         if not accepted:
             return
         if kind == "fact":
-            await self.tab.session.write("purging", Reviewer.purge_facts, ids, reason=reason, backups=backups)
+            await self.session.write("purging", Reviewer.purge_facts, ids, reason=reason, backups=backups)
         else:
-            await self.tab.session.write("purging", Reviewer.purge_items, kind, ids, reason, backups=backups)
+            await self.session.write("purging", Reviewer.purge_items, kind, ids, reason, backups=backups)
 
     async def merge_selected(self) -> None:
         f = self._target(self.merge)
@@ -145,7 +152,7 @@ class ReviewActions:
                               "are superseded by the one you keep (nothing new is written).",
                               f"merge: {f.title}", keepers=keepers, ok_text="Merge")
         if got:
-            await self.tab.session.write("merging", Reviewer.merge_facts, got[1], list(f.evidence["cluster"]), got[0],
+            await self.session.write("merging", Reviewer.merge_facts, got[1], list(f.evidence["cluster"]), got[0],
                                          f.key)
 
     async def supersede_selected(self) -> None:
@@ -157,7 +164,7 @@ class ReviewActions:
                               "product does when it settles a conflict.", f"correction: {f.title}",
                               ok_text="Supersede")
         if got:
-            await self.tab.session.write("superseding", Reviewer.merge_facts, newer, [older], got[0], key)
+            await self.session.write("superseding", Reviewer.merge_facts, newer, [older], got[0], key)
 
     async def dismiss_selected(self, reviewed: bool = False) -> None:
         f = self._target(self.reviewed if reviewed else self.dismiss)
@@ -167,7 +174,7 @@ class ReviewActions:
                               "The finding leaves the open queue until its item changes.", "",
                               ok_text="Mark reviewed" if reviewed else "Dismiss")
         if got:
-            await self.tab.session.write("dismissing", Reviewer.dismiss_finding, as_dict(f), got[0], reviewed=reviewed)
+            await self.session.write("dismissing", Reviewer.dismiss_finding, as_dict(f), got[0], reviewed=reviewed)
 
 
 def _topic(ws, fact_id: str) -> str:

@@ -97,7 +97,7 @@ class ReviewTab(DeskTab):
         self.scan_action.setToolTip("Scan again (only what changed since the last scan is read) — F5")
         self.scan_action.triggered.connect(lambda: self.rescan())
         self.addAction(self.scan_action)
-        self.actions_ = ReviewActions(self)
+        self.actions_ = ReviewActions(self, self.selected)
         self.open_button = QPushButton("Open item")
         self.open_button.setObjectName("review-open")
         self.open_button.clicked.connect(self.open_item)
@@ -146,7 +146,7 @@ class ReviewTab(DeskTab):
     # -- loading and scanning ---------------------------------------------------------------------
     def open(self, session: DeskSession) -> None:
         super().open(session)
-        self.actions_.acts.bind(session)
+        self.actions_.bind(session)
         self.status.setText("Reading the last review…")
         self.run(kept_results.load, self._kept, label="reading the last review")
 

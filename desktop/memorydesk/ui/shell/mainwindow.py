@@ -88,7 +88,9 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.tabs)
         self.writes = WriteActions(self, "window")
         menus.build_menus(self)
-        self.time = as_of.TimeControls(self)  # View ▸ Memory As Of…, its banner, File ▸ Compare With…
+        # View ▸ Memory As Of…, its banner, File ▸ Compare With…
+        self.time = as_of.TimeControls(self, self.file_menu, lambda: self.session,
+                                       lambda: [slot.tab for slot in self.slots if slot.opened])
         self.counts = QLabel("")
         self.counts.setObjectName("status-counts")
         self.live = QLabel("")
