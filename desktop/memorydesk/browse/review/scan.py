@@ -41,6 +41,7 @@ from memorydesk.core.errors import BadInput
 from memorydesk.core.review.finding import KINDS, Finding, worst_first
 from memorydesk.search.audit import Searcher
 from memorydesk.store import Workspace
+from memorydesk.store.watermarks import data_stamp
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 PAIR_COSINE = min(corrections.CORRECTION_COSINE, duplicates.DUPLICATE_COSINE)
@@ -100,21 +101,6 @@ class ScanReport:
 
 class Cancelled(Exception):
     pass
-
-
-def data_stamp(ws: Workspace) -> str:
-    """A mark of the workspace's data: it changes when facts, policies, notes or items change."""
-    facts, pol, notes, items = (ws.layout.facts.name, ws.layout.policies.name, ws.layout.notes.name,
-                                ws.layout.items.name)
-    with ws.read() as conn:
-        row = conn.exec_driver_sql(
-            f"SELECT (SELECT count(*) || '.' || ifnull(max(rowid), 0) || '.' || ifnull(max(updated_at), 0) || '.' || "
-            f"(SELECT count(*) FROM {facts} WHERE superseded_by IS NULL) FROM {facts}), "
-            f"(SELECT count(*) || '.' || ifnull(max(updated_at), 0) || '.' || ifnull(sum(active), 0) FROM {pol}), "
-            f"(SELECT count(*) || '.' || ifnull(max(updated_at), 0) || '.' || ifnull(sum(length(content)), 0) "
-            f"FROM {notes}), "
-            f"(SELECT count(*) || '.' || ifnull(max(rowid), 0) FROM {items})").first()
-    return "/".join(str(x) for x in row)
 
 
 def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None = None, *,

@@ -26,6 +26,7 @@ from memorydesk.ui.operations import dialog_result
 from memorydesk.ui.session import DeskSession
 from memorydesk.ui.widgets.prompts import ReasonDialog
 
+
 def _has_own_row(cell: Cell) -> bool:
     return bool(cell.rows) and cell.via == cell.domain
 

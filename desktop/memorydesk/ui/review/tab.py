@@ -33,6 +33,7 @@ from memorydesk.browse.review import cache as kept_results
 from memorydesk.browse.review.decisions import apply_states, read_decisions
 from memorydesk.browse.review.scan import Cancelled, Options, ScanCache, ScanReport, scan
 from memorydesk.core.review.finding import KIND_WORDS, KINDS, Finding, severity_rank
+from memorydesk.memory import review_results
 from memorydesk.ui.operations import Cancelled as JobCancelled
 from memorydesk.ui.review.actions import ReviewActions
 from memorydesk.ui.review.detail import evidence_html
@@ -186,7 +187,7 @@ class ReviewTab(DeskTab):
             apply_states(report.findings, read_decisions(ws))
             if keep and kept_results.available(ws):
                 with ws.own_commits():
-                    kept_results.save(ws, report, kept)
+                    review_results.save(ws, report, kept)
             return report
 
         try:
