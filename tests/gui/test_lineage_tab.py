@@ -17,7 +17,8 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QImage
 
 from fixtures.receipts import complete_lineage, to_jsonl
-from memorydesk.core.health.scalar import Color, HealthState, classify, classify_run
+from memorydesk.core.health.scalar import classify, classify_run
+from memorydesk.core.health.table import Color, HealthState
 from memorydesk.demo import lineage as demo
 from memorydesk.store import guard
 from memorydesk.ui.lineage import colors

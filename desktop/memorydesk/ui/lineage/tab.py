@@ -28,7 +28,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QFileDialog, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from memorydesk.core.changes import Kind
-from memorydesk.core.health.arrays import from_us
+from memorydesk.core.receipt_codes import from_us
 from memorydesk.lineage import runs as run_tables
 from memorydesk.lineage import timeline
 from memorydesk.lineage.receipt_files import export_file
