@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from memorydesk.browse.conflicts.export import hash_text
 from memorydesk.browse.history.entries import HistoryQuery
 from memorydesk.browse.history.sources import Event
+from memorydesk.core.markdown import cell
 from memorydesk.core.moments import local_text, utc_text
 
 
@@ -42,22 +43,18 @@ def text_line(event: Event, *, content_free: bool = False) -> str:
             f"{' '.join(event.ids)}  {row['summary']}{reason}")
 
 
-def _cell(text: str) -> str:
-    return " ".join(str(text).split()).replace("|", "\\|")
-
-
 def export_markdown(events: Iterable[Event], name: str, q: HistoryQuery, *, content_free: bool = False) -> Iterator[str]:
     span = f"{utc_text(q.since) if q.since is not None else 'the beginning'} – " \
            f"{utc_text(q.until) if q.until is not None else 'now'}"
     filters = ", ".join(f"{k} {v}" for k, v in (("kind", q.kind), ("actor", q.actor), ("text", q.text)) if v)
-    yield f"# History of {_cell(name)}\n\n{span}" + (f"; {filters}" if filters else "") + \
+    yield f"# History of {cell(name)}\n\n{span}" + (f"; {filters}" if filters else "") + \
         (" (content-free)" if content_free else "") + "\n\n"
     yield "| time (UTC) | local | who | kind | what | ids | why |\n|---|---|---|---|---|---|---|\n"
     count = 0
     for event in events:
         row = shared(event, content_free)
-        yield (f"| {utc_text(event.at)} | {local_text(event.at)} | {_cell(event.actor)} ({event.actor_kind}) | "
-               f"{event.kind} {event.action} | {_cell(row['summary'])} | {_cell(' '.join(event.ids))} | "
-               f"{_cell(row['reason'])} |\n")
+        yield (f"| {utc_text(event.at)} | {local_text(event.at)} | {cell(event.actor)} ({event.actor_kind}) | "
+               f"{event.kind} {event.action} | {cell(row['summary'])} | {cell(' '.join(event.ids))} | "
+               f"{cell(row['reason'])} |\n")
         count += 1
     yield f"\n{count:,} change{'s' if count != 1 else ''}.\n"

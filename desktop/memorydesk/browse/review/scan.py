@@ -12,7 +12,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -350,7 +349,3 @@ def _set_findings(ws: Workspace, old: ScanCache | None, new: ScanCache, options:
         new.checked |= {sig(o.id, n.id) for o, n, _c, _q in todo_cands} - left
         if left:
             notes.append(f"{len(left):,} possible correction(s) were not checked against recall in the time given")
-
-
-def summary_json(report: ScanReport) -> dict[str, Any]:
-    return {"counts": report.counts, "notes": report.notes, "seconds": round(report.seconds, 2)}
