@@ -58,8 +58,8 @@ def test_each_write_reports_the_kinds_it_changed(path: Path) -> None:
         assert follower.poll() == ({Kind.FACT, Kind.DOMAIN}, False)
         another_program(path, "UPDATE memory_policies_table SET active = 1 - active WHERE id = 'p-1'")
         assert follower.poll() == ({Kind.POLICY, Kind.DOMAIN}, False)
-        another_program(path, "UPDATE memory_access_grants_table SET permission = 'none' WHERE permission = 'read' "
-                              "AND rowid = (SELECT min(rowid) FROM memory_access_grants_table WHERE permission = 'read')")
+        another_program(path, "UPDATE memory_access_grants_table SET permission = 'none' WHERE rowid = "
+                              "(SELECT min(rowid) FROM memory_access_grants_table WHERE permission = 'read')")
         assert follower.poll() == ({Kind.GRANT, Kind.DOMAIN}, False)  # read → none: the same length, still seen
         receipt_store.ingest(other, [receipt_from_json(r) for r in complete_lineage("from-another-program")])
         assert follower.poll() == ({Kind.RECEIPT}, False)

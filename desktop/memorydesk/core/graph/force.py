@@ -10,8 +10,8 @@ Three tools, each O(n²) per step and meant for n up to a few hundred:
 - ``stress``: stress majorization with weights 1/d² (each step moves every node to
   where its distances to the others, as they are, would best be met): places nodes so
   that their distances match the graph's shortest-path distances, the energy Kamada and
-  Kawai minimise; the distances are networkx's (``path_lengths``). No linear algebra library call (its threads spin for nothing on a
-  busy machine at these sizes).
+  Kawai minimise; the distances are networkx's (``path_lengths``). No linear algebra library
+  call (its threads spin for nothing on a busy machine at these sizes).
 
 Every function is deterministic for the same input.
 """
