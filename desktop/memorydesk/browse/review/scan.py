@@ -38,13 +38,15 @@ from memorydesk.browse.review.items import (
 from memorydesk.browse.review.text import text_findings
 from memorydesk.core.errors import BadInput
 from memorydesk.core.review.finding import KINDS, Finding, worst_first
+from memorydesk.core.review.kinds import Needs, ReviewKind
 from memorydesk.search.audit import Searcher
 from memorydesk.store import Workspace
 from memorydesk.store.watermarks import data_stamp
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 PAIR_COSINE = min(corrections.CORRECTION_COSINE, duplicates.DUPLICATE_COSINE)
-PER_ITEM = frozenset({"secret", "personal_data", "injection", "unreachable", "fading"})
+PER_ITEM = ReviewKind.needing(Needs.ITEM)
+PAIRED = ReviewKind.needing(Needs.PAIRS)
 
 
 @dataclass
@@ -114,7 +116,7 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
     say = progress or (lambda _s, _d, _t: None)
     notes: list[str] = []
     scanned = {"fact": 0, "policy": 0, "note": 0, "working_item": 0}
-    if old is None and {"duplicate", "losing_correction"} & set(options.kinds):
+    if old is None and PAIRED & set(options.kinds):
         recall.start(ws)  # search's copies, built on search's thread while the text is scanned
 
     # 1. per item: secrets, personal data, injection, unreachable, fading (a scan for other kinds only,
@@ -155,7 +157,7 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
                      "are invalid)")
 
     # 2. close pairs of facts through the vector index
-    wants_pairs = {"duplicate", "losing_correction"} & set(options.kinds)
+    wants_pairs = PAIRED & set(options.kinds)
     if wants_pairs:
         say("finding close pairs", 0, 1)
         gone = set(changed) | (old.fact_fp.keys() - fps.keys() if old is not None else set())

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QWidget
 
 from memorydesk.browse.naming import FactName
 from memorydesk.core.review.finding import Finding
+from memorydesk.core.review.kinds import ReviewKind
 from memorydesk.memory.actions.purge import backups_holding
 from memorydesk.memory.actions.purge_items import backups_holding_items
 from memorydesk.memory.reviewer import Reviewer
@@ -66,16 +67,16 @@ class ReviewActions:
         self.acts.bind(session)
 
     def update(self, f: Finding | None) -> None:
-        open_ = f is not None and f.state == "open"
-        text_kind = f is not None and f.kind in ("secret", "personal_data", "injection")
+        kind = ReviewKind(f.kind) if f is not None else None
+        open_ = kind is not None and f.state == "open"
         self.acts.update({
-            self.quarantine: (open_ and f.kind not in ("duplicate",), "select an open finding"),
+            self.quarantine: (open_ and kind.quarantine, "select an open finding"),
             self.release: (f is not None and f.state == "quarantined", "select a quarantined finding"),
-            self.purge: (f is not None and text_kind and f.item_kind != "policy" and f.kind != "injection",
+            self.purge: (kind is not None and kind.purge and f.item_kind != "policy",
                          "select a secret or personal data in a fact, a note or a working-memory item"),
-            self.merge: (open_ and f.kind == "duplicate", "select an open duplicate cluster"),
-            self.supersede: (open_ and f.kind == "losing_correction", "select an open losing correction"),
-            self.reviewed: (open_ and f.kind == "losing_correction", "select an open losing correction"),
+            self.merge: (open_ and kind is ReviewKind.DUPLICATE, "select an open duplicate cluster"),
+            self.supersede: (open_ and kind is ReviewKind.LOSING_CORRECTION, "select an open losing correction"),
+            self.reviewed: (open_ and kind is ReviewKind.LOSING_CORRECTION, "select an open losing correction"),
             self.dismiss: (open_, "select an open finding"),
         })
 

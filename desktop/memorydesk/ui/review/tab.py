@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 from memorydesk.browse.review import cache as kept_results
 from memorydesk.browse.review.decisions import apply_states, read_decisions
 from memorydesk.browse.review.scan import Cancelled, Options, ScanCache, ScanReport, scan
-from memorydesk.core.review.finding import KIND_WORDS, KINDS, Finding, severity_rank
+from memorydesk.core.review.finding import KINDS, Finding, severity_rank
 from memorydesk.memory import review_results
 from memorydesk.ui.operations import Cancelled as JobCancelled
 from memorydesk.ui.review.actions import ReviewActions
@@ -238,7 +238,7 @@ class ReviewTab(DeskTab):
         self.kind_list.blockSignals(True)
         self.kind_list.clear()
         open_ = [f for f in findings if f.state == "open"]
-        entries = [("All findings", None)] + [(KIND_WORDS[k], k) for k in KINDS]
+        entries = [("All findings", None)] + [(k.words, k) for k in KINDS]
         for label, kind in entries:
             n = sum(1 for f in open_ if kind is None or f.kind == kind)
             item = QListWidgetItem(f"{label} ({n:,})")
