@@ -8,6 +8,8 @@
   too: import-linter only sees ``import`` statements, so each name is resolved here and its
   layer checked against the module that loads it, and a new place that loads modules by
   name fails until it is listed here.
+- No loop of imports between files of ours: no file imports, directly or round a loop, a file
+  that imports it — imports inside functions and under ``TYPE_CHECKING`` count.
 """
 
 from __future__ import annotations
@@ -144,3 +146,74 @@ def test_the_layer_check_refuses_an_upward_name() -> None:
     assert _height("memorydesk.commands.check") < _height("memorydesk.ui.facts.tab")
     with pytest.raises(AssertionError, match="in no layer"):
         _height("memorydesk.nowhere")
+
+
+# --- no loop of imports between files of ours --------------------------------------------------------
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Every module of ours and the modules of ours it imports, wherever the import is written."""
+    paths = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph: dict[str, set[str]] = {name: set() for name in paths}
+    for name, path in paths.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = package.split(".")[:len(package.split(".")) - node.level + 1]
+                    base = ".".join([*up, base] if base else up)
+                for alias in node.names:
+                    target = f"{base}.{alias.name}" if f"{base}.{alias.name}" in paths else base
+                    if target in paths and target != name:
+                        graph[name].add(target)
+            elif isinstance(node, ast.Import):
+                graph[name] |= {a.name for a in node.names if a.name in paths and a.name != name}
+    return graph
+
+
+def loops(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that reach each other (strongly connected, more than one)."""
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        order[v] = low[v] = len(order)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in order:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], order[w])
+        if low[v] == order[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in order:
+            visit(v)
+    return found
+
+
+def test_the_loop_finder_finds_a_loop() -> None:
+    assert loops({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert loops({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_two_files_of_ours_import_each_other() -> None:
+    graph = import_graph()
+    assert len(graph) > 300 and "memorydesk.memory.reviewer" in graph["memorydesk.ui.session"]  # it sees them all
+    assert loops(graph) == []
