@@ -24,8 +24,9 @@ from memorydesk.core.errors import BadInput, MemoryDeskError
 from memorydesk.crashlog import bug_sentence, stderr_line, write_crash
 
 SUBCOMMANDS = ("check", "search", "preamble", "agents", "lineage", "canary", "demo", "shot", "import", "audit",
-                "conflicts", "graph", "grants", "purge", "salvage", "history", "facts", "diff", "review")
-_MODULES = {"import": "importer"}
+                "conflicts", "graph", "grants", "purge", "salvage", "history", "facts", "diff", "review",
+                "forget-check")
+_MODULES = {"import": "importer", "forget-check": "forget_check"}
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_BAD_INPUT, EXIT_BUG, EXIT_INTERRUPTED = 0, 1, 2, 70, 130
 

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from lineage_sample import lineage_path, ready, receipts  # noqa: F401 - fixtures
 
-
 # The stdlib's SQLite is another copy of SQLite in this process: its connections are closed at
 # once, before the window opens the file (the last close of one collected later would remove the
 # write-ahead log's index under the window's connections).

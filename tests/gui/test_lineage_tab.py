@@ -347,6 +347,7 @@ def test_with_nothing_to_draw_the_flow_charts_say_so(open_window, tmp_path: Path
 
     full = open_window(lineage_path)  # with receipts the charts are drawn
     tab = ready(qtbot, full)
+    tab.side.setCurrentWidget(tab.flow)  # beside the run list
     qtbot.waitUntil(lambda: tab.flow.last_occupancy is not None, timeout=10000)
     settle(qtbot, full, tab)
     assert tab.flow.rates.isVisible() and tab.flow.occupancy.isVisible()

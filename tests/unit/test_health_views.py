@@ -16,7 +16,7 @@ from memorydesk.core.receipt_codes import to_us
 from memorydesk.core.receipts import receipt_from_json
 from memorydesk.lineage import receipt_store, timeline
 from memorydesk.lineage.run_detail import read_detail
-from memorydesk.lineage.runs import load_runs
+from memorydesk.lineage.run_reads import load_runs
 from memorydesk.store import open_workspace
 
 DAY = timedelta(hours=24)

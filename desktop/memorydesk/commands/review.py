@@ -48,7 +48,7 @@ def run(args) -> int:
     show = _progress if sys.stderr.isatty() and not args.json else None
     with open_workspace(args.workspace, read_only=True) as ws:
         report = scan(ws, options, progress=show)
-        apply_states(report.findings, read_decisions(ws))
+        report.findings = apply_states(report.findings, read_decisions(ws))
     if show is not None:
         print(file=sys.stderr)
     for note in report.notes:

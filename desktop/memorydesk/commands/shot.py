@@ -7,7 +7,9 @@ rendered off-screen when there is no display. The first fact (or policy) is
 selected so the detail pane shows, and rendering waits for background reads.
 ``--search`` types a search into the Facts tab first (the agent's keyword search);
 ``--agent-view`` shows it as the agent sees it (the hybrid ranking, a preview).
-``--focus FACT_ID`` (graph tab) focuses that fact.
+``--focus FACT_ID`` (graph tab) focuses that fact. ``--receipts SOURCE`` (lineage tab) shows the
+receipts of a ClickHouse source (``chdb:PATH`` or ``clickhouse://HOST``, as File ▸ Open Receipts
+Source… does) instead of the workspace's.
 """
 
 from __future__ import annotations
@@ -41,6 +43,13 @@ def run(args: argparse.Namespace) -> int:
         raise BadInput("--focus needs --tab graph")
     if agent_view and not (search or "").strip():
         raise BadInput("--agent-view needs --search TEXT")
+    receipts = getattr(args, "receipts", None)
+    if receipts is not None:
+        from memorydesk.lineage.fleet.source import parse_source
+
+        if args.tab != "lineage":
+            raise BadInput("--receipts needs --tab lineage")
+        parse_source(receipts)  # a name that is not a source is refused before the window opens
     from memorydesk.core.outputs import refuse_overwriting_input
 
     out = refuse_overwriting_input(args.out, [args.workspace], "--out")
@@ -79,6 +88,12 @@ def run(args: argparse.Namespace) -> int:
     if focus_id is not None and tab is not None:
         tab.navigate({"fact": focus_id})
         settle()
+    if receipts is not None and tab is not None:
+        tab.fleet_bar.open_source(receipts)
+        settle(120.0)
+        if tab.pages.currentWidget() is tab.failed:  # the source could not be read: say why, draw nothing
+            window.close()
+            raise BadInput(tab.read_error)
     if tab is not None:
         tab.prepare_shot()
     settle()
@@ -107,4 +122,6 @@ def register(sub) -> None:
     p.add_argument("--agent-view", action="store_true",
                    help="with --search: show the agent's hybrid ranking with its explanations (a preview)")
     p.add_argument("--focus", metavar="FACT_ID", help="graph tab: focus this fact (the graph voice's 2-hop walk)")
+    p.add_argument("--receipts", metavar="SOURCE", help="lineage tab: the receipts of a ClickHouse source, "
+                                                        "chdb:PATH[?database=D&table=T] or clickhouse://HOST[:PORT][/DB]")
     p.set_defaults(func=run)

@@ -4,15 +4,19 @@ desk's, not a change to memory: no history row, nothing to undo. ``browse.review
 reads them back.
 
 ``save`` writes only what differs from what is kept (items whose fingerprint or findings
-changed, pairs and sets replaced, the stamp). It takes the scan's report and cache
-(``browse.review.scan.ScanReport``, ``ScanCache``) by what it reads of them (``Results``,
-``Kept``).
+changed, pairs and sets replaced, the stamp) — when the file holds exactly what the caller
+says it holds (the same stamp and scan time); otherwise (nothing kept yet, a scan kept in
+memory before the desk's tables existed, another window's save) it writes the whole scan.
+It takes the scan's report and cache (``browse.review.scan.ScanReport``, ``ScanCache``) by
+what it reads of them (``Results``, ``Kept``).
 """
 
 from __future__ import annotations
 
 import json
 from typing import Protocol
+
+from sqlalchemy import Connection, select
 
 from memorydesk.core.review.finding import Finding
 from memorydesk.store import Workspace
@@ -53,7 +57,7 @@ def save(ws: Workspace, report: Results, kept: Kept | None = None) -> None:
     """Keep ``report``'s cache; ``kept`` (what is stored now) limits the write to what differs."""
     cache = report.cache
     with ws.write() as conn:
-        old_items = kept.per_item if kept is not None else None
+        old_items = kept.per_item if kept is not None and _holds(conn, kept) else None
         if old_items is None:
             conn.execute(ITEMS.delete())
         else:
@@ -85,3 +89,9 @@ def save(ws: Workspace, report: Results, kept: Kept | None = None) -> None:
                  "fact_fp": ""}
         conn.execute(STATE.delete())
         conn.execute(STATE.insert(), [{"key": k, "value": v} for k, v in state.items()])
+
+
+def _holds(conn: Connection, kept: Kept) -> bool:
+    """Whether the file holds ``kept`` (its stamp and scan time): only then is a delta enough."""
+    state = dict(conn.execute(select(STATE.c.key, STATE.c.value)).all())
+    return state.get("stamp") == kept.stamp and state.get("scanned_at") == str(kept.scanned_at)

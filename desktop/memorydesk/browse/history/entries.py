@@ -21,7 +21,7 @@ from memorydesk.core.errors import BadInput
 from memorydesk.core.moments import check_range
 from memorydesk.store.workspace import Workspace
 
-KINDS = ("fact", "policy", "conflict", "edge", "grant", "note", "working_item", "receipt", "domain")
+KINDS = ("fact", "policy", "conflict", "edge", "grant", "note", "working_item", "receipt", "domain", "forget")
 ACTOR_KINDS = ("agent", "reviewer", "system")
 BATCH = 200  # groups a source reads at a time
 OLD_RUN = 2000  # with ``since``: a source stops after this many rows in a row older than it (docs/guide.md, "The History tab")

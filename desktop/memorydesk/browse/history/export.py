@@ -28,7 +28,7 @@ def shared(event: Event, content_free: bool) -> dict:
 
 
 def export_json(events: Iterable[Event], *, content_free: bool = False) -> Iterator[str]:
-    """``[{at, actor, actor_kind, kind, action, ids, summary, reason}, …]`` in chunks."""
+    """``[{at, actor, actor_kind, kind, action, ids, summary, reason, undone}, …]`` in chunks."""
     first = True
     for event in events:
         yield ("[\n  " if first else ",\n  ") + json.dumps(shared(event, content_free), ensure_ascii=False)
@@ -39,7 +39,7 @@ def export_json(events: Iterable[Event], *, content_free: bool = False) -> Itera
 def text_line(event: Event, *, content_free: bool = False) -> str:
     row = shared(event, content_free)
     reason = f"  ({row['reason']})" if row["reason"] else ""
-    return (f"{utc_text(event.at)}  {event.actor_kind:<8} {event.actor}  {event.kind} {event.action}  "
+    return (f"{'after ' if event.after else ''}{utc_text(event.at)}  {event.actor_kind:<8} {event.actor}  {event.what}  "
             f"{' '.join(event.ids)}  {row['summary']}{reason}")
 
 
@@ -53,8 +53,9 @@ def export_markdown(events: Iterable[Event], name: str, q: HistoryQuery, *, cont
     count = 0
     for event in events:
         row = shared(event, content_free)
-        yield (f"| {utc_text(event.at)} | {local_text(event.at)} | {cell(event.actor)} ({event.actor_kind}) | "
-               f"{event.kind} {event.action} | {cell(row['summary'])} | {cell(' '.join(event.ids))} | "
+        after = "after " if event.after else ""
+        yield (f"| {after}{utc_text(event.at)} | {after}{local_text(event.at)} | {cell(event.actor)} "
+               f"({event.actor_kind}) | {event.what} | {cell(row['summary'])} | {cell(' '.join(event.ids))} | "
                f"{cell(row['reason'])} |\n")
         count += 1
     yield f"\n{count:,} change{'s' if count != 1 else ''}.\n"

@@ -2,8 +2,9 @@
 the store's migrations when the file is opened for writing), with the workspace's data stamp:
 reopening shows them at once, and the next scan reads only what changed since.
 
-``memory.review_results.save`` keeps them; ``load`` reads them back as a ``ScanCache``
-(without the vectors, which the next scan reads again).
+``memory.review_results.save`` keeps them (only what differs, when the file holds exactly
+what the caller says it holds); ``load`` reads them back as a ``ScanCache`` (without the
+vectors, which the next scan reads again).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import json
 
 from sqlalchemy import select
 
+from memorydesk.browse.review.decisions import apply_states, read_decisions
 from memorydesk.browse.review.scan import ScanCache, ScanReport
 from memorydesk.core.review.finding import Finding, worst_first
 from memorydesk.store import Workspace
@@ -29,11 +31,17 @@ def available(ws: Workspace) -> bool:
 
 
 def _load(text: str) -> list[Finding]:
-    return [Finding.loads(json.dumps(d)) for d in json.loads(text or "[]")]
+    found = [Finding.loads(json.dumps(d)) for d in json.loads(text or "[]")]
+    for f in found:  # a dismissal is a decision, read afresh (files kept before that was so stored it here)
+        if f.state == "dismissed":
+            f.state = "open"
+            f.evidence.pop("decision", None)
+    return found
 
 
 def load(ws: Workspace) -> tuple[ScanReport, bool] | None:
-    """The kept scan and whether the workspace is unchanged since (its data stamp); None when nothing is kept."""
+    """The kept scan (its findings in the states people's decisions give them now) and whether
+    the workspace is unchanged since (its data stamp); None when nothing is kept."""
     if not available(ws):
         return None
     with ws.read() as conn:
@@ -53,7 +61,9 @@ def load(ws: Workspace) -> tuple[ScanReport, bool] | None:
             cache.checked.add(signature)
             if text:
                 cache.sets[signature] = Finding.loads(text)
+    decisions = read_decisions(ws)
     findings = [f for _fp, fs in cache.per_item.values() for f in fs] + list(cache.sets.values())
-    report = ScanReport(worst_first(findings), json.loads(state.get("notes", "[]")), {}, {}, cache)
+    report = ScanReport(apply_states(worst_first(findings), decisions), json.loads(state.get("notes", "[]")), {}, {},
+                        cache)
     report.counts = report.by_kind()
     return report, data_stamp(ws) == cache.stamp

@@ -101,6 +101,33 @@ def erase_rows(conn: Connection, layout: Layout, ids: list[str], *, vectors: boo
             conn.execute(beliefs.delete().where(beliefs.c.id == belief.id))
 
 
+def erase_desk_records(conn: Connection, names: set[str], ids: list[str]) -> None:
+    """The desk's own records that keep these facts' text by their id: the kept review scan (its
+    findings hold excerpts, a set's finding its members' text), decisions on them (their reasons),
+    conflict decisions naming them, and the question a kept recall audit asked for each (the
+    fact's own topic; the audit's stages and ranks stay)."""
+    if not ids:
+        return
+    marks = ",".join("?" * len(ids))
+    if "memdesk_review_items" in names:
+        conn.exec_driver_sql(f"DELETE FROM memdesk_review_items WHERE item_kind = 'fact' AND item_id IN ({marks})",
+                             tuple(ids))
+    if "memdesk_review_decisions" in names:
+        conn.exec_driver_sql(f"DELETE FROM memdesk_review_decisions WHERE item_kind = 'fact' AND item_id IN ({marks})",
+                             tuple(ids))
+    if "memdesk_review_pairs" in names:
+        conn.exec_driver_sql(f"DELETE FROM memdesk_review_pairs WHERE fact_a IN ({marks}) OR fact_b IN ({marks})",
+                             (*ids, *ids))
+    if "memdesk_review_sets" in names:
+        for fid in ids:
+            conn.exec_driver_sql("DELETE FROM memdesk_review_sets WHERE instr(signature, ?) > 0", (fid,))
+    if "memdesk_conflict_reviews" in names:
+        conn.exec_driver_sql(f"DELETE FROM memdesk_conflict_reviews WHERE fact_a_id IN ({marks}) "
+                             f"OR fact_b_id IN ({marks})", (*ids, *ids))
+    if "memdesk_audit_facts" in names:
+        conn.exec_driver_sql(f"UPDATE memdesk_audit_facts SET query = '' WHERE fact_id IN ({marks})", tuple(ids))
+
+
 def scrub_history(conn: Connection, ids: list[str]) -> None:
     """The history keeps ids, actor, time and reason of changes to these facts, not their text."""
     h = DeskHistory.__table__
@@ -167,6 +194,7 @@ def erase_in_backup(held: BackupHolding, chain: list[str]) -> None:
     def erase(conn: Connection, layout: Layout, names: set[str]) -> None:
         versions = earlier_versions(conn, layout, chain)
         erase_rows(conn, layout, versions, vectors=VECTOR_TABLE in names)
+        erase_desk_records(conn, names, versions)
         if "memdesk_history" in names:
             scrub_history(conn, versions)
         conn.exec_driver_sql(f"INSERT INTO {layout.fts}({layout.fts}) VALUES('optimize')")
@@ -209,6 +237,7 @@ class PurgeFacts(ReviewerAction):
 
     def forward(self, ws: Workspace, conn: Connection) -> None:
         erase_rows(conn, ws.layout, self.ids, vectors=ws.has_vectors)
+        erase_desk_records(conn, table_names(conn), self.ids)
 
 
 def purge(ws: Workspace, actor: str, ids: Iterable[str], reason: str = "", *,

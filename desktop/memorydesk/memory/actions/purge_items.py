@@ -1,11 +1,12 @@
-"""Purge of an agent's note or a working-memory item (a secret or personal data the review
-found there): the same promise as a fact's purge (``memory.actions.purge``) — the text leaves the
-file, its write-ahead log, the history's copies (a quarantine kept the text there) and,
+"""Purge of an agent's note, a working-memory item or a policy (a secret or personal data the
+review found there, or the forget check found quoting a purged fact): the same promise as a
+fact's purge (``memory.actions.purge``) — the text leaves the file, its write-ahead log, the
+history's copies (a quarantine kept the text there; a policy's edit or delete kept its row) and,
 as asked, the backups beside the file. Not undoable.
 
 A purged note is left empty (the row stays: the product's writers reuse one row per
 agent, and a blank note is left out of the dispatch preamble); a purged working-memory
-item is deleted. A quarantined one is purged from where its quarantine kept it.
+item or policy is deleted. A quarantined one is purged from where its quarantine kept it.
 """
 
 from __future__ import annotations
@@ -39,15 +40,21 @@ from memorydesk.store.ours import DeskReviewDecision
 from memorydesk.store.retry import with_retry
 
 DECISIONS = DeskReviewDecision.__table__
+PURGE_KINDS = (*ITEM_KINDS, "policy")
+PURGE_WORDS = {**WORDS, "policy": "policy"}
 
 
 def _table(layout: Layout, item_kind: str):
-    return layout.notes if item_kind == "note" else layout.items
+    return {"note": layout.notes, "working_item": layout.items, "policy": layout.policies}[item_kind]
+
+
+def _text_column(table, item_kind: str):
+    return table.c.rule if item_kind == "policy" else table.c.content
 
 
 def erase_items(conn: Connection, layout: Layout, item_kind: str, ids: list[str], *, desk: bool) -> None:
-    """Empty the notes (or delete the items), and with the desk's tables the history's copies
-    of their text and the decisions on them."""
+    """Empty the notes (or delete the items or policies), and with the desk's tables the history's
+    copies of their text and the decisions on them."""
     table = _table(layout, item_kind)
     if item_kind == "note":
         conn.execute(table.update().where(table.c.id.in_(ids)).values(content=""))
@@ -77,16 +84,23 @@ class PurgeNotes(PurgeItems):
     entity, name = "note", "purge"
 
 
-PURGE_ACTIONS = (PurgeItems, PurgeNotes)
+@dataclass(frozen=True)
+class PurgePolicies(PurgeItems):
+    entity, name = "policy", "purge"
+
+
+PURGE_ACTIONS = (PurgeItems, PurgeNotes, PurgePolicies)
+ACTION_OF = {"note": PurgeNotes, "working_item": PurgeItems, "policy": PurgePolicies}
 
 
 def _texts(ws: Workspace, conn: Connection, item_kind: str, ids: list[str]) -> dict[str, list[str]]:
     """Each item's text where it is now: its row, and the quarantine that kept it."""
     table = _table(ws.layout, item_kind)
     out: dict[str, list[str]] = {}
-    for item_id, content in conn.execute(select(table.c.id, table.c.content).where(table.c.id.in_(ids))):
+    for item_id, content in conn.execute(select(table.c.id, _text_column(table, item_kind))
+                                         .where(table.c.id.in_(ids))):
         out.setdefault(item_id, []).append(content or "")
-    if ws.desk_schema:
+    if ws.desk_schema and item_kind in ITEM_KINDS:
         for item_id in ids:
             kept = kept_detail(conn, item_kind, item_id)
             if kept is not None:
@@ -154,8 +168,8 @@ def purge_items(ws: Workspace, actor: str, item_kind: str, ids: Iterable[str], r
 def purge_items_outcome(ws: Workspace, actor: str, item_kind: str, ids: Iterable[str], reason: str = "", *,
                         backups: BackupAction = "keep") -> PurgeOutcome:
     """Purge notes or working-memory items; then the backups beside the file as ``backups`` says."""
-    if item_kind not in ITEM_KINDS:
-        raise MemoryDeskError(f"not a note or a working-memory item: {item_kind}")
+    if item_kind not in PURGE_KINDS:
+        raise MemoryDeskError(f"not a note, a working-memory item or a policy: {item_kind}")
     if backups not in BACKUP_ACTIONS:
         raise MemoryDeskError(f"backups: choose keep, erase or delete, not {backups!r}")
     if not reason.strip():
@@ -169,7 +183,7 @@ def purge_items_outcome(ws: Workspace, actor: str, item_kind: str, ids: Iterable
     needles = _needles(texts)
     missing = [i for i in ids if i not in texts and not any(i in h.fact_ids for h in holding)]
     if missing:
-        raise StaleEdit(f"no {WORDS[item_kind]} {missing[0]} in {ws.path.name} or a backup beside it; "
+        raise StaleEdit(f"no {PURGE_WORDS[item_kind]} {missing[0]} in {ws.path.name} or a backup beside it; "
                         "nothing was purged")
     outcome = PurgeOutcome(None, None)
     present = [i for i in ids if i in texts]
@@ -181,13 +195,14 @@ def purge_items_outcome(ws: Workspace, actor: str, item_kind: str, ids: Iterable
 
 def _purge_workspace(ws: Workspace, actor: str, item_kind: str, ids: list[str], reason: str,
                      needles: list[bytes]) -> tuple[ChangeResult, wal.WalState]:
-    act_type: Any = PurgeNotes if item_kind == "note" else PurgeItems
+    act_type: Any = ACTION_OF[item_kind]
 
     def work(conn: Connection) -> ChangeResult:
         hids = [perform(ws, conn, act_type(item_kind, [i]), entity_id=i, actor=actor, reason=reason)
                 for i in ids]
         wal.mark_pending(conn)
-        return ChangeResult(item_kind, ids, hids, f"{len(ids)} {WORDS[item_kind]}(s) purged", {"review": []})
+        return ChangeResult(item_kind, ids, hids, f"{len(ids)} {PURGE_WORDS[item_kind]}(s) purged",
+                            {"review": []})
 
     result = with_retry(ws, work)
     state = wal.finish_pending_erase(ws.path, wait_ms=BUSY_TIMEOUT_MS)

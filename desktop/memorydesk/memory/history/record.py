@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +27,26 @@ from memorydesk.store import Workspace
 from memorydesk.store.ours import DeskHistory
 
 HISTORY = DeskHistory.__table__
+_MOVES = "memdesk_moves"  # in ``Connection.info`` while an action runs: the supersessions it made
+
+
+def note_move(conn: Connection, fact_id: str, before: str | None, after: str | None) -> None:
+    """A fact's ``superseded_by`` went from ``before`` to ``after`` (``set_superseded`` says so):
+    the history row of the step under way keeps it (``moves``), so that *as of* an earlier
+    time the desk's own changes can be applied backwards (``browse.history.as_of``)."""
+    moves = conn.info.get(_MOVES)
+    if moves is not None:
+        moves.append([fact_id, before, after])
+
+
+def moving(conn: Connection, step: Callable[[], None]) -> list[list[Any]]:
+    """Run ``step`` and return the supersessions it made (``note_move``)."""
+    conn.info[_MOVES] = []
+    try:
+        step()
+    finally:
+        moves = conn.info.pop(_MOVES, [])
+    return moves
 
 
 @dataclass
@@ -78,9 +99,10 @@ def perform(ws: Workspace, conn: Connection, act: ReviewerAction, *, entity_id: 
     """Do ``act`` (its ``forward``) and record it with what it stores to undo; the history id.
 
     ``batch``: one action of a person that writes an entry per item (a delete of several
-    facts) marks them all with it, and Edit ▸ Undo takes them back together (``batches``)."""
-    act.forward(ws, conn)  # first: a step may fill in what it stores (a grant row's new rowid)
-    stored = {**act.to_detail(), **({"batch": batch} if batch else {})}
+    facts) marks them all with it, and Edit ▸ Undo takes them back together (``batches``); the
+    supersessions the step made are kept with it (``moves``)."""
+    moves = moving(conn, lambda: act.forward(ws, conn))  # first: a step may fill in what it stores
+    stored = {**act.to_detail(), **({"batch": batch} if batch else {}), **({"moves": moves} if moves else {})}
     return record(conn, key=act.key(), entity_id=entity_id, actor=actor, reason=reason, detail=stored,
                   before_id=before_id, after_id=after_id)
 
@@ -92,17 +114,22 @@ def row_of(conn: Connection, history_id: int):
     return row
 
 
+#: history rows that record something without changing memory (a forget receipt): Undo and Redo pass them by
+RECORDS = ("forget",)
+
+
 def latest_undoable(conn: Connection) -> int | None:
     """The newest entry that is a change (or a redo) and has not been undone."""
     return conn.execute(select(HISTORY.c.id).where(and_(
-        HISTORY.c.undone_by.is_(None), HISTORY.c.action != "undo", HISTORY.c.action != "purge"))
+        HISTORY.c.undone_by.is_(None), HISTORY.c.action != "undo", HISTORY.c.action != "purge",
+        HISTORY.c.entity.not_in(RECORDS)))
         .order_by(HISTORY.c.id.desc()).limit(1)).scalar()
 
 
 def latest_redoable(conn: Connection) -> int | None:
     """The newest undo not yet redone, unless a new change was made after it (that ends redo)."""
     for row in conn.execute(select(HISTORY).order_by(HISTORY.c.id.desc())):
-        if row.action == "redo" or (row.action == "undo" and row.undone_by is not None):
+        if row.action == "redo" or (row.action == "undo" and row.undone_by is not None) or row.entity in RECORDS:
             continue
         return int(row.id) if row.action == "undo" else None
     return None

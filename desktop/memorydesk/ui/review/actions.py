@@ -8,6 +8,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QWidget
 
+from memorydesk.browse.forget.subject import remembered_facts, remembered_items
 from memorydesk.browse.naming import FactName
 from memorydesk.core.review.finding import Finding
 from memorydesk.core.review.kinds import ReviewKind
@@ -16,6 +17,8 @@ from memorydesk.memory.actions.purge_items import backups_holding_items
 from memorydesk.memory.reviewer import Reviewer
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.facts.dialogs import PurgeDialog
+from memorydesk.ui.forget.dialog import CheckRequest
+from memorydesk.ui.forget.offer import ForgetOffer
 from memorydesk.ui.operations import dialog_result
 from memorydesk.ui.review.dialogs import ReasonDialog
 from memorydesk.ui.review.model import ITEM_WORDS
@@ -36,6 +39,8 @@ PURGE_WORDS = {
     "working_item": "Purging deletes this working-memory item for good, and the copies of its text the "
                     "history kept (a quarantine keeps its row there). The history keeps only ids, who, when and "
                     "why. This cannot be undone.",
+    "policy": "Purging deletes this policy for good, and the copies of its rule the history kept (an edit or a "
+              "delete keeps them there). The history keeps only ids, who, when and why. This cannot be undone.",
 }
 
 
@@ -46,10 +51,10 @@ def as_dict(f: Finding) -> dict[str, Any]:
 
 class ReviewActions:
     """The actions on the finding ``selected()`` returns; ``owner`` (the tab) holds them and
-    parents their dialogs."""
+    parents their dialogs; ``forget`` offers the check that a purged text is forgotten."""
 
-    def __init__(self, owner: QWidget, selected: Callable[[], Finding | None]) -> None:
-        self.owner, self.selected = owner, selected
+    def __init__(self, owner: QWidget, selected: Callable[[], Finding | None], forget: ForgetOffer) -> None:
+        self.owner, self.selected, self.forget = owner, selected, forget
         self.session: DeskSession | None = None
         self.dialog: Any = None
         self.acts = WriteActions(owner, "review")
@@ -72,8 +77,8 @@ class ReviewActions:
         self.acts.update({
             self.quarantine: (open_ and kind.quarantine, "select an open finding"),
             self.release: (f is not None and f.state == "quarantined", "select a quarantined finding"),
-            self.purge: (kind is not None and kind.purge and f.item_kind != "policy",
-                         "select a secret or personal data in a fact, a note or a working-memory item"),
+            self.purge: (kind is not None and kind.purge,
+                         "select a secret or personal data in a fact, a policy, a note or a working-memory item"),
             self.merge: (open_ and kind is ReviewKind.DUPLICATE, "select an open duplicate cluster"),
             self.supersede: (open_ and kind is ReviewKind.LOSING_CORRECTION, "select an open losing correction"),
             self.reviewed: (open_ and kind is ReviewKind.LOSING_CORRECTION, "select an open losing correction"),
@@ -125,6 +130,8 @@ class ReviewActions:
             holding = await self.session.read(lambda ws: backups_holding_items(ws, kind, ids),
                                                   label="looking at the backups")
             topic = ""
+        remembered = await self.session.read(  # kept in memory for the check after the purge, never stored
+            lambda ws: remembered_facts(ws, ids) if kind == "fact" else remembered_items(ws, kind, ids))
         if kind == "fact":
             dialog = PurgeDialog([topic], [h.path.name for h in holding], self.owner)
         else:
@@ -140,8 +147,11 @@ class ReviewActions:
             return
         if kind == "fact":
             await self.session.write("purging", Reviewer.purge_facts, ids, reason=reason, backups=backups)
+            request = CheckRequest(fact_ids=tuple(ids), remembered=remembered)
         else:
             await self.session.write("purging", Reviewer.purge_items, kind, ids, reason, backups=backups)
+            request = CheckRequest(item_kind=kind, item_ids=tuple(ids), remembered=remembered)
+        self.forget.offer(self.session, request, f"Purged the {ITEM_WORDS[kind]}.")
 
     async def merge_selected(self) -> None:
         f = self._target(self.merge)
