@@ -94,7 +94,6 @@ def gather(receipts: Sequence[Receipt]) -> Evidence:
     generations: list[Receipt] = []
     latest: dict[tuple[str, str], Receipt] = {}
     no_source_version: Receipt | None = None
-    newest = receipts[0]
     for r in receipts:
         user_scopes.add(r.user_scope)
         assistant_scopes.add(r.assistant_scope)
@@ -120,8 +119,6 @@ def gather(receipts: Sequence[Receipt]) -> Evidence:
             latest[slot] = r
         if r.source_version is None and (no_source_version is None or when(r) < when(no_source_version)):
             no_source_version = r
-        if _newer(r, newest):
-            newest = r
 
     conflict = None
     if len(user_scopes) > 1 or len(assistant_scopes) > 1:
@@ -157,21 +154,13 @@ def gather(receipts: Sequence[Receipt]) -> Evidence:
 
     return Evidence(conflict, at_risk, undeclared, windows,
                     _middle(receipts, stm, memory_done, retrievals, generations, latest, no_source_version),
-                    newest, len(receipts))
-
-
-def _newer(r: Receipt, newest: Receipt) -> bool:
-    """Is ``r`` newer than ``newest`` (later in time; at one instant, later by line, then version)?"""
-    return r.at_utc >= newest.at_utc and (r.at_utc > newest.at_utc or when(r) > when(newest))
+                    newest_of(receipts), len(receipts))
 
 
 def newest_of(receipts: Sequence[Receipt]) -> Receipt:
-    """The run's newest receipt (rule 7 names it, and the healthy sentence)."""
-    newest = receipts[0]
-    for r in receipts:
-        if _newer(r, newest):
-            newest = r
-    return newest
+    """The run's newest receipt (rule 7 names it, and the healthy sentence): the latest by
+    time, then line, then version; the first of equals."""
+    return max(receipts, key=when)
 
 
 def _later(r: Receipt, held: Receipt) -> bool:
