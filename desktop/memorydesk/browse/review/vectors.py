@@ -10,9 +10,9 @@ skipped and counted.
 Why an index of our own and not a library's (docs/architecture.md, "Second paths kept"):
 what the review needs is every pair above a cosine (a range search), and the cells here are
 compared with numpy's matrix products (BLAS). faiss (``IndexIVFFlat.range_search``, the same
-cells and probes) found the same pairs on 100,000 vectors but took about four times as long
-(12 s against 50 s, ``tests/bench/bench_review.py``) and would add about 66 MB to the app;
-the nearest-neighbour libraries (hnswlib, usearch) answer the k nearest, not a range.
+cells and probes) found the same pairs on 100,000 vectors but took about three times as long
+(28.8 s against 10.5 s, ``tests/bench/bench_review.py -k faiss``) and would add about 66 MB to
+the app; the nearest-neighbour libraries (hnswlib, usearch) answer the k nearest, not a range.
 """
 
 from __future__ import annotations
