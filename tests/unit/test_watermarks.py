@@ -14,6 +14,7 @@ from fixtures.receipts import complete_lineage
 from memorydesk.core.changes import Kind
 from memorydesk.core.receipts import receipt_from_json
 from memorydesk.lineage import receipt_store
+from memorydesk.memory.facts import record_recall
 from memorydesk.memory.reviewer import Reviewer
 from memorydesk.store import open_workspace
 from memorydesk.store.engine import raw_connect
@@ -79,6 +80,7 @@ def test_our_own_commits_report_nothing(path: Path) -> None:
         follower.poll()
         with ws.own_commits():
             Reviewer(ws, "ana", embedder=False).delete_facts(["f-03"], "ours")
+            record_recall(ws, ["f-01"], 1999999999)  # in place: only the slow marks see it
         assert follower.poll() is None
         another_program(path, "UPDATE agent_working_memory_table SET content = content || ' more'")
         assert follower.poll() == ({Kind.NOTE}, False)  # not the facts and history we changed ourselves

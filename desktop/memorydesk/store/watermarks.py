@@ -118,6 +118,7 @@ class Follower:
         self.slow: Marks = {}
         self.slow_due = 0.0  # when the slow marks may be read again
         self.slow_wanted = False  # another program committed since they were last read
+        self.slow_behind = False  # we committed since: read them again before another program's change
         self.ours = ws.own_commit_count
 
     def poll(self) -> tuple[frozenset[Kind], bool] | None:
@@ -138,14 +139,16 @@ class Follower:
                 kinds, history = changed(self.quick, quick)
             self.quick = quick
             self.slow_wanted = self.slow_wanted or moved
-        if self.slow_wanted and self.clock() >= self.slow_due:
+            self.slow_behind = self.slow_behind or not moved
+        if (self.slow_wanted or self.slow_behind) and self.clock() >= self.slow_due:
             started = self.clock()
             with self.ws.read() as conn:
                 slow = marks(conn, self.ws.layout, slow=True)
             spent = self.clock() - started
             self.slow_due = started + spent + spent / self.slow_share
-            more, _history = changed(self.slow, slow)
-            kinds, self.slow, self.slow_wanted = kinds | more, slow, False
+            if self.slow_wanted:  # (only ours since the last read: where they stand now, nothing reported)
+                kinds |= changed(self.slow, slow)[0]
+            self.slow, self.slow_wanted, self.slow_behind = slow, False, False
         return (kinds, history) if kinds or history else None
 
 
