@@ -87,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     args = None
     try:
         if argv and argv[0] in SUBCOMMANDS:
+            _terminate_as_interrupt()
             args = _subcommand_parser((argv[0],)).parse_args(argv)
         else:
             args = _window_parser().parse_args(argv)
@@ -105,6 +106,24 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     except Exception as exc:  # noqa: BLE001 - the one place a bug becomes a sentence and a log file
         return _unexpected(exc, args, argv)
+
+
+def _terminate_as_interrupt() -> None:
+    """SIGTERM (a service manager, `timeout`, a closing terminal) ends a command the way Ctrl+C does:
+    every ``finally`` runs, so a build in progress is removed and a transaction rolls back."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def interrupt(_signum, _frame):
+        raise KeyboardInterrupt
+
+    try:
+        signal.signal(signal.SIGTERM, interrupt)
+    except (ValueError, OSError):  # not where signals can be handled
+        pass
 
 
 def _unexpected(exc: Exception, args: argparse.Namespace | None, argv: list[str]) -> int:

@@ -303,8 +303,9 @@ def test_the_canary_from_the_window_reports_each_check_and_marks_its_runs(open_w
     dialog = tab.dialog
     assert dialog.finished_with is True, (dialog.results, dialog.verdict.text(), win.last_error)
     assert [name for name, _ok, _d in dialog.results] == [
-        "store", "capacity", "restart", "isolation", "promotion", "lineage", "dispatch", "freshness", "cleanup"]
-    assert dialog.checks.count() == 9 and dialog.checks.item(0).text().startswith("PASS store")
+        "leftovers", "store", "capacity", "restart", "isolation", "promotion", "lineage", "dispatch", "freshness",
+        "cleanup"]
+    assert dialog.checks.count() == 10 and dialog.checks.item(0).text().startswith("PASS leftovers")
     qtbot.waitUntil(lambda: len(tab.table) > len(before) and not tab.busy(), timeout=30000)
     new = [i for i, run in enumerate(tab.table.run_ids) if run not in before]
     assert new and all(tab.table.canary[i] for i in new)

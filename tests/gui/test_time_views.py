@@ -36,7 +36,8 @@ def test_history_tab_lists_filters_undoes_and_exports(open_window, product_db: P
     qtmodeltester.check(tab.model)
     top = tab.model.row_at(0)
     assert (top.actor, top.actor_kind, top.action, top.ids) == ("Ann", "reviewer", "delete", ("f-04",))
-    assert tab.model.data(tab.model.index(0, 2)) == "Ann (reviewer)"
+    who = [k for k, _l in tab.model.COLUMNS].index("who")
+    assert tab.model.data(tab.model.index(0, who)) == "Ann (reviewer)"
     tab.view.selectRow(0)
     qtbot.waitUntil(tab.undo_button.isEnabled, timeout=10000)
     assert "out of date" in tab.detail.toPlainText()
@@ -58,6 +59,24 @@ def test_history_tab_lists_filters_undoes_and_exports(open_window, product_db: P
     rows = json.loads(out.read_text())
     assert [r["action"] for r in rows] == ["undo", "delete"] and rows[1]["reason"].startswith("sha256:")
 
+
+
+def test_history_export_never_writes_over_the_backup(open_window, product_db: Path, qtbot) -> None:
+    """Issue 35, point 1: the export's Save dialog goes through the output guard like every writer."""
+    from memorydesk.store import files
+
+    with open_workspace(product_db) as ws:
+        Reviewer(ws, "Ann", embedder=False).delete_facts(["f-04"], reason="out of date")  # the backup is made
+    [backup] = files.backups_beside(product_db)
+    before = backup.read_bytes()
+    win = open_window(product_db)
+    tab = win.show_tab("history")
+    qtbot.waitUntil(lambda: tab.model.rowCount() > 0, timeout=15000)
+    with qtbot.waitSignal(tab.session.status, timeout=5000) as said:
+        tab.export_to(backup, "markdown", content_free=False)
+    wait_idle(qtbot, win)
+    assert "a backup Memory Desk made" in said.args[0] and "nothing was written" in said.args[0]
+    assert backup.read_bytes() == before
 
 def test_as_of_sets_every_tab_with_a_banner(open_window, product_db: Path, qtbot, tmp_path: Path) -> None:
     changed = tmp_path / "changed.db"

@@ -16,7 +16,7 @@ from __future__ import annotations
 import getpass
 import json
 
-from memorydesk.commands.args import text_arg
+from memorydesk.commands.args import reason_arg, text_arg
 from memorydesk.commands.output import write_out
 from memorydesk.core.inputs import NAME_MAX, QUERY_MAX
 
@@ -34,7 +34,7 @@ def register(sub) -> None:
     form.add_argument("--json", action="store_true", help="print the forget receipt as JSON")
     form.add_argument("--markdown", action="store_true", help="print the forget receipt as Markdown (for a ticket)")
     p.add_argument("--save", action="store_true", help="keep the receipt with the workspace's history (a write)")
-    p.add_argument("--reason", type=text_arg("--reason", 2000), default="", help="with --save: why (e.g. the ticket)")
+    p.add_argument("--reason", type=reason_arg(), default=None, help="with --save: why (e.g. the ticket; not blank)")
     p.add_argument("--actor", type=text_arg("--actor", 200), help="with --save: who (default: the login name)")
     p.set_defaults(func=run)
 
@@ -74,7 +74,7 @@ def _save(ws, receipt, args) -> str:
     """Keep the receipt with the history; what to say about it (and what the first change added)."""
     from memorydesk.memory.reviewer import Reviewer
 
-    change = Reviewer(ws, args.actor or _login(), embedder=False).keep_forget_receipt(receipt, args.reason)
+    change = Reviewer(ws, args.actor or _login(), embedder=False).keep_forget_receipt(receipt, args.reason or "")
     notice = ws.take_notice()
     return f"{notice}\n{change.message}" if notice else change.message
 

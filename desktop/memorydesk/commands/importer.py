@@ -71,9 +71,10 @@ def _check_out(path: str | None, args: argparse.Namespace) -> Path | None:
 
 
 def _write_receipts(out: Path, receipts) -> None:
+    from memorydesk.core.outputs import partial_name
     from memorydesk.lineage.jsonl import dump_jsonl
 
-    partial = out.with_name(f".{out.name}.partial-{os.getpid()}")
+    partial = out.with_name(partial_name(out, os.getpid()))
     try:
         partial.write_text(dump_jsonl(receipts), encoding="utf-8")
         os.replace(partial, out)

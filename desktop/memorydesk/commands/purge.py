@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import getpass
 
-from memorydesk.commands.args import text_arg
+from memorydesk.commands.args import reason_arg, text_arg
 
 
 def register(sub) -> None:
@@ -35,7 +35,7 @@ def register(sub) -> None:
                    type=text_arg("--working-item", 200), help="a working-memory item to delete for good (repeatable)")
     p.add_argument("--policy", action="append", default=[], metavar="POLICY_ID", type=text_arg("--policy", 200),
                    help="a policy to delete for good, with the copies of its rule the history kept (repeatable)")
-    p.add_argument("--reason", required=True, type=text_arg("--reason", 2000), help="why (kept in the history)")
+    p.add_argument("--reason", required=True, type=reason_arg(), help="why (kept in the history; not blank)")
     p.add_argument("--backups", choices=("keep", "erase", "delete"), default="keep",
                    help="backups beside the workspace that hold the text: keep them (default; they are listed), "
                         "erase the text there too, or delete them")

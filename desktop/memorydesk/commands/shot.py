@@ -10,17 +10,22 @@ selected so the detail pane shows, and rendering waits for background reads.
 ``--focus FACT_ID`` (graph tab) focuses that fact. ``--receipts SOURCE`` (lineage tab) shows the
 receipts of a ClickHouse source (``chdb:PATH`` or ``clickhouse://HOST``, as File ▸ Open Receipts
 Source… does) instead of the workspace's.
+
+A read that fails while the tab renders (a damaged page, a file that cannot be read) makes
+no picture: exit 2 with the window's own sentence for it, or 70 when it is our bug — never
+a normal-looking PNG of an empty tab and exit 0.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import re
 import sys
 import time
 from pathlib import Path
 
-from memorydesk.core.errors import BadInput
+from memorydesk.core.errors import BadInput, MemoryDeskError, WorkspaceUnusable
 
 TABS = ("facts", "policies", "graph", "grants", "conflicts", "lineage", "history", "review")
 
@@ -30,6 +35,19 @@ def _size(text: str) -> tuple[int, int]:
     if not m:
         raise BadInput(f"--size: expected WIDTHxHEIGHT such as 1280x800, got {text!r}")
     return int(m.group(1)), int(m.group(2))
+
+
+class _Bugs(logging.Handler):
+    """Errors the window logs with an exception that is not the input's fault (our bugs)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.found: list[BaseException] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        error = record.exc_info[1] if record.exc_info else None
+        if error is not None and not isinstance(error, MemoryDeskError):
+            self.found.append(error)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -65,7 +83,21 @@ def run(args: argparse.Namespace) -> int:
     from memorydesk.ui.shell.mainwindow import MainWindow
 
     ws = open_workspace(Path(args.workspace), read_only=True)
-    window = MainWindow(ws, remember=False)  # a picture neither uses nor changes what the window remembers
+    bugs = _Bugs()
+    logging.getLogger("memorydesk").addHandler(bugs)
+    try:
+        return _render(app, ws, MainWindow, args, out, (width, height), search, agent_view, focus_id, bugs)
+    finally:
+        logging.getLogger("memorydesk").removeHandler(bugs)
+
+
+def _render(app, ws, main_window, args: argparse.Namespace, out: Path, size: tuple[int, int], search: str | None,
+            agent_view: bool, focus_id: str | None, bugs: _Bugs) -> int:
+    width, height = size
+    receipts = getattr(args, "receipts", None)
+    window = main_window(ws, remember=False)  # a picture neither uses nor changes what the window remembers
+    failures: list[tuple[str, str]] = []
+    window.ops.failed.connect(lambda label, message: failures.append((label, message)))
     window.resize(width, height)
     window.show_tab(args.tab)
     window.show()
@@ -98,6 +130,14 @@ def run(args: argparse.Namespace) -> int:
         tab.prepare_shot()
     settle()
     image = window.grab()
+    if bugs.found or failures:  # what was read failed: the picture would show an empty tab as if all were well
+        window.close()
+        app.processEvents()
+        if bugs.found:
+            raise bugs.found[0]
+        label, message = failures[0]
+        raise WorkspaceUnusable(f"--tab {args.tab}: {label + ' failed: ' if label else ''}{message}; no picture was "
+                                "written")
     shown = (image.width(), image.height())
     if shown[0] > width or shown[1] > height:
         print(f"memory-desk: --size {width}x{height} is below the window's minimum size; "

@@ -17,6 +17,7 @@ import numpy as np
 from numpy.lib import recfunctions
 from sqlalchemy import Connection
 
+from memorydesk import testpoints
 from memorydesk.core.receipts import Receipt, gc_paused
 from memorydesk.store import Workspace, files
 from memorydesk.store import receipt_blocks as blocks
@@ -47,12 +48,15 @@ def ingest(ws: Workspace, receipts: Iterable[Receipt]) -> Ingested:
 
     def work(conn: Connection) -> Ingested:
         raw = conn.connection.driver_connection
+        testpoints.reached("ingest.begun")
         code, top = blocks.codes_for(raw, strings)
+        testpoints.reached("ingest.names-written")
         rec = blocks.records(values, code)
         fresh = rec[new_ones(raw, rec, top)]
         first = blocks.top_id(raw) + 1
         fresh["id"] = np.arange(first, first + len(fresh), dtype=np.int64)
         blocks.write(raw, fresh)
+        testpoints.reached("ingest.block-written")  # before the commit
         return Ingested(len(fresh), len(rec) - len(fresh))
 
     return with_retry(ws, work)

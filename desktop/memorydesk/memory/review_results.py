@@ -38,6 +38,7 @@ class Kept(Protocol):
     scanned_at: float
     duplicate_cosine: float
     skipped_vectors: int
+    model_todo: set[tuple[str, str]]
 
 
 class Results(Protocol):
@@ -86,7 +87,7 @@ def save(ws: Workspace, report: Results, kept: Kept | None = None) -> None:
         state = {"stamp": cache.stamp, "scanned_at": str(cache.scanned_at),
                  "duplicate_cosine": str(cache.duplicate_cosine),
                  "notes": json.dumps(report.notes, ensure_ascii=False), "skipped_vectors": str(cache.skipped_vectors),
-                 "fact_fp": ""}
+                 "fact_fp": "", "model_todo": json.dumps(sorted(cache.model_todo))}
         conn.execute(STATE.delete())
         conn.execute(STATE.insert(), [{"key": k, "value": v} for k, v in state.items()])
 

@@ -50,7 +50,8 @@ def load(ws: Workspace) -> tuple[ScanReport, bool] | None:
             return None
         cache = ScanCache(stamp=state["stamp"], scanned_at=float(state.get("scanned_at", 0)),
                           duplicate_cosine=float(state.get("duplicate_cosine", 0.92)),
-                          skipped_vectors=int(state.get("skipped_vectors", 0)))
+                          skipped_vectors=int(state.get("skipped_vectors", 0)),
+                          model_todo={tuple(k) for k in json.loads(state.get("model_todo", "[]"))})
         for kind, item_id, fp, found in conn.execute(select(ITEMS.c.item_kind, ITEMS.c.item_id, ITEMS.c.fingerprint,
                                                             ITEMS.c.findings)):
             cache.per_item[(kind, item_id)] = (fp, _load(found))

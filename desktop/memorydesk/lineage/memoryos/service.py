@@ -14,6 +14,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from memorydesk import testpoints
 from memorydesk.core.errors import BadInput
 from memorydesk.lineage.memoryos.anomalies import ordered
 from memorydesk.lineage.memoryos.checks import find_anomalies
@@ -45,7 +46,9 @@ def _plan_in(ws: Workspace, conn, directory: Directory, now: datetime, capacity:
 def _write_into(ws: Workspace, directory: Directory, now: datetime, capacity: int | None) -> Plan:
     def work(conn) -> Plan:
         plan = _plan_in(ws, conn, directory, now, capacity)
+        testpoints.reached("import.planned")
         apply(ws, conn, plan)
+        testpoints.reached("import.applied")  # before the commit
         return plan
 
     return with_retry(ws, work)
@@ -79,6 +82,7 @@ def _write(path: Path, directory: Directory, now: datetime, needed: int,
     try:
         with open_workspace(building, create=True, name=path.stem) as ws:
             plan = _write_into(ws, directory, now, capacity)
+        testpoints.reached("import.built")
         files.fold_log(building)
         os.replace(building, path)
     except BaseException:

@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
-from memorydesk.core.errors import MemoryDeskError
+from memorydesk.core.inputs import check_reason
 from memorydesk.memory.rows import new_id, now_s
 from memorydesk.store.ours import DeskReviewDecision
 
@@ -33,6 +33,5 @@ def decision_row(actor: str, reason: str, finding: dict[str, Any], decision: str
 
 
 def needs_reason(reason: str) -> str:
-    if not reason.strip():
-        raise MemoryDeskError("give a reason: it is kept in the history with the change")
-    return reason.strip()
+    """The reason, trimmed (``core.inputs.check_reason``: the one rule for every place that asks why)."""
+    return check_reason(reason)

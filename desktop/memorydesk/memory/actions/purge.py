@@ -21,6 +21,7 @@ from typing import Literal
 from sqlalchemy import Connection, LargeBinary, cast, func, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
+from memorydesk.core.inputs import check_reason
 from memorydesk.memory.actions.base import ReviewerAction
 from memorydesk.memory.history.record import ChangeResult, perform
 from memorydesk.store import Workspace, files, wal
@@ -35,6 +36,8 @@ BackupAction = Literal["keep", "erase", "delete"]
 BACKUP_ACTIONS: tuple[str, ...] = ("keep", "erase", "delete")
 MIN_NEEDLE = 12  # shorter texts are not searched for as raw bytes (they would match by chance)
 _SLICE, _STRIDE = 32, 256  # embeddings are found by slices: a long blob is split across pages
+TEXT_SLICE = 48  # a long text is found by slices too: past a page's room it continues on overflow pages
+TEXT_SLICES = 32  # at most this many slices of one text (each is searched for in the file and the log)
 
 
 @dataclass(frozen=True)
@@ -141,12 +144,23 @@ def _needles(conn: Connection, layout: Layout, ids: list[str]) -> list[bytes]:
     facts = layout.facts
     out: list[bytes] = []
     for content, embedding in conn.execute(select(facts.c.content, facts.c.embedding).where(facts.c.id.in_(ids))):
-        raw = (content or "").encode("utf-8", "replace")
-        if len(raw) >= MIN_NEEDLE:
-            out.append(raw)
+        out += text_needles((content or "").encode("utf-8", "replace"))
         if isinstance(embedding, bytes):
             out += [embedding[o:o + _SLICE] for o in range(0, len(embedding) - _SLICE + 1, _STRIDE)]
     return out
+
+
+def text_needles(raw: bytes) -> list[bytes]:
+    """What finds a text in a file's bytes: the whole text, and — for one longer than a slice —
+    slices of it spread over its length. SQLite keeps a row's text whole on its page only while
+    the row fits; a longer one continues on overflow pages, each starting with a page number, so
+    the whole text is then nowhere in one piece (in the file or in a log frame) but its slices are."""
+    if len(raw) < MIN_NEEDLE:
+        return []
+    if len(raw) <= TEXT_SLICE * 2:
+        return [raw]
+    stride = max(TEXT_SLICE, (len(raw) - TEXT_SLICE) // (TEXT_SLICES - 1))
+    return [raw, *dict.fromkeys(raw[o:o + TEXT_SLICE] for o in range(0, len(raw) - TEXT_SLICE + 1, stride))]
 
 
 def _read_backup(path: Path, ids: list[str], needles: list[bytes] = ()) -> tuple[list[str], list[bytes]]:
@@ -248,6 +262,7 @@ def purge(ws: Workspace, actor: str, ids: Iterable[str], reason: str = "", *,
     """
     if backups not in BACKUP_ACTIONS:
         raise MemoryDeskError(f"backups: choose keep, erase or delete, not {backups!r}")
+    reason = check_reason(reason)  # a purge cannot be undone: its reason is all the history keeps
     ids = list(dict.fromkeys(ids))
     if not ws.adopted:  # the backup the first change makes holds the text too: make it before looking
         ws.adopt()

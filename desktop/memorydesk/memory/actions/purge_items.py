@@ -19,17 +19,18 @@ from typing import Any
 from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
+from memorydesk.core.inputs import check_reason
 from memorydesk.memory.actions.base import ReviewerAction
 from memorydesk.memory.actions.items import ITEM_KINDS, WORDS, kept_detail
 from memorydesk.memory.actions.purge import (
     BACKUP_ACTIONS,
-    MIN_NEEDLE,
     BackupAction,
     BackupHolding,
     PurgeOutcome,
     erase_from_backup,
     scrub_history,
     settle_backups,
+    text_needles,
 )
 from memorydesk.memory.history.record import ChangeResult, perform
 from memorydesk.store import Workspace, files, wal
@@ -111,7 +112,7 @@ def _texts(ws: Workspace, conn: Connection, item_kind: str, ids: list[str]) -> d
 
 def _needles(texts: dict[str, list[str]]) -> list[bytes]:
     raw = {t.encode("utf-8", "replace") for ts in texts.values() for t in ts}
-    return [r for r in raw if len(r) >= MIN_NEEDLE]
+    return [needle for r in raw for needle in text_needles(r)]
 
 
 def _held_rows(path: Path, item_kind: str, ids: list[str]) -> list[str]:
@@ -172,8 +173,7 @@ def purge_items_outcome(ws: Workspace, actor: str, item_kind: str, ids: Iterable
         raise MemoryDeskError(f"not a note, a working-memory item or a policy: {item_kind}")
     if backups not in BACKUP_ACTIONS:
         raise MemoryDeskError(f"backups: choose keep, erase or delete, not {backups!r}")
-    if not reason.strip():
-        raise MemoryDeskError("give a reason: it is kept in the history with the purge")
+    reason = check_reason(reason)
     ids = list(dict.fromkeys(ids))
     if not ws.adopted:  # the backup the first change makes holds the text too: make it before looking
         ws.adopt()

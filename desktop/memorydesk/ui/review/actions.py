@@ -61,6 +61,8 @@ class ReviewActions:
         a = self.acts.add
         self.quarantine = a("Quarantine…", self.quarantine_selected, name="quarantine", key="Ctrl+Shift+Q")
         self.release = a("Release…", self.release_selected, name="release")
+        self.redact = a("Redact…", self.redact_selected, name="redact", key="Ctrl+Shift+X")
+        self.retype = a("Change Type…", self.retype_selected, name="retype")
         self.purge = a("Purge…", self.purge_selected, name="purge")
         self.merge = a("Merge…", self.merge_selected, name="merge", key="Ctrl+M")
         self.supersede = a("Supersede older…", self.supersede_selected, name="supersede")
@@ -77,6 +79,10 @@ class ReviewActions:
         self.acts.update({
             self.quarantine: (open_ and kind.quarantine, "select an open finding"),
             self.release: (f is not None and f.state == "quarantined", "select a quarantined finding"),
+            self.redact: (open_ and kind is ReviewKind.SECRET and f.item_kind in ("fact", "note", "working_item"),
+                          "select an open secret in a fact, a note or a working-memory item"),
+            self.retype: (open_ and kind is ReviewKind.FADING and f.item_kind == "fact"
+                          and bool(f.evidence.get("suggested_type")), "select an open fading fact"),
             self.purge: (kind is not None and kind.purge,
                          "select a secret or personal data in a fact, a policy, a note or a working-memory item"),
             self.merge: (open_ and kind is ReviewKind.DUPLICATE, "select an open duplicate cluster"),
@@ -153,12 +159,38 @@ class ReviewActions:
             request = CheckRequest(item_kind=kind, item_ids=tuple(ids), remembered=remembered)
         self.forget.offer(self.session, request, f"Purged the {ITEM_WORDS[kind]}.")
 
+    async def redact_selected(self) -> None:
+        f = self._target(self.redact)
+        if f is None:
+            return
+        where = ("The fact is superseded by a new version with each secret replaced by [redacted: …]; its earlier "
+                 "versions are redacted too." if f.item_kind == "fact" else
+                 f"The {ITEM_WORDS[f.item_kind]} is redacted in place: each secret replaced by [redacted: …].")
+        got = await self._ask("Redact", where + " The values removed are kept only in the history row, so Undo can "
+                              "put them back; the index and the write-ahead log are emptied of them.",
+                              f"redact: {f.title}", ok_text="Redact")
+        if got:
+            await self.session.write("redacting", Reviewer.redact, f.item_kind, f.item_id, got[0], f.key)
+
+    async def retype_selected(self) -> None:
+        f = self._target(self.retype)
+        if f is None:
+            return
+        now, to = f.evidence.get("memory_type", "?"), f.evidence["suggested_type"]
+        got = await self._ask("Change memory type", f"The fact becomes a new version typed {to!r} instead of {now!r} "
+                              "(its text, domain and confidence unchanged), so it decays as what it says.",
+                              f"memory type {now} → {to}: {f.title}", ok_text="Change Type")
+        if got:
+            await self.session.write("changing the type", Reviewer.set_fact_type, f.item_id, to, got[0])
+
     async def merge_selected(self) -> None:
         f = self._target(self.merge)
         if f is None:
             return
         members = f.evidence.get("members", [])
-        keepers = [(f"{m['id'][:8]} · {m['domain']} / {m['topic']} · {m['content'][:60]}", m["id"]) for m in members]
+        # no keeper is chosen for the person: each may say something the others do not
+        keepers = [("— choose the fact to keep —", None)] + [
+            (f"{m['id'][:8]} · {m['domain']} / {m['topic']} · {m['content'][:60]}", m["id"]) for m in members]
         got = await self._ask("Merge duplicates", f"The {len(f.evidence['cluster'])} facts become one: the others "
                               "are superseded by the one you keep (nothing new is written).",
                               f"merge: {f.title}", keepers=keepers, ok_text="Merge")

@@ -32,8 +32,8 @@ from PySide6.QtWidgets import (
 from memorydesk.browse.history.diff import backups
 from memorydesk.core.errors import BadInput
 from memorydesk.core.moments import read_local, utc_text
-from memorydesk.ui.lineage.timefield import TimeField
 from memorydesk.ui.session import DeskSession
+from memorydesk.ui.widgets.timefield import TimeField
 
 
 def banner_text(at: int) -> str:
