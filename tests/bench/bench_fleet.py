@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fixtures.clickhouse_traces import DDL, ChdbTarget, fleet_sql
+from fixtures.clickhouse_traces import ChdbTarget, fleet_sql, table_ddl
 from memorydesk.core.receipt_codes import from_us
 from memorydesk.lineage import timeline
 from memorydesk.lineage.fleet import read as fleet
@@ -61,7 +61,7 @@ def source_name(tmp_path_factory: pytest.TempPathFactory) -> str:
     if not marker.exists():
         started = time.perf_counter()
         table = "`otel`.`otel_traces`"
-        target.run("DROP DATABASE IF EXISTS otel", "CREATE DATABASE otel", DDL.format(table=table),
+        target.run("DROP DATABASE IF EXISTS otel", "CREATE DATABASE otel", *table_ddl("otel"),
                    fleet_sql(table, RUNS), f"OPTIMIZE TABLE {table} FINAL")
         marker.write_text("")
         print(f"\n[fleet] wrote {RUNS * 10:,} receipts of {RUNS:,} runs in {time.perf_counter() - started:.0f} s")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memorydesk.core.health.table import HealthState
+from memorydesk.core.health.table import RULES
 from memorydesk.core.receipt_codes import NEVER
 
 
@@ -43,15 +43,18 @@ class ClockColumns:
 def states_at(cols: ClockColumns, now_us: int, fresh_us: int) -> np.ndarray:
     """Every run's state (rule number, int8) at ``now_us`` with a ``fresh_us`` window.
 
-    The rules' order (docs/receipts.md): fixed (1, 2, 3); a window closed at or before now (3);
-    rules 4-6; newest receipt older than the window (7); an open window (8); healthy (9).
+    The rules' order and when each holds are the table's (``core.health.table.RULES``): each rule,
+    from the last to the first, sets the runs it holds for, so the first that holds decides.
     """
-    state = np.full(cols.fixed.shape, HealthState.HEALTHY.rule, np.int8)
-    state[cols.waits] = HealthState.WAITING.rule
-    state[(now_us - cols.newest) > fresh_us] = HealthState.STALE_EVIDENCE.rule
-    has_middle = cols.middle > 0
-    state[has_middle] = cols.middle[has_middle]
-    state[cols.closes <= now_us] = HealthState.PROMOTION_MISSING.rule
-    has_fixed = cols.fixed > 0
-    state[has_fixed] = cols.fixed[has_fixed]
+    holds = {
+        "closed": cols.closes <= now_us,
+        "old": (now_us - cols.newest) > fresh_us,
+        "open": cols.waits,
+    }
+    state = np.full(cols.fixed.shape, RULES[-1].number, np.int8)
+    for rule in reversed(RULES[:-1]):
+        mask = np.zeros(cols.fixed.shape, bool)
+        for finding in rule.when:
+            mask |= (getattr(cols, finding) == rule.number) if finding in ("fixed", "middle") else holds[finding]
+        state[mask] = rule.number
     return state

@@ -1,6 +1,8 @@
 """The health rules' table (docs/receipts.md): one row per rule, in the order they are tried —
-its number, the state it gives, the colour that state is drawn in, and whether it reads the
-clock. Everything else is derived from it: ``HealthState.rule`` and ``.color``, the colours'
+its number, the state it gives, the colour that state is drawn in, whether it reads the
+clock, and when it holds over a run's findings (:data:`FINDINGS`). Everything else is derived from it:
+the clock step and the rules' order, both in numpy (``core.health.arrays.states_at``) and in
+ClickHouse (``lineage.fleet.rules``); ``HealthState.rule`` and ``.color``, the colours'
 severity (what wins a pixel on the timeline), the rule number → severity column the timeline
 paints with, the states that need nothing done.
 
@@ -63,21 +65,30 @@ class Rule:
     state: HealthState
     color: Color
     clock: bool  # whether the rule reads the time it is judged at
+    when: tuple[str, ...]  # the findings any of which makes it hold (FINDINGS); () always holds
 
 
+#: what a run's findings say (``core.health.arrays.ClockColumns``; "now" the time judged at):
+#: ``fixed``/``middle`` — that finding column is the rule's number (rules 1-3 / 4-6, decided over the
+#: receipts by ``core.health.vector``); ``closed`` — a declared waiting window closed at or before now;
+#: ``old`` — the newest receipt is more than the freshness window before now; ``open`` — a window waits
+FINDINGS: Final = frozenset({"fixed", "middle", "closed", "old", "open"})
+
+#: the rules in the order they are tried: the first that holds decides
 RULES: Final = (
-    Rule(1, HealthState.SCOPE_CONFLICT, Color.AT_RISK, False),
-    Rule(2, HealthState.SOURCE_AT_RISK, Color.AT_RISK, False),
-    Rule(3, HealthState.PROMOTION_MISSING, Color.AT_RISK, True),
-    Rule(4, HealthState.STALE_RETRIEVAL, Color.STALE, False),
-    Rule(5, HealthState.GENERATION_UNVERIFIED, Color.UNCERTAIN, False),
-    Rule(6, HealthState.UNCERTAIN, Color.UNCERTAIN, False),
-    Rule(7, HealthState.STALE_EVIDENCE, Color.STALE, True),
-    Rule(8, HealthState.WAITING, Color.WAITING, True),
-    Rule(9, HealthState.HEALTHY, Color.HEALTHY, False),
+    Rule(1, HealthState.SCOPE_CONFLICT, Color.AT_RISK, False, ("fixed",)),
+    Rule(2, HealthState.SOURCE_AT_RISK, Color.AT_RISK, False, ("fixed",)),
+    Rule(3, HealthState.PROMOTION_MISSING, Color.AT_RISK, True, ("fixed", "closed")),
+    Rule(4, HealthState.STALE_RETRIEVAL, Color.STALE, False, ("middle",)),
+    Rule(5, HealthState.GENERATION_UNVERIFIED, Color.UNCERTAIN, False, ("middle",)),
+    Rule(6, HealthState.UNCERTAIN, Color.UNCERTAIN, False, ("middle",)),
+    Rule(7, HealthState.STALE_EVIDENCE, Color.STALE, True, ("old",)),
+    Rule(8, HealthState.WAITING, Color.WAITING, True, ("open",)),
+    Rule(9, HealthState.HEALTHY, Color.HEALTHY, False, ()),
 )
 RULE_OF: Final = {rule.state: rule for rule in RULES}
 assert [r.number for r in RULES] == list(range(1, len(RULES) + 1)) and list(RULE_OF) == list(HealthState)
+assert all(set(r.when) <= FINDINGS for r in RULES) and RULES[-1].when == ()
 
 #: healthy or waiting: nothing for an operator to do yet
 OK_STATES: Final = frozenset({HealthState.HEALTHY, HealthState.WAITING})

@@ -8,15 +8,17 @@ desk and its adapters start a receipt's span at its ``atUtc``), so time windows 
 ``Timestamp`` ranges the table's day partitions prune. The run of a row is
 ``memory.lineage.run_id``, or ``trace:<TraceId>`` for a derived receipt.
 
-Aggregations (``counts``, ``extent``) are plain counts in the engine: no health rule is
-written here; the states come from the one classifier (``core.health.scalar``/``core.health.vector``)
-over the receipts read.
+Aggregations (``counts``, ``extent``) are plain counts in the engine. ``state_counts`` counts runs
+per state with the health rules as :mod:`memorydesk.lineage.fleet.rules` writes them for the engine
+(the clock step and the rules' order generated from the rules' table); the rest of the desk judges
+the receipts it reads with the classifier (``core.health.scalar``/``core.health.vector``).
 """
 
 from __future__ import annotations
 
 from typing import Final
 
+from memorydesk.lineage.fleet import rules
 from memorydesk.lineage.fleet.source import FleetSource
 from memorydesk.lineage.otlp import (
     CONVENTION_KEYS,
@@ -109,3 +111,32 @@ def newer(source: FleetSource, after_ns: int) -> str:
     """The runs with a receipt span after ``after_ns`` (what following the clock reads again)."""
     return (f"SELECT DISTINCT {RUN} AS run FROM {source.qualified} "
             f"WHERE {RECEIPT} AND Timestamp > {moment(after_ns)}")
+
+
+def state_counts(source: FleetSource, since_ns: int, until_ns: int, now_us: int, fresh_us: int,
+                 lookaround_ns: int = 0, scope: str = "") -> str:
+    """Runs per state (``kind`` ``state``), per state and lane (``lane``), per state and sourceVersion
+    (``source``, ``''`` unstated) of the runs with a receipt from ``since_ns`` to ``until_ns``, each
+    judged at ``now_us`` on its receipts up to ``lookaround_ns`` either side dated at or before it —
+    what the tab reads and judges for that window, judged in the engine (:mod:`rules`)."""
+    where = RECEIPT + _window(since_ns - lookaround_ns, until_ns + lookaround_ns)
+    if scope:
+        where += f" AND positionCaseInsensitiveUTF8({LANE}, {text(scope)}) > 0"
+    since_us, until_us = since_ns // 1000, until_ns // 1000
+    return (
+        f"SELECT state, k.1 AS kind, k.2 AS name, count() AS runs FROM ("
+        f"SELECT run, {rules.RUN}, {rules.state(now_us, fresh_us)} AS state FROM ("
+        f"SELECT run, version, {rules.PAIR} FROM ("
+        f"SELECT {rules.receipt_columns(OURS)}, max(at BETWEEN {since_us} AND {until_us}) OVER (PARTITION BY run) "
+        f"AS inside FROM {source.qualified} WHERE {where}) WHERE inside AND at <= {int(now_us)} "
+        "GROUP BY run, version) GROUP BY run) "
+        "ARRAY JOIN arrayConcat([('state', '')], arrayMap(s -> ('lane', concat(s.1, ' / ', s.2)), scopes), "
+        "arrayMap(s -> ('source', s), sources)) AS k GROUP BY state, kind, name ORDER BY kind, name, state")
+
+
+def run_states(source: FleetSource, now_us: int, fresh_us: int) -> str:
+    """Every run's state at ``now_us`` judged in the engine (``run``, ``state``): what the tests hold to
+    the classifier."""
+    return (f"SELECT run, {rules.state(now_us, fresh_us)} AS state FROM (SELECT run, {rules.RUN} FROM ("
+            f"SELECT run, version, {rules.PAIR} FROM (SELECT {rules.receipt_columns(OURS)} FROM {source.qualified} "
+            f"WHERE {RECEIPT}) WHERE at <= {int(now_us)} GROUP BY run, version) GROUP BY run) ORDER BY run")

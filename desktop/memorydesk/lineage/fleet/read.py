@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
 
+from memorydesk.core.health.table import HealthState
 from memorydesk.core.receipt_codes import to_us
 from memorydesk.core.receipts import Receipt, gc_paused
 from memorydesk.lineage import runs as run_tables
@@ -71,6 +72,16 @@ class Counts:
     sources: dict[str, tuple[int, int]]  # sourceVersion ('' unstated) → (runs, receipts)
 
 
+@dataclass(frozen=True)
+class StateCounts:
+    """Runs per state, per lane and state, per sourceVersion and state, judged by the engine
+    (``queries.state_counts``); a run is counted under each lane and sourceVersion it has."""
+
+    states: dict[HealthState, int]
+    lanes: dict[tuple[str, HealthState], int]  # ("userScope / assistantScope", state) → runs
+    sources: dict[tuple[str, HealthState], int]  # (sourceVersion, '' unstated; state) → runs
+
+
 def extent(engine: Engine) -> Extent:
     (row,) = engine.arrow(queries.extent(engine.source)).to_pylist()
     return Extent(int(row["spans"]), int(row["first"] or 0) // 1000, int(row["last"] or 0) // 1000)
@@ -85,6 +96,21 @@ def counts(engine: Engine, since_us: int | None = None, until_us: int | None = N
         else:
             lanes[row["lane"]] = (int(row["runs"]), int(row["receipts"]))
     return Counts(lanes, sources)
+
+
+def state_counts(engine: Engine, since_us: int, until_us: int, now_us: int, fresh_us: int,
+                 scope: str = "") -> StateCounts:
+    """The engine's counts per state of the runs with a receipt from ``since_us`` to ``until_us``, judged
+    at ``now_us`` on their receipts up to :data:`LOOKAROUND_US` either side (what :func:`read_window`
+    reads)."""
+    sql = queries.state_counts(engine.source, since_us * 1000, until_us * 1000, now_us, fresh_us,
+                               LOOKAROUND_US * 1000, scope)
+    out: dict[str, dict] = {"state": {}, "lane": {}, "source": {}}
+    for row in engine.arrow(sql).to_pylist():
+        state = HealthState.of_rule(int(row["state"]))
+        key = state if row["kind"] == "state" else (row["name"], state)
+        out[row["kind"]][key] = int(row["runs"])
+    return StateCounts(out["state"], out["lane"], out["source"])
 
 
 def _ns(us: int | None) -> int | None:
