@@ -8,7 +8,7 @@ desk and its adapters start a receipt's span at its ``atUtc``), so time windows 
 ``Timestamp`` ranges the table's day partitions prune. The run of a row is
 ``memory.lineage.run_id``, or ``trace:<TraceId>`` for a derived receipt.
 
-Aggregations (``counts``, ``extent``) are plain counts in the engine. ``state_counts`` counts runs
+``extent`` is a plain count in the engine. ``state_counts`` counts runs
 per state with the health rules as :mod:`memorydesk.lineage.fleet.rules` writes them for the engine
 (the clock step and the rules' order generated from the rules' table); the rest of the desk judges
 the receipts it reads with the classifier (``core.health.scalar``/``core.health.vector``).
@@ -96,15 +96,6 @@ def extent(source: FleetSource) -> str:
     table's parts without a scan; what tells the desk that something new arrived."""
     return (f"SELECT count() AS spans, toUnixTimestamp64Nano(min(Timestamp)) AS first, "
             f"toUnixTimestamp64Nano(max(Timestamp)) AS last FROM {source.qualified}")
-
-
-def counts(source: FleetSource, since_ns: int | None = None, until_ns: int | None = None) -> str:
-    """Runs and receipts per lane and per sourceVersion in a time range (``kind`` ``lane`` or
-    ``source``; a run without a sourceVersion is counted under ``''``)."""
-    where = RECEIPT + _window(since_ns, until_ns)
-    return (f"SELECT {LANE} AS lane, SpanAttributes['{PREFIX}source_version'] AS source, grouping(lane) AS by_source, "
-            f"uniqExact({RUN}) AS runs, count() AS receipts FROM {source.qualified} WHERE {where} "
-            "GROUP BY GROUPING SETS ((lane), (source)) ORDER BY by_source, lane, source")
 
 
 def newer(source: FleetSource, after_ns: int) -> str:

@@ -65,14 +65,6 @@ class Extent:
 
 
 @dataclass(frozen=True)
-class Counts:
-    """Runs and receipts per lane and per sourceVersion, counted by the engine."""
-
-    lanes: dict[str, tuple[int, int]]  # "userScope / assistantScope" → (runs, receipts)
-    sources: dict[str, tuple[int, int]]  # sourceVersion ('' unstated) → (runs, receipts)
-
-
-@dataclass(frozen=True)
 class StateCounts:
     """Runs per state, per lane and state, per sourceVersion and state, judged by the engine
     (``queries.state_counts``); a run is counted under each lane and sourceVersion it has."""
@@ -85,17 +77,6 @@ class StateCounts:
 def extent(engine: Engine) -> Extent:
     (row,) = engine.arrow(queries.extent(engine.source)).to_pylist()
     return Extent(int(row["spans"]), int(row["first"] or 0) // 1000, int(row["last"] or 0) // 1000)
-
-
-def counts(engine: Engine, since_us: int | None = None, until_us: int | None = None) -> Counts:
-    rows = engine.arrow(queries.counts(engine.source, _ns(since_us), _ns(until_us))).to_pylist()
-    lanes, sources = {}, {}
-    for row in rows:  # one pass of the engine, grouped two ways
-        if row["by_source"]:
-            sources[row["source"]] = (int(row["runs"]), int(row["receipts"]))
-        else:
-            lanes[row["lane"]] = (int(row["runs"]), int(row["receipts"]))
-    return Counts(lanes, sources)
 
 
 def state_counts(engine: Engine, since_us: int, until_us: int, now_us: int, fresh_us: int,
@@ -120,20 +101,20 @@ def _ns(us: int | None) -> int | None:
 @dataclass
 class Window:
     """What the tab read: the runs with a receipt in ``[since_us, until_us]`` (each with its receipts
-    up to :data:`LOOKAROUND_US` either side), the source's extent and the engine's counts."""
+    up to :data:`LOOKAROUND_US` either side) and the source's extent; the engine's counts per state
+    are read after (:func:`state_counts`), so they do not hold up the first frame."""
 
     table: run_tables.RunTable
     since_us: int
     until_us: int
     extent: Extent
-    counts: Counts
     scope: str = ""
 
 
 def read_window(source: FleetSource, since_us: int | None, until_us: int | None, scope: str = "",
                 span_us: int = 3_600_000_000, keep: bool = False, engine: Engine | None = None) -> Any:
     """The runs in a time window (default: the last ``span_us`` of the source), judged by the one
-    classifier, with the engine's counts for the window; with ``keep``, (the window, its receipts).
+    classifier; with ``keep``, (the window, its receipts).
     Through ``engine`` when one is open (its table checked already)."""
     if engine is None:
         with source.open() as opened:
@@ -144,11 +125,10 @@ def read_window(source: FleetSource, since_us: int | None, until_us: int | None,
     since = until - span_us if since_us is None else since_us
     rows = engine.arrow(queries.receipts(source, (since - LOOKAROUND_US) * 1000, (until + LOOKAROUND_US) * 1000,
                                          scope=scope))
-    tally = counts(engine, since, until)
     receipts = receipts_of(rows)
     inside = {r.run_id for r in receipts if since <= to_us(r.at_utc) <= until}
     mine = [r for r in receipts if r.run_id in inside]
-    window = Window(run_tables.table_of(mine), since, until, ext, tally, scope)
+    window = Window(run_tables.table_of(mine), since, until, ext, scope)
     return (window, mine) if keep else window
 
 
