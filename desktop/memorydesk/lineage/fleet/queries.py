@@ -66,6 +66,20 @@ def columns(source: FleetSource) -> str:
     return f"DESCRIBE TABLE {source.qualified}"
 
 
+def lookup_exists(source: FleetSource) -> str:
+    """Whether the exporter's trace-id lookup table (``<table>_trace_id_ts``) is there (``n`` 0 or 1)."""
+    return (f"SELECT count() AS n FROM system.tables WHERE database = {text(source.database)} "
+            f"AND name = {text(source.table + '_trace_id_ts')}")
+
+
+def trace_span(source: FleetSource, trace: str) -> str:
+    """When a trace's spans start and end (``first``, ``last``, whole seconds as the exporter's lookup
+    table keeps them; NULL when the trace is not there), from the lookup table, ordered by TraceId."""
+    return (f"SELECT toUnixTimestamp(min(Start)) AS first, toUnixTimestamp(max(End)) AS last "
+            f"FROM `{source.database}`.`{source.table}_trace_id_ts` WHERE TraceId = {text(trace)} "
+            "HAVING count() > 0")
+
+
 def _window(since_ns: int | None, until_ns: int | None) -> str:
     parts = []
     if since_ns is not None:
@@ -76,10 +90,13 @@ def _window(since_ns: int | None, until_ns: int | None) -> str:
 
 
 def receipts(source: FleetSource, since_ns: int | None = None, until_ns: int | None = None,
-             run_id: str | None = None, scope: str = "") -> str:
+             run_id: str | None = None, scope: str = "", trace: str | None = None) -> str:
     """Receipt spans (time, trace, span, their receipt attributes) in a time range, of one run, or of
-    lanes whose name holds ``scope`` (any case), oldest first."""
+    lanes whose name holds ``scope`` (any case), oldest first; with ``trace``, only that trace's spans
+    (the exporter's bloom filter index on ``TraceId`` serves it within the time range)."""
     where = RECEIPT + _window(since_ns, until_ns)
+    if trace is not None:
+        where += f" AND TraceId = {text(trace)}"
     if run_id is not None:
         # SpanAttributes['…'] = value is what the exporter's bloom filter index on the map's values serves
         where += (f" AND SpanAttributes['{PREFIX}run_id'] = {text(run_id)}" if not run_id.startswith("trace:") else

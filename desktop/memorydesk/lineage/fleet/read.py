@@ -20,7 +20,7 @@ from memorydesk.core.receipts import Receipt, gc_paused
 from memorydesk.lineage import runs as run_tables
 from memorydesk.lineage.fleet import layout, queries
 from memorydesk.lineage.fleet.source import Engine, FleetSource
-from memorydesk.lineage.otlp import TYPED_KEYS, ReceiptRecords, typed_value
+from memorydesk.lineage.otlp import TYPED_KEYS, ReceiptRecords, trace_id, typed_value
 from memorydesk.lineage.run_detail import RunDetail, explain
 
 #: the tab reads each run's receipts up to this far outside the time in view
@@ -132,9 +132,29 @@ def read_window(source: FleetSource, since_us: int | None, until_us: int | None,
     return (window, mine) if keep else window
 
 
+def run_receipts(engine: Engine, run_id: str) -> list[Receipt]:
+    """Every receipt of one run. Through the exporter's trace-id lookup table when it is there and
+    knows the trace the desk derives from the runId (:func:`~memorydesk.lineage.otlp.trace_id`: the
+    desk's exports and adapters write it): that trace's spans in the seconds it spans; otherwise (spans
+    another system wrote with trace ids of its own) by the runId attribute, over the whole table."""
+    if engine.lookup:
+        trace = run_id[len("trace:"):] if run_id.startswith("trace:") else trace_id(run_id).hex()
+        found = engine.arrow(queries.trace_span(engine.source, trace)).to_pylist()
+        if found:
+            first, last = (int(found[0]["first"]) * 1_000_000_000, (int(found[0]["last"]) + 1) * 1_000_000_000)
+            receipts = receipts_of(engine.arrow(queries.receipts(engine.source, first, last, run_id, trace=trace)))
+            if receipts:
+                return receipts
+    return receipts_of(engine.arrow(queries.receipts(engine.source, run_id=run_id)))
+
+
 def read_detail(source: FleetSource, run_id: str, now: datetime, fresh_for: timedelta,
                 engine: Engine | None = None) -> RunDetail | None:
     """One run explained from all its receipts in the source (None: none at or before ``now``)."""
-    receipts = [r for r in read_receipts(source, run_id=run_id, engine=engine) if r.at_utc <= now]
+    if engine is None:
+        with source.open() as opened:
+            layout.check(opened)
+            return read_detail(source, run_id, now, fresh_for, opened)
+    receipts = [r for r in run_receipts(engine, run_id) if r.at_utc <= now]
     return explain(receipts, now, fresh_for) if receipts else None
 
