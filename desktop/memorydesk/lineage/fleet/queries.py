@@ -81,20 +81,26 @@ def trace_span(source: FleetSource, trace: str) -> str:
 
 
 def _window(since_ns: int | None, until_ns: int | None) -> str:
+    """``PREWHERE`` of a time range (or nothing): the engine reads ``Timestamp`` first and the attribute
+    maps only of the rows in the range. The exporter sorts by span name before time, and a span name
+    holds the store id, so a range's rows are spread over every granule of its day partitions:
+    without this the engine may test the receipt condition on every row of those days first."""
     parts = []
     if since_ns is not None:
         parts.append(f"Timestamp >= {moment(since_ns)}")
     if until_ns is not None:
         parts.append(f"Timestamp <= {moment(until_ns)}")
-    return "".join(f" AND {p}" for p in parts)
+    return f" PREWHERE {' AND '.join(parts)}" if parts else ""
 
 
 def receipts(source: FleetSource, since_ns: int | None = None, until_ns: int | None = None,
-             run_id: str | None = None, scope: str = "", trace: str | None = None) -> str:
+             run_id: str | None = None, scope: str = "", trace: str | None = None,
+             inside_us: tuple[int, int] | None = None) -> str:
     """Receipt spans (time, trace, span, their receipt attributes) in a time range, of one run, or of
     lanes whose name holds ``scope`` (any case), oldest first; with ``trace``, only that trace's spans
-    (the exporter's bloom filter index on ``TraceId`` serves it within the time range)."""
-    where = RECEIPT + _window(since_ns, until_ns)
+    (the exporter's bloom filter index on ``TraceId`` serves it within the time range); with
+    ``inside_us``, only the runs with a receipt dated in that range (µs, both ends in)."""
+    where = RECEIPT
     if trace is not None:
         where += f" AND TraceId = {text(trace)}"
     if run_id is not None:
@@ -103,9 +109,15 @@ def receipts(source: FleetSource, since_ns: int | None = None, until_ns: int | N
                   f" AND lower(TraceId) = {text(run_id[len('trace:'):].lower())}")
     if scope:
         where += f" AND positionCaseInsensitiveUTF8({LANE}, {text(scope)}) > 0"
-    return (f"SELECT toUnixTimestamp64Nano(Timestamp) AS t, lower(TraceId) AS trace, lower(SpanId) AS span, "
-            f"{ATTRIBUTES}, {OTHERS} AS others, length(others) AS odd FROM {source.qualified} WHERE {where} "
-            "ORDER BY Timestamp, TraceId, SpanId")
+    select = (f"SELECT toUnixTimestamp64Nano(Timestamp) AS t, lower(TraceId) AS trace, lower(SpanId) AS span, "
+              f"{ATTRIBUTES}, {OTHERS} AS others, length(others) AS odd")
+    if inside_us is None:
+        return f"{select} FROM {source.qualified}{_window(since_ns, until_ns)} WHERE {where} ORDER BY t, trace, span"
+    # the runs with a receipt in the range, picked in the engine: the others' receipts never leave it
+    lo, hi = (int(v) for v in inside_us)
+    return (f"SELECT * EXCEPT inside FROM ({select}, max({rules.AT} BETWEEN {lo} AND {hi}) OVER (PARTITION BY {RUN}) "
+            f"AS inside FROM {source.qualified}{_window(since_ns, until_ns)} WHERE {where}) WHERE inside "
+            "ORDER BY t, trace, span")
 
 
 def extent(source: FleetSource) -> str:
@@ -118,7 +130,7 @@ def extent(source: FleetSource) -> str:
 def newer(source: FleetSource, after_ns: int) -> str:
     """The runs with a receipt span after ``after_ns`` (what following the clock reads again)."""
     return (f"SELECT DISTINCT {RUN} AS run FROM {source.qualified} "
-            f"WHERE {RECEIPT} AND Timestamp > {moment(after_ns)}")
+            f"PREWHERE Timestamp > {moment(after_ns)} WHERE {RECEIPT}")
 
 
 def state_counts(source: FleetSource, since_ns: int, until_ns: int, now_us: int, fresh_us: int,
@@ -127,7 +139,7 @@ def state_counts(source: FleetSource, since_ns: int, until_ns: int, now_us: int,
     (``source``, ``''`` unstated) of the runs with a receipt from ``since_ns`` to ``until_ns``, each
     judged at ``now_us`` on its receipts up to ``lookaround_ns`` either side dated at or before it —
     what the tab reads and judges for that window, judged in the engine (:mod:`rules`)."""
-    where = RECEIPT + _window(since_ns - lookaround_ns, until_ns + lookaround_ns)
+    where = RECEIPT
     if scope:
         where += f" AND positionCaseInsensitiveUTF8({LANE}, {text(scope)}) > 0"
     since_us, until_us = since_ns // 1000, until_ns // 1000
@@ -136,7 +148,8 @@ def state_counts(source: FleetSource, since_ns: int, until_ns: int, now_us: int,
         f"SELECT run, {rules.RUN}, {rules.state(now_us, fresh_us)} AS state FROM ("
         f"SELECT run, version, {rules.PAIR} FROM ("
         f"SELECT {rules.receipt_columns(OURS)}, max(at BETWEEN {since_us} AND {until_us}) OVER (PARTITION BY run) "
-        f"AS inside FROM {source.qualified} WHERE {where}) WHERE inside AND at <= {int(now_us)} "
+        f"AS inside FROM {source.qualified}{_window(since_ns - lookaround_ns, until_ns + lookaround_ns)} "
+        f"WHERE {where}) WHERE inside AND at <= {int(now_us)} "
         "GROUP BY run, version) GROUP BY run) "
         "ARRAY JOIN arrayConcat([('state', '')], arrayMap(s -> ('lane', concat(s.1, ' / ', s.2)), scopes), "
         "arrayMap(s -> ('source', s), sources)) AS k GROUP BY state, kind, name ORDER BY kind, name, state")

@@ -15,7 +15,6 @@ from datetime import datetime, timedelta
 from typing import Any, Final
 
 from memorydesk.core.health.table import HealthState
-from memorydesk.core.receipt_codes import to_us
 from memorydesk.core.receipts import Receipt, gc_paused
 from memorydesk.lineage import runs as run_tables
 from memorydesk.lineage.fleet import layout, queries
@@ -124,10 +123,8 @@ def read_window(source: FleetSource, since_us: int | None, until_us: int | None,
     until = ext.last_us if until_us is None else until_us
     since = until - span_us if since_us is None else since_us
     rows = engine.arrow(queries.receipts(source, (since - LOOKAROUND_US) * 1000, (until + LOOKAROUND_US) * 1000,
-                                         scope=scope))
-    receipts = receipts_of(rows)
-    inside = {r.run_id for r in receipts if since <= to_us(r.at_utc) <= until}
-    mine = [r for r in receipts if r.run_id in inside]
+                                         scope=scope, inside_us=(since, until)))
+    mine = receipts_of(rows)
     window = Window(run_tables.table_of(mine), since, until, ext, scope)
     return (window, mine) if keep else window
 

@@ -56,6 +56,10 @@ def _time(name: str) -> str:
             f"toUnixTimestamp64Micro(parseDateTime64BestEffort({value}, 6, 'UTC')))")
 
 
+#: a receipt's time (µs): ``memory.lineage.at_utc``, else its span's start
+AT: Final = f"if({_has(PREFIX + 'at_utc')}, {_time(PREFIX + 'at_utc')}, toUnixTimestamp64Micro(Timestamp))"
+
+
 def _ours_or_derived(ours: str, derived: str) -> str:
     return f"if(ours, {ours}, {derived})"
 
@@ -78,7 +82,7 @@ def receipt_columns(ours: str) -> str:
                                    "'committed', 'started')"),
         "version": _ours_or_derived(f"if({_has(RECORD_ID)}, {_attr(RECORD_ID)}, {_attr(PREFIX + 'version')})",
                                     f"if({_attr(RECORD_ID)} != '', {_attr(RECORD_ID)}, '{UNSTATED}')"),
-        "at": f"if({_has(PREFIX + 'at_utc')}, {_time(PREFIX + 'at_utc')}, toUnixTimestamp64Micro(Timestamp))",
+        "at": AT,
         "line": f"toInt64OrZero({_attr(PREFIX + 'line')})",
         "present": f"multiIf({_attr(PREFIX + 'source_present')} = 'true', 1, "
                    f"{_attr(PREFIX + 'source_present')} = 'false', 0, -1)",
