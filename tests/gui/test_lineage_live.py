@@ -234,6 +234,24 @@ def test_changing_a_filter_does_not_put_off_the_clock(open_window, lineage_path,
     assert tab.clock.remainingTime() <= 60_000 - age_ms + 100  # … and the next tick is within the minute
 
 
+def test_a_second_of_the_clock_does_not_undo_a_move_of_the_dashed_line(open_window, lineage_path, qtbot) -> None:
+    """Following the clock, the field (and the dashed line) show it each second; a move of the line that
+    is still to be read when that second comes is kept, and evaluates there."""
+    win = open_window(lineage_path)
+    tab = ready(qtbot, win)
+    assert tab.controls.following
+    tab.live.second.stop()  # the test gives the clock's second itself, below
+    qtbot.wait(1_100)  # the clock is a second past the time shown: its next second moves the field
+    shown = tab.controls.evaluate_at()
+    target = shown - timedelta(days=2)
+    tab.panel.now_line.setValue(tab.panel.item.x_of(to_us(target)))  # dragged there; read 120 ms later
+    tab.live.second.timeout.emit()  # the clock's second comes first
+    assert tab.controls.evaluate_at() > shown  # it moved the field to the clock …
+    qtbot.waitUntil(lambda: abs((tab.controls.evaluate_at() - target).total_seconds()) < 1 and not tab.busy(),
+                    timeout=10_000)
+    assert not tab.controls.following and tab.tl.now_us == to_us(tab.controls.evaluate_at())  # … the line won
+
+
 def test_lanes_that_differ_only_at_the_end_stay_told_apart_when_shortened(qapp) -> None:
     from memorydesk.ui.lineage.axes import LaneAxis, elide_lane
 

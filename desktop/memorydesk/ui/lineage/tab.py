@@ -335,8 +335,9 @@ class LineageTab(ReceiptIO, RunsView, DeskTab):
         self.compute(work, show, label="counting the tier flow")
 
     def _clock_shown(self) -> None:
-        """Following the clock, the dashed line stays at the time the field shows."""
-        if self.tl is not None:
+        """Following the clock, the dashed line stays at the time the field shows — not while it is being
+        dragged or a move of it waits to be read (the drag would be lost)."""
+        if self.tl is not None and not self.panel.now_line.moving and not self._line_timer.isActive():
             self.panel.now_line.setValue(self.panel.item.x_of(self.controls.evaluate_us()))
 
     def _line_moved(self) -> None:
