@@ -38,8 +38,9 @@ def _copy(corpus: Planted, path: Path) -> Path:
 
 
 #: the places a recall check kept from an earlier scan gives as of that check (a set whose members did
-#: not change keeps its check; other facts' changes can move those places by one or two)
-PLACES = {"rank", "score_rank", "says"}
+#: not change keeps its check; other facts' changes can move those places by one or two, and with them
+#: the stage a fact is lost at: the guide says a kept check can go stale this way)
+PLACES = {"rank", "score_rank", "lost_at", "says"}
 
 
 def _without_places(value):

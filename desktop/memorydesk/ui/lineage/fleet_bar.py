@@ -55,12 +55,21 @@ class FleetBar(QWidget):
         receipts = self.tab.receipts
         return receipts if isinstance(receipts, FleetReceipts) else None
 
+    def source_dialog(self) -> QInputDialog:
+        """The dialog that asks for a source's name. Its label is the name field's buddy, so Qt would
+        take an ``&`` in it for a shortcut mark (``?database=D&table=T`` read ``?database=Dtable=T``
+        with ``t`` underlined): each is doubled, to show as itself."""
+        dialog = QInputDialog(self.tab)
+        dialog.setWindowTitle("Open Receipts Source")
+        dialog.setLabelText(PROMPT.replace("&", "&&"))
+        dialog.setTextValue(self.fleet.name if self.fleet is not None else "")
+        return dialog
+
     def ask(self) -> None:
         """File ▸ Open Receipts Source…: asks for the source's name, then reads it."""
-        current = self.fleet.name if self.fleet is not None else ""
-        name, ok = QInputDialog.getText(self.tab, "Open Receipts Source", PROMPT, text=current)
-        if ok and name.strip():
-            self.open_source(name.strip())
+        dialog = self.source_dialog()
+        if dialog.exec() and dialog.textValue().strip():
+            self.open_source(dialog.textValue().strip())
 
     def open_source(self, name: str) -> bool:
         """Show the receipts of ``name``; a name that is not a source is said on the status bar."""
@@ -129,14 +138,17 @@ class FleetBar(QWidget):
             total, risky = per_source.get(name, (0, 0))
             per_source[name] = (total + runs, risky + (0 if state in OK_STATES else runs))
         self.tab.controls.set_source_versions(tl.whole.source_versions, per_source)
-        runs = sum(counts.states.values())
+        runs = sum(counts.states.values())  # each run once, in its state
         lanes = len({lane for lane, _state in counts.lanes})
+        shared = (" (some name more than one scope: scope_conflict — the timeline draws each in the lane of its "
+                  "first receipt)" if sum(counts.lanes.values()) > runs else "")
         unstated = per_source.get("", (0, 0))[0]
         states = ", ".join(f"{n:,} {state.value.replace('_', ' ')}" for state, n in
                            sorted(counts.states.items(), key=lambda item: item[0].rule))
         self.label.setText(
-            self._read_text(fleet, fleet.window) + f" ClickHouse judges {runs:,} runs in {lanes:,} lanes there: "
-            f"{states or 'none'}{f'; {unstated:,} of them with a receipt without sourceVersion' if unstated else ''}.")
+            self._read_text(fleet, fleet.window) + f" ClickHouse judges {runs:,} runs there, with receipts in "
+            f"{lanes:,} lanes{shared}: {states or 'none'}"
+            f"{f'; {unstated:,} runs have a receipt without sourceVersion' if unstated else ''}.")
 
     @staticmethod
     def _read_text(fleet: FleetReceipts, window: Any) -> str:

@@ -20,7 +20,7 @@ RECEIPT_KINDS = frozenset({Kind.RECEIPT, Kind.TIER})
 
 class ReceiptIO:
     """Mixed into the Lineage tab (a ``DeskTab``): needs ``session``, ``acts`` with ``act_import``
-    and ``act_canary``, ``fleet_bar``, ``controls``, ``start`` and ``dialog``."""
+    and ``act_canary``, ``fleet_bar``, ``controls``, ``start``, ``dialog`` and ``_fit_next``."""
 
     session: Any
     acts: Any
@@ -29,6 +29,7 @@ class ReceiptIO:
     fleet_bar: Any
     controls: Any
     dialog: Any
+    _fit_next: bool
 
     async def import_receipts(self, path: str | None = None) -> None:
         """File ▸ Import receipts…: a JSON Lines or OTLP/JSON file, all or nothing, with progress."""
@@ -81,6 +82,7 @@ class ReceiptIO:
         dialog.open()
 
     def show_canary_runs(self) -> None:
-        """Only the canary's runs (the canary dialog's button)."""
+        """Only the canary's runs (the canary dialog's button), in view."""
         self.controls.clear_filters()
         self.controls.canary.setChecked(True)
+        self._fit_next = True  # the next layout (with the canary filter) shows them: Home on them
