@@ -48,6 +48,8 @@ class FleetBar(QWidget):
         self.poll = QTimer(self)
         self.poll.setInterval(POLL_MS)
         self.poll.timeout.connect(lambda: self.tab.reload(whole=False))
+        self._counting = False  # the engine's counts per state are being read
+        self._asked: Timeline | None = None  # the timeline they were last asked for
         self.setVisible(False)
 
     @property
@@ -114,19 +116,37 @@ class FleetBar(QWidget):
 
     def show_window(self, tl: Timeline) -> None:
         """What was read; then the engine's counts per state of it at the evaluated time, asked for
-        after the timeline is drawn (:meth:`show_states`)."""
+        after the timeline is drawn (:meth:`show_states`), one count at a time: a timeline drawn while
+        one is counted is counted when it is done."""
         fleet = self.fleet
-        window = fleet.window if fleet is not None else None
-        fresh = self.tab.controls.fresh_for()
-        if window is None or fresh is None:
+        if fleet is None or fleet.window is None or self.tab.controls.fresh_for() is None:
             return
-        self.label.setText(self._read_text(fleet, window) + " ClickHouse is counting the runs there per state…")
+        self.label.setText(self._read_text(fleet, fleet.window) + " ClickHouse is counting the runs there per state…")
         self.label.setToolTip(f"Evaluated at {from_us(tl.now_us).isoformat()}")
-        now, fresh_us = tl.now_us, fresh // timedelta(microseconds=1)
-        self.tab.run(lambda ws: fleet.states(ws, now, fresh_us), lambda counts: self.show_states(tl, counts),
-                     label="counting runs per state in ClickHouse", quiet=True,
-                     on_failure=lambda exc: self.label.setText(self._read_text(fleet, window) +
-                                                               f" ClickHouse could not count them: {exc}"))
+        self._asked = tl
+        if not self._counting:
+            self._count(tl)
+
+    def _count(self, tl: Timeline) -> None:
+        fleet, fresh = self.fleet, self.tab.controls.fresh_for()
+        if fleet is None or fleet.window is None or fresh is None:
+            return
+        window, now, fresh_us = fleet.window, tl.now_us, fresh // timedelta(microseconds=1)
+        self._counting = True
+
+        def done(counts: StateCounts) -> None:
+            self._counting = False
+            self.show_states(tl, counts)
+            if self._asked is not tl and self._asked is self.tab.tl:
+                self._count(self._asked)
+
+        def failed(exc: BaseException) -> None:
+            self._counting = False
+            if self.fleet is not None and self.fleet.window is window:
+                self.label.setText(self._read_text(fleet, window) + f" ClickHouse could not count them: {exc}")
+
+        self.tab.run(lambda ws: fleet.states(ws, now, fresh_us), done, label="counting runs per state in ClickHouse",
+                     quiet=True, on_failure=failed)
 
     def show_states(self, tl: Timeline, counts: StateCounts) -> None:
         """The engine's counts per state, lane and sourceVersion, beside what the tab drew."""
