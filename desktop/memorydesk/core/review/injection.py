@@ -247,8 +247,9 @@ def find_injection(text: str) -> list[InjectionHit]:
     return out
 
 
-_ROLE_ADDRESS = re.compile(r"(?i)\b(?:security|phishing|legal|privacy|dpo|abuse|support|it|helpdesk|soc|cert|"
-                           r"compliance|finance|billing|hr|ops|oncall)@")
+_ROLE_ADDRESS = re.compile(r"(?i)\b(?:security|phishing|fraud|legal|privacy|dpo|abuse|support|it|helpdesk|soc|cert|"
+                           r"compliance|finance|billing|accounting|treasury|hr|ops|oncall)@(?!(?:gmail|googlemail|gmx|"
+                           r"outlook|hotmail|live|yahoo|proton|protonmail|icloud|aol|mail|yandex|qq|163|web)\.)")
 _NOT_YET = re.compile(r"(?i)\b(?:before|until|unless|prior\s+to)\b[^.\n]{0,60}\b(?:announce\w*|release|launch|"
                       r"press|public|publish\w*|signed|closes?|goes\s+live)")
 

@@ -35,9 +35,12 @@ _NEGATED = re.compile(
 # a safeguard bound to the act just after it
 _BOUND = re.compile(
     r"^[^.;\n]{0,60}\b(?:only\s+(?:after|with|when|if|through|via|once|by)|after\s+(?:a\s+|the\s+)?(?:review|approval|"
-    r"sign-?off|the\s+security\s+review|verifying|checking)|once\s+(?:approved|reviewed)|through\s+(?:the\s+)?(?:portal|"
-    r"form|terraform|change\s+request|access\s+request|iam\s+portal|pr)|needs?\s+(?:a\s+)?(?:review|approval|sign-?off)|"
+    r"sign-?off|the\s+security\s+review|verifying|checking)|once\s+(?:approved|reviewed)|"
+    r"through\s+(?:the\s+)?(?:portal|"
+    r"form|terraform|change\s+request|access\s+request|iam\s+portal|pr)|needs?\s+(?:a\s+)?(?:review|approval|"
+    r"sign-?off)|"
     r"with\s+(?:a\s+)?(?:ticket|change\s+request|review|approval|comment\s+saying)|is\s+never\s+approved|"
+    r"through\s+(?:the\s+|a\s+)?(?:[\w-]+\s+)?(?:procedure|process|workflow|request|ticket)|"
     r"under\s+(?:a|an|the)\s+(?:signed\s+)?(?:dpa|nda|contract|agreement)|anonymi[sz]ed|pseudonymi[sz]ed|redacted|"
     r"after\s+(?:\w+\s+){0,5}?(?:are|is)\s+(?:removed|masked|redacted|stripped)|older\s+than|after\s+\d+\s+(?:days|"
     r"weeks|months|years)|per\s+(?:the\s+)?retention|retention\s+(?:policy|period)|"
@@ -79,6 +82,7 @@ SIGNALS = {
                                   "claims to outrank the reader's instructions, policies or configuration"),
     "code_from_outside": Signal("code_from_outside", True, "asks for code fetched from a link to be run"),
     "decode_and_obey": Signal("decode_and_obey", True, "asks for something to be decoded and acted on"),
+    "key_handed_over": Signal("key_handed_over", False, "hands over a key to be installed"),
     "secret_trigger": Signal("secret_trigger", False, "names a word or phrase that unlocks something"),
     "data_to_an_address": Signal("data_to_an_address", False, "asks for something to be sent to an address"),
     "new_access": Signal("new_access", False, "asks for new access, a key, a webhook or an account"),
@@ -179,6 +183,11 @@ def _compiled() -> dict[str, re.Pattern[str]]:
     any_act = f"{act}|{send}|{off}|{dismiss}|{grant}"
     return {
         "address": _Any(w.ADDRESS),
+        "vocative": _Any(w.VOCATIVE),
+        "mislabel": _rx(w.MISLABEL),
+        "act_as": _rx(r"\bact\s+as\s+(?:the|an?|if)\b|\bfais\s+comme\s+si\b|\bhaz\s+como\s+si\b|\bspiel\s+(?:den|"
+                      r"die)\b"),
+        "weighty": _rx(rf"{words(w.ACCESS)}|{words(w.SENSITIVE)}|{words(w.SAFEGUARD)}"),
         "override": _Any(w.OVERRIDE),
         "persona": _Any(w.PERSONA),
         "conceal": _Any(w.CONCEAL),
@@ -292,7 +301,7 @@ def signals(text: str) -> dict[str, tuple[int, int]]:
     put("addressed_to_the_model", _said(find("address", text), text))
     put("instructions_set_aside", _said(free("override", text), text))
     put("new_persona", _said(find("persona", text), text))
-    put("deceives", find("deceive", text))
+    put("deceives", find("deceive", text) or find("mislabel", text))
     put("priority_over_rules", find("priority", text))
     put("code_from_outside", free("run_remote", text))
     put("secret_trigger", find("trigger", text))
@@ -325,15 +334,24 @@ def signals(text: str) -> dict[str, tuple[int, int]]:
                 put("kept_from_people", shift(conceal))
         put("kept_from_people", shift(free("hush_act", s)))
         grant = free("grant", s)
-        if grant is not None and (find("key_material", s) or find("place", s) or find("grantee", s)):
+        if grant is not None and (find("place", s) or find("grantee", s)):
             put("access_for_an_outsider", shift(grant))
         put("authority", shift(find("authority", s)))
         put("data_to_an_address", shift(free("send_out", s)))
         put("new_access", shift(grant))
+        if grant is not None and find("key_material", s):  # a key handed over with the request: a second sign
+            put("key_handed_over", shift(find("key_material", s)))
         put("skipped_check", shift(bypass))
         put("secrecy", shift(conceal))
-    if "secrecy" in out and free("any_act", text) is not None:  # kept from people: done and not told
+    acts = free("any_act", text) is not None
+    if "secrecy" in out and (acts or find("weighty", text)):  # kept from people: something that matters, not told
         out["kept_from_people"] = out.get("kept_from_people", out["secrecy"])
+    vocative = _said(find("vocative", text), text)
+    if vocative is not None and (acts or len(out) > 0):  # the reader called by name and asked to act
+        put("addressed_to_the_model", vocative)
+    act_as = _said(find("act_as", text), text)
+    if act_as is not None and acts:
+        put("new_persona", act_as)
     if "authority" in out and any(k in out for k in ("safeguard_switched_off", "unchecked_act", "new_access",
                                                       "secrets_sent_out", "findings_made_to_vanish", "skipped_check")):
         out["authority_for_an_act"] = out["authority"]

@@ -12,17 +12,24 @@ Written for Memory Desk by its authors (Apache-2.0).
 from __future__ import annotations
 
 # who is addressed: the model, agent, assistant or bot that will read the text
-AGENT = (r"(?:ai|a\.i\.|llm|language\s+models?|assistants?|agents?|bots?|models?|copilots?|chatbots?"
+AGENT = (r"(?:ai|a\.i\.|llm|language\s+models?|assistants?|agents?|bots?|models?|copilots?|chatbots?|summari[sz]ers?"
          r"|assistent(?:en|in)?|agent(?:en)?|ki|sprachmodell|assistante?|ia|asistente|assistente|"
          r"asystent\w*|ассистент\w*|агент\w*|бот\w*|ии|нейросет\w*|עוזר|לעוזר|סוכן|לסוכן|בוט|"
          r"助手|智能体|代理|机器人|人工智能|アシスタント|エージェント|ボット)")
 
-ADDRESS = (
-    # a line or sentence that opens by calling the reader: "Assistant: …", "AI agents, …"
+# the reader called by name at the head of a line or a sentence: "Assistant: …", "Note for the agent: …",
+# "Hey Copilot, …" — what agents are told all day, so it counts only beside an act it asks for
+VOCATIVE = (
     rf"(?:^|[\n.!?>(\[—–-]\s*|<!--\s*)(?:(?:dear|hey|hi|attention|note\s+(?:to|for)|message\s+(?:to|for)|"
     rf"payload\s+for|instructions?\s+for|an\s+(?:den|die)|für\s+(?:den|die)|à\s+l'|pour\s+l'|para\s+(?:el|o|a)|"
     rf"al|all'|aan\s+de|do|для|внимание,?|מסר|הודעה|הוראה|给|致|致各位)\s+)?(?:the\s+|any\s+|all\s+|every\s+)?"
     rf"(?:automated\s+|autonomous\s+)?{AGENT}\s*(?:[:：—]|,\s)",
+    rf"(?:^|[\n.!?>]\s*|<!--\s*)[^\n:：]{{0,40}}?\b(?:to|for|an|für|pour|à|para|per|voor|dla|для)\s+(?:the\s+|den\s+|"
+    rf"die\s+|l'|la\s+|le\s+|el\s+|la\s+|o\s+|a\s+|il\s+|de\s+|het\s+|all'|al\s+)?(?:\w+\s+)?{AGENT}\b"
+    rf"[^\n:：]{{0,40}}?\s?[:：]",
+)
+
+ADDRESS = (
     r"\bif\s+you(?:'re|\s+are)\s+(?:an?\s+)?(?:ai|llm|language\s+model|assistant|agent|bot|model|automated)\b",
     r"\b(?:whoever|whichever|whatever)\s+(?:\w+\s+){0,2}(?:reads?|processes|processing|handles?|picks?\s+up|"
     r"summari[sz]es?|sees?)\s+(?:this|it)\b",
@@ -41,10 +48,14 @@ ADDRESS = (
 OVERRIDE = (
     r"\b(?:ignore|disregard|forget|override|bypass|drop|discard|set\s+aside|skip|abandon)\s+(?:\w+\s+){0,4}?"
     r"(?:instructions?|rules?|guidance|guidelines?|directions?|prompts?|polic(?:y|ies)|checklists?|constraints?|"
-    r"restrictions?|guardrails?|safety\s+\w+|context|limits?|training|programming|configuration)\b",
+    r"restrictions?|guardrails?|safety\s+\w+|context|limits?|caps?|training|programming|configuration)\b",
     r"\b(?:instructions?|rules?|guidance|guidelines?|polic(?:y|ies)|checklists?|constraints?|restrictions?|limits?|"
-    r"safety\s+\w+|system\s+prompt|guardrails?)\s+(?:\w+\s+){0,5}?(?:(?:is|are|were|has\s+been|have\s+been)\s+)?"
+    r"caps?|"
+    r"safety\s+\w+|system\s+prompt|guardrails?|sign-?offs?|reviews?|approvals?|checks?|"
+    r"verification)\s*\)?\s+(?:\w+\s+){0,5}?"
+    r"(?:(?:is|are|were|has\s+been|have\s+been)\s+)?"
     r"(?:void|null|lifted|suspended|revoked|cancel(?:l)?ed|obsolete|outdated|overridden|superseded|disabled|waived|"
+    r"no\s+longer\s+appl(?:y|ies)|(?:does|do)\s+not\s+apply|"
     r"(?:to\s+be|must\s+be|should\s+be)\s+(?:ignored|disregarded)|"
     r"no\s+longer\s+(?:valid|appl(?:y|ies)|in\s+force|relevant|binding))\b",
     r"\b(?:your|the)\s+(?:\w+\s+)?(?:polic(?:y|ies)|instructions|rules|preamble|system\s+prompt|guidelines)[^\n]{0,80}"
@@ -55,7 +66,7 @@ OVERRIDE = (
     r"\bdo(?:es)?\s+not\s+apply\s+to\s+(?:you|this\s+(?:request|"
     r"ticket|session|pr|account))\b",
     r"\b(?:ignorier\w*|vergiss|missacht\w*|übergeh\w*)\b[^.\n]{0,50}\b(?:anweisung\w*|regeln|richtlinie\w*|vorgaben|"
-    r"vorschriften|prüfliste|kontext)\b|\b(?:anweisungen|regeln|richtlinien|"
+    r"vorschriften|prüfliste|kontext)\b|\b\w*(?:anweisungen|regeln|richtlinien|"
     r"vorgaben)\b[^.\n]{0,40}\b(?:gelten\s+nicht\s+mehr|"
     r"sind\s+(?:aufgehoben|ungültig|außer\s+kraft|hinfällig))",
     r"\b(?:ignore|oublie|ne\s+tiens\s+pas\s+compte\s+d)\w*\b[^.\n]{0,50}\b(?:instructions|consignes|règles|directives|"
@@ -92,7 +103,10 @@ PERSONA = (
     r"(?!soon|quickly|usual|before|needed|well|briefly|short)[\w'\"«“]",
     r"\bab\s+(?:jetzt|sofort)\s+(?:bist|spielst|agierst)\s+du\b|\bdu\s+bist\s+(?:jetzt|nun|ab\s+sofort)\b|"
     r"\bspiele?\s+(?:ab\s+jetzt\s+)?die\s+rolle\b|\btu\s+es\s+(?:maintenant|désormais|dorénavant)\b|"
-    r"\b(?:joue|incarne)\s+(?:le\s+rôle|désormais)\b|\bfais\s+comme\s+si\s+tu\s+étais\b|\bahora\s+eres\b|"
+    r"\b(?:joue|incarne)\s+(?:le\s+rôle|désormais)\b|\b(?:désormais|dorénavant|"
+    r"à\s+partir\s+de\s+maintenant),?\s+tu\s+es\b|"
+    r"\ba\s+partir\s+de\s+ahora,?\s+(?:eres|serás)\b|\ba\s+partir\s+de\s+agora,?\s+(?:você\s+é|és)\b|"
+    r"\bd'ora\s+in\s+poi\s+sei\b|\bfais\s+comme\s+si\s+tu\s+étais\b|\bahora\s+eres\b|"
     r"\ba\s+partir\s+de\s+ahora\s+eres\b|\bfinge\s+(?:ser|que\s+eres)\b|\bvocê\s+(?:agora\s+)?é\s+agora\b|"
     r"\bagora\s+você\s+é\b|\bfinja\s+(?:ser|que)\b|\bora\s+sei\b|\bda\s+ora\s+(?:in\s+poi\s+)?sei\b|"
     r"\bfingi\s+di\s+essere\b|"
@@ -120,6 +134,8 @@ CONCEAL = (
     r"alert(?:ing)?|warn(?:ing)?|(?:log(?:ging)?|record(?:ing)?|flag(?:ging)?)\s+(?:it|this|that|them|the\s+change|"
     r"anything)|escalat(?:e|ing)|comment(?:ing)?\s+on|let)\b"
     r"(?!\s+(?:a\s+)?(?:customer\s+names|client\s+names|names|internal\s+code|code\s+names))",
+    r"\b(?:do\s+not|don't|dont|never|without)\s+(?:leave|leaving|create|creating|open|opening|file|filing|add|adding|"
+    r"log|logging|make|making)\s+(?:a\s+|an\s+|any\s+)?(?:note|ticket|record|comment|entry|trace|change\s+request)s?\b|"
     r"\bkeep\s+(?:this|it|that)\s+(?:between\s+us|to\s+yourself|quiet|secret|off\s+the\s+\w+)\b|\bsay\s+nothing\b|"
     r"\b(?:nobody|no\s+one|no-one)\s+(?:checks?|reads?|looks?|needs?\s+to\s+know|will\s+(?:notice|know|check)|asks?)\b|"
     r"\bleave\s+(?:it|this|that|the\s+\w+)\s+(?:out\s+of|unmentioned|off)\b|\b(?:out\s+of|off)\s+the\s+(?:audit\s+log|"
@@ -139,10 +155,12 @@ CONCEAL = (
     r"\b(?:sin\s+(?:avisar|decir(?:lo|le)?|informar|notificar|mencionar(?:lo)?|comentario|dejar\s+rastro)|"
     r"no\s+(?:se\s+)?"
     r"(?:lo\s+|le\s+|les\s+)?(?:digas|diga|menciones|mencione|avises|avise|informes|informe|incluyas|registres|"
-    r"comentes)\b|"
+    r"comentes|"
+    r"anotes|anote)\b|"
     r"en\s+silencio|a\s+escondidas|nadie\s+(?:revisa|lo\s+revisa|lee|se\s+entera)|sem\s+(?:avisar|dizer|informar|"
     r"notificar|"
-    r"mencionar|comentário|deixar\s+rastro)|não\s+(?:\w+\s+)?(?:avise|conte|diga|mencione|informe|registre)|"
+    r"mencionar|comentário|deixar\s+rastro)|não\s+(?:\w+\s+)?(?:avise|conte|diga|mencione|informe|registre|comente|"
+    r"anote)|"
     r"não\s+(?:precisa|é\s+preciso)\s+(?:de\s+)?(?:avisar|dizer|contar|informar|mencionar|registrar)|"
     r"no\s+(?:hace\s+falta|es\s+necesario)\s+(?:avisar|decir|informar|mencionar)|em\s+silêncio|"
     r"ninguém\s+(?:verifica|confere|lê|precisa\s+saber)|senza\s+(?:avvisare|dirlo|dire|informare|"
@@ -169,21 +187,28 @@ BYPASS = (
     r"\bwithout\s+(?:\w+\s+){0,2}?(?:review(?:ing|ers?)?|check(?:ing|s)?|look(?:ing)?|read(?:ing)?|verif\w+|approval|"
     r"waiting\s+for|asking|confirm\w*|a\s+second\s+\w+|(?:any\s+)?tests?|testing|ci|sign-?off|identity\s+\w+|"
     r"opening\s+(?:it|them)|investigat\w*|a\s+ticket|a\s+change\s+request)\b",
-    r"\bskip(?:ping)?\s+(?:the\s+|any\s+|all\s+)?(?:review|checks?|verification|confirmation|identity\s+\w+|approval|"
-    r"tests?|ci|hooks?|selfie|callback|second\s+\w+|mfa|2fa|sign-?off)\b|--no-verify\b|\bpre-?approved\b|"
+    r"\bskip(?:ping)?\s+(?:the\s+|any\s+|all\s+)?(?:[\w-]+\s+)?(?:review|checks?|verification|confirmation|"
+    r"identity\s+\w+|"
+    r"approval|tests?|ci|hooks?|selfie|callback|second\s+\w+|mfa|2fa|sign-?off|match|reconciliation|signature)\b|"
+    r"--no-verify\b|\bpre-?(?:approved|cleared|authori[sz]ed|verified|vetted)\b|"
+    r"\beven\s+if\s+(?:the\s+)?(?:checks?|tests?|ci|builds?|scans?)\s+(?:are|is)\s+(?:still\s+)?(?:running|pending|red|"
+    r"failing)\b|"
     r"\b(?:approved|signed\s+off|agreed|cleared)\s+(?:offline|verbally|in\s+a\s+hallway|informally|by\s+phone|"
     r"outside\s+\w+)\b|"
     r"\b(?:push|commit|deploy|publish|merge)\w*\s+(?:\w+\s+)?(?:directly|straight)\s+(?:to|on|into)\b|"
     r"\beven\s+(?:if|when|though)\s+(?:the\s+)?(?:tests?|ci|checks?|build|scan)\s+(?:fail|are\s+red|is\s+red)|"
     r"\bon\s+sight\b|\bno\s+questions\s+asked\b|\bas\s+soon\s+as\s+(?:they|it)\s+appears?\b",
-    r"\b(?:ohne\s+(?:\w+\s+)?(?:prüfung|review|überprüfung|kontrolle|freigabe|rückfrage|bestätigung|identitätsprüfung|"
+    r"\b(?:ohne\s+(?:\w+\s+)?(?:prüfung|review|überprüfung|kontrolle|freigabe|rückfrage|rücksprache|unterschrift|"
+    r"bestätigung|identitätsprüfung|"
     r"zu\s+prüfen|abzuwarten|tests?)|direkt\s+auf\s+(?:main|master|produktion)|"
     r"auch\s+wenn\s+(?:die\s+)?tests\s+fehlschlagen|"
     r"entfallen(?:\s+ab\s+sofort)?|vorab\s+genehmigt)\b",
-    r"\b(?:sans\s+(?:\w+\s+)?(?:vérifi\w+|relecture|revue|contrôle|validation|attendre|approbation|regarder|tests?)|"
+    r"\b(?:sans\s+(?:\w+\s+)?(?:vérifi\w+|relecture|revue|contrôle|validation|attendre|approbation|regarder|tests?|"
+    r"consulter|demander)|"
     r"directement\s+sur\s+(?:main|master|la\s+branche|la\s+prod)|même\s+si\s+les\s+tests\s+échouent|"
     r"pré-?approuvée?s?)\b",
-    r"\b(?:sin\s+(?:\w+\s+)?(?:revisar|revisión|verificar|verificación|comprobar|esperar|aprobación|mirar|pruebas)|"
+    r"\b(?:sin\s+(?:\w+\s+)?(?:revisar|revisión|verificar|verificación|comprobar|esperar|aprobación|mirar|pruebas|"
+    r"consultar|preguntar)|sem\s+consultar|"
     r"directamente\s+(?:a|en)\s+(?:main|master|producción)|aunque\s+fallen\s+las\s+pruebas|sem\s+(?:\w+\s+)?(?:revisar|"
     r"revisão|verificar|checar|conferir|esperar|aprovação|testes?)|mesmo\s+sem\s+(?:\w+\s+)?(?:checar|verificar|"
     r"conferir)|"
@@ -203,10 +228,10 @@ SEND = (r"(?:(?:must|should|shall|is\s+to|are\s+to|will|to)\s+(?:also\s+|always\
         r"posted|"
         r"shared|copied|e-?mailed|mailed|published|exported|pasted|attached|included|listed|printed)|"
         r"send|upload|post|forward|e-?mail|mail|message|cc|bcc|copy|paste|share|publish|export|sync|mirror|push|"
-        r"transmit|submit|attach|include|list|print|output|dump|reveal|show|display|exfiltrate|"
+        r"transmit|submit|attach|include|list|print|output|dump|reveal|exfiltrate|"
         r"write\s+(?:it|them)\s+(?:in|into|to)|serialize|serialise|report\s+(?:\S+\s+){0,4}?back|read\s+out|"
-        r"answer\s+with|reply\s+with|respond\s+with|give|hand\s+over|"
-        r"schick\w*|send\w*|sende|lade(?=(?:\s+\S+){1,6}\s+hoch\b)|hochladen|hochgeladen|veröffentlich\w*|"
+        r"answer\s+with|reply\s+with|respond\s+with|give|hand\s+over|append|read\s+(?:them|it|out|back)|"
+        r"schick|schicke|schicken|sende|senden|lade(?=(?:\s+\S+){1,6}\s+hoch\b)|hochladen|hochgeladen|veröffentlich\w*|"
         r"weiterleit\w*|gib|übermittl\w*|"
         r"kopier\w*|poste|posten|envoie|envoyez|envoyer|transfère|transférez|transférer|partage|partagez|partager|"
         r"publie|"
@@ -221,8 +246,11 @@ SEND = (r"(?:(?:must|should|shall|is\s+to|are\s+to|will|to)\s+(?:also\s+|always\
         r"发送|发到|发给|上传|转发|公布|发布|粘贴|复制|输出|分享|送信|アップロード|転送|共有|貼り付け|出力)")
 
 # what must not go out
-SENSITIVE = (r"(?:secrets?|passwords?|passphrases?|credentials?|tokens?|api[\s_-]?keys?|(?:private|secret|access|"
-             r"ssh|signing|"
+SENSITIVE = (r"(?:secrets?|passwords?|passphrases?|credentials?|tokens?|jwts?|api[\s_-]?keys?|"
+             r"(?:authorization|auth|cookie)\s+headers?|bearer\s+tokens?|(?:recovery|backup|one-time|mfa|2fa)\s+codes?|"
+             r"otps?|secrets?\.\w+|id_rsa\w*|\.pem|kubeconfig|\.npmrc|\.pypirc|credentials\.\w+|salar(?:y|ies)|payroll|"
+             r"(?:access|server)\s+logs?|registros\s+de\s+acceso|journaux\s+d'accès|zugriffsprotokoll\w*|"
+             r"(?:their|leurs|sus|seus|ihre)\s+e-?mails|(?:private|secret|access|ssh|signing|"
              r"encryption|deploy|license|master)\s+keys?|\.env|~/\.ssh|\.ssh|ssh\s+(?:keys?|folder|directory)|"
              r"/etc/(?:shadow|passwd|ssl)|shadow\s+file|private\s+certificates?|(?:session\s+)?cookies|"
              r"session\s+(?:tokens?|"
@@ -232,7 +260,8 @@ SENSITIVE = (r"(?:secrets?|passwords?|passphrases?|credentials?|tokens?|api[\s_-
              r"personal\s+data|(?:config|configuration)\s+files?|(?:the\s+)?(?:whole\s+|full\s+|"
              r"entire\s+)?(?:repository|"
              r"source\s+code|codebase)|database\s+config\w*|full\s+export|data\s+exports?|"
-             r"fichiers\s+de\s+configuration|liste\s+des\s+clients|archivos\s+de\s+configuración|lista\s+de\s+clientes|"
+             r"fichiers\s+de\s+configuration|liste\s+(?:\w+\s+)?des\s+clients|archivos\s+de\s+configuración|"
+             r"lista\s+de\s+clientes|"
              r"kundenliste|список\s+клиентов|конфигурац\w+\s+файл\w*|"
              r"pii|e-?mails?\s+and\s+phones?|phone\s+numbers|card\s+numbers?|payment\s+records|attachments|"
              r"transcripts?|"
@@ -271,7 +300,9 @@ OUTSIDE = (r"(?:\bwhatsapp\b|\btelegram\b|\bpastebin\b|\bgist\b|\bngrok\b|\b(?:e
            r"\boutside\b|\boff-?site\b|\bthird[- ]part(?:y|ies)\b|"
            r"\bvendor'?s?\b|\bpartners?\b|\bcontractors?\b|\bpublic\b|\bgeneral\s+(?:chat|channel)|#general\b|"
            r"\bstatus\s+page\b|\bpersonal\s+(?:e-?mail|address|account|phone)|\bgmail\b|\boutlook\.com\b|\bproton\w*\b|"
-           r"\bwhoever\s+asks\b|\bthe\s+requester\b|\bthe\s+caller\b|\banyone\s+who\s+asks\b|\bin\s+(?:a|the|your)\s+"
+           r"\bwhoever\s+asks\b|\bthe\s+requester\b|\bthe\s+caller\b|\banyone\s+who\s+asks\b|\bover\s+chat\b|"
+           r"\b(?:of|to|in|into)\s+(?:a|the|your)\s+(?:same\s+|next\s+)?(?:summary|reply|answer|response|message)\b|"
+           r"\bin\s+(?:a|the|your)\s+(?:same\s+)?"
            r"(?:comment|reply|answer|response|ticket|chat|summary|pr\s+description|pull\s+request)\b|"
            r"\bextern\w*|\böffentlich\w*|\bhersteller\w*|\bdienstleister\w*|externe?s?|\bpublic\b|publique|fournisseur|"
            r"prestataire|externo?s?|externa|pública?|público|proveedor|fornecedor|esterno|pubblico|fornitore|openbaar|"
@@ -279,8 +310,8 @@ OUTSIDE = (r"(?:\bwhatsapp\b|\btelegram\b|\bpastebin\b|\bgist\b|\bngrok\b|\b(?:e
            r"ספק|וואטסאפ|外部|公开|公共|第三方|外部の|公開)")
 
 # a safeguard a team keeps, and the verbs that switch one off
-SAFEGUARD = (r"(?:mfa|2fa|two-factor|two-step|multi-factor|second\s+factor|encryption|signature\s+(?:verification|"
-             r"checks?)|"
+SAFEGUARD = (r"(?:waf|web\s+application\s+firewall|ids|ips|mfa|2fa|two-factor|two-step|multi-factor|second\s+factor|"
+             r"encryption|signature\s+(?:verification|checks?)|"
              r"signing|verification|antivirus|anti-virus|endpoint\s+(?:agent|protection|security|sensor)|edr\b|"
              r"firewall|"
              r"branch\s+protection|protected\s+branch(?:es)?|auditing|audit\s+(?:log(?:ging|s)?|trail|records)|logging|"
@@ -289,7 +320,8 @@ SAFEGUARD = (r"(?:mfa|2fa|two-factor|two-step|multi-factor|second\s+factor|encry
              r"alert(?:s|ing)?(?:\s+rules?)?|monitoring|rate\s+limit\w*|fraud\s+(?:checks?|scores?|rules?)|"
              r"identity\s+(?:checks?|verification)|security\s+(?:checks?|scans?|reviews?|agent|scanner)|"
              r"secret\s+scanning|"
-             r"scanners?|sso|captcha|password\s+(?:requirements?|policy|login|protection)|tls|certificate\s+(?:checks?|"
+             r"scanners?|sso(?!\s+(?:account|user|login|group|app|session))|captcha|password\s+(?:requirements?|"
+             r"policy|login|protection)|tls|certificate\s+(?:checks?|"
              r"validation|pinning)|sandbox|dlp|guardrails?|content\s+filters?|safety\s+(?:checks?|filters?)|"
              r"zwei-?faktor\w*|2fa|verschlüsselung|signaturprüfung|firewall-?regeln|virenschutz|protokollierung|"
              r"sicherheitsprüfung\w*|prüfungen|double\s+authentification|authentification\s+à\s+deux\s+facteurs|"
@@ -347,7 +379,8 @@ GRANT = (r"(?:add\w*|creat\w*|register\w*|invit\w*|grant\w*|giv\w*|provision\w*|
          r"añad\w*|agreg\w*|crea\w*|configura\w*|concede\w*|otorga\w*|adicion\w*|cri[ae]\w*|configure|conced\w*|"
          r"aggiung\w*|voeg\w*\s+toe|maak\w*\s+\w+\s+aan|dodaj\w*|utwórz\w*|добав\w*|созда\w*|настро\w*|выда\w*|"
          r"הוסף|תוסיף|צור|הגדר|תן|添加|创建|配置|授予|追加|作成)")
-ACCESS = (r"(?:admin\w*|administrator\w*|owner\w*|root|sudo\w*|superuser|write\s+access|full\s+access|"
+ACCESS = (r"(?:admin\w*|administrator\w*|owner\w*|root|sudo\w*|superuser|write\s+access|full\s+access|shell\s+access|"
+          r"ssh\s+access|prod(?:uction)?\s+access|console\s+access|break-?glass|"
           r"read\s+access\s+to\s+all|deploy\s+keys?|ssh\s+keys?|authorized_keys|webhooks?|cname|dns\s+records?|"
           r"iam\s+users?|service\s+accounts?|collaborators?|local\s+(?:admin|user|account)|password\s+login|"
           r"api\s+keys?|access\s+keys?|personal\s+access\s+tokens?|oauth\s+apps?|integrations?|forwarding\s+rules?|"
@@ -385,8 +418,9 @@ AUTHORITY = (
 
 # acts whose harm is the act itself when nobody checks: approving, merging, paying, resetting
 ACT = (r"(?:approv\w*|merg\w*|deploy\w*|publish\w*|releas\w*|transfer\w*|wire\w*|pay\w*|refund\w*|reset\w*|grant\w*|"
-       r"confirm\w*|sign\s+off|push\w*|pousse|poussez|pousser|empuja\w*|move\s+(?:the\s+)?(?:money|funds|surplus|"
-       r"balance)|issue\s+(?:the\s+)?(?:full\s+)?"
+       r"confirm\w*|sign\s+off|push\w*|pousse|poussez|pousser|empuja\w*|réinitialis\w*|restablece\w*|redefin\w*|"
+       r"zurücksetz\w*|setze\s+\w+\s+zurück|сброс\w*|сбрось|whitelist\w*|allow-?list\w*|move\s+(?:the\s+)?(?:money|"
+       r"funds|surplus|balance)|issue\s+(?:the\s+)?(?:full\s+)?"
        r"(?:refund|payment)|chang\w*\s+(?:the\s+)?(?:bank|iban|address|email|password|payee)|close\w*|delete\w*|"
        r"genehmig\w*|freigeb\w*|überweis\w*|zahl\w*|approuv\w*|valide\w*|fusionn\w*|rembours\w*|aprueb\w*|aprobar|"
        r"fusion\w*|pag\w*|reembols\w*|aprov\w*|aprove|mescl\w*|approva\w*|unisci|keur\w*\s+goed|zatwierdz\w*|"
@@ -408,6 +442,9 @@ PRIORITY = (
     r"prevails\s+over)"
     r"\s+(?:all|every|any|your|the)\s+(?:\w+\s+){0,2}?(?:polic(?:y|ies)|rules?|instructions?|guidelines?|configuration|"
     r"system\s+prompt|settings|guardrails?)\b|\b(?:outranks?|overrides?)\s+your\b",
+    r"\btrust\s+(?:any|every|all)\s+(?:\w+\s+)?(?:instructions?|messages?|requests?|orders?)\b|"
+    r"\bas\s+if\s+(?:the\s+)?(?:\w+\s+){0,2}?(?:team|admin\w*|owner|developers?|ceo|ciso|cto|security|management)"
+    r"\s+(?:wrote|sent|said|signed)\s+(?:it|them)\b|"
     r"\bas\s+(?:coming|if\s+it\s+came)\s+from\s+(?:your|the)\s+(?:administrator|admin|owner|developers?|system|"
     r"operator|"
     r"creators?)\b|\bwhatever\s+your\s+(?:instructions|rules|polic(?:y|ies)|system\s+prompt|guidelines)\s+say",
@@ -438,8 +475,10 @@ SELF = (r"(?:\bthis\s+(?:instruction|note|message|entry|memory|comment|fact|dire
         r"这条(?:说明|消息|指令|备注)|このメモ|この指示)")
 
 # records whose deletion destroys evidence, whatever else is said
-EVIDENCE = (r"(?:audit\s+(?:log\s+)?(?:entries|records|lines|events|logs?|trail)|access\s+logs?|login\s+(?:records|"
-            r"events|"
+EVIDENCE = (r"(?:audit\s+(?:log\s+)?(?:entries|records|lines|events|logs?|trail)|access\s+logs?|"
+            r"cloudtrail(?:\s+logs?)?|"
+            r"flow\s+logs?|siem\s+(?:events|logs?)|logs\s+de\s+auditoria|registros\s+de\s+auditoria|"
+            r"login\s+(?:records|events|"
             r"history)|security\s+logs?|zugriffsprotokoll\w*|audit-?protokoll\w*|journaux\s+d'(?:accès|audit)|"
             r"registros\s+de\s+(?:acceso|auditoría)|registros\s+de\s+acesso|log\s+di\s+accesso|журнал\w*\s+аудита|"
             r"записи\s+аудита|יומן\s+(?:הביקורת|הגישה)|审计(?:记录|日志)|访问日志|監査ログ)")
@@ -454,6 +493,12 @@ DECODE_RUN = (r"\b(?:decod\w*|dekodier\w*|décod\w*|decodific\w*|decodifi\w*|р�
               r"декодир\w*)\b[^\n]{0,60}?\b(?:execute|"
               r"run|follow|obey|apply|do\s+what|ausführ\w*|befolg\w*|exécute\w*|suis|siga|sigue|ejecuta\w*|esegui|"
               r"выполни\w*)\b|\b(?:execute|run|follow|obey|apply)\b[^\n]{0,40}?\bafter\s+decoding\b|解码[^。\n]{0,20}执行")
+
+# a thing described as harmless or done, to whoever reads the description
+MISLABEL = (r"\b(?:describe|present|report|label|call|summari[sz]e|mark|list)\s+(?:this|it|the\s+\w+)\s+(?:pr\s+|"
+            r"change\s+)?"
+            r"as\s+(?:a\s+|an\s+)?(?:docs?-only|documentation|harmless|minor|cosmetic|routine|trivial|refactor(?:ing)?|"
+            r"typo|false\s+positive|resolved|fixed|nothing)\b")
 
 # a password or word that unlocks something: the mark of a back door
 TRIGGER = (r"\b(?:says?|types?|mentions?|writes?|knows?|uses?|gives?)\s+(?:the\s+)?(?:word|phrase|code\s*word|"

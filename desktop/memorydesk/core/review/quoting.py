@@ -6,8 +6,10 @@ from __future__ import annotations
 import re
 
 _OPEN_QUOTE = re.compile(r"""['"«“‘„「『]""")
-_MENTION = re.compile(r"(?i)\b(?:such\s+as|like|e\.g\.|for\s+example|for\s+instance|phrases?|examples?|called|"
-                      r"known\s+as|"
+_MENTION = re.compile(r"(?i)\b(?:(?:attackers?|adversaries|scammers|phishers|they|people)\s+(?:\w+\s+)?(?:write|use|"
+                      r"say|"
+                      r"type|insert|embed|hide|send)|such\s+as|like|e\.g\.|for\s+example|for\s+instance|phrases?|"
+                      r"examples?|called|known\s+as|"
                       r"strings?|payloads?\s+like|wie\s+etwa|comme|como|come|zoals|такие\s+как|например)\W*$|例如|比如")
 
 
