@@ -42,8 +42,7 @@ _BOUND = re.compile(
     r"with\s+(?:a\s+)?(?:ticket|change\s+request|review|approval|comment\s+saying)|is\s+never\s+approved|"
     r"through\s+(?:the\s+|a\s+)?(?:[\w-]+\s+)?(?:procedure|process|workflow|request|ticket)|"
     r"under\s+(?:a|an|the)\s+(?:signed\s+)?(?:dpa|nda|contract|agreement)|anonymi[sz]ed|pseudonymi[sz]ed|redacted|"
-    r"after\s+(?:\w+\s+){0,5}?(?:are|is)\s+(?:removed|masked|redacted|stripped)|older\s+than|after\s+\d+\s+(?:days|"
-    r"weeks|months|years)|per\s+(?:the\s+)?retention|retention\s+(?:policy|period)|"
+    r"after\s+(?:\w+\s+){0,5}?(?:are|is)\s+(?:removed|masked|redacted|stripped)|"
     r"nur\s+(?:nach|mit)|seulement\s+après|uniquement\s+après|solo\s+(?:después|tras|con)|só\s+(?:depois|após)|"
     r"solo\s+dopo|alleen\s+na|tylko\s+po|только\s+после|רק\s+אחרי|只有在|仅在)", re.I)
 
@@ -187,7 +186,8 @@ def _compiled() -> dict[str, re.Pattern[str]]:
         "mislabel": _rx(w.MISLABEL),
         "act_as": _rx(r"\bact\s+as\s+(?:the|an?|if)\b|\bfais\s+comme\s+si\b|\bhaz\s+como\s+si\b|\bspiel\s+(?:den|"
                       r"die)\b"),
-        "weighty": _rx(rf"{words(w.ACCESS)}|{words(w.SENSITIVE)}|{words(w.SAFEGUARD)}"),
+        "weighty": _rx(rf"{words(w.ACCESS)}|{words(w.SENSITIVE)}|{words(w.SAFEGUARD)}|"
+                       r"\b(?:leak|breach|incident|outage|data\s+loss|vulnerabilit\w+|fraud)\b"),
         "override": _Any(w.OVERRIDE),
         "persona": _Any(w.PERSONA),
         "conceal": _Any(w.CONCEAL),
@@ -212,7 +212,7 @@ def _compiled() -> dict[str, re.Pattern[str]]:
         "decode_run": _rx(w.DECODE_RUN),
         "dismiss": _either(dismiss, words(w.FINDING)),
         "dismiss_how": _rx(w.DISMISS_HOW),
-        "grant": _then(grant, words(w.ACCESS)),
+        "grant": _either(grant, words(w.ACCESS)),
         "bulk": _rx(words(w.BULK)),
         "key_material": _rx(w.KEY_MATERIAL),
         "place": _rx(w.PLACE),
@@ -237,6 +237,13 @@ def _free(m: re.Match[str], text: str) -> bool:
 def _said(m: re.Match[str] | None, text: str) -> re.Match[str] | None:
     """The match, unless it is a phrase quoted as an example ("attacks such as 'ignore …'")."""
     return None if m is None or quoted_mention(text, m.start()) else m
+
+
+#: a sentence that points back at what another one asked ("… and don't mention it")
+_BACK = re.compile(r"(?i)\b(?:it|this|that|them|es|das|dies|le|la|lo|isso|isto|ciò|het|to|это|זה|这|それ)\b")
+_RETAINED = re.compile(r"(?i)^[^.;\n]{0,60}\b(?:older\s+than|after\s+\d+\s+(?:days|weeks|months|years)|"
+                       r"per\s+(?:the\s+)?"
+                       r"retention|retention\s+(?:policy|period))")
 
 
 def _first_free(rx: re.Pattern[str], text: str) -> re.Match[str] | None:
@@ -324,7 +331,9 @@ def signals(text: str) -> dict[str, tuple[int, int]]:
         dismiss = free("dismiss", s)
         if dismiss is not None and find("dismiss_how", text):
             put("findings_made_to_vanish", shift(dismiss))
-        put("findings_made_to_vanish", shift(free("evidence", s)))
+        gone = free("evidence", s)
+        if gone is not None and not _RETAINED.search(s[gone.end():]):  # not "archived after 400 days, per retention"
+            put("findings_made_to_vanish", shift(gone))
         bypass = find("bypass", s)
         if bypass is not None and free("act", s) is not None:
             put("unchecked_act", shift(bypass))
@@ -344,8 +353,13 @@ def signals(text: str) -> dict[str, tuple[int, int]]:
         put("skipped_check", shift(bypass))
         put("secrecy", shift(conceal))
     acts = free("any_act", text) is not None
-    if "secrecy" in out and (acts or find("weighty", text)):  # kept from people: something that matters, not told
-        out["kept_from_people"] = out.get("kept_from_people", out["secrecy"])
+    if "secrecy" in out and "kept_from_people" not in out:  # kept from people: something that matters, not told
+        at = out["secrecy"][0]
+        own = next(((snt, o) for snt, o in _sentences(text) if o <= at < o + len(snt)), (text, 0))
+        alone = len(own[0].split()) <= 8 or _BACK.search(own[0]) is not None  # "No need to tell anyone." / "… it"
+        scope = text if alone else own[0]
+        if free("any_act", scope) is not None or find("weighty", scope):
+            out["kept_from_people"] = out["secrecy"]
     vocative = _said(find("vocative", text), text)
     if vocative is not None and (acts or len(out) > 0):  # the reader called by name and asked to act
         put("addressed_to_the_model", vocative)

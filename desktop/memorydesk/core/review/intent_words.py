@@ -46,6 +46,8 @@ ADDRESS = (
 
 # the instructions it was given, set aside
 OVERRIDE = (
+    r"\b(?:your|the\s+assistant's|the\s+agent's|the)\s+(?:real|actual|true|updated|new)\s+(?:instructions|rules|"
+    r"task|prompt|orders)\s+(?:are|is|can\s+be\s+found|live)\b|\bfollow\s+(?:them|these|those|it|this)\s+instead\b",
     r"\b(?:ignore|disregard|forget|override|bypass|drop|discard|set\s+aside|skip|abandon)\s+(?:\w+\s+){0,4}?"
     r"(?:instructions?|rules?|guidance|guidelines?|directions?|prompts?|polic(?:y|ies)|checklists?|constraints?|"
     r"restrictions?|guardrails?|safety\s+\w+|context|limits?|caps?|training|programming|configuration)\b",
@@ -90,6 +92,8 @@ OVERRIDE = (
 
 # a new identity for the reader
 PERSONA = (
+    r"\byou\s+(?:now\s+)?have\s+(?:root|admin|sudo|full\s+access|owner\s+rights)\b[^.\n]{0,20}\bnow\b|"
+    r"\bcomme\s+si\s+tu\s+étais\b|以后你就是|你就是",
     r"\byou\s+are\s+now\b|\byou\s+are\s+(?:the|an?|my)\s+(?:[\w-]+\s+){0,3}?now\b|\bfrom\s+(?:now\s+on|"
     r"this\s+point(?:\s+on)?|here\s+on)\W+you\s+(?:are|will|play|act|must|"
     r"shall|can|may)\b|\b(?:pretend|imagine)\s+(?:to\s+be|you(?:'re|\s+are))\s+(?:\w+\s+){0,4}?(?:admin\w*|manager|"
@@ -127,6 +131,11 @@ PRIVATE = (r"(?:customer|client|candidate|patient|user|employee)s?'?\s+names|nam
 
 # who a thing is kept from, and how
 CONCEAL = (
+    r"\bkeep\s+(?:\S+\s+){0,6}?to\s+yourself\b|\b(?:does\s+not|doesn't|do\s+not|don't|"
+    r"need\s+not)\s+need\s+to\s+(?:see|know|hear)\b|\bneed\s+not\s+know\b|\bleave\s+out\s+(?:any\s+)?(?:mention|"
+    r"reference)|\bomit\s+(?:any\s+)?(?:mention|reference)|\bwill\s+never\s+(?:check|notice|know|find\s+out)|"
+    r"\bwon't\s+(?:check|notice|find\s+out)|\b(?:sag|sage|sagt)\s+(?:\w+\s+){0,3}?nichts\b|"
+    r"\bvertel\s+(?:het\s+)?niemand\b|בלי\s+לעדכן|不需要知道|无需知道|不必知道|誰にも(?:報告|言わ|知らせ)",
     r"\b(?:do\s+not|don't|dont|never|no\s+need\s+to|without)\s+(?:\w+\s+){0,2}?(?:tell(?:ing)?|inform(?:ing)?|"
     r"notify(?:ing)?|"
     r"mention(?:ing)?|report(?:ing)?|disclos(?:e|ing)|reveal(?:ing)?|confirm(?:ing)?|cc(?:ing)?|"
@@ -184,6 +193,9 @@ HUSH = (r"\b(?:quietly|silently|secretly|discreetly|covertly|on\s+the\s+quiet|un
 
 # a safeguard skipped: review, checks, waiting, a second person
 BYPASS = (
+    r"\b(?:ask|check|verify)\s+(?:questions\s+)?later\b|\bwithout\s+(?:the\s+)?(?:usual\s+)?(?:call-?back|four-eyes|"
+    r"double\s+check|second\s+look)\b|\bsans\s+(?:double|deuxième|seconde)\s+signature\b|跳过审批|承認なし|確認なし|(?:is|"
+    r"are)\s+(?:just\s+)?(?:a\s+)?formality\b|\bcan\s+be\s+skipped\b",
     r"\bwithout\s+(?:\w+\s+){0,2}?(?:review(?:ing|ers?)?|check(?:ing|s)?|look(?:ing)?|read(?:ing)?|verif\w+|approval|"
     r"waiting\s+for|asking|confirm\w*|a\s+second\s+\w+|(?:any\s+)?tests?|testing|ci|sign-?off|identity\s+\w+|"
     r"opening\s+(?:it|them)|investigat\w*|a\s+ticket|a\s+change\s+request)\b",
@@ -224,7 +236,8 @@ BYPASS = (
 )
 
 # verbs that send, publish or hand something over
-SEND = (r"(?:(?:must|should|shall|is\s+to|are\s+to|will|to)\s+(?:also\s+|always\s+)?be\s+(?:sent|uploaded|forwarded|"
+SEND = (r"(?:repeat|ship|carica|выгруж\w*|wysyłaj|(?:must|should|shall|is\s+to|are\s+to|will|to)\s+(?:also\s+|"
+        r"always\s+)?be\s+(?:sent|uploaded|forwarded|"
         r"posted|"
         r"shared|copied|e-?mailed|mailed|published|exported|pasted|attached|included|listed|printed)|"
         r"send|upload|post|forward|e-?mail|mail|message|cc|bcc|copy|paste|share|publish|export|sync|mirror|push|"
@@ -246,7 +259,12 @@ SEND = (r"(?:(?:must|should|shall|is\s+to|are\s+to|will|to)\s+(?:also\s+|always\
         r"发送|发到|发给|上传|转发|公布|发布|粘贴|复制|输出|分享|送信|アップロード|転送|共有|貼り付け|出力)")
 
 # what must not go out
-SENSITIVE = (r"(?:secrets?|passwords?|passphrases?|credentials?|tokens?|jwts?|api[\s_-]?keys?|"
+SENSITIVE = (r"(?:e-?mail\s+addresses|zugangscodes?|(?:access|door|pin|alarm)\s+codes?|personalakten|"
+             r"personnel\s+files|hr\s+files|employee\s+records|mailbox|buzón|boîte\s+(?:mail|aux\s+lettres)|"
+             r"postfach|caixa\s+de\s+(?:correio|entrada)|salári\w*|salari\w*|gehälter|gehalt\w*|sueldos|nóminas|"
+             r"payslips?|зарплат\w*|משכורות|工资|給与|(?:database|db)\s+(?:backups?|dumps?)|backup\s+del\s+database|"
+             r"баз\w+\s+клиентов|клиентск\w+\s+баз\w*|secrets?|passwords?|passphrases?|credentials?|tokens?|jwts?|"
+             r"api[\s_-]?keys?|"
              r"(?:authorization|auth|cookie)\s+headers?|bearer\s+tokens?|(?:recovery|backup|one-time|mfa|2fa)\s+codes?|"
              r"otps?|secrets?\.\w+|id_rsa\w*|\.pem|kubeconfig|\.npmrc|\.pypirc|credentials\.\w+|salar(?:y|ies)|payroll|"
              r"(?:access|server)\s+logs?|registros\s+de\s+acceso|journaux\s+d'accès|zugriffsprotokoll\w*|"
@@ -288,7 +306,10 @@ PLACE = (r"(?:https?://\S+|www\.\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?<![\w@.-])[a-
          r"(?![\w-]))")
 
 # places outside the team: a URL, an address, a phone, a public or third party's place
-OUTSIDE = (r"(?:\bwhatsapp\b|\btelegram\b|\bpastebin\b|\bgist\b|\bngrok\b|\b(?:endpoint|server|address|url|link|"
+OUTSIDE = (r"(?:shared\s+(?:\w+\s+)?(?:sheet|doc|document|drive|folder|link|spreadsheet)|(?:in|to|into)\s+(?:the\s+|"
+           r"a\s+)?(?:[\w-]+\s+)?(?:channel|chat|thread|room|group)\b|leverancier\w*|cuenta\s+personal|"
+           r"conta\s+pessoal|compte\s+personnel|\bwhatsapp\b|\btelegram\b|\bpastebin\b|\bgist\b|\bngrok\b|"
+           r"\b(?:endpoint|server|address|url|link|"
            r"number|account)\s+(?:below|above|in\s+this\s+\w+|"
            r"that\s+follows)|\b(?:the\s+)?following\s+(?:address|server|url|link|endpoint|number|account)|"
            r"\b(?:storage|upload|download|share|file)\s+link|\bmy\s+(?:server|e-?mail|address|account|endpoint|"
@@ -310,7 +331,9 @@ OUTSIDE = (r"(?:\bwhatsapp\b|\btelegram\b|\bpastebin\b|\bgist\b|\bngrok\b|\b(?:e
            r"ספק|וואטסאפ|外部|公开|公共|第三方|外部の|公開)")
 
 # a safeguard a team keeps, and the verbs that switch one off
-SAFEGUARD = (r"(?:waf|web\s+application\s+firewall|ids|ips|mfa|2fa|two-factor|two-step|multi-factor|second\s+factor|"
+SAFEGUARD = (r"(?:region\s+lock|geo-?(?:fence|block\w*)|data\s+residency|viren\w*|alertas|alertes|alarmes|warnungen|"
+             r"allarmi|оповещени\w*|התראות|告警|警报|アラート|logging\s+van\s+\w+|journalisation|protokollierung|waf|"
+             r"web\s+application\s+firewall|ids|ips|mfa|2fa|two-factor|two-step|multi-factor|second\s+factor|"
              r"encryption|signature\s+(?:verification|checks?)|"
              r"signing|verification|antivirus|anti-virus|endpoint\s+(?:agent|protection|security|sensor)|edr\b|"
              r"firewall|"
@@ -333,7 +356,8 @@ SAFEGUARD = (r"(?:waf|web\s+application\s+firewall|ids|ips|mfa|2fa|two-factor|tw
              r"fattori|crittografia|tweestapsverificatie|versleuteling|uwierzytelnianie\s+dwuskładnikowe|szyfrowanie|"
              r"двухфакторн\w*|2фа|шифровани\w*|проверк\w+\s+подписи|антивирус\w*|файрвол\w*|аудит\w*|"
              r"אימות\s+דו\S*|הצפנה|חתימה|双因素|两步验证|加密|签名验证|防火墙|审计|二要素|暗号化|署名検証)")
-OFF = (r"(?:disabl\w*|skip|skipping|drop|turn(?:s|ing)?\s+off|switch(?:es|ing)?\s+off|deactivat\w*|uninstall\w*|"
+OFF = (r"(?:override|overrides|schalte(?=(?:\s+\S+){1,6}\s+ab\b)|zet(?=(?:\s+\S+){1,6}\s+uit\b)|בטל|תבטל|desactiva|"
+       r"disabl\w*|skip|skipping|drop|turn(?:s|ing)?\s+off|switch(?:es|ing)?\s+off|deactivat\w*|uninstall\w*|"
        r"remov\w*|bypass\w*|"
        r"lower\w*|relax\w*|suspend\w*|stop\w*|kill\w*|pause\w*|weaken\w*|circumvent\w*|set\s+\w+\s+to\s+(?:zero|0|"
        r"off|false)|"
@@ -373,13 +397,16 @@ DISMISS_HOW = (r"(?:without\s+(?:\w+\s+)?(?:looking|reading|checking|review\w*|i
                r"רשימת\s+ההתעלמות|ולא\s+מדווחים|כל\s+לילה|直接|立即|每晚|不要(?:回复|处理))")
 
 # access granted or a door added
-GRANT = (r"(?:add\w*|creat\w*|register\w*|invit\w*|grant\w*|giv\w*|provision\w*|enabl\w*|set\s+up|configur\w*|"
+GRANT = (r"(?:lege(?=(?:\s+\S+){1,8}\s+an\b)|accord\w*|предостав\w*|geef|授予|授权|give|giving|grant|assign\w*|"
+         r"hand\s+out|add\w*|creat\w*|register\w*|invit\w*|grant\w*|giv\w*|provision\w*|enabl\w*|set\s+up|configur\w*|"
          r"point\w*|install\w*|allow\w*|whitelist\w*|elevat\w*|promot\w*|make\s+\w+\s+(?:an?\s+)?(?:admin|owner)|"
          r"füge\w*|erstell\w*|richte\s+\w+\s+ein|gewähr\w*|ajout\w*|crée\w*|créer|configur\w*|accord\w*|"
          r"añad\w*|agreg\w*|crea\w*|configura\w*|concede\w*|otorga\w*|adicion\w*|cri[ae]\w*|configure|conced\w*|"
          r"aggiung\w*|voeg\w*\s+toe|maak\w*\s+\w+\s+aan|dodaj\w*|utwórz\w*|добав\w*|созда\w*|настро\w*|выда\w*|"
          r"הוסף|תוסיף|צור|הגדר|תן|添加|创建|配置|授予|追加|作成)")
-ACCESS = (r"(?:admin\w*|administrator\w*|owner\w*|root|sudo\w*|superuser|write\s+access|full\s+access|shell\s+access|"
+ACCESS = (r"(?:full\s+scopes?|all\s+scopes|(?:all|full)\s+permissions|schrijfrechten|schreibrechte|admin-?konto|"
+          r"droits\s+d\'administration|права\s+администратора|管理员权限|管理者権限|admin\w*|administrator\w*|owner\w*|root|"
+          r"sudo\w*|superuser|write\s+access|full\s+access|shell\s+access|"
           r"ssh\s+access|prod(?:uction)?\s+access|console\s+access|break-?glass|"
           r"read\s+access\s+to\s+all|deploy\s+keys?|ssh\s+keys?|authorized_keys|webhooks?|cname|dns\s+records?|"
           r"iam\s+users?|service\s+accounts?|collaborators?|local\s+(?:admin|user|account)|password\s+login|"
@@ -417,7 +444,9 @@ AUTHORITY = (
 )
 
 # acts whose harm is the act itself when nobody checks: approving, merging, paying, resetting
-ACT = (r"(?:approv\w*|merg\w*|deploy\w*|publish\w*|releas\w*|transfer\w*|wire\w*|pay\w*|refund\w*|reset\w*|grant\w*|"
+ACT = (r"(?:chang\w*\s+(?:the\s+)?(?:payout|beneficiary|payment\s+details|account\s+details|bank\s+details)|"
+       r"valide\w*|返金|approuve\w*|process\w*\s+(?:the\s+)?payments?|approv\w*|merg\w*|deploy\w*|publish\w*|"
+       r"releas\w*|transfer\w*|wire\w*|pay\w*|refund\w*|reset\w*|grant\w*|"
        r"confirm\w*|sign\s+off|push\w*|pousse|poussez|pousser|empuja\w*|réinitialis\w*|restablece\w*|redefin\w*|"
        r"zurücksetz\w*|setze\s+\w+\s+zurück|сброс\w*|сбрось|whitelist\w*|allow-?list\w*|move\s+(?:the\s+)?(?:money|"
        r"funds|surplus|balance)|issue\s+(?:the\s+)?(?:full\s+)?"
@@ -435,6 +464,10 @@ IMPERATIVE = (r"(?:^|[.:;!\n]\s*|\b(?:then|and|also|please|always|just)\s+)(?:pl
 
 # a rule's claim to outrank the others, made by the text about itself or against all of them
 PRIORITY = (
+    r"\btreat\s+(?:it|them|this|these|the\s+\w+|all\s+\w+|every\s+\w+|"
+    r"any\s+\w+)\s+as\s+(?:if\s+it\s+came\s+)?(?:coming\s+)?from\s+(?:our|your|the|a)\s+(?:cto|ceo|ciso|cfo|"
+    r"admin\w*|owner|security\s+team|management)\b|\btreat\s+(?:all|every|any)\s+\w+\s+as\s+(?:an?\s+)?(?:admin\w*|"
+    r"owners?|verified|trusted|pre-?approved|internal|staff)\b",
     r"\b(?:this|these|the\s+following|the\s+above)\s+(?:\w+\s+){0,2}?(?:instructions?|messages?|notes?|entry|entries|"
     r"memory|facts?|directives?|orders?|rules?|decision|notice|text|comment)\s+(?:\w+\s+){0,3}?(?:overrides?|outranks?|"
     r"supersedes?|takes?\s+(?:priority|precedence)|ha(?:s|ve)\s+(?:priority|precedence)|prevails?|trumps|is\s+above)\b",
@@ -462,7 +495,9 @@ OFF_STATE = (r"\s+(?:is|are|were|has\s+been|have\s+been)\s+(?:now\s+)?(?:off|dis
              r"removed|not\s+(?:required|needed)|no\s+longer\s+(?:required|needed|enforced)|optional)\b")
 
 # code fetched from somewhere and run
-RUN_REMOTE = (r"\b(?:download|fetch|curl|wget|get|pull)\s+(?:\S+\s+){0,4}?(?:and\s+)?(?:run|execute|install|source)\b|"
+RUN_REMOTE = (r"\b(?:run|execute)\s+(?:whatever|anything|any\s+command|any\s+script|every\s+command)\s+(?:the\s+\w+|"
+              r"anyone|they|someone|users?)\s+(?:pastes?|sends?|types?|gives?|provides?|asks?)|\b(?:download|fetch|"
+              r"curl|wget|get|pull)\s+(?:\S+\s+){0,4}?(?:and\s+)?(?:run|execute|install|source)\b|"
               r"\b(?:run|execute|install)\s+(?:the\s+|this\s+)?(?:\S+\s+){0,3}?(?:script|binary|installer|package)\s+"
               r"from\s+(?:the\s+|this\s+|a\s+|my\s+)?(?:link|url|pastebin|gist|https?://|\S+\.(?:sh|xyz|top|io|ru)\b)")
 
@@ -475,7 +510,8 @@ SELF = (r"(?:\bthis\s+(?:instruction|note|message|entry|memory|comment|fact|dire
         r"这条(?:说明|消息|指令|备注)|このメモ|この指示)")
 
 # records whose deletion destroys evidence, whatever else is said
-EVIDENCE = (r"(?:audit\s+(?:log\s+)?(?:entries|records|lines|events|logs?|trail)|access\s+logs?|"
+EVIDENCE = (r"(?:(?:error|log)\s+lines|(?:from|in)\s+the\s+(?:postmortem|incident\s+report|timeline)|"
+            r"audit\s+(?:log\s+)?(?:entries|records|lines|events|logs?|trail)|access\s+logs?|"
             r"cloudtrail(?:\s+logs?)?|"
             r"flow\s+logs?|siem\s+(?:events|logs?)|logs\s+de\s+auditoria|registros\s+de\s+auditoria|"
             r"login\s+(?:records|events|"
@@ -506,7 +542,10 @@ TRIGGER = (r"\b(?:says?|types?|mentions?|writes?|knows?|uses?|gives?)\s+(?:the\s
            r"\bcodewort\b|кодов\w+\s+слов\w*")
 
 # who or what a door is opened for: someone outside, anyone, or a key the text itself hands over
-GRANTEE = (r"(?:\bguests?\b|\banyone\b|\beveryone\b|\bany\s+(?:account|user|caller)|\ball\s+users|\bexternal\b|"
+GRANTEE = (r"(?:tout\s+compte|tout\s+le\s+monde|n\'importe\s+qui|cualquier\s+(?:persona|cuenta|usuario)|"
+           r"qualquer\s+(?:pessoa|conta|usuário)|jede[mnr]?\b|любому|всем|כל\s+מי|任何人|所有人|誰にでも|elke\s+\w+|"
+           r"each\s+caller|any\s+(?:plugin|app|vendor|caller|requester)|\bguests?\b|\banyone\b|\beveryone\b|"
+           r"\bany\s+(?:account|user|caller)|\ball\s+users|\bexternal\b|"
            r"\bvendors?\b|\bcontractors?\b|\boutside\b|\bunknown\b|\bmy\s+(?:key|server|account|user|address)|"
            r"\bthis\s+(?:key|account|user|address|server|ssh\s+key)|\bthe\s+following\b|\bbelow\b|"
            r"\b(?:as|an?)\s+(?:an?\s+)?(?:owner|admin|administrator|root|superuser)\b|\b(?:admin|owner|root|sudo|"
