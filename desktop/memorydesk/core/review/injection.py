@@ -176,7 +176,8 @@ RULES: tuple[Rule, ...] = (
          "Install with the package manager; do not curl scripts.",
          (("curl", "wget", "iex", "powershell"),)),
     Rule("silently",
-         _rx(r"\b(?:approve|merge|grant|disable|delete|remove|dismiss|resolve|close|upload|send|forward|export|"
+         _rx(r"(?<![\w/-])(?:approve|merge|grant|disable|delete|remove|dismiss|resolve|close|upload|send|forward|"
+             r"export|"
              r"turn\s+off|skip|bypass|mark)\b[^.\n]{0,90}\b(?:without\s+(?:telling|notifying|informing|asking|"
              r"review(?:ing)?|looking|checking|waiting\s+for\s+(?:ci|review\w*|approval|the\s+\w+))|silently|quietly|"
              r"and\s+(?:do\s+not|don't|never)\s+(?:tell|mention|notify|log|report|comment)|nobody\s+(?:checks|"

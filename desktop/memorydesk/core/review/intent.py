@@ -128,7 +128,8 @@ def words(group: str) -> str:
     alts = _alternatives(group)
     whole = [a for a in alts if _word_led(a)]
     pieces = [a for a in alts if not _word_led(a)]
-    parts = [rf"(?<!\w)(?:{'|'.join(whole)})(?!\w)"] if whole else []
+    # not a piece of a name (``lumen-new-export``, ``/v1/export``, ``export_job``)
+    parts = [rf"(?<![\w/-])(?:{'|'.join(whole)})(?![\w]|-\w)"] if whole else []
     if pieces:
         parts.append(f"(?:{'|'.join(pieces)})")
     return f"(?:{'|'.join(parts)})"
@@ -186,8 +187,16 @@ def _compiled() -> dict[str, re.Pattern[str]]:
         "mislabel": _rx(w.MISLABEL),
         "act_as": _rx(r"\bact\s+as\s+(?:the|an?|if)\b|\bfais\s+comme\s+si\b|\bhaz\s+como\s+si\b|\bspiel\s+(?:den|"
                       r"die)\b"),
+        "guarded": _rx(rf"{words(w.ACCESS)}|{words(w.SENSITIVE)}|{words(w.SAFEGUARD)}"),
+        "put_secret": _either(words(w.PUT), sensitive),
+        "own_writing": _rx(words(w.OWN_WRITING)),
+        "despite_red": _rx(r"\beven\s+(?:if|when|though)\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?(?:scans?|checks?|reviews?|"
+                           r"tests?|ci|builds?|pipelines?|audits?)\s+(?:is|are|comes?\s+back|turns?|goes)\s+"
+                           r"(?:red|failing|failed|fails|negative)\b"),
+        "otherwise": _rx(r"\b(?:tell|assure|reassure|inform|say\s+to)\s+[^.\n]{0,100}?\b(?:even\s+(?:if|when|though)|"
+                         r"although|whatever)\b[^.\n]{0,60}?\b(?:says?|shows?|states?)\s+otherwise\b"),
         "weighty": _rx(rf"{words(w.ACCESS)}|{words(w.SENSITIVE)}|{words(w.SAFEGUARD)}|"
-                       r"\b(?:leak|breach|incident|outage|data\s+loss|vulnerabilit\w+|fraud)\b"),
+                       r"\b(?:leak\w*|breach\w*|incident|outage|data\s+loss|vulnerabilit\w+|fraud)\b"),
         "override": _Any(w.OVERRIDE),
         "persona": _Any(w.PERSONA),
         "conceal": _Any(w.CONCEAL),
@@ -246,10 +255,50 @@ _RETAINED = re.compile(r"(?i)^[^.;\n]{0,60}\b(?:older\s+than|after\s+\d+\s+(?:da
                        r"retention|retention\s+(?:policy|period))")
 
 
-def _first_free(rx: re.Pattern[str], text: str) -> re.Match[str] | None:
+_SLUG = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)+(?=\n)")
+
+
+def _unslugged(text: str) -> str:
+    """A topic written as a slug on the first line (``sso-bypass-user``) read as its words, the
+    offsets kept; elsewhere a hyphenated name (``lumen-new-export``) stays one name."""
+    m = _SLUG.match(text)
+    return text if m is None else m.group().replace("-", " ").replace("_", " ") + text[m.end():]
+
+
+#: an English verb that says what happens or happened (``removes``, ``closed``, ``closing``), not what is asked
+_INFLECTED = re.compile(r"^[a-z]+(?:ed|(?<![sui])s)$")
+_GERUND = re.compile(r"^[a-z]+ing$")
+_DETERMINER = re.compile(r"(?i)\b(?:the|a|an|this|that|our|your|its|their|each|every)\s+$")
+_WHEN = re.compile(r"(?i)\b(?:after|before|when|while|upon|since|on)\s+$")
+#: … unless a word just before makes it a request or a standing practice after all (``must be removed``,
+#: ``are approved without …``, ``get merged``) or the agent that reads it is its subject (``the assistant
+#: forwards …``)
+_ASKED = re.compile(r"(?i)(?:\b(?:to|be|is|are|get|gets|must|should|shall|will|please|always|keep|start|need|"
+                    r"needs|has|have)\s+"
+                    r"(?:\w+\s+)?|\b" + w.AGENT + r"\s+(?:\w+\s+)?)$")
+
+
+def _described(act: str, before: str) -> bool:
+    """An English act word that states what a thing does or did ("v4.13 removes the endpoint",
+    "after closing a dialog") or names a thing ("the export toast"): no request."""
+    word = act.split(None, 1)[0].lower() if act.strip() else ""
+    if _DETERMINER.search(before[-12:]):
+        return True  # "the export toast", "an upload": a thing named, no act asked for
+    if _GERUND.match(word):
+        return _WHEN.search(before[-12:]) is not None  # "after closing a dialog"; not "keep it tidy by marking …"
+    return bool(_INFLECTED.match(word)) and _ASKED.search(before[-40:]) is None
+
+
+def _first_free(rx, text: str, act: re.Pattern[str] | None = None) -> re.Match[str] | None:
+    """The first match whose act is asked for: not forbidden, bound to a safeguard or only described."""
     for m in rx.finditer(text):
-        if _free(m, text):
-            return m
+        if not _free(m, text):
+            continue
+        if act is not None:
+            a = act.search(text, m.start(), m.end())
+            if a is not None and _described(a.group(), text[:a.start()]):
+                continue
+        return m
     return None
 
 
@@ -284,6 +333,7 @@ def signals(text: str) -> dict[str, tuple[int, int]]:
     out: dict[str, tuple[int, int]] = {}
     if not text or len(text) < 12:
         return out
+    text = _unslugged(text)
     c = _compiled()
     ok = _open(text)  # the patterns that can match somewhere in the text; the others are not run
 
@@ -299,7 +349,11 @@ def signals(text: str) -> dict[str, tuple[int, int]]:
         return rx.search(where, start, stop)
 
     def free(name: str, where: str) -> re.Match[str] | None:
-        return _first_free(c[name], where) if name in ok else None
+        if name not in ok:
+            return None
+        rx = c[name]
+        act = _ACT_PART.get(name)
+        return _first_free(rx, where, None if act is None else rx if act < 0 else rx.parts[act])
 
     def put(name: str, m: re.Match[str] | _Shift | None) -> None:
         if m is not None and name not in out:
@@ -308,7 +362,7 @@ def signals(text: str) -> dict[str, tuple[int, int]]:
     put("addressed_to_the_model", _said(find("address", text), text))
     put("instructions_set_aside", _said(free("override", text), text))
     put("new_persona", _said(find("persona", text), text))
-    put("deceives", find("deceive", text) or find("mislabel", text))
+    put("deceives", find("deceive", text) or find("mislabel", text) or find("otherwise", text))
     put("priority_over_rules", find("priority", text))
     put("code_from_outside", free("run_remote", text))
     put("secret_trigger", find("trigger", text))
@@ -323,6 +377,10 @@ def signals(text: str) -> dict[str, tuple[int, int]]:
         if "conceal" in ok:
             conceal = next((m for m in c["conceal"].finditer(s) if find("private", s, m.end(), m.end() + 60) is None),
                            None)
+        put_in = free("put_secret", s)
+        if put_in is not None and find("own_writing", s):  # "put the password in your next status update"
+            put("secrets_sent_out", shift(put_in))
+        put("unchecked_act", shift(find("despite_red", s)))  # "ship it even if the security scan is red"
         sens = free("send_sensitive", s)
         if sens is not None and (find("sensitive_out", s) or find("send_out", s) or outside_anywhere
                                  or find("bulk", s)):
@@ -352,7 +410,10 @@ def signals(text: str) -> dict[str, tuple[int, int]]:
             put("key_handed_over", shift(find("key_material", s)))
         put("skipped_check", shift(bypass))
         put("secrecy", shift(conceal))
-    acts = free("any_act", text) is not None
+
+    def acts() -> bool:  # the longest pattern: read only where a vocative or a role asks for it
+        return free("any_act", text) is not None
+
     if "secrecy" in out and "kept_from_people" not in out:  # kept from people: something that matters, not told
         at = out["secrecy"][0]
         own = next(((snt, o) for snt, o in _sentences(text) if o <= at < o + len(snt)), (text, 0))
@@ -361,15 +422,21 @@ def signals(text: str) -> dict[str, tuple[int, int]]:
         if free("any_act", scope) is not None or find("weighty", scope):
             out["kept_from_people"] = out["secrecy"]
     vocative = _said(find("vocative", text), text)
-    if vocative is not None and (acts or len(out) > 0):  # the reader called by name and asked to act
+    # the reader called by name and asked to act, or to handle a secret, an access or a safeguard
+    if vocative is not None and (len(out) > 0 or find("guarded", text) or acts()):
         put("addressed_to_the_model", vocative)
     act_as = _said(find("act_as", text), text)
-    if act_as is not None and acts:
+    if act_as is not None and acts():
         put("new_persona", act_as)
     if "authority" in out and any(k in out for k in ("safeguard_switched_off", "unchecked_act", "new_access",
                                                       "secrets_sent_out", "findings_made_to_vanish", "skipped_check")):
         out["authority_for_an_act"] = out["authority"]
     return out
+
+
+#: where the act is in the patterns read for it: the pair's first or second part, or the whole match (-1)
+_ACT_PART = {"put_secret": 0, "send_sensitive": 0, "send_out": 0, "off": 0, "dismiss": 0, "evidence": 0, "grant": 0,
+             "hush_act": 1, "act": -1, "any_act": -1}
 
 
 class _Shift:

@@ -131,6 +131,8 @@ PRIVATE = (r"(?:customer|client|candidate|patient|user|employee)s?'?\s+names|nam
 
 # who a thing is kept from, and how
 CONCEAL = (
+    r"\b(?:omit|omits|leave\s+out|leaves\s+out|drop)\s+(?:any\s+|all\s+)?(?:the\s+)?(?:part|parts|bit|section|"
+    r"paragraph|lines?|mention|details?)\s+(?:about|on|of|regarding)\b",
     r"\bkeep\s+(?:\S+\s+){0,6}?to\s+yourself\b|\b(?:does\s+not|doesn't|do\s+not|don't|"
     r"need\s+not)\s+need\s+to\s+(?:see|know|hear)\b|\bneed\s+not\s+know\b|\bleave\s+out\s+(?:any\s+)?(?:mention|"
     r"reference)|\bomit\s+(?:any\s+)?(?:mention|reference)|\bwill\s+never\s+(?:check|notice|know|find\s+out)|"
@@ -141,7 +143,8 @@ CONCEAL = (
     r"mention(?:ing)?|report(?:ing)?|disclos(?:e|ing)|reveal(?:ing)?|confirm(?:ing)?|cc(?:ing)?|"
     r"copy(?:ing)?\s+(?:in\s+)?|"
     r"alert(?:ing)?|warn(?:ing)?|(?:log(?:ging)?|record(?:ing)?|flag(?:ging)?)\s+(?:it|this|that|them|the\s+change|"
-    r"anything)|escalat(?:e|ing)|comment(?:ing)?\s+on|let)\b"
+    r"anything)|escalat(?:e|ing)|comment(?:ing)?\s+on|let(?=\s+(?:\w+\s+){1,3}?(?:know|see|find\s+out|notice|"
+    r"hear)\b))\b"
     r"(?!\s+(?:a\s+)?(?:customer\s+names|client\s+names|names|internal\s+code|code\s+names))",
     r"\b(?:do\s+not|don't|dont|never|without)\s+(?:leave|leaving|create|creating|open|opening|file|filing|add|adding|"
     r"log|logging|make|making)\s+(?:a\s+|an\s+|any\s+)?(?:note|ticket|record|comment|entry|trace|change\s+request)s?\b|"
@@ -194,7 +197,7 @@ HUSH = (r"\b(?:quietly|silently|secretly|discreetly|covertly|on\s+the\s+quiet|un
 # a safeguard skipped: review, checks, waiting, a second person
 BYPASS = (
     r"\b(?:ask|check|verify)\s+(?:questions\s+)?later\b|\bwithout\s+(?:the\s+)?(?:usual\s+)?(?:call-?back|four-eyes|"
-    r"double\s+check|second\s+look)\b|\bsans\s+(?:double|deuxième|seconde)\s+signature\b|跳过审批|承認なし|確認なし|(?:is|"
+    r"double\s+check|second\s+look|(?:second|double|dual)\s+(?:signature|approval|sign-?off))\b|\bsans\s+(?:double|deuxième|seconde)\s+signature\b|跳过审批|承認なし|確認なし|(?:is|"
     r"are)\s+(?:just\s+)?(?:a\s+)?formality\b|\bcan\s+be\s+skipped\b",
     r"\bwithout\s+(?:\w+\s+){0,2}?(?:review(?:ing|ers?)?|check(?:ing|s)?|look(?:ing)?|read(?:ing)?|verif\w+|approval|"
     r"waiting\s+for|asking|confirm\w*|a\s+second\s+\w+|(?:any\s+)?tests?|testing|ci|sign-?off|identity\s+\w+|"
@@ -300,7 +303,9 @@ SENSITIVE = (r"(?:e-?mail\s+addresses|zugangscodes?|(?:access|door|pin|alarm)\s+
              r"密码|口令|令牌|密钥|秘钥|凭据|凭证|客户(?:信息|数据|资料)|记忆|パスワード|トークン|秘密鍵|認証情報|顧客(?:情報|データ))")
 
 # a concrete place: a URL, a host name, an e-mail address
-PLACE = (r"(?:https?://\S+|www\.\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?<![\w@.-])[a-z0-9-]++(?:\.[a-z0-9-]++)*?\.(?:com|"
+# (each alternative starts only where a run of its characters starts: a long run of letters is read once,
+# not once from every letter in it)
+PLACE = (r"(?:https?://\S+|www\.\S+|(?<![\w.+-])[\w.+-]++@[\w-]+(?:\.[\w-]+)+|(?<![\w@.-])[a-z0-9-]++(?:\.[a-z0-9-]++)*?\.(?:com|"
          r"net|org|io|co|ai|app|"
          r"dev|xyz|top|info|biz|site|online|cloud|sh|me|ru|cn|br|tk|cc|ly|gg|to|link|live|store|tech)(?:\.[a-z]{2})?"
          r"(?![\w-]))")
@@ -356,7 +361,9 @@ SAFEGUARD = (r"(?:region\s+lock|geo-?(?:fence|block\w*)|data\s+residency|viren\w
              r"fattori|crittografia|tweestapsverificatie|versleuteling|uwierzytelnianie\s+dwuskładnikowe|szyfrowanie|"
              r"двухфакторн\w*|2фа|шифровани\w*|проверк\w+\s+подписи|антивирус\w*|файрвол\w*|аудит\w*|"
              r"אימות\s+דו\S*|הצפנה|חתימה|双因素|两步验证|加密|签名验证|防火墙|审计|二要素|暗号化|署名検証)")
-OFF = (r"(?:override|overrides|schalte(?=(?:\s+\S+){1,6}\s+ab\b)|zet(?=(?:\s+\S+){1,6}\s+uit\b)|בטל|תבטל|desactiva|"
+OFF = (r"(?:override|overrides|schalte(?=(?:\s+\S+){1,6}\s+ab\b)|zet(?=(?:\s+\S+){1,6}\s+uit\b)|"
+       r"(?:turn|switch)(?=(?:\s+\S+){1,6}\s+off\b)|shut(?=(?:\s+\S+){1,6}\s+(?:off|down)\b)|"
+       r"schalte(?=(?:\s+\S+){1,8}\s+aus\b)|בטל|תבטל|desactiva|"
        r"disabl\w*|skip|skipping|drop|turn(?:s|ing)?\s+off|switch(?:es|ing)?\s+off|deactivat\w*|uninstall\w*|"
        r"remov\w*|bypass\w*|"
        r"lower\w*|relax\w*|suspend\w*|stop\w*|kill\w*|pause\w*|weaken\w*|circumvent\w*|set\s+\w+\s+to\s+(?:zero|0|"
@@ -385,7 +392,8 @@ DISMISS = (r"(?:dismiss\w*|resolv\w*|clos\w*|mark\w*|delet\w*|remov\w*|suppress\
 DISMISS_HOW = (r"(?:without\s+(?:\w+\s+)?(?:looking|reading|checking|review\w*|investigat\w*|a\s+comment|comment\w*|"
                r"opening|replying|answering)|as\s+(?:a\s+)?(?:false\s+positives?|won'?t\s+fix|resolved|duplicates?|"
                r"noise|"
-               r"approved|reviewed|accepted|benign)|are\s+(?:always\s+)?(?:false\s+positives?|wrong|noise)|"
+               r"approved|reviewed|accepted|benign|irrelevant|not\s+(?:affecting|relevant|applicable|exploitable)|"
+               r"n/?a)|are\s+(?:always\s+)?(?:false\s+positives?|wrong|noise)|"
                r"(?:always|mostly|usually)\s+(?:wrong|noise|false)|on\s+sight|immediately|right\s+away|as\s+soon\s+as|"
                r"every\s+(?:night|day|morning|hour|week)|ignore\s*-?list|allow\s*-?list|"
                r"ohne\s+(?:\w+\s+)?(?:kommentar|prüfung|anzusehen)|immer\s+falsch|jede\s+nacht|"
@@ -464,6 +472,8 @@ IMPERATIVE = (r"(?:^|[.:;!\n]\s*|\b(?:then|and|also|please|always|just)\s+)(?:pl
 
 # a rule's claim to outrank the others, made by the text about itself or against all of them
 PRIORITY = (
+    r"\btreat\w*\s+(?:\S+\s+){0,10}?as\s+(?:if\s+(?:it|they)\s+(?:came|come|were\s+sent|was\s+sent|were\s+written)"
+    r"\s+(?:from|by)|(?:coming|sent)\s+from|(?:written|signed|sent)\s+by)\s+(?:our|your|the|a)\s+",
     r"\btreat\s+(?:it|them|this|these|the\s+\w+|all\s+\w+|every\s+\w+|"
     r"any\s+\w+)\s+as\s+(?:if\s+it\s+came\s+)?(?:coming\s+)?from\s+(?:our|your|the|a)\s+(?:cto|ceo|ciso|cfo|"
     r"admin\w*|owner|security\s+team|management)\b|\btreat\s+(?:all|every|any)\s+\w+\s+as\s+(?:an?\s+)?(?:admin\w*|"
@@ -568,3 +578,12 @@ THAT = (r"(?:that|dass|que|qu'|che|dat|że|что|о\s+том|ש|关于|说|(?:i
 
 # key material handed over with a request for access
 KEY_MATERIAL = r"(?:ssh-(?:rsa|ed25519|dss)\s+AAAA|ecdsa-sha2-\S+\s+AAAA|-----BEGIN\s|age1[0-9a-z]{20,})"
+
+# a secret written into what the reader itself writes: a reply, a summary, a status update, a chat
+PUT = (r"(?:put|add|write|insert|include|paste|append|inclua|incluya|incluye|inclus|ajoute|füge|schreib\w*|añade|"
+       r"aggiungi|inserisci|voeg|dodaj|wpisz|добавь|впиши|напиши|вставь|贴到|贴在|写进|写到|写在|放到|加到|"
+       r"書いて|書き込|貼って|הוסף|כתוב|הדבק)")
+OWN_WRITING = (r"(?:repl(?:y|ies)|answers?|responses?|(?:status\s+)?updates?|summar(?:y|ies)|reports?|"
+               r"handover\s+notes?|"
+               r"notes?|messages?|comments?|chats?|channels?|resposta|respuesta|réponse|antwort|risposta|antwoord|"
+               r"odpowied\w*|ответ\w*|сообщени\w*|отчёт\w*|回复|回答|报告|群聊|频道|報告書|返信|チャット|תשובה|הודעה)")

@@ -62,6 +62,9 @@ ROLE_LOCAL = re.compile(
     r"facilities|reception|frontdesk|office-?manager)(?:[._-](?:team|group|list|alerts?|desk|[a-z]{2,3}|\d+))*$")
 _PHONE_CANDIDATE = re.compile(r"(?<![A-Za-z0-9_+\-:/.#])(?:\+|00)?\(?\d[\d\s().\-/]{5,18}\d(?![\w\-:/]|\.\d)")
 _DATE = re.compile(r"^\d{4}[-./]\d{1,2}[-./]\d{1,2}$|^\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}$|^\d{1,2}:\d{2}")
+#: a calendar date anywhere in a stretch (ISO 2026-11-03, 03.11.2026, 03/11/2026): a date, never part of a phone number
+_HAS_DATE = re.compile(r"(?<!\d)(?:(?:19|20)\d\d-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
+                       r"|(?:0?[1-9]|[12]\d|3[01])[./](?:0?[1-9]|1[0-2])[./](?:19|20)\d\d)(?!\d)")
 _VERSION = re.compile(r"^\d+(?:\.\d+){2,}$")
 _ANY_DIGIT = re.compile(r"\d")
 _NANP = re.compile(r"^\(?\d{3}\)?[-. ]\d{3}[-. ]\d{4}$")
@@ -123,6 +126,8 @@ def find_personal(text: str, regions: tuple[str, ...] = REGIONS) -> list[Persona
             domain = address.lower().rsplit("@", 1)[1]
             machine = address.split("@", 1)[0].lower() in _MACHINE_USERS
             in_url = re.search(r"://[^\s/]*$", text[max(0, m.start() - 200):m.start()]) is not None  # a URL's user part
+            if in_url and re.match(r":[^\s/@]+@", text[m.end():m.end() + 200]):
+                in_url = False  # the whole login of scheme://LOGIN:PASSWORD@host is an e-mail address: a person's
             if _EXAMPLE_DOMAIN.search(domain) or is_role_address(address) or machine or in_url:
                 taken.append(m.span())
                 continue
@@ -194,7 +199,8 @@ def _phones(text: str, regions: tuple[str, ...], taken: list[tuple[int, int]], a
     for m in _PHONE_CANDIDATE.finditer(text):
         raw = m.group().strip()
         digits = re.sub(r"\D", "", raw)
-        if not 7 <= len(digits) <= 15 or _DATE.match(raw) or _VERSION.match(raw) or _overlaps(m.span(), taken):
+        if not 7 <= len(digits) <= 15 or _DATE.match(raw.strip("()")) or _HAS_DATE.search(raw) \
+                or _VERSION.match(raw) or _overlaps(m.span(), taken):
             continue
         international = raw.startswith(("+", "00"))
         cued = any(m.start() - 40 <= c <= m.start() + 1 for c in cue_at)

@@ -35,7 +35,10 @@ STREET = re.compile(
     r"(?:[\w'’.-]+\s+){0,4}?(?:n[º°o.]\s*)?\d{1,4}\b"
     r"|\b" + _CAP + r"(?:straat|laan|weg|gracht|plein|kade|singel|dijk)\s+\d{1,4}[a-zA-Z]?\b"
     r"|\bul\.\s*" + _CAP + r"(?:\s+" + _CAP + r")?\s+\d{1,4}(?:/\d{1,4})?\b"
-    r"|\b\d{4,5}\s+(?:[A-ZÄÖÜ][a-zäöüßéèàç-]+)(?:\s+(?:am|an|im|sur|en)\s+[A-Z][\w-]+)?\b(?=\s*(?:[,.;)]|$|\n))"
+    # a postcode and a town: the town capitalised whatever the flags (``2593 fixed``, ``PR #5310 approved`` are not),
+    # the number not a ticket's or a pull request's (``#4104``, ``ACME-2593``)
+    r"|(?<![#\w-])\d{4,5}\s+(?-i:[A-ZÄÖÜ][a-zäöüßéèàç-]+)(?:\s+(?:am|an|im|sur|en)\s+[A-Z][\w-]+)?\b"
+    r"(?=\s*(?:[,.;)]|$|\n))"
     r"|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b"
     r"|(?:רחוב|רח'|שדרות)\s+\S+(?:\s+\S+)?\s+\d{1,4}|(?:улица|ул\.|проспект|пр\.)\s+\S+(?:\s+\S+)?,?\s+(?:д\.\s*)?\d{"
     r"1,4}",
