@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import threading
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -19,10 +20,10 @@ import pytest
 from fixtures.clickhouse_traces import SERVER_ENV, ChdbTarget, ServerTarget, exporter_row, sdk_spans_of
 from fixtures.receipts import NOW_TEXT, eight_cases, to_jsonl
 from memorydesk.core.errors import BadInput
-from memorydesk.core.health.arrays import to_us
+from memorydesk.core.receipt_codes import to_us
 from memorydesk.core.receipts import parse_utc
 from memorydesk.lineage import run_reads as run_tables
-from memorydesk.lineage.fleet.read import read_receipts, read_window
+from memorydesk.lineage.fleet.read import read_receipts, read_window, state_counts
 from memorydesk.lineage.fleet.source import FleetSource, parse_source
 from memorydesk.lineage.jsonl import parse_jsonl
 from memorydesk.store import open_workspace
@@ -96,8 +97,21 @@ def test_a_fleets_receipts_are_judged_exactly_as_the_same_receipts_in_a_workspac
     for r in receipts:  # the engine's counts, counted here from the receipts themselves
         by_lane.setdefault(f"{r.user_scope} / {r.assistant_scope}", set()).add(r.run_id)
         by_source.setdefault(r.source_version or "", set()).add(r.run_id)
-    assert {k: runs for k, (runs, _) in window.counts.lanes.items()} == {k: len(v) for k, v in by_lane.items()}
-    assert {k: runs for k, (runs, _) in window.counts.sources.items()} == {k: len(v) for k, v in by_source.items()}
+    now_us = int(stored.end.max())
+    with parse_source(target.name).open() as engine:  # the engine's counts per state of the same window
+        counted = state_counts(engine, window.since_us, window.until_us, now_us, 86_400_000_000)
+    per_lane: dict[str, int] = {}
+    per_source: dict[str, int] = {}
+    for (lane, _state), n in counted.lanes.items():
+        per_lane[lane] = per_lane.get(lane, 0) + n
+    for (version, _state), n in counted.sources.items():
+        per_source[version] = per_source.get(version, 0) + n
+    assert per_lane == {k: len(v) for k, v in by_lane.items()}
+    assert per_source == {k: len(v) for k, v in by_source.items()}
+    drawn = Counter(window.table.states_at(now_us, 86_400_000_000).tolist())
+    assert {state.rule: n for state, n in counted.states.items()} == drawn and len(drawn) > 3
+    # in all, each run once: a run naming two scopes has receipts in two lanes but is one run
+    assert sum(counted.states.values()) == len({r.run_id for r in receipts}) < sum(len(v) for v in by_lane.values())
     assert window.extent.spans == len(receipts)
 
 
@@ -215,3 +229,28 @@ def test_shot_draws_the_lineage_tab_of_a_source_or_says_why_not(tmp_path: Path) 
     assert not (tmp_path / "no.png").exists()
     done = run("shot", str(ws), "--tab", "facts", "--receipts", target.name, "--out", str(out), env=env)
     assert done.returncode == 2 and "--receipts needs --tab lineage" in done.stderr
+
+
+def test_a_directory_another_process_holds_is_one_sentence_and_nothing_else(tmp_path: Path) -> None:
+    """The operator's finding: while the window held the directory, ``lineage classify chdb:…`` printed
+    chDB's own ``Code: 76. DB::Exception: Cannot lock file …`` line before the desk's sentence; the
+    contract is one line starting ``memory-desk:``."""
+    pytest.importorskip("chdb")
+    folder = tmp_path / "clickhouse"
+    folder.mkdir()
+    target = ChdbTarget(folder)
+    target.write([exporter_row(span) for span in sdk_spans_of(parse_jsonl(to_jsonl(eight_cases()[0][1])))])
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom chdb import session\n"
+                               "s = session.Session(sys.argv[1])\nprint('holding', flush=True)\ntime.sleep(120)",
+                               str(folder)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+        done = run("lineage", "classify", target.name)
+    finally:
+        holder.kill()
+        holder.wait(timeout=30)
+        if holder.stdout is not None:
+            holder.stdout.close()
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [f"memory-desk: chdb:{folder} is open in another process (chDB opens a data "
+                                        "directory in one process at a time)"], done.stderr

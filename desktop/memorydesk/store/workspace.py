@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import shlex
 import threading
 import time
 import uuid
@@ -62,6 +63,7 @@ class Workspace:
     search_values: Any = field(default=None, repr=False)
     _watch: sqlean.Connection | None = field(default=None, repr=False)
     _last_data_version: int | None = field(default=None, repr=False)
+    own_commit_count: int = field(default=0, repr=False)  # blocks of our own commits so far (``own_commits``)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _seen_lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
     _adopt_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -146,6 +148,7 @@ class Workspace:
         with self._seen_lock:
             yield
             self._last_data_version = self.data_version()
+            self.own_commit_count += 1
 
     @property
     def live_refresh(self) -> bool:
@@ -190,8 +193,9 @@ def open_workspace(path: str | Path, *, read_only: bool = False, create: bool = 
                                 "stays as it was: open it read-only, or copy it and open the copy")
     if not files.inspect_path(path):
         if not create:
-            raise WorkspaceUnusable(f"{path}: no such file; check the path (only `memory-desk demo create` and "
-                                    "`memory-desk import memoryos` make new workspaces)")
+            make = f"memory-desk demo create {shlex.quote(str(path))} --empty"
+            raise WorkspaceUnusable(f"{path}: no such file; check the path, or make an empty workspace there with "
+                                    f"`{make}` (only `demo create` and `import memoryos` make new workspaces)")
         if read_only:
             raise WorkspaceUnusable(f"{path}: no such file")
         return _create(path, name=name, timeout_ms=timeout_ms)
