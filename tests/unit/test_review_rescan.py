@@ -17,6 +17,7 @@ from memorydesk.browse.review import cache as kept_results
 from memorydesk.browse.review import vectors
 from memorydesk.browse.review.items import QUARANTINED
 from memorydesk.browse.review.scan import Options, scan
+from memorydesk.memory import review_results
 from memorydesk.memory.service import MemoryService
 from memorydesk.store import open_workspace
 
@@ -110,7 +111,7 @@ def test_rescans_agree_with_full_scans_whole(corpus: Planted, tmp_path: Path) ->
 def test_a_rescan_from_the_kept_results_agrees_with_a_full_scan(corpus: Planted, tmp_path: Path) -> None:
     with open_workspace(_copy(corpus, tmp_path / "kept.db")) as ws:
         first = scan(ws, Options(now=NOW))
-        kept_results.save(ws, first)
+        review_results.save(ws, first)
         _first_change(ws, corpus)
         loaded, unchanged = kept_results.load(ws)
         assert not unchanged and loaded.cache.vectors is None

@@ -33,11 +33,11 @@ from memorydesk.search.copies.rows import (
     RowPrints,
     docsizes,
     embeddings,
-    fact_row,
     fingerprint,
     first_tokens,
     is_active,
     members,
+    recent_row,
     rows_by_id,
     scan_for_recent,
     scan_rows,
@@ -220,7 +220,7 @@ class FileState:
         for rowid, row in changed.items():
             self.rows.set(rowid, fingerprint(row) if row is not None else None,
                           row is not None and is_active(row, ws.workspace_id))
-            fact = fact_row(row) if row is not None else None
+            fact = recent_row(row) if row is not None else None
             for recent in self.recent.values():
                 recent.update(rowid, fact)
         if self.rows.count != n_row or not self.keyword.consistent(n_row, totals):
