@@ -33,7 +33,9 @@ ADDRESS = (
     r"\bif\s+you(?:'re|\s+are)\s+(?:an?\s+)?(?:ai|llm|language\s+model|assistant|agent|bot|model|automated)\b",
     r"\b(?:whoever|whichever|whatever)\s+(?:\w+\s+){0,2}(?:reads?|processes|processing|handles?|picks?\s+up|"
     r"summari[sz]es?|sees?)\s+(?:this|it)\b",
-    rf"\b{AGENT}\s+(?:that|which|who)\s+(?:reads?|process(?:es)?|sees?|summari[sz]es?|handles?)\s+(?:this|these)\b",
+    # (the last word behind a lookahead, so that the gate waits for the agent's name, not for any word in "th")
+    rf"\b{AGENT}\s+(?:that|which|who)\s+(?:reads?|process(?:es)?|sees?|summari[sz]es?|handles?)\s+"
+    r"(?=this\b|these\b)\w+",
     rf"\b(?:to|for)\s+(?:any|every|the|all|whichever)\s+(?:\w+\s+)?{AGENT}\s+(?:reading|processing|that\s+reads?|"
     rf"who\s+reads?|handling|seeing)\b",
     r"\b(?:automated|ai)\s+(?:reviewers?|systems?|agents?|assistants?|readers?)\b\s*[:,]",
