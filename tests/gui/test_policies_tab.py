@@ -31,7 +31,8 @@ def test_list_marks_active_and_the_advisory_role(open_window, sample_path, qtbot
     header = [m.headerData(c, Qt.Orientation.Horizontal) for c in range(m.columnCount())]
     assert header == ["Status", "Domain", "Rule", "Role (advisory)", "Updated"]
     shown = [(m.index(r, 0).data(), m.index(r, 1).data(), m.index(r, 2).data()) for r in range(m.rowCount())]
-    assert shown == [("active", "security", "Never log secrets. Ever."), ("active", "codebase", "Always run the tests."),
+    assert shown == [("active", "security", "Never log secrets. Ever."),
+                     ("active", "codebase", "Always run the tests."),
                      ("inactive", "old", "Use Jenkins.")]
     assert "Advisory" in m.index(1, 3).data(Qt.ItemDataRole.ToolTipRole)
     assert tab.summary.text() == "3 policies · 2 active"

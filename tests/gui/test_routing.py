@@ -126,7 +126,8 @@ def test_a_fact_a_conflict_names_refreshes_the_conflicts_tab_too(open_window, sa
     assert seen == ["facts", "graph", "grants", "conflicts", "history", "review"]  # conflict 700 names fact 30
 
 
-def test_a_receipt_import_refreshes_only_the_lineage_tab_and_the_history(open_window, sample_path, qtbot, tmp_path) -> None:
+def test_a_receipt_import_refreshes_only_the_lineage_tab_and_the_history(open_window, sample_path, qtbot,
+                                                                          tmp_path) -> None:
     from fixtures.receipts import complete_lineage, to_jsonl
 
     win = open_window(sample_path)

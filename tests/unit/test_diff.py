@@ -21,7 +21,8 @@ from memorydesk.store import open_workspace
 EXPECTED = {
     "facts": {"added": ["f-new"], "removed": ["f-04"], "superseded": ["f-03", "f-05"], "restored": [],
               "changed": [{"id": "f-06", "fields": ["content", "updated_at"]}]},
-    "policies": {"added": ["p-new"], "removed": ["p-3"], "changed": [{"id": "p-1", "fields": ["active", "updated_at"]}]},
+    "policies": {"added": ["p-new"], "removed": ["p-3"],
+                 "changed": [{"id": "p-1", "fields": ["active", "updated_at"]}]},
     "grants": [{"role": "general", "domain": "codebase", "before": "none", "after": "write"},
                {"role": "designer", "domain": "infrastructure", "before": "none", "after": "read"}],
     "edges": {"added": [["f-new", "f-01", "related_to"]], "removed": [["f-03", "f-04", "related_to"]]},

@@ -112,7 +112,8 @@ class TrendPlot(QWidget):
                                f"recall@10 (axis {100 * lo:.1f}–{100 * hi:.1f} %, not from 0)")
             what = self.group.currentText()
             hollow = " Hollow points: runs stopped before the end." if any(not r.complete for r in self.shown) else ""
-            self.caption.setText(f"{len(self.shown):,} run(s); recall@10 of {what}, latest {100 * ys[-1]:.1f} %.{hollow}")
+            self.caption.setText(
+                f"{len(self.shown):,} run(s); recall@10 of {what}, latest {100 * ys[-1]:.1f} %.{hollow}")
         elif self.runs:
             self.caption.setText("No kept run has facts in this group.")
 

@@ -157,7 +157,8 @@ class FactActions(QObject):
                 self.select_after.emit(follow)  # the next fact, for the next review step
 
     async def restore_selected(self) -> None:
-        ids = [f.id for f in self.selected() if f.state() in RESTORABLE]  # whatever replaced them (memory.actions.restore)
+        # whatever replaced them (memory.actions.restore)
+        ids = [f.id for f in self.selected() if f.state() in RESTORABLE]
         if not self.acts.allowed(self.restore) or not ids or self.session is None:
             return
         names = await self._names(ids)

@@ -52,8 +52,9 @@ from memorydesk.ui.widgets.splitter import splitter
 
 log = logging.getLogger("memorydesk.ui.facts")
 
-WIDTHS = {"rank": 56, "score": 74, "mmr": 80, "why": 300, "domain": 150, "topic": 170, "content": 420, "memory_type": 85,
-          "veracity": 72, "confidence": 80, "created_at": 120, "recall_count": 60, "mention_count": 70, "state": 92}
+WIDTHS = {"rank": 56, "score": 74, "mmr": 80, "why": 300, "domain": 150, "topic": 170, "content": 420,
+          "memory_type": 85, "veracity": 72, "confidence": 80, "created_at": 120, "recall_count": 60,
+          "mention_count": 70, "state": 92}
 #: the agent view makes room for Why this place: its hits are all in force (State) and their age is in the decay
 HIDDEN_IN_AGENT_VIEW = ("veracity", "recall_count", "mention_count", "state", "created_at")
 #: columns that share the width left by the others: (minimum, share of the rest)

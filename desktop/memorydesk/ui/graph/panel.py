@@ -159,7 +159,8 @@ class SidePanel(QWidget):
             state = STATES[int(g.state[node])]
             agent = g.agents[g.agent[node]] if g.agent[node] >= 0 else ""
             by = html.escape(g.agent_names.get(agent, agent[:8])) if agent else "no agent"
-            faded = "" if state in ("active", "expired") else " — <i>never recalled; the graph voice walks through it</i>"
+            faded = ("" if state in ("active", "expired")
+                     else " — <i>never recalled; the graph voice walks through it</i>")
             return (f"<b>{name}</b><br>fact in {html.escape(g.labels[g.domain[node]])} · {state}{faded} · "
                     f"{html.escape(g.memory_types[g.mtype[node]]) if g.mtype[node] >= 0 else ''} · "
                     f"confidence {float(g.confidence[node]):.2f} · by {by} · {when(int(g.created[node]) or None)}"
