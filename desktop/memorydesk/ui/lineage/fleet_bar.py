@@ -16,7 +16,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QInputDialog, QLabel, QPushButton, QWidget
 
 from memorydesk.core.errors import BadInput
-from memorydesk.core.health.table import OK_STATES
+from memorydesk.core.health.table import Color
 from memorydesk.core.receipt_codes import from_us
 from memorydesk.lineage.fleet.read import StateCounts
 from memorydesk.lineage.receipt_views import FleetReceipts, WorkspaceReceipts
@@ -153,11 +153,10 @@ class FleetBar(QWidget):
         fleet = self.fleet
         if fleet is None or fleet.window is None or tl is not self.tab.tl:
             return  # another read or another time since
-        per_source: dict[str, tuple[int, int]] = {}
-        for (name, state), runs in counts.sources.items():
-            total, risky = per_source.get(name, (0, 0))
-            per_source[name] = (total + runs, risky + (0 if state in OK_STATES else runs))
-        self.tab.controls.set_source_versions(tl.whole.source_versions, per_source)
+        per_source = source_counts(counts)
+        # the names ClickHouse counted runs of in the window read, at the evaluated time: none left from
+        # a read before
+        self.tab.controls.set_source_versions([name for name in per_source if name], per_source)
         runs = sum(counts.states.values())  # each run once, in its state
         lanes = len({lane for lane, _state in counts.lanes})
         shared = (" (some name more than one scope: scope_conflict — the timeline draws each in the lane of its "
@@ -179,6 +178,16 @@ class FleetBar(QWidget):
                 f"{local_text(window.since_us / US)} to {local_text(window.until_us / US)}"
                 f"{' in lanes matching “' + window.scope + '”' if window.scope else ''} — set the time range to "
                 "read another.")
+
+
+def source_counts(counts: StateCounts) -> dict[str, tuple[int, int]]:
+    """Per sourceVersion: (runs, of which at-risk — a state whose colour is at-risk, as the workspace's
+    list counts them; stale and uncertain runs are not at-risk)."""
+    per_source: dict[str, tuple[int, int]] = {}
+    for (name, state), runs in counts.sources.items():
+        total, risky = per_source.get(name, (0, 0))
+        per_source[name] = (total + runs, risky + (runs if state.color is Color.AT_RISK else 0))
+    return per_source
 
 
 def _scope(filters: Filters) -> str:
