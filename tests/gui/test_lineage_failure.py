@@ -25,7 +25,7 @@ def _set_block(path: Path, block: int, data: bytes) -> None:
         db.execute("UPDATE memdesk_receipt_blocks SET data = ? WHERE id = ?", (data, block))
 
 
-@pytest.mark.logs_error("operation failed: Reading lineage receipts")  # a damaged block: shown as our bug
+@pytest.mark.logs_error("operation failed: reading the lineage receipts")  # a damaged block: shown as our bug
 def test_a_receipt_read_that_fails_is_said_and_read_again(open_window, lineage_path, qtbot) -> None:
     block, data = _blocks(lineage_path)[0]
     _set_block(lineage_path, block, data[:-3])  # a damaged block: its records no longer whole

@@ -127,6 +127,6 @@ def test_a_source_that_cannot_be_read_is_said_on_the_tab(open_window, tmp_path: 
     settled(qtbot, win, tab)
     assert tab.fleet_bar.open_source("clickhouse://127.0.0.1:9/otel")
     qtbot.waitUntil(lambda: tab.pages.currentWidget() is tab.failed, timeout=60000)
-    assert "the server cannot be reached" in tab.failed.text.text()
+    assert "the server cannot be reached" in tab.fleet_bar.label.text()
     assert not tab.fleet_bar.open_source("postgres://x")
     assert "not a ClickHouse source" in win.statusBar().currentMessage()

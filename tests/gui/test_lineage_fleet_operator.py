@@ -4,6 +4,8 @@ sourceVersion list's counts, a source that cannot be read, a switch that fails, 
 from __future__ import annotations
 
 import re
+import socket
+import threading
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -68,3 +70,105 @@ def test_the_source_version_list_counts_at_risk_as_the_classifier(open_window, t
         name, runs, risky = ITEM.fullmatch(box.itemText(k)).groups()
         shown[name] = [int(runs.replace(",", "")), int(risky.replace(",", ""))]
     assert shown == dict(expected)
+
+
+def test_a_source_that_fails_is_said_once_and_shows_nothing_of_the_one_before(open_window, tmp_path: Path,
+                                                                               qtbot) -> None:
+    target, _receipts = fleet_of(tmp_path)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    win = open_window(desk_sample.build(tmp_path / "ws.db"))
+    tab = win.show_tab("lineage")
+    settled(qtbot, win, tab)
+    workspace_runs = set(tab.table.run_ids)
+    assert tab.fleet_bar.open_source(target.name)
+    qtbot.waitUntil(lambda: tab.receipts.window is not None, timeout=60000)
+    settled(qtbot, win, tab)
+    assert tab.runs.model.rowCount() > 0 and tab.controls.source.count() > 1
+
+    # a folder with no otel_traces, opened while following the clock
+    assert tab.controls.follow.isChecked()
+    assert tab.fleet_bar.open_source(f"chdb:{empty}")
+    bar = tab.fleet_bar
+    qtbot.waitUntil(lambda: bar.retry.isVisible(), timeout=60000)
+    # said once, on the bar, with Retry and Back; no dialog, no status-bar line; not asked again
+    assert "cannot be read" in bar.label.text() and "there is no table" in bar.label.text()
+    assert bar.back.isVisible() and not bar.poll.isActive()
+    assert win.error_box is None and "Failed" not in win.statusBar().currentMessage()
+    # nothing of the source before: no runs, no counts, no versions, the page says nothing was read
+    assert tab.table is None and tab.runs.model.rowCount() == 0 and tab.runs.count.text() == ""
+    assert tab.controls.legend.text() == "" and tab.controls.source.count() == 1
+    assert tab.pages.currentWidget() is tab.failed
+    assert "Nothing was read from the receipts source" in tab.failed.text.text()
+
+    # Retry asks once more and says it once more (one bar, still no dialog)
+    bar.retry.click()
+    assert not bar.retry.isVisible()
+    qtbot.waitUntil(lambda: bar.retry.isVisible(), timeout=60000)
+    assert win.error_box is None and not bar.poll.isActive()
+
+    bar.back.click()
+    qtbot.waitUntil(lambda: tab.table is not None and set(tab.table.run_ids) == workspace_runs, timeout=60000)
+    assert not bar.isVisible() and win.error_box is None
+
+
+@pytest.fixture
+def silent_host():
+    """A host that accepts a connection and never answers: a real socket of this process (no
+    ClickHouse server can run here; what is tested is the desk's handling of the silence)."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    held = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(server.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield f"clickhouse://127.0.0.1:{server.getsockname()[1]}/otel"
+    stop.set()
+    thread.join()
+    for conn in held:
+        conn.close()
+    server.close()
+
+
+def test_a_host_that_never_answers_is_left_at_once(open_window, silent_host: str, tmp_path: Path, qtbot) -> None:
+    win = open_window(desk_sample.build(tmp_path / "ws.db"))
+    tab = win.show_tab("lineage")
+    settled(qtbot, win, tab)
+    workspace_runs = set(tab.table.run_ids)
+    evaluated = tab.controls.evaluate_at()
+
+    # Cancel: the read is abandoned at once (its job gone from the status bar), said as stopped
+    assert tab.fleet_bar.open_source(silent_host)
+    qtbot.waitUntil(lambda: len(win.ops._jobs) == 1, timeout=10000)
+    (job,) = win.ops._jobs
+    job.cancel()
+    assert not win.ops._jobs
+    qtbot.waitUntil(lambda: tab.pages.currentWidget() is tab.failed, timeout=2000)
+    assert "stopped" in tab.failed.text.text()
+
+    # Back while it is read: the workspace's runs at once (its worker is not held by the host), and the
+    # host's error, when it comes, is dropped
+    tab.fleet_bar.try_again()
+    qtbot.wait(300)
+    tab.fleet_bar.back.click()
+    assert tab.pages.currentWidget() is not tab.panel or tab.table is None  # not the source's runs
+    qtbot.waitUntil(lambda: tab.table is not None and set(tab.table.run_ids) == workspace_runs, timeout=3000)
+    assert tab.controls.evaluate_at() >= evaluated
+    qtbot.wait(6000)  # past the host's first-byte time limit: its error arrives and is dropped
+    assert win.error_box is None and "did not answer" not in win.statusBar().currentMessage()
+    assert tab.pages.currentWidget() in (tab.panel, tab.empty) and not tab.fleet_bar.isVisible()
+
+    # left alone, the host's silence is said in the connection's time limit, as not answering
+    assert tab.fleet_bar.open_source(silent_host)
+    qtbot.waitUntil(lambda: tab.fleet_bar.retry.isVisible(), timeout=15000)
+    assert "the host did not answer within 5 s" in tab.fleet_bar.label.text()

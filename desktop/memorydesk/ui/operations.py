@@ -59,6 +59,7 @@ class Job(QObject):
     """
 
     progressed = Signal(int, int, str)  # done, total (0: unknown), what is being done
+    stopped = Signal()  # Cancel was pressed (work that can be abandoned at once listens)
 
     def __init__(self, title: str, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -76,7 +77,13 @@ class Job(QObject):
             self._cancel.set()
 
     def cancel(self) -> None:
+        first = not self._cancel.is_set()
         self._cancel.set()
+        if first:
+            try:
+                self.stopped.emit()
+            except RuntimeError:  # the window is gone
+                pass
 
     @property
     def cancelled(self) -> bool:

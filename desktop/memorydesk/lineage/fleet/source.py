@@ -230,14 +230,17 @@ class _HttpEngine(Engine):
             raise BadInput(f"reading a clickhouse:// source needs clickhouse-connect ({INSTALL})") from None
         for name in ("clickhouse_connect", "urllib3"):  # its retries are ours to say, in one sentence
             logging.getLogger(name).setLevel(logging.CRITICAL)
-        try:
+        try:  # the client asks the server its version at once: a host that does not answer is said in 5 s
             self.client = clickhouse_connect.get_client(
                 host=source.host, port=source.port, username=source.user, password=source.password,
                 database=source.database, secure=source.secure, connect_timeout=CONNECT_SECONDS,
-                send_receive_timeout=source.query_seconds + CONNECT_SECONDS, autogenerate_session_id=False,
+                send_receive_timeout=CONNECT_SECONDS, autogenerate_session_id=False,
                 settings={"max_execution_time": source.query_seconds})
         except Exception as exc:
-            raise self._failed(exc) from None
+            raise BadInput(_sentence(source, exc, connecting=True)) from None
+        from urllib3 import Timeout
+
+        self.client.timeout = Timeout(connect=CONNECT_SECONDS, read=source.query_seconds + CONNECT_SECONDS)
 
     def arrow(self, sql: str) -> Any:
         try:
@@ -250,14 +253,21 @@ class _HttpEngine(Engine):
         self.closed = True
 
 
-def _sentence(source: FleetSource, exc: BaseException) -> str:
-    """What went wrong with a query or a connection, in one sentence."""
+def _sentence(source: FleetSource, exc: BaseException, connecting: bool = False) -> str:
+    """What went wrong with a query or a connection (``connecting``: before any query ran), in one
+    sentence."""
     text = " ".join(str(exc).split())
     where = source.describe()
     code = re.search(r"Code: (\d+)", text)
     number = int(code.group(1)) if code else None
+    if connecting and ("timed out" in text.lower() or "ReadTimeout" in text or "ConnectTimeout" in text):
+        return f"{where}: the host did not answer within {CONNECT_SECONDS} s"
     if number in (159, 160) or "TIMEOUT_EXCEEDED" in text or "timed out" in text.lower() or "ReadTimeout" in text:
         return f"{where}: the query ran out of its {source.query_seconds} s"
+    status = re.search(r"HTTP status (\d+)", text)
+    if status and number is None:  # something answers HTTP there, and it is not ClickHouse
+        return (f"{where}: the server there answered HTTP {status.group(1)} — it is not a ClickHouse server "
+                "(or not its HTTP port, 8123 by default)")
     if number == 81 or "UNKNOWN_DATABASE" in text:
         return f"{where}: there is no database {source.database}"
     if number == 60 or "UNKNOWN_TABLE" in text:

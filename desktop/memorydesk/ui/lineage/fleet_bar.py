@@ -5,10 +5,18 @@ A source is ``chdb:PATH[?database=D&table=T]`` or ``clickhouse://HOST[:PORT][/DB
 OpenTelemetry Collector exporter's ``otel_traces``); the tab reads the time in view from it
 (``lineage.receipt_views.FleetReceipts``) and asks again when the time range or the scope filter
 changes, and every :data:`POLL_MS` while it is shown, for receipts the source has newly received.
+
+A source is read on a thread of its own (:meth:`FleetBar.call`), never on the workspace's worker: a
+host that does not answer holds up nothing else, Cancel and Back act at once (the read is abandoned,
+its result or error dropped when it comes), and a source that cannot be read is said once, on this
+bar, with Retry and Back — the poll stops until Retry.
 """
 
 from __future__ import annotations
 
+import asyncio
+import html
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any, Final
 
@@ -23,11 +31,14 @@ from memorydesk.lineage.receipt_views import FleetReceipts, WorkspaceReceipts
 from memorydesk.lineage.timeline import Filters, Timeline
 from memorydesk.ui.lineage.axes import local_text
 from memorydesk.ui.lineage.item import US
+from memorydesk.ui.operations import Cancelled, describe_error
+from memorydesk.ui.runner import Runner
 
 POLL_MS: Final = 15_000
 PROMPT: Final = ("A ClickHouse source of receipts — the OpenTelemetry Collector exporter's otel_traces table:\n"
                  "chdb:PATH[?database=D&table=T]  (a ClickHouse data directory)\n"
                  "clickhouse://[USER[:PASSWORD]@]HOST[:PORT][/DB][?table=T]  (a server, over HTTP)")
+PICK: Final = "Click a run, or press N on the timeline for the next at-risk run, to see why it has its colour."
 
 
 class FleetBar(QWidget):
@@ -41,10 +52,18 @@ class FleetBar(QWidget):
         self.back = QPushButton("Back to the Workspace's Receipts")
         self.back.setObjectName("lineage-fleet-back")
         self.back.clicked.connect(self.use_workspace)
+        self.retry = QPushButton("Retry")
+        self.retry.setObjectName("lineage-fleet-retry")
+        self.retry.clicked.connect(self.try_again)
+        self.retry.setVisible(False)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(6, 0, 6, 0)
         layout.addWidget(self.label, 1)
+        layout.addWidget(self.retry)
         layout.addWidget(self.back)
+        self.worker: Runner | None = None  # the thread the source shown is read on (_worker_for)
+        self._chdb: Runner | None = None
+        self.failure = ""  # why the source could not be read (said on this bar until Retry or Back)
         self.poll = QTimer(self)
         self.poll.setInterval(POLL_MS)
         self.poll.timeout.connect(lambda: self.tab.reload(whole=False))
@@ -84,7 +103,8 @@ class FleetBar(QWidget):
         filters = self.tab.controls.filters()
         receipts.want(filters.since_us, filters.until_us, _scope(filters))
         self._switch(receipts)
-        self.label.setText(f"Receipts from <b>{receipts.fleet.describe()}</b> — reading the time in view…")
+        self.label.setText(f"Receipts from <b>{html.escape(receipts.fleet.describe())}</b> — reading the time "
+                           "in view…")
         self.setVisible(True)
         self.poll.start()
         return True
@@ -96,18 +116,123 @@ class FleetBar(QWidget):
         self.setVisible(False)
         self._switch(WorkspaceReceipts())
 
+    def try_again(self) -> None:
+        """Retry: read the source again, and follow it again."""
+        if self.fleet is None:
+            return
+        self.failure = ""
+        self.retry.setVisible(False)
+        self.label.setText(f"Receipts from <b>{html.escape(self.fleet.fleet.describe())}</b> — reading the time "
+                           "in view…")
+        self.poll.start()
+        self.tab.reload(whole=True)
+
     def _switch(self, receipts: Any) -> None:
+        """Show ``receipts`` from now on: nothing of what was shown stays (its runs, counts, lists)
+        until they are read; a read of the receipts left still running is abandoned."""
         tab = self.tab
         self.release(tab.receipts)
+        self.failure = ""
+        self.retry.setVisible(False)
+        if isinstance(receipts, FleetReceipts) and tab.session is not None:
+            self.worker = self._worker_for(receipts)
         tab.receipts = receipts
         tab.table, tab.tl, tab._cut = None, None, None
         tab.selected_id = None
+        tab.runs.clear()
+        tab.controls.legend.setText("")
+        tab.controls.set_source_versions([], {})
+        tab.pages.setCurrentWidget(tab.waiting)
+        tab.detail.show_detail(None, PICK)
+        tab.loading = False  # a read of the receipts left is abandoned: its result is dropped when it comes
+        tab._again = None
         tab.reload(whole=True)
 
-    def release(self, receipts: Any) -> None:
-        """Close a ClickHouse source's connection on the worker that used it."""
-        if isinstance(receipts, FleetReceipts) and self.tab.session is not None:
-            self.tab.run(lambda _ws: receipts.close(), lambda _r: None, label="closing the receipts source")
+    def release(self, receipts: Any, wait: bool = False) -> None:
+        """Let a ClickHouse source go: its connection closed on its own thread once what runs there
+        ends, then the thread (``wait``: now, on this thread — the window is closing)."""
+        worker = self.worker
+        if not isinstance(receipts, FleetReceipts) or worker is None:
+            return
+        self.worker = None
+        if wait:
+            worker.shutdown(wait=True)
+            receipts.close()
+            return
+        shared = worker is self._chdb  # chDB's thread stays for the next chdb: source (see _worker_for)
+        end = (lambda _r=None: None) if shared else (lambda _r=None: worker.shutdown(wait=False))
+        worker.run(receipts.close, end, on_failure=end, label="closing the receipts source", quiet=True)
+
+    def _worker_for(self, receipts: FleetReceipts) -> Runner:
+        """A server's reads go on a thread of the source's own, let go with it (a host that does not
+        answer holds up nothing after). chDB's go on one thread for every chdb: source: chDB opens one
+        directory per process, so the directory left is closed there before the next is opened."""
+        if receipts.fleet.kind != "chdb":
+            return self.tab.session.ops.thread("memorydesk-fleet", self)
+        if self._chdb is None or not self._chdb.running:
+            self._chdb = self.tab.session.ops.thread("memorydesk-chdb", self)
+        return self._chdb
+
+    def call(self, receipts: Any, fn: Callable[[], Any], title: str = "") -> Awaitable[Any]:
+        """``fn()`` on the source's own thread; its result (or error) back in the flow — nothing said
+        by the window's error path: the tab says it. With a ``title`` the status bar shows it with
+        Cancel, which abandons it at once (:class:`Cancelled`). Work for a source the tab has left is
+        abandoned too."""
+        future: asyncio.Future = asyncio.get_event_loop().create_future()
+        worker = self.worker if receipts is self.fleet else None
+        if worker is None:
+            future.set_exception(Cancelled("the receipts source was left"))
+            return future
+
+        ops = self.tab.session.ops
+        job = ops.begin_job(title) if title else None
+
+        def settle(result: Any = None, error: BaseException | None = None) -> None:
+            if future.done():
+                return
+            if job is not None:
+                ops.end_job(job)
+            if receipts is not self.fleet:
+                future.set_exception(Cancelled("the receipts source was left"))
+            elif error is not None:
+                future.set_exception(error)
+            else:
+                future.set_result(result)
+
+        if job is not None:
+            job.stopped.connect(lambda: settle(error=Cancelled(f"{title}: stopped")))
+        if not worker.run(fn, settle, on_failure=lambda e: settle(error=e), label=title, quiet=True):
+            settle(error=Cancelled("the receipts source was left"))
+        return future
+
+    def run(self, receipts: Any, fn: Callable[[], Any], on_done: Callable[[Any], None],
+            on_failure: Callable[[BaseException], None] | None = None) -> None:
+        """``call`` for a callback: ``on_done(result)`` while the tab still shows ``receipts``."""
+        async def flow() -> None:
+            try:
+                result = await self.call(receipts, fn)
+            except Cancelled:
+                return
+            except Exception as exc:  # said by the caller, or on this bar
+                if on_failure is not None:
+                    on_failure(exc)
+                else:
+                    self.cannot_read(receipts, exc)
+                return
+            on_done(result)
+
+        self.tab.start(flow())
+
+    def cannot_read(self, receipts: Any, exc: BaseException | str) -> None:
+        """The source could not be read: said once, here, with Retry and Back; the poll stops (it is
+        not asked again until Retry)."""
+        if receipts is not self.fleet:
+            return  # a source already left: dropped
+        self.poll.stop()
+        self.failure = exc if isinstance(exc, str) else describe_error(exc)
+        self.label.setText(f"<b>{html.escape(receipts.fleet.describe())}</b> cannot be read: "
+                           f"{html.escape(self.failure)}")
+        self.retry.setVisible(True)
 
     def wants_read(self, filters: Filters) -> bool:
         """The time range or scope asked for is not what was read (a ClickHouse source reads only it)."""
@@ -145,8 +270,7 @@ class FleetBar(QWidget):
             if self.fleet is not None and self.fleet.window is window:
                 self.label.setText(self._read_text(fleet, window) + f" ClickHouse could not count them: {exc}")
 
-        self.tab.run(lambda ws: fleet.states(ws, now, fresh_us), done, label="counting runs per state in ClickHouse",
-                     quiet=True, on_failure=failed)
+        self.run(fleet, lambda: fleet.states(None, now, fresh_us), done, on_failure=failed)
 
     def show_states(self, tl: Timeline, counts: StateCounts) -> None:
         """The engine's counts per state, lane and sourceVersion, beside what the tab drew."""

@@ -197,6 +197,13 @@ class RunList(QWidget):
         if run is not None:
             self.opened.emit(run)
 
+    def clear(self) -> None:
+        """No runs (the tab switched to receipts not read yet)."""
+        self.model.beginResetModel()
+        self.model.tl, self.model.order = None, np.zeros(0, np.int64)
+        self.model.endResetModel()
+        self.count.setText("")
+
     def set_timeline(self, tl: Timeline, selected: int | None) -> None:
         self.model.set_timeline(tl)
         shown, total = tl.runs_shown, len(tl.table)

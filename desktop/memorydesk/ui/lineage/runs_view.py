@@ -141,7 +141,10 @@ class RunsView:
                 self.detail.show_detail(detail)
 
         reader = self.receipts
-        self.run(lambda ws: reader.detail(ws, run_id, now, fresh), show, label="reading the run's receipts")
+        if reader.fleet is not None:  # a ClickHouse source: on its own thread
+            self.fleet_bar.run(reader, lambda: reader.detail(None, run_id, now, fresh), show)
+        else:
+            self.run(lambda ws: reader.detail(ws, run_id, now, fresh), show, label="reading the run's receipts")
 
 
 def lanes_of(target: dict[str, Any], known: list[tuple[str, str]]) -> list[tuple[str, str]]:

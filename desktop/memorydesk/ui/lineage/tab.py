@@ -45,7 +45,7 @@ from memorydesk.ui.lineage.panel import TimelinePanel
 from memorydesk.ui.lineage.receipt_io import RECEIPT_KINDS, ReceiptIO
 from memorydesk.ui.lineage.run_list import RunList
 from memorydesk.ui.lineage.runs_view import RunsView
-from memorydesk.ui.operations import describe_error
+from memorydesk.ui.operations import Cancelled, describe_error
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.tab import DeskTab
 from memorydesk.ui.widgets.read_failed import ReadFailed
@@ -102,7 +102,8 @@ class LineageTab(ReceiptIO, RunsView, DeskTab):
         self.pages.addWidget(self.empty)
         self.pages.addWidget(self.panel)
         self.pages.addWidget(self.waiting)
-        self.failed = ReadFailed(lambda: self.reload(whole=True), "lineage")
+        self.failed = ReadFailed(lambda: self.fleet_bar.try_again() if self.fleet_bar.fleet is not None
+                                 else self.reload(whole=True), "lineage")
         self.pages.addWidget(self.failed)
         self.pages.setCurrentWidget(self.waiting)
         # the run list gets room for its state, run id and first receipt beside the timeline at 1280 px
@@ -154,7 +155,7 @@ class LineageTab(ReceiptIO, RunsView, DeskTab):
     def close(self) -> bool:
         self.live.stop()
         self.fleet_bar.poll.stop()
-        self.fleet_bar.release(self.receipts)
+        self.fleet_bar.release(self.receipts, wait=True)
         for timer in (self._rebuild_timer, self._flow_timer, self._line_timer):
             timer.stop()
         return super().close()
@@ -198,29 +199,42 @@ class LineageTab(ReceiptIO, RunsView, DeskTab):
         self.start(self._read(whole or self.table is None))
 
     async def _read(self, whole: bool) -> None:
-        table = self.table
+        table, reader = self.table, self.receipts
         try:
-            if whole:
-                reader = self.receipts
+            if reader.fleet is not None:  # a ClickHouse source: on its own thread, said on the tab only
+                result = await self.fleet_bar.call(reader, (lambda: reader.load(None)) if whole else
+                                                   (lambda: reader.changes(None, table)),
+                                                   "Reading receipts from the source" if whole else "")
+            elif whole:
                 result = await self.session.job(
                     "Reading lineage receipts", lambda ws, job: reader.load(
-                        ws, progress=lambda d, t: job.report(d, t, "receipts judged"), cancelled=lambda: job.cancelled))
+                        ws, progress=lambda d, t: job.report(d, t, "receipts judged"), cancelled=lambda: job.cancelled),
+                    label="reading the lineage receipts")
             else:
-                reader = self.receipts
                 result = await self.session.read(lambda ws: reader.changes(ws, table), label="reading receipts",
                                                  quiet=True)
+        except Cancelled:  # Cancel: stopped, not failed
+            result, failure = None, None
         except Exception as exc:  # said on the page (and by the window's error path for the whole read)
             result, failure = None, describe_error(exc)
         else:
             failure = None
-        finally:
-            self.loading = False
+        if reader is not self.receipts:  # a source the tab has left: its read is dropped, said nowhere
+            return
+        self.loading = False
         if self.closed:
             return
-        if result is not None and reader is self.receipts:
+        if result is not None:
             self._loaded(result)
         else:
-            if self.table is None:  # the first read failed or was stopped: say so, offer to read again
+            if reader.fleet is not None and failure:  # said once, on the source's bar; not asked again
+                self.fleet_bar.cannot_read(reader, failure)
+                if self.table is None:
+                    self.failed.show_error("Nothing was read from the receipts source",
+                                           "It cannot be read: see the bar above — Retry, or go Back to the "
+                                           "Workspace's Receipts.")
+                    self.pages.setCurrentWidget(self.failed)
+            elif self.table is None:  # the first read failed or was stopped: say so, offer to read again
                 self.read_error = failure or "Reading the lineage receipts was stopped"
                 self.failed.show_error("The lineage receipts could not be read" if failure else
                                        "Reading the lineage receipts was stopped", failure or "Nothing was read.")
