@@ -191,7 +191,7 @@ def test_an_unreachable_or_hung_server_is_said_in_one_sentence_and_nothing_hangs
 
 def test_a_query_past_its_time_is_stopped_and_said(tmp_path: Path) -> None:
     folder = tmp_path / "clickhouse"
-    folder.mkdir()
+    (folder / "metadata").mkdir(parents=True)  # a ClickHouse data directory
     source = FleetSource("chdb", path=str(folder), query_seconds=1)
     with source.open() as engine, pytest.raises(BadInput, match="the query ran out of its 1 s"):
         engine.arrow("SELECT sleepEachRow(0.5) FROM numbers(20)")

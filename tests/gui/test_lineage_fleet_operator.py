@@ -92,7 +92,8 @@ def test_a_source_that_fails_is_said_once_and_shows_nothing_of_the_one_before(op
     bar = tab.fleet_bar
     qtbot.waitUntil(lambda: bar.retry.isVisible(), timeout=60000)
     # said once, on the bar, with Retry and Back; no dialog, no status-bar line; not asked again
-    assert "cannot be read" in bar.label.text() and "there is no table" in bar.label.text()
+    assert "cannot be read" in bar.label.text() and "is not a ClickHouse data directory" in bar.label.text()
+    assert list(empty.iterdir()) == []  # nothing written into the folder
     assert bar.back.isVisible() and not bar.poll.isActive()
     assert win.error_box is None and "Failed" not in win.statusBar().currentMessage()
     # nothing of the source before: no runs, no counts, no versions, the page says nothing was read

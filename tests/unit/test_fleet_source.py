@@ -56,6 +56,7 @@ def test_string_literals_are_quoted_for_the_engine() -> None:
 def test_chdb_is_imported_only_when_a_chdb_source_is_opened(tmp_path: Path) -> None:
     """chDB's engine costs ~300 MB once imported: the window, the commands and a source named but not
     yet opened leave it out; a clickhouse:// source never brings it in."""
+    (tmp_path / "metadata").mkdir()  # a ClickHouse data directory (else refused before chDB is asked)
     code = f"""
 import sys
 from memorydesk.ui.shell import mainwindow

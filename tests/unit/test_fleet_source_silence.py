@@ -7,6 +7,7 @@ import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
@@ -55,3 +56,12 @@ def test_a_web_server_that_is_not_clickhouse_is_said_as_such() -> None:
         server.server_close()
     text = str(said.value)
     assert "answered HTTP 404 — it is not a ClickHouse server" in text and "for url" not in text
+
+
+def test_a_folder_that_is_not_a_clickhouse_directory_is_refused_untouched(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(BadInput) as said:
+        parse_source(f"chdb:{tmp_path}").connect()
+    assert str(said.value) == (f"chdb:{tmp_path.resolve()} is not a ClickHouse data directory (it has no metadata "
+                               "folder); nothing was written to it")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]

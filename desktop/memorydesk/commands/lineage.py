@@ -71,8 +71,10 @@ def register(sub) -> None:
     c.set_defaults(func=run_classify)
 
     i = commands.add_parser("ingest", help="store receipts in a workspace, all or nothing; already stored ones "
-                                           "are skipped")
-    i.add_argument("workspace", metavar="WORKSPACE")
+                                           "are skipped (or write them into a ClickHouse data directory's "
+                                           "otel_traces as the Collector's exporter would: chdb:PATH)")
+    i.add_argument("workspace", metavar="WORKSPACE", help="a workspace, or chdb:PATH[?database=D&table=T] (made "
+                                                         "when the folder is empty)")
     i.add_argument("file", metavar="FILE", help="receipts: JSON Lines, or OTLP/JSON traces or logs (what a "
                                                 "Collector's file exporter writes), told from the content; "
                                                 "'-' for stdin")
@@ -84,10 +86,20 @@ def register(sub) -> None:
 
 
 def run_ingest(args: argparse.Namespace) -> int:
+    from memorydesk.lineage.fleet.source import is_source
     from memorydesk.lineage.receipt_store import ingest
     from memorydesk.store import open_workspace
 
     receipts = read_any(args.file)
+    if is_source(args.workspace):  # chdb:PATH: the exporter's rows, in its table
+        from memorydesk.lineage.fleet import exporter
+        from memorydesk.lineage.fleet.source import parse_source
+
+        source = parse_source(args.workspace)
+        stored, skipped = exporter.write(source, receipts)
+        line = f"stored {stored} receipts of {len({r.run_id for r in receipts})} runs in {source.describe()}"
+        print(line + (f"; skipped {skipped} already there (the same span)" if skipped else ""))
+        return 0
     with open_workspace(args.workspace) as ws:
         done = ingest(ws, receipts)
     runs = len({r.run_id for r in receipts})

@@ -82,9 +82,10 @@ class FleetSource:
         finally:
             engine.close()
 
-    def connect(self) -> Engine:
-        """An open connection the caller closes."""
-        return _ChdbEngine(self) if self.kind == "chdb" else _HttpEngine(self)
+    def connect(self, create: bool = False) -> Engine:
+        """An open connection the caller closes (``create``: a chdb: folder may be empty, to be made a
+        ClickHouse data directory; else one that is not is refused before chDB writes into it)."""
+        return _ChdbEngine(self, create) if self.kind == "chdb" else _HttpEngine(self)
 
 
 def parse_source(text: str) -> FleetSource:
@@ -152,13 +153,16 @@ class Engine:
 
 
 class _ChdbEngine(Engine):
-    def __init__(self, source: FleetSource) -> None:
+    def __init__(self, source: FleetSource, create: bool = False) -> None:
         super().__init__(source)
+        path = source.path
         try:
             from chdb import session
         except ImportError:
             raise BadInput(f"reading a chdb: source needs chDB ({INSTALL})") from None
-        path = source.path
+        if not create and not (Path(path) / "metadata").is_dir():  # chDB would write its folders into it
+            raise BadInput(f"chdb:{path} is not a ClickHouse data directory (it has no metadata folder); "
+                           "nothing was written to it")
         with _chdb_lock:
             other = next((p for p, n in _chdb_open.items() if n and p != path), None)
             if other is not None:
@@ -179,6 +183,13 @@ class _ChdbEngine(Engine):
         try:
             return self.session.query(f"{sql} SETTINGS max_execution_time = {self.source.query_seconds}",
                                       "ArrowTable")
+        except Exception as exc:
+            raise self._failed(exc) from None
+
+    def command(self, sql: str) -> None:
+        """A statement that returns nothing (``lineage ingest`` making the table and writing rows)."""
+        try:
+            self.session.query(sql)
         except Exception as exc:
             raise self._failed(exc) from None
 

@@ -230,6 +230,7 @@ class LineageTab(ReceiptIO, RunsView, DeskTab):
             if reader.fleet is not None and failure:  # said once, on the source's bar; not asked again
                 self.fleet_bar.cannot_read(reader, failure)
                 if self.table is None:
+                    self.read_error = failure
                     self.failed.show_error("Nothing was read from the receipts source",
                                            "It cannot be read: see the bar above — Retry, or go Back to the "
                                            "Workspace's Receipts.")
