@@ -173,3 +173,40 @@ def test_a_host_that_never_answers_is_left_at_once(open_window, silent_host: str
     assert tab.fleet_bar.open_source(silent_host)
     qtbot.waitUntil(lambda: tab.fleet_bar.retry.isVisible(), timeout=15000)
     assert "the host did not answer within 5 s" in tab.fleet_bar.label.text()
+
+
+def test_a_time_range_read_is_shown_and_back_restores_the_workspace_as_left(open_window, tmp_path: Path,
+                                                                            qtbot) -> None:
+    target, receipts = fleet_of(tmp_path, hours=24 * 6)
+    win = open_window(desk_sample.build(tmp_path / "ws.db"))
+    tab = win.show_tab("lineage")
+    settled(qtbot, win, tab)
+    left_at = tab.controls.evaluate_at() - timedelta(days=2)
+    tab.controls.set_evaluate_at(left_at)
+    assert not tab.controls.following
+    assert tab.fleet_bar.open_source(target.name)
+    qtbot.waitUntil(lambda: tab.receipts.window is not None, timeout=60000)
+    settled(qtbot, win, tab)
+
+    # a day two days before the newest receipt: once read, the timeline shows that day
+    last = max(r.at_utc for r in receipts)
+    tab.controls.since.set_moment(last - timedelta(days=3))
+    tab.controls.until.set_moment(last - timedelta(days=2))
+    tab.controls.range_on.setChecked(True)
+    since, until = (int(m.timestamp() * 1e6) for m in (tab.controls.since.moment(), tab.controls.until.moment()))
+    qtbot.waitUntil(lambda: tab.receipts.window is not None and tab.receipts.window.since_us == since, timeout=60000)
+    settled(qtbot, win, tab)
+    x0, x1 = tab.panel.x_range()
+    t0, t1 = tab.panel.item.t_of(x0), tab.panel.item.t_of(x1)
+    assert min(t1, until) - max(t0, since) >= 0.8 * (until - since)  # the range is in view
+    assert t1 - t0 <= 2 * (until - since)  # and not lost in a wider stretch
+
+    # Show all says what it shows: the runs read, not the whole source
+    tab.controls.fit.click()
+    assert "Showing every run read from the source" in win.statusBar().currentMessage()
+
+    # Back: the evaluated time, range and following as the workspace was left
+    tab.fleet_bar.back.click()
+    qtbot.waitUntil(lambda: tab.fleet_bar.fleet is None and not tab.busy(), timeout=60000)
+    assert not tab.controls.range_on.isChecked() and not tab.controls.following
+    assert abs((tab.controls.evaluate_at() - left_at).total_seconds()) < 1

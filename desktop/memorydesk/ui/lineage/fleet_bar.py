@@ -63,6 +63,7 @@ class FleetBar(QWidget):
         layout.addWidget(self.back)
         self.worker: Runner | None = None  # the thread the source shown is read on (_worker_for)
         self._chdb: Runner | None = None
+        self._left: tuple | None = None  # (following, evaluated at, range on, since, until) of the workspace
         self.failure = ""  # why the source could not be read (said on this bar until Retry or Back)
         self.poll = QTimer(self)
         self.poll.setInterval(POLL_MS)
@@ -100,7 +101,11 @@ class FleetBar(QWidget):
             if self.tab.session is not None:
                 self.tab.session.status.emit(str(exc))
             return False
-        filters = self.tab.controls.filters()
+        controls = self.tab.controls
+        if self.fleet is None:  # how the workspace was left, for Back
+            self._left = (controls.following, controls.evaluate_at(), controls.range_on.isChecked(),
+                          controls.since.moment(), controls.until.moment())
+        filters = controls.filters()
         receipts.want(filters.since_us, filters.until_us, _scope(filters))
         self._switch(receipts)
         self.label.setText(f"Receipts from <b>{html.escape(receipts.fleet.describe())}</b> — reading the time "
@@ -115,6 +120,25 @@ class FleetBar(QWidget):
         self.poll.stop()
         self.setVisible(False)
         self._switch(WorkspaceReceipts())
+        if self._left is not None:  # the evaluated time, time range and following as the workspace was left
+            following, moment, ranged, since, until = self._left
+            controls = self.tab.controls
+            controls.since.set_moment(since)
+            controls.until.set_moment(until)
+            controls.range_on.setChecked(ranged)
+            if following:
+                controls.follow_clock()
+            else:
+                controls.set_evaluate_at(moment)
+
+    def said_show_all(self) -> None:
+        """Show all, on a source: every run read — the time range read, not the whole source."""
+        fleet = self.fleet
+        if fleet is not None and fleet.window is not None and self.tab.session is not None:
+            window = fleet.window
+            self.tab.session.status.emit(
+                f"Showing every run read from the source: those with a receipt from {local_text(window.since_us / US)} "
+                f"to {local_text(window.until_us / US)} — set the time range to read another.")
 
     def try_again(self) -> None:
         """Retry: read the source again, and follow it again."""

@@ -127,6 +127,7 @@ class LineageTab(ReceiptIO, RunsView, DeskTab):
         self.controls.notice.linkActivated.connect(self._notice_link)
         self.controls.changed.connect(self._rebuild_timer.start)
         self.controls.fit_requested.connect(lambda: self.panel.key(Qt.Key.Key_Home, Qt.KeyboardModifier.NoModifier))
+        self.controls.fit_requested.connect(lambda: self.fleet_bar.said_show_all())
         self.panel.run_clicked.connect(self.select_run)
         self.panel.view_changed.connect(self._flow_timer.start)
         self.flow.resized.connect(self._flow_timer.start)  # shown (or resized): as many lanes as fit
@@ -266,6 +267,7 @@ class LineageTab(ReceiptIO, RunsView, DeskTab):
         if table is None or fresh is None:
             return
         if self.fleet_bar.wants_read(self.controls.filters()):  # a ClickHouse source reads the time in view
+            self._fit_next = True  # and shows it once read
             self.reload(whole=True)
             return
         now = self.controls.evaluate_us()
@@ -316,7 +318,9 @@ class LineageTab(ReceiptIO, RunsView, DeskTab):
         elif self.selected_id is not None:
             run = tl.table.index.get(self.selected_id)
             if run is None or not tl.shown[run]:
-                self.clear_selection("not drawn at the evaluated time" if run is None else "hidden by the filters")
+                self.clear_selection("hidden by the filters" if run is not None else
+                                     "outside the time read from the source" if self.fleet_bar.fleet is not None
+                                     else "not drawn at the evaluated time")
             else:
                 self.panel.item.selected = run
                 self._read_detail(self.selected_id)
