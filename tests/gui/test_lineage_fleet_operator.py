@@ -210,3 +210,30 @@ def test_a_time_range_read_is_shown_and_back_restores_the_workspace_as_left(open
     qtbot.waitUntil(lambda: tab.fleet_bar.fleet is None and not tab.busy(), timeout=60000)
     assert not tab.controls.range_on.isChecked() and not tab.controls.following
     assert abs((tab.controls.evaluate_at() - left_at).total_seconds()) < 1
+
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support")  # the offscreen platform on a popup menu
+def test_tab_in_the_time_range_popup_goes_to_the_end_field_and_enter_takes_it(qtbot) -> None:
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    from memorydesk.ui.lineage.controls import Controls
+
+    controls = Controls()
+    qtbot.addWidget(controls)
+    controls.show()
+    controls.range_on.setChecked(True)
+    menu = controls.range_button.menu()
+    menu.popup(controls.range_button.mapToGlobal(controls.range_button.rect().bottomLeft()))
+    qtbot.waitUntil(menu.isVisible)
+    controls.since.edit.setFocus()
+    controls.since.edit.selectAll()
+    qtbot.keyClicks(controls.since.edit, "2026-11-10 00:00:00")
+    qtbot.keyClick(controls.since.edit, Qt.Key.Key_Tab)
+    assert QApplication.focusWidget() is controls.until.edit
+    controls.until.edit.selectAll()
+    qtbot.keyClicks(controls.until.edit, "2026-11-12 00:00:00")
+    qtbot.keyClick(controls.until.edit, Qt.Key.Key_Return)
+    assert controls.until.edit.text() == "2026-11-12 00:00:00"
+    assert controls.filters().until_us - controls.filters().since_us == 2 * 86_400_000_000

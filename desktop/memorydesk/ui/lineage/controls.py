@@ -106,7 +106,7 @@ class Controls(QWidget):
         row.setContentsMargins(6, 6, 6, 6)
         for w in (self.range_on, self.since, QLabel("and"), self.until):
             row.addWidget(w)
-        menu = QMenu(self.range_button)
+        menu = _FieldsMenu([self.range_on, self.since.edit, self.until.edit], self.range_button)
         holder = QWidgetAction(menu)
         holder.setDefaultWidget(popup)
         menu.addAction(holder)
@@ -367,3 +367,17 @@ class Controls(QWidget):
             self.fresh.setStyleSheet("" if valid else "QComboBox { color: #c0392b }")
             self.changed.emit()
 
+
+class _FieldsMenu(QMenu):
+    """The time range's popup: Tab and Shift+Tab move between its fields (a menu takes Tab for its own
+    items otherwise, and the end field's Enter never reached the end field)."""
+
+    def __init__(self, fields: list[QWidget], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.fields = fields
+
+    def focusNextPrevChild(self, forward: bool) -> bool:  # noqa: N802 - Qt's name
+        focused = next((i for i, w in enumerate(self.fields) if w.hasFocus()), -1)
+        self.fields[(focused + (1 if forward else -1)) % len(self.fields)].setFocus(
+            Qt.FocusReason.TabFocusReason if forward else Qt.FocusReason.BacktabFocusReason)
+        return True
