@@ -237,3 +237,16 @@ def test_tab_in_the_time_range_popup_goes_to_the_end_field_and_enter_takes_it(qt
     qtbot.keyClick(controls.until.edit, Qt.Key.Key_Return)
     assert controls.until.edit.text() == "2026-11-12 00:00:00"
     assert controls.filters().until_us - controls.filters().since_us == 2 * 86_400_000_000
+
+
+def test_the_lane_names_column_is_as_wide_as_the_widest_name_measured(qtbot) -> None:
+    from PySide6.QtGui import QFontMetrics
+
+    from memorydesk.ui.lineage.axes import LaneAxis
+
+    axis = LaneAxis()
+    narrow, wide = ("user:iiiiiii", "agent:iiiiiii"), ("user:mmmm", "agent:mmmm")  # more letters, fewer pixels
+    axis.set_lanes([narrow, wide])
+    advance = QFontMetrics(axis.font()).horizontalAdvance
+    assert advance("user:mmmm / agent:mmmm") > advance("user:iiiiiii / agent:iiiiiii")
+    assert axis.widest() == advance("user:mmmm / agent:mmmm")

@@ -145,12 +145,11 @@ class LaneAxis(pg.AxisItem):
         self._labels = (-1, lanes, {})
 
     def widest(self) -> int:
-        """How wide the longest lane name is, whole (by its letters: up to 2,000 lanes are looked at)."""
+        """How wide the widest lane name is, whole, measured (a name of fewer letters can be the wider:
+        ``user:maya / agent:chen`` beside ``user:lee / agent:ada``; up to 2,000 lanes are looked at)."""
         lanes = self._labels[1][:2000]
-        if not lanes:
-            return 0
-        user, assistant = max(lanes, key=lambda lane: len(lane[0]) + len(lane[1]))
-        return QFontMetrics(self.font()).horizontalAdvance(f"{user} / {assistant}")
+        advance = QFontMetrics(self.font()).horizontalAdvance
+        return max((advance(f"{user} / {assistant}") for user, assistant in lanes), default=0)
 
     def labels(self) -> dict[tuple[str, str], str]:
         width, lanes, made = self._labels
