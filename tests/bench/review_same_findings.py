@@ -9,7 +9,10 @@ per item, every text finding (``Finding.dumps`` and its key) and the injection r
 (``intent.signals``, which the findings show only when no rule matched). The two outputs are
 compared byte for byte; the CPU time of the text checks per fact is printed for both sides.
 
-    python tests/bench/review_same_findings.py --before main [--facts 5000]
+    python tests/bench/review_same_findings.py [--before REV] [--facts 5000]
+
+(``--before`` defaults to ``HEAD``: the working tree against its last commit; give the commit before
+the change once it is committed, not a branch that has moved since.)
 
 Exit 0 when the outputs are the same, 1 when they differ (the first differences printed).
 """
@@ -91,7 +94,7 @@ def _side(code: Path, out: Path, source: Path, n: int) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--before", default="main", help="the git revision to compare against (default: main)")
+    p.add_argument("--before", default="HEAD", help="the git revision to compare against (default: HEAD)")
     p.add_argument("--facts", type=int, default=5000, help="active facts of the 100,000-fact file to read")
     p.add_argument("--file", default="", help="the workspace to sample (default: the search benchmark's 100k file)")
     p.add_argument("--dump", default="", help=argparse.SUPPRESS)

@@ -321,11 +321,31 @@ def _gate() -> tuple[Gate, dict[str, tuple[str, ...]]]:
     return Gate(parts), needs
 
 
+@lru_cache(maxsize=1)
+def _readers() -> tuple[dict[str, tuple[str, ...]], tuple[tuple[str, str, str], ...]]:
+    """What ``_open`` reads from the gate's answer, worked out once: the names each gate name opens
+    by itself (a plain pattern itself; one of an ``_Any``'s patterns itself and the ``_Any``), and
+    the pairs (name, part a, part b), open when both parts are."""
+    alone: dict[str, tuple[str, ...]] = {}
+    pairs = []
+    for name, want in _gate()[1].items():
+        rx = _compiled()[name]
+        if isinstance(rx, _Any):
+            for k in range(len(rx.each)):
+                alone[f"{name}#{k}"] = (f"{name}#{k}", name)
+        elif len(want) == 2:
+            pairs.append((name, *want))
+        else:
+            alone[name] = (name,)
+    return alone, tuple(pairs)
+
+
 def _open(text: str) -> set[str]:
-    gate, needs = _gate()
-    seen = gate.open(text)
-    seen |= {n.split("#", 1)[0] for n in seen if "#" in n}
-    return {name for name, want in needs.items() if all(n in seen for n in want)} | {n for n in seen if "#" in n}
+    alone, pairs = _readers()
+    seen = _gate()[0].open(text)
+    out = {name for n in seen for name in alone.get(n, ())}
+    out.update(name for name, a, b in pairs if a in seen and b in seen)
+    return out
 
 
 def signals(text: str) -> dict[str, tuple[int, int]]:
@@ -369,7 +389,7 @@ def signals(text: str) -> dict[str, tuple[int, int]]:
     put("decode_and_obey", find("decode_run", text))
     put("secrets_sent_out", free("exfil", text))
     outside_anywhere = find("outside", text) is not None
-    for s, at in _sentences(text):
+    for s, at in _sentences(text) if not _PER_SENTENCE.isdisjoint(ok) else ():
         def shift(m: re.Match[str] | None, at: int = at) -> _Shift | None:
             return None if m is None else _Shift(m, at)
 
@@ -433,6 +453,10 @@ def signals(text: str) -> dict[str, tuple[int, int]]:
         out["authority_for_an_act"] = out["authority"]
     return out
 
+
+#: the patterns a signal read sentence by sentence starts from: when none can match, no sentence is read
+_PER_SENTENCE = frozenset({"conceal", "put_secret", "despite_red", "send_sensitive", "off", "public", "off_state",
+                           "dismiss", "evidence", "bypass", "hush_act", "grant", "authority", "send_out"})
 
 #: where the act is in the patterns read for it: the pair's first or second part, or the whole match (-1)
 _ACT_PART = {"put_secret": 0, "send_sensitive": 0, "send_out": 0, "off": 0, "dismiss": 0, "evidence": 0, "grant": 0,
