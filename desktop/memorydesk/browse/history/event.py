@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memorydesk.core.product.text import one_line
-from memorydesk.core.review.secrets import mask_secrets
+from memorydesk.core.review.shown import shown
 from memorydesk.store.workspace import Workspace
 
 __all__ = ["Context", "Event", "Group", "Source", "page", "rows", "snippet"]
@@ -83,8 +83,9 @@ Source = Callable[[Context, "int | None", int], list[Group]]
 
 
 def snippet(topic: str, content: str, domain: str) -> str:
-    """A fact in one line, every secret in it masked whole (``core.review.secrets.mask_secrets``)."""
-    return f"[{one_line(domain, 40)}/{one_line(mask_secrets(topic), 40)}] {one_line(mask_secrets(content), 90)}"
+    """A fact in one line, its secrets and personal data masked as the review masks them
+    (``core.review.shown``: the one rule for the tab, the command line and the exports)."""
+    return f"[{one_line(domain, 40)}/{one_line(shown(topic), 40)}] {one_line(shown(content), 90)}"
 
 
 def rows(ctx: Context, sql: str, args: list[Any]) -> list[tuple]:
