@@ -258,3 +258,27 @@ class Gate:
                     out |= self._pieces[k][1]
                     break
         return out
+
+
+class Pieces:
+    """Whether a text holds any of several strings, found in one pass (the same answer as testing
+    ``piece in text`` for each)."""
+
+    def __init__(self, pieces: Iterable[str]) -> None:
+        self._auto = ahocorasick.Automaton()
+        for piece in pieces:
+            self._auto.add_word(piece, piece)
+        self._auto.make_automaton()
+
+    def any_in(self, text: str) -> bool:
+        return next(self._auto.iter(text), None) is not None
+
+    def found_in(self, text: str) -> frozenset[str]:
+        """The pieces ``text`` holds."""
+        return frozenset(piece for _end, piece in self._auto.iter(text))
+
+
+def any_matches(gate: Gate, patterns: dict[str, re.Pattern[str]], text: str) -> bool:
+    """Whether any of ``patterns`` (the ones ``gate`` was made of) matches ``text``; only those
+    the gate leaves open are run."""
+    return any(patterns[name].search(text) is not None for name in gate.open(text))

@@ -14,6 +14,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+from memorydesk.core.review.gate import Pieces
 from memorydesk.core.review.intent import SIGNALS, read_intent
 from memorydesk.core.review.intent_words import PRIVATE
 from memorydesk.core.review.mask import excerpt, name_of, visible
@@ -55,22 +56,14 @@ def _gates(needs: tuple[tuple[str, ...], ...]) -> tuple[tuple[frozenset[str], fr
 
 
 @lru_cache(maxsize=1)
-def _trigger_pieces():
-    """Every rule's triggers that are pieces of text, in one Aho–Corasick automaton."""
-    import ahocorasick
-
-    auto = ahocorasick.Automaton()
-    for rule in RULES:
-        for _plain, pieces in _gates(rule.needs):
-            for piece in pieces:
-                auto.add_word(piece, piece)
-    auto.make_automaton()
-    return auto
+def _trigger_pieces() -> Pieces:
+    """Every rule's triggers that are pieces of text, in one automaton."""
+    return Pieces(p for rule in RULES for _plain, pieces in _gates(rule.needs) for p in pieces)
 
 
 def _pieces_in(lowered: str) -> frozenset[str]:
     """The rules' triggers that occur in ``lowered``, found in one pass (the same as testing each)."""
-    return frozenset(piece for _end, piece in _trigger_pieces().iter(lowered))
+    return _trigger_pieces().found_in(lowered)
 
 
 def _rx(text: str) -> re.Pattern[str]:
