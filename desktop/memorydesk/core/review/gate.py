@@ -282,3 +282,58 @@ def any_matches(gate: Gate, patterns: dict[str, re.Pattern[str]], text: str) -> 
     """Whether any of ``patterns`` (the ones ``gate`` was made of) matches ``text``; only those
     the gate leaves open are run."""
     return any(patterns[name].search(text) is not None for name in gate.open(text))
+
+
+def alternatives(source: str) -> list[str] | None:
+    """The top-level alternatives of a pattern's source (``a|b(c|d)`` → ``a``, ``b(c|d)``), or None when
+    they cannot be read for certain (each must compile, and as many as the parser finds)."""
+    out, depth, start, i, in_class, opened = [], 0, 0, 0, False, -1
+    while i < len(source):
+        ch = source[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            # a class ends at "]", unless the "]" comes first in it ("[]…]", "[^]…]")
+            in_class = ch != "]" or i == opened + 1 or (i == opened + 2 and source[opened + 1] == "^")
+        elif ch == "[":
+            in_class, opened = True, i
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            out.append(source[start:i])
+            start = i + 1
+        i += 1
+    out.append(source[start:])
+    try:
+        tree = list(P.parse(source, re.IGNORECASE | re.MULTILINE))
+        for part in out:
+            re.compile(part, re.IGNORECASE | re.MULTILINE)
+    except re.error:
+        return None
+    branches = len(tree[0][1][1]) if len(tree) == 1 and tree[0][0] is C.BRANCH else 1
+    return out if len(out) == branches else None
+
+
+class Split:
+    """A pattern's top-level alternatives, each behind the gate: on an ASCII text (where lower-casing is
+    the pattern's case-folding) only the alternatives whose pieces occur are run, as one pattern in
+    their order, which finds what the whole pattern finds; on other text the whole pattern runs."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern = pattern
+        self.parts = alternatives(pattern.pattern) or [pattern.pattern]
+        self.gate = Gate({str(k): re.compile(p, pattern.flags) for k, p in enumerate(self.parts)})
+        self._among: dict[frozenset[str], re.Pattern[str] | None] = {}
+
+    def search(self, text: str) -> re.Match[str] | None:
+        if len(self.parts) == 1 or not text.isascii():
+            return self.pattern.search(text)
+        open_parts = frozenset(self.gate.open(text))
+        rx = self._among.get(open_parts, False)
+        if rx is False:
+            chosen = [p for k, p in enumerate(self.parts) if str(k) in open_parts]
+            rx = self._among[open_parts] = re.compile("|".join(chosen), self.pattern.flags) if chosen else None
+        return None if rx is None else rx.search(text)

@@ -14,7 +14,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memorydesk.core.review.gate import Pieces
+from memorydesk.core.review.gate import Pieces, Split
 from memorydesk.core.review.intent import SIGNALS, read_intent
 from memorydesk.core.review.intent_words import PRIVATE
 from memorydesk.core.review.mask import excerpt, name_of, visible
@@ -39,7 +39,7 @@ class Rule:
             if plain.isdisjoint(words) and (pieces.isdisjoint(pieces_in) if pieces_in is not None
                                             else not any(p in lowered for p in pieces)):
                 return None
-        return self.pattern.search(text)
+        return _split(self.pattern).search(text)
 
 
 _PLAIN = re.compile(r"\w+")
@@ -53,6 +53,12 @@ _WHOLE = frozenset({"ai", "llm", "bot", "bots", "model", "models", "agent", "age
 def _gates(needs: tuple[tuple[str, ...], ...]) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
     """Each group of triggers split into whole words (a set lookup) and pieces of text (a search)."""
     return tuple((frozenset(w for w in g if w in _WHOLE), frozenset(w for w in g if w not in _WHOLE)) for g in needs)
+
+
+@lru_cache(maxsize=None)
+def _split(pattern: re.Pattern[str]) -> Split:
+    """A rule's pattern with its alternatives behind the gate (``gate.Split``: the same match)."""
+    return Split(pattern)
 
 
 @lru_cache(maxsize=1)
