@@ -214,11 +214,48 @@ def required(pattern: str | re.Pattern[str]) -> set[str] | None:
     return _seq(list(tree))
 
 
+def _strict(ch: str) -> bool:
+    """A character no ASCII character matches, even ignoring case."""
+    return all(c >= "\x80" for form in (ch, ch.lower(), ch.upper(), ch.casefold()) for c in form)
+
+
+def _beyond_ascii(items) -> bool:
+    """Whether every match of a parsed sequence holds a character no ASCII character matches."""
+    for op, av in items:
+        if op is C.LITERAL and _strict(chr(av)):
+            return True
+        if op is C.IN and all((o is C.LITERAL and _strict(chr(v)))
+                              or (o is C.RANGE and all(_strict(chr(x)) for x in range(v[0], v[1] + 1)))
+                              for o, v in av):
+            return True
+        if op is C.SUBPATTERN and _beyond_ascii(av[-1]):
+            return True
+        if hasattr(C, "ATOMIC_GROUP") and op is C.ATOMIC_GROUP and _beyond_ascii(av):
+            return True
+        if op is C.BRANCH and all(_beyond_ascii(b) for b in av[1]):
+            return True
+        if op in (C.MAX_REPEAT, C.MIN_REPEAT) or (hasattr(C, "POSSESSIVE_REPEAT") and op is C.POSSESSIVE_REPEAT):
+            if av[0] >= 1 and _beyond_ascii(av[2]):
+                return True
+    return False
+
+
+def beyond_ascii(pattern: re.Pattern[str]) -> bool:
+    """Whether ``pattern`` can only match where a text holds a character beyond ASCII (a pattern
+    for Chinese or Hebrew words alone): an ASCII text need not be searched with it."""
+    try:
+        return _beyond_ascii(list(P.parse(pattern.pattern, pattern.flags)))
+    except re.error:
+        return False
+
+
 class Gate:
     """The patterns a text can match, by name."""
 
     def __init__(self, patterns: dict[str, re.Pattern[str]]) -> None:
         self.always: set[str] = set()
+        #: patterns that match only text beyond ASCII: never open on an ASCII text
+        self.beyond_ascii = frozenset(name for name, rx in patterns.items() if beyond_ascii(rx))
         self._auto = ahocorasick.Automaton()
         owners: dict[str, dict[bool, set[str]]] = {}
         for name, rx in patterns.items():
@@ -238,6 +275,10 @@ class Gate:
 
     def open(self, text: str) -> set[str]:
         """The names of the patterns that may match ``text``."""
+        out = self._open(text)
+        return out - self.beyond_ascii if self.beyond_ascii and text.isascii() else out
+
+    def _open(self, text: str) -> set[str]:
         out = set(self.always)
         if not self._pieces:
             return out
