@@ -175,10 +175,10 @@ def test_redact_replaces_the_secret_in_a_new_version_and_undo_brings_it_back(ope
 
 
 def test_merge_chooses_no_keeper_for_the_person(qtbot) -> None:
-    from memorydesk.ui.review.dialogs import ReasonDialog
+    from memorydesk.ui.review.dialogs import ReviewDialog
     from memorydesk.ui.widgets.prompts import REASON_NEEDED
 
-    dialog = ReasonDialog("Merge duplicates", "…", "merge: x", keepers=[("— choose the fact to keep —", None),
+    dialog = ReviewDialog("Merge duplicates", "…", "merge: x", keepers=[("— choose the fact to keep —", None),
                                                                       ("a · one", "a"), ("b · two", "b")])
     qtbot.addWidget(dialog)
     dialog.show()

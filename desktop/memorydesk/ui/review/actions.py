@@ -21,7 +21,7 @@ from memorydesk.ui.facts.dialogs import PurgeDialog
 from memorydesk.ui.forget.dialog import CheckRequest
 from memorydesk.ui.forget.offer import ForgetOffer
 from memorydesk.ui.operations import dialog_result
-from memorydesk.ui.review.dialogs import ReasonDialog
+from memorydesk.ui.review.dialogs import ReviewDialog
 from memorydesk.ui.review.model import ITEM_WORDS
 from memorydesk.ui.session import DeskSession
 
@@ -94,7 +94,7 @@ class ReviewActions:
 
     async def _ask(self, title: str, text: str, reason: str, *, keepers=None, ok_text: str = "OK",
                    about: Finding | None = None):
-        dialog = ReasonDialog(title, text, reason, self.owner, keepers=keepers, ok_text=ok_text,
+        dialog = ReviewDialog(title, text, reason, self.owner, keepers=keepers, ok_text=ok_text,
                               about=about_finding(about) if about is not None else "")
         self.dialog = dialog
         accepted = await dialog_result(dialog)

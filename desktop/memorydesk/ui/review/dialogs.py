@@ -1,57 +1,34 @@
-"""The dialog every review action asks through: which finding and item it acts on, what it
-will do, a reason (prefilled with the finding, kept in the history), and for a merge the keeper.
-A missing reason (or keeper) is said in red beside the field when the person confirms, as in
-every other dialog of the desk (``ui.widgets.prompts.require_reason``); the button stays enabled."""
+"""The dialog every review action asks through: the desk's ``ReasonDialog`` (one rule for
+reasons: a missing reason is said in red when the person confirms, the button stays enabled),
+naming which finding and item it acts on, saying what it will do, with the reason prefilled from
+the finding (kept in the history), and for a merge the keeper the person must choose."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QLabel, QWidget
 
-from memorydesk.ui.widgets.prompts import reason_fields, require_reason
+from memorydesk.ui.widgets.prompts import ReasonDialog
 
 
-class ReasonDialog(QDialog):
+class ReviewDialog(ReasonDialog):
     def __init__(self, title: str, text: str, reason: str, parent: QWidget | None = None, *,
                  keepers: list[tuple[str, str]] | None = None, ok_text: str = "OK", about: str = "") -> None:
-        super().__init__(parent)
-        self.setObjectName("review-reason")
-        self.setWindowTitle(title)
-        self.about = QLabel(about)
+        super().__init__(parent, title, about, yes_text=ok_text, informative=text, name="review-reason")
+        self.about = self.text  # the finding and its item (a finding's title is memory's text, never markup)
         self.about.setObjectName("review-about")
-        self.about.setTextFormat(Qt.TextFormat.PlainText)  # a finding's title is the memory's text, never markup
-        self.about.setWordWrap(True)
         self.about.setVisible(bool(about))
-        label = QLabel(text)
-        label.setObjectName("review-says")
-        label.setTextFormat(Qt.TextFormat.PlainText)
-        label.setWordWrap(True)
+        self.informative.setObjectName("review-says")
+        self.informative.setVisible(True)
+        self.ok = self.yes
         self.keeper = QComboBox()
         self.keeper.setObjectName("keeper")
         for label_text, fid in keepers or []:
             self.keeper.addItem(label_text, fid)
-        self.keeper.setVisible(bool(keepers))
-        self.reason, self.problem = reason_fields()
-        self.reason.setText(reason)
-        self.problem.hide()
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        self.ok = buttons.addButton(ok_text, QDialogButtonBox.ButtonRole.AcceptRole)
-        self.ok.setObjectName("ok")
-        self.ok.setDefault(True)
-        buttons.button(QDialogButtonBox.StandardButton.Cancel).setAutoDefault(False)  # Enter confirms
         self._keepers = bool(keepers)
-        self.ok.clicked.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.about)
-        layout.addWidget(label)
         if keepers:
-            layout.addWidget(QLabel("Keep this fact (the others are superseded by it):"))
-            layout.addWidget(self.keeper)
-        layout.addWidget(self.reason)
-        layout.addWidget(self.problem)
-        layout.addWidget(buttons)
-        self.reason.setFocus()
+            self.add(QLabel("Keep this fact (the others are superseded by it):"))
+            self.add(self.keeper)
+        self.reason.setText(reason)
         self.resize(560, self.sizeHint().height())
 
     def accept(self) -> None:
@@ -61,8 +38,7 @@ class ReasonDialog(QDialog):
             self.problem.show()
             self.keeper.setFocus()
             return
-        if require_reason(self.reason, self.problem):
-            super().accept()
+        super().accept()
 
     def values(self) -> tuple[str, str | None]:
-        return self.reason.text().strip(), self.keeper.currentData()
+        return self.reason_text(), self.keeper.currentData()
