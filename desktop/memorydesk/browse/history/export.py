@@ -36,10 +36,14 @@ def export_json(events: Iterable[Event], *, content_free: bool = False) -> Itera
 
 
 def text_line(event: Event, *, content_free: bool = False) -> str:
-    row = shared(event, content_free)
-    reason = f"  ({row['reason']})" if row["reason"] else ""
+    if content_free:
+        row = shared(event, content_free)
+        summary, reason = row["summary"], row["reason"]
+    else:
+        summary, reason = event.summary, event.reason
+    why = f"  ({reason})" if reason else ""
     return (f"{utc_text(event.at)}  {event.actor_kind:<8} {event.actor}  {event.kind} {event.action}  "
-            f"{' '.join(event.ids)}  {row['summary']}{reason}")
+            f"{' '.join(event.ids)}  {summary}{why}")
 
 
 def _cell(text: str) -> str:
