@@ -67,7 +67,9 @@ def run(args) -> int:
     from memorydesk.browse.audit import runs as kept
     from memorydesk.browse.audit.job import Plan, run_audit
     from memorydesk.search import audit
+    from memorydesk.search.copies import follow
 
+    follow.configure(one_shot=True)  # copies only for an audit of many facts (``browse.audit.job.BUILD_FOR``)
     names = list(VARIANTS) if "all" in args.what_if else list(dict.fromkeys(args.what_if))
     if args.baseline is None and args.max_drop != 0.02:
         raise BadInput("--max-drop goes with --baseline RUN (the run to compare with)")

@@ -41,8 +41,10 @@ def _progress(stage: str, done: int, total: int) -> None:
 def run(args) -> int:
     from memorydesk.browse.review.decisions import apply_states, read_decisions
     from memorydesk.browse.review.scan import Options, scan
+    from memorydesk.search.copies import follow
     from memorydesk.store import open_workspace
 
+    follow.configure(one_shot=True)  # a few recall checks run on the product's SQL; many build the copies first
     options = Options(kinds=tuple(dict.fromkeys(args.kind)) if args.kind else KINDS,
                       duplicate_cosine=args.duplicate_cosine)
     show = _progress if sys.stderr.isatty() and not args.json else None

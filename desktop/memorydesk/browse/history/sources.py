@@ -77,8 +77,9 @@ class Context:
                                                  f"FROM {self.ws.layout.facts.name} WHERE id IN ({marks})", wanted)}
 
     def read_every_fact(self) -> None:
+        f = self.ws.layout.facts.name
         self.every_fact = {r[0]: r[1:] for r in _rows(
-            self, f"SELECT id, created_at, authored_by_agent_id, authored_by_role FROM {self.ws.layout.facts.name}", [])}
+            self, f"SELECT id, created_at, authored_by_agent_id, authored_by_role FROM {f}", [])}
 
     def who(self, agent_id: str | None, role: str | None) -> tuple[str, str]:
         if agent_id:

@@ -64,12 +64,16 @@ class CacheSettings:
     ``build_after``: the search (per workspace object) that starts the build.
     ``background``: build on a thread (False: build inside that search; for tests).
     ``max_follow_rows``: beyond this many changed fact rows, rebuild instead of following.
+    ``one_shot``: the process answers one command and ends (``memory-desk review``, ``audit``):
+    neither searches (``build_after``) nor a warm-up (``prepare``) start a build; a caller that
+    wants the copies for many searches still builds them (``wait_ready``).
     """
 
     max_bytes: int = field(default_factory=lambda: _default_max_bytes())
     build_after: int = 2
     background: bool = True
     max_follow_rows: int = 20_000
+    one_shot: bool = False
 
 
 _settings = CacheSettings()

@@ -6,10 +6,11 @@ the embedding column, ``embedding_copy``), the temporal voice's list (``recent``
 a 64-bit fingerprint of every fact row (its id, workspace, domain, topic, content,
 supersession and creation time; ``rows``). They are built once, off the caller's
 thread, after the second search of a workspace (a one-shot command never pays for
-them). From then on a search whose snapshot shows a newer file version (``PRAGMA
-data_version``, ``search.cache.snapshot_version``) first brings
-the copies to that version, through what any program may read — the fact table's rows
-and the full-text index's own queries, never the index's storage:
+them: ``CacheSettings.one_shot``, unless it asks for them for many searches). From then
+on a search whose snapshot shows a newer file version (``PRAGMA data_version``,
+``search.cache.snapshot_version``) first brings the copies to that version, through what
+any program may read — the fact table's rows and the full-text index's own queries,
+never the index's storage:
 
 1. every row of the fact table is read once, as one text SQLite makes of the columns the
    copies hold, and its fingerprint compared with the one held: rows whose fingerprint
@@ -148,6 +149,8 @@ def using(ws: Workspace, conn: Connection) -> Iterator[FileState | None]:
 def prepare(ws: Workspace) -> None:
     """Start building the copies of ``ws`` now, off the caller's thread (the window does, once its
     first rows are shown), unless they are held or being built already."""
+    if settings().one_shot:
+        return
     held = copies_of(ws)
     with held.lock:
         if held.state is None and held.builder is None:
@@ -163,7 +166,7 @@ def _count_search(held: Copies, ws: Workspace, conn: Connection) -> None:
     asked["count"] += 1
     if asked["failed"] is not None and asked["failed"] == snapshot_version(ws, conn):
         return  # the build failed on this very version: wait for the file to change
-    if asked["count"] >= settings().build_after and held.builder is None:
+    if asked["count"] >= settings().build_after and held.builder is None and not settings().one_shot:
         _start_build(held, ws)
 
 
