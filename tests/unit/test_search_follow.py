@@ -315,7 +315,7 @@ def test_following_reads_rows_and_asks_fts5_never_its_storage(tmp_path: Path) ->
                 raw.set_trace_callback(None)
         ours = [s for s in statements if _SHADOW.search(s)]
         assert any("memory_facts_fts MATCH" in s for s in statements)  # FTS5 was asked (the probes)
-        assert any(s.startswith("SELECT rowid, quote(id)") for s in statements)  # the rows were read
+        assert any(s.startswith("SELECT rowid, id, workspace_id") for s in statements)  # the rows were read
         assert ours == []
         queries = [(world.query(rng), world.query_vector(rng, nrng), rng.choice(SCOPES)) for _ in range(6)]
         _check_against_sql(world, queries, _results(world, queries))

@@ -1,11 +1,11 @@
 """Row-level reads for search's copies: fingerprints of fact rows, rows by rowid.
 
-A row's fingerprint is Python's own hash of one text SQLite makes of the row: its id,
-workspace, domain, topic, content, supersession and creation time, each as an SQL literal
-(``quote``: a text, a number and NULL never read alike, nor two texts that only split
-differently), seeded per process; two different rows agree on it with a chance of about
-2⁻⁶⁴. Following the file compares every row's fingerprint with the one the copies hold
-(``scan_prints``): a row of the fact table is the only thing read, as any program reads it.
+A row's fingerprint is Python's own hash of the row as SQLite gives it: its rowid, id,
+workspace, domain, topic, content, supersession and creation time (the creation time as an
+SQL literal, ``quote``, so that -1 and -2, or 1 and '1', never read alike), seeded per
+process; two different rows agree on it with a chance of about 2⁻⁶⁴. Following the file
+compares every row's fingerprint with the one the copies hold (``changed_rows``): a row of
+the fact table is the only thing read, as any program reads it.
 """
 
 from __future__ import annotations
@@ -20,13 +20,12 @@ from memorydesk.search.copies.recent import DEPTH, FactRow, Recent
 from memorydesk.search.scope import RepoScope
 from memorydesk.store import Workspace
 
-__all__ = ["PRINT_SQL", "ROW_COLUMNS", "RowPrints", "Unfollowable", "changed_rows", "embeddings", "fact_row",
+__all__ = ["PRINT_COLUMNS", "ROW_COLUMNS", "RowPrints", "Unfollowable", "changed_rows", "embeddings", "fact_row",
            "is_active", "members", "rows_by_id", "scan_for_recent", "scan_rows", "workspace_phrase"]
 
 ROW_COLUMNS = "rowid, id, workspace_id, domain, topic, content, superseded_by, created_at"
-#: The text a row's fingerprint is the hash of (see the module's docstring).
-PRINT_SQL = ("quote(id) || ',' || quote(workspace_id) || ',' || quote(domain) || ',' || quote(topic) || ',' || "
-             "quote(content) || ',' || quote(superseded_by) || ',' || quote(created_at)")
+#: The columns a row's fingerprint is the hash of (see the module's docstring).
+PRINT_COLUMNS = "rowid, id, workspace_id, domain, topic, content, superseded_by, quote(created_at)"
 
 
 class Unfollowable(Exception):
@@ -101,7 +100,7 @@ def scan_rows(raw: Any, ws: Workspace, prints: RowPrints, keep_going: Any) -> tu
     newest: list[tuple[Any, int, str]] = []  # (created_at, rowid, id) of active rows of the workspace
     other: list[FactRow] = []  # the same, when created_at is not a plain integer
     trimmed = False
-    cursor = raw.execute(f"SELECT {ROW_COLUMNS}, {PRINT_SQL} FROM {ws.layout.facts.name}")
+    cursor = raw.execute(f"SELECT {ROW_COLUMNS}, quote(created_at) FROM {ws.layout.facts.name}")
     while True:
         chunk = cursor.fetchmany(5_000)
         if not chunk:
@@ -111,7 +110,7 @@ def scan_rows(raw: Any, ws: Workspace, prints: RowPrints, keep_going: Any) -> tu
         spaces.update(row[2] for row in chunk)
         for row in chunk:
             rowids.append(row[0])
-            digests.append(hash(row[8]))
+            digests.append(hash(row[:7] + row[8:]))  # the row as ``PRINT_COLUMNS`` gives it
             flags.append(is_active(row, wid))
             if flags[-1]:
                 if type(row[7]) is int:
@@ -170,17 +169,17 @@ def embeddings(raw: Any, facts: str, rowids: list[int]) -> list[tuple[Any, ...]]
 
 def changed_rows(raw: Any, facts: str, rows: RowPrints, max_rows: int) -> dict[int, int | None]:
     """Rows whose fingerprint is not the one ``rows`` holds: rowid → its fingerprint now (None: the
-    row is gone). One pass over the fact table, the fingerprints made by SQLite and hashed here;
-    raises :class:`Unfollowable` past ``max_rows`` changed rows (cheaper to rebuild)."""
+    row is gone). One pass over the fact table's rows; raises :class:`Unfollowable` past
+    ``max_rows`` changed rows (cheaper to rebuild)."""
     rowids = array.array("q")
     prints = array.array("q")
-    cursor = raw.execute(f"SELECT rowid, {PRINT_SQL} FROM {facts}")
+    cursor = raw.execute(f"SELECT {PRINT_COLUMNS} FROM {facts}")
     while True:
         chunk = cursor.fetchmany(5_000)
         if not chunk:
             break
         rowids.extend([r[0] for r in chunk])
-        prints.extend([hash(r[1]) for r in chunk])
+        prints.extend(map(hash, chunk))
     now = np.frombuffer(rowids, dtype=np.int64)
     digest = np.frombuffer(prints, dtype=np.int64)
     known = now < len(rows.present)
