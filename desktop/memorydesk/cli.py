@@ -23,8 +23,9 @@ from memorydesk.core.errors import BadInput, MemoryDeskError
 from memorydesk.crashlog import bug_sentence, stderr_line, write_crash
 
 SUBCOMMANDS = ("check", "search", "preamble", "agents", "lineage", "canary", "demo", "shot", "import", "audit",
-                "conflicts", "graph", "grants", "purge", "salvage", "history", "facts", "diff", "review")
-_MODULES = {"import": "importer"}
+                "conflicts", "graph", "grants", "purge", "salvage", "history", "facts", "diff", "review",
+                "forget-check")
+_MODULES = {"import": "importer", "forget-check": "forget_check"}
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_BAD_INPUT, EXIT_BUG, EXIT_INTERRUPTED = 0, 1, 2, 70, 130
 
@@ -95,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     args = None
     try:
         if argv and argv[0] in SUBCOMMANDS:
+            _terminate_as_interrupt()
             args = _subcommand_parser((argv[0],)).parse_args(argv)
         else:
             args = _window_parser().parse_args(argv)
@@ -113,6 +115,24 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     except Exception as exc:  # noqa: BLE001 - the one place a bug becomes a sentence and a log file
         return _unexpected(exc, args, argv)
+
+
+def _terminate_as_interrupt() -> None:
+    """SIGTERM (a service manager, `timeout`, a closing terminal) ends a command the way Ctrl+C does:
+    every ``finally`` runs, so a build in progress is removed and a transaction rolls back."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def interrupt(_signum, _frame):
+        raise KeyboardInterrupt
+
+    try:
+        signal.signal(signal.SIGTERM, interrupt)
+    except (ValueError, OSError):  # not where signals can be handled
+        pass
 
 
 def _unexpected(exc: Exception, args: argparse.Namespace | None, argv: list[str]) -> int:

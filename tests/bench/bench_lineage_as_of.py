@@ -1,7 +1,7 @@
 """Evaluating the Lineage tab at a past time (run with ``make bench``; figures are printed).
 
 At a time before the newest receipt the tab judges as of that time: the runs the time cuts
-through are read again up to it (``runs.as_of``, on the worker) and the timeline is laid
+through are read again up to it (``run_reads.as_of``, on the worker) and the timeline is laid
 out from that table. Measured on the same 100,000 stored runs as ``bench_lineage_ui``
 (its cached workspace), at five times across the span, side by side with judging the
 whole table at the newest time (the plain path, no cut): medians of three.
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from bench_lineage_ui import RUNS, report, stored  # noqa: F401  (the cached workspace fixture)
 
-from memorydesk.lineage.runs import as_of, load_runs
+from memorydesk.lineage.run_reads import as_of, load_runs
 from memorydesk.lineage.timeline import build
 from memorydesk.store import open_workspace
 

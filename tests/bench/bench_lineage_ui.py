@@ -37,7 +37,8 @@ from PySide6.QtCore import QPointF
 
 from fixtures.receipt_rows import COLUMNS
 from memorydesk.core.health.arrays import ClockColumns, to_us
-from memorydesk.lineage.runs import assemble, load_runs
+from memorydesk.lineage.run_reads import load_runs
+from memorydesk.lineage.runs import assemble
 from memorydesk.lineage.timeline import build, grid_of
 from memorydesk.store import files, open_workspace, ours, receipt_blocks
 from memorydesk.store.ours import DeskReceipt

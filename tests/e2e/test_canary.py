@@ -45,7 +45,8 @@ def test_canary_passes_on_a_fresh_workspace(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
     assert [line.split(":")[0] for line in lines] == [
-        "PASS store", "PASS capacity", "PASS restart", "PASS isolation", "PASS promotion", "PASS lineage",
+        "PASS leftovers", "PASS store", "PASS capacity", "PASS restart", "PASS isolation", "PASS promotion",
+        "PASS lineage",
         "PASS dispatch", "PASS freshness", "PASS cleanup",
         "SKIP memoryos" if memoryos_canary.unavailable() else "PASS memoryos"]
     assert canary_rows(path) == 0
@@ -104,3 +105,58 @@ def test_stop_ends_the_gate_and_removes_its_memories_even_when_sigint_was_ignore
     finally:
         signal.signal(signal.SIGINT, previous)
     assert canary_rows(path) == 0
+
+
+def _killed_at(path: Path, point: str) -> None:
+    """Start the gate, and SIGKILL it (its whole process group) where the named test point stops it."""
+    import signal
+
+    proc = subprocess.Popen([sys.executable, "-m", "memorydesk", "canary", str(path)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            env={**os.environ, "MEMORYDESK_TEST_STOP_AT": point})
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        if line.startswith(f"memory-desk: test point {point.replace(':', ' ')}"):
+            break
+    else:
+        raise AssertionError(f"the gate never reached {point}")
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=60)
+    proc.stderr.close()
+
+
+def test_a_killed_canary_is_found_by_check_and_review_and_removed_by_the_next_run(tmp_path: Path) -> None:
+    """Issue 35, point 4: a canary killed mid-way left its facts (active: keyword search found them),
+    items, conflicts and edges; ``check`` and ``review`` said nothing and the next canary said
+    "PASS cleanup". Its rows carry its id; the next run removes them and says what it removed."""
+    path = fresh(tmp_path / "ws.db")
+    _killed_at(path, "canary.check:1")  # both batches written, nothing checked or removed yet
+    left = canary_rows(path)
+    assert left > 24
+    checked = subprocess.run([sys.executable, "-m", "memorydesk", "check", str(path), "--json"], capture_output=True,
+                             text=True, timeout=120)
+    import json
+
+    report = json.loads(checked.stdout)
+    assert checked.returncode == 1 and report["summary"]["canary_leftover"] > 0
+    tables = {p["table"] for p in report["problems"] if p["kind"] == "canary_leftover"}
+    assert {"memory_facts_table", "working_memory_items_table", "memory_conflicts_table"} <= tables
+    reviewed = subprocess.run([sys.executable, "-m", "memorydesk", "review", str(path)], capture_output=True,
+                              text=True, timeout=300)
+    assert "stopped before it removed its rows" in reviewed.stderr and "memory_facts_table" in reviewed.stderr
+    done = canary(path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    first = done.stdout.splitlines()[0]
+    assert first.startswith("PASS leftovers: removed what earlier runs left") and "memory_facts_table" in first
+    assert "PASS cleanup: canary removed, and no canary rows are left" in done.stdout
+    assert canary_rows(path) == 0
+
+
+def test_check_repair_removes_what_a_killed_canary_left(tmp_path: Path) -> None:
+    path = fresh(tmp_path / "ws.db")
+    _killed_at(path, "canary.batch:2")  # batch 1 written by its worker, batch 2 not begun
+    assert canary_rows(path) > 0
+    done = subprocess.run([sys.executable, "-m", "memorydesk", "check", str(path), "--repair"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0 and "repaired: removed what canary run canary-" in done.stdout, done.stdout
+    assert canary_rows(path) == 0 and "no problems found" in done.stdout

@@ -76,7 +76,7 @@ def test_save_list_compare_and_gate(product_db: Path) -> None:
     assert [e["id"] for e in report["newly_lost"]] == [
         i for i in stages_b if i in stages_a and stages_a[i] == "found" != stages_b[i]]
     text = md("compare", str(product_db), "previous", "latest")
-    assert text.returncode == 0 and text.stdout.startswith("recall@10: ") and "by group" in text.stdout
+    assert text.returncode == 0 and text.stdout.startswith("recall@10 on the ") and "by group" in text.stdout
 
     # the gate: nothing changed, so it passes; then another program writes closer twins of found facts
     passed = md("recall", str(product_db), "--baseline", a["run"])
@@ -86,7 +86,7 @@ def test_save_list_compare_and_gate(product_db: Path) -> None:
     assert len(lost) >= 4
     failed = md("recall", str(product_db), "--baseline", a["run"], "--max-drop", "0.01")
     assert failed.returncode == 1, failed.stdout + failed.stderr
-    assert "FAILED" in failed.stdout and "recall@10 fell from" in failed.stdout
+    assert "FAILED" in failed.stdout and "facts in both runs fell from" in failed.stdout
     gate = json.loads(md("recall", str(product_db), "--baseline", a["run"], "--max-drop", "0.01", "--json").stdout)
     assert gate["gate"]["passed"] is False and gate["gate"]["baseline"] == a["run"]
     newly_lost = gate["gate"]["compare"]["newly_lost"]

@@ -13,7 +13,7 @@ from fixtures.conflicts import build
 from helpers import sha256
 
 KEYS = {"ids", "type", "state", "fact_a", "fact_b", "recorded_winner", "rule_winner", "count", "first_at",
-        "last_at"}
+        "last_at", "decision"}
 WEIGHTS = {"stated": 1.0, "inferred": 0.7, "tool": 0.5, "imported": 0.6, "unknown": 0.8}
 
 

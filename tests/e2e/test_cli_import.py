@@ -203,6 +203,14 @@ def test_the_crash_sample_with_its_capacity_names_where_the_lost_qa_lies(tmp_pat
     text = run("import", "memoryos", str(SAMPLES / "crash_mid_migration" / "data"), str(tmp_path / "t.db"),
                "--timezone", "Europe/Berlin", "--stm-capacity", "5")
     assert "interrupted_migration  omar_c" in text.stdout and "reconcile" in text.stdout
+    # the interval is an at-risk run, named by the report, and `lineage classify` judges it so (issue 34, point 3)
+    assert found["run_id"] in text.stdout and "at-risk run of omar_c's interrupted migration" in text.stdout
+    assert "cannot see" in text.stdout and "with_receipts" in text.stdout
+    judged = run("lineage", "classify", str(tmp_path / "t.db"), "--json")
+    assert judged.returncode == 1, judged.stderr
+    at_risk = [r for r in json.loads(judged.stdout) if r["color"] == "at-risk"]
+    assert [(r["runId"], r["state"]) for r in at_risk] == [(found["run_id"], "source_at_risk")]
+    assert f"added {found['from_utc']}..{found['to_utc']}" in at_risk[0]["reason"]
 
 
 @pytest.mark.shared

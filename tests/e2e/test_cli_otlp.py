@@ -73,12 +73,12 @@ def test_workspace_to_otlp_json_to_a_fresh_workspace_classifies_every_run_the_sa
     assert len({next(iter(ids)) for ids in by_run.values()}) == len(by_run)
     first = json.loads(lines[0])["resourceSpans"][0]["scopeSpans"][0]["spans"][0]
     assert len(first["traceId"]) == 32 and int(first["traceId"], 16) >= 0  # hex, not base64
-    assert first["kind"] == 1  # enums as integers
+    assert first["kind"] == 3  # enums as integers (3: client, the conventions' kind of a memory operation)
 
     odd = next(s for s in spans if any(kv.key == "memory.lineage.receipt_id" and kv.value.string_value == "r-int"
                                       for kv in s.attributes))
     attrs = {kv.key: kv.value for kv in odd.attributes}
-    assert attrs["memory.lineage.version"].string_value == "22"
+    assert attrs["gen_ai.memory.record.id"].string_value == "22"
     assert attrs["memory.lineage.canary"].bool_value is True
     assert attrs["memory.lineage.source_present"].bool_value is True
     assert attrs["memory.lineage.waiting_until"].string_value == "2025-03-22T12:30:00.123456Z"

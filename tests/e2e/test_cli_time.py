@@ -17,7 +17,7 @@ from helpers import sha256
 
 pytestmark = pytest.mark.slow  # a dozen runs of the command, a few seconds each
 
-HISTORY_KEYS = {"at", "actor", "actor_kind", "kind", "action", "ids", "summary", "reason"}
+HISTORY_KEYS = {"at", "actor", "actor_kind", "kind", "action", "ids", "summary", "reason", "undone", "at_known"}
 
 
 def run(*args: str) -> subprocess.CompletedProcess:

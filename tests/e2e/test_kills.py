@@ -1,5 +1,11 @@
-"""50 random kills (SIGKILL) during ``check --repair``, ``lineage ingest``, ``import memoryos`` and
-``demo create --force``: every file is as before or done, and no leftover survives the next start.
+"""Kills (SIGKILL) during ``check --repair``, ``lineage ingest``, ``import memoryos`` and ``demo create
+--force``, each at a named point of the work (``memorydesk.testpoints``): every file is as before or
+done, and no leftover survives the next start.
+
+A kill lands where a test point stops the process, never after a guess of how long the work takes
+(issue 35, point 8: two of these counted their kills by timing, and on a busy machine the kills came
+after the work had finished). A first run lists the points its work passes; each round then stops a
+run at one of them, spread over the list, and kills it there: every round's kill lands.
 """
 
 from __future__ import annotations
@@ -7,11 +13,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import random
+import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -22,44 +27,46 @@ from fixtures.receipts import synthetic_lines
 from memorydesk.demo.place import remove_leftovers
 from memorydesk.lineage import receipt_store
 from memorydesk.store import files, integrity, open_workspace, receipt_blocks
+from memorydesk.testpoints import ENV
 
-# slow, and one worker runs them one after another (pytest-xdist's loadgroup): each times its
-# kills from a whole run it measures first, and two of them side by side would skew that. On a
-# 2-core machine busy with other work the demo builds' 14 rounds took 18 minutes when each built
-# 6,000 facts (3,000 now: kills still land inside the build): an hour each.
+# slow; one worker runs them one after another (pytest-xdist's loadgroup): they write big files.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("kills"), pytest.mark.timeout(3600)]
-RNG = random.Random(50)
 
 
-def _start(*argv: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "memorydesk", *map(str, argv)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
-
-
-def _whole(*argv: str) -> float:
-    """Seconds one run of ``argv`` takes here, not killed (kills are timed within it, so they
-    land mid-work on a fast machine and on a busy one alike)."""
-    started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "memorydesk", *map(str, argv)], capture_output=True, timeout=600)
+def points(*argv: str) -> list[tuple[str, int]]:
+    """The test points one whole run of ``argv`` passes, in order (``MEMORYDESK_TEST_STOP_AT=list``)."""
+    done = subprocess.run([sys.executable, "-m", "memorydesk", *map(str, argv)], capture_output=True, text=True,
+                          timeout=600, env={**os.environ, ENV: "list"})
     assert done.returncode in (0, 1), done.stderr
-    return time.perf_counter() - started
+    found = [(name, int(n)) for name, n in re.findall(r"^memory-desk: test point (\S+) (\d+)$", done.stderr, re.M)]
+    assert found, "the run passed no test point"
+    return found
 
 
-def _within(took: float) -> float:
-    return RNG.uniform(0.3, 0.95) * took
+def spread(found: list[tuple[str, int]], rounds: int) -> list[tuple[str, int]]:
+    """``rounds`` points spread evenly over ``found`` (each point at least once when there are fewer)."""
+    return [found[(i * len(found)) // rounds] for i in range(rounds)] if len(found) >= rounds else \
+        [found[i % len(found)] for i in range(rounds)]
 
 
-def _kill_after(proc: subprocess.Popen, seconds: float) -> bool:
-    """Kill ``proc`` after ``seconds`` (True), unless it finished first (False)."""
-    try:
-        proc.wait(timeout=seconds)
-    except subprocess.TimeoutExpired:
-        proc.send_signal(signal.SIGKILL)
+def kill_at(point: tuple[str, int], *argv: str) -> None:
+    """Run ``argv`` until it stops at ``point`` (it prints the point's line and waits), then SIGKILL it."""
+    name, nth = point
+    proc = subprocess.Popen([sys.executable, "-m", "memorydesk", *map(str, argv)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, ENV: f"{name}:{nth}"})
+    assert proc.stderr is not None
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if line.rstrip("\n") == f"memory-desk: test point {name} {nth}":
+            break
+    else:
         proc.wait(timeout=60)
-        proc.stderr.close()  # type: ignore[union-attr]
-        return True
-    proc.stderr.close()  # type: ignore[union-attr]
-    return False
+        raise AssertionError(f"{argv[0]} never reached {name} {nth} (exit {proc.returncode}): {''.join(seen)[-400:]}")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=60)
+    proc.stderr.close()
+    assert proc.returncode == -signal.SIGKILL
 
 
 def _memory(path: Path) -> str:
@@ -98,22 +105,21 @@ def product_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_killed_repairs_leave_the_memory_as_it_was(product_file: Path, tmp_path: Path) -> None:
     before = _memory(product_file)
-    timed = tmp_path / "timed" / "repair.db"
-    timed.parent.mkdir()
-    timed.write_bytes(product_file.read_bytes())
-    took = _whole("check", timed, "--repair")
-    killed = 0
-    for round_ in range(12):
+    listed = tmp_path / "listed" / "repair.db"
+    listed.parent.mkdir()
+    listed.write_bytes(product_file.read_bytes())
+    found = points("check", listed, "--repair")
+    assert {"adopt.backup-written", "adopt.tables-made", "repair.fts-rebuilt"} <= {n for n, _ in found}
+    for round_, point in enumerate(spread(found, 12)):
         path = tmp_path / f"repair-{round_}.db"
         path.write_bytes(product_file.read_bytes())
-        killed += _kill_after(_start("check", path, "--repair"), _within(took))
-        assert _memory(path) == before  # the memory is as it was, whatever the moment
+        kill_at(point, "check", path, "--repair")
+        assert _memory(path) == before, point  # the memory is as it was, wherever the kill landed
         done = subprocess.run([sys.executable, "-m", "memorydesk", "check", str(path), "--repair", "--json"],
                               capture_output=True, text=True, timeout=300)
         assert done.returncode == 1, done.stderr  # finishes: only the fixture's planted problems remain
         assert "fts_out_of_sync" not in json.loads(done.stdout)["summary"]
         assert _leftovers(tmp_path) == [] and len(files.backups_beside(path)) == 1
-    assert killed >= 5
 
 
 def test_killed_ingests_store_all_or_nothing(product_file: Path, tmp_path: Path) -> None:
@@ -124,16 +130,16 @@ def test_killed_ingests_store_all_or_nothing(product_file: Path, tmp_path: Path)
     receipts = tmp_path / "r.jsonl"
     receipts.write_text("\n".join(synthetic_lines(10_000, 10)) + "\n")
     total = 100_000
-    timed = tmp_path / "timed" / "ingest.db"
-    timed.parent.mkdir()
-    timed.write_bytes(path.read_bytes())
-    took = _whole("lineage", "ingest", timed, receipts)
-    killed = 0
-    for _ in range(12):
-        killed += _kill_after(_start("lineage", "ingest", path, receipts), _within(took))
+    listed = tmp_path / "listed" / "ingest.db"
+    listed.parent.mkdir()
+    listed.write_bytes(path.read_bytes())
+    found = points("lineage", "ingest", listed, receipts)
+    assert [n for n, _ in found] == ["ingest.begun", "ingest.names-written", "ingest.block-written"]
+    for point in spread(found, 12):
+        kill_at(point, "lineage", "ingest", path, receipts)
         with open_workspace(path, read_only=True) as ws:
             stored = receipt_store.count(ws)
-        assert stored in (0, total)
+        assert stored == 0, point  # every kill lands before the commit: nothing of it is stored
         if stored:  # a later ingest of the same file stores nothing more
             done = subprocess.run([sys.executable, "-m", "memorydesk", "lineage", "ingest", str(path),
                                    str(receipts)], capture_output=True, text=True, timeout=300)
@@ -141,25 +147,26 @@ def test_killed_ingests_store_all_or_nothing(product_file: Path, tmp_path: Path)
             with open_workspace(path) as ws, ws.write() as conn:
                 assert receipt_blocks.remove(conn, lambda rec, _text: rec["id"] > 0) == total
         assert _leftovers(tmp_path) == []
-    assert killed >= 8
+    done = subprocess.run([sys.executable, "-m", "memorydesk", "lineage", "ingest", str(path), str(receipts)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and f"stored {total} receipts" in done.stdout, done.stdout + done.stderr
 
 
 def test_killed_demo_builds_leave_the_old_file_or_the_new_one(tmp_path: Path) -> None:
     target = tmp_path / "demo.db"
     args = ["demo", "create", target, "--facts", "3000", "--embed", "0", "--bulk", "on", "--quiet", "--force"]
-    took = _whole(*args)
-    killed = 0
-    for round_ in range(14):
+    subprocess.run([sys.executable, "-m", "memorydesk", *map(str, args)], capture_output=True, timeout=600, check=True)
+    found = points(*args)  # over an existing file: the replacing steps are passed too
+    assert {"demo.batch", "demo.built", "demo.replacing", "demo.old-log-removed"} <= {n for n, _ in found}
+    for point in spread(found, 13) + [found[-1]]:
         old = target.read_bytes()
-        proc = _start("demo", "create", target, "--facts", str(3000 + round_), "--embed", "0", "--bulk", "on",
-                      "--quiet", "--force")
-        killed += _kill_after(proc, _within(took))
+        kill_at(point, *args)
+        assert target.exists(), point  # the old file or the new one, never neither
         if target.read_bytes() != old:  # the new one: complete
             with open_workspace(target, read_only=True) as ws:
                 assert integrity.check(ws).summary.get("sqlite_corrupt") is None
         remove_leftovers(target)  # what the next `demo create` does first
         assert _leftovers(tmp_path) == []
-    assert killed >= 7
     assert not any(p.name.startswith(".") for p in tmp_path.iterdir())
     assert os.path.exists(target)
 
@@ -179,24 +186,29 @@ def test_killed_imports_leave_no_workspace_or_a_whole_one(tmp_path: Path) -> Non
     data = _memoryos(tmp_path / "data")
     existing = tmp_path / "existing.db"
     open_workspace(existing, create=True).close()
-    took = _whole("import", "memoryos", data, tmp_path / "timed.db", "--timezone", "UTC")
-    files.remove_database(tmp_path / "timed.db")
-    killed = 0
-    for round_ in range(12):
-        target = tmp_path / "new.db" if round_ % 2 else existing
-        files.remove_database(tmp_path / "new.db")
-        before = _items(existing)
-        killed += _kill_after(_start("import", "memoryos", data, target, "--timezone", "UTC"), _within(took))
-        if target == existing:
-            assert _items(existing) in (before, 1500)  # as before, or the whole import
-        else:
-            assert not target.exists() or _items(target) == 1500  # no half-made workspace
-        files.remove_dead_builds(tmp_path / "new.db", "importing")  # what the next import there does first
-        assert _leftovers(tmp_path) == [] and not any(".importing-" in p.name for p in tmp_path.iterdir())
-        if target == existing and _items(existing):  # start the next round from an empty workspace again
-            files.remove_database(existing)
-            open_workspace(existing, create=True).close()
-    assert killed >= 5
+    into_new = points("import", "memoryos", data, tmp_path / "listed.db", "--timezone", "UTC")
+    files.remove_database(tmp_path / "listed.db")
+    listed = tmp_path / "listed.db"
+    open_workspace(listed, create=True).close()
+    into_existing = points("import", "memoryos", data, listed, "--timezone", "UTC")
+    files.remove_database(listed)
+    assert {"import.planned", "import.applied", "import.built"} <= {n for n, _ in into_new}
+    for new_point, old_point in zip(spread(into_new, 6), spread(into_existing, 6), strict=True):
+        for target, point in ((tmp_path / "new.db", new_point), (existing, old_point)):
+            files.remove_database(tmp_path / "new.db")
+            before = _items(existing)
+            kill_at(point, "import", "memoryos", data, target, "--timezone", "UTC")
+            _settle_import(tmp_path, existing, target, before)
+
+
+def _settle_import(tmp_path: Path, existing: Path, target: Path, before: int) -> None:
+    """After a killed import: no half-made workspace, no half an import; start the next one afresh."""
+    if target == existing:
+        assert _items(existing) == before  # every kill lands before the commit: as before
+    else:
+        assert not target.exists()  # no half-made workspace
+    files.remove_dead_builds(tmp_path / "new.db", "importing")  # what the next import there does first
+    assert _leftovers(tmp_path) == [] and not any(".importing-" in p.name for p in tmp_path.iterdir())
 
 
 def _items(path: Path) -> int:

@@ -167,3 +167,46 @@ def test_sdk_log_records_with_the_receipt_attributes_are_receipts_too(tmp_path: 
         provider.shutdown()
     assert verdicts(ws) == verdicts(jsonl)
     assert {r: s for r, s, _ in verdicts(ws)} == {r: s for r, _, s in eight_cases()}
+
+
+def test_idle_and_trickling_connections_cannot_hold_the_receiver_up(tmp_path: Path) -> None:
+    """Issue 35, point 6: 32 connections that sent half a request delayed a valid one by 29.5 s, and with
+    64 it got no answer in 40 s. Now a new connection takes the place of the one that waited longest, and
+    a connection that trickles its headers is cut at its deadline however slowly it sends."""
+    import time
+
+    ws = workspace(tmp_path)
+    one = [row for _, case, _ in eight_cases()[:1] for row in case]
+    body = encode_spans(sdk_spans(one)).SerializeToString()
+    with serving(ws) as (url, _process):
+        host, port = url.removeprefix("http://").split(":")
+        idle = []
+        for _ in range(64):  # half a request each, then nothing
+            sock = socket.create_connection((host, int(port)), timeout=30)
+            sock.sendall(b"POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-")
+            idle.append(sock)
+        valid = http.client.HTTPConnection(host, int(port), timeout=8)  # the old receiver: no answer in 40 s
+        valid.request("POST", "/v1/traces", body, {"Content-Type": "application/x-protobuf"})
+        assert valid.getresponse().status == 200
+        valid.close()
+        trickle = socket.create_connection((host, int(port)), timeout=30)
+        sent, started = 0, time.monotonic()
+        try:  # one byte of a header line every half second: never a whole request, never idle for long
+            while time.monotonic() - started < 25:
+                trickle.sendall(b"X-Slow: " if sent == 0 else b"a")
+                sent += 1
+                time.sleep(0.5)
+        except OSError:  # cut: the header deadline (10 s) passed
+            pass
+        assert time.monotonic() - started < 16 and sent < 32
+        for sock in [*idle, trickle]:
+            sock.close()
+        assert post(url, "/v1/traces", body)[0] == 200  # and it goes on serving
+    assert {r for r, _, _ in verdicts(ws)} == {one[0]["runId"]}
+
+
+def test_max_body_past_one_gibibyte_is_refused(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    for value in (str(2**30 + 1), str(2**62), "1023"):
+        done = run("lineage", "serve", str(ws), "--max-body", value)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1 and "--max-body" in done.stderr, done.stderr

@@ -9,10 +9,9 @@ moments.
 
 from __future__ import annotations
 
-import random
+import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ import pytest
 from fixtures.product_fixture import build
 from memorydesk import cli
 from memorydesk.store import open_workspace
+from memorydesk.testpoints import ENV
 
 
 def _dead_pid() -> int:
@@ -59,24 +59,29 @@ def test_a_read_write_open_removes_them_too(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", range(4))
-def test_salvages_killed_at_seeded_moments_leave_nothing_after_the_next(tmp_path: Path, seed: int) -> None:
-    rng = random.Random(seed)
+def test_salvages_killed_at_named_points_leave_nothing_after_the_next(tmp_path: Path) -> None:
+    """Each kill lands where a test point stops the salvage (``memorydesk.testpoints``): between tables,
+    between batches of rows, before the indexes are rebuilt, once the new file is complete — never after
+    a guessed delay. The next salvage to the same OUT.db removes what each left, and finishes."""
     source = tmp_path / "ws.db"
     with open_workspace(source, create=True) as ws, ws.write() as conn:
         for i in range(3000):
             conn.exec_driver_sql(
                 "INSERT INTO memory_facts_table (id, workspace_id, domain, topic, content, created_at, updated_at) "
                 "VALUES (?, ?, 'ops', ?, ?, 1795000000, 1795000000)",
-                (f"fact-{i:05d}", ws.workspace_id, f"topic {i}", "words " * rng.randint(5, 80)))
+                (f"fact-{i:05d}", ws.workspace_id, f"topic {i}", "words " * (5 + i % 75)))
     out = tmp_path / "saved.db"
-    for _ in range(3):
+    for point in ("salvage.table:2", "salvage.batch:4", "salvage.indexes:1", "salvage.built:1"):
         proc = subprocess.Popen([sys.executable, "-m", "memorydesk", "salvage", str(source), str(out), "--quiet"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.5, 4.0))
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                env={**os.environ, ENV: point})
+        assert proc.stderr is not None
+        mark = proc.stderr.readline().strip()  # the salvage stops there and waits
+        assert mark == f"memory-desk: test point {point.replace(':', ' ')}", mark
         proc.kill()
         proc.wait()
-        out.unlink(missing_ok=True)  # a salvage that finished before the kill: start again
+        proc.stderr.close()
+        assert not out.exists() and [p for p in tmp_path.iterdir() if ".salvage-" in p.name], point
     done = subprocess.run([sys.executable, "-m", "memorydesk", "salvage", str(source), str(out), "--quiet"],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr

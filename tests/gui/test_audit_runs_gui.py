@@ -84,7 +84,10 @@ def test_runs_are_kept_trended_opened_and_compared(open_window, sample_path, qtb
         [e["id"] for e in expected["newly_lost"]]
     assert compare.lost.item(0, 3).text() == expected["newly_lost"][0]["why"]
     assert compare.groups.rowCount() == len(expected["groups"])
-    assert f"{100 * first.recall:.1f} % then → {100 * second.recall:.1f} % now" in compare.head.text()
+    both = expected["both"]  # the headline counts the facts in both runs only, and says so
+    assert (f"recall@10 on the {both['facts']} facts in both runs: {100 * both['a']:.1f} % in run {first.id} → "
+            f"{100 * both['b']:.1f} % in run {second.id}") in compare.head.text()
+    assert f"run {second.id} {100 * second.recall:.1f} % of {second.facts}" in compare.head.text()
     assert compare.lists.tabText(0) == f"Newly lost ({len(expected['newly_lost'])})"
     target = compare.lost.item(0, 0).text()
     compare.lost.cellDoubleClicked.emit(0, 0)

@@ -17,6 +17,7 @@ from sqlalchemy import func, select
 
 from fixtures.memoryos_dir import MemoryOSDir, knowledge, page, qa, session
 from helpers import SHARED_DATA
+from memorydesk.core.health.scalar import Color
 from memorydesk.lineage import receipt_store
 from memorydesk.store import guard, open_workspace
 
@@ -79,7 +80,7 @@ def test_import_shows_progress_the_anomaly_table_and_opens_lineage(qtbot, qtmode
          "sessions.session_a.details[page_id=page_1].next_page", result.anomalies[0].detail],
         ["duplicate_knowledge", "ana", "users/ana/long_term_user.json", "knowledge_base[1].knowledge",
          result.anomalies[1].detail]]
-    assert "ana (lane ana × helper): 2 STM · 1 sessions · 1 pages · 2 knowledge" in dialog.summary.text()
+    assert "ana (lane ana × helper): 2 STM · 1 session · 1 page · 2 knowledge" in dialog.summary.text()
     guihelp.wait_idle(qtbot, win)
     assert ui_thread_guarded == []
     guard.allow(threading.get_ident())  # the test's own checks read the file
@@ -201,3 +202,43 @@ def test_a_long_error_wraps_and_keeps_the_buttons_on_screen(qtbot, open_window, 
     assert dialog.minimumSizeHint().width() < 900 and dialog.width() <= max(width, 900)
     close = dialog.close_button.geometry()
     assert close.right() <= dialog.rect().right() and close.bottom() <= dialog.rect().bottom()
+
+
+def test_the_dialog_names_its_workspace_wraps_long_sentences_and_says_what_it_cannot_see(
+        qtbot, open_window, sample_path: Path, tmp_path: Path) -> None:
+    """Issue 34, point 6 (and 3): where it writes, no sentence cut off, and the import's blind spots."""
+    truth = SHARED_DATA / "memoryos" / "crash_mid_migration"
+    if not truth.exists():
+        pytest.skip("../shared/data/memoryos is not present in this checkout")
+    win = open_window(sample_path)
+    win.resize(1280, 800)
+    dialog = open_dialog(qtbot, win)
+    assert sample_path.name in dialog.target.text() and str(sample_path.resolve().parent) in dialog.target.text()
+    dialog.folder.setText(str(truth / "data"))
+    dialog.zone.setCurrentText("Europe/Berlin")
+    dialog.capacity.setValue(5)
+    qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.result is not None, timeout=30_000)
+    result = dialog.result
+    [run] = result.at_risk_runs.values()
+    # the anomaly's whole sentence is in its row: wrapped over several lines, not elided
+    row = next(r for r in range(dialog.model.rowCount()) if dialog.model.row_at(r).kind == "interrupted_migration")
+    detail = dialog.model.row_at(row).detail
+    assert run in detail and len(detail) > 400
+    qtbot.wait(50)
+    lines = dialog.table.rowHeight(row) / dialog.table.fontMetrics().lineSpacing()
+    column = dialog.table.columnWidth(4)
+    needed = dialog.table.fontMetrics().horizontalAdvance(detail) / max(column, 1)
+    assert lines >= min(needed, 4) > 1.5
+    # what a one-shot import cannot see, and where to see it
+    assert dialog.blind.isVisible() and "reopened with a smaller short-term capacity" in dialog.blind.text()
+    assert "with_receipts" in dialog.blind.text()
+    assert f"interrupted migration is the at-risk run {run}" in dialog.summary.text()
+    assert "1 anomaly." in dialog.summary.text()
+    # the link to the crash: the Lineage tab, that run selected and explained, at risk
+    assert dialog.at_risk_button.isVisible()
+    qtbot.mouseClick(dialog.at_risk_button, Qt.MouseButton.LeftButton)
+    tab = win.show_tab("lineage")
+    qtbot.waitUntil(lambda: tab.detail.detail is not None and tab.detail.detail.run_id == run, timeout=30_000)
+    assert str(tab.detail.detail.health.state) == "source_at_risk"
+    assert tab.tl.color_counts[Color.AT_RISK] == 1 and tab.tl.runs_shown == len(result.runs)

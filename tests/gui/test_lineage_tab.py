@@ -302,8 +302,9 @@ def test_the_canary_from_the_window_reports_each_check_and_marks_its_runs(open_w
     dialog = tab.dialog
     assert dialog.finished_with is True, (dialog.results, dialog.verdict.text(), win.last_error)
     assert [name for name, _ok, _d in dialog.results] == [
-        "store", "capacity", "restart", "isolation", "promotion", "lineage", "dispatch", "freshness", "cleanup"]
-    assert dialog.checks.count() == 9 and dialog.checks.item(0).text().startswith("PASS store")
+        "leftovers", "store", "capacity", "restart", "isolation", "promotion", "lineage", "dispatch", "freshness",
+        "cleanup"]
+    assert dialog.checks.count() == 10 and dialog.checks.item(0).text().startswith("PASS leftovers")
     qtbot.waitUntil(lambda: len(tab.table) > len(before) and not tab.busy(), timeout=30000)
     new = [i for i, run in enumerate(tab.table.run_ids) if run not in before]
     assert new and all(tab.table.canary[i] for i in new)
@@ -346,6 +347,7 @@ def test_with_nothing_to_draw_the_flow_charts_say_so(open_window, tmp_path: Path
 
     full = open_window(lineage_path)  # with receipts the charts are drawn
     tab = ready(qtbot, full)
+    tab.side.setCurrentWidget(tab.flow)  # beside the run list
     qtbot.waitUntil(lambda: tab.flow.last_occupancy is not None, timeout=10000)
     settle(qtbot, full, tab)
     assert tab.flow.rates.isVisible() and tab.flow.occupancy.isVisible()

@@ -157,7 +157,8 @@ def test_the_source_filter_shows_the_whole_version_with_its_at_risk_runs(open_wi
     assert box.count() == len(runs_of) + 1
     for i in range(1, box.count()):
         name = box.itemData(i)
-        assert box.itemText(i) == f"{name} — {runs_of[name]:,} runs, {risky_of[name]:,} at-risk"
+        runs = runs_of[name]
+        assert box.itemText(i) == f"{name} — {runs:,} run{'' if runs == 1 else 's'}, {risky_of[name]:,} at-risk"
     assert tab.controls.select_source(demo.ADAPTER_BAD)
     settle(qtbot, win, tab)
     shown = box.currentText()

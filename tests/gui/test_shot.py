@@ -72,3 +72,24 @@ def test_shot_leaves_the_recent_list_alone(sample_path, tmp_path) -> None:
     assert done.returncode == 0, done.stderr
     written = {p: p.read_text(errors="replace") for p in home.rglob("*") if p.is_file()}
     assert not [p for p, text in written.items() if sample_path.name in text]  # no recent entry names it
+
+
+@pytest.mark.parametrize("tab", ["grants", "policies"])
+def test_shot_of_a_file_whose_read_fails_writes_no_picture_and_exits_2(tmp_path, tab) -> None:
+    """Issue 35, point 7: a tab whose read failed was saved as a normal-looking (empty) PNG, exit 0."""
+    from fixtures import damage
+    from helpers import SAMPLE_DB
+
+    if not SAMPLE_DB.is_file():
+        pytest.skip("../shared/data is not present in this checkout")
+    broken = tmp_path / "broken.db"
+    broken.write_bytes(SAMPLE_DB.read_bytes())  # the product's sample: grants and facts on pages of their own
+    table = {"grants": "memory_access_grants_table", "policies": "memory_policies_table"}[tab]
+    damage.zero_page(broken, damage.leaf_pages(broken, table)[0])
+    out = tmp_path / "tab.png"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run([sys.executable, "-m", "memorydesk", "shot", str(broken), "--tab", tab, "--out", str(out)],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "no picture was written" in done.stderr and "damaged" in done.stderr
+    assert not out.exists() and done.stdout == ""

@@ -59,6 +59,24 @@ def test_history_tab_lists_filters_undoes_and_exports(open_window, product_db: P
     assert [r["action"] for r in rows] == ["undo", "delete"] and rows[1]["reason"].startswith("sha256:")
 
 
+
+def test_history_export_never_writes_over_the_backup(open_window, product_db: Path, qtbot) -> None:
+    """Issue 35, point 1: the export's Save dialog goes through the output guard like every writer."""
+    from memorydesk.store import files
+
+    with open_workspace(product_db) as ws:
+        Reviewer(ws, "Ann", embedder=False).delete_facts(["f-04"], reason="out of date")  # the backup is made
+    [backup] = files.backups_beside(product_db)
+    before = backup.read_bytes()
+    win = open_window(product_db)
+    tab = win.show_tab("history")
+    qtbot.waitUntil(lambda: tab.model.rowCount() > 0, timeout=15000)
+    with qtbot.waitSignal(tab.session.status, timeout=5000) as said:
+        tab.export_to(backup, "markdown", content_free=False)
+    wait_idle(qtbot, win)
+    assert "a backup Memory Desk made" in said.args[0] and "nothing was written" in said.args[0]
+    assert backup.read_bytes() == before
+
 def test_as_of_sets_every_tab_with_a_banner(open_window, product_db: Path, qtbot, tmp_path: Path) -> None:
     changed = tmp_path / "changed.db"
     shutil.copyfile(product_db, changed)

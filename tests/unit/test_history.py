@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from fixtures.product_changes import change_like_the_product
-from fixtures.product_fixture import T0
+from fixtures.product_fixture import FACTS, T0
 from memorydesk.browse.history.entries import HistoryQuery, history_page, iter_events, undo_blocker
 from memorydesk.core.errors import BadInput
 from memorydesk.memory.reviewer import Reviewer
@@ -49,7 +49,8 @@ def test_what_agents_wrote_is_told_from_the_product_rows(product_db: Path) -> No
             ("note", "updated")} <= kinds
     assert [e.at for e in evs] == sorted((e.at for e in evs), reverse=True)
     row = evs[0].to_json()
-    assert set(row) == {"at", "actor", "actor_kind", "kind", "action", "ids", "summary", "reason"}
+    assert set(row) == {"at", "actor", "actor_kind", "kind", "action", "ids", "summary", "reason", "undone",
+                        "at_known"}
     assert isinstance(row["at"], int) and all(isinstance(i, str) for i in row["ids"])
 
 
@@ -63,8 +64,10 @@ def test_a_copy_changed_by_the_product_shows_each_change_at_its_time(product_db:
     assert (new.at, new.actor) == (LATER, "Otto")
     beaten = find(evs, "fact", "superseded", "f-03")
     assert (beaten.at, beaten.ids, beaten.reason) == (LATER, ("f-03", "f-new"), "contradiction")
-    cleanup = find(evs, "fact", "superseded", "f-05")
-    assert (cleanup.at, cleanup.actor) == (LATER + 60, "system:cleanup")
+    cleanup = find(evs, "fact", "superseded", "f-05")  # the product's cleanup records no time: a bound, said so
+    created = T0 + next(row[-1] for row in FACTS if row[0] == "f-05")
+    assert (cleanup.at, cleanup.actor, cleanup.after) == (created + 31 * 86400, "system:cleanup", True)
+    assert "unknown time" in cleanup.summary and cleanup.to_json()["at_known"] is False
     assert find(evs, "policy", "created", "p-new").at == LATER + 180
     assert find(evs, "edge", "created", "e-new").at == LATER + 240
     assert find(evs, "conflict", "resolved", "c-2").at == LATER + 300

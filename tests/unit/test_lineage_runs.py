@@ -13,9 +13,10 @@ from fixtures.receipts import NOW, complete_lineage, eight_cases, receipt, to_js
 from memorydesk.core.health.arrays import to_us
 from memorydesk.core.health.scalar import classify
 from memorydesk.core.receipts import DONE_STATUSES, receipt_from_json
-from memorydesk.lineage import receipt_store, runs
+from memorydesk.lineage import receipt_store, run_reads
 from memorydesk.lineage.jsonl import parse_jsonl, read_jsonl
-from memorydesk.lineage.runs import BOUNDARIES, combine, load_changes, load_runs, table_of
+from memorydesk.lineage.run_reads import load_changes, load_runs
+from memorydesk.lineage.runs import BOUNDARIES, combine, table_of
 from memorydesk.store import open_workspace, receipt_blocks
 
 DAY_US = 86_400_000_000
@@ -96,13 +97,13 @@ def test_only_runs_with_new_receipts_are_read_again(stored, monkeypatch) -> None
                                               minutes=-1, dependsOnVersion="v22", outcomeReceipt="x")))
         receipt_store.ingest(ws, more)
         read: list[list[str]] = []
-        original = runs.read_table
+        original = run_reads.read_table
 
         def spy(conn, ws_, run_ids=None, **kw):
             read.append(run_ids)
             return original(conn, ws_, run_ids, **kw)
 
-        monkeypatch.setattr(runs, "read_table", spy)
+        monkeypatch.setattr(run_reads, "read_table", spy)
         updated = load_changes(ws, table)
         assert sorted(read[0]) == ["case-2-capacity-not-reached", "run-new"]
         monkeypatch.undo()

@@ -12,7 +12,7 @@ import pytest
 from memorydesk.core.health.arrays import RULE_SEVERITY, to_us
 from memorydesk.core.health.scalar import Color, HealthState, as_of, classify
 from memorydesk.demo import lineage as demo
-from memorydesk.lineage import runs as run_tables
+from memorydesk.lineage import run_reads as run_tables
 from memorydesk.lineage.receipt_store import ingest
 from memorydesk.lineage.runs import table_of
 from memorydesk.lineage.timeline import Filters, build
@@ -138,3 +138,54 @@ def test_transitions_per_hour_and_occupancy(receipts, table) -> None:
     names, counts = tl.occupancy(to_us(END), rows=5)
     assert len(names) == 5 and counts.shape == (5, 4)
     assert counts[:, 3].sum() > 0  # the crash and the bad adapter left memories nowhere
+
+
+@pytest.mark.parametrize("offset", [-timedelta(days=3, hours=5), -timedelta(hours=2)])
+def test_a_cut_says_what_it_left_out_and_when_the_picture_next_changes(receipts, stored, offset) -> None:
+    """What the tab says of receipts dated after the evaluated time (the clock), and when it next
+    has to judge again without new receipts: a waiting window closing, a run going stale, a
+    later receipt starting to count — the first of them, exactly."""
+    ws, whole = stored
+    now = END + offset
+    now_us = to_us(now)
+    cut = run_tables.as_of(ws, whole, now_us)
+    after = [r for r in receipts if r.at_utc > now]
+    assert cut.later == len(after) and cut.later_runs == len({r.run_id for r in after})
+    assert cut.later_us == min(to_us(r.at_utc) for r in after)
+    upcoming = cut.next_change(now_us, DAY_US)
+    assert now_us < upcoming <= cut.later_us
+    before, at = cut.states_at(upcoming - 1, DAY_US), cut.states_at(upcoming, DAY_US)
+    changed = not np.array_equal(before, at) or upcoming == cut.later_us
+    assert changed  # something changes at that instant …
+    assert np.array_equal(cut.states_at(now_us, DAY_US), before)  # … and nothing before it
+
+
+def test_overlapping_runs_of_a_lane_take_sub_tracks_that_never_overlap(table) -> None:
+    from memorydesk.lineage.timeline import tracks_of
+
+    tl = build(table, to_us(END), DAY_US, grid=False)
+    assert len(tl.track) == tl.runs_shown and (tl.row_tracks >= 1).all()
+    overlapping = 0
+    for r in range(tl.rows):
+        lo, hi = int(tl.row_offsets[r]), int(tl.row_offsets[r + 1])
+        for track in range(int(tl.row_tracks[r])):
+            mine = lo + np.flatnonzero(tl.track[lo:hi] == track)
+            assert (tl.start[mine][1:] > tl.end[mine][:-1]).all()  # apart on one track
+        reach = np.maximum.accumulate(tl.end[lo:hi])
+        overlapping += int((tl.start[lo:hi][1:] <= reach[:-1]).sum())
+    assert overlapping > 0 and int(tl.row_tracks.max()) > 1  # the demo has overlapping runs in a lane
+    # the fewest tracks: as many as runs open at once at the busiest moment of the lane (first fit is optimal)
+    for r in range(tl.rows):
+        lo, hi = int(tl.row_offsets[r]), int(tl.row_offsets[r + 1])
+        events = sorted([(int(s), 1) for s in tl.start[lo:hi]] + [(int(e), -1) for e in tl.end[lo:hi]],
+                        key=lambda e: (e[0], -e[1]))
+        depth = peak = 0
+        for _t, step in events:
+            depth += step
+            peak = max(peak, depth)
+        assert int(tl.row_tracks[r]) == peak
+    # each group of overlapping runs shares the lane among as many tracks as it needs; a run alone keeps all of it
+    for pos in range(tl.runs_shown):
+        assert tl.tracks[pos] > tl.track[pos]
+    track, tracks, rows = tracks_of(np.array([0, 10, 12, 20]), np.array([5, 15, 18, 25]), np.array([0, 4]))
+    assert track.tolist() == [0, 0, 1, 0] and tracks.tolist() == [1, 2, 2, 1] and rows.tolist() == [2]

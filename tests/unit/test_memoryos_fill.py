@@ -28,7 +28,7 @@ def test_below_capacity_with_pages_is_an_interrupted_migration(tmp_path: Path) -
     [found] = interrupted(result)
     assert found.extra == {"from_utc": "2025-05-01T10:02:00Z", "to_utc": "2025-05-01T11:00:00Z",
                            "from_local": "2025-05-01 10:02:00", "to_local": "2025-05-01 11:00:00",
-                           "entries": 2, "capacity": 4, "missing": 2}
+                           "entries": 2, "capacity": 4, "missing": 2, "run_id": result.at_risk_runs["ana"]}
     assert found.to_json()["from_utc"] == "2025-05-01T10:02:00Z" and result.exit_code == 1
 
 

@@ -112,3 +112,22 @@ def _times(value):
     elif isinstance(value, list):
         for item in value:
             yield from _times(item)
+
+
+@pytest.mark.parametrize(("stamp", "zone"), [("0001-01-01 00:00:00", "Europe/Berlin"), ("9999-12-31 23:59:59",
+                                              "America/New_York"), ("0001-01-01 00:00:00", "UTC"),
+                                             ("9999-12-31 23:59:59", "UTC"), ("1969-12-31 22:00:00", "UTC")])
+def test_a_time_outside_what_memoryos_can_have_written_is_bad_input_exit_2(tmp_path: Path, capsys, stamp: str,
+                                                                           zone: str) -> None:
+    """Issue 35, point 7: year 1 and 9999 were an internal error (OverflowError, exit 70) in a zone whose
+    offset crosses the calendar's end, and were imported in UTC. Now one sentence, exit 2, nothing made."""
+    from memorydesk import cli
+
+    folder = MemoryOSDir(tmp_path / "data")
+    folder.short_term = [qa(1, "2025-03-10 19:05:00"), qa(2, stamp)]
+    data = folder.write()
+    code = cli.main(["import", "memoryos", str(data), str(tmp_path / "ws.db"), "--timezone", zone])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert "short_term.json [1].timestamp" in err and "outside the years 1970–9998" in err
+    assert not (tmp_path / "ws.db").exists()

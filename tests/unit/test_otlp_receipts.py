@@ -41,12 +41,12 @@ def test_every_field_maps_to_its_snake_case_attribute_and_back() -> None:
     original = receipt_from_json(wire, line=4)
     pairs = receipt_attributes(original)
     assert [k for k, _ in pairs] == [
-        "memory.lineage.run_id", "memory.lineage.user_scope", "memory.lineage.assistant_scope",
-        "memory.lineage.tier", "memory.lineage.status", "memory.lineage.version", "memory.lineage.source_version",
-        "memory.lineage.at_utc", "memory.lineage.source_present", "memory.lineage.waiting_until",
-        "memory.lineage.expected_version", "memory.lineage.depends_on_version", "memory.lineage.outcome_receipt",
-        "memory.lineage.receipt_id", "memory.lineage.canary", "memory.lineage.line"]
-    assert dict(pairs)["memory.lineage.version"] == "22" and dict(pairs)["memory.lineage.line"] == 4
+        "gen_ai.memory.store.id", "gen_ai.memory.record.id", "memory.lineage.run_id", "memory.lineage.status",
+        "memory.lineage.source_version", "memory.lineage.at_utc", "memory.lineage.source_present",
+        "memory.lineage.waiting_until", "memory.lineage.expected_version", "memory.lineage.depends_on_version",
+        "memory.lineage.outcome_receipt", "memory.lineage.receipt_id", "memory.lineage.canary", "memory.lineage.line"]
+    assert dict(pairs)["gen_ai.memory.record.id"] == "22" and dict(pairs)["memory.lineage.line"] == 4
+    assert dict(pairs)["gen_ai.memory.store.id"] == "user-a/assistant-1/generation"
     back = receipt_from_attributes(pairs)
     assert back == original and back.line == 4
 
@@ -114,3 +114,31 @@ def test_json_lines_are_still_json_lines() -> None:
     assert parse_receipts(io.BytesIO(to_jsonl(rows).encode())) == parse_jsonl(to_jsonl(rows))
     with pytest.raises(BadReceiptLine, match="line 2: unknown field 'text'"):
         parse_receipts(io.BytesIO((to_jsonl(rows[:1]) + '{"runId": "x", "text": "a"}\n').encode()))
+
+
+def test_scopes_with_slashes_and_percents_travel_in_the_store_id_and_back() -> None:
+    original = receipt_from_json(receipt("stm", "committed", user="repo:a/b%c", assistant="x/y", sourcePresent=False))
+    pairs = dict(receipt_attributes(original))
+    assert pairs["gen_ai.memory.store.id"] == "repo:a%2Fb%25c/x%2Fy/stm"
+    assert pairs["gen_ai.operation.name"] == "delete_memory" and pairs["gen_ai.provider.name"] == "memorydesk"
+    assert receipt_from_attributes(list(pairs.items())) == original
+
+
+def test_the_older_names_and_the_conventions_must_agree_and_a_missing_store_id_is_named() -> None:
+    pairs = [(f"memory.lineage.{k}", v) for k, v in BASE.items()] + [("gen_ai.memory.store.id", "u/a/mtm")]
+    with pytest.raises(BadInput, match="'gen_ai.memory.store.id' says 'mtm' but 'memory.lineage.tier' says 'stm'"):
+        receipt_from_attributes(pairs)
+    agreeing = [(k, v) for k, v in pairs if k != "gen_ai.memory.store.id"] + [("gen_ai.memory.store.id", "u/a/stm")]
+    assert receipt_from_attributes(agreeing).tier == "stm"
+    bare = [("memory.lineage.run_id", "r"), ("memory.lineage.status", "committed"), ("gen_ai.memory.record.id", "v")]
+    with pytest.raises(BadInput, match="missing required fields gen_ai.memory.store.id, memory.lineage.at_utc$"):
+        receipt_from_attributes(bare)
+
+
+def test_values_a_column_store_keeps_as_text_come_back_typed() -> None:
+    from memorydesk.lineage.otlp import typed_value
+
+    original = receipt_from_json(receipt("stm", "committed", sourcePresent=True, canary=True), line=3)
+    as_text = [(k, typed_value(k, "true" if v is True else "false" if v is False else str(v)))
+               for k, v in receipt_attributes(original)]
+    assert receipt_from_attributes(as_text) == original

@@ -15,8 +15,9 @@ from fixtures.receipts import NOW, complete_lineage, eight_cases, receipt, synth
 from memorydesk.core.health.arrays import to_us
 from memorydesk.core.health.scalar import classify
 from memorydesk.core.receipts import receipt_from_json
-from memorydesk.lineage import receipt_store, runs
-from memorydesk.lineage.runs import RunTable, load_runs, table_of
+from memorydesk.lineage import receipt_store, run_reads
+from memorydesk.lineage.run_reads import load_runs
+from memorydesk.lineage.runs import RunTable, table_of
 from memorydesk.store import open_workspace, ours, receipt_blocks
 
 DAY_US = 86_400_000_000
@@ -121,7 +122,7 @@ def test_as_of_cuts_the_blocks_as_the_rows(tmp_path: Path) -> None:
         table = load_runs(ws)
         lo, hi = table.span()
         for now in np.linspace(lo, hi, 7).astype(np.int64).tolist():
-            cut = runs.as_of(ws, table, now)
+            cut = run_reads.as_of(ws, table, now)
             dated = [r for r in receipts if to_us(r.at_utc) <= now]
             assert dated and summary(cut)["runs"] == summary(table_of(dated))["runs"]
 

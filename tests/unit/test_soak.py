@@ -97,8 +97,8 @@ def test_the_desk_and_the_product_write_together_without_losing_anything(tmp_pat
                     rv.undo()
                     previous = done.pop()
                     for fid in list(model):
-                        if fid not in previous:  # an undone edit's new version: superseded as undone
-                            model[fid] = "human:undone"
+                        if fid not in previous:  # an undone edit's new version is removed: the file as it was
+                            del model[fid]
                         else:
                             model[fid] = previous[fid]
                 else:

@@ -1,23 +1,26 @@
-"""Crash safety: kill the process at random points of promotions, 50 times.
+"""Crash safety: kill the process inside promotions, 50 times, each at a named point.
 
 Afterwards every memory is in its source tier or its target tier — never in
-neither, never in both — because each promotion is one SQLite transaction.
+neither, never in both — because each promotion is one SQLite transaction. Each kill lands
+where a test point (``memorydesk.testpoints``) stops the worker: inside a write to short-term
+memory, a promotion to mid-term memory or one to long-term memory, before its commit — never
+after a guessed delay.
 """
 
 from __future__ import annotations
 
-import random
+import os
 import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
 
 from memorydesk.lineage.canary import where_memories_are
 from memorydesk.store import open_workspace
+from memorydesk.testpoints import ENV
 
 WORKER = textwrap.dedent("""
     import sys
@@ -27,15 +30,13 @@ WORKER = textwrap.dedent("""
     ws = open_workspace(path)
     engine = TierEngine(ws, TierConfig(stm_capacity=2, heat_threshold=3.0))
     print("ready", flush=True)
-    n = 0
-    while True:
-        n += 1
+    for n in range(1, 400):  # until the test point stops it (or it never comes: the test says so)
         engine.remember(f"crash/user-{n % 2}", "crash/assistant", f"memory {round_}-{n} about topic {n % 3}",
                         run_id=f"crash/{round_}")
         engine.promote_hot()
-        if n == 1:
-            print("wrote", flush=True)  # one memory is in: the kill may come at any point from here
+    print("done without reaching the point", flush=True)
 """)
+POINTS = ("tiers.stm", "tiers.mtm", "tiers.lpm")
 
 KILLS = 50
 
@@ -44,15 +45,15 @@ KILLS = 50
 def test_killed_promotions_never_lose_or_duplicate_memory(tmp_path: Path) -> None:
     path = tmp_path / "crash.db"
     open_workspace(path, create=True).close()
-    rng = random.Random(1234)
     tiers_seen: set[str] = set()  # where memories stood after some kill (a later round promotes them on)
     for round_ in range(KILLS):
+        point = f"{POINTS[round_ % 3]}:{1 + (round_ // 3) % 4}"  # each kind of write, its 1st to 4th time
         with subprocess.Popen([sys.executable, "-c", WORKER, str(path), str(round_)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env={**os.environ, ENV: point}) as proc:
             assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
-            # at least one memory per round, however busy the machine: the kill lands after it
-            assert proc.stdout.readline().strip() == "wrote", proc.stderr.read()
-            time.sleep(rng.uniform(0.0, 0.25))
+            mark = proc.stderr.readline().strip()  # the worker stops there and waits
+            assert mark == f"memory-desk: test point {point.replace(':', ' ')}", (mark, proc.stdout.read())
             proc.send_signal(signal.SIGKILL)
             proc.wait(timeout=30)
         assert proc.returncode == -signal.SIGKILL

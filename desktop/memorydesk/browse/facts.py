@@ -38,7 +38,7 @@ from sqlalchemy import (
     select,
 )
 
-from memorydesk.browse.history.as_of import state_at, superseded_at_sql, where_at
+from memorydesk.browse.history.as_of import Then, changed_since, desk_then, state_at, superseded_at_sql, where_at
 from memorydesk.core.product.fts_query import is_keyword_reachable
 from memorydesk.store.workspace import Workspace
 
@@ -50,7 +50,7 @@ MEMORY_TYPES = (
     "context", "learning", "observation", "error", "artifact", "request", "unknown",
 )
 VERACITIES = ("stated", "inferred", "tool", "imported", "unknown")
-STATES = ("all", "active", "expired", "superseded", "deleted")
+STATES = ("all", "active", "expired", "superseded", "deleted")  # as of a time, also "unknown" (as_of.STATES)
 #: the order facts were written (rowid); see the module docstring
 NATURAL = "rowid"
 #: the order of ``FactQuery.ids`` (a search's rank order: the product's own, best first when ascending)
@@ -136,11 +136,20 @@ class FactRow:
     has_embedding: bool
     keyword_reachable: bool = True
     superseded_at: int | None = None  # when its supersession happened (``browse.history.as_of``)
+    then: Then | None = None  # read as of a time, and moved by the desk since: what it was then
 
     def state(self, now: int | None = None, as_of: int | None = None) -> str:
         if as_of is not None:
+            if self.then is not None:
+                return self.then.state(as_of)
             return state_at(self.superseded_by, self.superseded_at, self.valid_until, as_of)
         return fact_state(self.superseded_by, self.valid_until, now)
+
+    def changed_since(self, as_of: int) -> bool:
+        """Whether its row changed after ``as_of`` (written again, superseded, moved by the desk)."""
+        if self.then is not None:
+            return self.then.moved_since or changed_since(self.updated_at, self.then.superseded_at, as_of)
+        return changed_since(self.updated_at, self.superseded_at, as_of) or self.state(as_of=as_of) == "unknown"
 
 
 def fact_state(superseded_by: str | None, valid_until: int | None, now: int | None = None) -> str:
@@ -287,8 +296,17 @@ def _rank_keys(ws: Workspace, q: FactQuery) -> array.array:
     return array.array("q", [int(r[0]) for r in rows])
 
 
-def rows_for_keys(ws: Workspace, keys: Sequence[int]) -> list[FactRow | None]:
-    """List rows for these row keys, in the order given; None where a row is gone."""
+def _then(ws: Workspace, rows: list[Any], as_of: int | None) -> list[Any]:
+    """``rows`` as of a time: each fact the desk moved since carries what it was then."""
+    if as_of is None:
+        return rows
+    then = desk_then(ws, as_of)
+    return [r if r is None or r.id not in then else replace(r, then=then[r.id]) for r in rows]
+
+
+def rows_for_keys(ws: Workspace, keys: Sequence[int], as_of: int | None = None) -> list[FactRow | None]:
+    """List rows for these row keys, in the order given; None where a row is gone (``as_of``:
+    each in its state then, ``FactRow.then``)."""
     if not len(keys):
         return []
     found: dict[int, FactRow] = {}
@@ -299,7 +317,7 @@ def rows_for_keys(ws: Workspace, keys: Sequence[int]) -> list[FactRow | None]:
             for r in conn.execute(stmt):
                 row = _row(r)
                 found[row.key] = row
-    return [found.get(k) for k in wanted]
+    return _then(ws, [found.get(k) for k in wanted], as_of)
 
 
 # --- the list ----------------------------------------------------------------------------
@@ -313,7 +331,8 @@ def fact_rows(ws: Workspace, q: FactQuery, offset: int, limit: int) -> list[Fact
     """
     stmt = _list_select(ws).where(*_where(ws, q)).order_by(*_order(ws, q)).offset(max(0, offset)).limit(limit)
     with ws.read() as conn:
-        return [_row(r) for r in conn.execute(stmt)]
+        rows = [_row(r) for r in conn.execute(stmt)]
+    return _then(ws, rows, q.as_of)
 
 
 def fact_ids(ws: Workspace, q: FactQuery, offset: int = 0, limit: int = 1000) -> list[str]:

@@ -61,22 +61,27 @@ def distinct_name(fact_id: str, topic: str, content: str, others: Sequence[str])
 
 def fact_names(ws: Workspace, ids: Iterable[str]) -> list[FactName]:
     """Each fact's name (in the order given; ids that no longer exist are left out)."""
+    with ws.read() as conn:
+        return names_in(ws, conn, ids)
+
+
+def names_in(ws: Workspace, conn: Any, ids: Iterable[str]) -> list[FactName]:
+    """``fact_names`` within a read already open."""
     f = ws.layout.facts.c
     wanted = list(dict.fromkeys(ids))
     out: list[FactName] = []
-    with ws.read() as conn:
-        rows = {r.id: r for r in conn.execute(select(f.id, f.topic, f.content).where(f.id.in_(wanted)))}
-        for fid in wanted:
-            row = rows.get(fid)
-            if row is None:
-                continue
-            topic, content = str(row.topic or ""), str(row.content or "")
-            shared = int(conn.execute(select(func.count()).where(f.topic == row.topic)).scalar_one())
-            others: list[str] = []
-            if shared > 1:
-                others = [str(c or "") for c in conn.execute(
-                    select(f.content).where(f.topic == row.topic, f.id != fid).limit(5000)).scalars()]
-            out.append(FactName(fid, topic, distinct_name(fid, topic, content, others), shared))
+    rows = {r.id: r for r in conn.execute(select(f.id, f.topic, f.content).where(f.id.in_(wanted)))}
+    for fid in wanted:
+        row = rows.get(fid)
+        if row is None:
+            continue
+        topic, content = str(row.topic or ""), str(row.content or "")
+        shared = int(conn.execute(select(func.count()).where(f.topic == row.topic)).scalar_one())
+        others: list[str] = []
+        if shared > 1:
+            others = [str(c or "") for c in conn.execute(
+                select(f.content).where(f.topic == row.topic, f.id != fid).limit(5000)).scalars()]
+        out.append(FactName(fid, topic, distinct_name(fid, topic, content, others), shared))
     return out
 
 
@@ -93,7 +98,8 @@ def listed(names: Sequence[FactName], most: int = 5) -> str:
 # --- the change an undo or a redo acts on ---------------------------------------------------------
 
 ACTION_WORDS = {"edit": "Edit", "delete": "Delete", "restore": "Restore", "purge": "Purge",
-                "activate": "Activate", "restore_loser": "Restore the loser of", "confirm": "Confirm"}
+                "activate": "Activate", "restore_loser": "Restore the loser of", "confirm": "Confirm",
+                "embed": "Index missing vectors of"}
 
 
 def _fact_topic(ws: Workspace, conn: Any, fact_id: str | None) -> str | None:
@@ -114,10 +120,52 @@ def _policy_words(ws: Workspace, conn: Any, policy_id: str | None, detail: dict[
     return " ".join(words[:6]) + (" …" if len(words) > 6 else "")
 
 
+def _quoted(ws: Workspace, conn: Any, *ids: str | None) -> list[str]:
+    """Each fact as “its name” (``names_in``: the topic, with first words where topics are
+    shared), its id where it is gone."""
+    named = {n.id: n.shown for n in names_in(ws, conn, [i for i in ids if i])}
+    return [f"“{named.get(i, i)}”" for i in ids if i]
+
+
+def _conflict_facts(ws: Workspace, conn: Any, conflict_id: str | None) -> tuple[str | None, str | None]:
+    """A conflict row's (fact_a, fact_b): the loser and the winner of a resolved one."""
+    c = ws.layout.conflicts.c
+    row = conn.execute(select(c.fact_a_id, c.fact_b_id).where(c.id == conflict_id)).first() if conflict_id else None
+    return (row.fact_a_id, row.fact_b_id) if row is not None else (None, None)
+
+
+def _conflict_words(ws: Workspace, conn: Any, action: str, detail: dict[str, Any]) -> str | None:
+    """A conflict decision in words that name its facts."""
+    if action == "restore_loser":
+        loser, winner = _quoted(ws, conn, detail.get("loser"), detail.get("winner"))
+        return f"Restore {loser} over {winner}"
+    if action == "keep":
+        kept, dropped = _quoted(ws, conn, detail.get("kept"), detail.get("dropped"))
+        return f"Keep {kept} over {dropped}"
+    if action in ("confirm", "keep_both"):
+        a, b = _conflict_facts(ws, conn, detail.get("conflict"))
+        if a is None or b is None:
+            return None
+        fa, fb = _quoted(ws, conn, a, b)
+        return f"Keep both {fa} and {fb}" if action == "keep_both" else f"Confirm {fb} over {fa}"
+    if action == "review_burst":
+        n = len(detail.get("conflicts", []))
+        (winner,) = _quoted(ws, conn, detail.get("winner"))
+        return f"Review {n:,} conflict{'s' if n != 1 else ''} won by {winner}"
+    return None
+
+
 def describe(ws: Workspace, conn: Any, row: Any) -> str:
     """A few words for one history entry (the change itself, not an undo of it)."""
     detail = json.loads(row.detail or "{}")
     verb = ACTION_WORDS.get(row.action, row.action.replace("_", " ").capitalize())
+    if row.entity == "fact" and row.action == "embed":
+        n = len(detail.get("ids", []))
+        return f"{verb} {n:,} fact{'s' if n != 1 else ''}"
+    if row.entity == "conflict":
+        words = _conflict_words(ws, conn, row.action, detail)
+        if words:
+            return words
     if row.entity == "fact":
         topic = _fact_topic(ws, conn, detail.get("old_id") or row.entity_id)
         return f"{verb} fact {topic}" if topic else f"{verb} a fact"
@@ -152,6 +200,10 @@ def _together(conn: Any, row: Any) -> int:
         h.at == row.at, h.undone_by.is_(None))).scalar_one())
 
 
+def _rows(conn: Any, ids: list[int]) -> list[Any]:
+    return list(conn.execute(select(history.HISTORY).where(history.HISTORY.c.id.in_(ids))))
+
+
 def undo_redo_names(ws: Workspace) -> tuple[str | None, str | None, str]:
     """What Edit ▸ Undo and Edit ▸ Redo would act on now, in a few words (None: nothing);
     a file without the desk's history has neither. One action on several facts is undone
@@ -171,7 +223,11 @@ def undo_redo_names(ws: Workspace) -> tuple[str | None, str | None, str]:
             original = _original(conn, row) if row is not None else None
             name = describe(ws, conn, original) if original is not None else None
             taken = len(batch_entries(conn, target)) if target is not None else 1
-            if name is not None and taken > 1:
+            if name is not None and taken > 1 and original.action == "embed":  # one run, its batches together
+                n = sum(len(json.loads(_original(conn, r).detail or "{}").get("ids", []))
+                        for r in _rows(conn, batch_entries(conn, target)))
+                name = f"{ACTION_WORDS['embed']} {n:,} facts"
+            elif name is not None and taken > 1:
                 verb = ACTION_WORDS.get(original.action, original.action.replace("_", " ").capitalize())
                 name = f"{verb} {taken:,} {original.entity.replace('_', ' ')}s"
             elif name is not None and n == 0 and row.action not in ("undo", "redo") and batch_of(row.detail) is None:
@@ -183,4 +239,4 @@ def undo_redo_names(ws: Workspace) -> tuple[str | None, str | None, str]:
     return names[0], names[1], note
 
 
-__all__ = ["FactName", "describe", "distinct_name", "fact_names", "listed", "undo_redo_names"]
+__all__ = ["FactName", "describe", "distinct_name", "fact_names", "listed", "names_in", "undo_redo_names"]

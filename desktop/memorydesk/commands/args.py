@@ -7,7 +7,7 @@ import argparse
 from collections.abc import Callable
 
 from memorydesk.core.errors import BadInput
-from memorydesk.core.inputs import check_count, check_text
+from memorydesk.core.inputs import check_count, check_reason, check_text
 
 
 def workspace_command(sub, name: str, *, help: str, json_help: str, func: Callable[[argparse.Namespace], int],
@@ -31,6 +31,19 @@ def text_arg(what: str, max_chars: int) -> Callable[[str], str]:
             raise argparse.ArgumentTypeError(_reason(str(exc), what)) from None
 
     parse.__name__ = "text"
+    return parse
+
+
+def reason_arg(what: str = "--reason") -> Callable[[str], str]:
+    """A reason for a change (``check_reason``: not blank), trimmed."""
+
+    def parse(value: str) -> str:
+        try:
+            return check_reason(value, what)
+        except BadInput as exc:
+            raise argparse.ArgumentTypeError(_reason(str(exc), what)) from None
+
+    parse.__name__ = "reason"
     return parse
 
 

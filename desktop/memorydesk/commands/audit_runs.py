@@ -86,10 +86,11 @@ def _fact_line(entry: dict[str, Any]) -> str:
 
 
 def compare_text(report: dict[str, Any], *, limit: int = 50) -> list[str]:
+    from memorydesk.browse.audit.compare import headline
+
     a, b = report["a"], report["b"]
-    change = report["change"]
-    lines = [f"recall@10: {pct(a['recall'])} in run {a['run']} ({when(a['at'])}), {pct(b['recall'])} in run "
-             f"{b['run']} ({when(b['at'])})" + ("" if change is None else f", {change * 100:+.1f} points"),
+    first, second = headline(report, pct)
+    lines = [f"{first} (run {a['run']} {when(a['at'])}, run {b['run']} {when(b['at'])})", second,
              f"{report['in_both']:,} facts in both runs; {len(report['newly_lost']):,} newly lost, "
              f"{len(report['brought_back']):,} brought back"]
     for title, key in (("newly lost", "newly_lost"), ("brought back", "brought_back")):
@@ -99,7 +100,7 @@ def compare_text(report: dict[str, Any], *, limit: int = 50) -> list[str]:
             if len(report[key]) > limit:
                 lines.append(f"  … and {len(report[key]) - limit:,} more (--json lists them all)")
     if report["groups"]:
-        lines.append("by group (recall@10 then → now):")
+        lines.append("by group, facts in both runs (recall@10 then → now):")
         for g in report["groups"]:
             moved = "" if g["change"] is None else f"  {g['change'] * 100:+.1f}"
             lines.append(f"  {g['group'].replace('_', ' '):<12} {g['label'][:32]:<32} {pct(g['a']['recall']):>8} → "

@@ -2,8 +2,9 @@
 
 Exit 0 when clean, 1 when problems remain, 2 when the file is unusable or a repair is
 refused. The report is made read-only. ``--repair`` then rebuilds the derived indexes
-(FTS, vectors) and nothing else — unless SQLite calls the file damaged: then it writes
-nothing (no backup either) and says how to recover (``salvage`` or a backup).
+(FTS, vectors) and removes the rows a stopped canary run left, nothing else — unless SQLite
+calls the file damaged: then it writes nothing (no backup either) and says how to recover
+(``salvage`` or a backup).
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ def register(sub) -> None:
     p = sub.add_parser("check", help="integrity report of a workspace (read-only unless --repair)")
     p.add_argument("workspace")
     p.add_argument("--repair", action="store_true",
-                   help="rebuild the full-text and vector indexes (refused when SQLite reports the file damaged)")
+                   help="rebuild the full-text and vector indexes and remove the rows a stopped canary run left "
+                        "(refused when SQLite reports the file damaged)")
     p.add_argument("--thorough", action="store_true",
                    help=f"SQLite's full integrity_check also on files over {integrity.THOROUGH_UP_TO // 2**20} MB "
                         "(smaller ones always get it), and FTS5's comparison of the index with the facts")
@@ -49,6 +51,9 @@ def run(args) -> int:
             report = integrity.check(ws, sqlite=False)
             if index_mismatch or any(p.kind in integrity.DERIVED_KINDS for p in report.problems):
                 repaired = integrity.repair(ws)
+                report = integrity.check(ws, sqlite=False)
+            if any(p.kind == "canary_leftover" for p in report.problems):
+                repaired += integrity.remove_canary_leftovers(ws)
                 report = integrity.check(ws, sqlite=False)
             notes = [*notes, ws.take_notice()] if ws.notice else notes
             report.sqlite_check = "integrity_check"

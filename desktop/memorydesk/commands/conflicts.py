@@ -4,11 +4,14 @@ Read-only. Every row of the product's conflict table, newest first, with the rep
 one open cross-agent pair folded into one line. ``--open``: only lines still open (no
 resolution, not settled by a person in the desk); ``--fact ID``: only lines naming that
 fact. ``--json`` prints a list of ``{"ids", "type", "state", "fact_a", "fact_b",
-"recorded_winner", "rule_winner", "count", "first_at", "last_at"}``: ``ids`` are the rows
+"recorded_winner", "rule_winner", "count", "first_at", "last_at", "decision"}``: ``ids`` are the rows
 folded into the line (newest first), ``state`` is the row's resolution (``superseded``),
-``open``, or ``reviewed`` (an open pair a person settled); ``rule_winner`` is the
-product's rule applied to the two facts as they are now, null when one is missing;
-times are the product's unix seconds. The text form prints one line per conflict line.
+``open``, or ``reviewed`` (an open pair a person settled); ``decision`` is what a person
+decided on it in the desk, as the tab says it (``{decision, words, by, at}``, null when
+nobody did: a restored loser reads ``superseded`` with the decision ``loser restored``);
+``rule_winner`` is the product's rule applied to the two facts as they are now, null when
+one is missing; times are the product's unix seconds. The text form prints one line per
+conflict line, its state as the tab shows it.
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ def _text(line: ConflictLine) -> str:
     recorded = _side(line, line.recorded_winner) if line.recorded_winner else "-"
     extra = f"  ×{line.count} since {_when(line.first_at)}" if line.count > 1 else ""
     dangling = f"  missing fact {', '.join(missing)}" if missing else ""
-    return (f"{_when(line.last_at)}  {line.type:<13} {line.state:<10} {where}  A {line.fact_a}  B {line.fact_b}  "
+    return (f"{_when(line.last_at)}  {line.type:<13} {line.state_text:<10} {where}  A {line.fact_a}  B {line.fact_b}  "
             f"recorded {recorded} rule {rule}{extra}{dangling}")
 
 

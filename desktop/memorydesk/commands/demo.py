@@ -69,22 +69,42 @@ def _parse_now(text: str | None) -> int | None:
     return seconds
 
 
+def _what_is(path: Path) -> str:
+    """What an existing file is, in a few words: a workspace with how many facts, or its size."""
+    from memorydesk.store import open_workspace
+
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        return f"cannot look at it: {exc.strerror or exc}"
+    try:
+        with open_workspace(path, read_only=True) as ws, ws.read() as conn:
+            facts = conn.exec_driver_sql(f'SELECT count(*) FROM "{ws.layout.facts.name}"').scalar()
+            changes = conn.exec_driver_sql("SELECT count(*) FROM memdesk_history").scalar() if ws.desk_schema else 0
+        return f"a workspace of {size:,} bytes with {facts:,} facts and {changes:,} recorded changes"
+    except Exception:  # noqa: BLE001 - only a description: any failure to read it says it is not one
+        return f"{size:,} bytes, not a workspace Memory Desk can read"
+
+
 def run(args: argparse.Namespace) -> int:
     from memorydesk.core.outputs import SIDE_SUFFIXES, refuse_overwriting_input
     from memorydesk.demo.place import create
 
     path = Path(args.path).expanduser()
-    for suffix in SIDE_SUFFIXES:  # never a file SQLite keeps beside another workspace
-        if path.name.endswith(suffix) and len(path.name) > len(suffix):
-            refuse_overwriting_input(path, [path.with_name(path.name.removesuffix(suffix))], "demo create")
+    # never a file SQLite keeps beside another workspace, nor a backup or build the desk made
+    sides = [path.with_name(path.name.removesuffix(s)) for s in SIDE_SUFFIXES
+             if path.name.endswith(s) and len(path.name) > len(s)]
+    refuse_overwriting_input(path, sides, "demo create")
     if path.is_dir():
         raise BadInput(f"{path}: is a folder; give the path of a workspace file to create")
     if path.exists() and not args.force:
-        print(f"memory-desk: {path} already exists; choose another path or pass --force to replace it",
-              file=sys.stderr)
+        print(f"memory-desk: {path} already exists ({_what_is(path)}); choose another path or pass --force to "
+              "replace it", file=sys.stderr)
         return 2
     if not path.parent.is_dir():
         raise BadInput(f"{path}: the folder {path.parent} does not exist")
+    if path.exists():  # --force: say what is replaced before it goes
+        print(f"memory-desk: replacing {path} ({_what_is(path)})", file=sys.stderr, flush=True)
 
     def progress(line: str) -> None:
         if not args.quiet:

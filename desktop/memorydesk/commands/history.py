@@ -3,8 +3,9 @@
 Read-only. Every change the file can account for, newest first (``browse.history.entries``):
 the desk's own changes (who, when, why) and what agents wrote as far as the product's
 rows tell it. Times are RFC 3339 UTC or unix seconds. ``--json`` prints
-``[{at, actor, actor_kind, kind, action, ids, summary, reason}]`` (``at`` unix seconds,
-``actor_kind`` agent / reviewer / system, ``ids`` strings); ``--format markdown`` the
+``[{at, actor, actor_kind, kind, action, ids, summary, reason, undone}]`` (``at`` unix seconds,
+``actor_kind`` agent / reviewer / system, ``ids`` strings, ``undone`` true for a change of the
+desk since undone — the text and Markdown say “· undone” after its action, as the tab does); ``--format markdown`` the
 same range as a Markdown table, ``--content-free`` with every text hashed (as the
 Conflicts export). Exit 0; 2 on bad input.
 """

@@ -71,9 +71,10 @@ def _check_out(path: str | None, args: argparse.Namespace) -> Path | None:
 
 
 def _write_receipts(out: Path, receipts) -> None:
+    from memorydesk.core.outputs import partial_name
     from memorydesk.lineage.jsonl import dump_jsonl
 
-    partial = out.with_name(f".{out.name}.partial-{os.getpid()}")
+    partial = out.with_name(partial_name(out, os.getpid()))
     try:
         partial.write_text(dump_jsonl(receipts), encoding="utf-8")
         os.replace(partial, out)
@@ -82,14 +83,14 @@ def _write_receipts(out: Path, receipts) -> None:
         raise BadInput(f"--receipts-out {out}: cannot write it ({exc.strerror or exc})") from None
 
 
-def _show(result, as_json: bool, *, one_line: bool = False) -> None:
+def _show(result, as_json: bool, *, one_line: bool = False, blind_spots: bool = True) -> None:
     if as_json:
         payload = result.to_json()
         text = json.dumps(payload, ensure_ascii=False, separators=(",", ":")) if one_line else json.dumps(
             payload, ensure_ascii=False, indent=2)
         print(text, flush=True)
     else:
-        print("\n".join(result.lines()), flush=True)
+        print("\n".join(result.lines(blind_spots)), flush=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -125,7 +126,7 @@ def _watch(args: argparse.Namespace, out: Path | None) -> int:
         if args.json:
             _show(result, True, one_line=True)
         elif first or not result.nothing_new:
-            _show(result, False)
+            _show(result, False, blind_spots=first)
         else:
             print(result.outcome(), flush=True)
 

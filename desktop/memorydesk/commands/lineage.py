@@ -42,7 +42,7 @@ def register(sub) -> None:
 
     c = commands.add_parser(
         "classify",
-        help="classify each run of a JSON Lines receipt file or of a workspace",
+        help="classify each run of a receipts file, a workspace or a ClickHouse source",
         description="Classify each run of a lineage receipts file, or of the receipts stored in a workspace. "
         "The first rule that holds decides a run's "
         "state: scope_conflict, source_at_risk, promotion_missing (at-risk); stale_retrieval (stale); "
@@ -53,9 +53,11 @@ def register(sub) -> None:
         "Exit 0 if every run is healthy or waiting, 1 otherwise, 2 on bad input. "
         "resources/examples/receipts.jsonl holds one run in each state (judge it --now 2099-12-31T10:00:00Z).",
     )
-    c.add_argument("file", metavar="FILE.jsonl",
-                   help="receipts, one JSON object per line, or OTLP/JSON ('-' for stdin), or a workspace: its "
-                        "stored receipts")
+    c.add_argument("file", metavar="SOURCE",
+                   help="receipts, one JSON object per line, or OTLP/JSON ('-' for stdin); a workspace: its "
+                        "stored receipts; chdb:PATH[?database=D&table=T] (a ClickHouse data directory) or "
+                        "clickhouse://HOST[:PORT][/DB][?table=T] (a server): the OpenTelemetry Collector "
+                        "exporter's otel_traces table")
     c.add_argument("--now", metavar="T", help="judge as of this RFC 3339 UTC time: receipts dated after it do not "
                         "count yet, runs without an earlier receipt are left out (default: the current time)")
     c.add_argument(
@@ -114,7 +116,13 @@ def read_any(path: str) -> list[Receipt]:
     """The receipts of a file (``-``: standard input) or of a workspace; a bad line names the file
     and the line."""
     from memorydesk.core.inputs import RECEIPTS_MAX, check_input_file, read_input
+    from memorydesk.lineage.fleet.source import is_source
 
+    if is_source(path):  # chdb:PATH or clickhouse://HOST: the exporter's otel_traces table
+        from memorydesk.lineage.fleet import read as fleet
+        from memorydesk.lineage.fleet.source import parse_source
+
+        return fleet.read_receipts(parse_source(path))
     if path != "-":  # a FIFO, a device, a socket is refused before it is opened (it would never end)
         check_input_file(path, "receipts", RECEIPTS_MAX)
     if path != "-" and _is_database(path):

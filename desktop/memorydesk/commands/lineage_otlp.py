@@ -33,7 +33,7 @@ def register(commands) -> None:
     s.add_argument("--listen", metavar="HOST:PORT", default="127.0.0.1:4318",
                    help="a loopback address and port (default: %(default)s; port 0 picks a free one)")
     s.add_argument("--max-body", metavar="BYTES", type=int, default=None,
-                   help="largest request body accepted, also once decompressed (default: 16 MiB)")
+                   help="largest request body accepted, also once decompressed (default: 16 MiB; at most 1 GiB)")
     s.set_defaults(func=run_serve)
 
 
@@ -59,14 +59,15 @@ def run_export(args: argparse.Namespace) -> int:
 
 def run_serve(args: argparse.Namespace) -> int:
     from memorydesk.lineage.otlp_proto import require
-    from memorydesk.lineage.otlp_serve import MAX_BODY, ReceiptServer, parse_listen
+    from memorydesk.lineage.otlp_serve import MAX_BODY, MAX_BODY_LIMIT, ReceiptServer, parse_listen
     from memorydesk.store import open_workspace
 
     require()
     address = parse_listen(args.listen)
     max_body = args.max_body if args.max_body is not None else MAX_BODY
-    if max_body < 1024:
-        raise BadInput("--max-body: at least 1024 bytes")
+    if not 1024 <= max_body <= MAX_BODY_LIMIT:
+        raise BadInput(f"--max-body: between 1,024 bytes and {MAX_BODY_LIMIT:,} (1 GiB), not {max_body:,}: a request "
+                       "body is held in memory whole")
     with open_workspace(args.workspace) as ws:
         try:
             server = ReceiptServer(ws, address, max_body=max_body)

@@ -1,14 +1,15 @@
-"""``memory-desk purge WORKSPACE FACT_ID… [--note ID] [--working-item ID] --reason TEXT [--backups keep|erase|delete]
-[--actor NAME]``.
+"""``memory-desk purge WORKSPACE FACT_ID… [--note ID] [--working-item ID] [--policy ID] --reason TEXT
+[--backups keep|erase|delete] [--actor NAME]``.
 
 Erases facts for good (docs/architecture.md, "What the desk does to memory"): the facts, their earlier versions and
 every copy of their text in the file; the history keeps ids, who, when and why. Then it empties the
 write-ahead log, or says which program keeps it from doing so (the erase finishes at
 the next open). Backups beside the file that still hold the text are listed, and erased
 or deleted with ``--backups``; a fact already purged from the workspace can be given
-again to deal with its backups. ``--note`` empties an agent's note and ``--working-item``
-deletes an item of the hot tier the same way (a secret the review found there), with the
-copies of their text a quarantine kept in the history.
+again to deal with its backups. ``--note`` empties an agent's note, ``--working-item``
+deletes an item of the hot tier and ``--policy`` a policy the same way (a secret the review
+found there, or text of a purged fact the forget check found quoted there), with the copies
+of their text the history kept.
 
 Exit 0 when the text is in no file beside the workspace any more, 1 when it still is
 somewhere (each place said on stdout), 2 on bad input.
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import getpass
 
-from memorydesk.commands.args import text_arg
+from memorydesk.commands.args import reason_arg, text_arg
 
 
 def register(sub) -> None:
@@ -32,7 +33,9 @@ def register(sub) -> None:
                         "repeatable)")
     p.add_argument("--working-item", action="append", default=[], metavar="ITEM_ID",
                    type=text_arg("--working-item", 200), help="a working-memory item to delete for good (repeatable)")
-    p.add_argument("--reason", required=True, type=text_arg("--reason", 2000), help="why (kept in the history)")
+    p.add_argument("--policy", action="append", default=[], metavar="POLICY_ID", type=text_arg("--policy", 200),
+                   help="a policy to delete for good, with the copies of its rule the history kept (repeatable)")
+    p.add_argument("--reason", required=True, type=reason_arg(), help="why (kept in the history; not blank)")
     p.add_argument("--backups", choices=("keep", "erase", "delete"), default="keep",
                    help="backups beside the workspace that hold the text: keep them (default; they are listed), "
                         "erase the text there too, or delete them")
@@ -47,14 +50,16 @@ def run(args) -> int:
     from memorydesk.memory.reviewer import Reviewer
     from memorydesk.store import open_workspace
 
-    if not (args.fact_ids or args.note or args.working_item):
-        raise BadInput("purge: give at least one FACT_ID, --note or --working-item (see `memory-desk purge --help`)")
+    if not (args.fact_ids or args.note or args.working_item or args.policy):
+        raise BadInput("purge: give at least one FACT_ID, --note, --working-item or --policy "
+                       "(see `memory-desk purge --help`)")
     actor = args.actor or _login()
     with open_workspace(args.workspace) as ws:
         reviewer = Reviewer(ws, actor, embedder=False)
         outcomes = [purge(reviewer, args.fact_ids, args.reason, backups=args.backups)] if args.fact_ids else []
         outcomes += [purge_items_outcome(reviewer, kind, ids, args.reason, backups=args.backups)
-                     for kind, ids in (("note", args.note), ("working_item", args.working_item)) if ids]
+                     for kind, ids in (("note", args.note), ("working_item", args.working_item),
+                                       ("policy", args.policy)) if ids]
         lines = [line for outcome in outcomes for line in outcome.lines()]
         complete = all(outcome.complete for outcome in outcomes)
         notice = ws.take_notice()  # what the first change added, and where the backup is

@@ -44,13 +44,13 @@ def run(args) -> int:
     from memorydesk.search.copies import follow
     from memorydesk.store import open_workspace
 
-    follow.configure(one_shot=True)  # a few recall checks run on the product's SQL; many build the copies first
     options = Options(kinds=tuple(dict.fromkeys(args.kind)) if args.kind else KINDS,
                       duplicate_cosine=args.duplicate_cosine)
     show = _progress if sys.stderr.isatty() and not args.json else None
-    with open_workspace(args.workspace, read_only=True) as ws:
+    # a few recall checks run on the product's SQL; for many the copies are built first
+    with follow.one_shot(), open_workspace(args.workspace, read_only=True) as ws:
         report = scan(ws, options, progress=show)
-        apply_states(report.findings, read_decisions(ws))
+        report.findings = apply_states(report.findings, read_decisions(ws))
     if show is not None:
         print(file=sys.stderr)
     for note in report.notes:

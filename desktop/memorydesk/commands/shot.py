@@ -7,18 +7,25 @@ rendered off-screen when there is no display. The first fact (or policy) is
 selected so the detail pane shows, and rendering waits for background reads.
 ``--search`` types a search into the Facts tab first (the agent's keyword search);
 ``--agent-view`` shows it as the agent sees it (the hybrid ranking, a preview).
-``--focus FACT_ID`` (graph tab) focuses that fact.
+``--focus FACT_ID`` (graph tab) focuses that fact. ``--receipts SOURCE`` (lineage tab) shows the
+receipts of a ClickHouse source (``chdb:PATH`` or ``clickhouse://HOST``, as File ▸ Open Receipts
+Source… does) instead of the workspace's.
+
+A read that fails while the tab renders (a damaged page, a file that cannot be read) makes
+no picture: exit 2 with the window's own sentence for it, or 70 when it is our bug — never
+a normal-looking PNG of an empty tab and exit 0.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import re
 import sys
 import time
 from pathlib import Path
 
-from memorydesk.core.errors import BadInput
+from memorydesk.core.errors import BadInput, MemoryDeskError, WorkspaceUnusable
 
 TABS = ("facts", "policies", "graph", "grants", "conflicts", "lineage", "history", "review")
 
@@ -28,6 +35,19 @@ def _size(text: str) -> tuple[int, int]:
     if not m:
         raise BadInput(f"--size: expected WIDTHxHEIGHT such as 1280x800, got {text!r}")
     return int(m.group(1)), int(m.group(2))
+
+
+class _Bugs(logging.Handler):
+    """Errors the window logs with an exception that is not the input's fault (our bugs)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.found: list[BaseException] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        error = record.exc_info[1] if record.exc_info else None
+        if error is not None and not isinstance(error, MemoryDeskError):
+            self.found.append(error)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,6 +61,13 @@ def run(args: argparse.Namespace) -> int:
         raise BadInput("--focus needs --tab graph")
     if agent_view and not (search or "").strip():
         raise BadInput("--agent-view needs --search TEXT")
+    receipts = getattr(args, "receipts", None)
+    if receipts is not None:
+        from memorydesk.lineage.fleet.source import parse_source
+
+        if args.tab != "lineage":
+            raise BadInput("--receipts needs --tab lineage")
+        parse_source(receipts)  # a name that is not a source is refused before the window opens
     from memorydesk.core.outputs import refuse_overwriting_input
 
     out = refuse_overwriting_input(args.out, [args.workspace], "--out")
@@ -56,7 +83,21 @@ def run(args: argparse.Namespace) -> int:
     from memorydesk.ui.shell.mainwindow import MainWindow
 
     ws = open_workspace(Path(args.workspace), read_only=True)
-    window = MainWindow(ws, remember=False)  # a picture neither uses nor changes what the window remembers
+    bugs = _Bugs()
+    logging.getLogger("memorydesk").addHandler(bugs)
+    try:
+        return _render(app, ws, MainWindow, args, out, (width, height), search, agent_view, focus_id, bugs)
+    finally:
+        logging.getLogger("memorydesk").removeHandler(bugs)
+
+
+def _render(app, ws, main_window, args: argparse.Namespace, out: Path, size: tuple[int, int], search: str | None,
+            agent_view: bool, focus_id: str | None, bugs: _Bugs) -> int:
+    width, height = size
+    receipts = getattr(args, "receipts", None)
+    window = main_window(ws, remember=False)  # a picture neither uses nor changes what the window remembers
+    failures: list[tuple[str, str]] = []
+    window.ops.failed.connect(lambda label, message: failures.append((label, message)))
     window.resize(width, height)
     window.show_tab(args.tab)
     window.show()
@@ -79,10 +120,24 @@ def run(args: argparse.Namespace) -> int:
     if focus_id is not None and tab is not None:
         tab.navigate({"fact": focus_id})
         settle()
+    if receipts is not None and tab is not None:
+        tab.fleet_bar.open_source(receipts)
+        settle(120.0)
+        if tab.pages.currentWidget() is tab.failed:  # the source could not be read: say why, draw nothing
+            window.close()
+            raise BadInput(tab.read_error)
     if tab is not None:
         tab.prepare_shot()
     settle()
     image = window.grab()
+    if bugs.found or failures:  # what was read failed: the picture would show an empty tab as if all were well
+        window.close()
+        app.processEvents()
+        if bugs.found:
+            raise bugs.found[0]
+        label, message = failures[0]
+        raise WorkspaceUnusable(f"--tab {args.tab}: {label + ' failed: ' if label else ''}{message}; no picture was "
+                                "written")
     shown = (image.width(), image.height())
     if shown[0] > width or shown[1] > height:
         print(f"memory-desk: --size {width}x{height} is below the window's minimum size; "
@@ -107,4 +162,6 @@ def register(sub) -> None:
     p.add_argument("--agent-view", action="store_true",
                    help="with --search: show the agent's hybrid ranking with its explanations (a preview)")
     p.add_argument("--focus", metavar="FACT_ID", help="graph tab: focus this fact (the graph voice's 2-hop walk)")
+    p.add_argument("--receipts", metavar="SOURCE", help="lineage tab: the receipts of a ClickHouse source, "
+                                                        "chdb:PATH[?database=D&table=T] or clickhouse://HOST[:PORT][/DB]")
     p.set_defaults(func=run)

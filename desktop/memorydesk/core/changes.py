@@ -37,6 +37,7 @@ class Kind(StrEnum):
     NOTE = "note"
     WORKING_ITEM = "working_item"  # an item of the hot tier (working_memory_items)
     REVIEW = "review"  # a review finding's state (dismissed, reviewed, quarantined)
+    FORGET = "forget"  # a forget receipt kept in the history (a record: no memory changed)
 
     @classmethod
     def named(cls, name: str | Kind) -> Kind:

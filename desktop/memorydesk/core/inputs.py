@@ -43,6 +43,21 @@ def check_text(value: object, what: str, *, max_chars: int | None = None, nul: b
     return value
 
 
+REASON_MAX = 2000  # characters of the reason a change keeps in the history
+REASON_NEEDED = "give a reason: it is kept in the history with the change"
+
+
+def check_reason(value: object, what: str = "the reason") -> str:
+    """The reason for a change, trimmed: text (``check_text``) with something in it besides blanks.
+
+    The one rule for every place that asks why (the window's fields, ``purge --reason``, the
+    memory layer's purges): a reason of only spaces is refused like an empty one."""
+    text = check_text(value, what, max_chars=REASON_MAX).strip()
+    if not text:
+        raise BadInput(REASON_NEEDED)
+    return text
+
+
 def check_count(value: object, what: str, low: int, high: int) -> int:
     """``value`` when it is an int in ``low..high`` (booleans are not counts)."""
     if isinstance(value, bool) or not isinstance(value, int):

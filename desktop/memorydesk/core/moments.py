@@ -1,8 +1,12 @@
-"""Times a person types for *history*, *as of* and *since*: RFC 3339 UTC or unix seconds.
+"""Times a person types for *history*, *as of* and *since*: RFC 3339 UTC or unix seconds on
+the command line, the computer's local time in the window.
 
 ``parse_moment`` reads either (as ``lineage classify --now`` reads RFC 3339) and returns
 whole unix seconds, the product's own resolution. ``check_range`` refuses a range whose
-start is after its end. Both raise ``BadInput`` with one sentence naming the input.
+start is after its end. ``read_local`` reads a time typed in the window — local wall-clock
+time unless it carries an offset — exactly as typed: a time the clocks skipped (a change to
+summer time) is refused, a time they passed twice (back to winter time) is taken the first
+time and said so. All raise ``BadInput`` with one sentence naming the input.
 """
 
 from __future__ import annotations
@@ -72,3 +76,35 @@ def local_text(seconds: int) -> str:
         return dt.datetime.fromtimestamp(seconds).astimezone().strftime("%Y-%m-%d %H:%M %Z")
     except (OverflowError, OSError, ValueError):
         return str(seconds)
+
+
+def read_local(text: str) -> tuple[dt.datetime, str]:
+    """A typed time (``2026-11-13 21:40:00``, ``… 21:40``, a date alone for midnight, ``T`` for the
+    space, fractions, an offset or ``Z``) as an aware UTC moment, and a note ("" or a sentence:
+    the wall-clock time happens twice here). Local time is this computer's time zone, with
+    its offset on that day (summer time included)."""
+    value = (text or "").strip()
+    if not value:
+        raise BadInput("type a time like 2026-11-13 21:40:00")
+    shown = value[:40]
+    if value.endswith(("z", "Z")):
+        value = value[:-1] + "+00:00"
+    try:
+        moment = dt.datetime.fromisoformat(value)
+    except ValueError:
+        raise BadInput(f"{shown!r} is not a time like 2026-11-13 21:40:00") from None
+    if moment.tzinfo is not None:
+        return moment.astimezone(dt.UTC), ""
+    first, second = (moment.replace(fold=f).timestamp() for f in (0, 1))
+    back = [dt.datetime.fromtimestamp(t).replace(tzinfo=None, fold=0) == moment.replace(fold=0)
+            for t in (first, second)]
+    if not any(back):
+        raise BadInput(f"{moment:%Y-%m-%d %H:%M:%S} does not exist in this computer's time zone (the clocks "
+                       "skipped it); type another time, or add an offset such as +01:00")
+    note = ""
+    if all(back) and first != second:
+        earlier = dt.datetime.fromtimestamp(min(first, second)).astimezone()
+        note = (f"{moment:%Y-%m-%d %H:%M:%S} happens twice here (the clocks went back); taken the first time, "
+                f"UTC{earlier:%z}; add an offset for the other")
+    seconds = first if back[0] else second
+    return dt.datetime.fromtimestamp(seconds, dt.UTC).replace(microsecond=moment.microsecond), note

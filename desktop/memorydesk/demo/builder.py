@@ -59,6 +59,7 @@ from pathlib import Path
 
 from sqlalchemy import event, func, select
 
+from memorydesk import testpoints
 from memorydesk.demo import text as T
 from memorydesk.demo.lineage import write_history
 from memorydesk.demo.story import DAY, SPAN_DAYS, Event, Proposal, Stream, timeline
@@ -275,6 +276,7 @@ class DemoBuilder:
         self.analyze_when_grown()
         batch, self.batch = self.batch, []
         ws = self.ws
+        testpoints.reached("demo.batch")
         with ws.write() as conn:
             for p, vector in batch:
                 domain = policies.domain_slug(p.domain)

@@ -12,6 +12,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from memorydesk import testpoints
 from memorydesk.demo import builder as demo
 from memorydesk.demo.builder import DemoSummary
 from memorydesk.store import files
@@ -50,9 +51,13 @@ def create(path: Path, *, facts: int, seed: int = 7, now: int | None = None, emb
         summary = demo.build_demo(building, facts=facts, seed=seed, now=now,
                                   embed=demo.DEFAULT_EMBED if embed is None else embed, bulk=bulk, progress=progress,
                                   counted=counted)
+        testpoints.reached("demo.built")
         files.fold_log(building)
-        if path.exists():
-            remove_with_side_files(path)
+        if path.exists():  # its log must not meet the new file; the file itself goes in the one replace
+            testpoints.reached("demo.replacing")
+            for suffix in SIDE_FILES:
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+            testpoints.reached("demo.old-log-removed")
         os.replace(building, path)
     except BaseException:
         remove_with_side_files(building)

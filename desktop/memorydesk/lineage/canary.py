@@ -22,7 +22,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import secrets
 import signal
 import subprocess
 import sys
@@ -35,14 +34,15 @@ from pathlib import Path
 
 from sqlalchemy import select
 
+from memorydesk import testpoints
 from memorydesk.core.errors import MemoryDeskError
 from memorydesk.core.health.scalar import classify
 from memorydesk.lineage import receipt_store
 from memorydesk.lineage.adapters import memoryos_canary
 from memorydesk.lineage.recall import dispatch, retrieve
-from memorydesk.lineage.tiers import LANES, LPM_DOMAIN, PAGES, SEGMENTS, VERSIONS, TierConfig, TierEngine
+from memorydesk.lineage.tiers import LPM_DOMAIN, PAGES, VERSIONS, TierConfig, TierEngine
 from memorydesk.memory.rows import read_json_list
-from memorydesk.store import Workspace, open_workspace
+from memorydesk.store import Workspace, canary_rows, open_workspace
 from memorydesk.store.retry import with_retry
 
 CAPACITY = 2
@@ -90,6 +90,7 @@ def run_batch(path: Path, canary_id: str, batch: int) -> dict:
             token = lane_token(user, assistant)
             report["seen_before"][token] = len(retrieve(engine, user, assistant, token).memories)
             for n in range(PER_BATCH):
+                testpoints.reached("canary.remember")
                 engine.remember(user, assistant, f"canary {token} batch {batch} note {n}", run_id=run_id,
                                 memory_type="fact", importance=0.5 + 0.1 * n)
             if batch > 1:
@@ -141,28 +142,27 @@ def where_memories_are(ws: Workspace, canary_id: str) -> dict[str, list[str]]:
 
 
 def remove_canary(ws: Workspace, canary_id: str, keep_receipts: bool = False) -> None:
-    """Remove the canary's memories (every tier) and, unless ``keep_receipts``, its receipts."""
-    layout, like = ws.layout, f"{canary_id}/%"
+    """Remove the canary's memories (every tier), its record as a running run and, unless
+    ``keep_receipts``, its receipts (``store.canary_rows``, the rule ``check`` uses too)."""
+    with_retry(ws, lambda conn: canary_rows.remove(conn, ws.layout, canary_id, receipts=not keep_receipts))
 
-    def work(conn) -> None:
-        facts = layout.facts
-        fact_ids = conn.execute(select(facts.c.id).where(facts.c.domain == LPM_DOMAIN,
-                                                         facts.c.topic.like(like))).scalars().all()
-        conn.execute(layout.edges.delete().where(layout.edges.c.source_fact_id.in_(fact_ids)
-                                                 | layout.edges.c.target_fact_id.in_(fact_ids)))
-        conn.execute(layout.conflicts.delete().where(layout.conflicts.c.fact_a_id.in_(fact_ids)
-                                                     | layout.conflicts.c.fact_b_id.in_(fact_ids)))
-        conn.execute(facts.delete().where(facts.c.id.in_(fact_ids)))
-        conn.execute(layout.items.delete().where(layout.items.c.session_id.like(like)))
-        segs = select(SEGMENTS.c.id).where(SEGMENTS.c.user_scope.like(like))
-        conn.execute(PAGES.delete().where(PAGES.c.segment_id.in_(segs)))
-        conn.execute(SEGMENTS.delete().where(SEGMENTS.c.user_scope.like(like)))
-        conn.execute(VERSIONS.delete().where(VERSIONS.c.user_scope.like(like)))
-        conn.execute(LANES.delete().where(LANES.c.user_scope.like(like)))
-        if not keep_receipts:
-            receipt_store.remove_scopes_like(conn, like)
 
-    with_retry(ws, work)
+def start_run(ws: Workspace, canary_id: str) -> list[canary_rows.Leftover]:
+    """Before a run writes: remove what earlier runs left (killed mid-way), and record this one
+    (its process id), in one transaction; returns what was removed."""
+    def work(conn) -> list[canary_rows.Leftover]:
+        removed = canary_rows.remove_leftovers(conn, ws.layout)
+        canary_rows.begin(conn, canary_id, os.getpid())
+        return removed
+
+    return with_retry(ws, work)
+
+
+def _leftovers_check(removed: list[canary_rows.Leftover]) -> Check:
+    if not removed:
+        return Check("leftovers", True, "no earlier run left rows behind")
+    return Check("leftovers", True, "removed what earlier runs left (stopped before they cleaned up): "
+                 + "; ".join(f"{left.canary_id}: {left.summary()}" for left in removed))
 
 
 Progress = Callable[[int, int, str], None]  # steps done, steps in all, what is being done
@@ -189,15 +189,18 @@ def gate(path: Path, *, progress: Progress | None = None, on_check: Callable[[Ch
     """The gate's checks, in order (see :func:`run_gate`)."""
     step = progress or (lambda _done, _total, _text: None)
     path = Path(path)
-    canary_id = "canary-" + secrets.token_hex(6)
+    canary_id = canary_rows.new_id()
     step(0, 5, "preparing the workspace")
     with open_workspace(path) as ws:
         ws.adopt()  # our tables added (after a checked backup) once, before the workers
-    checks: list[Check] = []
+        removed = start_run(ws, canary_id)
+    checks: list[Check] = [_leftovers_check(removed)]
     try:
         step(1, 5, "batch 1: storing and promoting in its own process")
+        testpoints.reached("canary.batch")
         first = _worker(path, canary_id, 1)
         step(2, 5, "batch 2: a new process (a restart) finds batch 1 and goes on")
+        testpoints.reached("canary.batch")
         second = _worker(path, canary_id, 2)
     except KeyboardInterrupt:  # stopped (run_gate_apart sends SIGINT): nothing it wrote stays
         with open_workspace(path) as ws:
@@ -205,6 +208,7 @@ def gate(path: Path, *, progress: Progress | None = None, on_check: Callable[[Ch
             left = where_memories_are(ws, canary_id)
         raise CanaryStopped("the canary was stopped; " + ("everything it had written was removed" if not left
                             else f"{len(left)} of its rows could not be removed")) from None
+    testpoints.reached("canary.check")
     step(3, 5, "checking isolation, promotions, lineage and freshness")
     with open_workspace(path) as ws:
         try:
@@ -213,7 +217,12 @@ def gate(path: Path, *, progress: Progress | None = None, on_check: Callable[[Ch
             step(4, 5, "removing the canary's memories")
             remove_canary(ws, canary_id, keep_receipts)
             left = where_memories_are(ws, canary_id)
-        checks.append(Check("cleanup", not left, "canary removed" if not left else f"{len(left)} canary rows left"))
+            with ws.read() as conn:
+                others = canary_rows.leftovers(conn, ws.layout)  # any run's rows, not only this one's
+        checks.append(Check("cleanup", not left and not others,
+                            "canary removed, and no canary rows are left in the workspace" if not (left or others)
+                            else f"{len(left)} of this run's memories and the rows of {len(others)} other run(s) "
+                                 "are left"))
     if memoryos_canary.unavailable() is None:  # MemoryOS is installed here: the canary through it too
         step(4, 5, "a canary through MemoryOS, with its receipts adapter")
         checks.append(Check("memoryos", *memoryos_canary.run_memoryos_canary()))

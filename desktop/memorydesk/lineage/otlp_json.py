@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from memorydesk.core.errors import BadInput
-from memorydesk.lineage.otlp import PREFIX, ReceiptRecords
+from memorydesk.lineage.otlp import CONVENTION_KEYS, PREFIX, ReceiptRecords
 
 _PATHS = {"traces": ("resourceSpans", "scopeSpans", "spans", "startTimeUnixNano", "span"),
           "logs": ("resourceLogs", "scopeLogs", "logRecords", "timeUnixNano", "log record")}
@@ -58,7 +58,7 @@ def _pairs(attributes: Any, where: str) -> list[tuple[str, Any]]:
         if not isinstance(kv, dict) or type(kv.get("key")) is not str:
             raise BadInput(f"{where}: an attribute is not a {{key, value}} object")
         key = kv["key"]
-        if not key.startswith(PREFIX):
+        if not (key.startswith(PREFIX) or key in CONVENTION_KEYS):
             continue
         value = kv.get("value")
         if not isinstance(value, dict):
@@ -105,4 +105,7 @@ def receipts_from_json(obj: dict, records: ReceiptRecords, where: str = "") -> N
                 start = _nanos(record.get(time_key), here)
                 if not start and kind == "logs":
                     start = _nanos(record.get("observedTimeUnixNano"), here)
-                records.add(_pairs(record.get("attributes", []), here), start, here)
+                trace, span = record.get("traceId"), record.get("spanId")
+                records.add(_pairs(record.get("attributes", []), here), start, here,
+                            trace if type(trace) is str and trace else None,
+                            span if type(span) is str and span else None)

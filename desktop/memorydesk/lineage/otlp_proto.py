@@ -20,13 +20,15 @@ from typing import Any, NoReturn, TextIO
 from memorydesk.core.errors import BadInput
 from memorydesk.core.receipts import Receipt, gc_paused
 from memorydesk.lineage.otlp import (
+    CONVENTION_KEYS,
     PREFIX,
-    WIRE_NAMES,
+    SCHEMA_URL,
     ReceiptRecords,
+    operation_of,
     receipt_attributes,
     receipt_from_attributes,
-    receipt_from_fields,
     span_id,
+    span_name,
     time_nanos,
     trace_id,
 )
@@ -34,6 +36,7 @@ from memorydesk.lineage.otlp import (
 SCOPE = "memorydesk.lineage"
 SPANS_PER_REQUEST = 500
 _SPAN_KIND_INTERNAL = 1
+_SPAN_KIND_CLIENT = 3  # the conventions' kind for a memory operation
 _STATUS_ERROR = 2
 _ID_FIELDS = ("traceId", "spanId", "parentSpanId")
 
@@ -67,9 +70,11 @@ def trace_requests(receipts: Iterable[Receipt], service: str = "memory-desk",
     def fresh():
         request = ExportTraceServiceRequest()
         resource = request.resource_spans.add()
+        resource.schema_url = SCHEMA_URL
         attr = resource.resource.attributes.add()
         attr.key, attr.value.string_value = "service.name", service
         scope = resource.scope_spans.add()
+        scope.schema_url = SCHEMA_URL
         scope.scope.name, scope.scope.version = SCOPE, __version__
         return request, scope.spans
 
@@ -78,8 +83,8 @@ def trace_requests(receipts: Iterable[Receipt], service: str = "memory-desk",
         span = spans.add()
         span.trace_id = trace_id(receipt.run_id)
         span.span_id = span_id(receipt)
-        span.name = f"{receipt.tier} {receipt.status}"
-        span.kind = _SPAN_KIND_INTERNAL
+        span.name = span_name(receipt)
+        span.kind = _SPAN_KIND_INTERNAL if operation_of(receipt) is None else _SPAN_KIND_CLIENT
         span.start_time_unix_nano = span.end_time_unix_nano = time_nanos(receipt.at_utc)
         for key, value in receipt_attributes(receipt):
             kv = span.attributes.add()
@@ -122,15 +127,18 @@ _KINDS = {"string_value": "string_value", "bool_value": "bool_value", "int_value
 
 
 def _attrs(attributes) -> Iterator[tuple[str, Any]]:
-    """(key, value) of the attributes; only a ``memory.lineage.`` one is refused for its value's kind."""
-    kinds = _KINDS
+    """(key, value) of the attributes a receipt is read from; one of those is refused for its value's kind."""
+    kinds, conventions = _KINDS, CONVENTION_KEYS
     for kv in attributes:
+        key = kv.key
+        if not (key.startswith(PREFIX) or key in conventions):
+            continue
         value = kv.value
         kind = value.WhichOneof("value")
         if kind in kinds:
-            yield kv.key, getattr(value, kind)
-        elif kv.key.startswith(PREFIX):
-            _refuse(kv.key, kind or "empty_value")
+            yield key, getattr(value, kind)
+        else:
+            _refuse(key, kind or "empty_value")
 
 
 def _refuse(key: str, kind: str) -> NoReturn:
@@ -138,54 +146,37 @@ def _refuse(key: str, kind: str) -> NoReturn:
                    "booleans and integers")
 
 
-def _fast(attributes, start_nanos: int) -> Callable[[], Receipt | None]:
-    """The receipt of one record's attributes: one pass for the usual shape (every key a contract
-    field, every value a string, boolean or integer), else the general reading with its checks."""
+def _fast(attributes, start_nanos: int, trace: bytes = b"", span: bytes = b"") -> Callable[[], Receipt | None]:
+    """The receipt of one record's attributes (read when the collector asks for it)."""
 
     def make() -> Receipt | None:
-        obj: dict[str, Any] = {}
-        names, kinds = WIRE_NAMES, _KINDS
-        for kv in attributes:
-            key = kv.key
-            wire = names.get(key)
-            if wire is None:
-                if not key.startswith(PREFIX):
-                    continue
-                return receipt_from_attributes(_attrs(attributes), start_nanos)
-            value = kv.value
-            got = value.string_value  # most values: a non-empty string, read in one step
-            if not got:
-                kind = value.WhichOneof("value")
-                if kind not in kinds:
-                    return receipt_from_attributes(_attrs(attributes), start_nanos)
-                got = getattr(value, kind)
-            if wire in obj:
-                return receipt_from_attributes(_attrs(attributes), start_nanos)
-            obj[wire] = got
-        return receipt_from_fields(obj, None, start_nanos) if obj else None
+        return receipt_from_attributes(_attrs(attributes), start_nanos, trace.hex() or None, span.hex() or None)
 
     return make
 
 
 def receipts_from_traces(request: Any, where: str = "", into: ReceiptRecords | None = None) -> ReceiptRecords:
     """The receipts of an ``ExportTraceServiceRequest`` (spans without receipt attributes skipped)."""
-    spans = ((span.attributes, span.start_time_unix_nano) for resource in request.resource_spans
-             for scope in resource.scope_spans for span in scope.spans)
+    spans = ((span.attributes, span.start_time_unix_nano, span.trace_id, span.span_id)
+             for resource in request.resource_spans for scope in resource.scope_spans for span in scope.spans)
     return _receipts_of(spans, f"{where}span", into)
 
 
 def receipts_from_logs(request: Any, where: str = "", into: ReceiptRecords | None = None) -> ReceiptRecords:
     """The receipts of an ``ExportLogsServiceRequest`` (records without receipt attributes skipped)."""
-    records = ((record.attributes, record.time_unix_nano or record.observed_time_unix_nano)
+    records = ((record.attributes, record.time_unix_nano or record.observed_time_unix_nano, record.trace_id,
+                record.span_id)
                for resource in request.resource_logs for scope in resource.scope_logs for record in scope.log_records)
     return _receipts_of(records, f"{where}log record", into)
 
 
-def _receipts_of(records: Iterable[tuple[Any, int]], what: str, into: ReceiptRecords | None) -> ReceiptRecords:
-    """Each record's (attributes, time) read as a receipt, named ``what`` and its number from 1."""
+def _receipts_of(records: Iterable[tuple[Any, int, bytes, bytes]], what: str,
+                 into: ReceiptRecords | None) -> ReceiptRecords:
+    """Each record's (attributes, time, trace id, span id) read as a receipt, named ``what`` and its
+    number from 1."""
     out = into if into is not None else ReceiptRecords()
-    for n, (attributes, nanos) in enumerate(records, 1):
-        out.add(_fast(attributes, nanos), 0, f"{what} {n}")
+    for n, (attributes, nanos, trace, span) in enumerate(records, 1):
+        out.add(_fast(attributes, nanos, trace, span), 0, f"{what} {n}")
     return out
 
 

@@ -16,9 +16,14 @@ for another path, 405 for another method, 411 without ``Content-Length``, 413 fo
 over ``max_body`` bytes (also after decompression), 415 for another content type, 503
 (retryable, ``Retry-After``) when the workspace cannot take the write now, 500 for our bug.
 
-Bounded: at most ``max_connections`` connections are served at once (more wait in the
-listen queue), idle connections are closed after ``idle_timeout`` seconds, and only a
-loopback address may be listened on — put a Collector in front to receive from a network.
+Bounded, so idle or slow connections cannot hold it up: each connection has a deadline for
+a request's line and headers (``header_timeout`` seconds from when it starts waiting for
+them, keep-alive included) and another for its body (``body_timeout`` plus a second per MiB),
+enforced by one watcher thread that closes a connection once its deadline passes, however
+slowly it trickles bytes. At most ``max_connections`` connections are served at once; when
+all are taken, a new connection takes the place of the one that has waited longest for its
+headers or body (a connection whose request is being stored is never cut). Only a loopback
+address may be listened on — put a Collector in front to receive from a network.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import ipaddress
 import json
 import logging
 import queue
+import socket
 import threading
 import zlib
 from collections.abc import Callable
@@ -38,14 +44,18 @@ from memorydesk.core.errors import BadInput, MemoryDeskError
 from memorydesk.core.receipts import Receipt
 from memorydesk.lineage import receipt_store
 from memorydesk.lineage.otlp import ReceiptRecords
+from memorydesk.lineage.otlp_deadlines import Deadlines
 from memorydesk.lineage.otlp_json import receipts_from_json
 from memorydesk.store import Workspace
 
 log = logging.getLogger(__name__)
 
 MAX_BODY = 16 * 1024 * 1024  # bytes of one request body, before and after decompression
+MAX_BODY_LIMIT = 2**30  # the largest --max-body accepted (1 GiB): a body is held in memory whole
 MAX_CONNECTIONS = 32
-IDLE_TIMEOUT = 30.0  # seconds
+IDLE_TIMEOUT = 30.0  # seconds one read may block (the deadlines below end a connection sooner)
+HEADER_TIMEOUT = 10.0  # seconds for a request's line and headers, from when the connection waits for them
+BODY_TIMEOUT = 10.0  # seconds for a body, plus one per MiB of its Content-Length
 GROUP_MAX = 200_000  # receipts in one commit
 PROTOBUF, JSON = "application/x-protobuf", "application/json"
 _INVALID_ARGUMENT, _RESOURCE_EXHAUSTED, _INTERNAL, _UNAVAILABLE = 3, 8, 13, 14
@@ -193,6 +203,14 @@ class _Handler(BaseHTTPRequestHandler):
         super().setup()
         self.connection.settimeout(self.server.idle_timeout)
 
+    def handle_one_request(self) -> None:
+        """One request: its line and headers under the header deadline (the body gets its own)."""
+        self.server.deadlines.arm(self.connection, self.server.header_timeout)
+        try:
+            super().handle_one_request()
+        finally:
+            self.server.deadlines.disarm(self.connection)
+
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         log.debug("%s " + format, self.address_string(), *args)
 
@@ -260,15 +278,19 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True  # the body is not read
             raise _Refusal(413, _RESOURCE_EXHAUSTED, f"the body is {int(length):,} bytes; at most {limit:,} "
                                                      "are accepted (send smaller batches)")
+        allowed = self.server.body_timeout + int(length) / 2**20
+        self.server.deadlines.arm(self.connection, allowed)
         try:
             body = self.rfile.read(int(length))
         except OSError:  # a timeout, or the sender went away
             self.close_connection = True
-            raise _Refusal(400, _INVALID_ARGUMENT,
-                           f"the body did not arrive within {self.server.idle_timeout:g} s") from None
+            raise _Refusal(400, _INVALID_ARGUMENT, f"the body did not arrive within {allowed:g} s") from None
+        finally:
+            self.server.deadlines.disarm(self.connection)  # storing it is not the sender's time
         if len(body) < int(length):
             self.close_connection = True
-            raise _Refusal(400, _INVALID_ARGUMENT, "the body is shorter than its Content-Length")
+            raise _Refusal(400, _INVALID_ARGUMENT, f"the body is shorter than its Content-Length (or did not "
+                                                   f"arrive within {allowed:g} s)")
         encoding = (self.headers.get("Content-Encoding") or "identity").strip().lower()
         if encoding == "gzip":
             inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
@@ -290,18 +312,20 @@ class ReceiptServer(ThreadingHTTPServer):
     request_queue_size = 64
 
     def __init__(self, ws: Workspace, address: tuple[str, int], *, max_body: int = MAX_BODY,
-                 max_connections: int = MAX_CONNECTIONS, idle_timeout: float = IDLE_TIMEOUT) -> None:
+                 max_connections: int = MAX_CONNECTIONS, idle_timeout: float = IDLE_TIMEOUT,
+                 header_timeout: float = HEADER_TIMEOUT, body_timeout: float = BODY_TIMEOUT) -> None:
         if ":" in address[0]:
-            import socket
-
             self.address_family = socket.AF_INET6
         self.max_body, self.idle_timeout = max_body, idle_timeout
+        self.header_timeout, self.body_timeout = header_timeout, body_timeout
+        self.deadlines = Deadlines()
         self.slots = threading.BoundedSemaphore(max_connections)
         self.lock = threading.Lock()
         self.requests = self.stored = self.skipped = self.received = self.refused = 0
         self.writer = _Writer(ws, self._stored)
         super().__init__(address, _Handler)
         self.writer.start()
+        self.deadlines.start()
 
     def _stored(self, stored: int, skipped: int) -> None:
         with self.lock:
@@ -318,7 +342,11 @@ class ReceiptServer(ThreadingHTTPServer):
             self.refused += 1
 
     def process_request(self, request, client_address) -> None:
-        self.slots.acquire()
+        """Serve the new connection in a thread of its own; when every slot is taken, it takes the
+        place of the connection that has waited longest for its request (else it waits for a slot)."""
+        if not self.slots.acquire(blocking=False):
+            self.deadlines.evict_longest_waiting()
+            self.slots.acquire()
         super().process_request(request, client_address)
 
     def process_request_thread(self, request, client_address) -> None:
@@ -329,6 +357,7 @@ class ReceiptServer(ThreadingHTTPServer):
 
     def server_close(self) -> None:
         super().server_close()
+        self.deadlines.stopped.set()
         self.writer.stop()
 
     @property

@@ -17,6 +17,7 @@ import numpy as np
 from numpy.lib import recfunctions
 from sqlalchemy import Connection
 
+from memorydesk import testpoints
 from memorydesk.core.receipts import Receipt, gc_paused
 from memorydesk.store import Workspace, files
 from memorydesk.store import receipt_blocks as blocks
@@ -47,12 +48,15 @@ def ingest(ws: Workspace, receipts: Iterable[Receipt]) -> Ingested:
 
     def work(conn: Connection) -> Ingested:
         raw = conn.connection.driver_connection
+        testpoints.reached("ingest.begun")
         code, top = blocks.codes_for(raw, strings)
+        testpoints.reached("ingest.names-written")
         rec = blocks.records(values, code)
         fresh = rec[new_ones(raw, rec, top)]
         first = blocks.top_id(raw) + 1
         fresh["id"] = np.arange(first, first + len(fresh), dtype=np.int64)
         blocks.write(raw, fresh)
+        testpoints.reached("ingest.block-written")  # before the commit
         return Ingested(len(fresh), len(rec) - len(fresh))
 
     return with_retry(ws, work)
@@ -189,6 +193,26 @@ def run_count(conn: Connection) -> int:
 
 
 # -- reading as columns (the Lineage tab: every run at once) -------------------------------------
+
+def read_runs(conn: Connection, ws: Workspace, run_ids: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The stored receipts of these runs (as :func:`read_records` gives every one), reading only
+    the blocks written since the oldest of them was first seen: a receipt names its run by a
+    string code, and a block records the highest code it refers to — so the receipts of runs
+    that are new (a live workspace's) cost what they hold, not what the whole file holds."""
+    if ws.desk_schema < 1:
+        return np.zeros(0, blocks.RECORD), np.full(1, None, dtype=object)
+    raw = conn.connection.driver_connection
+    run_ids = list(run_ids)
+    if blocks.has_rows(raw) or not blocks.has_blocks(raw):
+        rec, text = blocks.stored(raw)
+        return rec[np.isin(rec["run"], blocks.code_array(text, run_ids))], text
+    codes = np.asarray([c for name, c in blocks.known(raw, run_ids).items() if name is not None], np.int64)
+    if not len(codes):
+        return np.zeros(0, blocks.RECORD), blocks.names_of(raw, codes)
+    rec = blocks.read(raw, codes_from=int(codes.min()))
+    rec = rec[np.isin(rec["run"], codes)]
+    return rec, blocks.names_of(raw, np.concatenate([rec[name] for name in blocks.STRINGS]) if len(rec) else codes)
+
 
 def read_records(conn: Connection, ws: Workspace) -> tuple[np.ndarray, np.ndarray]:
     """Every stored receipt as ``receipt_blocks.RECORD`` rows and the strings their codes name,

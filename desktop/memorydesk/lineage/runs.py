@@ -1,13 +1,13 @@
 """Every stored run as numpy columns: what the Lineage tab draws, filters and judges.
 
-:func:`load_runs` reads the workspace's receipts as typed columns in one scan of their
+``run_reads.load_runs`` reads the workspace's receipts as typed columns in one scan of their
 blocks (``store.receipt_blocks``: codes, flags and microseconds as stored), and
 the health rules' clock-free findings come from :mod:`memorydesk.core.health.vector`
 over those columns — no receipt object is made, so 100,000 runs (600,000 receipts) read
 in seconds and keep a few megabytes. The result, a :class:`RunTable`, is judged with
 :meth:`RunTable.states_at` (the classifier's clock step, vectorised) at any time from its
 newest receipt on; at an earlier time it is first cut to the receipts of that time
-(:func:`as_of`: only the runs the time cuts through are read again).
+(``run_reads.as_of``: only the runs the time cuts through are read again).
 
 Conventions
 - Times are integer microseconds since the Unix epoch (exact; see ``core.health.arrays``).
@@ -23,26 +23,20 @@ Conventions
 
 from __future__ import annotations
 
-import ctypes
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
 import numpy as np
 
-from memorydesk.core.errors import MemoryDeskError
 from memorydesk.core.health.arrays import NEVER, ClockColumns, states_at, to_us
 from memorydesk.core.health.scalar import group_by_run
 from memorydesk.core.health.vector import STATUS_CODES, TIER_CODES, ReceiptColumns, clock_columns
 from memorydesk.core.receipts import Receipt
-from memorydesk.lineage import receipt_store
-from memorydesk.store import Workspace
 
 BOUNDARIES: Final = ("STM→MTM", "MTM→LPM", "retrieval", "generation")
 PLACES: Final = ("STM", "MTM", "LPM", "lost")  # where a memory is (occupancy)
-
-Progress = Callable[[int, int], None]  # receipts read, receipts in all
 
 
 @dataclass
@@ -66,6 +60,11 @@ class RunTable:
     count: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))  # receipts per run
     max_id: int = 0  # the highest stored receipt id read (for reading only what is new)
     index: dict[str, int] = field(default_factory=dict, repr=False)
+    # a table cut at a time (``as_of``): receipts stored but dated after it, in how many runs, the earliest
+    later: int = 0
+    later_runs: int = 0
+    later_us: int | None = None
+    mem_final: np.ndarray | None = None  # a cut table's memory times as finally stored (``mem_times`` of the whole)
 
     def __post_init__(self) -> None:
         if not self.index:
@@ -81,6 +80,19 @@ class RunTable:
     def states_at(self, now_us: int, fresh_us: int) -> np.ndarray:
         """Every run's state (rule number 1-9) at ``now_us``."""
         return states_at(self.clock, now_us, fresh_us)
+
+    def next_change(self, now_us: int, fresh_us: int) -> int | None:
+        """The first instant after ``now_us`` at which time alone changes what this table shows:
+        a waiting window closes, a run's newest receipt leaves the freshness window, or a receipt
+        dated after ``now_us`` (``later_us``) starts to count. None: nothing ever will."""
+        found = [] if self.later_us is None else [self.later_us]
+        closes = self.clock.closes[(self.clock.closes > now_us) & (self.clock.closes < NEVER)]
+        if len(closes):
+            found.append(int(closes.min()))
+        stale = self.clock.newest[self.clock.newest + fresh_us >= now_us] + fresh_us + 1
+        if len(stale):
+            found.append(int(stale.min()))
+        return min(found, default=None)
 
     def lane_name(self, lane: int) -> str:
         user, assistant = self.lanes[lane]
@@ -262,6 +274,24 @@ def table_from_records(rec: np.ndarray, text: np.ndarray, max_id: int = 0) -> Ru
                               text[sv_codes].tolist(), max_id)
 
 
+def _order(run_ids: list[str], ids: np.ndarray, lane: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """Runs by lane, start, then runId: sorted by the numbers, and only runs that tie on both
+    (rare) put in runId order among themselves — a sort by the strings of every run is what
+    made bringing a 100,000-run table up to date cost a second."""
+    if not len(ids):
+        return np.zeros(0, np.int64)
+    order = np.lexsort((np.arange(len(ids)), start, lane))
+    if all(a < b for a, b in zip(run_ids, itertools.islice(run_ids, 1, None))):
+        return order  # ties are already in runId order
+    same = (lane[order][1:] == lane[order][:-1]) & (start[order][1:] == start[order][:-1])
+    if same.any():
+        edges = np.flatnonzero(np.diff(np.r_[0, same.astype(np.int8), 0]))
+        for first, last in zip(edges[0::2].tolist(), (edges[1::2] + 1).tolist()):
+            group = order[first:last]
+            order[first:last] = group[np.argsort(ids[group], kind="stable")]
+    return order
+
+
 def assemble(run_ids: list[str], lanes: list[tuple[str, str]], lane: np.ndarray, start: np.ndarray,
              end: np.ndarray, count: np.ndarray, canary: np.ndarray, clock: ClockColumns,
              source_versions: list[str], sv_run: np.ndarray, sv_code: np.ndarray, tr_time: np.ndarray,
@@ -271,8 +301,7 @@ def assemble(run_ids: list[str], lanes: list[tuple[str, str]], lane: np.ndarray,
     ``mem_run`` refer to that order): sorted by lane, start and runId, transitions by time."""
     ids = np.asarray(run_ids, dtype=object)
     lane = lane.astype(np.int32)
-    in_order = all(a < b for a, b in zip(run_ids, itertools.islice(run_ids, 1, None)))
-    order = np.lexsort((np.arange(len(ids)) if in_order else ids, start, lane)) if len(ids) else np.zeros(0, np.int64)
+    order = _order(run_ids, ids, lane, start)
     where = np.empty_like(order)
     where[order] = np.arange(len(order))
     by_time = np.argsort(tr_time, kind="stable")
@@ -325,33 +354,6 @@ def combine(old: RunTable, new: RunTable) -> RunTable:
         np.concatenate([old.mem_times[mem_keep], new.mem_times]), max(old.max_id, new.max_id))
 
 
-def as_of(ws: Workspace, table: RunTable, now_us: int) -> RunTable:
-    """``table`` (every stored receipt) as an operator saw it at ``now_us``: only receipts dated
-    at or before it, runs without one left out. Runs wholly before ``now_us`` are as they
-    are; only the runs it cuts through are read again, up to ``now_us`` (on the worker)."""
-    if not len(table) or now_us >= int(table.end.max()):
-        return table
-    cut = (table.start <= now_us) & (table.end > now_us)
-    ids = [table.run_ids[i] for i in np.flatnonzero(cut).tolist()]
-    with ws.read() as conn:
-        fresh = read_table(conn, ws, ids, upto_us=now_us, max_id=table.max_id)
-    return cut_at(table, fresh, now_us)
-
-
-def read_table(conn, ws: Workspace, run_ids: list[str] | None = None, upto_us: int | None = None,
-               max_id: int = 0) -> RunTable:
-    """The stored runs (or those of ``run_ids``; with ``upto_us`` only receipts dated at or before
-    it) as a RunTable, read in ``conn``'s transaction from the receipt blocks."""
-    rec, text = receipt_store.read_records(conn, ws)
-    if run_ids is not None:
-        code = {name: k for k, name in enumerate(text.tolist())}
-        wanted = np.fromiter((code.get(r, -1) for r in run_ids), np.int64, len(run_ids))
-        rec = rec[np.isin(rec["run"], wanted)]
-    if upto_us is not None:
-        rec = rec[rec["at"] <= upto_us]
-    return table_from_records(rec, text, max_id)
-
-
 def cut_at(table: RunTable, fresh: RunTable, now_us: int) -> RunTable:
     """``table`` cut at ``now_us``, given ``fresh``: the runs it cuts through, read up to then.
 
@@ -377,7 +379,8 @@ def cut_at(table: RunTable, fresh: RunTable, now_us: int) -> RunTable:
     fresh_codes = np.asarray([code[n] for n in fresh.source_versions], np.int64).reshape(-1)
     tr = table.tr_time <= now_us
     mem = where[table.mem_run] >= 0
-    mem_times = table.mem_times[mem].copy()
+    mem_final = table.mem_times[mem]
+    mem_times = mem_final.copy()
     mem_times[mem_times > now_us] = NEVER
     lane = table.lane[keep]
     return RunTable(
@@ -388,7 +391,7 @@ def cut_at(table: RunTable, fresh: RunTable, now_us: int) -> RunTable:
         sv_code=np.concatenate([table.sv_code[sv_keep], fresh_codes[fresh.sv_code]]).astype(np.int32),
         tr_time=table.tr_time[tr], tr_kind=table.tr_kind[tr], tr_run=where[table.tr_run[tr]].astype(np.int32),
         mem_run=where[table.mem_run[mem]].astype(np.int32), mem_times=mem_times, count=count, max_id=table.max_id,
-        index=dict(zip(run_ids, range(len(run_ids)))))
+        index=dict(zip(run_ids, range(len(run_ids)))), mem_final=mem_final)
 
 
 def table_of(receipts: Iterable[Receipt]) -> RunTable:
@@ -412,49 +415,3 @@ def row_of(r: Receipt) -> tuple:
               | (r.source_version is None) << 11 | bool(r.canary) << 12)
     return (f"{len(r.user_scope)}:{r.user_scope}{r.assistant_scope}", r.version, r.depends_on_version,
             to_us(r.at_utc), NEVER if r.waiting_until is None else to_us(r.waiting_until), r.line or 0, packed)
-
-
-def load_runs(ws: Workspace, progress: Progress | None = None,
-              cancelled: Callable[[], bool] | None = None) -> RunTable:
-    """Every run stored in the workspace (see the module docstring); call it on the worker."""
-    with ws.read() as conn:
-        max_id, total = receipt_store.watermark(conn, ws)
-        stored = receipt_store.read_records(conn, ws)
-    if cancelled is not None and cancelled():
-        raise Stopped("reading the receipts was stopped")
-    if progress is not None:
-        progress(len(stored[0]), total)
-    return table_from_records(*stored, max_id)
-
-
-def give_back_memory() -> None:
-    """Return freed heap to the system after a load's temporary arrays (glibc keeps it
-    otherwise: a 100,000-run load would leave the process ~150 MB larger than it needs)."""
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-    except OSError:  # not glibc: nothing to do
-        return
-    libc.malloc_trim(0)
-
-
-class Stopped(MemoryDeskError):
-    """Reading was cancelled."""
-
-
-#: above this share of runs touched, reading everything again is cheaper than merging
-WHOLE_SHARE = 0.25
-
-
-def load_changes(ws: Workspace, table: RunTable) -> RunTable | None:
-    """``table`` brought up to date: only runs with receipts stored after it was read are
-    read again; if receipts it holds were removed meanwhile, everything is. None when
-    nothing changed."""
-    with ws.read() as conn:
-        max_id, total = receipt_store.watermark(conn, ws)
-        if max_id == table.max_id and total == table.receipts:
-            return None
-        changed = receipt_store.runs_after(conn, table.max_id)
-        whole = (receipt_store.count_upto(conn, table.max_id) != table.receipts
-                 or len(changed) > WHOLE_SHARE * max(len(table), 1))
-        fresh = read_table(conn, ws, None if whole else changed, max_id=max_id)
-    return fresh if whole else combine(table, fresh)

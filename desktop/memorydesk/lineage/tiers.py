@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy import Connection, and_, literal_column, select
 
-from memorydesk import SOURCE_VERSION
+from memorydesk import SOURCE_VERSION, testpoints
 from memorydesk.core.product.text import jaccard
 from memorydesk.core.receipts import Receipt
 from memorydesk.embedding.embedder import fact_vectors
@@ -33,12 +33,11 @@ from memorydesk.lineage.summarizer import LocalSummarizer, Summarizer
 from memorydesk.memory import facts as fact_rules
 from memorydesk.memory.rows import new_id
 from memorydesk.store import Workspace
-from memorydesk.store.ours import DeskLane, DeskMemoryVersion, DeskPage, DeskSegment
+from memorydesk.store.ours import LPM_DOMAIN, DeskLane, DeskMemoryVersion, DeskPage, DeskSegment
 from memorydesk.store.retry import with_retry
 
 LANES, VERSIONS = DeskLane.__table__, DeskMemoryVersion.__table__
 SEGMENTS, PAGES = DeskSegment.__table__, DeskPage.__table__
-LPM_DOMAIN = "working-memory"
 BREAK_PROMOTION_ENV = "MEMORYDESK_TEST_BREAK_PROMOTION"  # test hook: drop the source, skip the target
 
 
@@ -96,6 +95,7 @@ class TierEngine:
             waiting = datetime.fromtimestamp(int(now + self.config.waiting_window_s), UTC)
             receipt_store.insert(conn, [self.receipt(run_id, user, assistant, "stm", "committed", version, now,
                                                      source_present=True, waiting_until=waiting)])
+            testpoints.reached("tiers.stm")  # before the commit
             return item_id, version
 
         result = with_retry(self.ws, work)
@@ -173,6 +173,7 @@ class TierEngine:
             if not broken:
                 made.append(self.receipt(*lane, "mtm", "committed", item.version, now))
             receipt_store.insert(conn, made)
+            testpoints.reached("tiers.mtm")  # target written, source removed, not yet committed
             return page_id
 
         return with_retry(self.ws, work)
@@ -221,6 +222,7 @@ class TierEngine:
             conn.execute(SEGMENTS.delete().where(SEGMENTS.c.id == segment_id))
             receipt_store.insert(conn, [self.receipt(p.run_id, segment.user_scope, segment.assistant_scope, "lpm",
                                                      "committed", p.version, now) for p in pages])
+            testpoints.reached("tiers.lpm")  # facts written, segment removed, not yet committed
             return written
 
         return with_retry(self.ws, work)

@@ -23,6 +23,7 @@ import numpy as np
 from memorydesk.core.health.arrays import BY_SEVERITY, NEVER, RULE_SEVERITY
 from memorydesk.core.health.scalar import Color, HealthState
 from memorydesk.lineage import raster
+from memorydesk.lineage.memoryos.lineage import import_timing
 from memorydesk.lineage.runs import BOUNDARIES, PLACES, RunTable
 
 GRID_BINS: Final = 4096
@@ -43,6 +44,7 @@ class Filters:
     source_version: str | None = None  # runs with a receipt of this sourceVersion
     canary_only: bool = False
     lanes: frozenset[tuple[str, str]] = frozenset()  # (userScope, assistantScope) lanes to show
+    run_text: str = ""  # text in the runId, any case
 
     @property
     def active(self) -> bool:
@@ -69,6 +71,9 @@ class Timeline:
     row_offsets: np.ndarray  # int64, rows + 1
     row_maxdur: np.ndarray  # int64 per row
     row_worst: np.ndarray  # int8 per row
+    track: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))  # per shown run: its sub-track
+    tracks: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))  # per shown run: its group's tracks
+    row_tracks: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))  # per row: sub-tracks used
     t0: int = 0
     bin_us: int = 1
     levels: list[np.ndarray] = field(default_factory=list)
@@ -125,12 +130,13 @@ class Timeline:
                 parts.append(span[self.end[a:b] >= x0])
         return np.concatenate(parts) if parts else np.zeros(0, np.int64)
 
-    def hit(self, row: int, t: int, tolerance: int) -> int | None:
-        """The run under a point: in ``row``, the bars within ``tolerance`` µs of ``t``; the
-        most severe wins (as on screen), then one that contains ``t``, then the nearest."""
+    def hit(self, row: int, t: int, tolerance: int, among: np.ndarray | None = None) -> int | None:
+        """The run under a point: in ``row``, the bars within ``tolerance`` µs of ``t`` (or
+        ``among`` those: positions into the shown arrays); the most severe wins (as on screen),
+        then one that contains ``t``, then the nearest."""
         if not 0 <= row < self.rows:
             return None
-        found = self.in_view(row, row + 1, t - tolerance, t + tolerance)
+        found = self.in_view(row, row + 1, t - tolerance, t + tolerance) if among is None else among
         if not len(found):
             return None
         s, e = self.start[found], self.end[found]
@@ -173,10 +179,25 @@ class Timeline:
 
     # -- charts -----------------------------------------------------------------------------------
 
-    def transitions(self, x0: int, x1: int, max_bins: int = 160) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    def bounded(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per run of ``table``: are its STM→MTM moves, its MTM→LPM promotions dated by an upper
+        bound rather than when they happened (what its ``sourceVersion`` says: ``import
+        memoryos`` without the short-term capacity, and every promotion it infers)?"""
+        t = self.table
+        moves, lpm = np.zeros(len(t), bool), np.zeros(len(t), bool)
+        for code, name in enumerate(t.source_versions):
+            timing = import_timing(name)
+            if timing is not None:
+                runs = t.sv_run[t.sv_code == code]
+                moves[runs] |= timing.moves_bounded
+                lpm[runs] |= timing.lpm_bounded
+        return moves, lpm
+
+    def transitions(self, x0: int, x1: int, max_bins: int = 160, *, with_bounded: bool = False) -> tuple:
         """Transitions of shown runs per hour in ``[x0, x1)``, by boundary (``BOUNDARIES``).
 
-        Returns (bin edges µs, all (4, n) per hour, at-risk (4, n) per hour, hours per bin).
+        Returns (bin edges µs, all (4, n) per hour, at-risk (4, n) per hour, hours per bin) and,
+        ``with_bounded``, the transitions dated by an upper bound (4, n) per hour (:meth:`bounded`).
         """
         span = max(1, x1 - x0)
         hours = next((h for h in _NICE_HOURS if span / (h * HOUR_US) <= max_bins), _NICE_HOURS[-1])
@@ -192,16 +213,26 @@ class Timeline:
         risky = self.severity[runs[keep]] == BY_SEVERITY.index(Color.AT_RISK)
         total = np.bincount(cell, minlength=4 * n)[:4 * n].reshape(n, 4).T / hours
         at_risk = np.bincount(cell[risky], minlength=4 * n)[:4 * n].reshape(n, 4).T / hours
-        return edges, total, at_risk, hours
+        if not with_bounded:
+            return edges, total, at_risk, hours
+        moves, lpm = self.bounded()
+        kind, shown_runs = t.tr_kind[a:b][keep], runs[keep]
+        bound = ((kind == 0) & moves[shown_runs]) | ((kind == 1) & lpm[shown_runs])
+        bounded = np.bincount(cell[bound], minlength=4 * n)[:4 * n].reshape(n, 4).T / hours
+        return edges, total, at_risk, hours, bounded
 
-    def occupancy(self, at: int, rows: int = 12) -> tuple[list[str], np.ndarray]:
+    def occupancy(self, at: int, rows: int = 12, *, with_bounded: bool = False) -> tuple:
         """Where the shown runs' memories are at ``at`` (``PLACES``), for the first display rows:
-        (lane names, counts (n, 4))."""
+        (lane names, counts (n, 4)) and, ``with_bounded``, how many of each place's memories may
+        have moved on already (n, 4): their next move is dated by an upper bound after ``at``
+        (:meth:`bounded`)."""
         t = self.table
         rows = min(rows, self.rows)
         counts = np.zeros((rows, len(PLACES)), np.int64)
+        maybe = np.zeros((rows, len(PLACES)), np.int64)
+        names = [self.lane_name(r) for r in range(rows)]
         if rows == 0 or not len(t.mem_run):
-            return [self.lane_name(r) for r in range(rows)], counts
+            return (names, counts, maybe) if with_bounded else (names, counts)
         keep = self.shown[t.mem_run]
         row = self.lane_row[t.lane[t.mem_run[keep]]]
         times = t.mem_times[keep]
@@ -213,7 +244,18 @@ class Timeline:
         place[lpm] = 2
         ok = (row >= 0) & (row < rows) & (place >= 0)
         np.add.at(counts, (row[ok], place[ok]), 1)
-        return [self.lane_name(r) for r in range(rows)], counts
+        if not with_bounded:
+            return names, counts
+        moves, promotions = self.bounded()
+        final = (t.mem_final if t.mem_final is not None else t.mem_times)[keep]
+        run = t.mem_run[keep]
+        later = (final > at) & (final < NEVER)
+        # in STM now, its move dated later by a bound; in MTM now, its promotion dated later by a bound
+        unsure = np.where(place == 0, moves[run] & (later[:, 1] | later[:, 2]),
+                          np.where(place == 1, promotions[run] & later[:, 3], False))
+        sure = ok & unsure
+        np.add.at(maybe, (row[sure], place[sure]), 1)
+        return names, counts, maybe
 
 
 def states_mask(state: np.ndarray, filters: Filters) -> np.ndarray:
@@ -247,6 +289,9 @@ def filter_mask(table: RunTable, state: np.ndarray, filters: Filters) -> np.ndar
         mask &= having
     if filters.canary_only:
         mask &= table.canary
+    if filters.run_text.strip():
+        text = filters.run_text.strip().casefold()
+        mask &= np.fromiter((text in run.casefold() for run in table.run_ids), bool, len(table))
     if filters.lanes:
         lanes = np.array([lane in filters.lanes for lane in table.lanes], bool)
         mask &= lanes[table.lane] if len(lanes) else False
@@ -257,7 +302,7 @@ def build(table: RunTable, now_us: int, fresh_us: int, filters: Filters = Filter
           bins: int = GRID_BINS, source: RunTable | None = None) -> Timeline:
     """Judge every run at ``now_us``, apply ``filters`` and lay the shown runs out (see the module).
 
-    ``table`` holds the runs as of ``now_us`` (``runs.as_of``: only receipts dated at or before
+    ``table`` holds the runs as of ``now_us`` (``run_reads.as_of``: only receipts dated at or before
     it); ``source``, when given, is the whole table it was cut from (the axis spans it)."""
     state = table.states_at(now_us, fresh_us) if len(table) else np.zeros(0, np.int8)
     severity = RULE_SEVERITY[state]
@@ -293,9 +338,56 @@ def build(table: RunTable, now_us: int, fresh_us: int, filters: Filters = Filter
                   lane_worst[order].astype(np.int8),
                   state_counts={s: int(counts[s.rule]) for s in HealthState}, source=source)
     tl.color_counts = {c: sum(n for s, n in tl.state_counts.items() if s.color == c) for c in BY_SEVERITY}
+    tl.track, tl.tracks, tl.row_tracks = tracks_of(start, end, row_offsets)
     if grid:
         add_grid(tl, bins)
     return tl
+
+
+def tracks_of(start: np.ndarray, end: np.ndarray, row_offsets: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sub-tracks that keep overlapping runs of a row apart (as trace viewers stack spans):
+    each bar (sorted by row, then start) takes the lowest track free at its start. A bar that
+    overlaps nothing stays on track 0 without a Python step; only runs of overlapping bars
+    are placed one by one. Returns (track per bar, tracks of its group of overlapping bars per
+    bar — 1 for a bar alone, which keeps the lane's whole height —, tracks per row)."""
+    n, rows = len(start), len(row_offsets) - 1
+    track = np.zeros(n, np.int32)
+    row_tracks = np.ones(rows, np.int32)
+    if n < 2:
+        return track, np.ones(n, np.int32), row_tracks
+    row = np.repeat(np.arange(rows), np.diff(row_offsets))
+    reach = end.copy()
+    for r in range(rows):  # the furthest end so far within each row
+        lo, hi = int(row_offsets[r]), int(row_offsets[r + 1])
+        if hi > lo:
+            reach[lo:hi] = np.maximum.accumulate(end[lo:hi])
+    overlaps = np.zeros(n, bool)
+    overlaps[1:] = (row[1:] == row[:-1]) & (start[1:] <= reach[:-1])
+    clustered = overlaps.copy()
+    clustered[:-1] |= overlaps[1:]  # the first bar of a cluster
+    for first, last in _spans(clustered):
+        free: list[int] = []  # the end of the last bar on each track
+        for i in range(first, last):
+            if i > first and row[i] != row[i - 1]:
+                free = []
+            k = next((k for k, until in enumerate(free) if until < start[i]), len(free))
+            if k == len(free):
+                free.append(int(end[i]))
+            else:
+                free[k] = int(end[i])
+            track[i] = k
+    np.maximum.at(row_tracks, row, track + 1)
+    group = np.cumsum(~overlaps) - 1  # a bar that overlaps nothing before it starts a group
+    group_tracks = np.ones(int(group[-1]) + 1, np.int32)
+    np.maximum.at(group_tracks, group, track + 1)
+    return track, group_tracks[group], row_tracks
+
+
+def _spans(mask: np.ndarray) -> list[tuple[int, int]]:
+    """[first, last) of each run of True in ``mask``."""
+    edges = np.flatnonzero(np.diff(np.r_[0, mask.astype(np.int8), 0]))
+    return list(zip(edges[0::2].tolist(), edges[1::2].tolist()))
 
 
 @dataclass(frozen=True)

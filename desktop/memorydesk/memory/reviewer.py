@@ -29,7 +29,6 @@ from memorydesk.memory.history.undo import undo_entry
 from memorydesk.memory.rows import fact_row, new_id, now_s
 from memorydesk.store import Workspace
 from memorydesk.store.retry import with_retry
-from memorydesk.store.vectors import put_vector
 
 __all__ = ["DELETED", "Reviewer"]
 
@@ -48,8 +47,11 @@ class Reviewer(ConflictDecisions, GrantEdits):
     # -- facts -----------------------------------------------------------------------------------
     def edit_fact(self, fact_id: str, *, domain: str, topic: str, content: str, confidence: float,
                   reason: str = "", expected_updated_at: int | None = None) -> ChangeResult:
-        domain, topic, content = domain.strip(), topic.strip(), content.strip()
-        if not (domain and topic and content):
+        """A new version with the values given, stored exactly as given (the edit dialog hands
+        back a field the person did not change exactly as it was); every other field is kept
+        (type, sources, validity, tags, mentions; the vector too when topic and content are the
+        same), except what marks a person's edit: veracity ``stated``, no author agent or role."""
+        if not (domain.strip() and topic.strip() and content.strip()):
             raise MemoryDeskError("domain, topic and content must not be empty")
         if not 0.0 <= confidence <= 1.0:
             raise MemoryDeskError("confidence must be between 0 and 1")
@@ -65,29 +67,24 @@ class Reviewer(ConflictDecisions, GrantEdits):
             if expected_updated_at is not None and old.updated_at != expected_updated_at:
                 raise StaleEdit(f"an agent changed fact {fact_id} since you opened it; reload and edit again")
             now = now_s()
+            same_text = (old.topic, old.content) == (topic, content)
             new_row: dict[str, Any] = {
                 "id": new_id(), "workspace_id": old.workspace_id, "domain": domain, "topic": topic,
                 "content": content, "source_observation_ids": old.source_observation_ids,
                 "confidence": confidence, "authored_by_agent_id": None, "authored_by_role": None,
                 "memory_type": old.memory_type, "veracity": "stated", "valid_until": old.valid_until,
-                "temporal_tags": old.temporal_tags, "mention_count": 1, "created_at": now, "updated_at": now,
-                "embedding": None, "binary_embedding": None,
+                "temporal_tags": old.temporal_tags, "mention_count": old.mention_count, "created_at": now,
+                "updated_at": now, "embedding": None, "binary_embedding": None,
             }
-            hid = perform(self.ws, conn, EditFact(fact_id, new_row["id"], new_row), entity_id=fact_id,
-                          actor=self.actor, reason=reason, before_id=fact_id, after_id=new_row["id"])
-            if vector is not None:
-                self._store_vector(conn, new_row["id"], vector)
+            # the same text keeps its vector exactly; a new text gets its own (none without the model)
+            kept = (bytes(old.embedding), old.binary_embedding) if same_text and old.embedding is not None else vector
+            hid = perform(self.ws, conn, EditFact(fact_id, new_row["id"], new_row, removes=True, vector=kept or False),
+                          entity_id=fact_id, actor=self.actor, reason=reason, before_id=fact_id,
+                          after_id=new_row["id"])
             return ChangeResult("fact", [fact_id, new_row["id"]], [hid], "fact edited (superseded)",
                                 {"domain": list(dict.fromkeys((old.domain, domain)))})  # their counts
 
         return with_retry(self.ws, work)
-
-    def _store_vector(self, conn: Connection, fact_id: str, vector: tuple[bytes, bytes]) -> None:
-        facts = self.ws.layout.facts
-        conn.execute(facts.update().where(facts.c.id == fact_id).values(embedding=vector[0],
-                                                                         binary_embedding=vector[1]))
-        if self.ws.has_vectors:
-            put_vector(conn, fact_id, vector[0])
 
     def _each_fact(self, act: type[DeleteFact], ids: Iterable[str], reason: str,
                    message: str) -> ChangeResult:
@@ -124,16 +121,18 @@ class Reviewer(ConflictDecisions, GrantEdits):
     # -- policies --------------------------------------------------------------------------------
     def edit_policy(self, policy_id: str, *, domain: str, rule: str, required_role: str | None,
                     reason: str = "") -> ChangeResult:
+        """A new version with the values given (stored as given), active as the old one was; the
+        old one retired. Undo removes the new version and gives the old one its state back."""
         if not rule.strip() or not domain.strip():
             raise MemoryDeskError("domain and rule must not be empty")
 
         def work(conn: Connection) -> ChangeResult:
             old = self._policy(conn, policy_id)
             now = now_s()
-            new_row = {"id": new_id(), "workspace_id": old.workspace_id, "domain": domain.strip(),
-                       "rule": rule.strip(), "source_fact_ids": old.source_fact_ids,
-                       "required_role": required_role, "active": 1, "created_at": now, "updated_at": now}
-            hid = perform(self.ws, conn, EditPolicy(policy_id, new_row["id"], new_row, old.active),
+            new_row = {"id": new_id(), "workspace_id": old.workspace_id, "domain": domain,
+                       "rule": rule, "source_fact_ids": old.source_fact_ids,
+                       "required_role": required_role, "active": old.active, "created_at": now, "updated_at": now}
+            hid = perform(self.ws, conn, EditPolicy(policy_id, new_row["id"], new_row, old.active, removes=True),
                           entity_id=policy_id, actor=self.actor, reason=reason, before_id=policy_id,
                           after_id=new_row["id"])
             return ChangeResult("policy", [policy_id, new_row["id"]], [hid], "policy edited (superseded)",
@@ -166,6 +165,14 @@ class Reviewer(ConflictDecisions, GrantEdits):
             raise StaleEdit(f"policy {policy_id} no longer exists")
         return row
 
+    def index_missing_vectors(self, reason: str, **how: Any) -> Any:
+        """Tools ▸ Index Missing Vectors: the facts without a vector get one, with history and
+        undo (``memory.vector_index``; ``how``: batch, progress, cancelled)."""
+        from memorydesk.memory.vector_index import index_missing_vectors
+
+        embedder = self._embedder if isinstance(self._embedder, Embedder) else None
+        return index_missing_vectors(self.ws, actor=self.actor, reason=reason, embedder=embedder, **how)
+
     # -- edges -----------------------------------------------------------------------------------
     def delete_edges(self, edge_ids: Iterable[str], reason: str = "") -> ChangeResult:
         """Delete episodic edges (a wrong link, a dangling one); undo restores each row exactly."""
@@ -194,6 +201,12 @@ class Reviewer(ConflictDecisions, GrantEdits):
         from memorydesk.memory.actions.purge_items import purge_items  # it names this class
 
         return purge_items(self, item_kind, ids, reason, backups=backups)
+
+    def keep_forget_receipt(self, receipt: Any, reason: str = "") -> ChangeResult:
+        """A forget check's receipt kept with the history (``memory.actions.forget``; a record, nothing to undo)."""
+        from memorydesk.memory.actions.forget import keep_receipt
+
+        return keep_receipt(self, receipt, reason)
 
     # -- history ---------------------------------------------------------------------------------
     def undo(self, history_id: int | None = None, reason: str = "") -> ChangeResult:

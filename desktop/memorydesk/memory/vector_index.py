@@ -1,25 +1,31 @@
-"""Index missing vectors: embed facts whose ``embedding`` is NULL, in batches.
+"""Tools ▸ Index Missing Vectors: embed the facts whose ``embedding`` is NULL, in batches, as a
+reviewer's change like any other — with the person's reason, history rows, and undo.
 
-Each batch is embedded first (slow, no lock held), then written in one short
-transaction that sets ``embedding``/``binary_embedding`` and our sqlite-vec row
-together. Progress is reported after every batch; ``cancelled()`` is asked before
-each one. Stopping loses nothing, and running again resumes where it stopped,
-because the work list is simply "facts that still have no vector".
+It changes what agents' semantic recall returns (a fact without a vector is invisible to the
+vector voice), so it is not a silent repair: each batch is embedded first (slow, no lock
+held), then written in one short transaction that sets ``embedding``/``binary_embedding`` and
+our sqlite-vec row together with its history row (``FillEmbeddings``). The rows of one run
+share a batch mark, so one Edit ▸ Undo clears every vector the run wrote (and its index
+rows). Progress is reported after every batch; ``cancelled()`` is asked before each one.
+Stopping keeps what was written (and undoes as one change); running again resumes, because
+the work list is simply "facts that still have no vector".
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlalchemy import func, select
 
 from memorydesk.core.errors import ReadOnlyWorkspace
 from memorydesk.embedding.embedder import Embedder, binary_blob, fact_text, get_embedder, to_blob
+from memorydesk.memory.actions.embeddings import FillEmbeddings, digest
+from memorydesk.memory.history import batches
+from memorydesk.memory.history.record import perform
 from memorydesk.memory.rows import ROWID
 from memorydesk.store import Workspace
 from memorydesk.store.retry import with_retry
-from memorydesk.store.vectors import put_vector
 
 BATCH = 64
 
@@ -29,6 +35,7 @@ class IndexProgress:
     done: int
     total: int
     cancelled: bool = False
+    history_ids: list[int] = field(default_factory=list)
 
 
 def missing_count(ws: Workspace) -> int:
@@ -37,14 +44,16 @@ def missing_count(ws: Workspace) -> int:
         return conn.execute(select(func.count()).select_from(facts).where(facts.c.embedding.is_(None))).scalar()
 
 
-def index_missing_vectors(ws: Workspace, *, embedder: Embedder | None = None, batch: int = BATCH,
-                          progress: Callable[[IndexProgress], None] | None = None,
+def index_missing_vectors(ws: Workspace, *, actor: str, reason: str, embedder: Embedder | None = None,
+                          batch: int = BATCH, progress: Callable[[IndexProgress], None] | None = None,
                           cancelled: Callable[[], bool] = lambda: False) -> IndexProgress:
+    """Fill the missing vectors, one history row per batch written, all marked as one change."""
     if ws.read_only:
         raise ReadOnlyWorkspace(f"{ws.path.name} is open read-only: vectors are searched in memory, not stored")
     embedder = embedder or get_embedder()
     facts = ws.layout.facts
     state = IndexProgress(0, missing_count(ws))
+    mark = batches.new_batch()
     last_rowid = -1
     while True:
         if cancelled():
@@ -58,19 +67,21 @@ def index_missing_vectors(ws: Workspace, *, embedder: Embedder | None = None, ba
             break
         last_rowid = rows[-1].rid
         vectors = embedder.embed([fact_text(r.topic, r.content) for r in rows])
+        written = {r.id: (to_blob(v), binary_blob(v)) for r, v in zip(rows, vectors, strict=True)}
 
-        def write(conn, rows=rows, vectors=vectors) -> int:
-            written = 0
-            for row, vec in zip(rows, vectors, strict=True):
-                blob = to_blob(vec)
-                done = conn.execute(facts.update().where(facts.c.id == row.id, facts.c.embedding.is_(None))
-                                    .values(embedding=blob, binary_embedding=binary_blob(vec)))
-                if done.rowcount and ws.has_vectors:  # skip facts an agent embedded meanwhile
-                    put_vector(conn, row.id, blob)
-                written += done.rowcount
-            return written
+        def write(conn, written=written) -> tuple[int, int | None]:
+            facts_now = dict(conn.execute(select(facts.c.id, facts.c.embedding)
+                                          .where(facts.c.id.in_(list(written)))).all())
+            ids = [fid for fid in written if fid in facts_now and facts_now[fid] is None]  # an agent's own: kept
+            if not ids:
+                return 0, None
+            act = FillEmbeddings(ids, [digest(written[f][0]) for f in ids], blobs=[written[f] for f in ids])
+            return len(ids), perform(ws, conn, act, entity_id=ids[0], actor=actor, reason=reason, batch=mark)
 
-        state.done += with_retry(ws, write)
+        count, hid = with_retry(ws, write)
+        state.done += count
+        if hid is not None:
+            state.history_ids.append(hid)
         if progress is not None:
             progress(state)
     return state

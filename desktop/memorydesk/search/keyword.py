@@ -14,7 +14,9 @@ nothing, as in the product.
 The product's SQL (``fts.product_sql``) is exact by definition and slow on large files;
 ``bm25`` returns the same rows with the same scores, bit for bit, from per-term parts
 it keeps per file version, and falls back to the product's SQL whenever it cannot vouch
-for an answer.
+for an answer. At one file version the product's SQL runs once per MATCH and limit: the
+modes of one query and a preamble for a task with the same terms share its rows
+(``search.cache``; the forget check asks them all).
 
 Also here: keyword reachability (which active facts no keyword query of the product
 can ever return).
@@ -29,6 +31,7 @@ from sqlalchemy import exc as sa_exc
 
 from memorydesk.core.product.fts_query import is_keyword_reachable, scoped_match
 from memorydesk.search.bm25 import fast_keyword
+from memorydesk.search.cache import cached
 from memorydesk.search.fts import KEYWORD_LIMIT, KeywordRow, is_fts_query_error, keyword_row, product_sql
 from memorydesk.search.scope import RepoScope
 from memorydesk.store import Workspace
@@ -59,17 +62,22 @@ def keyword_rows(
         return match, fast
     fts, facts = ws.layout.fts, ws.layout.facts.name
     scope_sql, scope_params = scope.sql("f") if scope is not None else ("", ())
-    try:
+
+    def product_rows() -> tuple[KeywordRow, ...]:
         rows = conn.exec_driver_sql(
             product_sql(fts, facts, scope_sql), (match, ws.workspace_id, *scope_params, int(limit))
         ).fetchall()
+        return tuple(keyword_row(r, r[7]) for r in rows)
+
+    try:  # the same MATCH at the same file version gives the same rows: the product's SQL runs once
+        rows = cached(ws, conn, ("keyword-rows", match, int(limit), scope.slug if scope else None), product_rows)
     except sa_exc.OperationalError as exc:
         if not is_fts_query_error(exc):
             raise
         if notes is not None:
             notes.append(f"the full-text index refused the query: {exc.orig}")
         return match, []
-    return match, [keyword_row(r, r[7]) for r in rows]
+    return match, list(rows or ())
 
 
 # --- reachability (``core.product.fts_query.is_keyword_reachable``) ----------------------------

@@ -115,13 +115,16 @@ def _nearest(ws: Workspace, conn: Connection, qvec: np.ndarray, k: int) -> list[
                         found = None
                     if found is not None:
                         return found
-        return _knn_query(conn, qvec, k)
+        # the same query vector at the same file version has the same neighbours (the semantic and the
+        # hybrid mode of one query): the scan runs once
+        return list(cached(ws, conn, ("knn", to_blob(qvec), int(k)), lambda: tuple(_knn_query(conn, qvec, k))) or ())
     with follow.using(ws, conn) as state:
         if state is not None and state.embeddings is not None:
             found = state.embeddings.nearest(conn.connection.driver_connection, ws.layout.facts.name, qvec, k)
             if found is not None:
                 return found
-    return _nearest_in_matrix(matrix_index(ws, conn), qvec, k)
+    return list(cached(ws, conn, ("matrix-knn", to_blob(qvec), int(k)),
+                       lambda: tuple(_nearest_in_matrix(matrix_index(ws, conn), qvec, k))) or ())
 
 
 def prepare_nearest(ws: Workspace, conn: Connection, qvecs: list[np.ndarray], k: int = VECTOR_K) -> int:

@@ -18,7 +18,9 @@ from pathlib import Path
 
 import sqlean
 
-from memorydesk.core.errors import DiskFull, WorkspaceUnusable
+from memorydesk.core import outputs
+from memorydesk.core.errors import DiskFull, WorkspaceDamaged, WorkspaceUnusable
+from memorydesk.store import header
 from memorydesk.store.engine import file_uri
 
 HEADER = b"SQLite format 3\x00"
@@ -82,7 +84,8 @@ def _refuse_special(path: Path, mode: int, wanted: str) -> None:
 
 
 def inspect_header(path: Path) -> None:
-    """Raise ``WorkspaceUnusable`` unless ``path`` looks like a whole SQLite file."""
+    """Raise ``WorkspaceUnusable`` unless ``path`` looks like a whole SQLite file; a damaged header
+    is said field by field (``store.header``), with the way to read through it."""
     try:
         size = path.stat().st_size
         with path.open("rb") as fh:
@@ -93,26 +96,28 @@ def inspect_header(path: Path) -> None:
         raise WorkspaceUnusable(f"{path}: cannot read the file ({exc.strerror or exc})") from exc
     if size == 0:
         raise WorkspaceUnusable(f"{path}: the file is empty, not a workspace database")
-    if not head.startswith(HEADER):
-        raise WorkspaceUnusable(f"{path}: not an SQLite database (or it is encrypted)")
     if len(head) < 100:
+        if not HEADER.startswith(head[:16]) and not head.startswith(HEADER):
+            raise WorkspaceUnusable(f"{path}: not an SQLite database (or it is encrypted)")
         raise WorkspaceUnusable(f"{path}: the file is truncated ({size} bytes, shorter than an SQLite header)")
-    page_size = int.from_bytes(head[16:18], "big")
-    page_size = 65536 if page_size == 1 else page_size
-    if page_size < 512 or page_size & (page_size - 1):
-        raise WorkspaceUnusable(f"{path}: damaged SQLite header (page size {page_size})")
-    change_counter = int.from_bytes(head[24:28], "big")
-    page_count = int.from_bytes(head[28:32], "big")
-    valid_for = int.from_bytes(head[92:96], "big")
+    if not head.startswith(HEADER) and not header.looks_like_sqlite(head, size):
+        raise WorkspaceUnusable(f"{path}: not an SQLite database (or it is encrypted)")
     # With a WAL beside it, the file may legitimately be shorter than its header says: a
     # checkpoint cut short (a killed process) writes page 1 before the file grows, and
     # SQLite's recovery finishes the job from the WAL.
-    wal = Path(f"{path}-wal")
-    pending_wal = wal.exists() and wal.stat().st_size > 0
-    if valid_for == change_counter and page_count and size < page_count * page_size and not pending_wal:
-        raise WorkspaceUnusable(
-            f"{path}: the file is truncated ({size} bytes, its header says {page_count * page_size})"
-        )
+    found = header.damage(head, size, wal_pending=wal_pending(path))
+    if not found:
+        return
+    if [d.field for d in found] == ["page_count"]:
+        if not header.page_count_damaged(path):
+            page = header.page_size_of(head)
+            raise WorkspaceUnusable(f"{path}: the file is truncated ({size} bytes, its header says "
+                                    f"{int.from_bytes(head[28:32], 'big') * page}); open the newest backup beside it")
+        found = [header.Damage("page_count", found[0].detail + ", and every page it has reads whole: the count is "
+                                                               "damaged, not the file")]
+    raise WorkspaceDamaged(f"{path}: the file's header is damaged — {'; '.join(d.detail for d in found)}; "
+                           f"`memory-desk salvage {path} OUT.db` reads through a damaged header and copies every "
+                           "readable row into a new workspace, or open the newest backup beside it")
 
 
 def folder_writable(path: Path) -> bool:
@@ -151,15 +156,14 @@ def require_free(folder: Path, needed: int, what: str) -> None:
 
 
 def backup_path(path: Path, label: str = "backup") -> Path:
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
-    return path.with_name(f"{path.stem}.{label}-{stamp}{path.suffix or '.db'}")
+    stamp = dt.datetime.now(dt.timezone.utc).strftime(outputs.BACKUP_STAMP)
+    return path.with_name(outputs.backup_name(path, label, stamp))
 
 
 def backups_beside(path: Path) -> list[Path]:
     """The backups Memory Desk made beside ``path`` (``backup_path``'s names), oldest first."""
-    pattern = re.compile(re.escape(path.stem) + r"\.[a-z0-9-]+-\d{8}T\d{12}Z" + re.escape(path.suffix or ".db"))
     try:
-        found = [p for p in path.parent.iterdir() if pattern.fullmatch(p.name) and p.is_file()]
+        found = [p for p in path.parent.iterdir() if outputs.is_backup_of(path, p.name) and p.is_file()]
     except OSError:
         return []
     return sorted(found, key=lambda p: p.name.rsplit("-", 1)[-1])
@@ -189,7 +193,7 @@ def backup_copy(path: Path, target: Path | None = None, label: str = "backup") -
 
 
 def partial_name(target: Path) -> Path:
-    return target.with_name(f".{target.name}.partial-{os.getpid()}")
+    return target.with_name(outputs.partial_name(target, os.getpid()))
 
 
 def write_partial_backup(path: Path, target: Path, *, verify: bool = False) -> Path:
@@ -284,7 +288,7 @@ def fold_log(path: Path) -> None:
 
 def building_path(path: Path, tag: str) -> Path:
     """Where a new file for ``path`` is built before it is moved into place (``.NAME.TAG-PID``)."""
-    return path.with_name(f".{path.name}.{tag}-{os.getpid()}")
+    return path.with_name(outputs.build_name(path, tag, os.getpid()))
 
 
 def remove_dead_builds(path: Path, tag: str) -> list[Path]:
@@ -300,7 +304,7 @@ def remove_dead_builds(path: Path, tag: str) -> list[Path]:
     return removed
 
 
-BUILD_TAGS = ("salvage", "importing", "building")  # salvage, import memoryos, demo create
+BUILD_TAGS = outputs.BUILD_TAGS
 
 
 def remove_all_dead_builds(path: Path) -> list[Path]:

@@ -2,7 +2,8 @@
 
 One ``Problem`` per offending row (docs/product-format.md, "What ``check`` reports"), and what SQLite itself finds
 (``integrity_sqlite``: ``sqlite_corrupt``, ``text_not_utf8``). Everything here reads;
-``repair`` rebuilds the derived indexes (FTS, vectors) and never touches memory. A
+``repair`` rebuilds the derived indexes (FTS, vectors) and never touches memory (it removes
+the rows a stopped canary run left, ``canary_leftover``, which are not memory). A
 reading that fails on a damaged page becomes a ``sqlite_corrupt`` problem, so a damaged
 file gets a report, not a crash.
 """
@@ -15,7 +16,8 @@ from dataclasses import asdict, dataclass
 
 from sqlalchemy import Connection
 
-from memorydesk.store import files, integrity_sqlite
+from memorydesk import testpoints
+from memorydesk.store import canary_rows, files, integrity_sqlite
 from memorydesk.store.errors import READ_FAILURES
 from memorydesk.store.layout import table_names
 from memorydesk.store.ours import EMBEDDING_DIM, VECTOR_TABLE
@@ -30,7 +32,7 @@ KINDS = (
     "sqlite_corrupt", "fts_out_of_sync", "vector_out_of_sync", "embedding_malformed", "superseded_by_dangling",
     "supersession_cycle", "edge_dangling", "conflict_dangling", "policy_source_dangling",
     "belief_provenance_dangling", "json_malformed", "invalid_row", "grant_permission_unknown", "text_not_utf8",
-    "schema_incomplete",
+    "schema_incomplete", "canary_leftover",
 )
 DERIVED_KINDS = frozenset({"fts_out_of_sync", "vector_out_of_sync"})
 SENTINEL_PREFIXES = ("system:", "human:")
@@ -74,7 +76,7 @@ def check(ws: Workspace, *, thorough: bool = False, sqlite: bool = True) -> Repo
             problems += _guarded(conn, ws, "SQLite's own check",
                                  lambda c, w: integrity_sqlite.corrupt_problems(c, w, thorough=full, make=Problem))
         for finder in (_fts, _vectors, _embeddings, _supersession, _cycles, _edges, _conflicts,
-                       _json_lists, _invalid_rows, _grants, _text):
+                       _json_lists, _invalid_rows, _grants, _text, _canary):
             problems += _guarded(conn, ws, finder.__doc__ or finder.__name__, finder)
     if sqlite and thorough:
         problems += integrity_sqlite.fts_content_problems(ws, Problem)
@@ -99,6 +101,7 @@ def repair(ws: Workspace) -> list[str]:
     files.require_free(ws.path.parent, 2 * _index_bytes(ws), f"rebuilding the indexes of {ws.path.name}")
     with ws.write() as conn:
         conn.exec_driver_sql(f"INSERT INTO {layout.fts}({layout.fts}) VALUES('rebuild')")
+        testpoints.reached("repair.fts-rebuilt")  # before the commit
         done.append("rebuilt the full-text index")
         if ws.has_vectors:
             conn.exec_driver_sql(f"DELETE FROM {VECTOR_TABLE}")
@@ -108,6 +111,28 @@ def repair(ws: Workspace) -> list[str]:
             )
             done.append("rebuilt the vector index")
     return done
+
+
+def remove_canary_leftovers(ws: Workspace) -> list[str]:
+    """``--repair``: remove the rows canary runs left when they were stopped (``store.canary_rows``)."""
+    with ws.write() as conn:
+        removed = canary_rows.remove_leftovers(conn, ws.layout)
+    return [f"removed what canary run {left.canary_id} left: {left.summary()}" for left in removed]
+
+
+def _canary(conn: Connection, ws: Workspace) -> list[Problem]:
+    """rows a stopped canary run left"""
+    if ws.desk_schema < 1:
+        return []
+    why = "which stopped before it removed its rows; `memory-desk canary` or `check --repair` removes them"
+    out = []
+    for left in canary_rows.leftovers(conn, ws.layout):
+        out += [Problem("canary_leftover", table, row_id, f"written by canary run {left.canary_id}, {why}")
+                for table, ids in left.rows.items() for row_id in ids]
+        if left.receipts:  # receipts are stored in blocks: one problem for the run's
+            out.append(Problem("canary_leftover", canary_rows.blocks.BLOCKS, left.canary_id,
+                               f"{left.receipts:,} receipts of canary run {left.canary_id}, {why}"))
+    return out
 
 
 def _index_bytes(ws: Workspace) -> int:

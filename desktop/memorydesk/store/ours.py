@@ -96,6 +96,10 @@ class DeskReceiptName(DeskBase):
     name: Mapped[str] = mapped_column(Text, nullable=False, unique=True)
 
 
+#: The domain of the long-term facts the tier engine writes (topic = the user scope).
+LPM_DOMAIN = "working-memory"
+
+
 class DeskLane(DeskBase):
     """One memory lane (user scope × assistant scope) and its version counter."""
 

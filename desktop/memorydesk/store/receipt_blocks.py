@@ -195,6 +195,21 @@ def names(raw) -> np.ndarray:
     return out
 
 
+def names_of(raw, codes: np.ndarray) -> np.ndarray:
+    """The dictionary as :func:`names` gives it, holding only the strings of ``codes`` (None
+    elsewhere): what reading a few runs needs, without reading every string stored."""
+    top = int(raw.execute(f"SELECT ifnull(max(code), 0) FROM {NAMES}").fetchone()[0])
+    out = np.full(top + 1, None, dtype=object)
+    wanted = np.unique(np.asarray(codes, np.int64))
+    wanted = wanted[wanted > 0].tolist()
+    for start in range(0, len(wanted), 20_000):
+        rows = raw.execute(f"SELECT code, name FROM {NAMES} WHERE code IN (SELECT value FROM json_each(?))",
+                           (json.dumps(wanted[start:start + 20_000]),)).fetchall()
+        for code, name in rows:
+            out[code] = name
+    return out
+
+
 def has_rows(raw) -> bool:
     """True for a file of the older layout (receipts as rows, not moved into blocks yet)."""
     return raw.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (ROWS,)).fetchone() is not None

@@ -1,43 +1,39 @@
 """Salvage: copy every readable row of a damaged workspace into a fresh one.
 
-The approach of SQLite's ``.recover``, at the level of rows: each memory table (and
-ours) is read in rowid order through its own b-tree (never through an index, which may
-be what is damaged). Where a read fails, the damaged stretch is stepped over — by
-seeking further and further ahead, then narrowing down to where reading works again —
-and rows on either side are still copied. The new workspace is built beside the target
+Each table (the product's, ours, and tables the desk does not know) is read row by row by
+``salvage_reader.Reader``: in rowid order through its own b-tree, stepping over damaged
+stretches, bounded so it always finishes. The new workspace is built beside the target
 and moved into place only when complete; the full-text and vector indexes are rebuilt
 from the copied facts. The source is never written (opened read-only, or immutable).
 
-A file whose header SQLite refuses (``unsupported file format``) is read from a copy
-with the header's format fields set to values SQLite reads; the copy is removed after.
+A file whose header SQLite refuses (the magic string, the page size, bytes 18–19, the page
+count, …) is read from a copy with those fields repaired (``store.header``, the rule ``check``
+names them by); the copy is removed after.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import sqlean
 
+from memorydesk import testpoints
 from memorydesk.core.errors import WorkspaceDamaged, WorkspaceUnusable
 from memorydesk.core.outputs import refuse_overwriting_input
-from memorydesk.store import files, receipt_blocks
+from memorydesk.store import files, header, receipt_blocks
 from memorydesk.store.engine import file_uri, raw_connect
 from memorydesk.store.errors import translated
 from memorydesk.store.layout import LAYOUTS, SUFFIXED, detect
 from memorydesk.store.ours import SCHEMA_VERSION
 from memorydesk.store.product_ddl import fts_statements
+from memorydesk.store.salvage_reader import BATCH, FAILURES, MAX_ROWID, Reader
 from memorydesk.store.wal import PENDING_KEY, truncate_log
 from memorydesk.store.workspace import open_workspace
 
-BATCH = 500
 FTS_TRIGGERS = ("memory_facts_ai", "memory_facts_ad", "memory_facts_au")
-_FAILURES = (sqlean.DatabaseError, UnicodeDecodeError)  # a damaged page; a message quoting damaged bytes
-_MAX_ROWID = 2**63 - 1
-_MIN_ROWID = -(2**63)
 
 
 @dataclass
@@ -62,7 +58,7 @@ class TableSalvage:
         if self.failed:
             return text + f"; the table could not be read ({self.failed})"
         if self.lost:
-            spans = ", ".join(f"{a}" if a == b else f"{a} and above" if b == _MAX_ROWID else f"{a}–{b}"
+            spans = ", ".join(f"{a}" if a == b else f"{a} and above" if b == MAX_ROWID else f"{a}–{b}"
                               for a, b in self.lost[:5])
             more = f" and {len(self.lost) - 5} more stretches" if len(self.lost) > 5 else ""
             text += f"; rows with rowids {spans}{more} could not be read"
@@ -96,8 +92,9 @@ def salvage(source: Path, target: Path, progress: Callable[[str], None] | None =
     try:
         readable = _readable_copy(base, building)
         with translated(source):
-            conn = raw_connect(readable, read_only=True, immutable=readable != base
-                               or (private is None and not files.folder_writable(source)))
+            copied = readable != base  # a copy with its header repaired: immutable unless its log came along
+            conn = raw_connect(readable, read_only=True, immutable=(copied and not files.wal_pending(readable))
+                               or (not copied and private is None and not files.folder_writable(source)))
         try:
             report = _build(conn, source, building, say)
         finally:
@@ -114,29 +111,32 @@ def salvage(source: Path, target: Path, progress: Callable[[str], None] | None =
 
 
 def _readable_copy(source: Path, building: Path) -> Path:
-    """``source``, or a copy with its header's format fields repaired when SQLite refuses them."""
-    probe = sqlean.connect(file_uri(source, read_only=True, immutable=True), uri=True)
+    """``source``, or — when SQLite cannot read its list of tables — a copy whose header has its
+    damaged fields repaired (``store.header``: the magic string, the page size, bytes 18–19, the
+    page count, …); the log beside it is copied too."""
+    first = _unreadable(source, immutable=True)
+    if first is None:
+        return source
+    copy = building.with_name(building.name + "-header")
+    header.write_repaired_copy(source, copy, wal=files.wal_pending(source))
+    again = _unreadable(copy, immutable=not files.wal_pending(source))
+    if again is not None:
+        files.remove_database(copy)
+        raise WorkspaceDamaged(f"{source}: SQLite cannot read even the list of tables ({first}; with its header "
+                               f"repaired: {again}); nothing can be salvaged; open the newest backup beside it")
+    return copy
+
+
+def _unreadable(path: Path, *, immutable: bool) -> str | None:
+    """Why SQLite cannot read ``path``'s list of tables, or None when it can."""
+    probe = sqlean.connect(file_uri(path, read_only=True, immutable=immutable), uri=True)
     try:
         probe.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        return source
+        return None
     except sqlean.Error as exc:
-        if "unsupported file format" not in str(exc):
-            raise WorkspaceDamaged(f"{source}: SQLite cannot read even the list of tables ({exc}); nothing can be "
-                                   "salvaged; open the newest backup beside it") from exc
+        return str(exc)
     finally:
         probe.close()
-    copy = building.with_name(building.name + "-header")
-    shutil.copyfile(source, copy)
-    with copy.open("r+b") as fh:
-        head = bytearray(fh.read(100))
-        head[18:20] = b"\x01\x01"  # rollback journal: the copy has no WAL beside it
-        if not 1 <= int.from_bytes(head[44:48], "big") <= 4:
-            head[44:48] = (4).to_bytes(4, "big")
-        if int.from_bytes(head[56:60], "big") not in (1, 2, 3):
-            head[56:60] = (1).to_bytes(4, "big")
-        fh.seek(0)
-        fh.write(head)
-    return copy
 
 
 def _build(conn, source: Path, building: Path, say: Callable[[str], None]) -> list[TableSalvage]:
@@ -167,6 +167,7 @@ def _build(conn, source: Path, building: Path, say: Callable[[str], None]) -> li
                     if made:
                         report.append(TableSalvage(src_name, failed=made))
                         continue
+                testpoints.reached("salvage.table")
                 say(f"salvaging {src_name}…")
                 report.append(_copy_table(conn, raw, src_name, dst_name,
                                           rowid="WITHOUT ROWID" not in schema.tables[src_name].upper()))
@@ -186,12 +187,14 @@ def _build(conn, source: Path, building: Path, say: Callable[[str], None]) -> li
             raw.execute("COMMIT")
         from memorydesk.store.integrity import repair  # the indexes, from the copied facts
 
+        testpoints.reached("salvage.indexes")
         repair(ws)
     finally:
         ws.close()
     truncate_log(building, wait_ms=1000)
     for suffix in ("-wal", "-shm"):
         Path(f"{building}{suffix}").unlink(missing_ok=True)
+    testpoints.reached("salvage.built")  # complete, not yet moved into place
     return report
 
 
@@ -268,6 +271,15 @@ def _desk_meta(conn, names: set[str]) -> dict[str, str]:
         return {}
 
 
+def read_budget(src) -> int:
+    """Reads one table may take: enough to read every row of every page one at a time, and no more."""
+    try:
+        pages = int(src.execute("PRAGMA page_count").fetchone()[0])
+    except FAILURES:
+        pages = 1_000_000
+    return 10_000 + 500 * pages
+
+
 def _copy_table(src, dst, src_name: str, dst_name: str, *, rowid: bool = True) -> TableSalvage:
     """Copy the columns both tables have. ``memdesk_meta`` replaces the new file's keys (its own
     schema version is set again after); a table WITHOUT ROWID is read whole, in one go."""
@@ -283,17 +295,18 @@ def _copy_table(src, dst, src_name: str, dst_name: str, *, rowid: bool = True) -
     verb = "INSERT OR REPLACE" if dst_name == "memdesk_meta" else "INSERT OR IGNORE"
     if rowid:
         insert = f'{verb} INTO "{dst_name}" (rowid, {quoted}) VALUES ({", ".join("?" * (len(cols) + 1))})'
-        batches = _Reader(src, src_name, quoted, result).batches()
+        batches = Reader(src, src_name, quoted, result, read_budget(src)).batches()
     else:
         insert = f'{verb} INTO "{dst_name}" ({quoted}) VALUES ({", ".join("?" * len(cols))})'
         batches = _whole(src, src_name, quoted, result)
     for batch in batches:
+        testpoints.reached("salvage.batch")
         copied = dst.executemany(insert, batch).rowcount
         result.copied += copied
         result.skipped += len(batch) - copied
     try:
         result.source_rows = int(src.execute(f'SELECT count(*) FROM "{src_name}" NOT INDEXED').fetchone()[0])
-    except _FAILURES:
+    except FAILURES:
         result.source_rows = None
     result.target_rows = int(dst.execute(f'SELECT count(*) FROM "{dst_name}"').fetchone()[0])
     return result
@@ -302,96 +315,8 @@ def _copy_table(src, dst, src_name: str, dst_name: str, *, rowid: bool = True) -
 def _whole(src, table: str, columns: str, result: TableSalvage) -> Iterator[list[tuple]]:
     try:
         rows = src.execute(f'SELECT {columns} FROM "{table}"').fetchall()
-    except _FAILURES as exc:
+    except FAILURES as exc:
         result.failed = str(exc)
         return
     for start in range(0, len(rows), BATCH):
         yield rows[start:start + BATCH]
-
-
-class _Reader:
-    """Rows of one table in rowid order, stepping over stretches that cannot be read."""
-
-    def __init__(self, conn, table: str, columns: str, result: TableSalvage) -> None:
-        self.conn, self.table, self.columns, self.result = conn, table, columns, result
-
-    def _rows(self, after: int, limit: int) -> list[tuple]:
-        return self.conn.execute(f'SELECT rowid, {self.columns} FROM "{self.table}" NOT INDEXED WHERE rowid > ? '
-                                 f"ORDER BY rowid LIMIT {limit}", (after,)).fetchall()
-
-    def _next_rowid(self, after: int) -> int | None:
-        row = self.conn.execute(f'SELECT rowid FROM "{self.table}" NOT INDEXED WHERE rowid > ? ORDER BY rowid '
-                                "LIMIT 1", (after,)).fetchone()
-        return None if row is None else int(row[0])
-
-    def batches(self) -> Iterator[list[tuple]]:
-        """Batches of rows; after a failed batch, its stretch is read one row at a time."""
-        after, careful = _MIN_ROWID, 0  # careful: rows still to read one at a time
-        while True:
-            try:
-                batch = self._rows(after, 1 if careful else BATCH)
-            except _FAILURES as exc:
-                if not careful:
-                    if after == _MIN_ROWID and self._unreadable(exc):
-                        return
-                    careful = BATCH
-                    continue
-                step = self._step_over(after)
-                if step is None:
-                    return
-                after = step
-                continue
-            if not batch:
-                return
-            yield batch
-            after = int(batch[-1][0])
-            careful = max(careful - 1, 0)
-
-    def _unreadable(self, exc: Exception) -> bool:
-        """The whole table: not even a seek to its last row works (its root page is damaged)."""
-        try:
-            self._next_rowid(_MAX_ROWID - 1)
-        except _FAILURES:
-            self.result.failed = str(exc)
-            return True
-        return False
-
-    def _step_over(self, after: int) -> int | None:
-        """The row after ``after`` cannot be read: record what is lost, return where to go on."""
-        try:
-            nxt = self._next_rowid(after)
-        except _FAILURES:  # the page holding it is damaged: find where reading works again
-            beyond = self._first_readable_beyond(after)
-            if beyond is None:
-                self.result.lost.append((after + 1, _MAX_ROWID))
-                return None
-            self.result.lost.append((after + 1, beyond - 1))
-            return beyond - 1
-        if nxt is None:
-            return None
-        self.result.lost.append((nxt, nxt))  # its rowid reads, its values do not (an overflow page)
-        return nxt
-
-    def _first_readable_beyond(self, after: int) -> int | None:
-        """The first rowid a seek past the damage reaches: leap ahead until one works, then narrow down."""
-        bad, step = after, 1
-        while True:
-            probe = min(after + step, _MAX_ROWID - 1)
-            try:
-                found = self._next_rowid(probe)
-                break
-            except _FAILURES:
-                bad = probe
-                if probe >= _MAX_ROWID - 1:
-                    return None
-                step *= 2
-        good = probe  # a seek past ``good`` works, past ``bad`` it does not
-        while good - bad > 1:
-            mid = (good + bad) // 2
-            try:
-                found_mid = self._next_rowid(mid)
-            except _FAILURES:
-                bad = mid
-                continue
-            good, found = mid, found_mid
-        return found

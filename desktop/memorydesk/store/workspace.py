@@ -27,6 +27,8 @@ from typing import Any
 import sqlean
 from sqlalchemy import Connection, Engine, select
 
+from memorydesk import testpoints
+from memorydesk.core import outputs
 from memorydesk.core.errors import DiskFull, ReadOnlyWorkspace, SchemaTooNew, WorkspaceDamaged, WorkspaceUnusable
 from memorydesk.store import files, guard, ours, schema_parts, wal
 from memorydesk.store.engine import BEGIN_OPTION, BUSY_TIMEOUT_MS, make_engine, raw_connect
@@ -183,6 +185,9 @@ def open_workspace(path: str | Path, *, read_only: bool = False, create: bool = 
     the open. A refused or failed adoption leaves no backup behind.
     """
     path = Path(path).expanduser()
+    if outputs.names_a_backup(path.name) and not read_only:  # kept as it was: read it, or open a copy of it
+        raise WorkspaceUnusable(f"{path}: is {outputs.desk_made(path.name)}; Memory Desk only reads it, so it "
+                                "stays as it was: open it read-only, or copy it and open the copy")
     if not files.inspect_path(path):
         if not create:
             raise WorkspaceUnusable(f"{path}: no such file; check the path (only `memory-desk demo create` and "
@@ -315,9 +320,12 @@ def _adopt(ws: Workspace, desk_schema: int) -> None:
     # (it opens, and holds the file's tables and row counts) before anything is changed.
     partial = files.write_partial_backup(path, target, verify=True)
     try:
+        testpoints.reached("adopt.backup-written")
         _ensure_wal(ws.engine)
         with ws._transaction() as conn:
             _migrate(conn, ws.layout, desk_schema, ws.workspace_id, ws.name)
+            testpoints.reached("adopt.tables-made")  # before the commit
+        testpoints.reached("adopt.committed")  # the backup still under its partial name
     except BaseException:
         files.remove_database(partial)
         raise

@@ -32,6 +32,7 @@ class DeskSession(QObject):
 
     changed = Signal(object)  # a Change made by the desk (routed by the window)
     status = Signal(str)  # a sentence for the status bar
+    noticed = Signal(str)  # what the first change did to the file and where its backup is (a bar that stays)
     navigate_to = Signal(str, dict)  # tab name, target (e.g. {"fact": id})
 
     def __init__(self, ws: Workspace, ops: Operations, actor: str, write_block: str | None,
@@ -80,9 +81,14 @@ class DeskSession(QObject):
 
     def _say_notice(self) -> None:
         """What the first change added to the file and where its backup is (said once)."""
-        notice = self.ws.take_notice()
+        self.say_notice(self.ws.take_notice())
+
+    def say_notice(self, notice: str) -> None:
+        """What the first change added to the file and where its backup is: in the window's bar
+        (``ui.shell.notice``), which stays until closed, with a short line in the status bar."""
         if notice:
-            self.status.emit(notice)
+            self.noticed.emit(notice)
+            self.status.emit("Backup made before the first change: see the note above the tabs.")
 
     async def job(self, title: str, fn: Callable[[Workspace, Job], T], *, kinds: Iterable[str | Kind] = (),
                   label: str = "") -> T:

@@ -1,6 +1,11 @@
 """Two kept recall-audit runs side by side (``memory-desk audit compare``, the audit window's
 Compare page, the gate of ``audit recall --baseline``).
 
+Like is compared with like: the headline recall@10 then and now (``both``, and ``change``)
+and the groups count only the facts (or questions) asked in both runs; each run's own figure
+over everything it asked stays beside it (``a.recall``, ``b.recall``). Two samples of a
+changed workspace hold different facts, and a drop between them says nothing about either.
+
 recall@10 then and now, overall and per group (domain, memory type, age, veracity); the facts
 newly lost and brought back, each with the stage in either run and the likely cause the desk
 can name; the facts in only one run apart, with what became of them. Causes, first that applies:
@@ -21,7 +26,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -206,16 +211,37 @@ def compare_runs(ws: Workspace, a: Run, b: Run, *, a_facts: Sequence[RunFact] | 
         else:
             back.append({**entry, **_cause(ctx, now, then, False)})
     both = [k for k in fa if k in fb]
+    then = round(sum(fa[k].stage == "found" for k in both) / len(both), 4) if both else None
+    now = round(sum(fb[k].stage == "found" for k in both) / len(both), 4) if both else None
     out: dict[str, Any] = {
         "a": {**a.to_json(), "recall": a.recall}, "b": {**b.to_json(), "recall": b.recall},
-        "change": None if a.recall is None or b.recall is None else round(b.recall - a.recall, 4),
+        "both": {"facts": len(both), "a": then, "b": now},
+        "change": None if then is None or now is None else round(now - then, 4),
         "in_both": len(both), "newly_lost": lost, "brought_back": back,
         "only_in_a": [_only(ctx, fa[k], b, True) for k in fa if k not in fb],
         "only_in_b": [_only(ctx, fb[k], a, False) for k in fb if k not in fa],
-        "groups": _group_rows(a_facts, b_facts) if a.kind == "topics" else [],
+        "groups": _group_rows([fa[k] for k in both], [fb[k] for k in both]) if a.kind == "topics" else [],
         "notes": notes(ws, a, b),
     }
     return out
+
+
+def headline(report: dict[str, Any], pct: Callable[[float | None], str]) -> tuple[str, str]:
+    """The comparison's first two sentences, as the Compare page and ``audit compare`` say them:
+    recall@10 over the facts in both runs (like with like), then each run whole."""
+    both, a, b = report["both"], report["a"], report["b"]
+    what = "questions" if a.get("kind") == "queries" else "facts"
+    if both["facts"]:
+        change = "" if report["change"] is None else f" ({report['change'] * 100:+.1f} points)"
+        first = (f"recall@10 on the {both['facts']:,} {what} in both runs: {pct(both['a'])} in run {a['run']} → "
+                 f"{pct(both['b'])} in run {b['run']}{change}")
+    else:
+        first = f"no {what} were asked in both runs: there is nothing to compare like with like"
+    only = len(report["only_in_a"]) + len(report["only_in_b"])
+    second = (f"each run whole: run {a['run']} {pct(a['recall'])} of {a['facts']:,}, run {b['run']} "
+              f"{pct(b['recall'])} of {b['facts']:,}" + (f" ({only:,} in one run only, not in the figure above)"
+                                                          if only else ""))
+    return first, second
 
 
 def notes(ws: Workspace, a: Run, b: Run) -> list[str]:
@@ -255,8 +281,9 @@ def gate(report: dict[str, Any], max_drop: float) -> list[str]:
     out = []
     change = report["change"]
     if change is not None and change < -max_drop - 1e-9:
-        out.append(f"recall@10 fell from {report['a']['recall']:.1%} to {report['b']['recall']:.1%} "
-                   f"({change * 100:+.1f} points; at most {max_drop * 100:.1f} allowed)")
+        both = report["both"]
+        out.append(f"recall@10 of the {both['facts']:,} facts in both runs fell from {both['a']:.1%} to "
+                   f"{both['b']:.1%} ({change * 100:+.1f} points; at most {max_drop * 100:.1f} allowed)")
     for g in report["groups"]:
         big = min(g["a"]["facts"], g["b"]["facts"]) >= MIN_GROUP
         if big and g["change"] is not None and g["change"] < -max_drop - 1e-9:
@@ -266,4 +293,4 @@ def gate(report: dict[str, Any], max_drop: float) -> list[str]:
     return out
 
 
-__all__ = ["MIN_GROUP", "compare", "compare_runs", "comparable", "gate", "notes"]
+__all__ = ["MIN_GROUP", "compare", "compare_runs", "comparable", "gate", "headline", "notes"]

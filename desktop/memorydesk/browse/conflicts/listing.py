@@ -42,6 +42,7 @@ from memorydesk.browse.conflicts.rows import (
     pair_key,
     read_reviews,
 )
+from memorydesk.browse.history.as_of import desk_then
 from memorydesk.store.workspace import Workspace
 
 TYPES = (CONTRADICTION, CROSS)
@@ -231,19 +232,19 @@ def line_keys(ws: Workspace, q: ConflictQuery) -> Listing:
     return Listing(keys, rows)
 
 
-def first_lines(ws: Workspace, q: ConflictQuery, limit: int) -> list[ConflictLine]:
+def first_lines(ws: Workspace, q: ConflictQuery, limit: int, as_of: int | None = None) -> list[ConflictLine]:
     """The first ``limit`` lines, read from the newest rows only (immediate at any size
-    without filters on the facts)."""
+    without filters on the facts); ``as_of``: as ``lines_for_keys``."""
     with ws.read() as conn:
         fast = _by_index(ws, conn, q) if reads_facts(q) else None
         if fast is not None:
-            return [line for line in lines_for_keys(ws, fast[0][:limit]) if line is not None]
+            return [line for line in lines_for_keys(ws, fast[0][:limit], as_of) if line is not None]
         rows = _matching(ws, conn, q, 256)
         try:
             keys, _rows = _fold(rows, limit)
         finally:
             rows.close()  # the rest of the table is not read
-    return [line for line in lines_for_keys(ws, keys) if line is not None]
+    return [line for line in lines_for_keys(ws, keys, as_of) if line is not None]
 
 
 # --- one window of lines ----------------------------------------------------------------------
@@ -292,8 +293,10 @@ def _pair_rows(ws: Workspace, conn: Connection, pairs: set[tuple[str, str]]) -> 
     return found
 
 
-def lines_for_keys(ws: Workspace, keys: Sequence[int]) -> list[ConflictLine | None]:
-    """The lines of these keys, in the order given; None where a row is gone."""
+def lines_for_keys(ws: Workspace, keys: Sequence[int], as_of: int | None = None) -> list[ConflictLine | None]:
+    """The lines of these keys, in the order given; None where a row is gone. ``as_of`` (the
+    window's *as of*): people's decisions made after it are left out, and each fact the desk
+    moved since is in its state then (``browse.history.as_of.desk_then``)."""
     wanted = list(keys)
     if not wanted:
         return []
@@ -302,7 +305,7 @@ def lines_for_keys(ws: Workspace, keys: Sequence[int]) -> list[ConflictLine | No
     found: dict[int, Any] = {}
     with ws.read() as conn:
         agents = agent_names(ws, conn)
-        reviews = Reviews(read_reviews(conn))
+        reviews = Reviews([r for r in read_reviews(conn) if as_of is None or r.at <= as_of])
         for start in range(0, len(wanted), 400):
             stmt = select(literal_column(f"{c.name}.rowid").label("key"), c, *_fact_columns(fa, "a_"),
                           *_fact_columns(fb, "b_")) \
@@ -312,6 +315,13 @@ def lines_for_keys(ws: Workspace, keys: Sequence[int]) -> list[ConflictLine | No
                 found[int(r.key)] = r
         pairs = {pair_key(r.fact_a_id, r.fact_b_id) for r in found.values() if r.conflict_type == CROSS}
         folded = _pair_rows(ws, conn, pairs) if pairs else {}
+    then = desk_then(ws, as_of) if as_of is not None else {}
+
+    def brief(m: Any, prefix: str, fact_id: str) -> FactBrief:
+        made = _brief(m, prefix, fact_id, agents)
+        moved = then.get(fact_id)
+        return made if moved is None or not made.exists else replace(made, superseded_by=moved.superseded_by)
+
     out: list[ConflictLine | None] = []
     for key in wanted:
         r = found.get(key)
@@ -326,8 +336,8 @@ def lines_for_keys(ws: Workspace, keys: Sequence[int]) -> list[ConflictLine | No
         winner = r.winning_fact_id if r.winning_fact_id is not None else (
             r.fact_b_id if r.resolution is not None else None)
         out.append(ConflictLine(key, ids, r.conflict_type, r.resolution, r.fact_a_id, r.fact_b_id, winner,
-                                min(times), max(times), _brief(m, "a_", r.fact_a_id, agents),
-                                _brief(m, "b_", r.fact_b_id, agents), mine[-1] if mine else None, len(mine)))
+                                min(times), max(times), brief(m, "a_", r.fact_a_id), brief(m, "b_", r.fact_b_id),
+                                mine[-1] if mine else None, len(mine)))
     return out
 
 

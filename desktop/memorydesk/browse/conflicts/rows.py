@@ -16,6 +16,9 @@ CROSS = "cross_agent"
 CONTRADICTION = "contradiction"
 #: desk decisions that settle an open pair (the desk stops listing it as open)
 SETTLING = ("kept_a", "kept_b", "kept_both")
+#: a person's decision as the tab, the text and the JSON of ``memory-desk conflicts`` name it
+DECISION_WORDS = {"confirmed": "confirmed", "restored": "loser restored", "kept_a": "kept A", "kept_b": "kept B",
+                  "kept_both": "kept both"}
 REVIEWS = DeskConflictReview.__table__
 ROWID = literal_column("rowid")
 HEAD_WORDS = 14
@@ -91,6 +94,18 @@ class ConflictLine:
         return "open"
 
     @property
+    def decision(self) -> str | None:
+        """What a person decided on it in the desk (its newest decision not undone), in words."""
+        return DECISION_WORDS.get(self.review.decision, self.review.decision) if self.review else None
+
+    @property
+    def state_text(self) -> str:
+        """The state as the tab shows it: the product's state, then what a person decided."""
+        decided = self.decision
+        text = decided if self.state == "reviewed" and decided else self.state + (f" · {decided}" if decided else "")
+        return text + (" · dangling" if self.dangling else "")
+
+    @property
     def rule_winner(self) -> str | None:
         """The product's rule on the two facts as they are now (None when one is missing)."""
         if self.dangling:
@@ -107,9 +122,12 @@ class ConflictLine:
 
     def to_json(self) -> dict[str, Any]:
         """The command line's shape (docs/cli.md)."""
+        review = self.review
         return {"ids": list(self.ids), "type": self.type, "state": self.state, "fact_a": self.fact_a,
                 "fact_b": self.fact_b, "recorded_winner": self.recorded_winner, "rule_winner": self.rule_winner,
-                "count": self.count, "first_at": self.first_at, "last_at": self.last_at}
+                "count": self.count, "first_at": self.first_at, "last_at": self.last_at,
+                "decision": None if review is None else {"decision": review.decision, "words": self.decision,
+                                                         "by": review.actor, "at": review.at}}
 
 
 def has_reviews(conn: Connection) -> bool:
@@ -171,5 +189,6 @@ def head(text: str | None, words: int = HEAD_WORDS) -> str:
     return " ".join(parts[:words]) + (" …" if len(parts) > words else "")
 
 
-__all__ = ["CONTRADICTION", "CROSS", "REVIEWS", "ROWID", "SETTLING", "ConflictLine", "FactBrief", "ReviewRow", "Reviews",
+__all__ = ["CONTRADICTION", "CROSS", "DECISION_WORDS", "REVIEWS", "ROWID", "SETTLING", "ConflictLine", "FactBrief",
+           "ReviewRow", "Reviews",
            "has_reviews", "head", "pair_key", "read_reviews"]

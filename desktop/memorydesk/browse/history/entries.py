@@ -23,7 +23,7 @@ from memorydesk.core.errors import BadInput
 from memorydesk.core.moments import check_range
 from memorydesk.store.workspace import Workspace
 
-KINDS = ("fact", "policy", "conflict", "edge", "grant", "note", "working_item", "receipt", "domain")
+KINDS = ("fact", "policy", "conflict", "edge", "grant", "note", "working_item", "receipt", "domain", "forget")
 ACTOR_KINDS = ("agent", "reviewer", "system")
 BATCH = 200  # groups a source reads at a time for a page
 WHOLE_BATCH = 5000  # … and when the whole range is walked (``iter_events``): fewer, larger reads

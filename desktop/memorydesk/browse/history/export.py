@@ -27,7 +27,7 @@ def shared(event: Event, content_free: bool) -> dict:
 
 
 def export_json(events: Iterable[Event], *, content_free: bool = False) -> Iterator[str]:
-    """``[{at, actor, actor_kind, kind, action, ids, summary, reason}, …]`` in chunks."""
+    """``[{at, actor, actor_kind, kind, action, ids, summary, reason, undone}, …]`` in chunks."""
     first = True
     for event in events:
         yield ("[\n  " if first else ",\n  ") + json.dumps(shared(event, content_free), ensure_ascii=False)
@@ -42,8 +42,8 @@ def text_line(event: Event, *, content_free: bool = False) -> str:
     else:
         summary, reason = event.summary, event.reason
     why = f"  ({reason})" if reason else ""
-    return (f"{utc_text(event.at)}  {event.actor_kind:<8} {event.actor}  {event.kind} {event.action}  "
-            f"{' '.join(event.ids)}  {summary}{why}")
+    return (f"{'after ' if event.after else ''}{utc_text(event.at)}  {event.actor_kind:<8} {event.actor}  "
+            f"{event.what}  {' '.join(event.ids)}  {summary}{why}")
 
 
 def _cell(text: str) -> str:
@@ -60,8 +60,9 @@ def export_markdown(events: Iterable[Event], name: str, q: HistoryQuery, *, cont
     count = 0
     for event in events:
         row = shared(event, content_free)
-        yield (f"| {utc_text(event.at)} | {local_text(event.at)} | {_cell(event.actor)} ({event.actor_kind}) | "
-               f"{event.kind} {event.action} | {_cell(row['summary'])} | {_cell(' '.join(event.ids))} | "
+        after = "after " if event.after else ""
+        yield (f"| {after}{utc_text(event.at)} | {after}{local_text(event.at)} | {_cell(event.actor)} ({event.actor_kind}) | "
+               f"{event.what} | {_cell(row['summary'])} | {_cell(' '.join(event.ids))} | "
                f"{_cell(row['reason'])} |\n")
         count += 1
     yield f"\n{count:,} change{'s' if count != 1 else ''}.\n"

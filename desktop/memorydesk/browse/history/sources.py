@@ -10,12 +10,15 @@ never cut in two by a page.
 
 Times (CC_SCHEMA.md: unix seconds): a fact created at ``created_at``; a supersession
 at the superseding fact's ``created_at`` when ``superseded_by`` names a fact created at
-or after the superseded one, else (a sentinel such as ``system:cleanup``, a missing
-fact, a cycle) at the superseded fact's ``updated_at``; policies, conflicts, edges and
+or after the superseded one, else (a sentinel such as ``system:harvest``, a missing
+fact, a cycle) at the superseded fact's ``updated_at`` — except ``system:cleanup``, which the
+product writes without touching ``updated_at``: its time is unknown, shown as "after" the
+earliest the product's rule allows (31 days after ``created_at``, not before ``updated_at``);
+policies, conflicts, edges and
 notes at their own columns; receipts at ``atUtc``; the desk's own changes at their
 history row's time. Supersessions the desk made (``human:`` sentinels, or between two
 facts its history names) are left to the desk's own rows, which say who and why.
-Sentinel supersessions come from the ``superseded_by`` index, newest ``updated_at`` first.
+Sentinel supersessions come from the ``superseded_by`` index, newest first.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from memorydesk.browse.history.as_of import CLEANUP, CLEANUP_AGE
 from memorydesk.core.product.text import one_line
 from memorydesk.store.workspace import Workspace
 
@@ -45,10 +49,17 @@ class Event(NamedTuple):
     history_id: int | None = None  # the desk's own changes
     undone_by: int | None = None
     detail: str = ""  # the desk's stored detail (JSON), for the before/after pane
+    after: bool = False  # the file does not say when: ``at`` is the earliest it can have happened
+
+    @property
+    def what(self) -> str:
+        """Kind and action as the History tab shows them: “fact delete · undone” once undone."""
+        return f"{self.kind} {self.action}" + (" · undone" if self.undone_by else "")
 
     def to_json(self) -> dict[str, Any]:
         return {"at": self.at, "actor": self.actor, "actor_kind": self.actor_kind, "kind": self.kind,
-                "action": self.action, "ids": list(self.ids), "summary": self.summary, "reason": self.reason}
+                "action": self.action, "ids": list(self.ids), "summary": self.summary, "reason": self.reason,
+                "undone": self.undone_by is not None, "at_known": not self.after}
 
 
 @dataclass
@@ -175,20 +186,27 @@ def _superseded(ctx: Context, winner: str, at: int, actor: str, kind: str, rows:
 
 
 def sentinels(ctx: Context, pos: int | None, n: int) -> list[Group]:
-    """Facts a ``system:`` sentinel superseded, newest ``updated_at`` first (the index finds them)."""
+    """Facts a ``system:`` sentinel superseded, newest first (the index finds them), timed by
+    ``updated_at`` — except ``system:cleanup``, which leaves ``updated_at`` as it was: its time is
+    unknown, not before the fact was 31 days old (the product's rule) nor before ``updated_at``,
+    and the event says so (``after``)."""
     listed = ctx.cache.get("sentinels")
     if listed is None:
         f = ctx.ws.layout.facts.name
-        rows = _rows(ctx, f"SELECT rowid, id, domain, topic, content, superseded_by, updated_at FROM {f} "
+        rows = _rows(ctx, f"SELECT rowid, id, domain, topic, content, superseded_by, CASE WHEN superseded_by = "
+                          f"'{CLEANUP}' THEN max(created_at + {CLEANUP_AGE}, updated_at) ELSE updated_at END FROM {f} "
                           "WHERE superseded_by >= 'system:' AND superseded_by < 'system;'", [])
         listed = ctx.cache["sentinels"] = sorted(rows, key=lambda r: (r[6], r[0]), reverse=True)
     start = 0 if pos is None else len(listed) - pos + 1
     out: list[Group] = []
     for i in range(start, min(len(listed), start + n)):
-        _key, fid, domain, topic, content, by, updated = listed[i]
-        event = Event(updated, by, "system", "fact", "superseded", (fid, by),
-                      f"{_snippet(topic, content, domain)} — superseded by {by}", f"sentinel {by}")
-        out.append((len(listed) - i, updated, [event] if ctx.in_range(updated) else []))
+        _key, fid, domain, topic, content, by, at = listed[i]
+        unknown = by == CLEANUP
+        summary = f"{_snippet(topic, content, domain)} — superseded by {by}" + (
+            " at an unknown time, not before this (the product's cleanup records no time; it archives facts more "
+            "than 30 days old)" if unknown else "")
+        event = Event(at, by, "system", "fact", "superseded", (fid, by), summary, f"sentinel {by}", after=unknown)
+        out.append((len(listed) - i, at, [event] if ctx.in_range(at) else []))
     return out
 
 
@@ -299,12 +317,19 @@ def desk_summary(entity: str, act: str, eid: str, before: str | None, after: str
                  detail: str | None) -> str:
     if act in ("undo", "redo"):
         return f"{act} of entry {undo_of} ({entity} {eid})"
+    if entity == "forget":  # a forget receipt: its own one-line verdict (content-free)
+        try:
+            return f"forget check {eid}: {json.loads(detail or '{}')['receipt']['summary']}"
+        except (ValueError, KeyError, TypeError):
+            return f"forget check {eid}"
     if before and after and before != after:
         return f"{act} {entity} {before} → {after}"
     try:
         count = len(json.loads(detail or "{}").get("ids") or [])
     except (ValueError, AttributeError):
         count = 0
+    if entity == "fact" and act == "embed":
+        return f"vectors written for {count:,} fact{'s' if count != 1 else ''} that had none"
     return f"{act} {entity} {eid}" + (f" ({count} rows)" if count > 1 else "")
 
 

@@ -3,8 +3,11 @@ store's migrations when the file is opened for writing), with the workspace's da
 reopening shows them at once, and the next scan reads only what changed since.
 
 ``save`` writes only what differs from what is kept (items whose fingerprint or findings
-changed, pairs and sets replaced, the stamp); ``load`` reads it all back as a
-``ScanCache`` (without the vectors, which the next scan reads again).
+changed, pairs and sets replaced, the stamp) — when the file holds exactly what the caller
+says it holds (the same stamp and scan time); otherwise (nothing kept yet, a scan kept in
+memory before the desk's tables existed, another window's save) it writes the whole scan.
+``load`` reads it all back as a ``ScanCache`` (without the vectors, which the next scan
+reads again).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import json
 
 from sqlalchemy import select
 
+from memorydesk.browse.review.decisions import apply_states, read_decisions
 from memorydesk.browse.review.scan import ScanCache, ScanReport, data_stamp
 from memorydesk.core.review.finding import Finding, worst_first
 from memorydesk.store import Workspace
@@ -33,14 +37,19 @@ def _dump(findings: list[Finding]) -> str:
 
 
 def _load(text: str) -> list[Finding]:
-    return [Finding.loads(json.dumps(d)) for d in json.loads(text or "[]")]
+    found = [Finding.loads(json.dumps(d)) for d in json.loads(text or "[]")]
+    for f in found:  # a dismissal is a decision, read afresh (files kept before that was so stored it here)
+        if f.state == "dismissed":
+            f.state = "open"
+            f.evidence.pop("decision", None)
+    return found
 
 
 def save(ws: Workspace, report: ScanReport, kept: ScanCache | None = None) -> None:
     """Keep ``report``'s cache; ``kept`` (what is stored now) limits the write to what differs."""
     cache = report.cache
     with ws.write() as conn:
-        old_items = kept.per_item if kept is not None else None
+        old_items = kept.per_item if kept is not None and _holds(conn, kept) else None
         if old_items is None:
             conn.execute(ITEMS.delete())
         else:
@@ -73,8 +82,15 @@ def save(ws: Workspace, report: ScanReport, kept: ScanCache | None = None) -> No
         conn.execute(STATE.insert(), [{"key": k, "value": v} for k, v in state.items()])
 
 
+def _holds(conn, kept: ScanCache) -> bool:
+    """Whether the file holds ``kept`` (its stamp and scan time): only then is a delta enough."""
+    state = dict(conn.execute(select(STATE.c.key, STATE.c.value)).all())
+    return state.get("stamp") == kept.stamp and state.get("scanned_at") == str(kept.scanned_at)
+
+
 def load(ws: Workspace) -> tuple[ScanReport, bool] | None:
-    """The kept scan and whether the workspace is unchanged since (its data stamp); None when nothing is kept."""
+    """The kept scan (its findings in the states people's decisions give them now) and whether
+    the workspace is unchanged since (its data stamp); None when nothing is kept."""
     if not available(ws):
         return None
     with ws.read() as conn:
@@ -94,7 +110,9 @@ def load(ws: Workspace) -> tuple[ScanReport, bool] | None:
             cache.checked.add(signature)
             if text:
                 cache.sets[signature] = Finding.loads(text)
+    decisions = read_decisions(ws)
     findings = [f for _fp, fs in cache.per_item.values() for f in fs] + list(cache.sets.values())
-    report = ScanReport(worst_first(findings), json.loads(state.get("notes", "[]")), {}, {}, cache)
+    report = ScanReport(apply_states(worst_first(findings), decisions), json.loads(state.get("notes", "[]")), {}, {},
+                        cache)
     report.counts = report.by_kind()
     return report, data_stamp(ws) == cache.stamp

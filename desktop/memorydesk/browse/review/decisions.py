@@ -7,7 +7,7 @@ quarantined (a fact soft-deleted as quarantined, a policy deactivated by it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlalchemy import select
 
@@ -48,15 +48,20 @@ def read_decisions(ws: Workspace) -> list[Decision]:
 
 
 def apply_states(findings: list[Finding], decisions: list[Decision]) -> list[Finding]:
-    """Set each finding's ``state`` from the decisions that still hold (in place; returns the list)."""
+    """The findings with each one's ``state`` from the decisions that still hold: a new list,
+    where a finding whose state a decision sets is a copy. The scan's own findings are never
+    changed, so a kept scan stays what the scan found and a decision undone since (or made
+    in another window) is read afresh each time."""
     by_key = {d.finding_key: d for d in decisions if d.decision in ("dismissed", "reviewed")}
     quarantined = {(d.item_kind, d.item_id) for d in decisions if d.decision == "quarantined"}
+    out: list[Finding] = []
     for f in findings:
         d = by_key.get(f.key)
         if (f.item_kind, f.item_id) in quarantined or f.state == "quarantined":
-            f.state = "quarantined"
+            out.append(f if f.state == "quarantined" else replace(f, state="quarantined"))
         elif d is not None and d.fingerprint == f.fingerprint:
-            f.state = "dismissed"
-            f.evidence = {**f.evidence, "decision": {"by": d.actor, "reason": d.reason, "at": d.at,
-                                                     "as": d.decision}}
-    return findings
+            out.append(replace(f, state="dismissed", evidence={
+                **f.evidence, "decision": {"by": d.actor, "reason": d.reason, "at": d.at, "as": d.decision}}))
+        else:
+            out.append(f)
+    return out

@@ -40,7 +40,7 @@ from memorydesk.browse.review.text import text_findings
 from memorydesk.core.errors import BadInput
 from memorydesk.core.review.finding import KINDS, Finding, worst_first
 from memorydesk.search.audit import Searcher
-from memorydesk.store import Workspace
+from memorydesk.store import Workspace, canary_rows
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 PAIR_COSINE = min(corrections.CORRECTION_COSINE, duplicates.DUPLICATE_COSINE)
@@ -165,6 +165,10 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
             new.per_item[key] = (item.fingerprint, text_findings(item))
             scanned[item.item_kind] += 1
 
+    with ws.read() as conn:  # not memory an agent wrote: said, so a person does not review it as such
+        for left in canary_rows.leftovers(conn, ws.layout) if ws.desk_schema >= 1 else []:
+            notes.append(f"canary run {left.canary_id} stopped before it removed its rows ({left.summary()}); "
+                         "`memory-desk canary` or `memory-desk check --repair` removes them")
     if undecodable:
         notes.append(f"{undecodable:,} fact(s) hold text that is not valid UTF-8 (read with U+FFFD where bytes "
                      "are invalid)")

@@ -84,13 +84,18 @@ class OtelSink:
         self._provider = TracerProvider(resource=Resource.create({"service.name": service_name}))
         processor = BatchSpanProcessor(exporter) if batch else SimpleSpanProcessor(exporter)
         self._provider.add_span_processor(processor)
-        self._tracer = self._provider.get_tracer("memorydesk.lineage.adapters")
+        from memorydesk.lineage.otlp import SCHEMA_URL
+
+        self._tracer = self._provider.get_tracer("memorydesk.lineage.adapters", schema_url=SCHEMA_URL)
 
     def write(self, receipt: Receipt) -> None:
-        from memorydesk.lineage.otlp import receipt_attributes, time_nanos
+        from opentelemetry.trace import SpanKind
+
+        from memorydesk.lineage.otlp import operation_of, receipt_attributes, span_name, time_nanos
 
         at = time_nanos(receipt.at_utc)
-        span = self._tracer.start_span(f"{receipt.tier} {receipt.status}", start_time=at,
+        kind = SpanKind.INTERNAL if operation_of(receipt) is None else SpanKind.CLIENT
+        span = self._tracer.start_span(span_name(receipt), kind=kind, start_time=at,
                                        attributes=dict(receipt_attributes(receipt)))
         span.end(end_time=at)
 

@@ -75,7 +75,7 @@ def _llm_errors(user: UserFiles) -> list[Anomaly]:
 def _fallback_sessions(user: UserFiles) -> list[Anomaly]:
     return [Anomaly("fallback_session", user.user, user.file(MID_TERM), f"{s.path}.summary",
                     f"{s.session_id} has MemoryOS's fallback summary and no keywords (the topic summary failed); "
-                    f"{len(s.pages)} page(s)")
+                    f"{len(s.pages)} page{'' if len(s.pages) == 1 else 's'}")
             for s in user.sessions if s.summary.strip() == FALLBACK_SUMMARY and not s.keywords]
 
 

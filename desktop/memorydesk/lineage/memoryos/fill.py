@@ -23,7 +23,9 @@ from typing import Any
 from memorydesk.core.receipts import format_utc
 from memorydesk.lineage.memoryos.anomalies import Anomaly
 from memorydesk.lineage.memoryos.files import SHORT_TERM
+from memorydesk.lineage.memoryos.lineage import lost_run_id
 from memorydesk.lineage.memoryos.records import UserFiles
+from memorydesk.lineage.memoryos.timing import lost_interval
 
 
 @dataclass(frozen=True)
@@ -44,22 +46,27 @@ def stm_fill(user: UserFiles, capacity: int | None) -> StmFill:
 
 def interrupted_migration(user: UserFiles, capacity: int | None) -> Anomaly | None:
     """The anomaly when short-term memory holds fewer than ``capacity`` entries while
-    mid-term memory holds pages (see the module docstring); None otherwise."""
-    pages = [page for session in user.sessions for page in session.pages]
-    if capacity is None or not pages or len(user.stm) >= capacity:
+    mid-term memory holds pages (see the module docstring); None otherwise. It names the
+    at-risk run the import writes for it (``lineage.lost_receipts``)."""
+    lost = lost_interval(user, capacity)
+    if lost is None:
         return None
-    newest = max(pages, key=lambda page: page.qa.at.utc)
-    oldest = min(user.stm, key=lambda qa: qa.at.utc) if user.stm else None
-    missing = capacity - len(user.stm)
-    lower = f"{newest.qa.at.local} ({format_utc(newest.qa.at.utc)})"
-    window = (f"between {lower} and {oldest.at.local} ({format_utc(oldest.at.utc)})" if oldest is not None
-              else f"after {lower}")
-    detail = (f"{missing} QA(s) added {window} are in neither file: short-term memory holds {len(user.stm)} of "
-              f"its capacity {capacity} while mid-term memory holds {len(pages)} page(s), so a migration (or the "
-              f"add_memory after it) did not finish after the newest mid-term page ({newest.page_id}). To "
-              f"reconcile: find {user.user}'s QA(s) from that interval in the agent's own conversation log and add "
-              "them again; do not retry the migration blindly")
-    extra = {"from_utc": format_utc(newest.qa.at.utc), "to_utc": format_utc(oldest.at.utc) if oldest else None,
-             "from_local": newest.qa.at.local, "to_local": oldest.at.local if oldest else None,
-             "entries": len(user.stm), "capacity": capacity, "missing": missing}
+    after, before = lost.after.at, lost.before.at if lost.before else None
+    lower = f"{after.local} ({format_utc(after.utc)})"
+    window = f"between {lower} and {before.local} ({format_utc(before.utc)})" if before else f"after {lower}"
+    popped = lost.newest.at if lost.newest else after
+    run = lost_run_id(lost)
+    qas = "1 QA" if lost.missing == 1 else f"{lost.missing} QAs"
+    pages = "1 page" if lost.pages == 1 else f"{lost.pages} pages"
+    detail = (f"{qas} added {window} {'is' if lost.missing == 1 else 'are'} in neither file: short-term memory holds "
+              f"{lost.entries} of its capacity {capacity} while mid-term memory holds {pages}, so a migration (or the "
+              f"add_memory after it) did not finish after the newest mid-term page ({lost.after_page}); "
+              f"{'it was' if lost.missing == 1 else 'they were'} popped by the first add_memory after {popped.local} "
+              f"({format_utc(popped.utc)}). The Lineage tab shows this as the at-risk run {run}. To reconcile: find "
+              f"{user.user}'s {'QA' if lost.missing == 1 else 'QAs'} from that interval in the agent's own "
+              f"conversation log and add {'it' if lost.missing == 1 else 'them'} again; do not retry the migration "
+              "blindly")
+    extra = {"from_utc": format_utc(after.utc), "to_utc": format_utc(before.utc) if before else None,
+             "from_local": after.local, "to_local": before.local if before else None,
+             "entries": lost.entries, "capacity": capacity, "missing": lost.missing, "run_id": run}
     return Anomaly("interrupted_migration", user.user, user.file(SHORT_TERM), "", detail, extra)

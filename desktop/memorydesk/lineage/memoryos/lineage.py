@@ -4,27 +4,35 @@ One run per QA (docs/receipts.md). A QA is the same one in ``short_term.json`` a
 once migrated, as a page in ``mid_term.json``: MemoryOS copies its text and timestamp
 into the page, so the QA's identity is (user, timestamp, question, answer), hashed.
 
-What the files prove, and the receipts derived from it:
+What the files prove, and the receipts derived from it (times: ``timing``):
 
 * a QA in STM, or as a page: ``stm committed sourcePresent:true`` at the QA's own time,
   declaring a wait with no deadline (below: in STM a QA waits, it is not missing);
 * a page in MTM (not also in STM): ``stm committed sourcePresent:false`` and ``mtm
-  committed``, at the latest time the files prove the page was there by — its
-  session's ``last_visit_time`` (MemoryOS sets it on every merge, retrieval and
-  analysis), never before the QA itself;
-* a page whose copy is ``analyzed`` (its session was promoted): ``lpm committed``, at
-  that session's ``last_visit_time``;
+  committed`` when it moved — MemoryOS's own rule given the short-term capacity, else an
+  upper bound (``timing.move_times``);
+* a page whose copy is ``analyzed`` (its session was promoted): ``lpm committed`` by its
+  session's ``last_visit_time`` (an upper bound), never before the move;
 * a QA an earlier import found in STM that is now in neither file:
   ``stm committed sourcePresent:false`` at ``short_term.json``'s modification time
-  (MemoryOS removes the source first: until the page is written, nothing holds it).
-
+  (MemoryOS removes the source first: until the page is written, nothing holds it);
 * a QA still in STM (not yet a page) is *waiting*, not missing: MemoryOS moves it at the
   next ``add_memory`` once short-term memory is full, whenever that is, so
   ``stm waiting sourcePresent:true`` with no deadline (``waitingUntil`` = ``NO_DEADLINE``)
   at the newest time ``short_term.json`` is known to have held it (its newest entry's
   time: that add saved every entry still there). Its run is waiting while that evidence
   is fresh, stale after the freshness window, and at-risk only once it leaves STM
-  without reaching MTM (the receipt above, from a later import or ``--watch`` pass).
+  without reaching MTM (the receipt above, from a later import or ``--watch`` pass);
+* the QA(s) an interrupted migration lost (``timing.Lost``, with the capacity): one run
+  of their own, ``memoryos:<user>:interrupted-migration:<digest>``, one version per lost
+  QA naming the interval it was added in — ``stm committed sourcePresent:true`` by the
+  oldest QA still in STM (it was held then) and ``stm committed sourcePresent:false`` at
+  the newest one (it was popped by the next add: the earliest the loss can have
+  happened), so the run is at-risk (``source_at_risk``) from then on.
+
+Each receipt's ``sourceVersion`` names the importer and how it dated the moves:
+``…; stm=<capacity>)`` for MemoryOS's rule, ``…; moves dated by upper bounds)`` where a move
+is a bound (:func:`import_timing` reads it back). A promotion is always a bound.
 
 A QA keeps the version it was first seen with: the page id when first seen in MTM,
 ``qa-<digest>`` when first seen in STM. Nothing else is claimed.
@@ -40,9 +48,12 @@ from datetime import datetime
 from memorydesk import SOURCE_VERSION
 from memorydesk.core.receipts import NO_DEADLINE, Receipt, format_utc
 from memorydesk.lineage.memoryos.records import QA, Page, Session, UserFiles
+from memorydesk.lineage.memoryos.timing import Lost, Move
 
-#: Names the importer and the MemoryOS layout it reads (``sourceVersion`` of every receipt).
-IMPORT_SOURCE = f"{SOURCE_VERSION} import memoryos (memoryos-pypi JSON files)"
+#: Names the importer and the MemoryOS layout it reads (the start of every receipt's ``sourceVersion``).
+IMPORT_SOURCE = f"{SOURCE_VERSION} import memoryos (memoryos-pypi JSON files"
+_IMPORTER = " import memoryos ("
+BOUNDED = "moves dated by upper bounds"
 _NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "memorydesk:memoryos-import")
 
 
@@ -73,12 +84,10 @@ class QaLife:
         """The id of its hot item while in STM (and the ``item_id`` of its pages)."""
         return stable_id("qa", self.user, self.identity)
 
-    def mtm_by(self) -> datetime:
-        return max(self.qa.at.utc, min(session.last_visit.utc for _, session in self.copies))
-
-    def lpm_by(self) -> datetime | None:
+    def lpm_by(self, moved: datetime) -> datetime | None:
+        """An upper bound of its promotion (None: not promoted), never before it ``moved``."""
         promoted = [session.last_visit.utc for page, session in self.copies if page.analyzed]
-        return max(self.qa.at.utc, min(promoted)) if promoted else None
+        return max(moved, min(promoted)) if promoted else None
 
 
 def lives(user: UserFiles) -> list[QaLife]:
@@ -122,35 +131,88 @@ def assign_runs(user_lives: list[QaLife], registry: dict[str, tuple[str, str]]) 
         life.version = life.copies[0][0].page_id if life.copies else f"qa-{life.digest}"
 
 
+def import_source(capacity: int | None, bounded: bool) -> str:
+    """The ``sourceVersion`` of an import's receipts: the importer, the short-term capacity it
+    was given, and whether the run's moves are dated by upper bounds (``timing``)."""
+    stm = f"; stm={capacity}" if capacity else "; stm capacity not given"
+    return f"{IMPORT_SOURCE}{stm}{f'; {BOUNDED}' if bounded or not capacity else ''})"
+
+
+@dataclass(frozen=True)
+class ImportTiming:
+    """How ``import memoryos`` dated a run's receipts (from its ``sourceVersion``)."""
+
+    moves_bounded: bool  # STM→MTM dated by an upper bound, not MemoryOS's rule
+    lpm_bounded: bool = True  # a promotion is always dated by an upper bound
+
+
+def import_timing(source_version: str | None) -> ImportTiming | None:
+    """None for receipts ``import memoryos`` did not write; else how it dated them (receipts of
+    earlier desks, without ``stm=``, dated every move by an upper bound)."""
+    if not source_version or _IMPORTER not in source_version:
+        return None
+    return ImportTiming(moves_bounded=BOUNDED in source_version or "; stm=" not in source_version)
+
+
 def _receipt(life_run: str, user: str, assistant: str, tier: str, version: str, at: datetime, name: str,
-             source_present: bool | None = None, status: str = "committed",
+             source: str, source_present: bool | None = None, status: str = "committed",
              waiting_until: datetime | None = None) -> Receipt:
     return Receipt(run_id=life_run, user_scope=user, assistant_scope=assistant, tier=tier, status=status,
-                   version=version, at_utc=at, source_version=IMPORT_SOURCE, source_present=source_present,
+                   version=version, at_utc=at, source_version=source, source_present=source_present,
                    receipt_id=f"{life_run}/{name}", waiting_until=waiting_until)
 
 
-def receipts_for(life: QaLife, assistant: str, resident_at: datetime | None = None) -> list[Receipt]:
+def receipts_for(life: QaLife, assistant: str, resident_at: datetime | None, move: Move | None,
+                 capacity: int | None) -> list[Receipt]:
     """The receipts of one QA; ``resident_at``: the newest time short-term memory is known to
-    have held what it holds now (for a QA waiting there)."""
+    have held what it holds now (for a QA waiting there); ``move``: when it left (a page)."""
     run, user, version = life.run_id, life.user, life.version
-    made = [_receipt(run, user, assistant, "stm", version, life.qa.at.utc, "stm-present", True,
+    source = import_source(capacity, move is not None and not move.exact)
+    made = [_receipt(run, user, assistant, "stm", version, life.qa.at.utc, "stm-present", source, True,
                      waiting_until=NO_DEADLINE)]
     if life.in_stm and not life.copies:
         seen = max(life.qa.at.utc, resident_at or life.qa.at.utc)
-        made.append(_receipt(run, user, assistant, "stm", version, seen, f"stm-waiting@{format_utc(seen)}", True,
-                             status="waiting", waiting_until=NO_DEADLINE))
-    if life.copies:
-        mtm = life.mtm_by()
+        made.append(_receipt(run, user, assistant, "stm", version, seen, f"stm-waiting@{format_utc(seen)}", source,
+                             True, status="waiting", waiting_until=NO_DEADLINE))
+    if life.copies and move is not None:
         if not life.in_stm:
-            made.append(_receipt(run, user, assistant, "stm", version, mtm, "stm-gone", False))
-        made.append(_receipt(run, user, assistant, "mtm", version, mtm, "mtm"))
-        lpm = life.lpm_by()
+            made.append(_receipt(run, user, assistant, "stm", version, move.at, "stm-gone", source, False))
+        made.append(_receipt(run, user, assistant, "mtm", version, move.at, "mtm", source))
+        lpm = life.lpm_by(move.at)
         if lpm is not None:
-            made.append(_receipt(run, user, assistant, "lpm", version, lpm, "lpm"))
+            made.append(_receipt(run, user, assistant, "lpm", version, lpm, "lpm", source))
     return made
 
 
-def gone_receipt(run_id: str, version: str, user: str, assistant: str, observed: datetime) -> Receipt:
-    """An STM entry an earlier import saw that is now in neither file, as of ``observed``."""
-    return _receipt(run_id, user, assistant, "stm", version, observed, "stm-gone", False)
+def gone_receipt(run_id: str, version: str, user: str, assistant: str, observed: datetime,
+                 capacity: int | None) -> Receipt:
+    """An STM entry an earlier import saw that is now in neither file, as of ``observed`` (when
+    ``short_term.json`` was last written: the loss happened by then — an upper bound)."""
+    return _receipt(run_id, user, assistant, "stm", version, observed, "stm-gone", import_source(capacity, True),
+                    False)
+
+
+def lost_run_id(lost: Lost) -> str:
+    digest = hashlib.sha256(f"{lost.user}\x1f{lost.after.identity}".encode()).hexdigest()[:16]
+    return f"memoryos:{lost.user}:interrupted-migration:{digest}"
+
+
+def lost_versions(lost: Lost) -> list[str]:
+    """One version per lost QA, naming the interval it was added in (content-free)."""
+    until = format_utc(lost.before.at.utc) if lost.before else "…"
+    span = f"added {format_utc(lost.after.at.utc)}..{until}"
+    return [span] if lost.missing == 1 else [f"{span} #{k}" for k in range(1, lost.missing + 1)]
+
+
+def lost_receipts(lost: Lost, assistant: str) -> list[Receipt]:
+    """The at-risk run of an interrupted migration (see the module docstring)."""
+    run = lost_run_id(lost)
+    source = import_source(lost.capacity, True)
+    popped = (lost.newest or lost.after).at.utc
+    made = []
+    for k, version in enumerate(lost_versions(lost), 1):
+        if lost.before is not None:
+            made.append(_receipt(run, lost.user, assistant, "stm", version, lost.before.at.utc, f"held-{k}", source,
+                                 True, waiting_until=NO_DEADLINE))
+        made.append(_receipt(run, lost.user, assistant, "stm", version, popped, f"popped-{k}", source, False))
+    return made

@@ -18,6 +18,9 @@ from memorydesk.core.errors import BadInput
 from memorydesk.core.receipts import format_utc
 
 FORMAT = "%Y-%m-%d %H:%M:%S"
+#: The years a MemoryOS time may name: ``time.localtime()`` never wrote one before 1970, and a
+#: year past 9998 leaves no room for a zone's offset or a waiting window (Python's dates end in 9999).
+YEARS = (1970, 9998)
 
 __all__ = ["FORMAT", "Reading", "load_zone", "read_local", "zone_names"]
 
@@ -63,13 +66,16 @@ def _parse(text: object, where: str) -> datetime:
     if not isinstance(text, str):
         raise BadInput(f"{where}: expected a time string like '2025-03-10 19:05:00', got {type(text).__name__}")
     try:
-        return datetime.strptime(text, FORMAT)
+        moment = datetime.strptime(text, FORMAT)
     except ValueError:
-        pass
-    try:  # a caller may hand add_memory() its own timestamp; ISO 8601 is the one other shape we accept
-        return datetime.fromisoformat(text)
-    except ValueError:
-        raise BadInput(f"{where}: {text!r} is not a time MemoryOS writes (%Y-%m-%d %H:%M:%S)") from None
+        try:  # a caller may hand add_memory() its own timestamp; ISO 8601 is the one other shape we accept
+            moment = datetime.fromisoformat(text)
+        except ValueError:
+            raise BadInput(f"{where}: {text!r} is not a time MemoryOS writes (%Y-%m-%d %H:%M:%S)") from None
+    if not YEARS[0] <= moment.year <= YEARS[1]:
+        raise BadInput(f"{where}: {text!r} lies outside the years {YEARS[0]}–{YEARS[1]}; MemoryOS writes the time "
+                       "of the moment it stores a memory")
+    return moment
 
 
 def read_local(text: object, zone: ZoneInfo, where: str) -> Reading:

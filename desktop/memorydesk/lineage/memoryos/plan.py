@@ -21,9 +21,18 @@ from memorydesk.core.receipts import Receipt
 from memorydesk.lineage.memoryos import rows
 from memorydesk.lineage.memoryos.anomalies import Anomaly
 from memorydesk.lineage.memoryos.files import MID_TERM
-from memorydesk.lineage.memoryos.lineage import QaLife, assign_runs, gone_receipt, lives, receipts_for
+from memorydesk.lineage.memoryos.lineage import (
+    QaLife,
+    assign_runs,
+    gone_receipt,
+    lives,
+    lost_receipts,
+    lost_run_id,
+    receipts_for,
+)
 from memorydesk.lineage.memoryos.records import Directory, UserFiles
 from memorydesk.lineage.memoryos.state import State
+from memorydesk.lineage.memoryos.timing import lost_interval, move_times
 
 COUNTS = ("agents", "stm_items", "stm_items_removed", "mtm_sessions", "mtm_sessions_updated",
           "mtm_sessions_removed", "mtm_pages", "mtm_pages_updated", "mtm_pages_removed", "facts",
@@ -55,6 +64,7 @@ class Plan:
     receipts: list[Receipt] = field(default_factory=list)  # new ones only
     derived: list[Receipt] = field(default_factory=list)  # every receipt the files prove
     anomalies: list[Anomaly] = field(default_factory=list)
+    at_risk_runs: dict[str, str] = field(default_factory=dict)  # user -> the run of its interrupted migration
 
     def counts(self) -> dict[str, int]:
         sizes = {"agents": self.agents, "stm_items": self.hot_items, "stm_items_removed": self.hot_items_removed,
@@ -89,8 +99,10 @@ def _lane(plan: Plan, state: State, user: str, directory: Directory, zone: ZoneI
 
 
 class _Builder:
-    def __init__(self, directory: Directory, state: State, workspace_id: str, now: datetime) -> None:
+    def __init__(self, directory: Directory, state: State, workspace_id: str, now: datetime,
+                 capacity: int | None) -> None:
         self.directory, self.state, self.workspace_id, self.now = directory, state, workspace_id, now
+        self.capacity = capacity
         self.plan = Plan()
 
     def record(self, item_id: str, kind: str, owner: str) -> bool:
@@ -115,13 +127,18 @@ class _Builder:
         user_lives = lives(files)
         assign_runs(user_lives, state.registry)
         resident_at = max((qa.at.utc for qa in files.stm), default=None)
+        moves = move_times(files, user_lives, self.capacity)
         for life in user_lives:
             if not life.known:
                 plan.versions.append(rows.version_row(life, assistant))
                 state.registry[life.item_id] = (life.run_id, life.version)
-            self.receipts(receipts_for(life, assistant, resident_at))
+            self.receipts(receipts_for(life, assistant, resident_at, moves.get(life.item_id), self.capacity))
             if life.in_stm and self.record(life.item_id, "stm", files.user):
                 plan.hot_items.append(rows.hot_item(life, assistant, self.workspace_id))
+        lost = lost_interval(files, self.capacity)
+        if lost is not None:
+            self.receipts(lost_receipts(lost, assistant))
+            plan.at_risk_runs[files.user] = lost_run_id(lost)
         self.departed(files, assistant, user_lives)
         self.mid_term(files, assistant, user_lives)
         self.long_term(files, assistant)
@@ -137,7 +154,8 @@ class _Builder:
                 self.plan.hot_items_removed.append(item_id)
             if item_id not in anywhere and item_id in self.state.registry:
                 run_id, version = self.state.registry[item_id]
-                self.receipts([gone_receipt(run_id, version, files.user, assistant, files.stm_written_at)])
+                self.receipts([gone_receipt(run_id, version, files.user, assistant, files.stm_written_at,
+                                            self.capacity)])
 
     def mid_term(self, files: UserFiles, assistant: str, user_lives: list[QaLife]) -> None:
         plan, state = self.plan, self.state
@@ -168,7 +186,7 @@ class _Builder:
                 plan.anomalies.append(Anomaly(
                     "session_evicted", files.user, files.file(MID_TERM), f"sessions.{session_id}",
                     f"{session_id} was imported before and is no longer in mid_term.json (MemoryOS evicted it); "
-                    f"its {pages} page(s) left the MTM tier"))
+                    f"its {'1 page' if pages == 1 else f'{pages} pages'} left the MTM tier"))
         plan.pages_removed += [p for p in state.owned(files.user, "page") if p not in present and p in state.pages]
 
     def facts(self, candidates: list[dict[str, Any]], kind: str, owner: str) -> None:
@@ -198,12 +216,14 @@ def _unix(moment: datetime) -> int:
     return int(moment.timestamp())
 
 
-def build_plan(directory: Directory, state: State, workspace_id: str, now: datetime | None = None) -> Plan:
-    """Everything this import would write into a workspace holding ``state``.
+def build_plan(directory: Directory, state: State, workspace_id: str, now: datetime | None = None,
+               capacity: int | None = None) -> Plan:
+    """Everything this import would write into a workspace holding ``state``; ``capacity``:
+    MemoryOS's ``short_term_capacity`` (it dates the moves, ``timing``).
 
     Raises :class:`TimezoneChanged` when a user imported before would be read in another zone.
     """
-    builder = _Builder(directory, state, workspace_id, now or datetime.now(UTC))
+    builder = _Builder(directory, state, workspace_id, now or datetime.now(UTC), capacity)
     plan, zone = builder.plan, directory.zone
     for name, files in directory.users.items():
         plan.lanes_by_user[name] = _lane(plan, state, name, directory, zone)

@@ -52,15 +52,29 @@ def summarize(directory: Directory, stm_capacity: int | None = None
     return users, assistants
 
 
+def counted(n: int, word: str, many: str | None = None) -> str:
+    """``1 page``, ``2 pages`` (``many`` where the plural is not the word and an s)."""
+    return f"{n:,} {word if n == 1 else many or word + 's'}"
+
+
 def fill_line(fill: StmFill, pages: int) -> str:
     """How full short-term memory is, in words (and whether that can be judged)."""
     entries, capacity = fill.entries, fill.capacity
     if capacity is None:
-        return (f"short-term memory holds {entries} entr{'y' if entries == 1 else 'ies'}; whether a migration was "
-                "interrupted needs MemoryOS's short_term_capacity: give --stm-capacity N")
+        return (f"short-term memory holds {counted(entries, 'entry', 'entries')}; whether a migration was "
+                "interrupted, and when each QA moved, needs MemoryOS's short_term_capacity: give --stm-capacity N "
+                "(without it, moves are dated by upper bounds)")
     state = ("full" if entries == capacity else "over its capacity (not a loss)" if entries > capacity
              else "not full, with mid-term pages: a migration did not finish" if pages else "filling")
     return f"short-term memory holds {entries} of {capacity}: {state}"
+
+
+#: What a one-shot import cannot see (said by every report), and where to see it.
+CANNOT_SEE = ("What an import of the files cannot see: a QA that left no trace in any file — one dropped when "
+              "MemoryOS was reopened with a smaller short-term capacity, a mid-term session evicted as soon as it "
+              "was written, a knowledge line lost when two MemoryOS processes wrote the shared assistant file (the "
+              "last writer wins). The receipts adapter (memorydesk.lineage.adapters.memoryos.with_receipts) writes "
+              "a receipt at each move as it happens and sees these.")
 
 
 @dataclass
@@ -77,6 +91,7 @@ class ImportResult:
     imported: dict[str, int]  # what was (or, with dry_run, would be) written
     created: bool = False  # the workspace did not exist and was created
     runs: list[str] = field(default_factory=list)
+    at_risk_runs: dict[str, str] = field(default_factory=dict)  # user -> its interrupted migration's run
 
     @property
     def exit_code(self) -> int:
@@ -98,21 +113,28 @@ class ImportResult:
             out["dry_run"] = True
         return out
 
-    def lines(self) -> list[str]:
+    def lines(self, blind_spots: bool = True) -> list[str]:
+        """The report a person reads; ``blind_spots``: with what an import cannot see (before the
+        outcome, which is always the last line)."""
         lines = []
         for name, c in self.users.items():
             lines.append(f"user {name} (lane {name} × {self.lanes.get(name, '?')}): {c.stm} STM, "
-                         f"{c.mtm_sessions} MTM sessions, {c.mtm_pages} pages, {c.lpm_knowledge} knowledge, "
-                         f"profile {c.profile}")
+                         f"{counted(c.mtm_sessions, 'MTM session')}, {counted(c.mtm_pages, 'page')}, "
+                         f"{c.lpm_knowledge} knowledge, profile {c.profile}")
             lines.append("  " + fill_line(c.stm_fill, c.mtm_pages))
         for name, a in self.assistants.items():
             lines.append(f"assistant {name}: {a.lpm_knowledge} knowledge")
-        lines.append(f"{len(self.receipts)} receipts derived ({len(self.runs)} runs)")
+        lines.append(f"{counted(len(self.receipts), 'receipt')} derived ({counted(len(self.runs), 'run')})")
         if self.anomalies:
-            lines.append(f"{len(self.anomalies)} anomal{'y' if len(self.anomalies) == 1 else 'ies'}:")
+            lines.append(f"{counted(len(self.anomalies), 'anomaly', 'anomalies')}:")
             lines += [f"  {a.kind}  {a.user or '-'}  {a.file}  {a.path}  {a.detail}" for a in self.anomalies]
         else:
             lines.append("no anomalies")
+        for user, run in self.at_risk_runs.items():
+            lines.append(f"at-risk run of {user}'s interrupted migration: {run} "
+                         f"(memory-desk lineage classify {self.workspace})")
+        if blind_spots:
+            lines.append(CANNOT_SEE)
         lines.append(self.outcome())
         return lines
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from memorydesk import testpoints
 from memorydesk.core.errors import BadInput
 from memorydesk.lineage.memoryos.anomalies import ordered
 from memorydesk.lineage.memoryos.checks import find_anomalies
@@ -37,31 +38,34 @@ def _needed(layout) -> int:
     return 3 * sum(p.stat().st_size for p in layout.files() if p.is_file())
 
 
-def _plan_in(ws: Workspace, conn, directory: Directory, now: datetime) -> Plan:
+def _plan_in(ws: Workspace, conn, directory: Directory, now: datetime, capacity: int | None) -> Plan:
     state = load_state(conn, ws.layout, sorted(directory.users), sorted(directory.assistants))
-    return build_plan(directory, state, ws.workspace_id, now)
+    return build_plan(directory, state, ws.workspace_id, now, capacity)
 
 
-def _write_into(ws: Workspace, directory: Directory, now: datetime) -> Plan:
+def _write_into(ws: Workspace, directory: Directory, now: datetime, capacity: int | None) -> Plan:
     def work(conn) -> Plan:
-        plan = _plan_in(ws, conn, directory, now)
+        plan = _plan_in(ws, conn, directory, now, capacity)
+        testpoints.reached("import.planned")
         apply(ws, conn, plan)
+        testpoints.reached("import.applied")  # before the commit
         return plan
 
     return with_retry(ws, work)
 
 
-def _dry_run(target: Path | Workspace, directory: Directory, now: datetime) -> Plan:
+def _dry_run(target: Path | Workspace, directory: Directory, now: datetime, capacity: int | None) -> Plan:
     if isinstance(target, Workspace):
         with target.read() as conn:
-            return _plan_in(target, conn, directory, now)
+            return _plan_in(target, conn, directory, now, capacity)
     if not target.exists():
-        return build_plan(directory, State(), "", now)
+        return build_plan(directory, State(), "", now, capacity)
     with open_workspace(target, read_only=True) as ws, ws.read() as conn:
-        return _plan_in(ws, conn, directory, now)
+        return _plan_in(ws, conn, directory, now, capacity)
 
 
-def _write(path: Path, directory: Directory, now: datetime, needed: int) -> tuple[Plan, bool]:
+def _write(path: Path, directory: Directory, now: datetime, needed: int,
+           capacity: int | None) -> tuple[Plan, bool]:
     """Import into the workspace at ``path``; a new one is built beside it and moved into place
     when complete (a kill leaves only a hidden file, removed by the next import there)."""
     if path.is_dir():
@@ -72,12 +76,13 @@ def _write(path: Path, directory: Directory, now: datetime, needed: int) -> tupl
     files.require_free(path.parent, needed, f"importing {directory.layout.root.name}")
     if not created:
         with open_workspace(path) as ws:
-            return _write_into(ws, directory, now), False
+            return _write_into(ws, directory, now, capacity), False
     files.remove_dead_builds(path, "importing")
     building = files.building_path(path, "importing")
     try:
         with open_workspace(building, create=True, name=path.stem) as ws:
-            plan = _write_into(ws, directory, now)
+            plan = _write_into(ws, directory, now, capacity)
+        testpoints.reached("import.built")
         files.fold_log(building)
         os.replace(building, path)
     except BaseException:
@@ -120,16 +125,16 @@ def import_directory(data_dir: str | os.PathLike[str], workspace: str | os.PathL
     created = False
     if dry_run:
         plan = _dry_run(workspace if isinstance(workspace, Workspace) else Path(workspace).expanduser(),
-                        directory, moment)
+                        directory, moment, stm_capacity)
     elif isinstance(workspace, Workspace):
         files.require_free(workspace.path.parent, _needed(layout), f"importing {layout.root.name}")
-        plan = _write_into(workspace, directory, moment)
+        plan = _write_into(workspace, directory, moment, stm_capacity)
     else:
-        plan, created = _write(Path(workspace).expanduser(), directory, moment, _needed(layout))
+        plan, created = _write(Path(workspace).expanduser(), directory, moment, _needed(layout), stm_capacity)
     path = workspace.path if isinstance(workspace, Workspace) else Path(workspace).expanduser()
     users, assistants = summarize(directory, stm_capacity)
     return ImportResult(
         data_dir=directory.layout.root, workspace=path, timezone=zone.key, dry_run=dry_run, users=users,
         assistants=assistants, lanes=plan.lanes_by_user, anomalies=ordered(anomalies + plan.anomalies),
         receipts=plan.derived, imported=plan.counts(), created=created,
-        runs=sorted({r.run_id for r in plan.derived}))
+        runs=sorted({r.run_id for r in plan.derived}), at_risk_runs=dict(plan.at_risk_runs))

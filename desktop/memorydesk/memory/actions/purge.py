@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Literal
 from sqlalchemy import Connection, LargeBinary, cast, func, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
+from memorydesk.core.inputs import check_reason
 from memorydesk.memory.actions.base import ReviewerAction
 from memorydesk.memory.history.record import ChangeResult, perform
 from memorydesk.store import Workspace, files, wal
@@ -38,6 +39,8 @@ BackupAction = Literal["keep", "erase", "delete"]
 BACKUP_ACTIONS: tuple[str, ...] = ("keep", "erase", "delete")
 MIN_NEEDLE = 12  # shorter texts are not searched for as raw bytes (they would match by chance)
 _SLICE, _STRIDE = 32, 256  # embeddings are found by slices: a long blob is split across pages
+TEXT_SLICE = 48  # a long text is found by slices too: past a page's room it continues on overflow pages
+TEXT_SLICES = 32  # at most this many slices of one text (each is searched for in the file and the log)
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,33 @@ def erase_rows(conn: Connection, layout: Layout, ids: list[str], *, vectors: boo
             conn.execute(beliefs.delete().where(beliefs.c.id == belief.id))
 
 
+def erase_desk_records(conn: Connection, names: set[str], ids: list[str]) -> None:
+    """The desk's own records that keep these facts' text by their id: the kept review scan (its
+    findings hold excerpts, a set's finding its members' text), decisions on them (their reasons),
+    conflict decisions naming them, and the question a kept recall audit asked for each (the
+    fact's own topic; the audit's stages and ranks stay)."""
+    if not ids:
+        return
+    marks = ",".join("?" * len(ids))
+    if "memdesk_review_items" in names:
+        conn.exec_driver_sql(f"DELETE FROM memdesk_review_items WHERE item_kind = 'fact' AND item_id IN ({marks})",
+                             tuple(ids))
+    if "memdesk_review_decisions" in names:
+        conn.exec_driver_sql(f"DELETE FROM memdesk_review_decisions WHERE item_kind = 'fact' AND item_id IN ({marks})",
+                             tuple(ids))
+    if "memdesk_review_pairs" in names:
+        conn.exec_driver_sql(f"DELETE FROM memdesk_review_pairs WHERE fact_a IN ({marks}) OR fact_b IN ({marks})",
+                             (*ids, *ids))
+    if "memdesk_review_sets" in names:
+        for fid in ids:
+            conn.exec_driver_sql("DELETE FROM memdesk_review_sets WHERE instr(signature, ?) > 0", (fid,))
+    if "memdesk_conflict_reviews" in names:
+        conn.exec_driver_sql(f"DELETE FROM memdesk_conflict_reviews WHERE fact_a_id IN ({marks}) "
+                             f"OR fact_b_id IN ({marks})", (*ids, *ids))
+    if "memdesk_audit_facts" in names:
+        conn.exec_driver_sql(f"UPDATE memdesk_audit_facts SET query = '' WHERE fact_id IN ({marks})", tuple(ids))
+
+
 def scrub_history(conn: Connection, ids: list[str]) -> None:
     """The history keeps ids, actor, time and reason of changes to these facts, not their text."""
     h = DeskHistory.__table__
@@ -117,12 +147,23 @@ def _needles(conn: Connection, layout: Layout, ids: list[str]) -> list[bytes]:
     facts = layout.facts
     out: list[bytes] = []
     for content, embedding in conn.execute(select(facts.c.content, facts.c.embedding).where(facts.c.id.in_(ids))):
-        raw = (content or "").encode("utf-8", "replace")
-        if len(raw) >= MIN_NEEDLE:
-            out.append(raw)
+        out += text_needles((content or "").encode("utf-8", "replace"))
         if isinstance(embedding, bytes):
             out += [embedding[o:o + _SLICE] for o in range(0, len(embedding) - _SLICE + 1, _STRIDE)]
     return out
+
+
+def text_needles(raw: bytes) -> list[bytes]:
+    """What finds a text in a file's bytes: the whole text, and — for one longer than a slice —
+    slices of it spread over its length. SQLite keeps a row's text whole on its page only while
+    the row fits; a longer one continues on overflow pages, each starting with a page number, so
+    the whole text is then nowhere in one piece (in the file or in a log frame) but its slices are."""
+    if len(raw) < MIN_NEEDLE:
+        return []
+    if len(raw) <= TEXT_SLICE * 2:
+        return [raw]
+    stride = max(TEXT_SLICE, (len(raw) - TEXT_SLICE) // (TEXT_SLICES - 1))
+    return [raw, *dict.fromkeys(raw[o:o + TEXT_SLICE] for o in range(0, len(raw) - TEXT_SLICE + 1, stride))]
 
 
 def _read_backup(path: Path, ids: list[str], needles: list[bytes] = ()) -> tuple[list[str], list[bytes]]:
@@ -170,6 +211,7 @@ def erase_in_backup(held: BackupHolding, chain: list[str]) -> None:
     def erase(conn: Connection, layout: Layout, names: set[str]) -> None:
         versions = earlier_versions(conn, layout, chain)
         erase_rows(conn, layout, versions, vectors=VECTOR_TABLE in names)
+        erase_desk_records(conn, names, versions)
         if "memdesk_history" in names:
             scrub_history(conn, versions)
         conn.exec_driver_sql(f"INSERT INTO {layout.fts}({layout.fts}) VALUES('optimize')")
@@ -212,6 +254,7 @@ class PurgeFacts(ReviewerAction):
 
     def forward(self, ws: Workspace, conn: Connection) -> None:
         erase_rows(conn, ws.layout, self.ids, vectors=ws.has_vectors)
+        erase_desk_records(conn, table_names(conn), self.ids)
 
 
 def purge(reviewer: Reviewer, ids: Iterable[str], reason: str = "", *,
@@ -222,6 +265,7 @@ def purge(reviewer: Reviewer, ids: Iterable[str], reason: str = "", *,
     """
     if backups not in BACKUP_ACTIONS:
         raise MemoryDeskError(f"backups: choose keep, erase or delete, not {backups!r}")
+    reason = check_reason(reason)  # a purge cannot be undone: its reason is all the history keeps
     ws = reviewer.ws
     ids = list(dict.fromkeys(ids))
     if not ws.adopted:  # the backup the first change makes holds the text too: make it before looking

@@ -1,11 +1,12 @@
-"""Purge of an agent's note or a working-memory item (a secret or personal data the review
-found there): the same promise as a fact's purge (``memory.actions.purge``) — the text leaves the
-file, its write-ahead log, the history's copies (a quarantine kept the text there) and,
+"""Purge of an agent's note, a working-memory item or a policy (a secret or personal data the
+review found there, or the forget check found quoting a purged fact): the same promise as a
+fact's purge (``memory.actions.purge``) — the text leaves the file, its write-ahead log, the
+history's copies (a quarantine kept the text there; a policy's edit or delete kept its row) and,
 as asked, the backups beside the file. Not undoable.
 
 A purged note is left empty (the row stays: the product's writers reuse one row per
 agent, and a blank note is left out of the dispatch preamble); a purged working-memory
-item is deleted. A quarantined one is purged from where its quarantine kept it.
+item or policy is deleted. A quarantined one is purged from where its quarantine kept it.
 """
 
 from __future__ import annotations
@@ -18,17 +19,18 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
+from memorydesk.core.inputs import check_reason
 from memorydesk.memory.actions.base import ReviewerAction
 from memorydesk.memory.actions.items import ITEM_KINDS, WORDS, kept_detail
 from memorydesk.memory.actions.purge import (
     BACKUP_ACTIONS,
-    MIN_NEEDLE,
     BackupAction,
     BackupHolding,
     PurgeOutcome,
     erase_from_backup,
     scrub_history,
     settle_backups,
+    text_needles,
 )
 from memorydesk.memory.history.record import ChangeResult, perform
 from memorydesk.store import Workspace, files, wal
@@ -42,15 +44,21 @@ if TYPE_CHECKING:
     from memorydesk.memory.reviewer import Reviewer
 
 DECISIONS = DeskReviewDecision.__table__
+PURGE_KINDS = (*ITEM_KINDS, "policy")
+PURGE_WORDS = {**WORDS, "policy": "policy"}
 
 
 def _table(layout: Layout, item_kind: str):
-    return layout.notes if item_kind == "note" else layout.items
+    return {"note": layout.notes, "working_item": layout.items, "policy": layout.policies}[item_kind]
+
+
+def _text_column(table, item_kind: str):
+    return table.c.rule if item_kind == "policy" else table.c.content
 
 
 def erase_items(conn: Connection, layout: Layout, item_kind: str, ids: list[str], *, desk: bool) -> None:
-    """Empty the notes (or delete the items), and with the desk's tables the history's copies
-    of their text and the decisions on them."""
+    """Empty the notes (or delete the items or policies), and with the desk's tables the history's
+    copies of their text and the decisions on them."""
     table = _table(layout, item_kind)
     if item_kind == "note":
         conn.execute(table.update().where(table.c.id.in_(ids)).values(content=""))
@@ -80,16 +88,23 @@ class PurgeNotes(PurgeItems):
     entity, name = "note", "purge"
 
 
-PURGE_ACTIONS = (PurgeItems, PurgeNotes)
+@dataclass(frozen=True)
+class PurgePolicies(PurgeItems):
+    entity, name = "policy", "purge"
+
+
+PURGE_ACTIONS = (PurgeItems, PurgeNotes, PurgePolicies)
+ACTION_OF = {"note": PurgeNotes, "working_item": PurgeItems, "policy": PurgePolicies}
 
 
 def _texts(ws: Workspace, conn: Connection, item_kind: str, ids: list[str]) -> dict[str, list[str]]:
     """Each item's text where it is now: its row, and the quarantine that kept it."""
     table = _table(ws.layout, item_kind)
     out: dict[str, list[str]] = {}
-    for item_id, content in conn.execute(select(table.c.id, table.c.content).where(table.c.id.in_(ids))):
+    for item_id, content in conn.execute(select(table.c.id, _text_column(table, item_kind))
+                                         .where(table.c.id.in_(ids))):
         out.setdefault(item_id, []).append(content or "")
-    if ws.desk_schema:
+    if ws.desk_schema and item_kind in ITEM_KINDS:
         for item_id in ids:
             kept = kept_detail(conn, item_kind, item_id)
             if kept is not None:
@@ -100,7 +115,7 @@ def _texts(ws: Workspace, conn: Connection, item_kind: str, ids: list[str]) -> d
 
 def _needles(texts: dict[str, list[str]]) -> list[bytes]:
     raw = {t.encode("utf-8", "replace") for ts in texts.values() for t in ts}
-    return [r for r in raw if len(r) >= MIN_NEEDLE]
+    return [needle for r in raw for needle in text_needles(r)]
 
 
 def _held_rows(path: Path, item_kind: str, ids: list[str]) -> list[str]:
@@ -157,12 +172,11 @@ def purge_items(reviewer: Reviewer, item_kind: str, ids: Iterable[str], reason: 
 def purge_items_outcome(reviewer: Reviewer, item_kind: str, ids: Iterable[str], reason: str = "", *,
                         backups: BackupAction = "keep") -> PurgeOutcome:
     """Purge notes or working-memory items; then the backups beside the file as ``backups`` says."""
-    if item_kind not in ITEM_KINDS:
-        raise MemoryDeskError(f"not a note or a working-memory item: {item_kind}")
+    if item_kind not in PURGE_KINDS:
+        raise MemoryDeskError(f"not a note, a working-memory item or a policy: {item_kind}")
     if backups not in BACKUP_ACTIONS:
         raise MemoryDeskError(f"backups: choose keep, erase or delete, not {backups!r}")
-    if not reason.strip():
-        raise MemoryDeskError("give a reason: it is kept in the history with the purge")
+    reason = check_reason(reason)
     ws = reviewer.ws
     ids = list(dict.fromkeys(ids))
     if not ws.adopted:  # the backup the first change makes holds the text too: make it before looking
@@ -173,7 +187,7 @@ def purge_items_outcome(reviewer: Reviewer, item_kind: str, ids: Iterable[str], 
     needles = _needles(texts)
     missing = [i for i in ids if i not in texts and not any(i in h.fact_ids for h in holding)]
     if missing:
-        raise StaleEdit(f"no {WORDS[item_kind]} {missing[0]} in {ws.path.name} or a backup beside it; "
+        raise StaleEdit(f"no {PURGE_WORDS[item_kind]} {missing[0]} in {ws.path.name} or a backup beside it; "
                         "nothing was purged")
     outcome = PurgeOutcome(None, None)
     present = [i for i in ids if i in texts]
@@ -186,13 +200,14 @@ def purge_items_outcome(reviewer: Reviewer, item_kind: str, ids: Iterable[str], 
 def _purge_workspace(reviewer: Reviewer, item_kind: str, ids: list[str], reason: str,
                      needles: list[bytes]) -> tuple[ChangeResult, wal.WalState]:
     ws = reviewer.ws
-    act_type: Any = PurgeNotes if item_kind == "note" else PurgeItems
+    act_type: Any = ACTION_OF[item_kind]
 
     def work(conn: Connection) -> ChangeResult:
         hids = [perform(ws, conn, act_type(item_kind, [i]), entity_id=i, actor=reviewer.actor, reason=reason)
                 for i in ids]
         wal.mark_pending(conn)
-        return ChangeResult(item_kind, ids, hids, f"{len(ids)} {WORDS[item_kind]}(s) purged", {"review": []})
+        return ChangeResult(item_kind, ids, hids, f"{len(ids)} {PURGE_WORDS[item_kind]}(s) purged",
+                            {"review": []})
 
     result = with_retry(ws, work)
     state = wal.finish_pending_erase(ws.path, wait_ms=BUSY_TIMEOUT_MS)

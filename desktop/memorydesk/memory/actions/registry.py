@@ -15,7 +15,9 @@ from memorydesk.core.errors import MemoryDeskError
 from memorydesk.memory.actions.base import ReviewerAction
 from memorydesk.memory.actions.conflicts import ConfirmResolution, KeepBoth, KeepFact, RestoreLoser, ReviewBurst
 from memorydesk.memory.actions.edges import DeleteEdges
+from memorydesk.memory.actions.embeddings import FillEmbeddings
 from memorydesk.memory.actions.facts import DeleteFact, DeletePolicy, EditFact, EditPolicy, RestoreFact, SetPolicyActive
+from memorydesk.memory.actions.forget import KeepForgetReceipt
 from memorydesk.memory.actions.grants import FixGrantRow, RemoveGrants, SetGrants
 from memorydesk.memory.actions.items import ITEM_ACTIONS
 from memorydesk.memory.actions.purge import PurgeFacts
@@ -32,7 +34,7 @@ from memorydesk.memory.actions.review import (
 from memorydesk.memory.history import record as history
 
 ACTIONS: tuple[type[ReviewerAction], ...] = (
-    EditFact, DeleteFact, RestoreFact, PurgeFacts,
+    EditFact, DeleteFact, RestoreFact, PurgeFacts, FillEmbeddings,
     EditPolicy, DeletePolicy, SetPolicyActive,
     DeleteEdges,
     SetGrants, RemoveGrants, FixGrantRow,
@@ -40,6 +42,7 @@ ACTIONS: tuple[type[ReviewerAction], ...] = (
     RestoreFactBackup, RestorePolicyBackup,
     QuarantineFact, ReleaseFact, QuarantinePolicy, ReleasePolicy, MergeFacts, DismissFinding,
     *ITEM_ACTIONS, *PURGE_ACTIONS,
+    KeepForgetReceipt,
 )
 
 BY_KEY: dict[str, type[ReviewerAction]] = {a.key(): a for a in ACTIONS}

@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
+from memorydesk.core.inputs import check_reason
 from memorydesk.memory.actions.base import ReviewerAction
 from memorydesk.memory.actions.facts import set_superseded
 from memorydesk.memory.history.record import ChangeResult, perform
@@ -185,9 +186,7 @@ def _decision(actor: str, reason: str, finding: dict[str, Any], decision: str) -
 
 
 def _needs_reason(reason: str) -> str:
-    if not reason.strip():
-        raise MemoryDeskError("give a reason: it is kept in the history with the change")
-    return reason.strip()
+    return check_reason(reason)
 
 
 def quarantine(ws: Workspace, actor: str, finding: dict[str, Any], reason: str) -> ChangeResult:

@@ -28,6 +28,26 @@ from memorydesk.store.ours import DeskHistory
 
 HISTORY = DeskHistory.__table__
 Step = Callable[[Workspace, Connection, dict[str, Any]], None]
+_MOVES = "memdesk_moves"  # in ``Connection.info`` while an action runs: the supersessions it made
+
+
+def note_move(conn: Connection, fact_id: str, before: str | None, after: str | None) -> None:
+    """A fact's ``superseded_by`` went from ``before`` to ``after`` (``set_superseded`` says so):
+    the history row of the step under way keeps it (``moves``), so that *as of* an earlier
+    time the desk's own changes can be applied backwards (``browse.history.as_of``)."""
+    moves = conn.info.get(_MOVES)
+    if moves is not None:
+        moves.append([fact_id, before, after])
+
+
+def moving(conn: Connection, step: Callable[[], None]) -> list[list[Any]]:
+    """Run ``step`` and return the supersessions it made (``note_move``)."""
+    conn.info[_MOVES] = []
+    try:
+        step()
+    finally:
+        moves = conn.info.pop(_MOVES, [])
+    return moves
 
 
 @dataclasses.dataclass(frozen=True)
@@ -137,8 +157,9 @@ def perform(ws: Workspace, conn: Connection, act: ReviewerAction | str, *, entit
         entity, name = act.split(".", 1)
         given = dict(detail or {})
         act = decode(entity, name, given)
-    act.forward(ws, conn)  # first: a step may fill in what it stores (a grant row's new rowid)
-    stored = {**given, **act.to_detail(), **({"batch": batch} if batch else {})}  # nothing given is lost
+    moves = moving(conn, lambda: act.forward(ws, conn))  # first: a step may fill in what it stores
+    stored = {**given, **act.to_detail(), **({"batch": batch} if batch else {}),  # nothing given is lost
+              **({"moves": moves} if moves else {})}
     return record(conn, key=act.key(), entity_id=entity_id, actor=actor, reason=reason, detail=stored,
                   before_id=before_id, after_id=after_id)
 
@@ -150,17 +171,22 @@ def row_of(conn: Connection, history_id: int):
     return row
 
 
+#: history rows that record something without changing memory (a forget receipt): Undo and Redo pass them by
+RECORDS = ("forget",)
+
+
 def latest_undoable(conn: Connection) -> int | None:
     """The newest entry that is a change (or a redo) and has not been undone."""
     return conn.execute(select(HISTORY.c.id).where(and_(
-        HISTORY.c.undone_by.is_(None), HISTORY.c.action != "undo", HISTORY.c.action != "purge"))
+        HISTORY.c.undone_by.is_(None), HISTORY.c.action != "undo", HISTORY.c.action != "purge",
+        HISTORY.c.entity.not_in(RECORDS)))
         .order_by(HISTORY.c.id.desc()).limit(1)).scalar()
 
 
 def latest_redoable(conn: Connection) -> int | None:
     """The newest undo not yet redone, unless a new change was made after it (that ends redo)."""
     for row in conn.execute(select(HISTORY).order_by(HISTORY.c.id.desc())):
-        if row.action == "redo" or (row.action == "undo" and row.undone_by is not None):
+        if row.action == "redo" or (row.action == "undo" and row.undone_by is not None) or row.entity in RECORDS:
             continue
         return int(row.id) if row.action == "undo" else None
     return None

@@ -7,7 +7,7 @@ from sqlalchemy import Connection
 
 from memorydesk.core.errors import MemoryDeskError
 from memorydesk.memory.actions.registry import decode
-from memorydesk.memory.history.record import HISTORY, ChangeResult, record, row_of
+from memorydesk.memory.history.record import HISTORY, ChangeResult, moving, record, row_of
 from memorydesk.store import Workspace
 
 
@@ -24,15 +24,12 @@ def undo_entry(ws: Workspace, conn: Connection, history_id: int, actor: str, rea
     act = decode(original.entity, original.action, original.detail)
     if not act.undoable:
         raise MemoryDeskError(f"a {original.action} of a {original.entity} cannot be undone")
-    if row.action == "undo":
-        act.forward(ws, conn)
-        name = "redo"
-    else:
-        act.inverse(ws, conn)
-        name = "undo"
+    name = "redo" if row.action == "undo" else "undo"
+    moves = moving(conn, lambda: act.forward(ws, conn) if name == "redo" else act.inverse(ws, conn))
     new_id = record(conn, key=f"{original.entity}.{name}", entity_id=original.entity_id, actor=actor,
                     reason=reason or f"{name} of entry {history_id}",
-                    detail={"of": history_id, **({"batch": batch} if batch else {})},
+                    detail={"of": history_id, **({"batch": batch} if batch else {}),
+                            **({"moves": moves} if moves else {})},
                     before_id=original.after_id, after_id=original.before_id, undo_of=history_id)
     conn.execute(HISTORY.update().where(HISTORY.c.id == history_id).values(undone_by=new_id))
     ids = list(dict.fromkeys(i for i in (original.entity_id, original.before_id, original.after_id) if i))

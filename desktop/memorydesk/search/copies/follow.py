@@ -73,8 +73,8 @@ from memorydesk.search.copies.rows import Unfollowable
 from memorydesk.search.copies.vectors import CopyUnusable
 from memorydesk.store import Workspace
 
-__all__ = ["CacheSettings", "Copies", "FileState", "cache_report", "configure", "copies_of", "forget", "prepare",
-           "prepare_graph", "settings", "using", "wait_ready"]
+__all__ = ["CacheSettings", "Copies", "FileState", "cache_report", "configure", "copies_of", "forget", "one_shot",
+           "prepare", "prepare_graph", "settings", "using", "wait_ready"]
 
 log = logging.getLogger("memorydesk.search")
 
@@ -144,6 +144,19 @@ def using(ws: Workspace, conn: Connection) -> Iterator[FileState | None]:
                 if state.overlay_full() and held.builder is None and settings().background:
                     _start_build(held, ws)  # merge the changed rows into a fresh copy, off this thread
         yield state if state is not None and state.version == version else None
+
+
+@contextlib.contextmanager
+def one_shot() -> Iterator[None]:
+    """Within the block the process answers one command and ends (``CacheSettings.one_shot``): no
+    search or warm-up starts a build of the copies; the setting is put back after (a test may run
+    commands in its own process)."""
+    before = settings().one_shot
+    configure(one_shot=True)
+    try:
+        yield
+    finally:
+        configure(one_shot=before)
 
 
 def prepare(ws: Workspace) -> None:

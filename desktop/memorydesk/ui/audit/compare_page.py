@@ -54,7 +54,8 @@ class ComparePage(QWidget):
         self.head.setObjectName("compare-head")
         self.head.setWordWrap(True)
         self.head.setTextFormat(Qt.TextFormat.RichText)
-        self.groups = table("compare-groups", ["Group", "recall@10 then", "now", "change", "facts then / now"])
+        self.groups = table("compare-groups", ["Group (facts in both runs)", "recall@10 then", "now", "change",
+                                               "facts"])
         self.lost = table("compare-lost", ["Fact", "then", "now", "likely cause"], stretch=3)
         self.back = table("compare-back", ["Fact", "then", "now", "likely cause"], stretch=3)
         self.only = table("compare-only", ["Fact", "in run", "stage", "what became of it"], stretch=3)
@@ -79,6 +80,8 @@ class ComparePage(QWidget):
     def set_runs(self, runs: list[Run]) -> None:
         """The kept runs to choose from, newest last; by default the two newest."""
         keep = (self.run_a.currentData(), self.run_b.currentData())
+        if keep[0] == keep[1]:  # one run chosen twice (there was only one): the two newest now
+            keep = (None, None)
         self.runs = runs
         for box in (self.run_a, self.run_b):
             box.blockSignals(True)
@@ -122,9 +125,9 @@ class ComparePage(QWidget):
     def show_report(self, report: dict[str, Any]) -> None:
         self.report = report
         a, b = report["a"], report["b"]
-        change = "" if report["change"] is None else f" ({report['change'] * 100:+.1f} points)"
-        lines = [f"<b>recall@10 {pct(a['recall'])} then → {pct(b['recall'])} now{change}</b> — run {a['run']} "
-                 f"({when(a['at'])}) and run {b['run']} ({when(b['at'])}).",
+        first, second = audit_compare.headline(report, pct)
+        lines = [f"<b>{html.escape(first)}</b> — run {a['run']} ({when(a['at'])}) and run {b['run']} "
+                 f"({when(b['at'])}).", html.escape(second) + ".",
                  f"{report['in_both']:,} facts in both runs: {len(report['newly_lost']):,} newly lost, "
                  f"{len(report['brought_back']):,} brought back; {len(report['only_in_a']) + len(report['only_in_b']):,}"
                  " in one run only."]
@@ -132,7 +135,7 @@ class ComparePage(QWidget):
         self.head.setText("<br>".join(lines))
         fill(self.groups, [[f"{g['group'].replace('_', ' ')}: {g['label']}", pct(g["a"]["recall"]), pct(g["b"]["recall"]),
                             "—" if g["change"] is None else f"{g['change'] * 100:+.1f}",
-                            f"{g['a']['facts']:,} / {g['b']['facts']:,}"] for g in report["groups"]])
+                            f"{g['a']['facts']:,}"] for g in report["groups"]])
         for widget, key in ((self.lost, "newly_lost"), (self.back, "brought_back")):
             fill(widget, [[e["id"], STAGE_WORDS[e["from"]], STAGE_WORDS[e["to"]], e["why"]] for e in report[key]],
                  ids=[e["id"] for e in report[key]])

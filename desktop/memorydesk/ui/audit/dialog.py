@@ -14,8 +14,11 @@ Enter never starts a run (no button is the default; Alt+R runs).
 
 Every run is also kept in the workspace (``browse.audit.runs``; not when it is open
 read-only): the *Runs* page lists them with their recall@10 trend (a point opens its run),
-the *Compare* page puts two side by side. A run started while search's copies of the file
-are being built waits for them, and its progress says so (``browse.audit.job``).
+the *Compare* page puts two side by side. Once a run is shown (just run, or opened from the
+Runs page), running again defaults to *the same facts again*: that run's facts (or
+questions) asked once more (``Plan.again``), so that Compare sets like against like; a new
+sample is a choice. A run started while search's copies of the file are being built waits
+for them, and its progress says so (``browse.audit.job``).
 """
 
 from __future__ import annotations
@@ -108,7 +111,13 @@ class RecallAuditDialog(QDialog):
         self.job: Any = None  # the run going on, if any
         self.asking: QMessageBox | None = None  # "save the last results first?"
         self.queries_path: Path | None = None
+        self.shown_run: audit_runs.Run | None = None  # the kept run shown: what "the same facts again" asks
 
+        self.again = QRadioButton("The same facts again")
+        self.again.setObjectName("audit-again")
+        self.again.setToolTip("Ask for exactly the facts (or questions) of the run shown, so that Compare "
+                              "sets like against like")
+        self.again.setEnabled(False)
         self.all_facts = QRadioButton("Every active fact")
         self.sampled = QRadioButton("A sample of")
         self.sampled.setChecked(True)
@@ -127,7 +136,7 @@ class RecallAuditDialog(QDialog):
         self.pick.setToolTip('A JSON list of {"query": "text", "expect": ["fact id", …]}')
         self.pick.clicked.connect(self._choose_queries)
         which = QButtonGroup(self)
-        for button in (self.all_facts, self.sampled, self.own):
+        for button in (self.again, self.all_facts, self.sampled, self.own):
             which.addButton(button)
         self.what_if = {name: QCheckBox(name) for name in VARIANTS}
         for name, box in self.what_if.items():
@@ -151,12 +160,13 @@ class RecallAuditDialog(QDialog):
 
         scope = QGroupBox("Ask the agent's hybrid recall for each fact's own topic")
         grid = QGridLayout(scope)
-        grid.addWidget(self.all_facts, 0, 0)
-        grid.addWidget(self.sampled, 1, 0)
-        grid.addWidget(self.sample, 1, 1)
-        grid.addWidget(self.seed, 1, 2)
-        grid.addWidget(self.own, 2, 0)
-        grid.addWidget(self.pick, 2, 1, 1, 2)
+        grid.addWidget(self.again, 0, 0, 1, 3)
+        grid.addWidget(self.all_facts, 1, 0)
+        grid.addWidget(self.sampled, 2, 0)
+        grid.addWidget(self.sample, 2, 1)
+        grid.addWidget(self.seed, 2, 2)
+        grid.addWidget(self.own, 3, 0)
+        grid.addWidget(self.pick, 3, 1, 1, 2)
         alternatives = QGroupBox("What would fix it — also run under (NOT what the product does)")
         alt = QHBoxLayout(alternatives)
         for box in self.what_if.values():
@@ -320,10 +330,11 @@ class RecallAuditDialog(QDialog):
 
     async def run(self) -> None:
         names = [name for name, box in self.what_if.items() if box.isChecked()]
+        base = self.shown_run if self.again.isChecked() and self.again.isEnabled() else None
         sample = None if self.all_facts.isChecked() else self.sample.value()
         seed = self.seed.value()
         queries = None
-        if self.own.isChecked():
+        if base is None and self.own.isChecked():
             if self.queries_path is None:
                 self.summary.setText("Choose a file of questions first.")
                 return
@@ -333,11 +344,14 @@ class RecallAuditDialog(QDialog):
                 self.summary.setText(f"That file cannot be used: {html.escape(str(exc))}")
                 return
         ws = self.session.ws
+        if base is not None:  # its sample and seed as the run kept them; its facts read on the worker
+            sample, seed = base.sample, base.seed or 0
         plan = Plan(sample=sample, seed=seed, what_if=tuple(names),
                     queries=None if queries is None else tuple((q, tuple(t)) for q, t in queries))
 
         def work(job: Any) -> tuple[dict[str, Any], audit_runs.Run | None, str]:
-            report = run_audit(ws, plan, progress=job.report, cancelled=lambda: job.cancelled)
+            asked = plan if base is None else Plan.again(ws, base, names)
+            report = run_audit(ws, asked, progress=job.report, cancelled=lambda: job.cancelled)
             if ws.read_only:
                 return report, None, "Not kept in the workspace: it is open read-only."
             try:
@@ -368,9 +382,8 @@ class RecallAuditDialog(QDialog):
             for w in (self.progress, self.cancel_button):
                 w.hide()
         self.show_report(report, kept, why)
-        notice = ws.take_notice() if kept is not None else ""
-        if notice:
-            self.session.status.emit(notice)
+        if kept is not None:
+            self.session.say_notice(ws.take_notice())
         if kept is not None:
             self.refresh_runs()
 
@@ -443,6 +456,15 @@ class RecallAuditDialog(QDialog):
         self.summary.setText("<br>".join(lines))
         self.model.set_rows([{**r, "id": r.get("id", r.get("target"))} for r in rows])
         self.saved = kept is not None  # a kept run loses nothing when another replaces it
+        self.shown_run = kept
+        self.again.setEnabled(kept is not None)
+        if kept is not None:  # the next run asks these facts again, unless the person chooses otherwise
+            what = "questions" if kept.kind == "queries" else "facts"
+            self.again.setText(f"Every active fact again, as run {kept.id}" if kept.kind == "topics" and
+                               kept.sample is None else f"The same {what} again (the {kept.facts:,} of run {kept.id})")
+            self.again.setChecked(True)
+        elif self.again.isChecked():
+            self.sampled.setChecked(True)
         self.save_button.setEnabled(True)
 
     def _save(self) -> None:

@@ -8,6 +8,7 @@ computed from the trail on screen, so a button is only on when the decision can 
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +18,7 @@ from PySide6.QtCore import QObject, QStandardPaths, Qt
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
+from memorydesk.browse import naming
 from memorydesk.browse.conflicts import export
 from memorydesk.browse.conflicts.trail_types import TrailFact
 from memorydesk.core.errors import BadInput
@@ -121,18 +123,20 @@ class ConflictActions(QObject):
 
     # --- decisions ----------------------------------------------------------------------------
 
-    EXPLAIN = {
-        "restore": ("Restore the loser", "Restore A", ""),  # what it does is the trail's ``restore``
-        "confirm": ("Confirm the resolution", "Confirm",
-                    "The resolution stays as it is, recorded as reviewed by you."),
-        "keep_a": ("Keep A", "Keep A",
-                   "Fact B is superseded by fact A (B stops reaching agents). No conflict row is written."),
-        "keep_b": ("Keep B", "Keep B",
-                   "Fact A is superseded by fact B (A stops reaching agents). No conflict row is written."),
-        "keep_both": ("Keep both", "Keep both",
-                      "Both facts stay active. The pair is recorded as reviewed in the desk's own table, so it "
-                      "is no longer listed as open; the product's rows are untouched."),
-    }
+    TITLES = {"restore": ("Restore the loser", "Restore A"), "confirm": ("Confirm the resolution", "Confirm"),
+              "keep_a": ("Keep A", "Keep A"), "keep_b": ("Keep B", "Keep B"), "keep_both": ("Keep both", "Keep both")}
+
+    @staticmethod
+    def explain(kind: str, a: str, b: str) -> str:
+        """What the decision does, the two facts named (``a``, ``b``: their names, quoted, as HTML)."""
+        if kind == "confirm":
+            return f"The resolution stays as it is — fact B {b} over fact A {a} — recorded as reviewed by you."
+        if kind in ("keep_a", "keep_b"):
+            kept, dropped = (f"fact A {a}", f"fact B {b}") if kind == "keep_a" else (f"fact B {b}", f"fact A {a}")
+            return (f"{kept[0].upper() + kept[1:]} is kept; {dropped} is superseded by it and stops reaching agents. "
+                    "No conflict row is written.")
+        return (f"Fact A {a} and fact B {b} both stay active. The pair is recorded as reviewed in the desk's own "
+                "table, so it is no longer listed as open; the product's rows are untouched.")
 
     async def decide(self, kind: str) -> None:
         action = {"restore": self.restore, "confirm": self.confirm, "keep_a": self.keep_a, "keep_b": self.keep_b,
@@ -141,9 +145,15 @@ class ConflictActions(QObject):
         if trail is None or self.session is None or not self.acts.allowed(action):
             return
         conflict_id = trail.conflict.id
-        title, button, text = self.EXPLAIN[kind]
+        title, button = self.TITLES[kind]
         if kind == "restore":
-            text = trail.restore.says + " The product's conflict row is left as it is."
+            text = html.escape(trail.restore.says) + " The product's conflict row is left as it is."
+        else:
+            ids = [trail.a.id, trail.b.id]
+            names = await self.session.read(lambda ws: {n.id: n.shown for n in naming.fact_names(ws, ids)},
+                                            label="naming the facts")
+            a, b = (f"“{html.escape(names.get(i, i))}”" for i in ids)
+            text = self.explain(kind, a, b)
         dialog = DecisionDialog(title, text, button, self.owner)
         self.dialog = dialog
         accepted = await dialog_result(dialog)

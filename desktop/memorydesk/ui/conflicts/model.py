@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QApplication, QStyle
 
 from memorydesk.browse.conflicts.bursts import BurstRow
 from memorydesk.browse.conflicts.listing import ConflictLine, FactBrief
+from memorydesk.browse.conflicts.rows import DECISION_WORDS
 from memorydesk.ui.runner import Latest
 from memorydesk.ui.widgets.delegates import PARTS_ROLE
 from memorydesk.ui.widgets.rows_model import RowsModel
@@ -28,8 +29,6 @@ Index = QModelIndex | QPersistentModelIndex
 COLUMNS = (("type", "Type"), ("state", "State"), ("topic", "Domain / topic"), ("a", "Fact A"), ("b", "Fact B"),
            ("agents", "Agents"), ("when", "When"), ("count", "×"))
 NAMES = [name for name, _label in COLUMNS]
-DECISIONS = {"confirmed": "confirmed", "restored": "loser restored", "kept_a": "kept A", "kept_b": "kept B",
-             "kept_both": "kept both"}
 DANGLING = QColor(192, 57, 43)
 #: fetch(keys, deliver): read these lines on the worker, then call deliver(lines or None)
 Fetcher = Callable[[Sequence[int], Callable[[list[ConflictLine | None] | None], None]], None]
@@ -40,13 +39,8 @@ def column(name: str) -> int:
 
 
 def state_text(line: ConflictLine) -> str:
-    """The product's state, then what a person decided (if anything)."""
-    decided = DECISIONS.get(line.review.decision, line.review.decision) if line.review else None
-    if line.state == "reviewed" and decided:
-        text = decided
-    else:
-        text = line.state + (f" · {decided}" if decided else "")
-    return text + (" · dangling" if line.dangling else "")
+    """The product's state, then what a person decided (if anything): ``ConflictLine.state_text``."""
+    return line.state_text
 
 
 def fact_text(f: FactBrief) -> str:
@@ -212,7 +206,7 @@ class ConflictListModel(Windowed, QAbstractTableModel):
             return f"Recorded {when(line.last_at)}"
         if name == "state" and line.review:
             r = line.review
-            return f"{DECISIONS.get(r['decision'], r['decision'])} by {r['actor']} on {when(r['at'])}" + (
+            return f"{DECISION_WORDS.get(r['decision'], r['decision'])} by {r['actor']} on {when(r['at'])}" + (
                 f": “{r['reason']}”" if r.get("reason") else "")
         return None
 

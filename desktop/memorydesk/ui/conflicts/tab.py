@@ -90,7 +90,9 @@ class ConflictsTab(DeskTab):
         self.model.window_loaded.connect(self._window_loaded)
         self.view = _table("conflicts-view")
         self.view.setModel(self.model)
-        self.columns = ColumnFitter(self.view, NAMES, WIDTHS, FLEXIBLE, STEP_OUT)
+        widths = {**WIDTHS, "state": max(WIDTHS["state"],  # a decision's words whole: "superseded · loser restored"
+                                          self.view.fontMetrics().horizontalAdvance("superseded · loser restored") + 16)}
+        self.columns = ColumnFitter(self.view, NAMES, widths, FLEXIBLE, STEP_OUT)
         self.view.setItemDelegateForColumn(NAMES.index("topic"), DomainDelegate(self.view))
         self.view.selectionModel().selectionChanged.connect(lambda *_a: self._selection_changed())
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -250,7 +252,8 @@ class ConflictsTab(DeskTab):
             self._read_keys(token, query)
             return
         self.filters.show_counts(None, None, "reading…")
-        self.run(lambda ws: browse.first_lines(ws, query, WINDOW),
+        as_of = getattr(self, "as_of", None)
+        self.run(lambda ws: browse.first_lines(ws, query, WINDOW, as_of),
                  lambda lines: self._first(token, query, lines), label="reading conflicts", token=token)
 
     def _windows_to_read(self) -> list[int]:
@@ -259,13 +262,14 @@ class ConflictsTab(DeskTab):
 
     def _read_keys(self, token: Token, query: browse.ConflictQuery, restore: tuple | None = None) -> None:
         windows = self._windows_to_read()
+        as_of = getattr(self, "as_of", None)
 
         def work(ws: Any) -> browse.Listing:
             listing = browse.line_keys(ws, query)
             for w in windows:
                 keys = listing.keys[w * WINDOW:(w + 1) * WINDOW]
                 if len(keys):
-                    listing.windows[w] = browse.lines_for_keys(ws, keys)
+                    listing.windows[w] = browse.lines_for_keys(ws, keys, as_of)
             return listing
 
         self.run(work, lambda listing: self._listed(listing, restore), label="reading conflicts", token=token)
@@ -318,8 +322,8 @@ class ConflictsTab(DeskTab):
             self.trail.show_nothing()
 
     def _fetch_window(self, keys: Any, deliver: Any) -> None:
-        keys = list(keys)
-        self.run(lambda ws: browse.lines_for_keys(ws, keys), deliver, label="reading conflicts",
+        keys, as_of = list(keys), getattr(self, "as_of", None)
+        self.run(lambda ws: browse.lines_for_keys(ws, keys, as_of), deliver, label="reading conflicts",
                  on_failure=lambda _e: deliver(None))
 
     def _window_loaded(self, first: int, last: int) -> None:

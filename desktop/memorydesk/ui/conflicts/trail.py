@@ -15,10 +15,10 @@ from PySide6.QtCore import QUrl, Signal
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from memorydesk.browse.conflicts.bursts import BurstDetail
+from memorydesk.browse.conflicts.rows import DECISION_WORDS
 from memorydesk.browse.conflicts.trail_types import Trail, TrailChain, TrailConflict, TrailFact, Who
 from memorydesk.core.product.conflict_rule import num
 from memorydesk.core.worddiff import word_diff
-from memorydesk.ui.conflicts.model import DECISIONS
 from memorydesk.ui.widgets.text import is_rtl, when
 
 TEXT_LIMIT = 20_000  # characters of a fact shown here (the Facts tab shows it whole)
@@ -256,7 +256,7 @@ def trail_html(t: Trail, burst: str | None = None) -> str:
     reviews = t.reviews
     state = c.state  # the product's, then the latest decision in the desk (as the list says it)
     if reviews and state != "reviewed":
-        state += " · " + DECISIONS.get(reviews[-1].decision, reviews[-1].decision)
+        state += " · " + DECISION_WORDS.get(reviews[-1].decision, reviews[-1].decision)
     head = [f"<h3 style='margin-bottom:2px'>{esc(kind)} · {esc(state)} · {esc(where)}</h3>",
             f"<p style='margin-top:0'>Conflict <code>{esc(c.id)}</code> · recorded {esc(when(c.created_at))}"]
     if c.resolved_at:
@@ -268,7 +268,7 @@ def trail_html(t: Trail, burst: str | None = None) -> str:
     if burst:
         head.append(f"<p style='{OPEN}'>Part of a burst: {esc(burst)}.</p>")
     for r in reviews[-3:]:
-        head.append(f"<p style='{OK}'>{esc(DECISIONS.get(r.decision, r.decision))} by <b>{esc(r.actor)}"
+        head.append(f"<p style='{OK}'>{esc(DECISION_WORDS.get(r.decision, r.decision))} by <b>{esc(r.actor)}"
                     f"</b> on {esc(when(r.at))}" + (f": “{esc(r.reason)}”" if r.reason else "")
                     + "</p>")
     la, lb = (_side_label("A", a, c, b), _side_label("B", b, c, a)) if resolved else ("A", "B")
@@ -312,7 +312,7 @@ def burst_html(d: BurstDetail, reason: str) -> str:
         if not item.exists or f is None:
             rows.append(f"<tr><td colspan=5><i>conflict {esc(item.conflict)} is gone</i></td></tr>")
             continue
-        decided = ", ".join(DECISIONS.get(r.decision, r.decision) + f" by {r.actor}" for r in item.reviews)
+        decided = ", ".join(DECISION_WORDS.get(r.decision, r.decision) + f" by {r.actor}" for r in item.reviews)
         still = "" if item.still_superseded_by_winner else " <i>(no longer superseded by the winner)</i>"
         text = esc((f.content or "")[:400]) if f.exists else "<i>missing</i>"
         rule = item.rule.lines if item.rule is not None else ()

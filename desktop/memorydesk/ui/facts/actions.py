@@ -1,6 +1,7 @@
 """The reviewer's actions on the selected facts: edit (a supersession), delete (soft),
 restore (a deleted or superseded fact is active again), purge (erases content once the
-fact's name is typed).
+fact's name is typed); after a delete or a purge the tab offers the forget check (``ui.forget``),
+and "Check It Is Forgotten…" runs it on the selection.
 
 Every one asks why in the dialog that confirms it (the reason is kept with the change),
 and the dialog names the fact(s) it acts on (``browse.naming``).
@@ -24,6 +25,7 @@ from memorydesk.browse import naming
 from memorydesk.browse.facts import FactRow
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.facts.dialogs import FactEditDialog, PurgeDialog
+from memorydesk.ui.forget.dialog import CheckRequest, check_forgotten
 from memorydesk.ui.operations import dialog_result
 from memorydesk.ui.session import DeskSession
 from memorydesk.ui.widgets.prompts import ask_reason
@@ -53,6 +55,12 @@ class FactActions(QObject):
         self.graph = QAction("Show in Graph", owner)  # not a write: the Knowledge Graph, focused on it
         self.graph.setObjectName("fact-show-graph")
         self.graph.triggered.connect(self.show_in_graph)
+        self.check = QAction("Check It Is Forgotten…", owner)  # not a write: asks every way back, shows a receipt
+        self.check.setObjectName("fact-forget-check")
+        self.check.triggered.connect(self.check_selected)
+        self.forget_dialog: Any = None  # the receipt "Check It Is Forgotten…" showed last
+        #: set by the tab: offer the forget check after a delete or a purge (the request, what was done)
+        self.offer_check: Callable[[CheckRequest, str], None] | None = None
 
     def bind(self, session: DeskSession) -> None:
         self.session = session
@@ -65,6 +73,7 @@ class FactActions(QObject):
         states = {f.state() for f in facts}
         self.conflicts.setEnabled(len(facts) == 1)
         self.graph.setEnabled(len(facts) == 1)
+        self.check.setEnabled(bool(facts) and self.session is not None)
         self.acts.update({
             self.edit: (len(facts) == 1 and "deleted" not in states, "Select one fact that is not deleted"),
             self.delete: (bool(facts) and states != {"deleted"}, "Select facts to delete"),
@@ -76,6 +85,19 @@ class FactActions(QObject):
         facts = self.selected()
         if len(facts) == 1 and self.session is not None:
             self.session.navigate("conflicts", fact=facts[0].id)
+
+    def check_selected(self) -> None:
+        facts = self.selected()
+        if facts and self.session is not None:
+            self.session.ops.start(self._check(CheckRequest(fact_ids=tuple(f.id for f in facts))), owner=self.owner)
+
+    async def _check(self, request: CheckRequest) -> None:
+        assert self.session is not None
+        self.forget_dialog = await check_forgotten(self.session, self.owner, request)
+
+    def _offer(self, request: CheckRequest, what: str) -> None:
+        if self.offer_check is not None:
+            self.offer_check(request, what)
 
     def show_in_graph(self) -> None:
         facts = self.selected()
@@ -130,6 +152,7 @@ class FactActions(QObject):
             from memorydesk.memory.reviewer import Reviewer
 
             await self.session.write("deleting facts", Reviewer.delete_facts, ids, reason=reason)
+            self._offer(CheckRequest(fact_ids=tuple(ids)), f"Deleted {len(ids)} fact{'s' if len(ids) != 1 else ''}.")
             if follow:
                 self.select_after.emit(follow)  # the next fact, for the next review step
 
@@ -160,12 +183,13 @@ class FactActions(QObject):
             return
         ids = [f.id for f in facts]
 
-        def read(ws: Any) -> tuple[list[naming.FactName], list[Any]]:
+        def read(ws: Any) -> tuple[list[naming.FactName], list[Any], dict[str, Any]]:
+            from memorydesk.browse.forget.subject import remembered_facts
             from memorydesk.memory.actions.purge import backups_holding  # the reviewer's modules: loaded when used
 
-            return naming.fact_names(ws, ids), backups_holding(ws, ids)
+            return naming.fact_names(ws, ids), backups_holding(ws, ids), remembered_facts(ws, ids)
 
-        names, holding = await self.session.read(read, label="looking at the facts and the backups")
+        names, holding, remembered = await self.session.read(read, label="looking at the facts and the backups")
         if not names:
             self.session.status.emit("Those facts are no longer in the workspace.")
             return
@@ -182,5 +206,7 @@ class FactActions(QObject):
             from memorydesk.memory.reviewer import Reviewer
 
             await self.session.write("purging facts", Reviewer.purge_facts, ids, reason=reason, backups=backups)
+            self._offer(CheckRequest(fact_ids=tuple(ids), remembered=remembered),  # its text: never on screen again
+                        f"Purged {len(ids)} fact{'s' if len(ids) != 1 else ''}.")
             if follow:
                 self.select_after.emit(follow)

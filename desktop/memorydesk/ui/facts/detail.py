@@ -310,8 +310,8 @@ class FactDetail(QWidget):
         value = getattr(d, key)
         if key in TIMES:
             return when(value)
-        if key == "confidence":
-            return f"{value:.3f}"
+        if key == "confidence":  # the value stored, not rounded (the list shows two decimals)
+            return f"{value:.15g}"
         if key == "source_observation_ids":
             return ", ".join(value) if value else "none"
         if key == "embedding_bytes":

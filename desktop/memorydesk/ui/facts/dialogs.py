@@ -12,12 +12,11 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
+    QDoubleSpinBox,
     QFormLayout,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
-    QSlider,
     QVBoxLayout,
     QWidget,
 )
@@ -29,7 +28,8 @@ from memorydesk.ui.widgets.prompts import reason_fields, require_reason
 
 @dataclass(frozen=True)
 class FactEdit:
-    """What the person typed in the edit dialog (trimmed; confidence 0–1)."""
+    """What the edit dialog hands back: a field the person changed as typed (trimmed), every
+    other field exactly as the fact holds it (confidence 0–1)."""
 
     domain: str
     topic: str
@@ -39,13 +39,17 @@ class FactEdit:
 
 
 class FactEditDialog(QDialog):
-    """Domain, topic, content, confidence (5 % steps) and a reason. Saving supersedes the fact."""
+    """Domain, topic, content, confidence (in per cent) and a reason. Saving supersedes the fact.
+
+    A field the person leaves alone comes back exactly as the fact holds it: its text untrimmed,
+    its confidence unrounded (the box shows two decimals of a per cent; 0.5912 stays 0.5912)."""
 
     def __init__(self, fact: FactRecord, domains: list[str], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("fact-edit")
         self.setWindowTitle("Edit fact")
         self.fact_id = fact.id
+        self.original = fact
         self.domain = QComboBox()
         self.domain.setObjectName("domain")
         self.domain.setEditable(True)
@@ -56,25 +60,27 @@ class FactEditDialog(QDialog):
         self.content = QPlainTextEdit(fact.content)
         self.content.setTabChangesFocus(True)  # Tab moves on to the next field
         self.content.setObjectName("content")
-        self.confidence = QSlider(Qt.Orientation.Horizontal)
+        self.confidence = QDoubleSpinBox()
         self.confidence.setObjectName("confidence")
-        self.confidence.setRange(0, 20)
-        self.confidence.setValue(round(float(fact.confidence) * 20))
-        self.confidence_label = QLabel()
-        self.confidence.valueChanged.connect(self._show_confidence)
-        self._show_confidence()
+        self.confidence.setRange(0.0, 100.0)
+        self.confidence.setDecimals(2)
+        self.confidence.setSingleStep(5.0)
+        self.confidence.setSuffix(" %")
+        self.confidence.setValue(float(fact.confidence) * 100)
+        self.confidence_set = False  # the person changed the box (the stored value is used until then)
+        self.confidence.valueChanged.connect(lambda _v: setattr(self, "confidence_set", True))
+        # what each text field shows at first: one still showing it was not changed by the person
+        self.shown = (self.domain.currentText(), self.topic.text(), self.content.toPlainText())
         self.reason, self.problem = reason_fields()
-        conf = QHBoxLayout()
-        conf.addWidget(self.confidence, 1)
-        conf.addWidget(self.confidence_label)
         form = QFormLayout()
         form.addRow("Domain", self.domain)
         form.addRow("Topic", self.topic)
         form.addRow("Content", self.content)
-        form.addRow("Confidence", conf)
+        form.addRow("Confidence", self.confidence)
         form.addRow("Reason", self.reason)
         note = QLabel("Saving does not change this fact in place: it creates a new version (veracity "
-                      "“stated”) and marks this one as superseded by it. Undo restores it.")
+                      "“stated”, no author agent) and marks this one as superseded by it. Every field you "
+                      "leave alone is kept exactly as it is. Undo restores it.")
         note.setWordWrap(True)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self._check)
@@ -86,19 +92,25 @@ class FactEditDialog(QDialog):
         layout.addWidget(self.buttons)
         self.resize(560, 420)
 
-    def _show_confidence(self) -> None:
-        self.confidence_label.setText(f"{self.confidence.value() * 5} %")
-
     def values(self) -> FactEdit:
-        return FactEdit(self.domain.currentText().strip(), self.topic.text().strip(),
-                        self.content.toPlainText().strip(), self.confidence.value() / 20, self.reason.text().strip())
+        fact, shown = self.original, self.shown
+        now = (self.domain.currentText(), self.topic.text(), self.content.toPlainText())
+        domain, topic, content = (kept if typed == first else typed.strip()
+                                  for typed, first, kept in zip(now, shown, (fact.domain, fact.topic, fact.content),
+                                                                strict=True))
+        confidence = round(self.confidence.value() / 100, 6) if self.confidence_set else float(fact.confidence)
+        return FactEdit(domain, topic, content, confidence, self.reason.text().strip())
 
     def _check(self) -> None:
         v = self.values()
         fields = (("domain", v.domain), ("topic", v.topic), ("content", v.content))
-        missing = [name for name, text in fields if not text]
+        missing = [name for name, text in fields if not text.strip()]
         if missing:
             self.problem.setText(f"{', '.join(missing).capitalize()} may not be empty.")
+            return
+        if not 0.0 <= v.confidence <= 1.0:
+            self.problem.setText(f"This fact's confidence ({v.confidence:g}) is outside 0–1, which the product "
+                                 "refuses to read; set one in the Confidence box.")
             return
         if require_reason(self.reason, self.problem):
             self.accept()

@@ -35,7 +35,6 @@ from PySide6.QtWidgets import QApplication
 
 from memorydesk.browse import facts as browse
 from memorydesk.browse.facts import FactRow
-from memorydesk.browse.history.as_of import changed_since
 from memorydesk.ui.runner import Latest
 from memorydesk.ui.widgets.text import is_rtl, one_line, when
 from memorydesk.ui.widgets.windowed import FAILED, LOADING, WINDOW, Windowed
@@ -304,8 +303,10 @@ class FactTableModel(Windowed, QAbstractTableModel):
             return self._agent_data(fact, name, role)
         if role == Qt.ItemDataRole.DisplayRole:
             if name == "state" and self.as_of is not None:  # as it stood then, and whether it changed since
-                changed = changed_since(fact.updated_at, fact.superseded_at, self.as_of)
-                return fact.state(as_of=self.as_of) + (" · changed since" if changed else "")
+                state = fact.state(as_of=self.as_of)
+                if state == "unknown":  # set aside by the product's cleanup at a time the file does not hold
+                    return "unknown (cleanup)"
+                return state + (" · changed since" if fact.changed_since(self.as_of) else "")
             return self._display(fact, name)
         if role == UNREACHABLE_ROLE:
             return is_unreachable(fact)
@@ -316,6 +317,10 @@ class FactTableModel(Windowed, QAbstractTableModel):
                 return UNREACHABLE_TIP
             if role == Qt.ItemDataRole.BackgroundRole:
                 return QBrush(QColor(142, 68, 173, 45))
+        if role == Qt.ItemDataRole.ToolTipRole and name == "state" and self.as_of is not None \
+                and fact.state(as_of=self.as_of) == "unknown":
+            return ("Active or already archived by the product's cleanup: it sets system:cleanup without recording "
+                    "when (it leaves updated_at as it was), and archives only facts more than 30 days old.")
         if role == Qt.ItemDataRole.ToolTipRole and name in ("content", "topic", "domain"):
             return one_line(getattr(fact, name), 1000)
         if role == Qt.ItemDataRole.TextAlignmentRole:

@@ -41,13 +41,14 @@ class Listing:
     ranks: dict[str, tuple[int, float]] = field(default_factory=dict)  # fact id -> (its rank, its score)
 
 
-def read_windows(ws: Workspace, keys: array.array, windows: list[int]) -> dict[int, list[FactRow | None]]:
+def read_windows(ws: Workspace, keys: array.array, windows: list[int],
+                 as_of: int | None = None) -> dict[int, list[FactRow | None]]:
     """The rows of these windows of a list (read with the list, so they show with it)."""
     out = {}
     for w in windows:
         chunk = keys[w * WINDOW:(w + 1) * WINDOW]
         if len(chunk):
-            out[w] = browse.rows_for_keys(ws, chunk)
+            out[w] = browse.rows_for_keys(ws, chunk, as_of)
     return out
 
 
@@ -96,7 +97,8 @@ def keyword_list(ws: Workspace, query: FactQuery, text: str, windows: list[int] 
     note = "" if n else f"The agent's keyword search finds no fact for {quoted(text)}."
     found = f"best {n:,} hits" if n >= KEYWORD_LIST else f"{n:,} hit{'s' if n != 1 else ''}"
     ranks = {h.id: (i + 1, h.score) for i, h in enumerate(result.hits)}
-    return Listing(keys, total, f"keyword · {found}", tip, note, listed, read_windows(ws, keys, list(windows)),
+    return Listing(keys, total, f"keyword · {found}", tip, note, listed,
+                   read_windows(ws, keys, list(windows), listed.as_of),
                    hits=n, ranks=ranks)
 
 

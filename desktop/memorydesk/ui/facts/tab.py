@@ -42,6 +42,7 @@ from memorydesk.ui.facts.detail import FactDetail
 from memorydesk.ui.facts.filterbar import FilterBar
 from memorydesk.ui.facts.model import AGENT_ONLY, COLUMNS, KEYWORD_SHOWN, WINDOW, FactTableModel, column
 from memorydesk.ui.facts.selection import FactSelection
+from memorydesk.ui.forget.offer import ForgetOffer
 from memorydesk.ui.runner import Token
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.tab import DeskTab
@@ -96,6 +97,8 @@ class FactsTab(FactSelection, DeskTab):
         self.acts = FactActions(self, self.selected_facts, self._domain_names)
         self.acts.select_after.connect(self._select_after_reload)
         self.acts.next_after = self._next_after
+        self.forget = ForgetOffer()  # after a delete or a purge: "Check It Is Forgotten"
+        self.acts.offer_check = lambda request, what: self.session and self.forget.offer(self.session, request, what)
         self.act_edit, self.act_delete, self.act_restore, self.act_purge = self.acts.all
         self.write_actions = self.acts.all
         self.edit_selected, self.delete_selected = self.acts.edit_selected, self.acts.delete_selected
@@ -164,6 +167,7 @@ class FactsTab(FactSelection, DeskTab):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.filters)
         layout.addWidget(bar)
+        layout.addWidget(self.forget)
         layout.addWidget(split, 1)
         self.acts.update()
 
@@ -183,7 +187,8 @@ class FactsTab(FactSelection, DeskTab):
 
     def _fetch_window(self, keys: Any, deliver: Any) -> None:
         keys = list(keys)
-        self.run(lambda ws: browse.rows_for_keys(ws, keys), deliver, label="reading facts",
+        as_of = self.as_of
+        self.run(lambda ws: browse.rows_for_keys(ws, keys, as_of), deliver, label="reading facts",
                  on_failure=lambda _e: deliver(None))
 
     def _window_loaded(self, first: int, last: int) -> None:
@@ -258,7 +263,7 @@ class FactsTab(FactSelection, DeskTab):
         def work(ws: Any) -> searching.Listing:
             keys = browse.fact_keys(ws, query)
             return searching.Listing(keys, browse.count_facts(ws, FactQuery()),
-                                     windows=searching.read_windows(ws, keys, windows))
+                                     windows=searching.read_windows(ws, keys, windows, query.as_of))
 
         self.run(work, lambda found: self._listed(query, found), label="reading facts", token=token)
 
@@ -473,6 +478,10 @@ class FactsTab(FactSelection, DeskTab):
         """The window's *as of* (``ui.shell.as_of``): facts created by then, each in its state then."""
         self.as_of = self.model.as_of = at
         self.query = self.query.with_(as_of=at)
+        if "state" not in self.columns.user_sized:  # room for "superseded · changed since" as of a time
+            wide = self.view.fontMetrics().horizontalAdvance("superseded · changed since") + 16
+            self.columns.widths["state"] = WIDTHS["state"] if at is None else max(WIDTHS["state"], wide)
+            self.columns.fit()
         self.reload()
 
     def prepare_shot(self) -> None:
@@ -489,4 +498,5 @@ class FactsTab(FactSelection, DeskTab):
         menu.addSeparator()
         menu.addAction(self.acts.conflicts)
         menu.addAction(self.acts.graph)
+        menu.addAction(self.acts.check)
         menu.popup(self.view.viewport().mapToGlobal(pos))

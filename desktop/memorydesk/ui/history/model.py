@@ -58,14 +58,15 @@ class HistoryModel(RowsModel[Event]):
 
     def cell(self, e: Event, key: str, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
+            after = "after " if e.after else ""  # the file does not say when: the earliest it can have been
             if key == "local":
-                return when(e.at)
+                return after + when(e.at)
             if key == "utc":
-                return utc_text(e.at)
+                return after + utc_text(e.at)
             if key == "who":
                 return f"{e.actor} ({e.actor_kind})"
             if key == "what":
-                return f"{e.kind} {e.action}" + (" · undone" if e.undone_by else "")
+                return e.what
             if key == "summary":
                 return one_line(e.summary, 200)
             return one_line(e.reason, 120)

@@ -32,11 +32,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memorydesk.browse.history.changes import FieldChange, field_changes
 from memorydesk.browse.history.diff import backups
 from memorydesk.browse.history.entries import KINDS, Event, HistoryQuery, history_page, iter_events, undo_blocker
 from memorydesk.browse.history.export import export_json, export_markdown
 from memorydesk.core.changes import Kind
+from memorydesk.core.errors import BadInput
 from memorydesk.core.moments import local_text, utc_text
+from memorydesk.core.outputs import refuse_overwriting_input
 from memorydesk.ui.history.model import HistoryModel
 from memorydesk.ui.session import Change
 from memorydesk.ui.tab import DeskTab
@@ -55,7 +58,7 @@ def _esc(text: str) -> str:
     return (text or "").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-WIDTHS = {"local": 122, "utc": 142, "who": 150, "what": 130, "summary": 340, "why": 200}
+WIDTHS = {"local": 122, "utc": 142, "who": 150, "what": 165, "summary": 320, "why": 200}
 FLEXIBLE = {"who": (110, 1.0), "summary": (170, 3.0), "why": (130, 2.0)}  # (minimum, share of the rest)
 
 
@@ -251,12 +254,20 @@ class HistoryTab(DeskTab):
             self.detail.setHtml("<p>Select a change.</p>")
             return
         self.detail.setHtml(detail_html(e))
+        if e.history_id is not None:  # its before and after, field by field, read on the worker
+            entity, action, detail = _original(e)
+            self.run(lambda ws: field_changes(ws, entity, action, detail),
+                     lambda changes, shown=e: self._show_changes(shown, changes), label="reading the change")
         if e.history_id is None:
             self.undo_note.setText("Written by an agent or the product: the desk can change it only from the "
                                    "tab that shows it (edit, delete, restore).")
             return
         hid = e.history_id
         self.run(lambda ws: undo_blocker(ws, hid), lambda why: self._undo_state(hid, why), label="checking undo")
+
+    def _show_changes(self, shown: Event, changes: list[FieldChange]) -> None:
+        if self.selected() is shown:
+            self.detail.setHtml(detail_html(shown, changes))
 
     def _undo_state(self, hid: int, why: str | None) -> None:
         e = self.selected()
@@ -287,8 +298,16 @@ class HistoryTab(DeskTab):
             self.export_to(Path(path), fmt, content_free)
 
     def export_to(self, path: Path, fmt: str, content_free: bool) -> None:
-        """Write the whole filtered range (not only what is loaded) to ``path``, on the worker."""
+        """Write the whole filtered range (not only what is loaded) to ``path``, on the worker;
+        never over the workspace, its side files or a file the desk made beside it (a backup)."""
         query = self._query
+        try:
+            refuse_overwriting_input(path, [self.session.ws.path] if self.session is not None else [],
+                                     "the history file")
+        except BadInput as exc:
+            if self.session is not None:
+                self.session.status.emit(str(exc))
+            return
 
         def work(ws) -> int:
             events = iter_events(ws, query)
@@ -303,18 +322,33 @@ class HistoryTab(DeskTab):
             f"History exported to {path.name} ({size:,} bytes)"), label="exporting the history")
 
 
-def detail_html(e: Event) -> str:
-    rows = [("When", f"{local_text(e.at)} · {utc_text(e.at)}"), ("Who", f"{e.actor} ({e.actor_kind})"),
-            ("What", f"{e.kind} {e.action}"), ("Ids", "<br>".join(_esc(i) for i in e.ids)),
+def _original(e: Event) -> tuple[str, str, dict]:
+    """What field_changes reads: the row's entity, action and detail (an undo or redo lists what it moved)."""
+    try:
+        detail = json.loads(e.detail or "{}")
+    except ValueError:
+        detail = {}
+    return e.kind, e.action, detail if isinstance(detail, dict) else {}
+
+
+def detail_html(e: Event, changes: list[FieldChange] | None = None) -> str:
+    rows = [("When", f"{'after ' if e.after else ''}{local_text(e.at)} · {utc_text(e.at)}"),
+            ("Who", f"{e.actor} ({e.actor_kind})"), ("What", e.what), ("Ids", "<br>".join(_esc(i) for i in e.ids)),
             ("Summary", _esc(e.summary)), ("Why", _esc(e.reason) or "—")]
     html = "<table cellspacing=4>" + "".join(f"<tr><td><b>{k}</b></td><td>{v if k == 'Ids' else v}</td></tr>"
                                             for k, v in rows) + "</table>"
     if e.history_id is not None:
-        try:
-            detail = json.loads(e.detail or "{}")
-        except ValueError:
-            detail = {}
         html += f"<p><b>Before and after</b> (history entry {e.history_id}" + \
             (f", undone by entry {e.undone_by}" if e.undone_by else "") + ")</p>"
-        html += "<pre>" + _esc(json.dumps(detail, ensure_ascii=False, indent=1)[:6000]) + "</pre>"
+        if changes is None:
+            html += "<p><i>reading…</i></p>"
+        elif not changes:
+            html += "<p>No field of memory changed.</p>"
+        else:
+            cells = "".join(f"<tr><td>{_esc(c.what)}</td><td>{_esc(c.before)}</td><td>{_esc(c.after)}</td></tr>"
+                            for c in changes[:200])
+            more = f"<p>… and {len(changes) - 200:,} more</p>" if len(changes) > 200 else ""
+            html += ("<table width='100%' cellspacing=0 cellpadding=3 border=1 style='border-collapse: collapse'>"
+                     "<tr><th align=left>What</th><th align=left>Before</th><th align=left>After</th></tr>"
+                     f"{cells}</table>{more}")
     return html

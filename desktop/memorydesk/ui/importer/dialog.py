@@ -1,7 +1,10 @@
-"""The import dialog: a MemoryOS folder, the zone it ran in (chosen, never guessed), the
-short-term capacity MemoryOS ran with (optional: it lets the import see an interrupted
-migration), the import as a job (progress here and in the status bar, Cancel until it writes), then
-what was found — counts, the anomaly table — and a way to the imported runs in Lineage.
+"""The import dialog: the workspace it writes into (named at the top), a MemoryOS folder, the
+zone it ran in (chosen, never guessed), the short-term capacity MemoryOS ran with (optional:
+it dates each move by MemoryOS's own rule and lets the import see an interrupted migration),
+the import as a job (progress here and in the status bar, Cancel until it writes), then what
+was found — counts, the anomaly table (long sentences wrap), what an import of the files cannot
+see — and a way to the imported runs in Lineage, the at-risk run of an interrupted migration
+first (its button, or a double click on its anomaly).
 
 The import runs on the worker through ``DeskSession.job`` into the open workspace, so
 its commits are the desk's own and the change reaches the tabs that show facts, tiers
@@ -10,6 +13,7 @@ and receipts.
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +40,7 @@ from PySide6.QtWidgets import (
 from memorydesk.core.changes import Kind
 from memorydesk.core.errors import MemoryDeskError
 from memorydesk.lineage.memoryos import ImportResult, import_directory, zone_names
-from memorydesk.lineage.memoryos.report import fill_line
+from memorydesk.lineage.memoryos.report import CANNOT_SEE, counted, fill_line
 from memorydesk.ui.importer import remember
 from memorydesk.ui.importer.model import AnomalyModel
 from memorydesk.ui.operations import Cancelled, Job
@@ -49,14 +53,15 @@ KINDS = frozenset({Kind.FACT, Kind.TIER, Kind.RECEIPT})
 
 
 def summary_text(result: ImportResult) -> str:
-    lines = [f"{user} (lane {user} × {result.lanes.get(user, '?')}): {c.stm} STM · {c.mtm_sessions} sessions · "
-             f"{c.mtm_pages} pages · {c.lpm_knowledge} knowledge · profile {c.profile}"
-             for user, c in result.users.items()]
+    lines = [f"{user} (lane {user} × {result.lanes.get(user, '?')}): {c.stm} STM · "
+             f"{counted(c.mtm_sessions, 'session')} · {counted(c.mtm_pages, 'page')} · {c.lpm_knowledge} knowledge · "
+             f"profile {c.profile}" for user, c in result.users.items()]
     lines += [f"assistant {name}: {a.lpm_knowledge} knowledge" for name, a in result.assistants.items()]
     lines += [f"{user}: {fill_line(c.stm_fill, c.mtm_pages)}" for user, c in result.users.items()]
-    lines.append(f"{len(result.receipts):,} receipts in {len(result.runs):,} runs")
+    lines.append(f"{counted(len(result.receipts), 'receipt')} in {counted(len(result.runs), 'run')}")
+    lines += [f"{user}'s interrupted migration is the at-risk run {run}." for user, run in result.at_risk_runs.items()]
     count = len(result.anomalies)
-    lines.append(f"{count} anomal{'y' if count == 1 else 'ies'}" if count else "No anomalies.")
+    lines.append(f"{counted(count, 'anomaly', 'anomalies')}." if count else "No anomalies.")
     lines.append(result.outcome()[:1].upper() + result.outcome()[1:] + ".")
     return "\n".join(lines)
 
@@ -75,6 +80,13 @@ class ImportDialog(QDialog):
         self.job: Job | None = None
         self._zones = zone_names()
 
+        self.target = QLabel("")
+        self.target.setObjectName("target")
+        self.target.setWordWrap(True)
+        self.target.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        path = Path(session.ws.path).resolve()
+        self.target.setText(f"<b>{html.escape(path.name)}</b> in {html.escape(str(path.parent))}")
+        self.target.setToolTip("The workspace open in the window: the import writes into it")
         self.folder = QLineEdit()
         self.folder.setObjectName("folder")
         self.folder.setPlaceholderText("MemoryOS's data folder (it holds users/ and assistants/)")
@@ -103,14 +115,18 @@ class ImportDialog(QDialog):
         self.capacity.setRange(0, 100_000)
         self.capacity.setSpecialValueText("not given")
         self.capacity.setToolTip("MemoryOS's short_term_capacity for the run that wrote these files (10 by default "
-                                 "in MemoryOS; not stored in them). Given it, short-term memory holding fewer "
-                                 "entries while mid-term memory has pages is reported as an interrupted migration.")
-        capacity_note = QLabel("Optional: without it, how full short-term memory is is only reported.")
+                                 "in MemoryOS; not stored in them). Given it, each QA's move to mid-term memory is "
+                                 "dated by MemoryOS's own rule, and short-term memory holding fewer entries while "
+                                 "mid-term memory has pages is reported as an interrupted migration.")
+        capacity_note = QLabel("Optional, but without it each move is dated by an upper bound and an interrupted "
+                               "migration cannot be seen.")
+        capacity_note.setWordWrap(True)
         capacity_note.setStyleSheet("color: palette(placeholder-text)")
         capacity_row = QHBoxLayout()
         capacity_row.addWidget(self.capacity)
         capacity_row.addWidget(capacity_note, 1)
         form = QFormLayout()
+        form.addRow("Into workspace", self.target)
         form.addRow("MemoryOS folder", row)
         form.addRow("Time zone", self.zone)
         form.addRow(note)
@@ -132,15 +148,23 @@ class ImportDialog(QDialog):
         self.table.setObjectName("anomalies")
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setWordWrap(False)
+        self.table.setWordWrap(True)  # a long anomaly sentence wraps in its row
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a path keeps its page id in view
+        self.table.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         rows = self.table.verticalHeader()
         rows.hide()
-        rows.setDefaultSectionSize(self.fontMetrics().height() + 8)
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
         self.table.hide()
+        self.table.doubleClicked.connect(self._open_anomaly)
+        self.blind = QLabel(CANNOT_SEE)
+        self.blind.setObjectName("cannot-see")
+        self.blind.setWordWrap(True)
+        self.blind.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.blind.setStyleSheet("color: palette(placeholder-text)")
+        self.blind.hide()
 
         self.import_button = QPushButton("Import")
         self.import_button.setObjectName("import")
@@ -148,9 +172,14 @@ class ImportDialog(QDialog):
         self.lineage_button = QPushButton("Open Imported Runs in Lineage")
         self.lineage_button.setObjectName("open-lineage")
         self.lineage_button.setEnabled(False)
+        self.at_risk_button = QPushButton("Show the At-Risk Run")
+        self.at_risk_button.setObjectName("open-at-risk")
+        self.at_risk_button.setToolTip("The interrupted migration's run in the Lineage tab, explained")
+        self.at_risk_button.hide()
         self.close_button = QPushButton("Close")
         self.close_button.setObjectName("close")
         buttons = QHBoxLayout()
+        buttons.addWidget(self.at_risk_button)
         buttons.addWidget(self.lineage_button)
         buttons.addStretch(1)
         buttons.addWidget(self.import_button)
@@ -162,12 +191,14 @@ class ImportDialog(QDialog):
         layout.addWidget(self.bar)
         layout.addWidget(self.summary)
         layout.addWidget(self.table, 1)
+        layout.addWidget(self.blind)
         layout.addStretch(0)
         layout.addLayout(buttons)
 
         self.choose.clicked.connect(self.choose_folder)
         self.import_button.clicked.connect(self.start)
         self.lineage_button.clicked.connect(self.open_lineage)
+        self.at_risk_button.clicked.connect(self.open_at_risk)
         self.close_button.clicked.connect(self.reject)
         self.folder.textChanged.connect(self._update)
         self.zone.currentTextChanged.connect(self._update)
@@ -241,9 +272,11 @@ class ImportDialog(QDialog):
         remember.remember(folder=str(folder), timezone=zone, stm_capacity=str(capacity or ""))
         self.running, self.job, self.result = True, None, None
         self.lineage_button.setEnabled(False)
+        self.at_risk_button.hide()
         self.summary.setText("")
         self.model.set_rows([])
         self.table.hide()
+        self.blind.hide()
         self.bar.show()
         self.stage.setText(f"Importing {folder.name or folder}…")
         self._update()
@@ -278,10 +311,15 @@ class ImportDialog(QDialog):
         self.summary.setText(summary_text(result))
         self.model.set_rows(result.anomalies)
         self.table.setVisible(bool(result.anomalies))
+        self.blind.show()
         if result.anomalies:
             self.grow_to(1120, 640)
             self.fit_columns()
         self.lineage_button.setEnabled(bool(result.runs))
+        self.at_risk_button.setVisible(bool(result.at_risk_runs))
+        if result.at_risk_runs:
+            self.at_risk_button.setText("Show the At-Risk Run" if len(result.at_risk_runs) == 1
+                                        else f"Show the {len(result.at_risk_runs)} At-Risk Runs")
         self.session.status.emit(result.outcome())
         self.imported.emit(result)
 
@@ -294,11 +332,15 @@ class ImportDialog(QDialog):
 
     def fit_columns(self) -> None:
         """Kind and user as wide as they are; file and path too, up to a share of the width
-        (elided in the middle beyond it); the detail takes the rest."""
-        self.table.resizeColumnsToContents()
+        (elided in the middle beyond it); the detail takes the rest, wrapped."""
         width = self.table.viewport().width()
-        for column, share in ((2, 0.22), (3, 0.30)):
-            self.table.setColumnWidth(column, min(self.table.columnWidth(column), int(width * share)))
+        metrics = self.table.fontMetrics()
+        for column in range(4):
+            texts = [str(self.model.data(self.model.index(r, column)) or "") for r in range(self.model.rowCount())]
+            texts.append(str(self.model.headerData(column, Qt.Orientation.Horizontal) or ""))
+            widest = max(metrics.horizontalAdvance(t) for t in texts) + 16
+            share = {2: 0.2, 3: 0.24}.get(column, 0.16)
+            self.table.setColumnWidth(column, min(widest, int(width * share)))
 
     def resizeEvent(self, event: Any) -> None:
         super().resizeEvent(event)
@@ -312,10 +354,27 @@ class ImportDialog(QDialog):
         super().reject()
 
     def open_lineage(self) -> None:
-        """Show the Lineage tab at the imported lanes and runs, and close the dialog."""
+        """Show the Lineage tab at the imported lanes and runs (an at-risk one selected first), and
+        close the dialog."""
         result = self.result
         if result is None:
             return
         lanes = [{"user": user, "assistant": assistant} for user, assistant in sorted(result.lanes.items())]
-        self.session.navigate("lineage", scope=lanes, runs=list(result.runs))
+        first = list(result.at_risk_runs.values())
+        self.session.navigate("lineage", scope=lanes, runs=first + [r for r in result.runs if r not in first])
         self.accept()
+
+    def open_at_risk(self, run: str | None = None) -> None:
+        """Show an interrupted migration's at-risk run in the Lineage tab, explained."""
+        result = self.result
+        if result is None or not result.at_risk_runs:
+            return
+        run = run or next(iter(result.at_risk_runs.values()))
+        user = next(u for u, r in result.at_risk_runs.items() if r == run)
+        self.session.navigate("lineage", scope=[{"user": user, "assistant": result.lanes.get(user, "")}], run=run)
+        self.accept()
+
+    def _open_anomaly(self, index) -> None:
+        anomaly = self.model.row_at(index.row())
+        if anomaly is not None and anomaly.extra.get("run_id"):
+            self.open_at_risk(anomaly.extra["run_id"])

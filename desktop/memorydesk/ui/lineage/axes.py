@@ -37,6 +37,24 @@ def elide(axis: pg.AxisItem, text: str, margin: int = 12) -> str:
     return QFontMetrics(axis.font()).elidedText(text, pg.QtCore.Qt.TextElideMode.ElideMiddle, room)
 
 
+def elide_lane(axis: pg.AxisItem, lane: tuple[str, str], margin: int = 12) -> str:
+    """``user / assistant`` fitted to the axis: when it does not fit, each scope is shortened in
+    its own middle, so lanes that differ only at the end of a scope (a canary's ``…/user-a`` and
+    ``…/user-b``, ``…/assistant-1`` and ``…/assistant-2``) stay told apart."""
+    user, assistant = lane
+    metrics = QFontMetrics(axis.font())
+    room = max(20, int(axis.width()) - margin)
+    whole = f"{user} / {assistant}"
+    if metrics.horizontalAdvance(whole) <= room:
+        return whole
+    mid = pg.QtCore.Qt.TextElideMode.ElideMiddle
+    half = (room - metrics.horizontalAdvance(" / ")) // 2
+    short_user = metrics.elidedText(user, mid, max(half, room - metrics.horizontalAdvance(" / ")
+                                                   - metrics.horizontalAdvance(assistant)))
+    rest = room - metrics.horizontalAdvance(short_user + " / ")
+    return f"{short_user} / {metrics.elidedText(assistant, mid, max(rest, 10))}"
+
+
 class TimeAxis(pg.AxisItem):
     """x is seconds since ``origin_s``; ticks fall on round local times and thin out to the
     labels that fit (``ticks.layout``): the timeline's and the tier-flow chart's axes are
@@ -66,11 +84,12 @@ class TimeAxis(pg.AxisItem):
 
 
 class LaneAxis(pg.AxisItem):
-    """One label per display row (``name_of(row)``), elided to the axis width."""
+    """One label per display row (``lane_of(row)``: its (userScope, assistantScope)), elided to the
+    axis width scope by scope (:func:`elide_lane`)."""
 
     def __init__(self, width: int = 210) -> None:
         super().__init__("left")
-        self.name_of: Callable[[int], str] = lambda row: ""
+        self.lane_of: Callable[[int], tuple[str, str] | None] = lambda row: None
         self.rows = 0
         self.setWidth(width)
         self.setStyle(tickLength=0, autoExpandTextSpace=False, hideOverlappingLabels=False,
@@ -82,4 +101,4 @@ class LaneAxis(pg.AxisItem):
         return [(1.0, [r + 0.5 for r in range(first, last)])]
 
     def tickStrings(self, values, scale, spacing):
-        return [elide(self, self.name_of(int(v))) for v in values]
+        return [elide_lane(self, lane) if (lane := self.lane_of(int(v))) else "" for v in values]

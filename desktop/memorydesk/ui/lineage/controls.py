@@ -30,6 +30,13 @@ from memorydesk.ui.lineage import colors
 from memorydesk.ui.lineage.timefield import TimeField
 
 FRESH_CHOICES = ("1h", "6h", "24h", "2d", "7d", "30d")
+
+
+def clock_now() -> datetime:
+    """This computer's clock, to the next whole second (so the time shown is the time judged, as
+    ``lineage classify --now`` with it would judge: every receipt stamped until now counts)."""
+    now = datetime.now(UTC)
+    return now.replace(microsecond=0) + timedelta(seconds=1 if now.microsecond else 0)
 ANY_COLOR, ANY_RULE, ANY_SOURCE = "any colour", "any rule", "any sourceVersion"
 
 
@@ -73,7 +80,9 @@ class Controls(QWidget):
         self.source = QComboBox()
         self.source.setObjectName("lineage-filter-source")
         self.source.addItem(ANY_SOURCE, None)
-        self.source.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        # as wide as the version chosen (whole), not as the longest in the list (``_fit_source``)
+        self.source.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.source.setMinimumContentsLength(16)
         self.source.setToolTip("Only runs with a receipt written by this implementation / adapter version")
         self.canary = QCheckBox("canary only")
         self.canary.setToolTip("Only the canary's runs (receipts marked canary)")
@@ -106,6 +115,16 @@ class Controls(QWidget):
         self.lanes_button.setToolTip("Showing only the lanes another tab asked for; click to show every lane")
         self.lanes_button.clicked.connect(lambda: self.set_lanes([]))
         self.lanes_button.setVisible(False)
+        self.run_text = QLineEdit()
+        self.run_text.setObjectName("lineage-filter-run")
+        self.run_text.setPlaceholderText("run id contains…")
+        self.run_text.setClearButtonEnabled(True)
+        self.run_text.setToolTip("Only runs whose runId contains this text (the list and the timeline)")
+        self.notice = QLabel("")
+        self.notice.setObjectName("lineage-notice")
+        self.notice.setWordWrap(True)
+        self.notice.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
+        self.notice.setVisible(False)
         self.legend = QLabel("")
         self.legend.setObjectName("lineage-legend")
         self.legend.setWordWrap(True)
@@ -132,6 +151,7 @@ class Controls(QWidget):
         self.scope.setMinimumWidth(120)
         grid.addLayout(filters, 1, 0)
         grid.addWidget(self.legend, 2, 0)
+        grid.addWidget(self.notice, 3, 0)
 
         self.evaluate.edited.connect(self._evaluate_edited)
         self.now_button.clicked.connect(self.follow_clock)
@@ -140,7 +160,9 @@ class Controls(QWidget):
         self.fit.clicked.connect(self.fit_requested)
         for box in (self.color, self.rule, self.source):
             box.currentIndexChanged.connect(lambda _i: self._changed())
+        self.source.currentIndexChanged.connect(lambda _i: self._fit_source())
         self.scope.textChanged.connect(lambda _t: self._changed())
+        self.run_text.textChanged.connect(lambda _t: self._changed())
         self.canary.toggled.connect(lambda _on: self._changed())
         self.range_on.toggled.connect(self._range_toggled)
         self.since.edited.connect(lambda _v: self.range_on.isChecked() and self._changed())
@@ -175,7 +197,7 @@ class Controls(QWidget):
             since_us=to_us(self.since.moment()) if ranged else None,
             until_us=to_us(self.until.moment()) if ranged else None,
             source_version=source,
-            canary_only=self.canary.isChecked(), lanes=self.lanes)
+            canary_only=self.canary.isChecked(), lanes=self.lanes, run_text=self.run_text.text())
 
     # -- setting ----------------------------------------------------------------------------------
 
@@ -188,7 +210,23 @@ class Controls(QWidget):
         self._changed()
 
     def evaluate_now(self) -> None:
-        self.set_evaluate_at(datetime.now(UTC).replace(microsecond=0), follow=True)
+        self.set_evaluate_at(clock_now(), follow=True)
+
+    @property
+    def following(self) -> bool:
+        return self.follow.isChecked()
+
+    def catch_up(self) -> bool:
+        """Following the clock: move to it without asking for a rebuild (the caller rebuilds).
+        False when not following."""
+        if not self.follow.isChecked():
+            return False
+        self.evaluate.set_moment(clock_now())
+        return True
+
+    def set_notice(self, text: str) -> None:
+        self.notice.setText(text)
+        self.notice.setVisible(bool(text))
 
     def follow_clock(self) -> None:
         """Evaluate at the current time from now on (the Now button)."""
@@ -211,13 +249,22 @@ class Controls(QWidget):
         self.source.addItem(ANY_SOURCE, None)
         for name in sorted(names):
             runs, risky = counts.get(name, (0, 0))
-            self.source.addItem(f"{name} — {runs:,} runs, {risky:,} at-risk", name)
+            self.source.addItem(f"{name} — {runs:,} run{'' if runs == 1 else 's'}, {risky:,} at-risk", name)
             self.source.setItemData(self.source.count() - 1, name, Qt.ItemDataRole.ToolTipRole)
+        widest = max((self.source.fontMetrics().horizontalAdvance(self.source.itemText(k))
+                      for k in range(self.source.count())), default=0)
+        self.source.view().setMinimumWidth(min(widest + 40, 900))
         found = max(0, self.source.findData(current)) if current is not None else 0
         self.source.setCurrentIndex(found)
         self.source.setToolTip(current or "Only runs with a receipt written by this implementation / adapter "
                                           "version")
         self.source.blockSignals(False)
+        self._fit_source()
+
+    def _fit_source(self) -> None:
+        """The sourceVersion box shows the chosen version whole (the list shows every one whole)."""
+        text = self.source.currentText()
+        self.source.setMinimumWidth(self.source.fontMetrics().horizontalAdvance(text) + 48)
 
     def set_span(self, lo: datetime, hi: datetime) -> None:
         """The time range filter starts out as the data's span."""
@@ -247,6 +294,7 @@ class Controls(QWidget):
         self.color.setCurrentIndex(0)
         self.rule.setCurrentIndex(0)
         self.scope.clear()
+        self.run_text.clear()
         self.source.setCurrentIndex(0)
         self.canary.setChecked(False)
         self.range_on.setChecked(False)

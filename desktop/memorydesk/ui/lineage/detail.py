@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from memorydesk.core.health.scalar import Color
-from memorydesk.core.receipts import TIERS, Receipt, format_utc
+from memorydesk.core.receipts import NO_DEADLINE, TIERS, Receipt, format_utc
 from memorydesk.lineage.run_detail import MARKS, RunDetail
 from memorydesk.ui.lineage import colors
 from memorydesk.ui.widgets.rows_model import RowsModel
@@ -45,6 +45,13 @@ def local_time(moment) -> str:
     return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S")
 
 
+def waiting_text(until) -> str:
+    """A waiting window's end in local time; "no deadline" for the contract's no-deadline value."""
+    if until is None:
+        return ""
+    return "no deadline" if until >= NO_DEADLINE else local_time(until)
+
+
 class ReceiptModel(RowsModel[Receipt]):
     """One run's receipts, read-only, in time order."""
 
@@ -55,13 +62,15 @@ class ReceiptModel(RowsModel[Receipt]):
             if name == "at":
                 return local_time(r.at_utc)
             if name == "waiting_until":
-                return local_time(r.waiting_until) if r.waiting_until else ""
+                return waiting_text(r.waiting_until)
             value = getattr(r, name)
             if value is None:
                 return ""
             return ("true" if value else "false") if isinstance(value, bool) else str(value)
         if role == Qt.ItemDataRole.ToolTipRole and name in ("at", "waiting_until"):
             value = r.at_utc if name == "at" else r.waiting_until
+            if value is not None and value >= NO_DEADLINE:
+                return f"no deadline declared (the receipt says {format_utc(value)})"
             return f"{format_utc(value)} (UTC)" if value else None
         return None
 
@@ -70,6 +79,7 @@ class Swimlane(QWidget):
     """Versions (rows) across stm → mtm → lpm → retrieval → generation (columns)."""
 
     CELL_W, CELL_H, HEAD = 92, 22, 18
+    LABEL_MAX = 170  # a longer version is elided in the middle (the tooltip and the receipts name it whole)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -94,12 +104,20 @@ class Swimlane(QWidget):
         lines += [f"{MARK_LOOK[m][1]}: {MARKS[m]}" for m in sorted(marks)]
         return "\n".join(lines)
 
+    def label_width(self) -> int:
+        """Room for the versions' names (whole, up to a limit; longer ones are elided in the middle)."""
+        names = [lane.version for lane in self.detail.versions] if self.detail else []
+        widest = max((self.fontMetrics().horizontalAdvance(n) for n in names), default=0)
+        return int(min(max(widest + 10, 64), self.LABEL_MAX))
+
     def sizeHint(self) -> QSize:
         rows = len(self.detail.versions) if self.detail else 0
-        return QSize(self.CELL_W * len(TIERS) + 70, self.HEAD + self.CELL_H * max(rows, 1) + 4)
+        return QSize(self.CELL_W * len(TIERS) + self.label_width() + 6, self.HEAD + self.CELL_H * max(rows, 1) + 4)
 
     def minimumSizeHint(self) -> QSize:
-        return self.sizeHint()
+        """The tiers in full; the versions' names get what is left (elided in the middle)."""
+        rows = len(self.detail.versions) if self.detail else 0
+        return QSize(self.CELL_W * len(TIERS) + 70, self.HEAD + self.CELL_H * max(rows, 1) + 4)
 
     def paintEvent(self, event: QPaintEvent) -> None:
         if self.detail is None:
@@ -108,7 +126,8 @@ class Swimlane(QWidget):
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         pal = QApplication.palette()
         text = pal.text().color()
-        left = 64
+        left = max(64, min(self.label_width(), self.width() - self.CELL_W * len(TIERS) - 6))
+        metrics = self.fontMetrics()
         for c, tier in enumerate(TIERS):
             p.setPen(text)
             p.drawText(QRectF(left + c * self.CELL_W, 0, self.CELL_W, self.HEAD), Qt.AlignmentFlag.AlignCenter, tier)
@@ -116,7 +135,7 @@ class Swimlane(QWidget):
             y = self.HEAD + r * self.CELL_H
             p.setPen(text)
             p.drawText(QRectF(0, y, left - 6, self.CELL_H), Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                       lane.version)
+                       metrics.elidedText(lane.version, Qt.TextElideMode.ElideMiddle, left - 8))
             for c, step in enumerate(lane.steps):
                 box = QRectF(left + c * self.CELL_W + 4, y + 2, self.CELL_W - 16, self.CELL_H - 4)
                 self._cell(p, box, step.status, step.mark, text)

@@ -1,20 +1,26 @@
 """Tier flow, for operators: transitions per hour at each tier boundary over the time in
 view (all in grey, the at-risk runs' share in red), one band per boundary, and where the
 top lanes' memories are at the evaluated time (STM, MTM, LPM, or lost: the source left
-STM with no target)."""
+STM with no target).
+
+Some receipts date a move by an upper bound, not by when it happened (``import memoryos``
+without the short-term capacity, and every promotion it infers: see ``Timeline.bounded``).
+The chart hatches those transitions and says how many there are; the occupancy hatches the
+memories that may already have moved on, and says how many — a bound is never shown as an
+instant without saying so."""
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QApplication, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from memorydesk.core.health.scalar import Color
 from memorydesk.lineage.runs import BOUNDARIES, PLACES
 from memorydesk.ui.lineage import colors
-from memorydesk.ui.lineage.axes import TimeAxis, elide
+from memorydesk.ui.lineage.axes import TimeAxis, elide, elide_lane
 
 PLACE_COLORS = ("#9cc3e6", "#4a86c5", "#1f4e79", colors.HEX[Color.AT_RISK])
 BAND = 0.85  # of a band's height, for its busiest bin
@@ -47,6 +53,12 @@ def _plot(widget: pg.PlotWidget, left_width: int) -> pg.PlotItem:
     return widget.getPlotItem()
 
 
+def _parts(name: str) -> tuple[str, str]:
+    """A lane's name (``Timeline.lane_name``) back into its two scopes."""
+    user, _sep, assistant = name.partition(" / ")
+    return user, assistant
+
+
 class FlowPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -63,11 +75,19 @@ class FlowPanel(QWidget):
         grey.setAlpha(80)
         red = colors.qcolor(Color.AT_RISK)
         self.curves: list[tuple[pg.PlotDataItem, pg.PlotDataItem]] = []
+        self.bound_curves: list[pg.PlotDataItem] = []
+        hatch = QBrush(text, Qt.BrushStyle.BDiagPattern)
         for k in range(len(BOUNDARIES)):
             base_y = len(BOUNDARIES) - 1 - k
             total = self.rates.plot([], [], stepMode="center", fillLevel=base_y, pen=pg.mkPen(grey), brush=grey)
             risky = self.rates.plot([], [], stepMode="center", fillLevel=base_y, pen=pg.mkPen(red), brush=red)
+            bound = self.rates.plot([], [], stepMode="center", fillLevel=base_y, pen=pg.mkPen(None), brush=hatch)
             self.curves.append((total, risky))
+            self.bound_curves.append(bound)
+        self.bound_note = QLabel("")
+        self.bound_note.setObjectName("lineage-flow-bounds")
+        self.bound_note.setWordWrap(True)
+        self.bound_note.setVisible(False)
         self.rates.setYRange(0, len(BOUNDARIES), padding=0)
         self.occupancy_caption = QLabel("<b>Tier occupancy</b> at the evaluated time, top lanes")
         self.occupancy_caption.setWordWrap(True)
@@ -77,7 +97,13 @@ class FlowPanel(QWidget):
         self.bars: list[pg.BarGraphItem] = []
         legend = " ".join(f'<span style="color:{c}">■</span> {p}' for p, c in zip(PLACES, PLACE_COLORS))
         self.occupancy_legend = QLabel(legend)
+        self.occupancy_legend.setWordWrap(True)
         self.occupancy_legend.setToolTip("lost: the short-term source is gone and no MTM or LPM commit is recorded")
+        self.occupancy_bounds = QLabel("")
+        self.occupancy_bounds.setObjectName("lineage-occupancy-bounds")
+        self.occupancy_bounds.setWordWrap(True)
+        self.occupancy_bounds.setVisible(False)
+        self.hatch = hatch
         self.setMinimumWidth(240)
         self.rates_stack, self.rates_note = _with_note(self.rates, "lineage-flow-empty", NO_TRANSITIONS)
         self.occupancy_stack, self.occupancy_note = _with_note(self.occupancy, "lineage-occupancy-empty",
@@ -86,17 +112,24 @@ class FlowPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         layout.addWidget(self.caption)
+        layout.addWidget(self.bound_note)
         layout.addWidget(self.rates_stack, 3)
         layout.addWidget(self.occupancy_caption)
         layout.addWidget(self.occupancy_legend)
+        layout.addWidget(self.occupancy_bounds)
         layout.addWidget(self.occupancy_stack, 2)
         self.last_rates: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self.last_bounded: np.ndarray | None = None
         self.last_occupancy: tuple[list[str], np.ndarray] | None = None
+        self.last_maybe: np.ndarray | None = None
 
     def set_transitions(self, edges_x: np.ndarray, total: np.ndarray, at_risk: np.ndarray, hours: int,
-                        x_range: tuple[float, float], origin_s: float) -> None:
-        """Rates per hour (``total``/``at_risk``: one row per boundary) over bins with ``edges_x``."""
+                        x_range: tuple[float, float], origin_s: float, bounded: np.ndarray | None = None) -> None:
+        """Rates per hour (``total``/``at_risk``/``bounded``: one row per boundary) over bins with
+        ``edges_x``; ``bounded``: the transitions dated by an upper bound (hatched, and said)."""
         self.last_rates = (edges_x, total, at_risk)
+        bounded = np.zeros_like(total) if bounded is None else bounded
+        self.last_bounded = bounded
         drawn = total.size > 0 and float(total.sum()) > 0
         self.rates_stack.setCurrentWidget(self.rates if drawn else self.rates_note)
         self.time_axis.origin_s = origin_s
@@ -109,7 +142,14 @@ class FlowPanel(QWidget):
             scale = BAND / top if top > 0 else 0.0
             curve.setData(edges_x, base_y + total[k] * scale)
             risky.setData(edges_x, base_y + at_risk[k] * scale)
+            self.bound_curves[k].setData(edges_x, base_y + bounded[k] * scale)
             ticks.append((base_y + 0.45, f"{BOUNDARIES[k]} {top:.2g}/h"))
+        moved, dated = round(float(total.sum()) * hours), round(float(bounded.sum()) * hours)
+        self.bound_note.setText(
+            f"▨ {dated:,} of the {moved:,} transitions in view are dated by an upper bound, not by when they "
+            "happened (a MemoryOS import: promotions always, moves without the short-term capacity): each "
+            "happened at or before where it is drawn." if dated else "")
+        self.bound_note.setVisible(bool(dated))
         axis = self.rates.getAxis("left")
         axis.setTicks([[(y, elide(axis, label)) for y, label in ticks]])
         self.rates.setXRange(*x_range, padding=0)
@@ -119,9 +159,18 @@ class FlowPanel(QWidget):
         # the stack's height: the chart itself has none of its own while the note stands in for it
         return int(min(12, max(3, (self.occupancy_stack.height() - 30) // 18)))
 
-    def set_occupancy(self, names: list[str], counts: np.ndarray) -> None:
-        """Stacked bars, one per lane (the first on top): memories per place."""
+    def set_occupancy(self, names: list[str], counts: np.ndarray, maybe: np.ndarray | None = None) -> None:
+        """Stacked bars, one per lane (the first on top): memories per place; ``maybe``: of those,
+        how many may have moved on already (their next move is dated by an upper bound): hatched."""
         self.last_occupancy = (names, counts)
+        maybe = np.zeros_like(counts) if maybe is None else maybe
+        self.last_maybe = maybe
+        unsure = int(np.asarray(maybe).sum())
+        parts = [f"{int(maybe[:, k].sum()):,} in {place} may already be in {PLACES[k + 1]}"
+                 for k, place in enumerate(PLACES[:2]) if len(maybe) and maybe[:, k].sum()]
+        self.occupancy_bounds.setText(f"▨ {'; '.join(parts)}: their moves are dated by upper bounds." if unsure
+                                      else "")
+        self.occupancy_bounds.setVisible(bool(unsure))
         plot = self.occupancy.getPlotItem()
         for bar in self.bars:
             plot.removeItem(bar)
@@ -138,8 +187,14 @@ class FlowPanel(QWidget):
             bar = pg.BarGraphItem(x0=left.copy(), y=y, width=width, height=0.7, brush=color, pen=pg.mkPen(None))
             plot.addItem(bar)
             self.bars.append(bar)
+            unsure = maybe[:, k].astype(float)
+            if unsure.any():  # the part that may have moved on: at the right end of the place's bar
+                hatched = pg.BarGraphItem(x0=left + width - unsure, y=y, width=unsure, height=0.7, brush=self.hatch,
+                                          pen=pg.mkPen(None))
+                plot.addItem(hatched)
+                self.bars.append(hatched)
             left += width
         axis = self.occupancy.getAxis("left")
-        axis.setTicks([[(float(n - 1 - i), elide(axis, name)) for i, name in enumerate(names)]])
+        axis.setTicks([[(float(n - 1 - i), elide_lane(axis, _parts(name))) for i, name in enumerate(names)]])
         plot.setYRange(-0.6, n - 0.4, padding=0)
         plot.setXRange(0, max(1.0, float(left.max())) * 1.05, padding=0)

@@ -6,7 +6,10 @@ device pixels (it resets the painter's transform after reading it), so nothing i
 to float rounding at any zoom:
 
 - few bars in view (``VECTOR_LIMIT``): one rectangle each, grouped by colour, least
-  severe first; a bar is at least a pixel wide (at-risk two), so none vanishes;
+  severe first; a bar is at least a pixel wide (at-risk two), so none vanishes; runs that
+  overlap in a lane sit one above the other on sub-tracks (``Timeline.track``, as many as
+  the lane's height holds at three pixels each), and a bar a few pixels wide leaves a
+  pixel free at its end, so runs that follow each other do not merge into one bar;
 - otherwise a raster at screen resolution from ``Timeline.raster`` — straight from the
   bars, or from the per-lane grid when a pixel spans whole bins — where each pixel keeps
   the most severe state under it; lanes become bands of ``lane_px`` pixels.
@@ -32,6 +35,11 @@ from memorydesk.ui.lineage import colors
 
 VECTOR_LIMIT = 2000
 US = 1_000_000
+
+
+def lane_pad(lane_px: int) -> int:
+    """Pixels left free above and below a lane's bars."""
+    return max(2, min(4, round(lane_px * 0.2)))
 
 
 class TimelineItem(pg.GraphicsObject):
@@ -86,7 +94,7 @@ class TimelineItem(pg.GraphicsObject):
         if r1 <= r0 or width <= 0:
             return
         lane_px = max(1, round(sy))
-        pad = max(2, round(lane_px * 0.2))
+        pad = lane_pad(lane_px)
         x0_us = self.origin_us + left * US
         pixel_us = (right - left) * US / width
         p.save()
@@ -121,20 +129,33 @@ class TimelineItem(pg.GraphicsObject):
         least = np.where(value >= 5, 2.0, 1.0)
         grow = np.maximum(least - (xe - xs), 0)
         xs, w = xs - grow / 2, np.maximum(xe - xs, least)
-        ys = sy * tl.row[found] + dy + pad
-        h = max(1.0, sy - 2 * pad)
+        w = np.where(w >= 4, w - 1, w)  # a gap between runs that follow each other
+        ys, h = self._track_box(found, sy, dy, pad)
         p.setPen(Qt.PenStyle.NoPen)
         for v in range(1, 6):
             mine = np.flatnonzero(value == v)
             if len(mine):
                 p.setBrush(self._brushes[v - 1])
-                p.drawRects([QRectF(a, b, c, h) for a, b, c in zip(xs[mine].tolist(), ys[mine].tolist(),
-                                                                    w[mine].tolist())])
+                p.drawRects([QRectF(a, b, c, d) for a, b, c, d in zip(xs[mine].tolist(), ys[mine].tolist(),
+                                                                       w[mine].tolist(), h[mine].tolist())])
         marked = np.flatnonzero(tl.canary[found])
         if len(marked):
             p.setBrush(self._canary_color())
             p.drawRects([QRectF(a - 1, b - 3, max(c + 2, 4.0), 2) for a, b, c in
                          zip(xs[marked].tolist(), ys[marked].tolist(), w[marked].tolist())])
+
+    def _track_box(self, found: np.ndarray, sy: float, dy: float, pad: int) -> tuple[np.ndarray, np.ndarray]:
+        """Top and height of each bar: the lane's whole height for a run that overlaps no other,
+        else its sub-track's share of it among its group of overlapping runs (runs beyond what
+        the lane holds share the tracks in turn)."""
+        tl = self.tl
+        assert tl is not None
+        rows = tl.row[found]
+        held = max(1, int((sy - 2 * pad) // 3))
+        tracks = np.minimum(tl.tracks[found], held) if len(tl.tracks) else np.ones(len(found), np.int32)
+        height = max(1.0, sy - 2 * pad) / tracks
+        track = tl.track[found] % tracks if len(tl.track) else np.zeros(len(found), np.int32)
+        return sy * rows + dy + pad + track * height, np.maximum(height - (tracks > 1), 1.0)
 
     def _raster(self, p: QPainter, r0: int, r1: int, x0_us: float, pixel_us: float, width: int, x: float,
                 y: float, lane_px: int, pad: int) -> None:
@@ -165,7 +186,9 @@ class TimelineItem(pg.GraphicsObject):
         pen = QPen(QApplication.palette().highlight().color(), 2)
         p.setPen(pen)
         p.setBrush(Qt.BrushStyle.NoBrush)
-        p.drawRect(QRectF(xs - grow / 2 - 1, sy * tl.row[pos] + dy + pad - 2, xe - xs + grow + 2, sy - 2 * pad + 4))
+        top, height = self._track_box(np.array([pos]), sy, dy, pad) if self.mode == "vector" else (
+            np.array([sy * tl.row[pos] + dy + pad]), np.array([sy - 2 * pad]))
+        p.drawRect(QRectF(xs - grow / 2 - 1, float(top[0]) - 2, xe - xs + grow + 2, float(height[0]) + 4))
 
     def _canary_color(self) -> QColor:
         return QColor(QApplication.palette().text().color())
@@ -178,7 +201,15 @@ class TimelineItem(pg.GraphicsObject):
         if tl is None or y < 0:
             return None
         pixel = self.pixelWidth() or 0.0
-        return tl.hit(math.floor(y), self.t_of(x), int(max(pixel * tolerance_px, 0) * US))
+        row, tolerance, t = math.floor(y), int(max(pixel * tolerance_px, 0) * US), self.t_of(x)
+        if self.mode == "vector" and 0 <= row < tl.rows:  # overlapping runs are drawn apart: the one at y
+            found = tl.in_view(row, row + 1, t - tolerance, t + tolerance)
+            sy = 1.0 / (self.pixelHeight() or 1.0)  # pixels per row
+            top, height = self._track_box(found, sy, 0.0, lane_pad(max(1, round(sy))))
+            inside = found[(y * sy >= top - 1) & (y * sy <= top + height + 1)]
+            if len(inside):
+                return tl.hit(row, t, tolerance, among=inside)
+        return tl.hit(row, t, tolerance)
 
     def mouseClickEvent(self, ev) -> None:
         if ev.button() != Qt.MouseButton.LeftButton:

@@ -30,6 +30,7 @@ from memorydesk.ui.lineage.axes import LaneAxis, TimeAxis
 from memorydesk.ui.lineage.item import US, TimelineItem
 
 AT_RISK_VALUE = SEVERITY[Color.AT_RISK] + 1
+TRACK_PX = 5  # the height a sub-track of overlapping runs is given when the lanes leave room
 
 
 class LaneViewBox(pg.ViewBox):
@@ -135,7 +136,8 @@ class TimelinePanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.lane_px = max(18, self.fontMetrics().height() + 6)
+        self.base_px = max(18, self.fontMetrics().height() + 6)
+        self.lane_px = float(self.base_px)  # taller when few lanes hold many overlapping runs (``_lane_height``)
         self.top = 0.0
         self.tl: Timeline | None = None
         self.vb = LaneViewBox()
@@ -190,7 +192,7 @@ class TimelinePanel(QWidget):
         self.item.set_timeline(tl, origin_us)
         self.time_axis.origin_s = origin_us / US
         self.lane_axis.rows = tl.rows
-        self.lane_axis.name_of = lambda r: tl.lane_name(r) if 0 <= r < tl.rows else ""
+        self.lane_axis.lane_of = lambda r: tl.table.lanes[int(tl.row_lane[r])] if 0 <= r < tl.rows else None
         self.now_line.setValue(self.item.x_of(tl.now_us))
         lo, hi = tl.whole.span()
         span = max((hi - lo) / US, 60.0)
@@ -242,7 +244,17 @@ class TimelinePanel(QWidget):
         self.vb.setYRange(top, top + self.visible_rows(), padding=0)
         self._update_label()
 
+    def _lane_height(self) -> float:
+        """A lane's height in pixels: the text's, or — when the lanes leave room — enough for its
+        overlapping runs to sit apart on their sub-tracks (``TRACK_PX`` each)."""
+        tl = self.tl
+        if tl is None or not tl.rows or self.vb.height() <= 0 or not len(tl.row_tracks):
+            return float(self.base_px)
+        want = int(tl.row_tracks.max()) * TRACK_PX + 8
+        return float(max(self.base_px, min(want, self.vb.height() / tl.rows)))
+
     def _fit_rows(self) -> None:
+        self.lane_px = self._lane_height()
         rows = self.tl.rows if self.tl else 0
         page = math.floor(self.visible_rows())
         self.scroll.blockSignals(True)

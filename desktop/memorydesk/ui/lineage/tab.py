@@ -5,9 +5,17 @@ Reading: the stored receipts are read and judged once on the worker (``lineage.r
 judging again at another window, filtering and laying out happen on the tab's own thread
 (``lineage.timeline``). Evaluating at a time before the newest receipt shows what an
 operator saw then: only receipts dated at or before it count, so the runs that time cuts
-through are read again up to it on the worker (``runs.as_of``), runs that had not begun
+through are read again up to it on the worker (``run_reads.as_of``), runs that had not begun
 are not drawn, and the legend, tier flow and occupancy follow. A change to receipts (an import, the canary, another process's ingest seen by
 the window's watcher) reads only the runs that have new receipts.
+
+Live: while *follow the clock* is on, the evaluated time moves to the clock whenever new
+receipts are read (whoever stored them: the window's watcher sees another program's commit
+through ``PRAGMA data_version``, and only runs past the highest receipt id read are read
+again), and otherwise when time alone changes what is shown (``live``). A receipt dated
+after the clock is said above the timeline, not silently left out.
+
+Beside the timeline, the run list (``run_list``) and the tier flow.
 
 Targets for ``navigate`` (``session.navigate("lineage", **target)``):
 - ``{"scope": "<userScope>/<assistantScope>"}`` (or ``{"user": U, "assistant": A}``):
@@ -21,29 +29,26 @@ Targets for ``navigate`` (``session.navigate("lineage", **target)``):
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QFileDialog, QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
-from memorydesk.core.changes import Kind
 from memorydesk.core.health.arrays import from_us
-from memorydesk.lineage import runs as run_tables
-from memorydesk.lineage import timeline
-from memorydesk.lineage.receipt_files import export_file
-from memorydesk.lineage.receipt_import import import_file
-from memorydesk.lineage.run_detail import read_detail
+from memorydesk.lineage import run_reads, timeline
+from memorydesk.lineage.receipt_views import WorkspaceReceipts
 from memorydesk.lineage.runs import RunTable
 from memorydesk.ui.actions import WriteActions
-from memorydesk.ui.lineage import colors
+from memorydesk.ui.lineage import colors, notice, receipt_io
 from memorydesk.ui.lineage.axes import when_text
-from memorydesk.ui.lineage.canary_dialog import CanaryDialog, run_gate_in
 from memorydesk.ui.lineage.controls import Controls
 from memorydesk.ui.lineage.detail import RunDetailPanel
+from memorydesk.ui.lineage.fleet_bar import FleetBar
 from memorydesk.ui.lineage.flow import FlowPanel
 from memorydesk.ui.lineage.item import US
+from memorydesk.ui.lineage.live import LiveClock
 from memorydesk.ui.lineage.panel import TimelinePanel
+from memorydesk.ui.lineage.run_list import RunList
 from memorydesk.ui.operations import describe_error
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.tab import DeskTab
@@ -54,7 +59,7 @@ EMPTY = ("<h3>No lineage receipts in this workspace yet</h3><p>Receipts arrive f
          "<b>File ▸ Import receipts…</b> (JSON Lines), <code>memory-desk lineage ingest</code>, the MemoryOS "
          "import, or <b>Tools ▸ Run canary…</b>.</p>")
 LOADING = "<h3>Reading lineage receipts…</h3><p>The timeline appears once they are read and judged.</p>"
-RECEIPT_KINDS = frozenset({Kind.RECEIPT, Kind.TIER})
+RECEIPT_KINDS = receipt_io.RECEIPT_KINDS
 
 
 class LineageTab(DeskTab):
@@ -64,17 +69,25 @@ class LineageTab(DeskTab):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.table: RunTable | None = None
+        self.receipts: Any = WorkspaceReceipts()  # or a ClickHouse source (File ▸ Open Receipts Source…)
         self.tl: timeline.Timeline | None = None
         self.origin_us = 0
         self.selected_id: str | None = None
         self.dialog: Any = None
         self.loading = False
+        self.read_error = ""  # why the first read failed (said on the page)
         self.cutting = False  # reading the runs as of the evaluated time
         self._cut: tuple[RunTable, int, RunTable] | None = None  # (whole table, time, the table as of it)
         self._again: bool | None = None  # a refresh came while reading: read again (True: whole)
         self.controls = Controls()
         self.panel = TimelinePanel()
         self.flow = FlowPanel()
+        self.runs = RunList(self.controls.run_text)
+        self.runs.opened.connect(self.open_run)
+        self.side = QTabWidget()
+        self.side.setObjectName("lineage-side")
+        self.side.addTab(self.runs, "Runs")
+        self.side.addTab(self.flow, "Tier flow")
         self.detail = RunDetailPanel()
         self.acts = WriteActions(self, "lineage")
         self.act_import = self.acts.add("Import Receipts…", self.import_receipts, name="import")
@@ -96,22 +109,24 @@ class LineageTab(DeskTab):
         self.failed = ReadFailed(lambda: self.reload(whole=True), "lineage")
         self.pages.addWidget(self.failed)
         self.pages.setCurrentWidget(self.waiting)
-        side = splitter(Qt.Orientation.Horizontal, self.pages, self.flow, name="lineage-side-split", stretch=(3, 1),
-                        sizes=(960, 300))
+        side = splitter(Qt.Orientation.Horizontal, self.pages, self.side, name="lineage-side-split", stretch=(3, 1),
+                        sizes=(900, 380))
         split = splitter(Qt.Orientation.Vertical, side, self.detail, name="lineage-split", stretch=(3, 1),
                          sizes=(430, 240))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         layout.addWidget(self.controls)
+        self.fleet_bar = FleetBar(self)
+        layout.addWidget(self.fleet_bar)
         layout.addWidget(split, 1)
 
         self._rebuild_timer = self._single(60, self._rebuild)
         self._flow_timer = self._single(150, self._update_flow)
         self._line_timer = self._single(120, self._line_moved)
-        self.clock = QTimer(self)
-        self.clock.setInterval(60_000)
-        self.clock.timeout.connect(self.controls.tick)
+        self.live = LiveClock(self.controls, self)
+        self.clock = self.live.timer  # set again after each layout
+        self.controls.notice.linkActivated.connect(self._notice_link)
         self.controls.changed.connect(self._rebuild_timer.start)
         self.controls.fit_requested.connect(lambda: self.panel.key(Qt.Key.Key_Home, Qt.KeyboardModifier.NoModifier))
         self.panel.run_clicked.connect(self.select_run)
@@ -133,7 +148,6 @@ class LineageTab(DeskTab):
     def open(self, session: DeskSession) -> None:
         super().open(session)
         self.acts.bind(session)
-        self.clock.start()
         self.reload(whole=True)
 
     def refresh(self, change: Change) -> None:
@@ -171,6 +185,8 @@ class LineageTab(DeskTab):
 
     def close(self) -> bool:
         self.clock.stop()
+        self.fleet_bar.poll.stop()
+        self.fleet_bar.release(self.receipts)
         for timer in (self._rebuild_timer, self._flow_timer, self._line_timer):
             timer.stop()
         return super().close()
@@ -217,11 +233,13 @@ class LineageTab(DeskTab):
         table = self.table
         try:
             if whole:
+                reader = self.receipts
                 result = await self.session.job(
-                    "Reading lineage receipts", lambda ws, job: run_tables.load_runs(
+                    "Reading lineage receipts", lambda ws, job: reader.load(
                         ws, progress=lambda d, t: job.report(d, t, "receipts judged"), cancelled=lambda: job.cancelled))
             else:
-                result = await self.session.read(lambda ws: run_tables.load_changes(ws, table), label="reading receipts",
+                reader = self.receipts
+                result = await self.session.read(lambda ws: reader.changes(ws, table), label="reading receipts",
                                                  quiet=True)
         except Exception as exc:  # said on the page (and by the window's error path for the whole read)
             result, failure = None, describe_error(exc)
@@ -231,10 +249,11 @@ class LineageTab(DeskTab):
             self.loading = False
         if self.closed:
             return
-        if result is not None:
+        if result is not None and reader is self.receipts:
             self._loaded(result)
         else:
             if self.table is None:  # the first read failed or was stopped: say so, offer to read again
+                self.read_error = failure or "Reading the lineage receipts was stopped"
                 self.failed.show_error("The lineage receipts could not be read" if failure else
                                        "Reading the lineage receipts was stopped", failure or "Nothing was read.")
                 self.pages.setCurrentWidget(self.failed)
@@ -254,12 +273,17 @@ class LineageTab(DeskTab):
         self.pages.setCurrentWidget(self.panel if len(table) else self.empty)
         if len(table):
             self.controls.set_span(from_us(lo), from_us(hi))
+        if not first:
+            self.controls.catch_up()  # new receipts, following the clock: judge them now, not at the next tick
         self._rebuild()
         self.mark_ready()  # a target held meanwhile lands (its run once the timeline is laid out)
 
     def _rebuild(self) -> None:
         table, fresh = self.table, self.controls.fresh_for()
         if table is None or fresh is None:
+            return
+        if self.fleet_bar.wants_read(self.controls.filters()):  # a ClickHouse source reads the time in view
+            self.reload(whole=True)
             return
         now = self.controls.evaluate_us()
         cut = self._cut
@@ -278,11 +302,13 @@ class LineageTab(DeskTab):
             def failed(_exc: BaseException) -> None:
                 self.cutting = False
 
-            self.run(lambda ws: run_tables.as_of(ws, table, now), done, label="reading receipts as of the evaluated "
+            reader = self.receipts
+            self.run(lambda ws: reader.as_of(ws, table, now), done, label="reading receipts as of the evaluated "
                      "time", on_failure=failed)
 
     def _lay_out(self, whole: RunTable, table: RunTable, now: int, fresh: timedelta) -> None:
         filters = self.controls.filters()
+        self.live.laying_out()
         self.compute(lambda: timeline.build(table, now, fresh // timedelta(microseconds=1), filters, grid=False,
                                             source=whole), self._built, label="laying out the timeline",
                      token=self.latest.take("timeline"))
@@ -295,6 +321,9 @@ class LineageTab(DeskTab):
         self.panel.set_timeline(tl, self.origin_us, keep_view=keep)
         self.controls.set_legend(tl)
         self.controls.set_source_versions(tl.whole.source_versions, tl.source_counts())
+        self.live.laid_out(tl)
+        self.runs.set_timeline(tl, self.panel.item.selected)
+        self.fleet_bar.show_window(tl)
         self._flow_timer.start()
         if self.ready and self.mark_ready():  # a run a target named (not while receipts are read again)
             pass
@@ -322,15 +351,15 @@ class LineageTab(DeskTab):
         now, rows = tl.now_us, self.flow.occupancy_rows()
 
         def work() -> tuple:
-            return tl.transitions(a, b), tl.occupancy(now, rows=rows)
+            return tl.transitions(a, b, with_bounded=True), tl.occupancy(now, rows=rows, with_bounded=True)
 
         def show(result: tuple) -> None:
             if tl is not self.tl or self.closed:
                 return
-            (edges, total, risky, hours), (names, counts) = result
+            (edges, total, risky, hours, bounded), (names, counts, maybe) = result
             x = (edges - self.origin_us) / US
-            self.flow.set_transitions(x, total, risky, hours, (x0, x1), self.origin_us / US)
-            self.flow.set_occupancy(names, counts)
+            self.flow.set_transitions(x, total, risky, hours, (x0, x1), self.origin_us / US, bounded=bounded)
+            self.flow.set_occupancy(names, counts, maybe=maybe)
 
         self.compute(work, show, label="counting the tier flow")
 
@@ -339,7 +368,18 @@ class LineageTab(DeskTab):
         if abs((moment - self.controls.evaluate_at()).total_seconds()) >= 1:
             self.controls.set_evaluate_at(moment)
 
+    # -- live (``live``) ---------------------------------------------------------------------------
+
+    def _notice_link(self, link: str) -> None:
+        if link == notice.NEWEST_LINK and self.table is not None and len(self.table):
+            self.controls.set_evaluate_at(notice.newest_moment(self.table))
+
     # -- a run ------------------------------------------------------------------------------------
+
+    def open_run(self, run: int) -> None:
+        """The run list's Enter (or double click): the run in view on the timeline, and explained."""
+        self.panel.show_run(run)
+        self.select_run(run)
 
     def describe(self, run: int | None, t_us: int) -> str:
         """The timeline's tooltip: the run under the pointer, or the time there (local and UTC)."""
@@ -371,6 +411,7 @@ class LineageTab(DeskTab):
         self.selected_id = table.run_ids[run]
         self.panel.item.selected = run
         self.panel.item.update()
+        self.runs.show_selected(run)
         state = timeline.STATES[int(tl.state[run]) - 1]
         self.detail.show_pending(
             f"<b>{self.selected_id}</b> · {colors.swatch(state.color)} <b>{state.color}</b> · {state} "
@@ -390,64 +431,18 @@ class LineageTab(DeskTab):
             else:
                 self.detail.show_detail(detail)
 
-        self.run(lambda ws: read_detail(ws, run_id, now, fresh), show, label="reading the run's receipts")
+        reader = self.receipts
+        self.run(lambda ws: reader.detail(ws, run_id, now, fresh), show, label="reading the run's receipts")
 
     def selected_detail(self) -> Any:
         return self.detail.detail
 
-    # -- writing: import and canary ---------------------------------------------------------------
+    # -- writing: import and canary (``receipt_io``) -----------------------------------------------
 
-    async def import_receipts(self, path: str | None = None) -> None:
-        """File ▸ Import receipts…: a JSON Lines or OTLP/JSON file, all or nothing, with progress."""
-        if not self.acts.allowed(self.act_import) or self.session is None:
-            return
-        if path is None:
-            path, _filter = QFileDialog.getOpenFileName(self, "Import receipts", "",
-                                                        "Receipts: JSON Lines or OTLP/JSON (*.jsonl *.ndjson *.json);;All files (*)")
-            if not path:
-                return
-
-        def work(ws, job):
-            return import_file(ws, path, lambda d, t, x: job.report(d, t, x), job.check)
-
-        result = await self.session.job(f"Importing {Path(path).name}", work, kinds=RECEIPT_KINDS)
-        self.session.status.emit(result.message())
-
-    async def export_receipts(self, path: str | None = None, fmt: str | None = None) -> None:
-        """File ▸ Export Receipts…: every stored receipt as OTLP/JSON (for OpenTelemetry) or JSON Lines."""
-        if self.session is None:
-            return
-        if path is None:
-            otlp, jsonl = "OTLP/JSON, for OpenTelemetry (*.json)", "JSON Lines (*.jsonl)"
-            path, chosen = QFileDialog.getSaveFileName(self, "Export receipts", "receipts.otlp.json",
-                                                       f"{otlp};;{jsonl}")
-            if not path:
-                return
-            fmt = "jsonl" if chosen == jsonl else "otlp-json"
-        fmt = fmt or ("jsonl" if path.endswith((".jsonl", ".ndjson")) else "otlp-json")
-
-        def work(ws, job):
-            job.report(0, 1, f"writing {Path(path).name}")
-            return export_file(ws, path, fmt)
-
-        count = await self.session.job(f"Exporting {Path(path).name}", work)
-        self.session.status.emit(f"Exported {count:,} receipts to {Path(path).name} "
-                                 f"({'OTLP/JSON' if fmt == 'otlp-json' else 'JSON Lines'}).")
-
-    async def run_canary(self) -> None:
-        """Tools ▸ Run canary…: says what it will write; Run starts the gate (progress, Stop, a
-        result per check), Cancel writes nothing."""
-        if not self.acts.allowed(self.act_canary) or self.session is None:
-            return
-        dialog = CanaryDialog(self, workspace=str(self.session.ws.path))
-        dialog.show_runs.connect(self.show_canary_runs)
-        dialog.run_requested.connect(lambda: self.start(run_gate_in(dialog, self.session, RECEIPT_KINDS | {Kind.FACT})))
-        self.dialog = dialog
-        dialog.open()
-
-    def show_canary_runs(self) -> None:
-        self.controls.clear_filters()
-        self.controls.canary.setChecked(True)
+    import_receipts = receipt_io.import_receipts
+    export_receipts = receipt_io.export_receipts
+    run_canary = receipt_io.run_canary
+    show_canary_runs = receipt_io.show_canary_runs
 
 
 def _lanes_of(target: dict[str, Any], known: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -469,5 +464,5 @@ def _lanes_of(target: dict[str, Any], known: list[tuple[str, str]]) -> list[tupl
 
 def _grid(tl: timeline.Timeline) -> timeline.Grid:
     grid = timeline.grid_of(tl)
-    run_tables.give_back_memory()  # its temporary arrays
+    run_reads.give_back_memory()  # its temporary arrays
     return grid

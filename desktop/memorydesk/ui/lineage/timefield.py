@@ -15,23 +15,19 @@ from datetime import UTC, datetime
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QWidget
 
+from memorydesk.core.errors import BadInput
+from memorydesk.core.moments import read_local
+
 FORMAT = "%Y-%m-%d %H:%M:%S"
 
 
 def parse_local(text: str) -> datetime:
-    """The UTC moment a typed time names (ValueError with a sentence when it names none)."""
-    value = text.strip()
-    if not value:
-        raise ValueError("type a time like 2026-11-13 21:40:00")
-    if value.endswith(("z", "Z")):
-        value = value[:-1] + "+00:00"
+    """The UTC moment a typed time names (ValueError with a sentence when it names none):
+    ``core.moments.read_local``, which refuses a wall-clock time the clocks skipped."""
     try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        raise ValueError(f"{text.strip()[:40]!r} is not a time like 2026-11-13 21:40:00") from None
-    if moment.tzinfo is None:
-        moment = moment.astimezone()  # the computer's local time, its offset on that day
-    return moment.astimezone(UTC)
+        return read_local(text)[0]
+    except BadInput as exc:
+        raise ValueError(str(exc)) from None
 
 
 def local_text(moment: datetime) -> str:

@@ -1,4 +1,8 @@
-"""The policy edit dialog: domain, rule, required role (advisory), reason."""
+"""The policy edit dialog: domain, rule, required role (advisory), reason.
+
+A field the person leaves alone comes back exactly as the policy holds it (its text untrimmed,
+a role the list does not know, or in other letters, as stored); the new version keeps the
+old one's active state (activating is its own action)."""
 
 from __future__ import annotations
 
@@ -28,6 +32,7 @@ class PolicyEditDialog(QDialog):
         self.setObjectName("policy-edit")
         self.setWindowTitle("Edit policy")
         self.policy_id = policy.id
+        self.original = policy
         self.domain = QLineEdit(policy.domain)
         self.domain.setObjectName("domain")
         self.rule = QPlainTextEdit(policy.rule)
@@ -40,14 +45,20 @@ class PolicyEditDialog(QDialog):
             self.role.addItem(role, role)
         current = (policy.required_role or "").lower()
         self.role.setCurrentIndex(max(0, self.role.findData(current)) if current else 0)
+        if current and self.role.findData(current) < 0:  # a role the product does not know: shown, kept
+            self.role.insertItem(1, f"{policy.required_role} (not a role the product knows)", policy.required_role)
+            self.role.setCurrentIndex(1)
+        self.shown = (self.domain.text(), self.rule.toPlainText(), self.role.currentIndex())
         self.reason, self.problem = reason_fields()
         form = QFormLayout()
         form.addRow("Domain", self.domain)
         form.addRow("Rule", self.rule)
         form.addRow("Required role (advisory)", self.role)
         form.addRow("Reason", self.reason)
+        state = ("It is active: the new version is active too." if policy.active else
+                 "It is inactive: the new version stays inactive (Activate is its own action).")
         note = QLabel("The required role is advisory: the product never enforces it. Every active policy "
-                      "is injected into every agent dispatch.")
+                      f"is injected into every agent dispatch. {state}")
         note.setWordWrap(True)
         self.buttons = buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
                                                   | QDialogButtonBox.StandardButton.Cancel)
@@ -61,12 +72,15 @@ class PolicyEditDialog(QDialog):
         self.resize(560, 380)
 
     def values(self) -> dict[str, Any]:
-        return {"domain": self.domain.text().strip(), "rule": self.rule.toPlainText().strip(),
-                "required_role": self.role.currentData(), "reason": self.reason.text().strip()}
+        p, (domain, rule, role) = self.original, self.shown
+        return {"domain": p.domain if self.domain.text() == domain else self.domain.text().strip(),
+                "rule": p.rule if self.rule.toPlainText() == rule else self.rule.toPlainText().strip(),
+                "required_role": p.required_role if self.role.currentIndex() == role else self.role.currentData(),
+                "reason": self.reason.text().strip()}
 
     def _check(self) -> None:
         v = self.values()
-        if not v["domain"] or not v["rule"]:
+        if not v["domain"].strip() or not v["rule"].strip():
             self.problem.setText("Domain and rule may not be empty.")
             return
         if require_reason(self.reason, self.problem):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from memorydesk.browse.forget.subject import remembered_facts, remembered_items
 from memorydesk.browse.naming import FactName
 from memorydesk.core.review.finding import Finding
 from memorydesk.memory.actions.purge import backups_holding
@@ -12,6 +13,7 @@ from memorydesk.memory.actions.purge_items import backups_holding_items
 from memorydesk.memory.reviewer import Reviewer
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.facts.dialogs import PurgeDialog
+from memorydesk.ui.forget.dialog import CheckRequest
 from memorydesk.ui.operations import dialog_result
 from memorydesk.ui.review.dialogs import ReasonDialog
 from memorydesk.ui.review.model import ITEM_WORDS
@@ -35,6 +37,8 @@ PURGE_WORDS = {
     "working_item": "Purging deletes this working-memory item for good, and the copies of its text the "
                     "history kept (a quarantine keeps its row there). The history keeps only ids, who, when and "
                     "why. This cannot be undone.",
+    "policy": "Purging deletes this policy for good, and the copies of its rule the history kept (an edit or a "
+              "delete keeps them there). The history keeps only ids, who, when and why. This cannot be undone.",
 }
 
 
@@ -63,8 +67,8 @@ class ReviewActions:
         self.acts.update({
             self.quarantine: (open_ and f.kind not in ("duplicate",), "select an open finding"),
             self.release: (f is not None and f.state == "quarantined", "select a quarantined finding"),
-            self.purge: (f is not None and text_kind and f.item_kind != "policy" and f.kind != "injection",
-                         "select a secret or personal data in a fact, a note or a working-memory item"),
+            self.purge: (f is not None and text_kind and f.kind != "injection",
+                         "select a secret or personal data in a fact, a policy, a note or a working-memory item"),
             self.merge: (open_ and f.kind == "duplicate", "select an open duplicate cluster"),
             self.supersede: (open_ and f.kind == "losing_correction", "select an open losing correction"),
             self.reviewed: (open_ and f.kind == "losing_correction", "select an open losing correction"),
@@ -117,6 +121,8 @@ class ReviewActions:
             holding = await self.tab.session.read(lambda ws: backups_holding_items(ws, kind, ids),
                                                   label="looking at the backups")
             topic = ""
+        remembered = await self.tab.session.read(  # kept in memory for the check after the purge, never stored
+            lambda ws: remembered_facts(ws, ids) if kind == "fact" else remembered_items(ws, kind, ids))
         if kind == "fact":
             dialog = PurgeDialog([topic], [h.path.name for h in holding], self.tab)
         else:
@@ -132,8 +138,11 @@ class ReviewActions:
             return
         if kind == "fact":
             await self.tab.session.write("purging", Reviewer.purge_facts, ids, reason=reason, backups=backups)
+            request = CheckRequest(fact_ids=tuple(ids), remembered=remembered)
         else:
             await self.tab.session.write("purging", Reviewer.purge_items, kind, ids, reason, backups=backups)
+            request = CheckRequest(item_kind=kind, item_ids=tuple(ids), remembered=remembered)
+        self.tab.forget.offer(self.tab.session, request, f"Purged the {ITEM_WORDS[kind]}.")
 
     async def merge_selected(self) -> None:
         f = self._target(self.merge)

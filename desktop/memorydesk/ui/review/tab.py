@@ -33,6 +33,7 @@ from memorydesk.browse.review import cache as kept_results
 from memorydesk.browse.review.decisions import apply_states, read_decisions
 from memorydesk.browse.review.scan import Cancelled, Options, ScanCache, ScanReport, scan
 from memorydesk.core.review.finding import KIND_WORDS, KINDS, Finding, severity_rank
+from memorydesk.ui.forget.offer import ForgetOffer
 from memorydesk.ui.operations import Cancelled as JobCancelled
 from memorydesk.ui.review.actions import ReviewActions
 from memorydesk.ui.review.detail import evidence_html
@@ -98,6 +99,7 @@ class ReviewTab(DeskTab):
         self.scan_action.triggered.connect(lambda: self.rescan())
         self.addAction(self.scan_action)
         self.actions_ = ReviewActions(self)
+        self.forget = ForgetOffer()  # after a purge: "Check It Is Forgotten"
         self.open_button = QPushButton("Open item")
         self.open_button.setObjectName("review-open")
         self.open_button.clicked.connect(self.open_item)
@@ -138,6 +140,7 @@ class ReviewTab(DeskTab):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(bar)
+        layout.addWidget(self.forget)
         layout.addWidget(split, 1)
         layout.addWidget(self.status)
         self._fill_kinds()
@@ -183,7 +186,7 @@ class ReviewTab(DeskTab):
                 report = scan(ws, Options(), cache, progress=lambda s, d, t: job.report(d, t, s), cancelled=cancelled)
             except Cancelled as exc:
                 raise JobCancelled("the review scan was stopped; the last results are still shown") from exc
-            apply_states(report.findings, read_decisions(ws))
+            report.findings = apply_states(report.findings, read_decisions(ws))
             if keep and kept_results.available(ws):
                 with ws.own_commits():
                     kept_results.save(ws, report, kept)
@@ -231,21 +234,34 @@ class ReviewTab(DeskTab):
 
     # -- filters and selection --------------------------------------------------------------------
     def _fill_kinds(self) -> None:
-        findings = self.report.findings if self.report else []
+        """The kinds, each with how many findings the other filters (state, severity, domain) let through."""
         current = self.kind_list.currentItem()
         chosen = current.data(Qt.ItemDataRole.UserRole) if current is not None else None
         self.kind_list.blockSignals(True)
         self.kind_list.clear()
-        open_ = [f for f in findings if f.state == "open"]
         entries = [("All findings", None)] + [(KIND_WORDS[k], k) for k in KINDS]
         for label, kind in entries:
-            n = sum(1 for f in open_ if kind is None or f.kind == kind)
-            item = QListWidgetItem(f"{label} ({n:,})")
+            item = QListWidgetItem(label)
             item.setData(Qt.ItemDataRole.UserRole, kind)
             self.kind_list.addItem(item)
         row = next((i for i, (_l, k) in enumerate(entries) if k == chosen), 0)
         self.kind_list.setCurrentRow(row)
         self.kind_list.blockSignals(False)
+        self._count_kinds()
+
+    def _passes(self, f: Finding) -> bool:
+        """Whether ``f`` passes the state, severity and domain filters (the kind is chosen on the left)."""
+        state, domain = self.state.currentData(), self.domain.currentData()
+        return (severity_rank(f.severity) >= severity_rank(self.severity.currentData() or "low")
+                and (state is None or f.state == state) and (domain is None or f.domain == domain))
+
+    def _count_kinds(self) -> None:
+        findings = [f for f in (self.report.findings if self.report else []) if self._passes(f)]
+        for i in range(self.kind_list.count()):
+            item = self.kind_list.item(i)
+            kind = item.data(Qt.ItemDataRole.UserRole)
+            label = "All findings" if kind is None else KIND_WORDS[kind]
+            item.setText(f"{label} ({sum(1 for f in findings if kind is None or f.kind == kind):,})")
 
     def _apply_filters(self, keep: str | None = None) -> None:
         if keep is None and self.selected() is not None:
@@ -253,10 +269,8 @@ class ReviewTab(DeskTab):
         findings = self.report.findings if self.report else []
         item = self.kind_list.currentItem()
         kind = item.data(Qt.ItemDataRole.UserRole) if item is not None else None
-        least = severity_rank(self.severity.currentData() or "low")
-        state, domain = self.state.currentData(), self.domain.currentData()
-        rows = [f for f in findings if (kind is None or f.kind == kind) and severity_rank(f.severity) >= least
-                and (state is None or f.state == state) and (domain is None or f.domain == domain)]
+        self._count_kinds()
+        rows = [f for f in findings if (kind is None or f.kind == kind) and self._passes(f)]
         self.model.set_rows(rows)
         self.counts.setText(f"{len(rows):,} of {len(findings):,} shown")
         row = self.model.row_of(keep) if keep else None

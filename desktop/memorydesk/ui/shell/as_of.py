@@ -10,12 +10,12 @@ tabs. Setting a time hands it to every opened tab that has the hook
 from __future__ import annotations
 
 import datetime as dt
+import time
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QDateTime, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
-    QDateTimeEdit,
     QDialog,
     QDialogButtonBox,
     QFrame,
@@ -28,7 +28,9 @@ from PySide6.QtWidgets import (
 )
 
 from memorydesk.browse.history.diff import backups
-from memorydesk.core.moments import utc_text
+from memorydesk.core.errors import BadInput
+from memorydesk.core.moments import read_local, utc_text
+from memorydesk.ui.lineage.timefield import TimeField
 
 if TYPE_CHECKING:
     from memorydesk.ui.shell.mainwindow import MainWindow
@@ -36,32 +38,67 @@ if TYPE_CHECKING:
 
 def banner_text(at: int) -> str:
     local = dt.datetime.fromtimestamp(at).astimezone()
-    return f"Memory as of {local.day} {local:%b %Y %H:%M} ({utc_text(at)})"
+    clock = f"{local:%H:%M:%S}" if local.second else f"{local:%H:%M}"
+    return f"Memory as of {local.day} {local:%b %Y} {clock} {local:%Z} ({utc_text(at)})"
 
 
 class AsOfDialog(QDialog):
+    """The time typed is the time used: a line edit read by ``core.moments.read_local`` (never a
+    sectioned spinner, which kept parts of the old time), in this computer's time zone unless
+    an offset is typed; what it reads is shown live, in local time and UTC, before OK."""
+
     def __init__(self, at: int | None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("as-of-dialog")
         self.setWindowTitle("Memory as of")
-        words = QLabel("Show memory as it stood at this time (your computer's time zone). Every tab follows: "
+        zone = dt.datetime.now().astimezone().strftime("%Z, UTC%z")
+        words = QLabel(f"Show memory as it stood at this time, typed as YYYY-MM-DD HH:MM:SS in this computer's "
+                       f"time zone ({zone}) — or with an offset such as +01:00, or Z for UTC. Every tab follows: "
                        "Facts, Conflicts, Knowledge Graph, and the Lineage tab's Evaluate at.")
         words.setWordWrap(True)
-        start = QDateTime.fromSecsSinceEpoch(at) if at is not None else QDateTime.currentDateTime().addDays(-1)
-        self.when = QDateTimeEdit(start)
-        self.when.setObjectName("as-of-when")
-        self.when.setCalendarPopup(True)
-        self.when.setDisplayFormat("yyyy-MM-dd HH:mm:ss")
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
+        start = at if at is not None else int(time.time()) - 86400
+        self.when = TimeField("as-of-when")
+        self.when.set_moment(dt.datetime.fromtimestamp(start, dt.UTC))
+        self.reads = QLabel("")
+        self.reads.setObjectName("as-of-reads")
+        self.reads.setWordWrap(True)
+        self.when.edit.textChanged.connect(lambda _t: self._read())
+        self.buttons = buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                                  | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self._ok)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(words)
         layout.addWidget(self.when)
+        layout.addWidget(self.reads)
         layout.addWidget(buttons)
+        # wide enough for the title bar to hold "Memory as of" whole, and the sentence in few lines
+        self.setMinimumWidth(max(520, self.fontMetrics().horizontalAdvance(self.windowTitle()) * 4))
+        self._read()
+
+    def _read(self) -> None:
+        try:
+            moment, note = read_local(self.when.edit.text())
+        except BadInput as exc:
+            self.reads.setText(str(exc))
+            return
+        seconds = int(moment.timestamp())
+        local = dt.datetime.fromtimestamp(seconds).astimezone()
+        self.reads.setText(f"Reads as {local:%Y-%m-%d %H:%M:%S %Z} — {utc_text(seconds)}" +
+                           (f". {note}." if note else ""))
+
+    def _ok(self) -> None:
+        """Take the typed time; a time that cannot be read keeps the dialog open, saying why."""
+        self.when.take()
+        try:
+            read_local(self.when.edit.text())
+        except BadInput:
+            self.when.edit.setFocus()
+            return
+        self.accept()
 
     def moment(self) -> int:
-        return int(self.when.dateTime().toSecsSinceEpoch())
+        return int(self.when.moment().timestamp())
 
 
 class TimeControls:

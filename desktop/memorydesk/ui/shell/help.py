@@ -30,7 +30,8 @@ WIDGET_KEYS: dict[str, list[tuple[str, str]]] = {
     "graph": [("Zoom in / out (also the mouse wheel)", "+ / −"), ("Fit the whole graph", "0")],
     "lineage": [("Pan (on the timeline)", "← / →"), ("Zoom time (Ctrl+wheel at the pointer)", "+ / −"),
                 ("Scroll lanes (also the wheel)", "↑ / ↓, PgUp / PgDn"), ("Show everything", "Home"),
-                ("Previous / next run of the lane", "[ / ]"), ("Next / previous at-risk run", "N / Shift+N")],
+                ("Previous / next run of the lane", "[ / ]"), ("Next / previous at-risk run", "N / Shift+N"),
+                ("Open the run (in the run list)", "Enter")],
 }
 KEY_NAMES = {"Return": "Enter", "Escape": "Esc"}  # as the user guide and the menus name them
 

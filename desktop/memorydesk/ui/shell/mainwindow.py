@@ -31,11 +31,12 @@ from memorydesk.ui.operations import Operations
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.shell import as_of, menus, settings, startup, window_state
 from memorydesk.ui.shell import help as help_dialogs
+from memorydesk.ui.shell.notice import NoticeBar
 from memorydesk.ui.shell.startup import PendingTab, Warmup
 from memorydesk.ui.shell.state_keeper import StateKeeper
 from memorydesk.ui.shell.tabs import SPECS, TabSpec, tab_names
 from memorydesk.ui.tab import DeskTab
-from memorydesk.ui.widgets.progress import JobProgress, vector_summary
+from memorydesk.ui.widgets.progress import JobProgress
 from memorydesk.ui.widgets.prompts import show_error
 
 log = logging.getLogger("memorydesk.ui")
@@ -89,6 +90,8 @@ class MainWindow(QMainWindow):
         self.writes = WriteActions(self, "window")
         menus.build_menus(self)
         self.time = as_of.TimeControls(self)  # View ▸ Memory As Of…, its banner, File ▸ Compare With…
+        self.notice = NoticeBar()  # what the first change did to the file, and where its backup is
+        self.centralWidget().layout().insertWidget(0, self.notice)
         self.counts = QLabel("")
         self.counts.setObjectName("status-counts")
         self.live = QLabel("")
@@ -159,6 +162,8 @@ class MainWindow(QMainWindow):
         self.session = DeskSession(ws, self.ops, settings.actor(), block, self)
         self.session.changed.connect(self.route)
         self.session.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self.notice.hide()  # a note about another workspace's file is not about this one
+        self.session.noticed.connect(self.notice.say)
         self.session.navigate_to.connect(self.navigate)
         self.undo_names.bind(self.session)  # the window's write actions, and what Undo would undo
         first = next(n for n in (window_state.saved_tab(ws.path) if self.remember else None, current, SPECS[0].name)
@@ -378,23 +383,10 @@ class MainWindow(QMainWindow):
         await self.session.write("redoing", Reviewer.redo)
 
     async def index_vectors(self, batch: int | None = None) -> None:
-        """Embed the facts that have no vector (progress and Cancel in the status bar; resumable)."""
-        from memorydesk.embedding.embedder import embedder_status
-        from memorydesk.memory.vector_index import index_missing_vectors, missing_count
+        """Tools ▸ Index Missing Vectors: confirmed with a reason, then a job (``ui.shell.vectors``)."""
+        from memorydesk.ui.shell.vectors import index_vectors
 
-        ok, reason = embedder_status()
-        if not ok:
-            self._failed("indexing missing vectors", reason)
-            return
-
-        def work(ws: Workspace, job: Any) -> Any:
-            total = missing_count(ws)
-            job.report(0, total, "embedding facts without a vector")
-            return index_missing_vectors(ws, cancelled=lambda: job.cancelled,
-                                         progress=lambda p: job.report(p.done, p.total), **({"batch": batch} if batch else {}))
-
-        result = await self.session.job("Index missing vectors", work, kinds={Kind.FACT})
-        self.statusBar().showMessage(vector_summary(result), 15000)
+        await index_vectors(self, batch)
 
     def import_receipts(self) -> Any:
         """File ▸ Import receipts…: on the Lineage tab, which shows them."""
@@ -405,6 +397,11 @@ class MainWindow(QMainWindow):
         """File ▸ Export Receipts…: on the Lineage tab, whose receipts they are (a read: also read-only)."""
         if (tab := self.show_tab("lineage")) is not None and self.session is not None:
             tab.start(tab.export_receipts())
+
+    def open_receipts_source(self) -> None:
+        """File ▸ Open Receipts Source…: the Lineage tab reads a ClickHouse source (a fleet's otel_traces)."""
+        if (tab := self.show_tab("lineage")) is not None:
+            tab.fleet_bar.ask()
 
     def run_canary(self) -> Any:
         """Tools ▸ Run canary…: on the Lineage tab, which marks the canary's runs."""

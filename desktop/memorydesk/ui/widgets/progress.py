@@ -80,5 +80,6 @@ def vector_summary(result: Any) -> str:
     """Tools ▸ Index Missing Vectors, in a sentence: done, or where it stopped."""
     if result.cancelled:
         left = result.total - result.done
-        return f"Stopped: {result.done:,} facts indexed, {left:,} still without a vector (run it again to resume)."
-    return f"{result.done:,} facts indexed; every fact now has a vector."
+        return (f"Stopped: {result.done:,} facts indexed, {left:,} still without a vector (run it again to resume; "
+                "Edit ▸ Undo clears what was written).")
+    return f"{result.done:,} facts indexed; every fact now has a vector (Edit ▸ Undo clears them)."

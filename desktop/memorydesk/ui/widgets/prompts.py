@@ -24,6 +24,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memorydesk.core.errors import BadInput
+from memorydesk.core.inputs import check_reason
+
 #: what an empty reason is told, next to the field
 REASON_NEEDED = "Say why: the reason is kept in the history with the change."
 
@@ -79,9 +82,13 @@ def reason_fields() -> tuple[QLineEdit, QLabel]:
 
 
 def require_reason(reason: QLineEdit, problem: QLabel) -> bool:
-    """True when a reason was given; otherwise say so next to the field and put the cursor there."""
-    if reason.text().strip():
+    """True when a reason was given (``core.inputs.check_reason``, the rule every place that asks why
+    follows); otherwise say so next to the field and put the cursor there."""
+    try:
+        check_reason(reason.text())
         return True
+    except BadInput:
+        pass
     problem.setText(REASON_NEEDED)
     problem.show()
     reason.setFocus()

@@ -1,0 +1,1 @@
+"""The forget check (``check.forget_check``): every way an agent could still get a fact or a text back."""

@@ -1,0 +1,57 @@
+"""The bar a tab shows after a delete or a purge: what was done, that agents may still get the
+text back another way, and "Check It Is Forgotten" — which runs the check and shows the receipt."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QWidget
+
+from memorydesk.ui.forget.dialog import CheckRequest, ForgetDialog, check_forgotten
+from memorydesk.ui.session import DeskSession
+
+
+class ForgetOffer(QFrame):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("forget-offer")
+        self.setStyleSheet("#forget-offer { background: rgba(40, 116, 166, 28); "
+                           "border-bottom: 1px solid rgba(40, 116, 166, 110); }")
+        self.session: DeskSession | None = None
+        self.request: CheckRequest | None = None
+        self.dialog: ForgetDialog | None = None
+        self.text = QLabel()
+        self.text.setObjectName("forget-offer-text")
+        self.text.setWordWrap(True)
+        self.text.setTextFormat(Qt.TextFormat.PlainText)
+        self.button = QPushButton("Check It Is Forgotten")
+        self.button.setObjectName("forget-offer-check")
+        self.button.clicked.connect(lambda _c=False: self.check())
+        close = QToolButton()
+        close.setObjectName("forget-offer-close")
+        close.setText("×")
+        close.setToolTip("Hide")
+        close.clicked.connect(lambda _c=False: self.hide())
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 4, 4, 4)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(self.button)
+        layout.addWidget(close)
+        self.hide()
+
+    def offer(self, session: DeskSession, request: CheckRequest, what: str) -> None:
+        """Say ``what`` was done and offer the check (``request`` holds what the window remembered)."""
+        self.session, self.request = session, request
+        self.text.setText(f"{what} Agents may still get its text back another way: through a copy, a policy, a "
+                          "note, the index, the log or a backup.")
+        self.show()
+
+    def check(self) -> None:
+        if self.session is None or self.request is None:
+            return
+        self.session.ops.start(self._flow(self.session, self.request), owner=self)
+
+    async def _flow(self, session: DeskSession, request: CheckRequest) -> Any:
+        self.dialog = await check_forgotten(session, self.window(), request)
+        return self.dialog
