@@ -50,7 +50,7 @@ def query_of(args) -> HistoryQuery:
 def run(args) -> int:
     query = query_of(args)
     # a one-shot walk makes a few objects per change, and the collector would scan them again and again
-    with open_workspace(args.workspace, read_only=True) as ws, gc_paused(for_good=True):
+    with open_workspace(args.workspace, read_only=True) as ws, gc_paused(promote=True):
         events = iter_events(ws, query)
         if args.json:
             _write(export_json(events, content_free=args.content_free))

@@ -100,7 +100,7 @@ def run_ingest(args: argparse.Namespace) -> int:
 def run_classify(args: argparse.Namespace) -> int:
     now = _parse_now(args.now)
     fresh_for = _parse_fresh_for(args.fresh_for)
-    with gc_paused(for_good=True):  # one pause from reading to printing: what is read lives until the end
+    with gc_paused(promote=True):  # one pause from reading to printing
         receipts = read_any(args.file)
         results = classify(receipts, now=now, fresh_for=fresh_for)
         if not results:

@@ -365,7 +365,7 @@ _gc_was_enabled = False
 
 
 @contextmanager
-def gc_paused(*, for_good: bool = False) -> Iterator[None]:
+def gc_paused(*, promote: bool = False) -> Iterator[None]:
     """Pause the cyclic garbage collector while building many receipts at once.
 
     Receipts hold no reference cycles, but every one is a GC-tracked object, and with
@@ -375,11 +375,10 @@ def gc_paused(*, for_good: bool = False) -> Iterator[None]:
     collector is switched back on when the last one ends, and only if it was on
     before the first began.
 
-    ``for_good``: a one-shot command whose objects live until the process ends. When the
-    collector comes back on, the first collection would walk every object made during the
-    pause (a quarter of ``lineage classify``'s time); instead they are frozen (``gc.freeze``:
-    never scanned again, still freed by reference counting). Not for the window, where
-    frozen cycles would never be collected.
+    ``promote``: when the collector comes back on, everything made during the pause goes to
+    its oldest generation at once (``gc.freeze`` then ``gc.unfreeze``), so that its first
+    collection does not walk it all (a quarter of ``lineage classify``'s time); a later full
+    collection still sees it.
     """
     global _gc_pauses, _gc_was_enabled
     with _gc_lock:
@@ -393,8 +392,9 @@ def gc_paused(*, for_good: bool = False) -> Iterator[None]:
         with _gc_lock:
             _gc_pauses -= 1
             if _gc_pauses == 0 and _gc_was_enabled:
-                if for_good:
+                if promote:
                     gc.freeze()
+                    gc.unfreeze()
                 gc.enable()
 
 
