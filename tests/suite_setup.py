@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import signal
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -50,6 +52,9 @@ def _private_profile(tmp_path_factory: pytest.TempPathFactory) -> None:
         folder = home / sub
         folder.mkdir(parents=True, exist_ok=True)
         os.environ[name] = str(folder)
+    # the review's compiled secret rules and injection examples (derived from the installed packages, never
+    # from a person's data) are kept across test runs on this machine: compiling them takes ~10 s
+    os.environ.setdefault("MEMORY_DESK_RULE_CACHE", str(Path(tempfile.gettempdir()) / "memorydesk-test-rules"))
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -97,6 +97,7 @@ def test_full_scan_and_rescan_of_100k() -> None:
             print(f"full scan of {path.name} ({report.scanned['fact']:,} facts): median {statistics.median(fulls):.1f} s "
                   f"(runs {', '.join(f'{s:.1f}' for s in fulls)}; CPU of the process {', '.join(f'{s:.1f}' for s in cpus)} s); reading the text and vectors alone "
                   f"{statistics.median(floors):.1f} s; findings {report.counts}; notes {report.notes}")
+            print("stages of each full scan (s): " + "; ".join(str(r.stages) for r in reports))
             rescans, rescan_cpus = [], []
             cache = report.cache
             svc = MemoryService(ws)

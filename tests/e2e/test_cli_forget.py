@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import sha256
 
+from helpers import sha256
 from memorydesk import cli
 from memorydesk.store import open_workspace
 

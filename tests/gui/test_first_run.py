@@ -8,16 +8,15 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QApplication, QDialog, QLabel
 
 from memorydesk.demo.place import create
 from memorydesk.embedding.embedder import get_embedder
 from memorydesk.memory.vector_index import missing_count
 from memorydesk.store import open_workspace
-from memorydesk.ui.shell.first_run import BUILD_TITLE, DemoSetup, demo_path
+from memorydesk.memory.reviewer import Reviewer
+from memorydesk.ui.shell.first_run import BUILD_TITLE, VECTORS_TITLE, DemoSetup, demo_path
 from memorydesk.ui.shell.mainwindow import MainWindow
-
-VECTORS_TITLE = "Index missing vectors"
 
 
 @pytest.fixture(autouse=True)
@@ -71,6 +70,11 @@ def test_the_window_comes_first_and_the_demo_builds_behind_a_progress_bar(qtbot,
     assert titles == [BUILD_TITLE, VECTORS_TITLE]
     assert not window.progress.isVisible()
     assert missing(path) == 0  # search as the agent sees it is complete
+    # the desk building its demo is no person's change: no dialog asked for a reason, no history of it
+    assert window.dialog is None and not [w for w in QApplication.topLevelWidgets()
+                                          if isinstance(w, QDialog) and w.isVisible()]
+    with open_workspace(path, read_only=True) as ws:
+        assert [h for h in Reviewer(ws, "x").history() if h["action"] == "embed"] == []
     assert f"demo workspace ready: {path}" in said
     assert f"{BUILD_TITLE}: writing facts 300 / 300" in said
     assert any(line.startswith(f"{VECTORS_TITLE}: ") for line in said)

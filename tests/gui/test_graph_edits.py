@@ -22,6 +22,13 @@ def positions(tab) -> dict[str, tuple[float, float]]:
 
 
 @pytest.mark.slow
+def seen(tab) -> list[float]:
+    """The view's centre and its scene units per pixel."""
+    (x0, x1), (y0, y1) = tab.canvas.box.viewRange()
+    size = tab.canvas.box.size()
+    return [(x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / size.width(), (y1 - y0) / size.height()]
+
+
 def test_the_selected_edge_is_marked_and_deleting_it_moves_no_other_node(qtbot, open_window, sample_db) -> None:
     seed = busiest_fact(sample_db)
     win = open_window(sample_db)
@@ -39,7 +46,7 @@ def test_the_selected_edge_is_marked_and_deleting_it_moves_no_other_node(qtbot, 
     x, y = tab.canvas.edge_mark.getData()
     at = {int(n): tuple(p) for n, p in zip(tab.canvas.picture.nodes, tab.canvas.picture.pos)}
     assert np.allclose([x[0], y[0]], at[ends[0]]) and np.allclose([x[1], y[1]], at[ends[1]])
-    before, view = positions(tab), tab.canvas.box.viewRange()
+    before, view = positions(tab), seen(tab)
 
     tab.act_delete_edge.trigger()
     dialog = wait_dialog(qtbot, tab)
@@ -55,7 +62,9 @@ def test_the_selected_edge_is_marked_and_deleting_it_moves_no_other_node(qtbot, 
     kept = set(before) & set(after)
     assert len(kept) >= len(before) - 1 and seed in kept
     assert all(np.allclose(before[i], after[i]) for i in kept)  # nobody moved
-    assert np.allclose(tab.canvas.box.viewRange(), view)  # nor did the view
+    # nor did the view: the same centre and scale, though the first change's backup bar above
+    # the tabs may have made the canvas shorter
+    assert np.allclose(seen(tab), view)
     assert tab.canvas.marked_edges == []  # the deleted edge is no longer marked
 
 

@@ -102,7 +102,7 @@ def test_every_kind_of_change_then_a_reopen_shows_what_the_command_shows(open_wi
 
     def merge():
         _select(tab, "duplicate")
-        _act(qtbot, tab, tab.actions_.merge, keeper=0)
+        _act(qtbot, tab, tab.actions_.merge, keeper=1)  # the first fact (no keeper is chosen for the person)
 
     def release():
         _select(tab, "secret", "quarantined")

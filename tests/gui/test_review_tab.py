@@ -26,6 +26,16 @@ def review_path(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _detectors_loaded() -> None:
+    """The secret rules compiled and the injection model fitted once, before any test's clock runs."""
+    from memorydesk.browse.review import injection_model
+    from memorydesk.core.review import providers
+
+    providers._scanner()
+    injection_model.model()
+
+
 def _ready(qtbot, win):
     tab = win.show_tab("review")
     qtbot.waitUntil(lambda: tab.report is not None and not tab.scanning and win.ops.pending == 0, timeout=30000)
@@ -43,7 +53,7 @@ def test_scan_lists_worst_first_and_shows_masked_evidence(open_window, review_pa
     assert tab.model.rowCount() == 1
     tab.select_row(0)
     shown = tab.detail.toPlainText()
-    assert "sk_l…Yz7B" in shown and "sk_live_51Hx9Kq2Lm8Np4Rt6Vw3Yz7B" not in shown
+    assert "⟦Stripe Access Token · 32 chars⟧" in shown and "sk_live" not in shown and "Yz7B" not in shown
     assert tab.actions_.quarantine.isEnabled() and tab.actions_.purge.isEnabled()
     assert not tab.actions_.merge.isEnabled()
 
@@ -143,3 +153,33 @@ def test_a_note_is_quarantined_released_and_purged_from_the_window(open_window, 
     qtbot.waitUntil(lambda: tab.model.rowCount() == 0 and not tab.scanning and win.ops.pending == 0, timeout=30000)
     assert _note_text(note_path) == ""
     assert not any(f.item_kind == "note" for f in tab.report.findings)
+
+
+def test_redact_replaces_the_secret_in_a_new_version_and_undo_brings_it_back(open_window, review_path, qtbot) -> None:
+    win = open_window(review_path)
+    tab = _ready(qtbot, win)
+    tab.kind_list.setCurrentRow(1)  # Secrets
+    tab.select_row(0)
+    assert tab.actions_.redact.isEnabled() and not tab.actions_.retype.isEnabled()
+    tab.actions_.redact.trigger()
+    dialog = wait_dialog(qtbot, tab.actions_)
+    assert dialog.reason.text().startswith("redact: Stripe")
+    dialog.ok.click()
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 0 and not tab.scanning and win.ops.pending == 0, timeout=30000)
+    with open_workspace(review_path, read_only=True) as ws, ws.read() as conn:
+        active = [r.content for r in conn.execute(ws.layout.facts.select().where(
+            ws.layout.facts.c.superseded_by.is_(None), ws.layout.facts.c.topic == "stripe"))]
+    assert active == ["Payments use [redacted: Stripe Access Token] in production."]
+    win.act_undo.trigger()
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 1 and not tab.scanning and win.ops.pending == 0, timeout=30000)
+
+
+def test_merge_chooses_no_keeper_for_the_person(qtbot) -> None:
+    from memorydesk.ui.review.dialogs import ReasonDialog
+
+    dialog = ReasonDialog("Merge duplicates", "…", "merge: x", keepers=[("— choose the fact to keep —", None),
+                                                                      ("a · one", "a"), ("b · two", "b")])
+    qtbot.addWidget(dialog)
+    assert dialog.keeper.currentData() is None and not dialog.ok.isEnabled()  # a reason alone is not enough
+    dialog.keeper.setCurrentIndex(2)
+    assert dialog.ok.isEnabled() and dialog.values() == ("merge: x", "b")

@@ -4,6 +4,7 @@ command's JSON and text say what the Conflicts tab says; the history's text and 
 
 from __future__ import annotations
 
+import html
 import json
 import subprocess
 import sys
@@ -25,9 +26,10 @@ def _desk(*args: str) -> str:
     return out.stdout
 
 
-def _name(path: Path, fact_id: str) -> str:
+def _names(path: Path, a: str, b: str) -> tuple[naming.PairName, naming.PairName]:
+    """The two facts named against each other (the words that tell them apart, author, time)."""
     with open_workspace(path, read_only=True) as ws:
-        return naming.fact_names(ws, [fact_id])[0].shown
+        return naming.conflict_names(ws, a, b)
 
 
 def test_after_restore_loser_the_command_says_what_the_tab_says(open_window, workspace, qtbot) -> None:
@@ -39,8 +41,10 @@ def test_after_restore_loser_the_command_says_what_the_tab_says(open_window, wor
     decide(qtbot, win, tab, tab.acts.restore, "v2 was right")
     qtbot.waitUntil(lambda: tab.model.index(row_of(tab, v2, v3), column("state")).data() ==
                     "superseded · loser restored", timeout=10000)
-    qtbot.waitUntil(lambda: f"“{_name(path, v2)}”" in win.act_undo.text(), timeout=10000)
-    assert win.act_undo.text() == f"&Undo “Restore “{_name(path, v2)}” over “{_name(path, v3)}””"
+    loser, winner = _names(path, v2, v3)
+    qtbot.waitUntil(lambda: loser.short in win.act_undo.text(), timeout=10000)
+    assert win.act_undo.text() == f"&Undo “Restore {loser.short} over {winner.short}”"
+    assert "…region is eu-central-1…" in loser.short and "…region is us-east-1…" in winner.short
     line = next(x for x in json.loads(_desk("conflicts", str(path), "--json", "--fact", v2))
                 if {x["fact_a"], x["fact_b"]} == {v2, v3})
     assert line["state"] == "superseded" and line["decision"]["words"] == "loser restored"
@@ -56,7 +60,8 @@ def test_after_restore_loser_the_command_says_what_the_tab_says(open_window, wor
     assert line["decision"] is None
     history = win.show_tab("history")
     qtbot.waitUntil(lambda: history.model.rowCount() > 0 and win.ops.pending == 0, timeout=10000)
-    shown = [history.model.index(r, 3).data() for r in range(history.model.rowCount())]
+    what = [k for k, _l in history.model.COLUMNS].index("what")
+    shown = [history.model.index(r, what).data() for r in range(history.model.rowCount())]
     assert "conflict restore_loser · undone" in shown
     lines = _desk("history", str(path), "--kind", "conflict").splitlines()
     assert any("conflict restore_loser · undone" in x and "v2 was right" in x for x in lines)
@@ -75,10 +80,10 @@ def test_the_keep_dialog_and_edit_undo_name_the_facts(open_window, workspace, qt
     tab.acts.keep_b.trigger()
     qtbot.waitUntil(lambda: tab.acts.dialog is not None and tab.acts.dialog.isVisible(), timeout=5000)
     words = tab.acts.dialog.findChild(type(tab.acts.dialog.problem), "explanation").text()
-    name_a, name_b = _name(path, a), _name(path, b)
-    assert f"Fact B “{name_b}” is kept; fact A “{name_a}” is superseded by it" in words
+    name_a, name_b = _names(path, a, b)
+    assert f"Fact B {html.escape(name_b.shown)} is kept; fact A {html.escape(name_a.shown)} is superseded" in words
     tab.acts.dialog.reject()
     qtbot.waitUntil(lambda: tab.acts.dialog is None, timeout=5000)
     decide(qtbot, win, tab, tab.acts.keep_b, "B is the newer rule")
     qtbot.waitUntil(lambda: "Keep" in win.act_undo.text() and "conflict" not in win.act_undo.text(), timeout=10000)
-    assert win.act_undo.text() == f"&Undo “Keep “{name_b}” over “{name_a}””"
+    assert win.act_undo.text() == f"&Undo “Keep {name_b.short} over {name_a.short}”"

@@ -36,7 +36,8 @@ def test_history_tab_lists_filters_undoes_and_exports(open_window, product_db: P
     qtmodeltester.check(tab.model)
     top = tab.model.row_at(0)
     assert (top.actor, top.actor_kind, top.action, top.ids) == ("Ann", "reviewer", "delete", ("f-04",))
-    assert tab.model.data(tab.model.index(0, 2)) == "Ann (reviewer)"
+    who = [k for k, _l in tab.model.COLUMNS].index("who")
+    assert tab.model.data(tab.model.index(0, who)) == "Ann (reviewer)"
     tab.view.selectRow(0)
     qtbot.waitUntil(tab.undo_button.isEnabled, timeout=10000)
     assert "out of date" in tab.detail.toPlainText()

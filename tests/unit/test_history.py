@@ -50,7 +50,7 @@ def test_what_agents_wrote_is_told_from_the_product_rows(product_db: Path) -> No
     assert [e.at for e in evs] == sorted((e.at for e in evs), reverse=True)
     row = evs[0].to_json()
     assert set(row) == {"at", "actor", "actor_kind", "kind", "action", "ids", "summary", "reason", "undone",
-                        "at_known"}
+                        "at_known", "entry", "undone_by", "details"}
     assert isinstance(row["at"], int) and all(isinstance(i, str) for i in row["ids"])
 
 

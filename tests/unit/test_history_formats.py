@@ -150,10 +150,12 @@ def test_every_action_is_in_the_one_list_and_none_registers_itself(pristine) -> 
                if r["action"] not in ("undo", "redo")}
     # the frozen cases cover every action the list has, except those born typed (no first format to
     # keep reading: their own tests do, undo and redo them — tests/unit/test_review_items.py; the
-    # policy purge and the forget receipt — tests/unit/test_forget_check.py, test_forget_receipt.py)
+    # policy purge and the forget receipt — tests/unit/test_forget_check.py, test_forget_receipt.py;
+    # the redactions — tests/unit/test_review_redact.py)
     born_typed = {"note.quarantine", "note.release", "note.purge", "working_item.quarantine",
                   "working_item.release", "working_item.purge", "policy.purge", "forget.check",
-                  "fact.embed"}  # fact.embed: test_vector_index.py
+                  "fact.embed",  # fact.embed: test_vector_index.py
+                  "fact.redact", "note.redact", "working_item.redact"}
     assert written == set(actions.BY_KEY) - born_typed
     assert [a for a in history.LEGACY if a in actions.BY_KEY] == []
     assert history.LEGACY == {}  # nothing of the desk's own is declared the older way any more

@@ -91,7 +91,7 @@ def test_undo_of_an_edit_restores_the_old_version(ws, svc, rv) -> None:
     with ws.read() as conn:  # the new version is gone: the file is as it was
         assert conn.execute(select(facts.c.id).where(facts.c.id == new_id)).first() is None
     assert superseded(ws, f.fact_id) is None
-    assert undo.message == f"Undone: edit of fact {f.fact_id[:12]}"  # a sentence, no internal word
+    assert undo.message == f"Undone: edit of fact {f.fact_id[:8]}…"  # a sentence, no internal word
     rv.redo()
     assert superseded(ws, f.fact_id) == new_id and superseded(ws, new_id) is None
 

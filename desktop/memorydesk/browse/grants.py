@@ -11,6 +11,7 @@ two bytes per cell, and gathers a cell's rows again only when someone looks at i
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -165,9 +166,14 @@ class GrantMatrix:
             out.append(i)
         return out
 
-    def counts(self) -> dict[str, int]:
+    def counts(self, rows: Iterable[int] | None = None) -> dict[str, int]:
+        """Cells of each source, in every domain or in the domain rows ``rows`` (what a filter shows)."""
         self.complete()
-        return {s.value: self.sources.count(CODE_OF_SOURCE[s]) for s in SOURCES}
+        if rows is None:
+            return {s.value: self.sources.count(CODE_OF_SOURCE[s]) for s in SOURCES}
+        n = len(ROLES)
+        picked = bytearray().join(self.sources[r * n:r * n + n] for r in rows)
+        return {s.value: picked.count(CODE_OF_SOURCE[s]) for s in SOURCES}
 
 
 ORDER_TEXT = {

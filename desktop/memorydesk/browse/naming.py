@@ -1,13 +1,21 @@
 """How the desk names things to a person: a fact in a confirmation, the phrase that confirms
-a purge, and the change Edit ▸ Undo / Redo would act on (no Qt, no writes).
+a purge, two facts set against each other, and the change Edit ▸ Undo / Redo would act on
+(no Qt, no writes).
 
 A fact is named by its topic; where other facts share that topic, by its topic and the
 first words of its content, as many as it takes to tell it from the others (its id when
 even its whole content does not). That name is what a purge asks the person to type.
+
+Two facts of one conflict usually share their topic and most of their words (“installs
+dependencies with pnpm” against “… with yarn”): each is named by the words that tell it from
+the other (``telling_words``: the first words it has and the other lacks, with a word
+before them), its author and its time (``pair_names``) — in the decision dialogs and in
+Edit ▸ Undo / Redo.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -15,6 +23,8 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from memorydesk.core.change_words import grant_cells, grant_words
+from memorydesk.core.worddiff import word_diff
 from memorydesk.memory.history import record as history
 from memorydesk.memory.history.batches import batch_entries, batch_of
 from memorydesk.store.workspace import Workspace
@@ -95,6 +105,92 @@ def listed(names: Sequence[FactName], most: int = 5) -> str:
     return quoted[0] if quoted else ""
 
 
+# --- two facts set against each other ---------------------------------------------------------------
+
+#: at most this many differing words name a fact of a pair, with this many words before them
+TELLING, BEFORE = 6, 2
+
+
+def _telling(pieces: list[Any], changed: str) -> str:
+    """From a word or two before the first ``changed`` word of a side of a word diff to the last
+    changed word within ``TELLING`` words of it, and “…” where the text goes on: “…with pnpm;…”.
+    Empty when the side has no such word."""
+    words: list[tuple[str, bool]] = [(w, p.kind == changed) for p in pieces for w in p.text.split()]
+    first = next((i for i, (_w, c) in enumerate(words) if c), None)
+    if first is None:
+        return ""
+    start = max(0, first - BEFORE)
+    end = max(i for i in range(first, min(len(words), first + TELLING)) if words[i][1]) + 1
+    text = " ".join(w for w, _c in words[start:end])
+    return ("…" if start > 0 else "") + text + ("…" if end < len(words) else "")
+
+
+def telling_words(a: str, b: str) -> tuple[str, str]:
+    """The words that tell ``a`` from ``b`` and ``b`` from ``a`` (see ``_telling``); a side that has
+    no word the other lacks is named by its first words."""
+    pa, pb = word_diff(a, b)
+    first = lambda text: " ".join(text.split()[:TELLING]) + ("…" if len(text.split()) > TELLING else "")  # noqa: E731
+    return _telling(pa, "removed") or first(a), _telling(pb, "added") or first(b)
+
+
+@dataclass(frozen=True)
+class PairName:
+    """One fact of a pair, named against the other: ``words`` tell it apart (its topic first where
+    the topics differ), then who wrote it and when."""
+
+    id: str
+    words: str
+    author: str
+    at: int | None
+
+    @property
+    def short(self) -> str:
+        """“…with pnpm;…” (Ada): for a menu."""
+        return f"“{self.words}” ({self.author})"
+
+    @property
+    def shown(self) -> str:
+        """“…with pnpm;…” (Ada, 2026-12-03 07:04): for a dialog."""
+        return f"“{self.words}” ({self.author}, {_local(self.at)})"
+
+
+def _local(at: int | None) -> str:
+    try:
+        return dt.datetime.fromtimestamp(int(at)).strftime("%Y-%m-%d %H:%M") if at is not None else "time unknown"
+    except (OverflowError, OSError, ValueError, TypeError):
+        return str(at)
+
+
+def pair_names(ws: Workspace, conn: Any, a_id: str, b_id: str) -> tuple[PairName, PairName]:
+    """Facts ``a_id`` and ``b_id`` named against each other (a fact no longer in the file: its id)."""
+    f, agents = ws.layout.facts.c, ws.layout.agents.c
+    rows = {r.id: r for r in conn.execute(select(f.id, f.topic, f.content, f.authored_by_agent_id,
+                                                 f.authored_by_role, f.created_at).where(f.id.in_([a_id, b_id])))}
+    ids = [r.authored_by_agent_id for r in rows.values() if r.authored_by_agent_id]
+    names = dict(conn.execute(select(agents.id, agents.name).where(agents.id.in_(ids))).all()) if ids else {}
+    a, b = rows.get(a_id), rows.get(b_id)
+    wa, wb = telling_words(str(a.content or ""), str(b.content or "")) if a is not None and b is not None else ("", "")
+    out = []
+    for fid, row, words in ((a_id, a, wa), (b_id, b, wb)):
+        if row is None:
+            out.append(PairName(fid, f"fact {fid[:8]}… (no longer in the file)", "nobody known", None))
+            continue
+        if a is not None and b is not None and a.topic != b.topic:
+            words = f"{' '.join(str(row.topic).split())}: {words}"
+        if a is not None and b is not None and wa == wb:  # the same words: the id tells them apart
+            words = f"{words} (id {fid[:8]})"
+        author = (names.get(row.authored_by_agent_id) or row.authored_by_agent_id or row.authored_by_role
+                  or "no agent (a person's edit)")
+        out.append(PairName(fid, words, author, row.created_at))
+    return out[0], out[1]
+
+
+def conflict_names(ws: Workspace, a_id: str, b_id: str) -> tuple[PairName, PairName]:
+    """``pair_names`` in a read of its own."""
+    with ws.read() as conn:
+        return pair_names(ws, conn, a_id, b_id)
+
+
 # --- the change an undo or a redo acts on ---------------------------------------------------------
 
 ACTION_WORDS = {"edit": "Edit", "delete": "Delete", "restore": "Restore", "purge": "Purge",
@@ -135,19 +231,21 @@ def _conflict_facts(ws: Workspace, conn: Any, conflict_id: str | None) -> tuple[
 
 
 def _conflict_words(ws: Workspace, conn: Any, action: str, detail: dict[str, Any]) -> str | None:
-    """A conflict decision in words that name its facts."""
-    if action == "restore_loser":
-        loser, winner = _quoted(ws, conn, detail.get("loser"), detail.get("winner"))
-        return f"Restore {loser} over {winner}"
-    if action == "keep":
-        kept, dropped = _quoted(ws, conn, detail.get("kept"), detail.get("dropped"))
-        return f"Keep {kept} over {dropped}"
+    """A conflict decision in words that name its facts, each by what tells it from the other."""
+    if action == "restore_loser" and detail.get("loser") and detail.get("winner"):
+        loser, winner = pair_names(ws, conn, detail["loser"], detail["winner"])
+        return f"Restore {loser.short} over {winner.short}"
+    if action == "keep" and detail.get("kept") and detail.get("dropped"):
+        kept, dropped = pair_names(ws, conn, detail["kept"], detail["dropped"])
+        return f"Keep {kept.short} over {dropped.short}"
     if action in ("confirm", "keep_both"):
         a, b = _conflict_facts(ws, conn, detail.get("conflict"))
         if a is None or b is None:
             return None
-        fa, fb = _quoted(ws, conn, a, b)
-        return f"Keep both {fa} and {fb}" if action == "keep_both" else f"Confirm {fb} over {fa}"
+        fa, fb = pair_names(ws, conn, a, b)
+        if action == "keep_both":
+            return f"Keep both {fa.short} and {fb.short}"
+        return f"Confirm {fb.short} over {fa.short}"
     if action == "review_burst":
         n = len(detail.get("conflicts", []))
         (winner,) = _quoted(ws, conn, detail.get("winner"))
@@ -177,9 +275,9 @@ def describe(ws: Workspace, conn: Any, row: Any) -> str:
     if row.entity == "edge":
         n = len(detail.get("rows", [])) or 1
         return f"{verb} {'an edge' if n == 1 else f'{n} edges'}"
-    if row.entity == "grant":
-        n = len(detail.get("edits", [])) or 1
-        return f"{verb} {'a grant' if n == 1 else f'{n} grants'}"
+    if row.entity == "grant":  # the domain and the cells: “Set 9 grant cells of security from write to none”
+        one = len(grant_cells(detail)) == 1
+        return f"{verb} grant {grant_words(detail)}" if one else f"{verb} {grant_words(detail, cells_word='grant cells')}"
     return f"{verb} {row.entity}".replace("_", " ")
 
 
@@ -239,4 +337,5 @@ def undo_redo_names(ws: Workspace) -> tuple[str | None, str | None, str]:
     return names[0], names[1], note
 
 
-__all__ = ["FactName", "describe", "distinct_name", "fact_names", "listed", "names_in", "undo_redo_names"]
+__all__ = ["FactName", "PairName", "conflict_names", "describe", "distinct_name", "fact_names", "listed", "names_in",
+           "pair_names", "telling_words", "undo_redo_names"]

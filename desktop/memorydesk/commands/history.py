@@ -3,11 +3,14 @@
 Read-only. Every change the file can account for, newest first (``browse.history.entries``):
 the desk's own changes (who, when, why) and what agents wrote as far as the product's
 rows tell it. Times are RFC 3339 UTC or unix seconds. ``--json`` prints
-``[{at, actor, actor_kind, kind, action, ids, summary, reason, undone}]`` (``at`` unix seconds,
-``actor_kind`` agent / reviewer / system, ``ids`` strings, ``undone`` true for a change of the
-desk since undone — the text and Markdown say “· undone” after its action, as the tab does); ``--format markdown`` the
-same range as a Markdown table, ``--content-free`` with every text hashed (as the
-Conflicts export). Exit 0; 2 on bad input.
+``[{at, actor, actor_kind, kind, action, ids, summary, reason, undone, at_known, entry, undone_by,
+details}]`` (``at`` unix seconds, ``actor_kind`` agent / reviewer / system, ``ids`` strings,
+``undone`` true for a change of the desk since undone — the text and Markdown say “· undone”
+after its action, as the tab does; ``entry`` the desk's entry number; ``reason`` a reason only,
+``details`` what the row says of itself); the text gives one line per change: time, entry
+(``#43``), who, what, ids, what changed, ``why:``, ``details:``. ``--text '#43'`` finds entry 43.
+``--format markdown`` the same range as a Markdown table, ``--content-free`` with every text
+hashed (as the Conflicts export). Exit 0; 2 on bad input.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ def register(sub) -> None:
                    help="only changes by this agent (id, name or role), reviewer or sentinel")
     p.add_argument("--kind", metavar="K", choices=KINDS, help="only this kind: " + ", ".join(KINDS))
     p.add_argument("--text", metavar="S", type=text_arg("--text", 1000), default="",
-                   help="only changes whose summary, ids or reason hold S")
+                   help="only changes whose summary, ids, reason or details hold S ('#43': entry 43)")
     p.add_argument("--json", action="store_true", help="print a JSON list (see the docs)")
     p.add_argument("--format", choices=("text", "markdown"), default="text", help="text (default) or markdown")
     p.add_argument("--content-free", action="store_true", help="hash every memory text (for sharing a ticket)")

@@ -161,6 +161,8 @@ class DemoBuilder:
         self.agent_ids: dict[str, str] = {}
         self.agent_roles: dict[str, str | None] = {}
         self.named: dict[str, str] = {}
+        self.restatements: list[list[str]] = []  # facts that say the same thing about the same subject
+        self.statements: dict[str, list[str]] = {}  # generated conventions by what they say about what
         self.policy_ids: dict[str, str] = {}
         self.batch: list[tuple[Proposal, tuple[bytes, bytes] | None]] = []
         self.known_domains: set[str] = set()
@@ -241,6 +243,10 @@ class DemoBuilder:
             self.stream_written += not p.scripted
             if p.name:
                 self.named[p.name] = result.fact_id
+            if p.restates and p.restates in self.named:
+                self.restatements.append([self.named[p.restates], result.fact_id])
+            if p.statement:
+                self.statements.setdefault(p.statement, []).append(result.fact_id)
         self._report()
 
     def propose(self, p: Proposal, vector) -> None:
@@ -439,6 +445,37 @@ def _counts(ws: Workspace) -> dict[str, int]:
         }
 
 
+RESTATEMENTS_KEY = "demo_restatements"
+
+
+def record_restatements(ws: Workspace, groups: list[list[str]]) -> None:
+    """Which facts of the demo say the same thing about the same subject (JSON groups of fact ids in
+    ``memdesk_meta``): the truth the review's near-duplicates are measured against (``restatements``)."""
+    import json
+
+    with ws.write() as conn:
+        conn.exec_driver_sql("INSERT OR REPLACE INTO memdesk_meta (key, value) VALUES (?, ?)",
+                             (RESTATEMENTS_KEY, json.dumps(groups)))
+
+
+def restatements(ws: Workspace) -> list[list[str]]:
+    """The groups ``record_restatements`` kept (none in a workspace that is not a demo)."""
+    import json
+
+    with ws.read() as conn:
+        have = conn.exec_driver_sql("SELECT 1 FROM sqlite_master WHERE name = 'memdesk_meta'").first()
+        row = conn.exec_driver_sql("SELECT value FROM memdesk_meta WHERE key = ?", (RESTATEMENTS_KEY,)).first() \
+            if have else None
+    return [list(g) for g in json.loads(row[0])] if row else []
+
+
+def duplicate_precision(ws: Workspace, clusters: list[list[str]]) -> tuple[int, int]:
+    """(clusters whose members all say the same thing about the same subject, clusters) on a demo."""
+    group_of = {fid: n for n, ids in enumerate(restatements(ws)) for fid in ids}
+    right = sum(1 for c in clusters if len({group_of.get(fid, -1 - k) for k, fid in enumerate(c)}) == 1)
+    return right, len(clusters)
+
+
 def _no_sync(ws: Workspace) -> None:
     """A new file being built needs no fsync per transaction: a failed build is deleted anyway."""
     event.listen(ws.engine, "connect", lambda dbapi_conn, _record: dbapi_conn.execute("PRAGMA synchronous = OFF"))
@@ -481,6 +518,7 @@ def build_demo(path: str | Path, *, facts: int = 2_000, seed: int = 7, now: int 
                                   counted=counted)
             builder.run(scenario, stream, now - SPAN_DAYS * DAY, now - 3600)
             builder.adjust_access()
+            record_restatements(ws, builder.restatements + [ids for ids in builder.statements.values() if len(ids) > 1])
             write_history(ws, seed, now)  # the Lineage tab's four weeks of receipts
             counts = _counts(ws)
         finally:

@@ -49,6 +49,8 @@ class Proposal:
     scripted: bool = False  # part of the hand-written scenario (always written)
     valid_for: int | None = None  # stream facts: valid_until = at + valid_for, set when timed
     week_tag: bool = False  # stream facts: temporal tag "week-N" of their time, set when timed
+    restates: str | None = None  # the name of the fact this one says again in other words (a true duplicate)
+    statement: str | None = None  # what it says about what (facts with the same statement are true duplicates)
 
     def stamp(self, at: int) -> None:
         """Give a generated fact its time (and what derives from it)."""
@@ -76,6 +78,7 @@ Event = Proposal | Op
 _VERACITIES = ("stated", "inferred", "tool", "imported", "unknown")
 _VERACITY_WEIGHTS = (55, 20, 12, 8, 5)
 _CONFIDENCES = (0.55, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0)
+RESTATED_SHARE = 0.01  # of the generated conventions, written down a second time in other words
 _KINDS = ("convention", "aside", "ticket", "pr", "incident", "release", "design", "product", "learning", "foreign")
 _KIND_WEIGHTS = (40, 4, 18, 14, 4, 4, 5, 4, 5, 1)
 _SLOT = re.compile(r"\{(\w+)\}")
@@ -116,6 +119,11 @@ class Stream:
         # Large workspaces run each component in several cells (deployment shards), so
         # the convention topics grow with the workspace instead of being re-contradicted.
         self.cells = max(1, target // CELL_FACTS)
+        # Some conventions are written down twice, by another agent in other words, under a topic of
+        # their own: true near-duplicates, recorded (``Proposal.restates``) so the review's precision
+        # can be measured on the demo.
+        self.to_restate: deque = deque()
+        self.restated = 0
 
     def __iter__(self) -> Iterator[Proposal]:
         for _ in range(20 * self.target):  # a bound, in case nothing is ever written
@@ -138,8 +146,17 @@ class Stream:
         veracity = self.rng.choices(_VERACITIES, _VERACITY_WEIGHTS)[0]
         return veracity, self.rng.choice(_CONFIDENCES)
 
+    def _restatement(self, at: int) -> Proposal:
+        original, label, where, said = self.to_restate.popleft()
+        agent = self.rng.choice([a for a in ("dara", "eli", "ivo", "ada", "bram", "farah") if a != original.agent])
+        content = f"{label} / {where}, written down again after the retro: {said}"
+        return Proposal(at, original.domain, f"{original.topic}-recap", content, agent, original.confidence,
+                        original.memory_type, original.veracity, area=original.area, statement=original.statement)
+
     def _one(self, at: int) -> Proposal:
         rng = self.rng
+        if self.to_restate and rng.random() < 0.2:
+            return self._restatement(at)
         kind = rng.choices(_KINDS, _KIND_WEIGHTS)[0]
         veracity, confidence = self._vc()
         comp = self._component()
@@ -165,8 +182,15 @@ class Stream:
                 mtype = "observation"
             else:
                 content = _fill(rng, template, T.SLOTS)
+            said = content
             content = f"{T.REPO_LABEL[repo]} / {where}: {content}"
-            return Proposal(at, domain, topic, content, agent, confidence, mtype, veracity, area=comp)
+            proposal = Proposal(at, domain, topic, content, agent, confidence, mtype, veracity, area=comp,
+                                statement=f"{domain}|{topic}|{said}")
+            if kind == "convention" and rng.random() < RESTATED_SHARE:
+                self.restated += 1
+                proposal.name = f"restated-{self.restated}"
+                self.to_restate.append((proposal, T.REPO_LABEL[repo], where, said))
+            return proposal
         if kind == "ticket":
             if self.tickets and rng.random() < 0.25:
                 ticket, comp, cause, pr = rng.choice(self.tickets)
@@ -301,7 +325,7 @@ def timeline(rng: random.Random, now: int) -> list[Event]:
     # A belief: the identical statement written by two agents in two domains.
     commits = "Commit messages follow Conventional Commits; the type decides the changelog section."
     fact(90, "conventions", "commit-messages", commits, "dara", 0.9, "instruction", name="commits")
-    fact(64, "repo:acme-web/conventions", "commit-messages", commits, "ada", 0.8, "instruction")
+    fact(64, "repo:acme-web/conventions", "commit-messages", commits, "ada", 0.8, "instruction", restates="commits")
     # Expiry: valid_until in the past (still active: the product does not filter on it) and in the future.
     fact(75, "deployments", "code-freeze",
          "Code freeze for the checkout redesign: only fixes merge until the launch review is done.",

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
+from memorydesk.core.product.vocab import MemoryType
 from memorydesk.embedding.embedder import Embedder, fact_text, fact_vectors
 from memorydesk.memory.actions import edges as reviewer_edges
 from memorydesk.memory.actions import review as reviewer_review
@@ -46,11 +47,16 @@ class Reviewer(ConflictDecisions, GrantEdits):
 
     # -- facts -----------------------------------------------------------------------------------
     def edit_fact(self, fact_id: str, *, domain: str, topic: str, content: str, confidence: float,
-                  reason: str = "", expected_updated_at: int | None = None) -> ChangeResult:
+                  reason: str = "", expected_updated_at: int | None = None,
+                  memory_type: str | None = None) -> ChangeResult:
         """A new version with the values given, stored exactly as given (the edit dialog hands
         back a field the person did not change exactly as it was); every other field is kept
         (type, sources, validity, tags, mentions; the vector too when topic and content are the
-        same), except what marks a person's edit: veracity ``stated``, no author agent or role."""
+        same), except what marks a person's edit: veracity ``stated``, no author agent or role.
+        ``memory_type`` changes the type (None: kept)."""
+        if memory_type is not None and memory_type not in {t.value for t in MemoryType}:
+            raise MemoryDeskError(f"not a memory type: {memory_type!r}; choose from "
+                                  f"{', '.join(t.value for t in MemoryType)}")
         if not (domain.strip() and topic.strip() and content.strip()):
             raise MemoryDeskError("domain, topic and content must not be empty")
         if not 0.0 <= confidence <= 1.0:
@@ -72,7 +78,7 @@ class Reviewer(ConflictDecisions, GrantEdits):
                 "id": new_id(), "workspace_id": old.workspace_id, "domain": domain, "topic": topic,
                 "content": content, "source_observation_ids": old.source_observation_ids,
                 "confidence": confidence, "authored_by_agent_id": None, "authored_by_role": None,
-                "memory_type": old.memory_type, "veracity": "stated", "valid_until": old.valid_until,
+                "memory_type": memory_type or old.memory_type, "veracity": "stated", "valid_until": old.valid_until,
                 "temporal_tags": old.temporal_tags, "mention_count": old.mention_count, "created_at": now,
                 "updated_at": now, "embedding": None, "binary_embedding": None,
             }
@@ -190,6 +196,27 @@ class Reviewer(ConflictDecisions, GrantEdits):
     def merge_facts(self, keeper: str, others: Iterable[str], reason: str, finding_key: str = "") -> ChangeResult:
         """Every fact in ``others`` superseded by ``keeper`` (a duplicate cluster, a losing correction)."""
         return reviewer_review.merge(self.ws, self.actor, keeper, others, reason, finding_key)
+
+    def redact(self, item_kind: str, item_id: str, reason: str, finding_key: str = "") -> ChangeResult:
+        """Every secret in the item replaced by a placeholder (``memory.actions.redact``): a fact superseded by
+        its redacted version, a note or working item in place; undone by Undo."""
+        from memorydesk.memory.actions.redact import redact
+
+        return redact(self, item_kind, item_id, reason, finding_key)
+
+    def set_fact_type(self, fact_id: str, memory_type: str, reason: str) -> ChangeResult:
+        """The fact's memory type changed (a new version, as any edit; text and confidence kept as they are)."""
+        def current(conn: Connection):
+            row = fact_row(conn, self.ws.layout, fact_id)
+            if row is None:
+                raise StaleEdit(f"fact {fact_id} no longer exists")
+            return row
+
+        with self.ws.read() as conn:
+            row = current(conn)
+        return self.edit_fact(fact_id, domain=row.domain, topic=row.topic, content=row.content,
+                              confidence=row.confidence, reason=reason, expected_updated_at=row.updated_at,
+                              memory_type=memory_type)
 
     def dismiss_finding(self, finding: dict[str, Any], reason: str, *, reviewed: bool = False) -> ChangeResult:
         """The finding out of the open queue until its item changes."""

@@ -9,12 +9,16 @@ share a batch mark, so one Edit ▸ Undo clears every vector the run wrote (and 
 rows). Progress is reported after every batch; ``cancelled()`` is asked before each one.
 Stopping keeps what was written (and undoes as one change); running again resumes, because
 the work list is simply "facts that still have no vector".
+
+``build_vectors`` is the demo's own build of the same (its first run): the desk building its
+demo, not a person changing a workspace — no reason asked, no history, nothing to undo.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from sqlalchemy import func, select
 
@@ -48,12 +52,38 @@ def index_missing_vectors(ws: Workspace, *, actor: str, reason: str, embedder: E
                           batch: int = BATCH, progress: Callable[[IndexProgress], None] | None = None,
                           cancelled: Callable[[], bool] = lambda: False) -> IndexProgress:
     """Fill the missing vectors, one history row per batch written, all marked as one change."""
+    mark = batches.new_batch()
+
+    def write(conn: Any, act: FillEmbeddings) -> int | None:
+        return perform(ws, conn, act, entity_id=act.ids[0], actor=actor, reason=reason, batch=mark)
+
+    return _fill(ws, embedder, batch, progress, cancelled, write)
+
+
+def build_vectors(ws: Workspace, *, embedder: Embedder | None = None, batch: int = BATCH,
+                  progress: Callable[[IndexProgress], None] | None = None,
+                  cancelled: Callable[[], bool] = lambda: False) -> IndexProgress:
+    """The demo's own build: its facts' vectors, written as its builder writes them with the facts
+    (``demo.builder``: the agent-side service stores a fact's vector with it) — not a person's
+    change to a workspace, so no reason, no history row and nothing to undo. The same batches,
+    the same checks (a vector an agent wrote since is kept), and resumable the same way."""
+
+    def write(conn: Any, act: FillEmbeddings) -> int | None:
+        act.forward(ws, conn)
+        return None
+
+    return _fill(ws, embedder, batch, progress, cancelled, write)
+
+
+def _fill(ws: Workspace, embedder: Embedder | None, batch: int, progress: Callable[[IndexProgress], None] | None,
+          cancelled: Callable[[], bool], record: Callable[[Any, FillEmbeddings], int | None]) -> IndexProgress:
+    """Embed the facts without a vector a batch at a time (no lock held), then write each batch in
+    one short transaction through ``record`` (a history row, or none)."""
     if ws.read_only:
         raise ReadOnlyWorkspace(f"{ws.path.name} is open read-only: vectors are searched in memory, not stored")
     embedder = embedder or get_embedder()
     facts = ws.layout.facts
     state = IndexProgress(0, missing_count(ws))
-    mark = batches.new_batch()
     last_rowid = -1
     while True:
         if cancelled():
@@ -76,7 +106,7 @@ def index_missing_vectors(ws: Workspace, *, actor: str, reason: str, embedder: E
             if not ids:
                 return 0, None
             act = FillEmbeddings(ids, [digest(written[f][0]) for f in ids], blobs=[written[f] for f in ids])
-            return len(ids), perform(ws, conn, act, entity_id=ids[0], actor=actor, reason=reason, batch=mark)
+            return len(ids), record(conn, act)
 
         count, hid = with_retry(ws, write)
         state.done += count

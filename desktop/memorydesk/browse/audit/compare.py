@@ -34,7 +34,7 @@ from sqlalchemy import func, select
 
 from memorydesk.browse.audit.runs import GROUPS, Run, RunFact, get_run, run_facts
 from memorydesk.browse.history.entries import HistoryQuery, iter_events
-from memorydesk.browse.history.sources import Event
+from memorydesk.browse.history.event import Event
 from memorydesk.core.errors import BadInput
 from memorydesk.search.audit import AGE_BUCKETS
 from memorydesk.store import Workspace

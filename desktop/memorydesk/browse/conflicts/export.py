@@ -17,6 +17,9 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from memorydesk.browse.conflicts.rows import DECISION_WORDS, state_text
+from memorydesk.core.review.secrets import mask_secrets
+
 __all__ = ["burst_document", "content_free", "markdown", "to_json", "trail_document"]
 
 _ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
@@ -55,12 +58,24 @@ def hash_text(text: str) -> str:
 
 def trail_document(trail: dict[str, Any], *, exported_by: str = "", now: int | None = None) -> dict[str, Any]:
     return {"kind": "conflict_trail", "exported_at": _iso(now if now is not None else _now()),
-            "exported_by": exported_by, **trail}
+            "exported_by": exported_by, **secrets_masked(trail)}
 
 
 def burst_document(detail: dict[str, Any], *, exported_by: str = "", now: int | None = None) -> dict[str, Any]:
     return {"kind": "burst", "exported_at": _iso(now if now is not None else _now()), "exported_by": exported_by,
-            **detail}
+            **secrets_masked(detail)}
+
+
+def secrets_masked(doc: Any, key: str | None = None) -> Any:
+    """The document with every secret in a fact's text masked whole (``core.review.secrets.mask_secrets``):
+    a ticket never carries one."""
+    if isinstance(doc, dict):
+        return {k: secrets_masked(v, k) for k, v in doc.items()}
+    if isinstance(doc, list):
+        return [secrets_masked(v, key) for v in doc]
+    if isinstance(doc, str) and key in ("content", "topic", "lines", "note"):
+        return mask_secrets(doc)
+    return doc
 
 
 def _now() -> int:
@@ -121,12 +136,29 @@ def _who(who: dict[str, Any] | None) -> str:
         return "unknown"
     kind, name = who.get("kind"), who.get("name")
     if kind == "person":
-        return f"{name} (a person, in the desk)"
+        action = str(who.get("action") or "").partition(".")[2]
+        return f"{name} (a person, in the desk" + (f": {action}" if action else "") + ")"
     if kind == "agent":
-        return f"agent {name} (its write contradicted)"
+        return f"agent {name} (its write)"
     if kind in ("system", "human"):
         return str(name)
     return "unknown (no conflict row or history names it)"
+
+
+def _at(step: dict[str, Any]) -> str:
+    """“at 2026-…Z”, or where the file does not say when (a cleanup), the earliest it can have been."""
+    if step.get("at_known") is False:
+        return f"at an unknown time, not before {_iso(step.get('at'))}"
+    return f"at {_iso(step.get('at'))}"
+
+
+def _state_words(doc: dict[str, Any]) -> str:
+    """The conflict's state as the list and ``memory-desk conflicts`` say it: “superseded · loser restored”."""
+    reviews = doc.get("reviews") or []
+    facts = doc.get("facts") or {}
+    dangling = not all((facts.get(k) or {}).get("exists", True) for k in ("a", "b"))
+    decision = reviews[-1].get("decision") if reviews else None
+    return state_text(doc["conflict"]["state"], DECISION_WORDS.get(decision, decision) if decision else None, dangling)
 
 
 FACT_ROWS = (("id", "id"), ("state", "state"), ("domain", "domain"), ("topic", "topic"),
@@ -161,7 +193,7 @@ def _trail_md(doc: dict[str, Any]) -> list[str]:
     resolved = c.get("recorded_winner") is not None
     names = ("A (loser)", "B (winner)") if resolved else ("A", "B")
     out = [f"# Conflict {c['id']}", "",
-           f"- type: {c['type']}; state: {c['state']}",
+           f"- type: {c['type']}; state: {_state_words(doc)}",
            f"- rows: {len(c['rows'])} (first {_iso(c['first_at'])}, last {_iso(c['last_at'])}): "
            + ", ".join(r["id"] for r in c["rows"]),
            f"- fact A: {c['fact_a']}; fact B: {c['fact_b']}",
@@ -194,17 +226,21 @@ def _trail_md(doc: dict[str, Any]) -> list[str]:
         chain = doc["chains"][key]
         out.append(f"**{name}** ({facts[key]['id']}, now {facts[key]['state']})")
         for o in chain.get("older", []):
-            out.append(f"- earlier: {o['id']} ({o['state']}) superseded into {o['into']} at {_iso(o.get('at'))} "
+            out.append(f"- earlier: {o['id']} ({o['state']}) superseded into {o['into']} {_at(o)} "
                        f"by {_who(o.get('who'))}")
+        for x in chain.get("lapsed", []):
+            back = (f"; put back at {_iso(x.get('back_at'))} by {_who(x.get('back_by'))}" if x.get("back_by") else "")
+            out.append(f"- {x['id']} → {x['into']} {_at(x)} by {_who(x.get('who'))}; taken back at "
+                       f"{_iso(x.get('ended_at'))} by {_who(x.get('ended_by'))} (entry {x.get('entry')}){back}")
         for node in chain.get("newer", []):
             nxt = node.get("next")
             if nxt:
-                out.append(f"- {node['id']} → {nxt['id']} at {_iso(nxt.get('at'))} by {_who(nxt.get('who'))}"
+                out.append(f"- {node['id']} → {nxt['id']} {_at(nxt)} by {_who(nxt.get('who'))}"
                            + (" (a cycle)" if nxt.get("cycle") else ""))
         tail = chain.get("newer", [])[-1:] if chain.get("newer") else []
         if tail:
             out.append(f"- in force at the end of the chain: {tail[0]['id']} ({tail[0]['state']})")
-        if not chain.get("older") and len(chain.get("newer", [])) <= 1:
+        if not chain.get("older") and len(chain.get("newer", [])) <= 1 and not chain.get("lapsed"):
             out.append("- no supersession")
         out.append("")
     out += ["## What people did in the desk", ""]

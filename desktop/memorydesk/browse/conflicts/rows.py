@@ -24,6 +24,13 @@ ROWID = literal_column("rowid")
 HEAD_WORDS = 14
 
 
+def state_text(state: str, decided: str | None, dangling: bool = False) -> str:
+    """A conflict's state in the list's words (the trail, its export and ``memory-desk conflicts``
+    say it so too): the product's state, then what a person decided (``decided``: its words)."""
+    text = decided if state == "reviewed" and decided else state + (f" · {decided}" if decided else "")
+    return text + (" · dangling" if dangling else "")
+
+
 @dataclass(frozen=True)
 class FactBrief:
     """One fact of a conflict as the list shows it; ``exists`` False for a dangling id."""
@@ -101,9 +108,7 @@ class ConflictLine:
     @property
     def state_text(self) -> str:
         """The state as the tab shows it: the product's state, then what a person decided."""
-        decided = self.decision
-        text = decided if self.state == "reviewed" and decided else self.state + (f" · {decided}" if decided else "")
-        return text + (" · dangling" if self.dangling else "")
+        return state_text(self.state, self.decision, self.dangling)
 
     @property
     def rule_winner(self) -> str | None:
@@ -190,5 +195,4 @@ def head(text: str | None, words: int = HEAD_WORDS) -> str:
 
 
 __all__ = ["CONTRADICTION", "CROSS", "DECISION_WORDS", "REVIEWS", "ROWID", "SETTLING", "ConflictLine", "FactBrief",
-           "ReviewRow", "Reviews",
-           "has_reviews", "head", "pair_key", "read_reviews"]
+           "ReviewRow", "Reviews", "has_reviews", "head", "pair_key", "read_reviews", "state_text"]

@@ -13,7 +13,11 @@
   arithmetic, and whether the recorded winner is still what it gives (and why not);
 - ``chain_a``, ``chain_b``: each fact's supersession chain forward (what replaced it, up to the
   version in force) and back (what it replaced), every step with its time and who made
-  it: an agent (its write), ``system:*``, ``human:*``, or a person named in our history;
+  it: a person named in our history (its moves), else the one rule of ``core.supersession``
+  the History and *as of* use too — an agent (its write), ``system:*`` (a cleanup at an
+  unknown time, not before the bound its rule gives), ``human:*``, or nobody the file names;
+  and, from the desk's moves, the supersessions of either fact (or into it) that a person
+  took back since — a restored loser was still superseded by the winner until then;
 - ``history``: what people did to this conflict in the desk;
 - ``related``: the other conflicts of the same topic and of either fact.
 """
@@ -22,16 +26,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from typing import Any
 
 from sqlalchemy import Connection, select
 
 from memorydesk.browse.conflicts import listing
+from memorydesk.browse.conflicts.chains import TrailReader, lapsed, missing_state, newer, older
 from memorydesk.browse.conflicts.trail_types import (
-    ChainNode,
     Decision,
     DeskStep,
-    Purge,
     RelatedLine,
     Restore,
     RowRef,
@@ -40,22 +42,16 @@ from memorydesk.browse.conflicts.trail_types import (
     TrailChain,
     TrailConflict,
     TrailFact,
-    Who,
 )
-from memorydesk.browse.detail import older_versions
 from memorydesk.browse.facts import fact_state
 from memorydesk.core.errors import StaleEdit
 from memorydesk.core.product.conflict_rule import Side, decide
 from memorydesk.core.product.vocab import parse_agent_role, parse_memory_type, parse_veracity, veracity_weight
 from memorydesk.memory.actions.restore import restore_plan
-from memorydesk.memory.history import record as history
-from memorydesk.store.ours import DeskHistory
 from memorydesk.store.workspace import Workspace
 
-CHAIN_LIMIT = 50
 RELATED_LIMIT = 60
 TOPIC_FACTS_LIMIT = 2_000
-HISTORY = DeskHistory.__table__
 
 
 def _json_list(text: str | None) -> list[str]:
@@ -66,57 +62,10 @@ def _json_list(text: str | None) -> list[str]:
     return [str(v) for v in value] if isinstance(value, list) else []
 
 
-class _Context:
-    """What the trail reads once: agents, history (when the file has ours), purged ids."""
-
-    def __init__(self, ws: Workspace, conn: Connection) -> None:
-        self.ws, self.conn = ws, conn
-        self.agents = {r.id: (r.name, r.role) for r in conn.execute(
-            select(ws.layout.agents.c.id, ws.layout.agents.c.name, ws.layout.agents.c.role))}
-        self.has_history = ws.desk_schema > 0 and conn.exec_driver_sql(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (HISTORY.name,)).first() is not None
-        self.purged: dict[str, Purge] = {}
-        if self.has_history:
-            for row in conn.execute(select(HISTORY).where(HISTORY.c.entity == "fact", HISTORY.c.action == "purge")):
-                try:
-                    ids = json.loads(row.detail or "{}").get("ids", [])
-                except (ValueError, AttributeError):
-                    ids = []
-                for fid in ids if isinstance(ids, list) else []:
-                    self.purged[str(fid)] = Purge(row.actor, row.at)
-        self._history: dict[str, list[dict[str, Any]]] = {}
-
-    def history_of(self, entity_id: str) -> list[dict[str, Any]]:
-        if not self.has_history:
-            return []
-        if entity_id not in self._history:
-            rows = history.entries(self.conn, entity_id=entity_id, limit=200)
-            for r in rows:
-                try:
-                    r["detail"] = json.loads(r["detail"] or "{}")
-                except ValueError:
-                    r["detail"] = {}
-            self._history[entity_id] = rows
-        return self._history[entity_id]
-
-    def fact(self, fact_id: str) -> Any:
-        f = self.ws.layout.facts
-        return self.conn.execute(select(f).where(f.c.id == fact_id)).first()
-
-    def agent(self, agent_id: str | None) -> tuple[str | None, str | None]:
-        return self.agents.get(agent_id, (None, None)) if agent_id else (None, None)
-
-
-def _missing_state(ctx: _Context, fact_id: str) -> str:
-    if fact_id.startswith(("system:", "human:")):
-        return "sentinel"
-    return "purged" if fact_id in ctx.purged else "missing"
-
-
-def _fact(ctx: _Context, fact_id: str, key: int | None) -> TrailFact:
+def _fact(ctx: TrailReader, fact_id: str, key: int | None) -> TrailFact:
     row = ctx.fact(fact_id)
     if row is None:
-        state = _missing_state(ctx, fact_id)
+        state = missing_state(ctx, fact_id)
         return TrailFact(fact_id, False, state, purged=ctx.purged[fact_id] if state == "purged" else None)
     m = row._mapping
     emb = m.get("embedding")
@@ -135,79 +84,6 @@ def _fact(ctx: _Context, fact_id: str, key: int | None) -> TrailFact:
         agent_name=name, agent_known=name is not None, role=m["authored_by_role"],
         role_read_as=role.value if role else None, agent_role_now=agent_role, superseded_by=m["superseded_by"],
         valid_until=m["valid_until"])
-
-
-# --- who superseded what ----------------------------------------------------------------------
-
-
-def _who(ctx: _Context, old: Any, new_id: str) -> tuple[Who, int | None]:
-    """Who made ``old`` point at ``new_id``, and when: a person (our history), a sentinel's
-    system or human, the agent whose write caused the contradiction, or unknown."""
-    for h in ctx.history_of(old.id):
-        d, act = h["detail"], f"{h['entity']}.{h['action']}"
-        made = ((act == "fact.edit" and h["before_id"] == old.id and h["after_id"] == new_id)
-                or (act == "fact.delete" and h["entity_id"] == old.id and new_id == "human:deleted")
-                or (act == "conflict.restore_loser" and d.get("replaced", d.get("winner")) == old.id
-                    and d.get("loser") == new_id)
-                or (act == "fact.restore" and d.get("replaces") == old.id and d.get("id") == new_id)
-                or (act == "conflict.keep" and d.get("dropped") == old.id and d.get("kept") == new_id))
-        if made:
-            return Who("person", h["actor"], action=act, reason=h["reason"]), h["at"]
-    if new_id.startswith("system:"):
-        return Who("system", new_id), None
-    if new_id.startswith("human:"):
-        return Who("human", new_id), None
-    c = ctx.ws.layout.conflicts.c
-    row = ctx.conn.execute(select(c.resolved_at, c.created_at).where(
-        c.fact_a_id == old.id, c.fact_b_id == new_id, c.conflict_type == listing.CONTRADICTION)).first()
-    if row is not None:
-        new = ctx.fact(new_id)
-        writer = old
-        if new is not None and (new.created_at, new.id) >= (old.created_at, old.id):
-            writer = new
-        name, _role = ctx.agent(writer.authored_by_agent_id)
-        return (Who("agent", name or writer.authored_by_agent_id, action="contradiction",
-                    agent_id=writer.authored_by_agent_id, write=writer.id), row.resolved_at or row.created_at)
-    return Who("unknown", None), None
-
-
-def _step(row: Any, **more: Any) -> ChainNode:
-    return ChainNode(row.id, fact_state(row.superseded_by, row.valid_until), topic=row.topic,
-                     created_at=row.created_at, updated_at=row.updated_at, **more)
-
-
-def _newer(ctx: _Context, start: Any) -> list[ChainNode]:
-    """The fact itself, then what superseded it, up to the version in force (or a sentinel,
-    a missing id, a cycle)."""
-    nodes: list[ChainNode] = []
-    seen = {start.id}
-    row = start
-    while row is not None and row.superseded_by is not None and len(nodes) < CHAIN_LIMIT:
-        nxt = row.superseded_by
-        who, at = _who(ctx, row, nxt)
-        cycle = nxt in seen
-        nodes.append(_step(row, next_id=nxt, at=at or row.updated_at, who=who, cycle=cycle))
-        if cycle:
-            row = None
-            break
-        seen.add(nxt)
-        row = ctx.fact(nxt)
-        if row is None:
-            nodes.append(ChainNode(nxt, _missing_state(ctx, nxt), exists=False))
-    if row is not None:
-        nodes.append(_step(row))
-    return nodes
-
-
-def _older(ctx: _Context, start_id: str) -> list[ChainNode]:
-    """What the fact superseded, transitively (newest first, with depth)."""
-    f = ctx.ws.layout.facts
-    out: list[ChainNode] = []
-    older = older_versions(ctx.conn, f, start_id, CHAIN_LIMIT, [f], {start_id}, newest_first=True)
-    for row, depth in older[:CHAIN_LIMIT]:
-        who, at = _who(ctx, row, row.superseded_by)
-        out.append(_step(row, into=row.superseded_by, depth=depth, at=at or row.updated_at, who=who))
-    return out
 
 
 # --- the decision ---------------------------------------------------------------------------
@@ -326,15 +202,15 @@ def conflict_trail(ws: Workspace, conflict_id: str) -> Trail | None:
         conflict = _conflict(ws, conn, conflict_id)
         if conflict is None:
             return None
-        ctx = _Context(ws, conn)
+        ctx = TrailReader(ws, conn)
         keys = dict(conn.execute(select(ws.layout.facts.c.id, listing.ROWID).where(
             ws.layout.facts.c.id.in_([conflict.fact_a, conflict.fact_b]))).all())
         a, b = (_fact(ctx, fid, int(keys[fid]) if fid in keys else None) for fid in (conflict.fact_a, conflict.fact_b))
         chains = []
         for side in (a, b):
             row = ctx.fact(side.id) if side.exists else None
-            chains.append(TrailChain(tuple(_newer(ctx, row)) if row is not None else (),
-                                     tuple(_older(ctx, side.id)) if side.exists else ()))
+            chains.append(TrailChain(tuple(newer(ctx, row)) if row is not None else (),
+                                     tuple(older(ctx, side.id)) if side.exists else (), lapsed(ctx, side.id)))
         desk = []
         for r in conflict.rows:
             desk.extend(h for h in ctx.history_of(r.id) if h["entity"] == "conflict")

@@ -9,7 +9,7 @@ from typing import Any
 
 from memorydesk.browse.conflicts.rows import ReviewRow
 
-__all__ = ["ChainNode", "Decision", "DeskStep", "Purge", "RelatedLine", "Restore", "RowRef", "SideStrength",
+__all__ = ["ChainNode", "Decision", "DeskStep", "Lapsed", "Purge", "RelatedLine", "Restore", "RowRef", "SideStrength",
            "Trail", "TrailChain", "TrailConflict", "TrailFact", "Who"]
 
 
@@ -155,6 +155,7 @@ class ChainNode:
     cycle: bool = False
     into: str | None = None
     depth: int | None = None
+    after: bool = False  # the file does not say when: ``at`` is the earliest it can have been (a cleanup)
 
     def to_json(self) -> dict[str, Any]:
         if not self.exists:
@@ -164,22 +165,64 @@ class ChainNode:
         who = self.who.to_json() if self.who is not None else None
         if self.depth is not None:
             out.update(into=self.into, depth=self.depth, at=self.at, who=who)
+            if self.after:
+                out["at_known"] = False
         elif self.next_id is not None:
             out["next"] = {"id": self.next_id, "at": self.at, "who": who}
             if self.cycle:
                 out["next"]["cycle"] = True
+            if self.after:
+                out["next"]["at_known"] = False
+        return out
+
+
+@dataclass(frozen=True)
+class Lapsed:
+    """A supersession that no longer holds: ``id`` pointed at ``into`` from ``at`` (set by
+    ``who``; ``after``: at an unknown time, not before ``at``) until a person's change in the desk
+    took it back at ``ended_at`` (``ended_by``: the person, the desk's action, the reason and
+    its ``entry``); ``back_at``/``back_by``: put back since, by an undo of that change."""
+
+    id: str
+    into: str
+    at: int | None
+    who: Who
+    ended_at: int
+    ended_by: Who
+    entry: int
+    after: bool = False
+    back_at: int | None = None  # put back since (an undo of the change that took it back)
+    back_by: Who | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "into": self.into, "at": self.at, "who": self.who.to_json(),
+                               "ended_at": self.ended_at, "ended_by": self.ended_by.to_json(), "entry": self.entry}
+        if self.after:
+            out["at_known"] = False
+        if self.back_by is not None:
+            out.update(back_at=self.back_at, back_by=self.back_by.to_json())
         return out
 
 
 @dataclass(frozen=True)
 class TrailChain:
-    """One fact's chain: itself then what replaced it (``newer``), and what it replaced (``older``)."""
+    """One fact's chain: itself then what replaced it (``newer``), what it replaced (``older``),
+    and the supersessions of it or into it that a person took back since (``lapsed``)."""
 
     newer: tuple[ChainNode, ...] = ()
     older: tuple[ChainNode, ...] = ()
+    lapsed: tuple[Lapsed, ...] = ()  # supersessions of it, or into it, that a person took back (oldest first)
 
     def to_json(self) -> dict[str, Any]:
-        return {"newer": [n.to_json() for n in self.newer], "older": [o.to_json() for o in self.older]}
+        out: dict[str, Any] = {"newer": [n.to_json() for n in self.newer], "older": [o.to_json() for o in self.older]}
+        if self.lapsed:
+            out["lapsed"] = [x.to_json() for x in self.lapsed]
+        return out
+
+    @property
+    def told(self) -> bool:
+        """Whether anything happened to it: a supersession now, earlier versions, or one taken back."""
+        return bool(self.older or len(self.newer) > 1 or self.lapsed)
 
 
 @dataclass(frozen=True)

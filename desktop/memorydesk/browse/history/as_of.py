@@ -8,14 +8,16 @@ The rules (docs/guide.md, "As of a time"):
   quarantine, and their undos and redos) is kept with its history row (``moves``), so at T a
   fact the desk moved since holds what it held before the first such move after T, set at
   the time of the last one at or before T (``desk_then``: exact);
-- otherwise it was superseded at the superseding fact's ``created_at`` when ``superseded_by``
-  names a fact created at or after it; set aside by ``system:cleanup`` at a time the file
-  does not hold (the product's cleanup leaves ``updated_at`` as it was): at the earliest
-  when the fact turned 31 days old (its rule archives facts more than 30 whole days old) and
-  not before its ``updated_at``, at the latest now — between the two the state is
-  ``unknown``; otherwise (another sentinel, a missing fact, a cycle) at its own
-  ``updated_at`` — the product sets ``updated_at`` when it supersedes, so this is an
-  approximation where something else touched the row later;
+- otherwise by the one rule of ``core.supersession`` (the History and the conflict trail use
+  it too): superseded at the superseding fact's ``created_at`` when ``superseded_by`` names a
+  fact created at or after it; at the contradiction row's time (not after its ``updated_at``)
+  when the fact's own write lost to an older one; set aside by ``system:cleanup`` at a time the file does not hold (the
+  product's cleanup leaves ``updated_at`` as it was): at the earliest when the fact turned 31
+  days old (its rule archives facts more than 30 whole days old) and not before its
+  ``updated_at``, at the latest now — between the two the state is ``unknown``; otherwise
+  (another sentinel, a missing fact, a cycle) at its own ``updated_at`` — the product sets
+  ``updated_at`` when it supersedes, so this is an approximation where something else
+  touched the row later;
 - desk sentinels written before the desk kept its moves (``human:deleted``, ``human:undone``)
   are timed by the desk's history row that names the fact;
 - its state at T: ``superseded`` / ``deleted`` when that happened at or before T (``unknown``
@@ -30,7 +32,6 @@ command); ``desk_then`` gives, for the facts the desk moved, what the rows alone
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -38,19 +39,21 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, and_, literal_column, or_, select
 
+from memorydesk.browse.history.moves import desk_moves
+from memorydesk.browse.history.set_aside import set_aside_of, written_rows
+from memorydesk.core.supersession import CLEANUP, CLEANUP_AGE
 from memorydesk.store.workspace import Workspace
 
 DELETED = "human:deleted"
-CLEANUP = "system:cleanup"
-#: the product's cleanup archives a fact whose age in whole days is more than 30: 31 days at the least
-CLEANUP_AGE = 31 * 86400
 STATES = ("active", "expired", "superseded", "deleted", "unknown")
 
 
 def superseded_at_sql(ws: Workspace, table: str | None = None) -> str:
     """The supersession time of a row of the facts table named ``table`` by the file's rows
-    (NULL while active; for a cleanup, the earliest it can have happened)."""
+    (NULL while active; for a cleanup, the earliest it can have happened): ``core.supersession``'s
+    rule in SQL."""
     f = table or ws.layout.facts.name
+    c = ws.layout.conflicts.name
     desk = ""
     if ws.desk_schema > 0:
         desk = (f"WHEN substr({f}.superseded_by, 1, 6) = 'human:' THEN COALESCE((SELECT max(h.at) FROM "
@@ -59,7 +62,10 @@ def superseded_at_sql(ws: Workspace, table: str | None = None) -> str:
     return (f"(CASE WHEN {f}.superseded_by IS NULL THEN NULL {desk}"
             f"WHEN {f}.superseded_by = '{CLEANUP}' THEN max({f}.created_at + {CLEANUP_AGE}, {f}.updated_at) "
             f"ELSE COALESCE((SELECT s.created_at FROM {ws.layout.facts.name} s WHERE s.id = {f}.superseded_by "
-            f"AND s.created_at >= {f}.created_at), {f}.updated_at) END)")
+            f"AND s.created_at >= {f}.created_at), min((SELECT COALESCE(c.resolved_at, c.created_at) FROM {c} c "
+            f"WHERE c.fact_a_id = {f}.id AND c.fact_b_id = {f}.superseded_by AND c.conflict_type = 'contradiction' "
+            f"AND EXISTS (SELECT 1 FROM {ws.layout.facts.name} s WHERE s.id = {f}.superseded_by) LIMIT 1), "
+            f"{f}.updated_at), {f}.updated_at) END)")
 
 
 def state_at(superseded_by: str | None, superseded_at: int | None, valid_until: int | None, at: int,
@@ -98,17 +104,7 @@ class Then:
 
 def _moves(ws: Workspace, conn: Any) -> dict[str, list[tuple[int, str | None, str | None]]]:
     """Every recorded move of the desk, by fact, oldest first: (time, before, after)."""
-    out: dict[str, list[tuple[int, str | None, str | None]]] = {}
-    rows = conn.exec_driver_sql("SELECT at, detail FROM memdesk_history WHERE instr(detail, '\"moves\"') > 0 "
-                                "ORDER BY id").all()
-    for at, detail in rows:
-        try:
-            moves = json.loads(detail or "{}").get("moves", [])
-        except (ValueError, AttributeError):
-            continue
-        for fact_id, before, after in moves:
-            out.setdefault(fact_id, []).append((int(at), before, after))
-    return out
+    return {fid: [(m.at, m.before, m.after) for m in ms] for fid, ms in desk_moves(conn).items()}
 
 
 def desk_then(ws: Workspace, at: int) -> dict[str, Then]:
@@ -116,23 +112,19 @@ def desk_then(ws: Workspace, at: int) -> dict[str, Then]:
     applied backwards (empty when the file has no desk history)."""
     if ws.desk_schema == 0:
         return {}
-    f = ws.layout.facts
     with ws.read() as conn:
         moves = _moves(ws, conn)
         if not moves:
             return {}
-        ids = list(moves)
-        rows = {}
-        for start in range(0, len(ids), 500):
-            rows.update({r.id: r for r in conn.execute(select(
-                f.c.id, f.c.superseded_by, f.c.created_at, f.c.updated_at, f.c.valid_until).where(
-                f.c.id.in_(ids[start:start + 500])))})
-        targets = {m[2] for ms in moves.values() for m in ms} | {r.superseded_by for r in rows.values()}
-        targets = [t for t in targets if t and ":" not in t]
-        born: dict[str, int] = {}
-        for start in range(0, len(targets), 500):
-            born.update(dict(conn.execute(select(f.c.id, f.c.created_at).where(
-                f.c.id.in_(targets[start:start + 500]))).all()))
+        rows = written_rows(ws, conn, moves)
+        valid = _valid_until(ws, conn, list(rows))
+        wanted = []
+        for fact_id, ms in moves.items():
+            later = [m for m in ms if m[0] > at]
+            by = later[0][1] if later else rows[fact_id].superseded_by if fact_id in rows else None
+            if by is not None:
+                wanted.append((fact_id, by))
+        rules = set_aside_of(ws, conn, wanted)
     out: dict[str, Then] = {}
     for fact_id, ms in moves.items():
         row = rows.get(fact_id)
@@ -145,13 +137,17 @@ def desk_then(ws: Workspace, at: int) -> dict[str, Then]:
             since = None
         elif earlier and earlier[-1][2] == by:
             since = earlier[-1][0]  # the desk set it then: exact
-        elif by == CLEANUP:
-            since = max(int(row.created_at) + CLEANUP_AGE, int(row.updated_at))
-        elif by in born and born[by] >= row.created_at:
-            since = int(born[by])
         else:
-            since = int(row.updated_at)
-        out[fact_id] = Then(by, since, bool(later), int(row.created_at), row.valid_until)
+            since = rules[(fact_id, by)].at  # the file's own: the one rule (``core.supersession``)
+        out[fact_id] = Then(by, since, bool(later), int(row.created_at), valid.get(fact_id))
+    return out
+
+
+def _valid_until(ws: Workspace, conn: Any, ids: list[str]) -> dict[str, int | None]:
+    f = ws.layout.facts
+    out: dict[str, int | None] = {}
+    for start in range(0, len(ids), 500):
+        out.update(dict(conn.execute(select(f.c.id, f.c.valid_until).where(f.c.id.in_(ids[start:start + 500]))).all()))
     return out
 
 

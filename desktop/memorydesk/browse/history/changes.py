@@ -4,7 +4,8 @@
 ``field_changes(ws, entity, action, detail)`` reads the history row's detail (the action's
 fields, and the supersessions it made, ``moves``) and, where the detail holds only ids, the
 rows as they are now, and names facts and policies as a person reads them. An undo or a redo
-lists the supersessions it made. Whatever an action stores that is not a change of a field
+lists the supersessions it made; one that made none (a grant, a policy) lists the change of
+the entry it names, put back or done again. Whatever an action stores that is not a change of a field
 (a batch mark, a version) is left out; anything this module does not know is listed as
 ``field: value`` (never JSON), so a new action shows something true before it is taught here.
 """
@@ -17,7 +18,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from memorydesk.browse.naming import names_in
+from memorydesk.browse.naming import names_in, pair_names
 from memorydesk.store.workspace import Workspace
 
 ACTIVE = "active (not superseded)"
@@ -88,8 +89,32 @@ def _grant_changes(detail: dict[str, Any]) -> list[FieldChange]:
     return out
 
 
+def _reversed(ws: Workspace, detail: dict[str, Any]) -> list[FieldChange]:
+    """An undo or a redo that moved no fact (a grant, a policy): the change of the entry it names,
+    field by field — put back (an undo) or done again (a redo)."""
+    of, back, seen = detail.get("of"), True, 0
+    with ws.read() as conn:
+        row = None
+        while isinstance(of, int) and seen < 100:
+            row = conn.exec_driver_sql("SELECT entity, action, detail, undo_of FROM memdesk_history WHERE id = ?",
+                                       (of,)).first()
+            if row is None or row[1] not in ("undo", "redo"):
+                break
+            back, of, seen = not back, row[3], seen + 1
+    if row is None or row[1] in ("undo", "redo"):
+        return []
+    try:
+        original = json.loads(row[2] or "{}")
+    except ValueError:
+        return []
+    done = field_changes(ws, row[0], row[1], original if isinstance(original, dict) else {})
+    return [FieldChange(c.what, c.after, c.before) for c in done] if back else done
+
+
 def field_changes(ws: Workspace, entity: str, action: str, detail: dict[str, Any]) -> list[FieldChange]:
     """The change a history row records, field by field (see the module's docstring)."""
+    if action in ("undo", "redo") and not detail.get("moves"):
+        return _reversed(ws, detail)
     f, p = ws.layout.facts, ws.layout.policies
     moves = [m for m in detail.get("moves", []) if isinstance(m, list) and len(m) == 3]
     out: list[FieldChange] = []
@@ -102,7 +127,7 @@ def field_changes(ws: Workspace, entity: str, action: str, detail: dict[str, Any
         if entity == "fact" and action == "edit" and isinstance(detail.get("new_row"), dict):
             old = conn.execute(select(f).where(f.c.id == detail.get("old_id"))).first()
             out += _rows_changed("fact", names.get(detail.get("old_id", ""), "fact"), old, detail["new_row"])
-            handled |= {"old_id", "new_id", "new_row"}
+            handled |= {"old_id", "new_id", "new_row", "removes"}
         elif entity == "policy" and action == "edit" and isinstance(detail.get("new_row"), dict):
             old = conn.execute(select(p).where(p.c.id == detail.get("old_id"))).first()
             name = _policy_name(getattr(old, "rule", None) or detail["new_row"].get("rule"), detail.get("old_id", ""))
@@ -140,8 +165,14 @@ def field_changes(ws: Workspace, entity: str, action: str, detail: dict[str, Any
             out.append(FieldChange("decision", "—", f"{review.get('decision', '?')} by {review.get('actor', '?')}"))
             handled |= {"review", "decision"}
         for fact_id, before, after in moves:
-            out.append(FieldChange(f"{names.get(fact_id, fact_id)} · superseded_by", _superseded(before, names),
-                                   _superseded(after, names)))
+            here = dict(names)
+            other = next((v for v in (before, after) if isinstance(v, str) and ":" not in v), None)
+            if other is not None and other != fact_id and names.get(fact_id) == names.get(other):
+                # two facts whose names read the same (one topic, a long shared start): named against each other
+                pair = pair_names(ws, conn, fact_id, other)
+                here.update({fact_id: f"fact {pair[0].short}", other: f"fact {pair[1].short}"})
+            out.append(FieldChange(f"{here.get(fact_id, fact_id)} · superseded_by", _superseded(before, here),
+                                   _superseded(after, here)))
     if moves:  # what the moves say, the ids that name them say too
         handled |= {"id", "ids", "before", "after", "was", "replaces", "loser", "winner", "loser_before",
                     "winner_before", "replaced", "conflict", "kept", "dropped", "keeper", "others", "conflicts",

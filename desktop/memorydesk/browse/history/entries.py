@@ -8,23 +8,27 @@ the cursor, so the first page of a 1,000,000-fact file is a few top-N queries.
 
 Filters: kind, actor (an agent's id, name or role, the reviewer's name, a sentinel;
 any letter case), a time range (``since``/``until``, unix seconds, inclusive) and a
-text (a substring of the summary, the ids or the reason).
+text (a substring of the summary, the ids, the reason or the details; ``#43``, ``entry 43``
+or ``43`` also finds the desk's entry 43).
 """
 
 from __future__ import annotations
 
 import heapq
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from memorydesk.browse.history.sources import SOURCES, Context, Event, Group, desk_fact_ids
+from memorydesk.browse.history.event import Context, Event, Group
+from memorydesk.browse.history.sources import SOURCES, desk_records
 from memorydesk.core.errors import BadInput
 from memorydesk.core.moments import check_range
 from memorydesk.store.workspace import Workspace
 
 KINDS = ("fact", "policy", "conflict", "edge", "grant", "note", "working_item", "receipt", "domain", "forget")
 ACTOR_KINDS = ("agent", "reviewer", "system")
+ENTRY = re.compile(r"^(?:#|entry\s+)?(\d{1,12})$")  # a history entry asked for by its number
 BATCH = 200  # groups a source reads at a time for a page
 WHOLE_BATCH = 5000  # … and when the whole range is walked (``iter_events``): fewer, larger reads
 OLD_RUN = 2000  # with ``since``: a source stops after this many rows in a row older than it (docs/guide.md, "The History tab")
@@ -90,8 +94,7 @@ def context(ws: Workspace, q: HistoryQuery, *, whole: bool = False) -> Context:
     a = ws.layout.agents.name
     with ws.read() as conn:
         agents = {r[0]: (r[1], r[2]) for r in conn.exec_driver_sql(f"SELECT id, name, role FROM {a}")}
-    made, named = desk_fact_ids(ws)
-    ctx = Context(ws, agents, made, named, q.since, q.until)
+    ctx = Context(ws, agents, desk_records(ws), q.since, q.until)
     if whole:
         ctx.read_every_fact()
     return ctx
@@ -108,9 +111,13 @@ def _matches(ctx: Context, q: HistoryQuery, e: Event) -> bool:
                 names |= {agent_id.lower(), (role or "").lower()}
         if wanted not in names:
             return False
-    if q.text.strip():
-        hay = " ".join((e.summary, e.reason, e.actor, *e.ids)).lower()
-        if q.text.strip().lower() not in hay:
+    needle = q.text.strip().lower()
+    if needle:
+        entry = ENTRY.match(needle)
+        if entry is not None and e.history_id == int(entry[1]):
+            return True  # the desk's entry of that number (“#43”, “entry 43”, “43”)
+        hay = " ".join((e.summary, e.reason, e.details, e.actor, *e.ids)).lower()
+        if needle not in hay:
             return False
     return True
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 
 from memorydesk.browse.conflicts.export import hash_text
 from memorydesk.browse.history.entries import HistoryQuery
-from memorydesk.browse.history.sources import Event
+from memorydesk.browse.history.event import Event
 from memorydesk.core.moments import local_text, utc_text
 
 
@@ -27,7 +27,8 @@ def shared(event: Event, content_free: bool) -> dict:
 
 
 def export_json(events: Iterable[Event], *, content_free: bool = False) -> Iterator[str]:
-    """``[{at, actor, actor_kind, kind, action, ids, summary, reason, undone}, …]`` in chunks."""
+    """``[{at, actor, actor_kind, kind, action, ids, summary, reason, undone, at_known, entry, undone_by,
+    details}, …]`` in chunks."""
     first = True
     for event in events:
         yield ("[\n  " if first else ",\n  ") + json.dumps(shared(event, content_free), ensure_ascii=False)
@@ -35,15 +36,28 @@ def export_json(events: Iterable[Event], *, content_free: bool = False) -> Itera
     yield "[]\n" if first else "\n]\n"
 
 
+def entry_text(event: Event) -> str:
+    """“#43” for the desk's entry 43 (what “undo of entry 43” names), “-” for what agents wrote."""
+    return f"#{event.history_id}" if event.history_id is not None else "-"
+
+
+def what_text(event: Event) -> str:
+    """“grant set · undone by #49”: the tab's What, with the entry that undid it."""
+    return event.what + (f" by #{event.undone_by}" if event.undone_by else "")
+
+
 def text_line(event: Event, *, content_free: bool = False) -> str:
+    """One line: time, entry, who, what, ids, the summary (what changed), then “why:” and
+    the reason, and “details:” what the row says of itself — never mixed up."""
     if content_free:
         row = shared(event, content_free)
-        summary, reason = row["summary"], row["reason"]
-    else:
-        summary, reason = event.summary, event.reason
-    why = f"  ({reason})" if reason else ""
-    return (f"{'after ' if event.after else ''}{utc_text(event.at)}  {event.actor_kind:<8} {event.actor}  "
-            f"{event.what}  {' '.join(event.ids)}  {summary}{why}")
+        summary, said = row["summary"], row["reason"]
+    else:  # the event's own fields (no JSON row made for each of many thousand lines)
+        summary, said = event.summary, event.reason
+    reason = f"  why: {said}" if said else ""
+    details = f"  details: {event.details}" if event.details else ""
+    return (f"{'after ' if event.after else ''}{utc_text(event.at)}  {entry_text(event):<6} {event.actor_kind:<8} "
+            f"{event.actor}  {what_text(event)}  {' '.join(event.ids)}  {summary}{reason}{details}")
 
 
 def _cell(text: str) -> str:
@@ -56,13 +70,14 @@ def export_markdown(events: Iterable[Event], name: str, q: HistoryQuery, *, cont
     filters = ", ".join(f"{k} {v}" for k, v in (("kind", q.kind), ("actor", q.actor), ("text", q.text)) if v)
     yield f"# History of {_cell(name)}\n\n{span}" + (f"; {filters}" if filters else "") + \
         (" (content-free)" if content_free else "") + "\n\n"
-    yield "| time (UTC) | local | who | kind | what | ids | why |\n|---|---|---|---|---|---|---|\n"
+    yield ("| time (UTC) | local | entry | who | what | summary | ids | why | details |\n"
+           "|---|---|---|---|---|---|---|---|---|\n")
     count = 0
     for event in events:
         row = shared(event, content_free)
         after = "after " if event.after else ""
-        yield (f"| {after}{utc_text(event.at)} | {after}{local_text(event.at)} | {_cell(event.actor)} ({event.actor_kind}) | "
-               f"{event.what} | {_cell(row['summary'])} | {_cell(' '.join(event.ids))} | "
-               f"{_cell(row['reason'])} |\n")
+        yield (f"| {after}{utc_text(event.at)} | {after}{local_text(event.at)} | {entry_text(event)} | "
+               f"{_cell(event.actor)} ({event.actor_kind}) | {event.what} | {_cell(row['summary'])} | "
+               f"{_cell(' '.join(event.ids))} | {_cell(row['reason'])} | {_cell(event.details)} |\n")
         count += 1
     yield f"\n{count:,} change{'s' if count != 1 else ''}.\n"

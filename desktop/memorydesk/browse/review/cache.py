@@ -77,7 +77,7 @@ def save(ws: Workspace, report: ScanReport, kept: ScanCache | None = None) -> No
             conn.execute(SETS.insert(), sets)
         state = {"stamp": cache.stamp, "scanned_at": str(cache.scanned_at), "duplicate_cosine": str(cache.duplicate_cosine),
                  "notes": json.dumps(report.notes, ensure_ascii=False), "skipped_vectors": str(cache.skipped_vectors),
-                 "fact_fp": ""}
+                 "fact_fp": "", "model_todo": json.dumps(sorted(cache.model_todo))}
         conn.execute(STATE.delete())
         conn.execute(STATE.insert(), [{"key": k, "value": v} for k, v in state.items()])
 
@@ -99,7 +99,8 @@ def load(ws: Workspace) -> tuple[ScanReport, bool] | None:
             return None
         cache = ScanCache(stamp=state["stamp"], scanned_at=float(state.get("scanned_at", 0)),
                           duplicate_cosine=float(state.get("duplicate_cosine", 0.92)),
-                          skipped_vectors=int(state.get("skipped_vectors", 0)))
+                          skipped_vectors=int(state.get("skipped_vectors", 0)),
+                          model_todo={tuple(k) for k in json.loads(state.get("model_todo", "[]"))})
         for kind, item_id, fp, found in conn.execute(select(ITEMS.c.item_kind, ITEMS.c.item_id, ITEMS.c.fingerprint,
                                                             ITEMS.c.findings)):
             cache.per_item[(kind, item_id)] = (fp, _load(found))

@@ -17,6 +17,7 @@ from memorydesk.browse.review import recall
 from memorydesk.browse.review.disagree import disagreement
 from memorydesk.browse.review.duplicates import FactText
 from memorydesk.core.review.finding import Finding
+from memorydesk.core.review.secrets import mask_secrets
 from memorydesk.search.audit import Searcher
 from memorydesk.search.loss import Loss, diagnose
 from memorydesk.store import Workspace
@@ -93,18 +94,20 @@ def losing(cands: list[tuple[FactText, FactText, float, str]], searcher: Searche
         if not outranks(lo, ln):
             continue
         evidence = {
-            "older": {"id": older.id, "topic": older.topic, "content": older.content[:500], "domain": older.domain,
+            "older": {"id": older.id, "topic": mask_secrets(older.topic), "content": mask_secrets(older.content)[:500],
+                      "domain": older.domain,
                       "created_at": older.created_at, "rank": lo.rank, "score_rank": lo.score_rank,
                       "lost_at": lo.stage},
-            "newer": {"id": newer.id, "topic": newer.topic, "content": newer.content[:500], "domain": newer.domain,
+            "newer": {"id": newer.id, "topic": mask_secrets(newer.topic), "content": mask_secrets(newer.content)[:500],
+                      "domain": newer.domain,
                       "created_at": newer.created_at, "rank": ln.rank, "score_rank": ln.score_rank,
                       "lost_at": ln.stage},
-            "cosine": round(cosine, 4), "cue": cue, "query": newer.topic,
+            "cosine": round(cosine, 4), "cue": cue, "query": mask_secrets(newer.topic),
             "says": (f"similar (cosine {cosine:.2f}) and disagreeing ({cue}); no conflict was recorded; for the "
                      f"newer fact's topic the agent's recall places the older one {_place(lo)} and the newer "
                      f"{_place(ln)}. A candidate for a person to judge, not a verdict."),
         }
         out.append(Finding("losing_correction", "medium", "fact", newer.id, "content", evidence, "open",
-                           newer.domain, f"older fact outranks its correction: {newer.topic[:60]}",
+                           newer.domain, f"older fact outranks its correction: {mask_secrets(newer.topic)[:60]}",
                            fingerprint_of(older.id, newer.id), [older.id]))
     return out, []

@@ -19,6 +19,7 @@ from memorydesk.core.product.decay import half_life_hours, weibull_at
 from memorydesk.core.product.fts_query import FTS_STOPWORDS
 from memorydesk.core.product.vocab import parse_memory_type
 from memorydesk.core.review.finding import Finding
+from memorydesk.core.review.secrets import mask_secrets
 from memorydesk.search.keyword import is_keyword_reachable
 
 FADED = 0.1
@@ -48,8 +49,8 @@ def unreachable_finding(item: Item, has_embedding: bool) -> Finding | None:
                "; only the vector voice can still find it"))
     return Finding("unreachable", "low" if has_embedding else "medium", "fact", item.id, "content",
                    {"rule": "keyword_unreachable", "says": says, "has_embedding": has_embedding,
-                    "excerpt": item.text("content")[:200]}, "open", item.domain,
-                   f"unreachable by keyword: {item.topic[:60]}", item.fingerprint)
+                    "excerpt": mask_secrets(item.text("content"))[:200]}, "open", item.domain,
+                   f"unreachable by keyword: {mask_secrets(item.topic)[:60]}", item.fingerprint)
 
 
 @lru_cache(maxsize=256)
@@ -77,4 +78,4 @@ def fading_finding(item: Item, now: float) -> Finding | None:
     return Finding("fading", "low", "fact", item.id, "memory_type",
                    {"rule": "stable_text_fast_type", "memory_type": kind, "suggested_type": suggested,
                     "weight": round(weight, 4), "cue": m.group(), "says": says}, "open", item.domain,
-                   f"fading {kind}: {item.topic[:60]}", item.fingerprint)
+                   f"fading {kind}: {mask_secrets(item.topic)[:60]}", item.fingerprint)

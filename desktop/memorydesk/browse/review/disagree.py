@@ -128,3 +128,23 @@ def could_disagree(plain_a, plain_b, valued_a, valued_b):
 def could_copy(key_a, key_b):
     """The pairs ``differ_in_values`` may call copies (the same identifiers in their topics)."""
     return key_a == key_b
+
+
+_NAME = re.compile(r"(?<![\w.])(?:[A-Z][\w-]*|[A-Z]{2,}\d*)(?:\s+(?:[A-Z][\w-]*|\d+))*")
+_IDENT = re.compile(r"\b[\w.-]*\d[\w.-]*\b|\b[A-Za-z]\w*[_/]\w[\w./-]*")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+)([A-Z][a-z]+)\b")
+
+
+@lru_cache(maxsize=250_000)
+def named_things(text: str) -> frozenset[str]:
+    """What a fact's text is about, by name: capitalised names (``Webhooks Service``, ``Backend``)
+    and identifiers (``ACME-1234``, ``invoices.v2``), a sentence's first word left out."""
+    starts = {m.start(1) for m in _SENTENCE_START.finditer(text)}
+    names = {m.group().lower() for m in _NAME.finditer(text) if m.start() not in starts}
+    return frozenset(names | {m.group().lower() for m in _IDENT.finditer(text) if not _NUMBER.match(m.group())})
+
+
+def same_subject_text(a_topic: str, a: str, b_topic: str, b: str) -> bool:
+    """Whether two facts are about the same thing: they name the same things (a copy about another
+    component, service or ticket is a different fact; two that name nothing are about what they say)."""
+    return named_things(a) == named_things(b)

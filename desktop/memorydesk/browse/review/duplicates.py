@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from memorydesk.browse.review import recall
 from memorydesk.core.review.finding import Finding
+from memorydesk.core.review.secrets import mask_secrets
 from memorydesk.core.worddiff import word_diff
 from memorydesk.search.audit import Searcher
 
@@ -42,16 +43,17 @@ def _diff(a: str, b: str) -> dict[str, list[list[str]]]:
 def cluster_finding(members: list[FactText], cosines: dict[tuple[str, str], float], fingerprint: str) -> Finding:
     members = sorted(members, key=lambda f: (-f.created_at, f.id))
     newest = members[0]
-    shown = [{"id": f.id, "domain": f.domain, "topic": f.topic, "content": f.content[:500],
+    shown = [{"id": f.id, "domain": f.domain, "topic": mask_secrets(f.topic), "content": mask_secrets(f.content)[:500],
               "created_at": f.created_at} for f in members[:MAX_SHOWN]]
     diffs = [{"a": newest.id, "b": f.id, "cosine": round(cosines.get(_key(newest.id, f.id), 0.0), 4),
-              "diff": _diff(newest.content[:2000], f.content[:2000])} for f in members[1:MAX_SHOWN]]
+              "diff": _diff(mask_secrets(newest.content)[:2000], mask_secrets(f.content)[:2000])}
+             for f in members[1:MAX_SHOWN]]
     evidence = {"cluster": [f.id for f in members], "members": shown, "diffs": diffs,
                 "min_cosine": round(min(cosines.values()), 4) if cosines else None,
                 "mmr": {"checked": False}}
     domains = sorted({f.domain for f in members})
     return Finding("duplicate", "low", "fact", newest.id, "content", evidence, "open", ", ".join(domains)[:120],
-                   f"{len(members)} near-duplicate facts: {newest.topic[:60]}", fingerprint,
+                   f"{len(members)} near-duplicate facts: {mask_secrets(newest.topic)[:60]}", fingerprint,
                    [f.id for f in members[1:]])
 
 
@@ -67,7 +69,7 @@ def check_mmr(finding: Finding, members: dict[str, FactText], searcher: Searcher
         fact = members[fid]
         loss = searcher.loss(fact.topic, fid)
         if loss.stage == "mmr" and loss.mmr_against in cluster:
-            dropped.append({"id": fid, "query": fact.topic, "dropped_for": loss.mmr_against,
+            dropped.append({"id": fid, "query": mask_secrets(fact.topic), "dropped_for": loss.mmr_against,
                             "similarity": round(loss.mmr_similarity or 0.0, 3), "score_rank": loss.score_rank})
     finding.evidence["mmr"] = {"checked": True, "dropped": dropped,
                                "says": (f"MMR drops {len(dropped)} member(s) from the agent's top 10 for their own "

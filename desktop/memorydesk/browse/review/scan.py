@@ -16,13 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from memorydesk.browse.review import corrections, decay, duplicates, recall, vectors
+from memorydesk.browse.review import corrections, decay, duplicates, injection_scan, recall, vectors
 from memorydesk.browse.review.disagree import (
     could_copy,
     could_disagree,
     differ_in_values,
     disagreement,
     same_subject,
+    same_subject_text,
     subject_key,
     word_counts,
 )
@@ -53,6 +54,10 @@ class Options:
     duplicate_cosine: float = duplicates.DUPLICATE_COSINE
     recall_budget_s: float = 20.0  # recall checks (MMR, ranks) at most this long per full scan
     rescan_recall_budget_s: float = 1.0  # … and per rescan (what is left is checked a second at a time)
+    # texts the injection model embeds (no stored vector, or a long text's sentences) per full scan, ~10 s on two
+    # cores, and per rescan; counted, not timed, so the window and the command find the same
+    model_texts: int = 1500
+    rescan_model_texts: int = 64
     now: float | None = None
 
     def __post_init__(self) -> None:
@@ -74,6 +79,7 @@ class ScanCache:
     checked: set[str] = field(default_factory=set)  # correction candidates checked against recall, by signature
     texts: dict[str, FactText] = field(default_factory=dict)  # facts in close pairs (memory only)
     classes: dict[tuple[str, str], str] = field(default_factory=dict)  # pair -> "dup", a cue, or "" (memory only)
+    model_todo: set[tuple[str, str]] = field(default_factory=set)  # items the injection model has still to read
     vectors: vectors.Vectors | None = None
     skipped_vectors: int = 0
     stamp: str = ""
@@ -90,6 +96,7 @@ class ScanReport:
     cache: ScanCache
     complete: bool = True
     seconds: float = 0.0
+    stages: dict[str, float] = field(default_factory=dict)  # seconds per stage (text, pairs, sets, model)
 
     def by_kind(self) -> dict[str, int]:
         out = {k: 0 for k in KINDS}
@@ -135,6 +142,8 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
     # 1. per item: secrets, personal data, injection, unreachable, fading (a scan for other kinds only,
     # e.g. ``--kind duplicate``, reads no text here)
     per_item = bool(PER_ITEM & set(options.kinds))
+    stages: dict[str, float] = {}
+    mark = time.monotonic()
     with ws.read() as conn:
         fps = fact_fingerprints(ws, conn)
         changed = [fid for fid, fp in fps.items() if old is None or old.fact_fp.get(fid) != fp]
@@ -143,6 +152,7 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
         others = other_items(ws, conn) if per_item else []
     new.fact_fp = fps
     undecodable = 0
+    read_now: list[Item] = []  # items whose text was scanned this time (the injection model reads them next)
     for n, fid in enumerate(fps):
         item = fresh.get(fid)
         if item is None:
@@ -153,6 +163,7 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
                 raise Cancelled()
             say("scanning facts", n, len(fps))
         new.per_item[("fact", fid)] = (item.fingerprint, _item_findings(item, has_embedding(item.fingerprint), now))
+        read_now.append(item)
         scanned["fact"] += 1
         if "\ufffd" in item.text("content") or "\ufffd" in item.topic:
             undecodable += 1
@@ -163,6 +174,7 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
             new.per_item[key] = prev
         else:
             new.per_item[key] = (item.fingerprint, text_findings(item))
+            read_now.append(item)
             scanned[item.item_kind] += 1
 
     with ws.read() as conn:  # not memory an agent wrote: said, so a person does not review it as such
@@ -174,6 +186,7 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
                      "are invalid)")
 
     # 2. close pairs of facts through the vector index
+    stages["text"], mark = time.monotonic() - mark, time.monotonic()
     wants_pairs = {"duplicate", "losing_correction"} & set(options.kinds)
     if wants_pairs:
         say("finding close pairs", 0, 1)
@@ -185,7 +198,18 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
                          "corrections skip them")
         if stop():
             raise Cancelled()
+        stages["pairs"], mark = time.monotonic() - mark, time.monotonic()
         _set_findings(ws, old, new, options, now, stop, notes, say, gone)
+        stages["clusters and recall checks"], mark = time.monotonic() - mark, time.monotonic()
+    if old is not None:  # what the model has still to read stays to be read (items gone since dropped)
+        new.model_todo = {k for k in old.model_todo if k in new.per_item}
+    if "injection" in options.kinds and new.model_todo:
+        read_now += injection_scan.still_to_read(ws, new.model_todo, new.per_item, read_now, others)
+    if "injection" in options.kinds and read_now:
+        say("reading for injected instructions", 0, len(read_now))
+        budget = options.model_texts if old is None else options.rescan_model_texts
+        injection_scan.model_pass(ws, new, read_now, budget, stop, notes)
+        stages["injection model"] = time.monotonic() - mark
 
     findings = [f for _fp, fs in new.per_item.values() for f in fs] + list(new.sets.values())
     findings = [f for f in findings if f.kind in options.kinds]
@@ -195,7 +219,7 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
         if "encoding" in f.evidence:
             notes.append(f"{f.item_kind} {f.item_id}: {f.evidence['encoding']}")
     report = ScanReport(worst_first(findings), list(dict.fromkeys(notes)), {}, scanned, new,
-                        seconds=time.monotonic() - started)
+                        seconds=time.monotonic() - started, stages={k: round(v, 2) for k, v in stages.items()})
     report.counts = report.by_kind()
     return report
 
@@ -304,7 +328,8 @@ def _set_findings(ws: Workspace, old: ScanCache | None, new: ScanCache, options:
             a, b = texts[k[0]], texts[k[1]]
             cue = disagreement(a.content, b.content, a.topic, b.topic) if c >= corrections.CORRECTION_COSINE else None
             kept = cue or ("dup" if c >= options.duplicate_cosine
-                           and not differ_in_values(a.content, b.content, a.topic, b.topic) else "")
+                           and not differ_in_values(a.content, b.content, a.topic, b.topic)
+                           and same_subject_text(a.topic, a.content, b.topic, b.content) else "")
         if kept:
             new.classes[k] = kept
     # only pairs that matter are kept: a pair judged neither a copy nor a correction is judged again

@@ -265,3 +265,18 @@ def clusters(pairs: Pairs, n: int) -> list[list[int]]:
     for x in {x for p in pairs for x in p}:
         groups[root(x)].append(x)
     return [sorted(g) for g in groups.values() if len(g) > 1]
+
+
+def stored_vectors(ws: Workspace, conn: Connection, ids: list[str]) -> dict[str, np.ndarray]:
+    """The unit vectors of these facts' stored embeddings (facts without a usable one left out)."""
+    facts = ws.layout.facts.name
+    out: dict[str, np.ndarray] = {}
+    for at in range(0, len(ids), 500):
+        chunk = ids[at:at + 500]
+        marks = ",".join("?" * len(chunk))
+        rows = conn.exec_driver_sql(f"SELECT id, embedding FROM {facts} WHERE id IN ({marks}) "
+                                    f"AND length(embedding) = {BLOB_BYTES}", tuple(chunk)).fetchall()
+        if rows:
+            unit = unit_rows(b"".join(bytes(r[1]) for r in rows), len(rows))
+            out.update({r[0]: unit[k] for k, r in enumerate(rows)})
+    return out

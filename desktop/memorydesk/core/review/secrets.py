@@ -18,7 +18,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memorydesk.core.review.mask import excerpt, mask
+from memorydesk.core.review import secret_rules
+from memorydesk.core.review.mask import excerpt, mask, masked
+from memorydesk.core.review.providers import find_provider_tokens
 
 _FILENAME = "memory.yaml"
 _DISABLED = {"IPPublicDetector"}
@@ -109,54 +111,176 @@ def _token_like(token: str) -> bool:
     return False
 
 
-def find_secrets(text: str) -> list[SecretHit]:
-    """Every secret detect-secrets finds in ``text``, masked, one per (type, place)."""
-    if not text or not _could_hold(text):
+def _detect_secrets_hits(text: str) -> list[_Raw]:
+    if not _could_hold(text):
         return []
     pieces = list(_pieces(text))
     if not pieces:
         return []
     found = _scan([(n + 1, piece.rstrip("\r\n")) for n, (_at, piece) in enumerate(pieces)])
-    out: list[SecretHit] = []
-    seen: set[tuple[str, int]] = set()
+    out = []
     for secret in found:
         offset, piece = pieces[secret.line_number - 1]
         value = (secret.secret_value or "").strip(" \t=:\"'")
         where = piece.find(value) if value else -1
         if where < 0:
             continue
-        start, end = _whole_token(piece, where, where + len(value))
-        if (secret.type, offset + start) in seen:
+        plugin = _plugin_of(secret.type)
+        out.append(_Raw(offset + where, offset + where + len(value), secret.type, plugin,
+                        _RANK_GENERIC if plugin in _GENERIC else _RANK_NAMED))
+    return out
+
+
+@dataclass(frozen=True)
+class _Raw:
+    start: int
+    end: int
+    type: str
+    plugin: str
+    rank: int  # lower: more specific
+
+
+_RANK_PROVIDER, _RANK_URL, _RANK_NAMED, _RANK_PROSE, _RANK_NEAR, _RANK_GENERIC, _RANK_LONE = range(7)
+
+
+def find_secrets(text: str) -> list[SecretHit]:
+    """Every secret in ``text``: detect-secrets' plugins and filters, the provider rule set
+    (``providers``) and the prose rules (``secret_rules``); each widened to its whole token,
+    placeholders and published examples dropped, one hit per stretch of text (the most
+    specific detector's), each masked whole, every excerpt masking every secret it shows."""
+    if not text:
+        return []
+    raw = _detect_secrets_hits(text)
+    raw += [_Raw(h.start, h.end, h.name.title(), "Provider rules", _RANK_PROVIDER) for h in find_provider_tokens(text)]
+    if _maybe_prose(text):
+        raw += [_Raw(s, e, t, "Prose rules", _RANK_PROSE) for s, e, t in secret_rules.prose_passwords(text)]
+        raw += [_Raw(s, e, t, "Prose rules", _RANK_NEAR) for s, e, t in secret_rules.keyword_tokens(text)]
+        raw += [_Raw(s, e, t, "Prose rules", _RANK_PROSE) for s, e, t in secret_rules.loose_passwords(text)]
+        raw += [_Raw(s, e, t, "Prose rules", _RANK_NAMED) for s, e, t in secret_rules.card_codes(text)]
+    raw += [_Raw(s, e, t, "Prose rules", _RANK_NAMED) for s, e, t in secret_rules.prefixed_tokens(text)]
+    raw += [_Raw(s, e, t, "Prose rules", _RANK_URL) for s, e, t in secret_rules.url_credentials(text)]
+    raw += [_Raw(s, e, t, "Prose rules", _RANK_LONE) for s, e, t in secret_rules.lone_tokens(text)]
+    if not raw:
+        return []
+    kept: list[_Raw] = []
+    for r in sorted(raw, key=lambda r: (r.rank, r.start)):
+        start, end = _whole_token(text, r.start, r.end)
+        if end <= start or is_placeholder(text, start, end):
             continue
-        seen.add((secret.type, offset + start))
-        token = piece[start:end]
-        out.append(SecretHit(secret.type, _plugin_of(secret.type), offset + start, offset + end, mask(token),
-                             excerpt(text, offset + start, offset + end, replace=(offset + start, offset + end,
-                                                                                   mask(token)))))
-    return _most_specific(out)
+        if is_public(text, start, end, r.rank >= _RANK_PROSE):
+            continue
+        if r.plugin == "KeywordDetector" and re.fullmatch(r"[a-zà-ÿ]+", text[r.start:r.end].split(" ")[0]):
+            continue  # a plain word after a keyword ("injects them", "token: expired")
+        if any(start < k.end and k.start < end for k in kept):
+            continue
+        kept.append(_Raw(start, end, r.type, r.plugin, r.rank))
+    kept.sort(key=lambda r: r.start)
+    spans = [(r.start, r.end, mask(text[r.start:r.end], r.type)) for r in kept]
+    return [SecretHit(r.type, r.plugin, r.start, r.end, shown, excerpt(text, r.start, r.end, masks=spans))
+            for r, (_s, _e, shown) in zip(kept, spans, strict=True)]
+
+
+def secret_spans(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, mask) of every secret in ``text``."""
+    return [(h.start, h.end, h.masked) for h in find_secrets(text)]
+
+
+def mask_secrets(text: str) -> str:
+    """``text`` with every secret in it masked whole: what any view, export or command shows of a
+    text from memory outside the item itself."""
+    if not text:
+        return text
+    return masked(text, secret_spans(text))
+
+
+_PROSE_CUES = ("pass", "pw", "pin", "mdp", "root", "admin", "user", "login", "cvc", "cvv", "csc", "טוקן", "מפתח",
+               "סיסמ", "kennw", "mot de", "contrase", "senha", "wacht", "hasło", "haslo", "пароль", "parola", "lösen",
+               "salasana", "adgang", "heslo", "jelsz", "şifre", "clave", "token", "secret", "key", "cred", "bearer",
+               "schlüssel", "clé", "chave", "sleutel", "klucz", "ключ", "токен", "パスワード", "トークン", "密",
+               "비밀번호", "كلمة")
+
+
+def _maybe_prose(text: str) -> bool:
+    lowered = text.lower()
+    return any(c in lowered for c in _PROSE_CUES)
 
 
 _GENERIC = ("KeywordDetector", "Base64HighEntropyString", "HexHighEntropyString", "BasicAuthDetector")
+_LEFT = re.compile(r"[A-Za-z0-9_\-+/.]")
+_RIGHT = re.compile(r"[A-Za-z0-9_\-+/=.~!*$%^]")
 
 
-def _most_specific(hits: list[SecretHit]) -> list[SecretHit]:
-    """One hit per stretch of text: a named format (AWS, Stripe, …) over a keyword or entropy guess."""
-    ranked = sorted(hits, key=lambda h: (h.plugin in _GENERIC, _GENERIC.index(h.plugin) if h.plugin in _GENERIC else 0))
-    kept: list[SecretHit] = []
-    for h in ranked:
-        if not any(h.start < k.end and k.start < h.end for k in kept):
-            kept.append(h)
-    return sorted(kept, key=lambda h: h.start)
-
-
-def _whole_token(line: str, start: int, end: int) -> tuple[int, int]:
-    """Widen a plugin's match to the whole token (GitHub's plugin reports only ``ghp``)."""
-    for m in _TOKEN_CHARS.finditer(line):
-        if m.start() <= start < m.end():
-            if end - start < 8:  # a prefix only (GitHub's plugin reports ``ghp``): the whole token
-                return start, max(end, m.end())
-            return start, end
+def _whole_token(text: str, start: int, end: int) -> tuple[int, int]:
+    """Widen a detector's match to the whole token it lies in (a plugin that reports only a
+    key's prefix, or its first 32 characters, must not leave the rest in clear); trailing
+    punctuation is not part of it."""
+    while start > 0 and _LEFT.match(text[start - 1]) and text[start - 1] != ".":
+        start -= 1
+    while end < len(text) and _RIGHT.match(text[end]):
+        end += 1
+    while end > start and text[end - 1] in ".,;:)":
+        end -= 1
+    named = re.match(r"[A-Za-z_]{3,30}=(?=.{8})", text[start:end])
+    if named:  # AccountKey=… : the value, not its name
+        start += named.end()
     return start, end
+
+
+#: published examples that are no one's secret (AWS's documentation keys, Stripe's docs key, …)
+PUBLISHED_EXAMPLES = frozenset({
+    "AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "AKIAI44QH8DHBEXAMPLE",
+    "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY", "sk_test_4eC39HqLyjWDarjtT1zdp7dc", "pk_test_TYooMQauvdEDq54NiTphI7jx",
+})
+_PLACEHOLDER = re.compile(r"(?i)^(?:x{3,}|\*{3,}|\.{3,}|•+|#{3,}|-{3,}|_{3,}|0{6,}|1234(?:5678?)?|abc(?:def)?123|"
+                          r"(?:your|my|the)[-_]?\w*|placeholder\w*|redacted|changeme|example\w*|dummy\w*|sample\w*|"
+                          r"fake\w*|test|tbd|todo|n/?a|none|null|secret|password|token|api[-_]?key|<[^>]*>)$")
+
+
+#: values that are public by design: publishable keys, public keys, integrity hashes, resource names
+_PUBLIC_BEFORE = re.compile(r"(?i)(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-\S+|sk-ssh-\S+|sha(?:256|384|512)-|arn:aws:\S*|"
+                            r"integrity=\S*)\s?$")
+_PUBLIC_WORDS = re.compile(r"(?i)\b(?:publishable|public\s+key|site\s+key|client\s+id|fingerprint|known_hosts|"
+                           r"integrity|checksum|digest|commit|sha|hash|request\s+id|trace\s+id|object\s+id)\b|\(public")
+
+
+def is_public(text: str, start: int, end: int, generic: bool) -> bool:
+    """A value that is not a secret by design (a publishable key, a public key, a hash); for the
+    generic detectors (entropy, keyword nearness) also one the sentence calls public."""
+    value = text[start:end]
+    if value.startswith(("pk_live_", "pk_test_")) or _PUBLIC_BEFORE.search(text[max(0, start - 60):start]):
+        return True
+    if "/" in value and re.search(r"\.[a-z]{2,4}$", value):
+        return True  # a path to a file
+    return generic and _PUBLIC_WORDS.search(_sentence_of(text, start, end)) is not None
+
+
+def _sentence_of(text: str, start: int, end: int) -> str:
+    lo = max(text.rfind(". ", 0, start), text.rfind("\n", 0, start), text.rfind("; ", 0, start))
+    his = [i for i in (text.find(". ", end), text.find("\n", end), text.find("; ", end)) if i >= 0]
+    return text[lo + 1 if lo >= 0 else 0:min(his) if his else len(text)]
+
+
+def is_placeholder(text: str, start: int, end: int) -> bool:
+    """A value that stands for a secret rather than being one: ``<your-key>``, ``${VAR}``,
+    ``{{ secret }}``, ``sk-...``, ``xxxx``, ``****``, a published example key."""
+    value = text[start:end]
+    before, after = text[max(0, start - 2):start], text[end:end + 3]
+    if value in PUBLISHED_EXAMPLES or "EXAMPLE" in value:
+        return True
+    if before.endswith(("<", "{", "${", "$(", "%")) or after.startswith((">", "}", "...", "…")):
+        return True
+    if "..." in value or "…" in value or "xxxx" in value.lower() or "****" in value:
+        return True
+    if _PLACEHOLDER.match(value) or value.startswith(("$", "%")):
+        return True
+    if re.search(r"(?i)(?:^|[-_])(?:your|dein|deine|ihr|votre|ton|tu|su|seu|sua|mein|my)[-_]|[-_](?:here|hier|ici|aqu"
+                 r"i|aquí|qui)$",
+                 value):
+        return True  # dein-schluessel-hier, your_token_here
+    core = re.sub(r"^[a-z]{2,4}[_-](?:live_|test_)?", "", value)  # the part after a prefix such as sk- or ghp_
+    if core and len(set(core.lower())) <= 2:
+        return True  # sk-aaaaaaaa, ghp_000000…
+    return False
 
 
 @lru_cache(maxsize=64)

@@ -22,6 +22,7 @@ from memorydesk.memory.actions.grants import FixGrantRow, RemoveGrants, SetGrant
 from memorydesk.memory.actions.items import ITEM_ACTIONS
 from memorydesk.memory.actions.purge import PurgeFacts
 from memorydesk.memory.actions.purge_items import PURGE_ACTIONS
+from memorydesk.memory.actions.redact import REDACT_ACTIONS
 from memorydesk.memory.actions.restore_backup import RestoreFactBackup, RestorePolicyBackup
 from memorydesk.memory.actions.review import (
     DismissFinding,
@@ -41,7 +42,7 @@ ACTIONS: tuple[type[ReviewerAction], ...] = (
     RestoreLoser, ConfirmResolution, KeepFact, KeepBoth, ReviewBurst,
     RestoreFactBackup, RestorePolicyBackup,
     QuarantineFact, ReleaseFact, QuarantinePolicy, ReleasePolicy, MergeFacts, DismissFinding,
-    *ITEM_ACTIONS, *PURGE_ACTIONS,
+    *ITEM_ACTIONS, *PURGE_ACTIONS, *REDACT_ACTIONS,
     KeepForgetReceipt,
 )
 

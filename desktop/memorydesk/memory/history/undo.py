@@ -3,12 +3,18 @@ then its ``inverse`` (undo) or its ``forward`` again (redo), recorded as a row o
 
 from __future__ import annotations
 
+import json
+import re
+
 from sqlalchemy import Connection
 
+from memorydesk.core.change_words import grant_words
 from memorydesk.core.errors import MemoryDeskError
 from memorydesk.memory.actions.registry import decode
 from memorydesk.memory.history.record import HISTORY, ChangeResult, moving, record, row_of
 from memorydesk.store import Workspace
+
+UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
 
 
 def undo_entry(ws: Workspace, conn: Connection, history_id: int, actor: str, reason: str = "",
@@ -34,4 +40,12 @@ def undo_entry(ws: Workspace, conn: Connection, history_id: int, actor: str, rea
     conn.execute(HISTORY.update().where(HISTORY.c.id == history_id).values(undone_by=new_id))
     ids = list(dict.fromkeys(i for i in (original.entity_id, original.before_id, original.after_id) if i))
     said = f"{'Undone' if name == 'undo' else 'Redone'}: {original.action.replace('_', ' ')} of {original.entity}"
-    return ChangeResult(original.entity, ids, [new_id], f"{said} {original.entity_id[:12]}", act.touched())
+    what = f"{said} {_short(original.entity_id)}"
+    if original.entity == "grant":  # the cells, whole: “… of conventions from none to write”
+        what += f": {grant_words(json.loads(original.detail or '{}'), back=name == 'undo')}"
+    return ChangeResult(original.entity, ids, [new_id], what, act.touched())
+
+
+def _short(entity_id: str) -> str:
+    """An id as a sentence names it: a long generated id by its first 8 characters, a name whole."""
+    return entity_id[:8] + "…" if UUID.match(entity_id) else entity_id

@@ -128,7 +128,7 @@ class ConflictActions(QObject):
 
     @staticmethod
     def explain(kind: str, a: str, b: str) -> str:
-        """What the decision does, the two facts named (``a``, ``b``: their names, quoted, as HTML)."""
+        """What the decision does, the two facts named (``a``, ``b``: ``PairName.shown``, as HTML)."""
         if kind == "confirm":
             return f"The resolution stays as it is — fact B {b} over fact A {a} — recorded as reviewed by you."
         if kind in ("keep_a", "keep_b"):
@@ -146,13 +146,13 @@ class ConflictActions(QObject):
             return
         conflict_id = trail.conflict.id
         title, button = self.TITLES[kind]
+        a_id, b_id = trail.a.id, trail.b.id
+        named = await self.session.read(lambda ws: naming.conflict_names(ws, a_id, b_id), label="naming the facts")
+        a, b = (html.escape(n.shown) for n in named)  # each by the words that tell it from the other
         if kind == "restore":
-            text = html.escape(trail.restore.says) + " The product's conflict row is left as it is."
+            text = (f"Fact A (the loser) is {a}; fact B (the winner) is {b}.<br><br>"
+                    + html.escape(trail.restore.says) + " The product's conflict row is left as it is.")
         else:
-            ids = [trail.a.id, trail.b.id]
-            names = await self.session.read(lambda ws: {n.id: n.shown for n in naming.fact_names(ws, ids)},
-                                            label="naming the facts")
-            a, b = (f"“{html.escape(names.get(i, i))}”" for i in ids)
             text = self.explain(kind, a, b)
         dialog = DecisionDialog(title, text, button, self.owner)
         self.dialog = dialog

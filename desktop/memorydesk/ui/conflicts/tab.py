@@ -52,7 +52,7 @@ from memorydesk.ui.widgets.splitter import splitter
 from memorydesk.ui.widgets.windowed import WINDOW
 
 WIDTHS = {"type": 100, "state": 150, "topic": 200, "a": 260, "b": 260, "agents": 130, "when": 120, "count": 44}
-FLEXIBLE = {"topic": (120, 1.0), "a": (150, 2.0), "b": (150, 2.0)}
+FLEXIBLE = {"topic": (150, 1.6), "a": (150, 2.0), "b": (150, 2.0)}  # the topic's repository stays readable
 STEP_OUT = ("agents", "type")
 LIST_PAGE, BURST_PAGE = 0, 1
 

@@ -15,7 +15,7 @@ from PySide6.QtCore import QUrl, Signal
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from memorydesk.browse.conflicts.bursts import BurstDetail
-from memorydesk.browse.conflicts.rows import DECISION_WORDS
+from memorydesk.browse.conflicts.rows import DECISION_WORDS, state_text
 from memorydesk.browse.conflicts.trail_types import Trail, TrailChain, TrailConflict, TrailFact, Who
 from memorydesk.core.product.conflict_rule import num
 from memorydesk.core.worddiff import word_diff
@@ -27,6 +27,9 @@ ADDED = "background-color: rgba(39, 174, 96, 0.28);"
 WARN = "background-color: rgba(192, 57, 43, 0.12);"
 OPEN = "background-color: rgba(230, 160, 40, 0.18);"
 OK = "background-color: rgba(39, 174, 96, 0.14);"
+ACTION_WORDS = {"restore_loser": "Restore Loser", "keep": "Keep A/B", "review_burst": "Review Burst", "undo": "Undo",
+                "redo": "Redo", "edit": "Edit", "delete": "Delete", "restore": "Restore", "merge": "Merge",
+                "quarantine": "Quarantine"}
 
 
 def esc(value: Any) -> str:
@@ -50,12 +53,23 @@ def who_text(who: Who | None) -> str:
     kind, name = who.kind, who.name
     if kind == "person":
         reason = f" — “{esc(who.reason)}”" if who.reason else ""
-        return f"<b>{esc(name)}</b> (a person, in the desk){reason}"
+        return f"<b>{esc(name)}</b> (a person, in the desk: {esc(action_words(who.action))}){reason}"
     if kind == "agent":
         return f"agent <b>{esc(name)}</b> (its write)"
     if kind in ("system", "human"):
         return f"<code>{esc(name)}</code>"
     return "<i>unknown</i> (no conflict row or history names it)"
+
+
+def action_words(action: str | None) -> str:
+    """A desk change as its menu names it: ``conflict.restore_loser`` → “Restore Loser”."""
+    name = (action or "").partition(".")[2] or (action or "a change")
+    return ACTION_WORDS.get(name, name.replace("_", " ").capitalize())
+
+
+def _on(at: int | None, after: bool = False) -> str:
+    """“on 2026-12-03 07:04”, or where the file does not say when, the earliest it can have been."""
+    return f"at an unknown time, not before {esc(when(at))}" if after else f"on {esc(when(at))}"
 
 
 def _diffed(pieces: list[Any], limit: int = TEXT_LIMIT) -> str:
@@ -190,18 +204,23 @@ def _chain(name: str, f: TrailFact, chain: TrailChain, names: dict[str, str],
     older, newer = chain.older, chain.newer
     if not f.exists:
         return head + ": no longer in the file, so its chain cannot be followed.</p>"
-    if not older and len(newer) <= 1:
+    if not chain.told:
         return head + ": never superseded, and it replaced nothing.</p>"
     parts = [head, "</p><ul>"]
     for o in older[:12]:
         parts.append(f"<li>earlier {label(o.id)} <small>(created {esc(when(o.created_at))})</small> → "
-                     f"{label(o.into or '')} on {esc(when(o.at))} by {who_text(o.who)}</li>")
+                     f"{label(o.into or '')} {_on(o.at, o.after)} by {who_text(o.who)}</li>")
     if len(older) > 12:
         parts.append(f"<li>… and {len(older) - 12} earlier versions</li>")
+    for x in chain.lapsed:  # what no longer holds: set, then taken back by a person
+        back = (f"; put back on {esc(when(x.back_at))} by {who_text(x.back_by)}" if x.back_by is not None else "")
+        parts.append(f"<li>{label(x.id)} → {label(x.into)} {_on(x.at, x.after)} by {who_text(x.who)}; "
+                     f"<b>taken back</b> on {esc(when(x.ended_at))} by {who_text(x.ended_by)} "
+                     f"<small>(entry {x.entry})</small>{back}</li>")
     for node in newer:
         if node.next_id is not None:
             cycle = " <b>(a cycle)</b>" if node.cycle else ""
-            parts.append(f"<li>{label(node.id)} → {label(node.next_id)} on {esc(when(node.at))} by "
+            parts.append(f"<li>{label(node.id)} → {label(node.next_id)} {_on(node.at, node.after)} by "
                          f"{who_text(node.who)}{cycle}</li>")
     if len(newer) > 1:
         tail = newer[-1]
@@ -254,9 +273,8 @@ def trail_html(t: Trail, burst: str | None = None) -> str:
     kind = "Cross-agent disagreement" if c.type == "cross_agent" else c.type.capitalize()
     where = f"{b.domain} / {b.topic}" if b.exists else (f"{a.domain} / {a.topic}" if a.exists else "facts missing")
     reviews = t.reviews
-    state = c.state  # the product's, then the latest decision in the desk (as the list says it)
-    if reviews and state != "reviewed":
-        state += " · " + DECISION_WORDS.get(reviews[-1].decision, reviews[-1].decision)
+    decided = DECISION_WORDS.get(reviews[-1].decision, reviews[-1].decision) if reviews else None
+    state = state_text(c.state, decided, not (a.exists and b.exists))  # as the list says it
     head = [f"<h3 style='margin-bottom:2px'>{esc(kind)} · {esc(state)} · {esc(where)}</h3>",
             f"<p style='margin-top:0'>Conflict <code>{esc(c.id)}</code> · recorded {esc(when(c.created_at))}"]
     if c.resolved_at:

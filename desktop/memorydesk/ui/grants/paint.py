@@ -15,13 +15,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPalette, QPen, QPolygonF
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPalette, QPen, QPolygonF
 from PySide6.QtWidgets import (
     QApplication,
     QSizePolicy,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
+    QTableView,
     QWidget,
 )
 
@@ -184,3 +185,19 @@ class Legend(QWidget):
             painter.setPen(self.palette().color(QPalette.ColorRole.WindowText))
             painter.drawText(label, int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft), text)
         painter.end()
+
+
+def fit_domain_header(view: QTableView, names: list[str]) -> None:
+    """The domain names' column as wide as the widest name needs — measured as the header draws
+    the selected row's name, in bold (italic too: a name without a domain row) — up to a share
+    of the view; only a longer name is cut, in the middle."""
+    header = view.verticalHeader()
+    font = QFont(header.font())
+    font.setBold(True)
+    font.setItalic(True)
+    metrics = QFontMetrics(font)
+    longest = sorted(names, key=len, reverse=True)[:40]
+    widest = max((metrics.horizontalAdvance(name) for name in longest), default=80)
+    margin = 2 * header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin, None, header) + 12
+    cap = max(110, min(420, int(view.width() * 0.3)))
+    header.setFixedWidth(min(widest + margin, cap))

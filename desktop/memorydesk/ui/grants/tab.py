@@ -39,7 +39,7 @@ from memorydesk.core.product.vocab import Permission
 from memorydesk.ui.grants import explain
 from memorydesk.ui.grants.edits import GrantActions
 from memorydesk.ui.grants.model import GrantMatrixModel
-from memorydesk.ui.grants.paint import CellDelegate, Legend
+from memorydesk.ui.grants.paint import CellDelegate, Legend, fit_domain_header
 from memorydesk.ui.grants.panel import GrantPanel
 from memorydesk.ui.grants.selection import MatrixSelection
 from memorydesk.ui.session import Change, DeskSession
@@ -318,22 +318,18 @@ class GrantsTab(MatrixSelection, DeskTab):
         text = f"{self.model.rowCount():,} of {len(matrix.domains):,} domains"
         if self._kept_shown:
             text += f" (with {self._kept_shown:,} you changed, kept in view until the filter changes)"
-        if matrix.is_complete:
-            counts = matrix.counts()
-            text += (f" · {counts['fail_open']:,} fail-open · {counts['ambiguous']:,} ambiguous · "
-                     f"{counts['unknown_value']:,} unknown")
+        if matrix.is_complete:  # the cells of the domains shown: a filter's counts follow it
+            every = self.model.rowCount() == len(matrix.domains)
+            counts = matrix.counts(None if every else self.model.shown)
+            text += (f" · {'' if every else 'in them: '}{counts['fail_open']:,} fail-open · "
+                     f"{counts['ambiguous']:,} ambiguous · {counts['unknown_value']:,} unknown")
         else:
             text += " · resolving…"
         self.summary.setText(text)
 
     def _fit_header(self) -> None:
-        if self.matrix is None:
-            return
-        metrics = self.view.verticalHeader().fontMetrics()
-        longest = sorted((d.name for d in self.matrix.domains), key=len, reverse=True)[:40]
-        widest = max((metrics.horizontalAdvance(name) for name in longest), default=80)
-        cap = max(110, min(300, int(self.view.width() * 0.26)))  # long names are elided in the middle
-        self.view.verticalHeader().setFixedWidth(min(widest + 24, cap))
+        if self.matrix is not None:
+            fit_domain_header(self.view, [d.name for d in self.matrix.domains])
 
     def _selection_changed(self, *_args: Any) -> None:
         if not self._choosing_agent and self.panel.agent.currentIndex() > 0:

@@ -57,6 +57,9 @@ class GraphCanvas(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view_widget)
         self.view_widget.scene().sigMouseClicked.connect(self._clicked)
+        self._seen: tuple[tuple[float, float], tuple[float, float], tuple[float, float]] | None = None
+        self.box.sigRangeChanged.connect(self._remember_view)
+        self.box.sigResized.connect(self._keep_view)
 
     # --- showing --------------------------------------------------------------------------
 
@@ -99,6 +102,28 @@ class GraphCanvas(QWidget):
     def resizeEvent(self, event) -> None:  # noqa: ANN001 - Qt's signature
         super().resizeEvent(event)
         self._place_note()
+
+    def _remember_view(self, *_) -> None:  # noqa: ANN002 - pyqtgraph's signal arguments
+        (x0, x1), (y0, y1) = self.box.viewRange()
+        size = self.box.size()
+        if self._seen is not None and self._seen[2] != (size.width(), size.height()):
+            return  # the range a resize made, before ``_keep_view`` puts back the scale
+        if size.width() > 0 and size.height() > 0:
+            self._seen = (((x0 + x1) / 2, (y0 + y1) / 2), ((x1 - x0) / size.width(), (y1 - y0) / size.height()),
+                          (size.width(), size.height()))
+
+    def _keep_view(self, *_) -> None:  # noqa: ANN002 - pyqtgraph's signal arguments
+        """When the canvas changes size (the window, a bar above the tabs), what is shown keeps its
+        place and its scale: more or less of the picture shows, nothing moves or shrinks."""
+        size = self.box.size()
+        if self._seen is None or size.width() <= 0 or size.height() <= 0:
+            return
+        (cx, cy), (ux, uy), old = self._seen
+        if old == (size.width(), size.height()):
+            return
+        self._seen = ((cx, cy), (ux, uy), (size.width(), size.height()))
+        half_w, half_h = ux * size.width() / 2, uy * size.height() / 2
+        self.box.setRange(xRange=(cx - half_w, cx + half_w), yRange=(cy - half_h, cy + half_h), padding=0)
 
     def fit(self) -> None:
         """The whole picture in view, below the note in the corner."""

@@ -24,8 +24,8 @@ REVIEWER = QColor(41, 128, 185, 40)
 
 
 class HistoryModel(RowsModel[Event]):
-    COLUMNS = (("local", "Time (local)"), ("utc", "UTC"), ("who", "Who"), ("what", "What"), ("summary", "Summary"),
-               ("why", "Why"))
+    COLUMNS = (("local", "Time (local)"), ("utc", "UTC"), ("entry", "Entry"), ("who", "Who"), ("what", "What"),
+               ("summary", "Summary"), ("why", "Why"))
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -63,15 +63,19 @@ class HistoryModel(RowsModel[Event]):
                 return after + when(e.at)
             if key == "utc":
                 return after + utc_text(e.at)
+            if key == "entry":  # the number “undo of entry 43” names (the desk's own changes only)
+                return f"#{e.history_id}" if e.history_id is not None else ""
             if key == "who":
                 return f"{e.actor} ({e.actor_kind})"
             if key == "what":
                 return e.what
             if key == "summary":
                 return one_line(e.summary, 200)
-            return one_line(e.reason, 120)
-        if role == Qt.ItemDataRole.ToolTipRole and key in ("summary", "why"):
-            return one_line(e.summary if key == "summary" else e.reason, 1000)
+            return one_line(e.reason, 120)  # a reason only: what a row says of itself is in the detail pane
+        if role == Qt.ItemDataRole.ToolTipRole and key == "summary":
+            return one_line(e.summary, 1000) + (f"\n\nDetails: {one_line(e.details, 300)}" if e.details else "")
+        if role == Qt.ItemDataRole.ToolTipRole and key == "why":
+            return one_line(e.reason, 1000) if e.reason else "No reason: written by an agent or the product"
         if role == Qt.ItemDataRole.BackgroundRole and e.actor_kind == "reviewer":
             return QBrush(REVIEWER)
         return None

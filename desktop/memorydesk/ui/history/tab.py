@@ -58,7 +58,7 @@ def _esc(text: str) -> str:
     return (text or "").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-WIDTHS = {"local": 122, "utc": 142, "who": 150, "what": 165, "summary": 320, "why": 200}
+WIDTHS = {"local": 122, "utc": 142, "entry": 56, "who": 150, "what": 165, "summary": 320, "why": 200}
 FLEXIBLE = {"who": (110, 1.0), "summary": (170, 3.0), "why": (130, 2.0)}  # (minimum, share of the rest)
 
 
@@ -93,7 +93,7 @@ class HistoryTab(DeskTab):
         self.actor.setPlaceholderText("Who (agent, role, reviewer)")
         self.text = QLineEdit()
         self.text.setObjectName("history-text")
-        self.text.setPlaceholderText("Text in summary, ids or reason")
+        self.text.setPlaceholderText("Text in summary, ids or reason; #43 for entry 43")
         self.export = QToolButton()
         self.export.setObjectName("history-export")
         self.export.setText("Export")
@@ -121,7 +121,8 @@ class HistoryTab(DeskTab):
         # right edge), the UTC column steps out first when even that does not fit
         fm = self.view.fontMetrics()
         widths = {**WIDTHS, "local": fm.horizontalAdvance("2026-12-02 00:25") + 18,
-                  "utc": fm.horizontalAdvance("2026-12-02T00:25:58Z") + 18}  # times whole, never elided
+                  "utc": fm.horizontalAdvance("2026-12-02T00:25:58Z") + 18,  # times whole, never elided
+                  "entry": fm.horizontalAdvance("#00000") + 16}
         self.columns = ColumnFitter(self.view, [k for k, _l in HistoryModel.COLUMNS], widths, FLEXIBLE, ("utc",))
         self.view.selectionModel().currentRowChanged.connect(lambda *_a: self._selected())
         self.detail = QTextBrowser()
@@ -332,9 +333,15 @@ def _original(e: Event) -> tuple[str, str, dict]:
 
 
 def detail_html(e: Event, changes: list[FieldChange] | None = None) -> str:
-    rows = [("When", f"{'after ' if e.after else ''}{local_text(e.at)} · {utc_text(e.at)}"),
-            ("Who", f"{e.actor} ({e.actor_kind})"), ("What", e.what), ("Ids", "<br>".join(_esc(i) for i in e.ids)),
-            ("Summary", _esc(e.summary)), ("Why", _esc(e.reason) or "—")]
+    rows = [("When", f"{'after ' if e.after else ''}{local_text(e.at)} · {utc_text(e.at)}")]
+    if e.history_id is not None:
+        rows.append(("Entry", f"#{e.history_id}" + (f" (undone by #{e.undone_by})" if e.undone_by else "")))
+    rows += [("Who", f"{_esc(e.actor)} ({e.actor_kind})"), ("What", e.what),
+             ("Ids", "<br>".join(_esc(i) for i in e.ids)), ("Summary", _esc(e.summary)),
+             ("Why", _esc(e.reason) or ("—" if e.history_id is not None else "<i>no reason: written by an agent or "
+                                                                            "the product</i>"))]
+    if e.details:
+        rows.append(("Details", _esc(e.details)))  # what the row says of itself, not a reason
     html = "<table cellspacing=4>" + "".join(f"<tr><td><b>{k}</b></td><td>{v if k == 'Ids' else v}</td></tr>"
                                             for k, v in rows) + "</table>"
     if e.history_id is not None:

@@ -27,7 +27,7 @@ from memorydesk.core.health.arrays import BY_SEVERITY, to_us
 from memorydesk.core.health.scalar import DEFAULT_FRESH_FOR, HealthState, format_duration, parse_duration
 from memorydesk.lineage.timeline import Filters, Timeline
 from memorydesk.ui.lineage import colors
-from memorydesk.ui.lineage.timefield import TimeField
+from memorydesk.ui.widgets.timefield import TimeField
 
 FRESH_CHOICES = ("1h", "6h", "24h", "2d", "7d", "30d")
 

@@ -55,6 +55,8 @@ class ReviewActions:
         a = self.acts.add
         self.quarantine = a("Quarantine…", self.quarantine_selected, name="quarantine", key="Ctrl+Shift+Q")
         self.release = a("Release…", self.release_selected, name="release")
+        self.redact = a("Redact…", self.redact_selected, name="redact", key="Ctrl+Shift+X")
+        self.retype = a("Change Type…", self.retype_selected, name="retype")
         self.purge = a("Purge…", self.purge_selected, name="purge")
         self.merge = a("Merge…", self.merge_selected, name="merge", key="Ctrl+M")
         self.supersede = a("Supersede older…", self.supersede_selected, name="supersede")
@@ -67,6 +69,10 @@ class ReviewActions:
         self.acts.update({
             self.quarantine: (open_ and f.kind not in ("duplicate",), "select an open finding"),
             self.release: (f is not None and f.state == "quarantined", "select a quarantined finding"),
+            self.redact: (open_ and f.kind == "secret" and f.item_kind in ("fact", "note", "working_item"),
+                          "select an open secret in a fact, a note or a working-memory item"),
+            self.retype: (open_ and f.kind == "fading" and f.item_kind == "fact"
+                          and bool(f.evidence.get("suggested_type")), "select an open fading fact"),
             self.purge: (f is not None and text_kind and f.kind != "injection",
                          "select a secret or personal data in a fact, a policy, a note or a working-memory item"),
             self.merge: (open_ and f.kind == "duplicate", "select an open duplicate cluster"),
@@ -144,12 +150,38 @@ class ReviewActions:
             request = CheckRequest(item_kind=kind, item_ids=tuple(ids), remembered=remembered)
         self.tab.forget.offer(self.tab.session, request, f"Purged the {ITEM_WORDS[kind]}.")
 
+    async def redact_selected(self) -> None:
+        f = self._target(self.redact)
+        if f is None:
+            return
+        where = ("The fact is superseded by a new version with each secret replaced by [redacted: …]; its earlier "
+                 "versions are redacted too." if f.item_kind == "fact" else
+                 f"The {ITEM_WORDS[f.item_kind]} is redacted in place: each secret replaced by [redacted: …].")
+        got = await self._ask("Redact", where + " The values removed are kept only in the history row, so Undo can "
+                              "put them back; the index and the write-ahead log are emptied of them.",
+                              f"redact: {f.title}", ok_text="Redact")
+        if got:
+            await self.tab.session.write("redacting", Reviewer.redact, f.item_kind, f.item_id, got[0], f.key)
+
+    async def retype_selected(self) -> None:
+        f = self._target(self.retype)
+        if f is None:
+            return
+        now, to = f.evidence.get("memory_type", "?"), f.evidence["suggested_type"]
+        got = await self._ask("Change memory type", f"The fact becomes a new version typed {to!r} instead of {now!r} "
+                              "(its text, domain and confidence unchanged), so it decays as what it says.",
+                              f"memory type {now} → {to}: {f.title}", ok_text="Change Type")
+        if got:
+            await self.tab.session.write("changing the type", Reviewer.set_fact_type, f.item_id, to, got[0])
+
     async def merge_selected(self) -> None:
         f = self._target(self.merge)
         if f is None:
             return
         members = f.evidence.get("members", [])
-        keepers = [(f"{m['id'][:8]} · {m['domain']} / {m['topic']} · {m['content'][:60]}", m["id"]) for m in members]
+        # no keeper is chosen for the person: each may say something the others do not
+        keepers = [("— choose the fact to keep —", None)] + [
+            (f"{m['id'][:8]} · {m['domain']} / {m['topic']} · {m['content'][:60]}", m["id"]) for m in members]
         got = await self._ask("Merge duplicates", f"The {len(f.evidence['cluster'])} facts become one: the others "
                               "are superseded by the one you keep (nothing new is written).",
                               f"merge: {f.title}", keepers=keepers, ok_text="Merge")

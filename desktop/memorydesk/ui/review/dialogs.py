@@ -25,8 +25,10 @@ class ReasonDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.ok = buttons.addButton(ok_text, QDialogButtonBox.ButtonRole.AcceptRole)
         self.ok.setObjectName("ok")
-        self.reason.textChanged.connect(lambda t: self.ok.setEnabled(bool(t.strip())))
-        self.ok.setEnabled(bool(reason.strip()))
+        self.reason.textChanged.connect(self._update)
+        self.keeper.currentIndexChanged.connect(self._update)
+        self._keepers = bool(keepers)
+        self._update()
         self.ok.clicked.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
@@ -37,6 +39,11 @@ class ReasonDialog(QDialog):
         layout.addWidget(self.reason)
         layout.addWidget(buttons)
         self.resize(520, 200 if keepers else 160)
+
+    def _update(self, *_args) -> None:
+        """OK needs a reason, and for a merge a keeper the person chose (none is chosen for them)."""
+        chosen = not self._keepers or self.keeper.currentData() is not None
+        self.ok.setEnabled(bool(self.reason.text().strip()) and chosen)
 
     def values(self) -> tuple[str, str | None]:
         return self.reason.text().strip(), self.keeper.currentData()

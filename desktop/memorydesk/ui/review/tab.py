@@ -124,7 +124,8 @@ class ReviewTab(DeskTab):
         rl.setContentsMargins(0, 0, 0, 0)
         rl.addWidget(self.detail, 1)
         a = self.actions_
-        for n, group in enumerate(((a.quarantine, a.release, a.purge, a.dismiss), (a.merge, a.supersede, a.reviewed))):
+        for n, group in enumerate(((a.quarantine, a.release, a.redact, a.purge, a.dismiss),
+                                   (a.merge, a.supersede, a.reviewed, a.retype))):
             buttons = QToolBar()
             buttons.setObjectName(f"review-actions-{n}")
             for action in group:

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from memorydesk.browse.history.diff import backups
 from memorydesk.core.errors import BadInput
 from memorydesk.core.moments import read_local, utc_text
+from memorydesk.ui.widgets.timefield import TimeField
 
 if TYPE_CHECKING:
     from memorydesk.ui.shell.mainwindow import MainWindow
@@ -56,8 +57,6 @@ class AsOfDialog(QDialog):
                        "Facts, Conflicts, Knowledge Graph, and the Lineage tab's Evaluate at.")
         words.setWordWrap(True)
         start = at if at is not None else int(time.time()) - 86400
-        from memorydesk.ui.lineage.timefield import TimeField  # the Lineage tab's field, loaded with it later
-
         self.when = TimeField("as-of-when")
         self.when.set_moment(dt.datetime.fromtimestamp(start, dt.UTC))
         self.reads = QLabel("")

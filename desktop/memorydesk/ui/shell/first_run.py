@@ -4,8 +4,10 @@ its progress bar.
 Facts come first, without embeddings: a job with progress and Cancel in the status bar,
 on the builder's bulk path (the service's rules, a narrower search for links), so that
 rows show within seconds. The workspace opens as soon as they are written. Then the
-facts get their vectors through the resumable vector-index job (Tools ▸ Index Missing
-Vectors), and search as the agent sees it is complete once they are in.
+facts get their vectors in a job of their own (``memory.vector_index.build_vectors``: the
+same batches as Tools ▸ Index Missing Vectors, but the desk building its demo, not a person
+changing a workspace — it asks for no reason and writes no history), and search as the
+agent sees it is complete once they are in.
 
 Cancel, or closing the window, stops either step. A stopped fact build leaves nothing
 behind (``demo.place``). Stopped indexing keeps what it did, and resumes the next time
@@ -29,6 +31,7 @@ from memorydesk.ui.shell.mainwindow import MainWindow
 
 DEMO_FACTS = 2000
 BUILD_TITLE = "Building the demo workspace"
+VECTORS_TITLE = "Computing the demo's vectors"
 ECHO_EVERY = 2.0  # seconds between progress lines on the terminal
 
 
@@ -126,8 +129,29 @@ class DemoSetup(QObject):
         from memorydesk.memory.vector_index import missing_count
 
         if not read_only and await self.window.ops.call(lambda: missing_count(ws), label="counting vectors") > 0:
-            await self.window.index_vectors()  # resumable: a later start picks up what is left
+            await self._build_vectors()  # resumable: a later start picks up what is left
         return outcome
+
+    async def _build_vectors(self) -> None:
+        """The demo's vectors, behind a progress bar with Cancel: part of building it, so no
+        reason is asked and no history is written (a stop keeps what is done)."""
+        from memorydesk.core.changes import Kind
+        from memorydesk.embedding.embedder import embedder_status
+        from memorydesk.memory.vector_index import build_vectors
+
+        ok, why_not = embedder_status()
+        session = self.window.session
+        if not ok or session is None:
+            self.echo(f"demo vectors not computed: {why_not}" if not ok else "demo vectors not computed")
+            return
+
+        def work(ws: Workspace, job: Job) -> bool:
+            job.report(0, 1, "embedding facts")
+            done = build_vectors(ws, cancelled=lambda: job.cancelled, progress=lambda p: job.report(p.done, p.total))
+            return done.cancelled
+
+        if await session.job(VECTORS_TITLE, work, kinds={Kind.FACT}):
+            self.echo("demo vectors stopped; the next start finishes them")
 
     async def _build_facts(self) -> None:
         path, facts = self.path, self.facts

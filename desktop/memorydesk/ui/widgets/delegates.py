@@ -25,9 +25,10 @@ PARTS_ROLE = int(Qt.ItemDataRole.UserRole) + 7  # (domain, rest): a cell that sh
 
 
 class DomainDelegate(BidiDelegate):
-    """A "domain / topic" cell that is cut to fit: the domain loses its middle (a long
-    ``repo:<slug>/domain`` keeps its repository and its domain readable), the topic its end;
-    the model's tooltip has the whole. Cells without ``PARTS_ROLE`` are cut in the middle."""
+    """A "domain / topic" cell that is cut to fit: a ``repo:<slug>/name`` domain keeps its
+    repository whole (what tells two repositories' conventions apart) and loses the end of its
+    name, another domain its middle; the topic loses its end. The model's tooltip has the
+    whole. Cells without ``PARTS_ROLE`` are cut in the middle."""
 
     def initStyleOption(self, option: QStyleOptionViewItem,
                         index: QModelIndex | QPersistentModelIndex) -> None:
@@ -43,7 +44,13 @@ class DomainDelegate(BidiDelegate):
         if room <= 0 or metrics.horizontalAdvance(whole) <= room:
             return
         sep = " / "
-        left = max(room // 2, room - metrics.horizontalAdvance(sep + rest))
-        cut = metrics.elidedText(domain, Qt.TextElideMode.ElideMiddle, left)
+        repo, slash, name = domain.partition("/")
+        scoped = domain.startswith("repo:") and slash
+        left = max(int(room * (0.65 if scoped else 0.5)), room - metrics.horizontalAdvance(sep + rest))
+        if scoped and metrics.horizontalAdvance(repo + slash + "…") <= left:
+            head = repo + slash
+            cut = head + metrics.elidedText(name, Qt.TextElideMode.ElideRight, left - metrics.horizontalAdvance(head))
+        else:
+            cut = metrics.elidedText(domain, Qt.TextElideMode.ElideMiddle, left)
         tail = metrics.elidedText(rest, Qt.TextElideMode.ElideRight, room - metrics.horizontalAdvance(cut + sep))
         option.text = cut + sep + tail

@@ -1,0 +1,156 @@
+"""A person's home address or date of birth, written in a sentence (several languages).
+
+- **Home address**: a street address (a house number beside a street word — Street, Road,
+  -straße, rue, calle, rua, via, -straat, ul. …) or a postcode with a town, in a text that
+  says it is where someone lives (``lives at``, ``home address``, ``wohnt``, ``habite``,
+  ``vive en``, ``mora``, ``woont``, ``mieszka``, …) or names a person beside it. An office,
+  a data centre or a shop (``office``, ``HQ``, ``Büro``, …) with no such word is not a
+  person's address.
+- **Date of birth**: a date with its day (``1984-03-12``, ``12.03.1984``, ``March 12,
+  1984``, ``12. März 1984``) right after a word that says it is a birth date (``born``,
+  ``DOB``, ``geboren``, ``né le``, ``nacido``, ``生年月日``, …).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class WhereHit:
+    type: str  # address, birth_date
+    start: int
+    end: int
+
+
+_CAP = r"[A-ZÀ-ÖØ-Þ][\w'’.-]*"
+STREET = re.compile(
+    r"\b\d{1,5}[a-zA-Z]?,?\s+(?:" + _CAP + r"\s+){1,4}(?:Street|St\.?|Avenue|Ave\.?|Road|Rd\.?|Lane|Ln\.?|Drive|Dr\.?"
+    r"|Boulevard|Blvd\.?|Way|Court|Ct\.?|Place|Pl\.?|Terrace|Close|Crescent|Gardens|Row|Mews|Square|Sq\.?)\b"
+    r"|\b" + _CAP + r"(?:straße|strasse|str\.|weg|gasse|allee|platz|ring|damm|ufer|steig)\s+\d{1,4}\s?[a-zA-Z]?\b"
+    r"|\b\d{1,4}(?:\s?(?:bis|ter))?,?\s+(?:rue|avenue|av\.|boulevard|bd|chemin|allée|place|impasse|quai|route)\s+"
+    r"(?:(?:de\s+la|de\s+l'|du|des|de|d')\s*)?[\w'’-]+"
+    r"|\b(?:calle|c/|avenida|avda\.|av\.|paseo|plaza|rua|travessa|avenida|via|viale|piazza|corso|largo)\s+"
+    r"(?:[\w'’.-]+\s+){0,4}?(?:n[º°o.]\s*)?\d{1,4}\b"
+    r"|\b" + _CAP + r"(?:straat|laan|weg|gracht|plein|kade|singel|dijk)\s+\d{1,4}[a-zA-Z]?\b"
+    r"|\bul\.\s*" + _CAP + r"(?:\s+" + _CAP + r")?\s+\d{1,4}(?:/\d{1,4})?\b"
+    r"|\b\d{4,5}\s+(?:[A-ZÄÖÜ][a-zäöüßéèàç-]+)(?:\s+(?:am|an|im|sur|en)\s+[A-Z][\w-]+)?\b(?=\s*(?:[,.;)]|$|\n))"
+    r"|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b"
+    r"|(?:רחוב|רח'|שדרות)\s+\S+(?:\s+\S+)?\s+\d{1,4}|(?:улица|ул\.|проспект|пр\.)\s+\S+(?:\s+\S+)?,?\s+(?:д\.\s*)?\d{"
+    r"1,4}",
+    re.IGNORECASE | re.MULTILINE)
+_PERSONAL = re.compile(
+    r"(?i)\b(?:lives?\s+(?:at|in|on)|living\s+at|home\s+(?:address|is)|(?:his|her|their|my)\s+(?:home|address|house|f"
+    r"lat|"
+    r"apartment)|private\s+address|residential|resides|moved\s+to|wohnt|wohnhaft|privatadresse|heimadresse|"
+    r"anschrift|habite|domicile|adresse\s+(?:perso|priv)|vive\s+en|domicilio|mora\s+(?:na|em|no)|morada|"
+    r"resid[eê]ncia|woont|woonadres|thuisadres|mieszka|adres\s+zamieszkania|abita|residente|indirizzo\s+di\s+casa|"
+    r"bor\s+på|asuu|проживает|живёт|живет)\b|\bגר(?:ה)?\s|מתגורר")
+_WEAK = re.compile(r"(?i)\b(?:address|adresse|adres|anschrift|dirección|direccion|endereço|indirizzo)\b")
+_NOT_PERSONAL = re.compile(r"(?i)\b(?:office|offices|hq|headquarters|head\s+office|warehouse|data\s*cent(?:er|re)|"
+                           r"fiscal|registered|gmbh|ltd|inc|llc|s\.?l\.?|s\.?a\.?|sas|sarl|b\.?v\.?|ag|plc|"
+                           r"demo|example|sample|placeholder|fictional|fiction|simpsons|santa|north\s+pole|test\s+data|"
+                           r"datacenter|shop|store|branch|campus|factory|plant|büro|bureau|siège|sede|oficina|"
+                           r"kantoor|biuro|company|registered\s+address|ship\s+to\s+the\s+office)\b")
+_NAME = re.compile(r"\b[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ]{1,20}\s+(?:(?:van|von|de|da|del|di|le|la)\s+)?[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ'-]{"
+                   r"1,25}\b")
+
+_MONTHS = (r"enero|febrero|marzo|mayo|junio|julio|septiembre|octubre|noviembre|"
+           r"jan(?:uary|uar|vier|eiro)?|feb(?:ruary|ruar)?|f[ée]vrier|mar(?:ch|s|zo|ço)?|märz|apr(?:il|ile)?|avril|"
+           r"abril|may|mai|mayo|maio|maggio|jun(?:e|i|io|ho)?|juin|jul(?:y|i|io|ho)?|juillet|aug(?:ust)?|ao[uû]t|"
+           r"agosto|sep(?:t|tember|tembre|tiembre)?|settembre|oct(?:ober|obre|ubre)?|okt(?:ober)?|ottobre|outubro|"
+           r"nov(?:ember|embre)?|dec(?:ember)?|dez(?:ember)?|d[ée]cembre|diciembre|dicembre|dezembro")
+_DATE = (r"(?:\d{1,2}\s+de\s+(?:" + _MONTHS + r")\s+de\s+\d{4}|\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[./-]\d{1,2}[./-](?:\d{4}"
+                                              r"|\d{2})|\d{1,2}\.?\s+(?:" + _MONTHS + r")\.?\s+\d{4}"
+         r"|(?:" + _MONTHS + r")\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{4}\s*年\s*\d{1,2}\s*月\s*\d{1,2}\s*日"
+         r"|\d{4}/\d{1,2}/\d{1,2}|\d{4}\.\s?\d{1,2}\.\s?\d{1,2}\.?)")
+BIRTH = re.compile(
+    r"(?i)(?:\bborn(?:\s+on)?|\bdate\s+of\s+birth|\bd\.?o\.?b\.?|\bbirth\s*(?:day|date)|\bgeboren(?:\s+am)?|\bgeb\.|"
+    r"\bgeburtsdatum|\bgeburtstag|\bn[ée]e?\s+le|\bdate\s+de\s+naissance|\bnacid[oa](?:\s+el)?|\bfecha\s+de\s+nacimie"
+    r"nto|"
+    r"\bnaci[óo](?:\s+el)?|\bnascid[oa](?:\s+em)?|\bdata\s+de\s+nascimento|\bnat[oa]\s+il|\bdata\s+di\s+nascita|\bgeb"
+    r"oren\s+op|"
+    r"\bgeboortedatum|\burodzon[ya]|\bdata\s+urodzenia|\bfödd|\bsyntynyt|\bdoğum\s+tarihi|生年月日|出生日期|"
+    r"생년월일|дата\s+рождения|родил[ас][сь]я?)"
+    r"[^\n.;\d]{0,40}?[\s:,(]{1,4}(?:(?:on|am|le|el|em|il|op|в)\s+)?(?P<date>" + _DATE + r")")
+_NAMED_AFTER = re.compile(r"(?i)named\s+after|benannt\s+nach|nomm[ée]\s+d'après|porte\s+le\s+nom|lleva\s+el\s+nombre|"
+                          r"in\s+memory\s+of|historic|historical")
+
+
+#: cheap tests first: the long patterns run only on text that holds one of their words
+_BIRTH_CUES = ("born", "birth", "dob", "d.o.b", "geb", "naiss", "né ", "née ", "nacid", "nació", "nacio", "nasc",
+               "nato ", "nata ", "urodz", "född", "synty", "doğum", "生", "出生", "생년", "рожд", "родил")
+_STREET_CUE = re.compile(
+    r"(?i)street|\bst\.|avenue|\bave\b|road|\brd\b|lane|drive|blvd|boulevard|\bway\b|court|place|terrace|close|"
+    r"crescent|gardens|\brow\b|mews|square|stra(?:ß|ss)e|str\.|weg\b|gasse|allee|platz|ring\b|damm|ufer|steig|"
+    r"\brue\b|\bav\.|chemin|allée|impasse|quai|route|calle|c/|avda|paseo|plaza|\brua\b|travessa|\bvia\b|viale|"
+    r"piazza|corso|largo|straat|laan|gracht|plein|kade|singel|dijk|\bul\.|רחוב|שדרות|улиц|\bул\.|проспект"
+    r"|\d{4,5}\s+[A-ZÄÖÜ]|[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}")
+_DIGIT = re.compile(r"\d")
+
+
+def find_whereabouts(text: str) -> list[WhereHit]:
+    out: list[WhereHit] = []
+    lowered = text.lower()
+    births = BIRTH.finditer(text) if any(c in lowered for c in _BIRTH_CUES) else ()
+    for m in births:
+        year = re.findall(r"\d{4}", m.group("date"))
+        if (year and int(year[0]) < 1920) or _NAMED_AFTER.search(text):
+            continue  # a historical figure's birthday, not a living person's
+        out.append(WhereHit("birth_date", m.start("date"), m.end("date")))
+    if _DIGIT.search(text) and _STREET_CUE.search(text):
+        for m in STREET.finditer(text):
+            sentence = _sentence(text, m.start(), m.end())
+            before = text[_sentence_start(text, m.start()):m.start()]
+            strong = _PERSONAL.search(sentence) is not None
+            business = _NOT_PERSONAL.search(sentence) is not None
+            named = _NAME.search(before) is not None
+            if strong or (not business and (_WEAK.search(sentence) is not None or named)):
+                out.append(WhereHit("address", m.start(), m.end()))
+    return sorted(out, key=lambda h: h.start)
+
+
+def _sentence_start(text: str, at: int) -> int:
+    cut = max(text.rfind(". ", 0, at), text.rfind("\n", 0, at), text.rfind("; ", 0, at))
+    return 0 if cut < 0 else cut + 1
+
+
+def _sentence(text: str, start: int, end: int) -> str:
+    lo = _sentence_start(text, start)
+    hi_candidates = [i for i in (text.find(". ", end), text.find("\n", end), text.find("; ", end)) if i >= 0]
+    hi = min(hi_candidates) if hi_candidates else len(text)
+    return text[lo:hi]
+
+
+#: a named person's health: a condition, a treatment or sick leave, said of someone named
+HEALTH = re.compile(
+    r"(?i)\b(?:surgery|chemotherapy|chemo|cancer|tumou?r|diabetes|diabetic|pregnan\w*|miscarriage|depression|"
+    r"burn-?out|anxiety\s+disorder|adhd|autism|epilep\w*|hiv|dialysis|stroke|heart\s+attack|herniated\s+disc|"
+    r"sick\s+leave|on\s+medical\s+leave|therapy\s+for|diagnosed\s+with|krankgeschrieben|krankheit|schwanger|"
+    r"operation|chemotherapie|krebs|arrêt\s+maladie|enceinte|malad\w+|embarazada|baja\s+m[ée]dica|quimioterapia|"
+    r"grávida|gravidez|doença|incinta|malattia|zwanger|ziekteverlof|ciąż\w*|chorob\w*|беременн\w*|болезн\w*|"
+    r"больничн\w*|химиотерап\w*|怀孕|癌|病假|妊娠|病気|בהריון|מחלה|כימותרפיה)\b")
+_PERSON = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Frau|Herr|Mme|M\.|Sr|Sra|Signor\w*|Pan|Pani)\.?\s+[A-ZÀ-Ö]"
+                     r"|\b[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ]{1,20}\s+(?:(?:van|von|de|da|del|di|le|la)\s+)?[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ'"
+                     r"-]{1,25}\b"
+                     r"|\b(?:his|her|he|she|er|sie|il|elle|él|ella|ele|ela)\b")
+
+
+_HEALTH_CUES = ("surg", "chemo", "cancer", "tumo", "diabet", "pregnan", "miscarr", "depress", "burn", "anxiety",
+                "adhd", "autis", "epilep", "hiv", "dialys", "stroke", "heart", "hernia", "sick", "medical", "therapy",
+                "diagnos", "krank", "schwanger", "operation", "chemo", "krebs", "maladie", "enceinte", "malad",
+                "embarazada", "baja", "quimio", "grávida", "gravidez", "doença", "incinta", "malattia", "zwanger",
+                "ziekte", "ciąż", "chorob", "беремен", "болезн", "больнич", "химио", "怀孕", "癌", "病", "妊娠",
+                "בהריון", "מחלה", "כימו")
+
+
+def find_health(text: str) -> list[WhereHit]:
+    out = []
+    lowered = text.lower()
+    if not any(c in lowered for c in _HEALTH_CUES):
+        return out
+    for m in HEALTH.finditer(text):
+        if _PERSON.search(_sentence(text, m.start(), m.end())):
+            out.append(WhereHit("health", m.start(), m.end()))
+    return out

@@ -1,0 +1,124 @@
+"""Redact: a secret the review found replaced by a placeholder — a fact superseded by its redacted
+version (earlier versions redacted in place), a note or working-memory item in place — with a
+reason, one history row, Undo and Redo; the old text leaves the index and the write-ahead log.
+And a fact's memory type changed where the queue recommends it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memorydesk.browse.review.scan import Options, scan
+from memorydesk.core.errors import MemoryDeskError, StaleEdit
+from memorydesk.memory.reviewer import Reviewer
+from memorydesk.memory.service import MemoryService
+from memorydesk.store import open_workspace
+
+KEY = "sk_live_51Hx9Kq2Lm8Np4Rt6Vw3Yz7BqQ"
+GH = "ghp_R8x2Lq9Vt4Zm7Kp1Ns6Wd3Yb5Hc0Jf2Ga8Eu"
+NOTE = "- deploy with key sk_live_77Qw3Er5Ty7Ui9Op1As3Df5GhJk\n- tests for invoices are flaky"
+
+
+@pytest.fixture
+def ws(tmp_path: Path):
+    with open_workspace(tmp_path / "w.db", create=True) as ws:
+        with ws.write() as conn:
+            conn.execute(ws.layout.agents.insert().values(
+                id="agent-1", name="Cody", title="Coder", agent_md_path="", workspace_id=ws.workspace_id,
+                skills="", role="coder", created_at=1_700_000_000))
+        svc = MemoryService(ws, embedder=False)
+        first = svc.propose_fact(domain="ops", topic="payments", content=f"Payments use {KEY} for now.",
+                                 confidence=0.59, agent_id="agent-1", now=1_700_000_100).fact_id
+        svc.supersede_fact(first, "x")  # an earlier version that holds the key too (product-side supersession)
+        fid = svc.propose_fact(domain="ops", topic="payments", content=f"Payments use {KEY} and {GH} in CI.",
+                               confidence=0.59, agent_id="agent-1", now=1_700_000_200).fact_id
+        with ws.write() as conn:  # make the second the successor of the first, as an agent's edit would
+            conn.execute(ws.layout.facts.update().where(ws.layout.facts.c.id == first).values(superseded_by=fid))
+        ws.ids = {"fact": fid, "first": first,  # type: ignore[attr-defined]
+                  "note": svc.update_my_notes("agent-1", NOTE),
+                  "item": svc.remember("agent-1", f"token for the deploy: {GH}", memory_type="instruction")}
+        yield ws
+
+
+def _rows(ws) -> dict[str, tuple]:
+    with ws.read() as conn:
+        return {r.id: (r.content, r.superseded_by, r.confidence, r.memory_type, r.veracity)
+                for r in conn.execute(ws.layout.facts.select())}
+
+
+def _fts_hits(ws, word: str) -> int:
+    with ws.read() as conn:
+        return conn.exec_driver_sql(f"SELECT count(*) FROM {ws.layout.fts} WHERE {ws.layout.fts} MATCH ?",
+                                    (f'"{word}"',)).scalar()
+
+
+def test_redact_a_fact_supersedes_it_and_redacts_every_version_then_undo_and_redo(ws) -> None:
+    fid, first = ws.ids["fact"], ws.ids["first"]
+    before = _rows(ws)
+    r = Reviewer(ws, "rita")
+    result = r.redact("fact", fid, "a live key in memory")
+    new = next(i for i in result.ids if i not in (fid, first))
+    rows = _rows(ws)
+    assert rows[fid][1] == new and rows[new][1] is None
+    assert rows[new][0] == "Payments use [redacted: Stripe Access Token] and [redacted: Github Pat] in CI."
+    assert KEY not in rows[first][0] and "[redacted:" in rows[first][0]  # the earlier version too
+    assert rows[new][2:] == (0.59, rows[fid][3], "stated")  # confidence and type kept exactly
+    assert _fts_hits(ws, "sk_live_51Hx9Kq2Lm8Np4Rt6Vw3Yz7BqQ") == 0
+    history = r.history("fact", fid)
+    assert history[0]["action"] == "redact" and history[0]["reason"] == "a live key in memory"
+    assert "backup" in result.message or "write-ahead log" in result.message
+    # nothing else in the file holds the key: only the history row kept for Undo
+    raw = ws.path.read_bytes() + (Path(f"{ws.path}-wal").read_bytes() if Path(f"{ws.path}-wal").exists() else b"")
+    assert raw.count(KEY.encode()) == 2  # the history row's before-texts of the two versions, nowhere else
+    assert not any(f.kind == "secret" for f in scan(ws, Options(kinds=("secret",))).findings
+                   if f.item_kind == "fact")
+    r.undo(reason="it was a test key")
+    assert _rows(ws)[fid][:2] == (before[fid][0], None) and _rows(ws)[first][0] == before[first][0]
+    assert _rows(ws)[new][1] == "human:undone"
+    r.redo(reason="it was live after all")
+    assert _rows(ws)[fid][1] == new and KEY not in _rows(ws)[first][0]
+
+
+def test_redact_a_note_and_a_working_item_in_place_with_undo(ws) -> None:
+    r = Reviewer(ws, "rita")
+    r.redact("note", ws.ids["note"], "key in a note")
+    with ws.read() as conn:
+        note = conn.execute(ws.layout.notes.select()).first()
+        item = conn.execute(ws.layout.items.select()).first()
+    assert note.content == "- deploy with key [redacted: Stripe Access Token]\n- tests for invoices are flaky"
+    r.redact("working_item", ws.ids["item"], "token in a hot item")
+    with ws.read() as conn:
+        assert conn.execute(ws.layout.items.select()).first().content == \
+            "token for the deploy: [redacted: Github Pat]"
+    r.undo(reason="back")
+    with ws.read() as conn:
+        assert conn.execute(ws.layout.items.select()).first().content == item.content
+    r.undo(reason="back")
+    with ws.read() as conn:
+        assert conn.execute(ws.layout.notes.select()).first().content == NOTE
+
+
+def test_redact_refuses_without_a_reason_when_nothing_is_left_or_when_the_agent_wrote_since(ws) -> None:
+    r = Reviewer(ws, "rita")
+    with pytest.raises(MemoryDeskError, match="give a reason"):
+        r.redact("note", ws.ids["note"], "  ")
+    r.redact("note", ws.ids["note"], "key")
+    with pytest.raises(MemoryDeskError, match="no secret"):
+        r.redact("note", ws.ids["note"], "again")
+    MemoryService(ws, embedder=False).update_my_notes("agent-1", "- rewritten by the agent")
+    with pytest.raises(StaleEdit, match="wrote"):
+        r.undo(reason="back")
+
+
+def test_the_memory_type_a_fading_finding_suggests_can_be_set(ws) -> None:
+    r = Reviewer(ws, "rita")
+    fid = ws.ids["fact"]
+    result = r.set_fact_type(fid, "preference", "it is lasting")
+    new = next(i for i in result.ids if i != fid)
+    rows = _rows(ws)
+    assert rows[new][3] == "preference" and rows[new][0] == rows[fid][0] and rows[new][2] == 0.59
+    with pytest.raises(MemoryDeskError, match="not a memory type"):
+        r.set_fact_type(new, "forever", "typo")
+    r.undo(reason="back")
+    assert _rows(ws)[fid][1] is None
