@@ -91,7 +91,7 @@ def _losers(ctx: Context, winners: list[str]) -> dict[str, list[tuple[str, str, 
                              f"WHERE superseded_by IN ({marks}) ORDER BY rowid", winners):
             pointed.setdefault(row[4], []).append(row)
     for winner in winners:
-        found = pointed.get(winner, [])
+        found = list(pointed.get(winner, ()))
         earlier = records.formerly(winner)
         if earlier:
             marks = ", ".join("?" * len(earlier))
