@@ -9,6 +9,7 @@ its ``details``. ``entry`` is the desk's own history entry number, the one “un
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -107,9 +108,14 @@ Group = tuple[int, int, list[Event]]
 Source = Callable[[Context, "int | None", int], list[Group]]
 
 
+#: a text with its secrets masked, once per text: a superseded fact is told twice (its creation and its
+#: loss), topics repeat, and finding secrets is most of a long history's time
+_masked = functools.lru_cache(maxsize=1 << 16)(mask_secrets)
+
+
 def snippet(topic: str, content: str, domain: str) -> str:
     """A fact in one line, every secret in it masked whole (``core.review.secrets.mask_secrets``)."""
-    return f"[{one_line(domain, 40)}/{one_line(mask_secrets(topic), 40)}] {one_line(mask_secrets(content), 90)}"
+    return f"[{one_line(domain, 40)}/{one_line(_masked(topic), 40)}] {one_line(_masked(content), 90)}"
 
 
 def rows(ctx: Context, sql: str, args: list[Any]) -> list[tuple]:
