@@ -33,3 +33,21 @@ logging.getLogger("memorydesk.ui.shell.startup").setLevel(logging.INFO)
 from memorydesk.cli import main
 raise SystemExit(main(sys.argv[1:]))
 """
+
+
+def truth_versions(truth: dict) -> dict[str, str]:
+    """A MemoryOS sample's ground truth (``SCENARIO.json``): page id → the version the receipts
+    adapter gives its QA — the user, the QA's timestamp and its order among that user's QAs of
+    that timestamp, in the order MemoryOS added them."""
+    from memorydesk.lineage.adapters.memoryos import qa_version
+
+    seen: dict[tuple[str, str], int] = {}
+    versions = {}
+    for qa in truth["qa_pairs"]:
+        key = (qa["user_id"], qa["timestamp"])
+        seen[key] = seen.get(key, 0) + 1
+        version = qa_version(qa["user_id"], qa["timestamp"], seen[key])
+        for place in qa["found_in"]:
+            if place.startswith("mid_term:"):
+                versions[place.split(":")[2]] = version
+    return versions

@@ -73,7 +73,7 @@ def test_canary_fails_naming_the_broken_promotion(tmp_path: Path) -> None:
     result = canary(path, **{BREAK_PROMOTION_ENV: "1"})
     assert result.returncode == 1
     failed = [line for line in result.stdout.splitlines() if line.startswith("FAIL")]
-    assert any(line.startswith("FAIL promotion: ") and "16 removals without a target commit" in line
+    assert any(line.startswith("FAIL promotion: ") and "24 removals without a target commit" in line
                for line in failed)
     assert any(line.startswith("FAIL lineage: ") and "source_at_risk" in line for line in failed)
     assert canary_rows(path) == 0
@@ -140,7 +140,8 @@ def test_a_killed_canary_is_found_by_check_and_review_and_removed_by_the_next_ru
     report = json.loads(checked.stdout)
     assert checked.returncode == 1 and report["summary"]["canary_leftover"] > 0
     tables = {p["table"] for p in report["problems"] if p["kind"] == "canary_leftover"}
-    assert {"memory_facts_table", "working_memory_items_table", "memory_conflicts_table"} <= tables
+    # (its last batch moved what was in short-term memory on to mid-term memory: no hot items are left)
+    assert {"memory_facts_table", "memdesk_mtm_segments", "memory_conflicts_table"} <= tables
     reviewed = subprocess.run([sys.executable, "-m", "memorydesk", "review", str(path)], capture_output=True,
                               text=True, timeout=300)
     assert "stopped before it removed its rows" in reviewed.stderr and "memory_facts_table" in reviewed.stderr
@@ -160,3 +161,29 @@ def test_check_repair_removes_what_a_killed_canary_left(tmp_path: Path) -> None:
                           text=True, timeout=120)
     assert done.returncode == 0 and "repaired: removed what canary run canary-" in done.stdout, done.stdout
     assert canary_rows(path) == 0 and "no problems found" in done.stdout
+
+
+def test_the_canary_leaves_no_run_that_is_judged_at_risk_later(tmp_path: Path) -> None:
+    """The operator's finding: Tools ▸ Run Canary kept its receipts and removed its memories while
+    its last batch's runs still declared a 24 h wait in STM; judged a day later the four
+    ``run-2`` runs were ``promotion_missing`` for ever — four false at-risk runs per daily canary.
+    Every run now ends in a durable tier before its memories go: a day later and a week later
+    its runs are stale evidence, never at-risk."""
+    from datetime import timedelta
+
+    from memorydesk.core.health.scalar import Color, HealthState, classify
+    from memorydesk.lineage.canary import gate
+
+    path = fresh(tmp_path / "fresh.db")
+    checks = gate(path, keep_receipts=True)
+    assert all(c.passed for c in checks if c.name != "memoryos"), [c.line() for c in checks]
+    with open_workspace(path, read_only=True) as ws:
+        receipts = [r for r in receipt_store.load(ws) if r.canary]
+    assert {r.run_id.split("/")[1] for r in receipts} == {"run-1", "run-2"}
+    newest = max(r.at_utc for r in receipts)
+    for later in (timedelta(hours=25), timedelta(days=7)):
+        verdicts = classify(receipts, now=newest + later)
+        assert len(verdicts) == 8
+        assert [v.run_id for v in verdicts if v.color == Color.AT_RISK] == []
+        assert {v.state for v in verdicts} == {HealthState.STALE_EVIDENCE}
+    assert canary_rows(path) == len(receipts)  # its memories are gone, its receipts stay

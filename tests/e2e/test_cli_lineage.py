@@ -132,7 +132,8 @@ def test_ingest_stores_all_or_nothing(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text(to_jsonl(complete_lineage("run-2")) + '{"runId": "run-2", "text": "the user said hi"}\n')
     result = run("lineage", "ingest", str(ws_path), str(bad))
-    assert result.returncode == 2 and result.stderr.startswith(f"memory-desk: {bad}: line {len(complete_lineage()) + 1}:")
+    line = len(complete_lineage()) + 1
+    assert result.returncode == 2 and result.stderr.startswith(f"memory-desk: {bad}: line {line}:")
     with open_workspace(ws_path, read_only=True) as ws:
         assert len(load(ws)) == len(stored)  # nothing of the bad file was stored
 
@@ -183,3 +184,26 @@ def test_classify_a_healthy_workspace_exits_0_and_bad_ones_exit_2(tmp_path: Path
     refused = run("lineage", "classify", str(other))
     assert refused.returncode == 2 and len(refused.stderr.splitlines()) == 1
     assert "not an agent workspace" in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_an_empty_workspace_to_ingest_into_is_one_command_away(tmp_path: Path) -> None:
+    """The operator's finding: ``lineage ingest fresh.db`` refused a new path and pointed to ``demo
+    create``, which brings 17,699 demo receipts; there was no way to make an empty workspace."""
+    receipts = tmp_path / "r.jsonl"
+    receipts.write_text(to_jsonl(complete_lineage()), encoding="utf-8")
+    fresh = tmp_path / "fresh one.db"
+    refused = run("lineage", "ingest", str(fresh), str(receipts))
+    assert refused.returncode == 2 and not fresh.exists()
+    [line] = refused.stderr.splitlines()
+    assert line.startswith("memory-desk: ") and f"memory-desk demo create '{fresh}' --empty" in line
+    made = run("demo", "create", str(fresh), "--empty")
+    assert made.returncode == 0, made.stderr
+    with open_workspace(fresh, read_only=True) as ws, ws.read() as conn:  # nothing in it: no demo content
+        assert conn.exec_driver_sql("SELECT count(*) FROM memory_facts_table").scalar() == 0
+        assert conn.exec_driver_sql("SELECT count(*) FROM agents_table").scalar() == 0
+    assert run("lineage", "ingest", str(fresh), str(receipts)).returncode == 0
+    judged = json.loads(run("lineage", "classify", str(fresh), "--now", NOW_TEXT, "--json").stdout)
+    assert {v["runId"] for v in judged} == {r["runId"] for r in complete_lineage()}
+    mixed = run("demo", "create", str(tmp_path / "other.db"), "--empty", "--facts", "300")
+    assert mixed.returncode == 2 and "--empty builds no demo content: leave out --facts" in mixed.stderr
+    assert not (tmp_path / "other.db").exists()

@@ -98,6 +98,8 @@ def test_a_fleets_receipts_are_judged_exactly_as_the_same_receipts_in_a_workspac
         by_source.setdefault(r.source_version or "", set()).add(r.run_id)
     assert {k: runs for k, (runs, _) in window.counts.lanes.items()} == {k: len(v) for k, v in by_lane.items()}
     assert {k: runs for k, (runs, _) in window.counts.sources.items()} == {k: len(v) for k, v in by_source.items()}
+    # in all, each run once: a run naming two scopes has receipts in two lanes but is one run
+    assert window.counts.runs == len({r.run_id for r in receipts}) < sum(len(v) for v in by_lane.values())
     assert window.extent.spans == len(receipts)
 
 
@@ -215,3 +217,28 @@ def test_shot_draws_the_lineage_tab_of_a_source_or_says_why_not(tmp_path: Path) 
     assert not (tmp_path / "no.png").exists()
     done = run("shot", str(ws), "--tab", "facts", "--receipts", target.name, "--out", str(out), env=env)
     assert done.returncode == 2 and "--receipts needs --tab lineage" in done.stderr
+
+
+def test_a_directory_another_process_holds_is_one_sentence_and_nothing_else(tmp_path: Path) -> None:
+    """The operator's finding: while the window held the directory, ``lineage classify chdb:…`` printed
+    chDB's own ``Code: 76. DB::Exception: Cannot lock file …`` line before the desk's sentence; the
+    contract is one line starting ``memory-desk:``."""
+    pytest.importorskip("chdb")
+    folder = tmp_path / "clickhouse"
+    folder.mkdir()
+    target = ChdbTarget(folder)
+    target.write([exporter_row(span) for span in sdk_spans_of(parse_jsonl(to_jsonl(eight_cases()[0][1])))])
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom chdb import session\n"
+                               "s = session.Session(sys.argv[1])\nprint('holding', flush=True)\ntime.sleep(120)",
+                               str(folder)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+        done = run("lineage", "classify", target.name)
+    finally:
+        holder.kill()
+        holder.wait(timeout=30)
+        if holder.stdout is not None:
+            holder.stdout.close()
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [f"memory-desk: chdb:{folder} is open in another process (chDB opens a data "
+                                        "directory in one process at a time)"], done.stderr

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
+from datetime import UTC, datetime
 from pathlib import Path
 
 from fixtures.memoryos_dir import MemoryOSDir, page, qa, session
+from memorydesk.core.receipts import format_utc
 from memorydesk.lineage.memoryos import import_directory
 from memorydesk.lineage.memoryos.fill import StmFill
 
@@ -26,7 +29,10 @@ def interrupted(result) -> list:
 def test_below_capacity_with_pages_is_an_interrupted_migration(tmp_path: Path) -> None:
     result = import_directory(folder(tmp_path, 2, pages=3).root, tmp_path / "ws.db", "UTC", stm_capacity=4)
     [found] = interrupted(result)
+    stm_file = tmp_path / "data" / "users" / "ana" / "short_term.json"
+    written = datetime.fromtimestamp(math.ceil(stm_file.stat().st_mtime), UTC)
     assert found.extra == {"from_utc": "2025-05-01T10:02:00Z", "to_utc": "2025-05-01T11:00:00Z",
+                           "popped_after_utc": "2025-05-01T11:01:00Z", "popped_by_utc": format_utc(written),
                            "from_local": "2025-05-01 10:02:00", "to_local": "2025-05-01 11:00:00",
                            "entries": 2, "capacity": 4, "missing": 2, "run_id": result.at_risk_runs["ana"]}
     assert found.to_json()["from_utc"] == "2025-05-01T10:02:00Z" and result.exit_code == 1

@@ -15,6 +15,7 @@ from fixtures.memoryos_dir import MemoryOSDir, knowledge, page, qa, session
 from memorydesk.core.errors import BadInput
 from memorydesk.core.health.scalar import HealthState, classify
 from memorydesk.lineage import receipt_store
+from memorydesk.lineage.adapters.memoryos import qa_version
 from memorydesk.lineage.memoryos import import_directory
 from memorydesk.lineage.memoryos.lineage import stable_id
 from memorydesk.lineage.tiers import PAGES, SEGMENTS
@@ -109,7 +110,7 @@ def test_a_promotion_and_a_new_profile(tmp_path: Path) -> None:
     changed = {k: v for k, v in promoted.imported.items() if v}
     assert changed == {"mtm_sessions_updated": 1, "mtm_pages_updated": 3, "facts": 3, "receipts": 3}
     lpm = [r for r in promoted.receipts if r.tier == "lpm"]
-    assert {r.version for r in lpm} == {"page_1", "page_2", "page_3"}
+    assert {r.version for r in lpm} == {qa_version("ana", p["timestamp"]) for p in pairs}  # the adapter's
     assert {r.at_utc for r in lpm} == {datetime(2025, 5, 2, 7, 0, tzinfo=UTC)}  # 09:00 in Berlin, summer
 
     folder.profile = {"data": "Topic Interest ( High ): asks about topics and more.",

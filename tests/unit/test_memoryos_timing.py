@@ -9,6 +9,7 @@ in the order it was added, the lost one included), never from the importer's out
 from __future__ import annotations
 
 import json
+import math
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -16,7 +17,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from helpers import SHARED_DATA
+from helpers import SHARED_DATA, truth_versions
 from memorydesk.core.health.scalar import Color, HealthState, classify
 from memorydesk.core.receipts import Receipt
 from memorydesk.lineage.jsonl import dump_jsonl, parse_jsonl
@@ -40,7 +41,8 @@ def utc(local: str, zone: str) -> datetime:
 
 
 def true_moves(truth: dict) -> dict[str, datetime]:
-    """Page id -> when MemoryOS moved that QA (the add of the capacity-th QA after it)."""
+    """The QA's version (``truth_versions``) -> when MemoryOS moved that QA (the add of the
+    capacity-th QA after it)."""
     capacity, zone = truth["config"]["short_term_capacity"], truth["timezone"]["TZ"]
     moves = {}
     for user in truth["user_ids"]:
@@ -49,7 +51,8 @@ def true_moves(truth: dict) -> dict[str, datetime]:
             for place in qa["found_in"]:
                 if place.startswith("mid_term:") and i + capacity < len(added):
                     moves[place.split(":")[2]] = utc(added[i + capacity]["timestamp"], zone)
-    return moves
+    versions = truth_versions(truth)
+    return {versions[page]: at for page, at in moves.items()}
 
 
 def exported(tmp_path: Path, name: str, capacity: int | None) -> tuple[dict, list[Receipt], object]:
@@ -148,12 +151,24 @@ def test_an_interrupted_migration_is_an_at_risk_run_of_its_own(tmp_path: Path) -
     assert utc(anomaly.extra["from_local"], zone) < utc(lost["timestamp"], zone) < utc(anomaly.extra["to_local"],
                                                                                          zone)
     assert not any(lost["user_input"] in json.dumps(r.to_json()) for r in mine)
-    # waiting while it sat in short-term memory; at risk from the first add after the newest entry on
+    # waiting while it sat in short-term memory. It was popped by the first add_memory after the newest
+    # entry — a time no file holds: the newest entry's time is only a lower bound (the operator's
+    # finding: judged then, it already read at-risk). short_term.json was last written by the pop
+    # itself, so its modification time is the upper bound: at-risk from then on, not before.
     newest = max(utc(qa["timestamp"], zone) for qa in truth["qa_pairs"] if qa["found_in"] == ["short_term"])
+    written = datetime.fromtimestamp(math.ceil(
+        (SAMPLES_DIR / "crash_mid_migration" / "data" / "users" / "omar_c" / "short_term.json").stat().st_mtime), UTC)
+    assert anomaly.extra["popped_after_utc"] == newest.strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert "lower" not in anomaly.detail and "the earliest it can have happened" in anomaly.detail
+    popped = [r for r in mine if r.source_present is False]
+    assert [r.at_utc for r in popped] == [written]
+    assert import_timing(popped[0].source_version).moves_bounded  # said to be an upper bound: true now
     before = {h.run_id: h for h in classify(receipts, now=utc(anomaly.extra["to_local"], zone) + timedelta(minutes=1))}
-    after = {h.run_id: h for h in classify(receipts, now=newest)}
-    later = {h.run_id: h for h in classify(receipts, now=datetime(2030, 1, 1, tzinfo=UTC))}
-    assert before[run].state == HealthState.WAITING
-    assert after[run].state == later[run].state == HealthState.SOURCE_AT_RISK
+    at_newest = {h.run_id: h for h in classify(receipts, now=newest)}
+    a_day_on = {h.run_id: h for h in classify(receipts, now=newest + timedelta(days=1, seconds=1))}
+    later = {h.run_id: h for h in classify(receipts, now=written + timedelta(seconds=1))}
+    assert before[run].state == at_newest[run].state == HealthState.WAITING
+    assert a_day_on[run].state == HealthState.STALE_EVIDENCE  # not known lost yet: old evidence, never healthy
+    assert later[run].state == HealthState.SOURCE_AT_RISK
     assert [h.run_id for h in later.values() if h.color == Color.AT_RISK] == [run]
     assert version in later[run].reason

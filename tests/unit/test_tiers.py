@@ -171,3 +171,25 @@ def test_broken_promotion_hook_is_caught_by_the_classifier(ws, clock, monkeypatc
     assert count(ws, PAGES) == 0
     (verdict,) = classify(receipt_store.load(ws), now=at(clock.now))
     assert verdict.state == HealthState.SOURCE_AT_RISK and "v1" in verdict.reason
+
+
+def test_two_alike_events_stay_two_receipts_through_an_otlp_round_trip(ws, clock, tmp_path) -> None:
+    """The operator's finding: the canary retrieves one version twice in one second; both
+    ``retrieval verified`` receipts were alike in every field and had no receiptId, so an
+    OTLP/JSON export ingested into a fresh workspace kept one ("skipped 7 already stored").
+    The desk's own receipts carry an id each: the round trip keeps every one."""
+    from memorydesk.lineage.receipt_files import export_file, read_receipts
+    from memorydesk.store import open_workspace
+
+    tier = engine(ws, clock, stm_capacity=5)
+    tier.remember("u", "a", "deploy keys rotate monthly", run_id="r1")
+    retrieve(tier, "u", "a", "deploy keys", run_id="r1")
+    retrieve(tier, "u", "a", "deploy keys", run_id="r1")  # the same second, the same version
+    stored = receipt_store.load(ws)
+    retrievals = [r for r in stored if r.tier == "retrieval"]
+    assert len(retrievals) == 2 and len({r.receipt_id for r in stored}) == len(stored)
+    export_file(ws, tmp_path / "out.json", "otlp-json")
+    with open_workspace(tmp_path / "fresh.db", create=True) as fresh:
+        done = receipt_store.ingest(fresh, read_receipts(tmp_path / "out.json"))
+        assert done.skipped == 0
+        assert sorted(r.receipt_id for r in receipt_store.load(fresh)) == sorted(r.receipt_id for r in stored)

@@ -23,14 +23,14 @@ SCREEN = (1280, 860)
 
 
 @contextmanager
-def xvfb() -> Iterator[str]:
-    """A private Xvfb; yields its DISPLAY once it accepts connections."""
+def xvfb(size: tuple[int, int] = SCREEN) -> Iterator[str]:
+    """A private Xvfb (``size`` pixels); yields its DISPLAY once it accepts connections."""
     binary = shutil.which("Xvfb")
     if binary is None:
         raise RuntimeError("Xvfb is not installed (Debian: apt-get install -y xvfb xauth)")
     read, write = os.pipe()
     proc = subprocess.Popen(
-        [binary, "-displayfd", str(write), "-screen", "0", f"{SCREEN[0]}x{SCREEN[1]}x24", "-nolisten", "tcp"],
+        [binary, "-displayfd", str(write), "-screen", "0", f"{size[0]}x{size[1]}x24", "-nolisten", "tcp"],
         pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.close(write)
     try:

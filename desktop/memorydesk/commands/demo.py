@@ -1,4 +1,5 @@
-"""``memory-desk demo create PATH [--facts N] [--seed S]``: build a demo workspace file.
+"""``memory-desk demo create PATH [--facts N] [--seed S] | --empty``: build a demo workspace file, or an
+empty one (the product's tables and the desk's, nothing in them: to ingest receipts or import MemoryOS into).
 
 The workspace is written through the memory service (``memorydesk.demo.builder``)
 into a temporary file beside PATH (``.NAME.building-PID``) and moved into place only
@@ -31,10 +32,13 @@ def register(sub) -> None:
                     "contradictions and supersession chains, cross-agent conflicts, policies, grants with gaps, "
                     "notes, consolidated hot items, episodic edges. Deterministic for a seed and --now.")
     c.add_argument("path", help="the workspace file to create")
-    c.add_argument("--facts", type=count_arg("--facts", 200, 1_000_000), default=2000, metavar="N",
+    c.add_argument("--facts", type=count_arg("--facts", 200, 1_000_000), default=None, metavar="N",
                    help="about how many facts to write (200 to 1,000,000; default 2000)")
-    c.add_argument("--seed", type=count_arg("--seed", -SEED_MAX, SEED_MAX), default=7, metavar="S",
+    c.add_argument("--seed", type=count_arg("--seed", -SEED_MAX, SEED_MAX), default=None, metavar="S",
                    help="random seed (default 7)")
+    c.add_argument("--empty", action="store_true",
+                   help="no demo content: an empty workspace (the product's tables and Memory Desk's, nothing in "
+                        "them), to ingest receipts or import MemoryOS into")
     c.add_argument("--embed", type=count_arg("--embed", 0, 1_000_000), default=None, metavar="N",
                    help="compute real embeddings for the first N facts written (default 2000; 0 = none); "
                         "the rest keep a NULL embedding")
@@ -103,14 +107,27 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if not path.parent.is_dir():
         raise BadInput(f"{path}: the folder {path.parent} does not exist")
+    if args.empty:
+        given = [name for name, value in (("--facts", args.facts), ("--seed", args.seed), ("--embed", args.embed),
+                                          ("--now", args.now)) if value is not None]
+        given += ["--bulk"] if args.bulk != "auto" else []
+        if given:
+            raise BadInput(f"--empty builds no demo content: leave out {', '.join(given)}")
     if path.exists():  # --force: say what is replaced before it goes
         print(f"memory-desk: replacing {path} ({_what_is(path)})", file=sys.stderr, flush=True)
+    if args.empty:
+        from memorydesk.demo.place import create_empty
+
+        create_empty(path)
+        print(f"created an empty workspace: {path} (no facts, policies, agents or receipts)")
+        return 0
 
     def progress(line: str) -> None:
         if not args.quiet:
             print(line, file=sys.stderr, flush=True)
 
-    summary = create(path, facts=args.facts, seed=args.seed, now=_parse_now(args.now), embed=args.embed,
+    summary = create(path, facts=2000 if args.facts is None else args.facts, seed=7 if args.seed is None else args.seed,
+                     now=_parse_now(args.now), embed=args.embed,
                      bulk={"auto": None, "on": True, "off": False}[args.bulk], progress=progress)
     for line in summary.lines():
         print(line)

@@ -15,7 +15,7 @@ from pathlib import Path
 from memorydesk import testpoints
 from memorydesk.demo import builder as demo
 from memorydesk.demo.builder import DemoSummary
-from memorydesk.store import files
+from memorydesk.store import files, open_workspace
 
 SIDE_FILES = ("-wal", "-shm", "-journal")
 BYTES_PER_FACT, BYTES_PER_EMBEDDING = 4_500, 6_000  # the file and its log at their largest, measured with room
@@ -64,3 +64,21 @@ def create(path: Path, *, facts: int, seed: int = 7, now: int | None = None, emb
         raise
     summary.path = path
     return summary
+
+
+def create_empty(path: Path) -> None:
+    """An empty workspace at ``path`` (the product's tables and the desk's own, no rows in them),
+    built beside it and moved into place when complete, as a demo is."""
+    remove_leftovers(path)  # a killed build's files
+    building = files.building_path(path, "building")
+    remove_with_side_files(building)
+    try:
+        open_workspace(building, create=True, name=path.stem).close()
+        files.fold_log(building)
+        if path.exists():
+            for suffix in SIDE_FILES:
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+        os.replace(building, path)
+    except BaseException:
+        remove_with_side_files(building)
+        raise

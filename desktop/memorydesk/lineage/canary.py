@@ -3,7 +3,10 @@
 A canary memory with a random id and no personal content goes down the real path —
 store → promote → retrieve → dispatch — in two user scopes × two assistant scopes,
 with the STM capacity forced small so transitions happen, and in two batches run by
-two separate processes (a restart in between). Then it checks, one line each, that
+two separate processes (a restart in between). The last batch moves what is still in STM
+on to MTM (:meth:`TierEngine.drain`): every run ends in a durable tier, so the receipts a
+run keeps (``--keep-receipts``, the window's canary) never show a promotion still awaited
+for memories the canary then removed. Then it checks, one line each, that
 every cross-scope query returned nothing, that every source removal has its target
 commit, that the receipts say every run is healthy or waiting and are fresh, and
 finally removes the canary. Where MemoryOS is importable, one more check runs a canary through
@@ -47,6 +50,7 @@ from memorydesk.store.retry import with_retry
 
 CAPACITY = 2
 PER_BATCH = 3
+BATCHES = 2
 FRESH_FOR = timedelta(hours=24)
 CONFIG = TierConfig(stm_capacity=CAPACITY, heat_threshold=2.0)
 
@@ -63,8 +67,10 @@ def what_it_writes(keep_receipts: bool = False) -> str:
     return (f"It writes {2 * n_lanes * PER_BATCH} canary memories (random id, no personal content) in {n_lanes} "
             f"lanes of its own (canary-…/user-a|b × canary-…/assistant-1|2), {PER_BATCH} per lane in each of two "
             f"batches run by two separate processes, with short-term capacity {CAPACITY} so they are promoted "
-            "STM → MTM → LPM, retrieved and dispatched, and lineage receipts for every step. At the end — or "
-            f"when it is stopped — its memories are removed from every tier. {stays}")
+            "STM → MTM → LPM, retrieved and dispatched, and lineage receipts for every step. The last batch "
+            "moves what is still in short-term memory on to mid-term memory, so every run ends in a durable tier "
+            "and none is left waiting for a promotion that would never come. At the end — or when it is stopped — "
+            f"its memories are removed from every tier. {stays}")
 
 
 def lanes(canary_id: str) -> list[tuple[str, str]]:
@@ -81,7 +87,7 @@ def lane_token(user: str, assistant: str) -> str:
 # -- the batch worker (runs in its own process) ---------------------------------------------------
 def run_batch(path: Path, canary_id: str, batch: int) -> dict:
     report: dict = {"pid": os.getpid(), "batch": batch, "seen_before": {}, "cross_scope_hits": 0,
-                    "cross_scope_queries": 0, "dispatched": 0}
+                    "cross_scope_queries": 0, "dispatched": 0, "drained": 0}
     with open_workspace(path) as ws:
         engine = TierEngine(ws, CONFIG, canary=True)
         all_lanes = lanes(canary_id)
@@ -99,6 +105,8 @@ def run_batch(path: Path, canary_id: str, batch: int) -> dict:
             if found.memories:
                 dispatch(engine, user, assistant, f"recall {token}", run_id=run_id)
                 report["dispatched"] += 1
+            if batch == BATCHES:  # the last batch: its runs end in a durable tier, none left waiting
+                report["drained"] += engine.drain(user, assistant)
         for (user, assistant), (other_user, other_assistant) in product(all_lanes, all_lanes):
             if (user, assistant) == (other_user, other_assistant):
                 continue
@@ -251,7 +259,8 @@ def _judge(ws: Workspace, canary_id: str, first: dict, second: dict) -> list[Che
     newest = max((r.at_utc for r in receipts), default=None)
     expected = 2 * n_lanes * PER_BATCH
     return [
-        Check("store", len(places) == expected, f"{len(places)} of {expected} canary memories written in {n_lanes} lanes"),
+        Check("store", len(places) == expected,
+              f"{len(places)} of {expected} canary memories written in {n_lanes} lanes"),
         Check("capacity", moved >= n_lanes and durable > 0,
               f"{moved} forced STM→MTM promotions (capacity {CAPACITY}), {durable} MTM→LPM"),
         Check("restart", first["pid"] != second["pid"] and all(v > 0 for v in second["seen_before"].values()),

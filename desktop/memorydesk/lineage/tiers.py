@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -74,9 +75,12 @@ class TierEngine:
     # -- receipts --------------------------------------------------------------------------------
     def receipt(self, run_id: str, user: str, assistant: str, tier: str, status: str, version: str,
                 now: float, **extra) -> Receipt:
+        """One receipt, with a ``receiptId`` of its own: two events alike in every field (two
+        retrievals of one version in one second) stay two receipts wherever they are ingested."""
         return Receipt(run_id=run_id, user_scope=user, assistant_scope=assistant, tier=tier, status=status,
                        version=version, at_utc=datetime.fromtimestamp(int(now), UTC), source_version=SOURCE_VERSION,
-                       canary=True if self.canary else None, **extra)
+                       canary=True if self.canary else None,
+                       receipt_id=f"{run_id}/{tier}/{version}/{status}/{secrets.token_hex(6)}", **extra)
 
     # -- STM -------------------------------------------------------------------------------------
     def remember(self, user: str, assistant: str, content: str, *, run_id: str, memory_type: str = "observation",
@@ -118,16 +122,25 @@ class TierEngine:
                             .where(and_(items.c.agent_id == assistant, items.c.session_id == user))
                             .order_by(items.c.created_at, literal_column(f"{items.name}.rowid"))).all()
 
-    def promote_overflow(self, user: str, assistant: str) -> int:
+    def promote_overflow(self, user: str, assistant: str, keep: int | None = None) -> int:
+        """Move the oldest short-term items on until the lane holds ``keep`` (its capacity unless
+        told); returns how many moved."""
+        keep = self.config.stm_capacity if keep is None else keep
         moved = 0
         while True:
             with self.ws.read() as conn:
                 items = self.stm_items(conn, user, assistant)
-            if len(items) <= self.config.stm_capacity:
+            if len(items) <= keep:
                 return moved
             if self.promote_to_mtm(items[0].id) is None:
                 return moved
             moved += 1
+
+    def drain(self, user: str, assistant: str) -> int:
+        """Move every short-term item of the lane on to MTM, each a promotion with its receipts: a
+        lane that is closed (the canary's, before its memories are removed) ends with no run left
+        waiting for a promotion that could no longer come."""
+        return self.promote_overflow(user, assistant, keep=0)
 
     # -- STM → MTM -------------------------------------------------------------------------------
     def promote_to_mtm(self, item_id: str) -> str | None:

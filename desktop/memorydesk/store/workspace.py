@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import shlex
 import threading
 import time
 import uuid
@@ -190,8 +191,9 @@ def open_workspace(path: str | Path, *, read_only: bool = False, create: bool = 
                                 "stays as it was: open it read-only, or copy it and open the copy")
     if not files.inspect_path(path):
         if not create:
-            raise WorkspaceUnusable(f"{path}: no such file; check the path (only `memory-desk demo create` and "
-                                    "`memory-desk import memoryos` make new workspaces)")
+            make = f"memory-desk demo create {shlex.quote(str(path))} --empty"
+            raise WorkspaceUnusable(f"{path}: no such file; check the path, or make an empty workspace there with "
+                                    f"`{make}` (only `demo create` and `import memoryos` make new workspaces)")
         if read_only:
             raise WorkspaceUnusable(f"{path}: no such file")
         return _create(path, name=name, timeout_ms=timeout_ms)

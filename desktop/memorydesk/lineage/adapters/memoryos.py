@@ -8,11 +8,12 @@ instance attributes are set (no class or module of MemoryOS is patched). This mo
 nothing but the standard library and the desk's receipt contract — no Qt, SQLAlchemy, numpy
 or embedding model — so a MemoryOS deployment can import it as it is.
 
-One run per QA, as the desk's MemoryOS import has it: ``runId`` ``memoryos:<user>:<version>``,
-``userScope`` the user id, ``assistantScope`` the assistant id. The version of a QA is
-``qa-`` and 16 hex digits of a hash of what MemoryOS assigns it — user id, assistant id, the
-QA's timestamp and, for QAs stored in the same second, their order — never of its text.
-Page and session ids, once MemoryOS assigns them, name the MTM receipt (``receiptId``).
+One run per QA, the same one the desk's MemoryOS import gives it (:func:`qa_run`, used by
+both): ``runId`` ``memoryos:<user>:<version>``, ``userScope`` the user id, ``assistantScope``
+the assistant id. The version of a QA is ``qa-`` and 16 hex digits of a hash of what MemoryOS
+assigns it — the user id, the QA's timestamp and, for QAs stored in the same second, their
+order — never of its text. Page and session ids, once MemoryOS assigns them, name the MTM
+receipt (``receiptId``); every other receipt gets an id of its own.
 
 The boundaries and their receipts (times are the adapter's clock, UTC, when the boundary
 was crossed):
@@ -26,8 +27,12 @@ was crossed):
   committed`` (``receiptId`` names the session and page); when MemoryOS fell back to its
   "General conversation segment" because the LLM gave no summaries, ``sourceVersion`` ends in
   ``degraded:llm-fallback``;
+* when MemoryOS used its fallback summary, an ``mtm failed`` beside that ``mtm committed``
+  (the page is in mid-term memory, its summary is not): the run is never healthy;
 * the profile/knowledge update marked pages analyzed and saved profile, knowledge and
-  mid-term memory: ``lpm committed`` for each QA whose page it analyzed;
+  mid-term memory: ``lpm committed`` for each QA whose page it analyzed — ``lpm failed``
+  when the profile it wrote is the LLM's error string (MemoryOS marks the pages analyzed
+  though nothing was extracted);
 * ``get_response``: at its end, in the run of the QA it stored, a ``retrieval committed`` for
   each page the retriever returned (``expectedVersion`` the same: MemoryOS keeps one version
   of a QA) and a ``generation`` receipt — ``dependsOnVersion`` the first page returned,
@@ -46,6 +51,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import secrets
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -55,17 +61,26 @@ from typing import Any
 
 from memorydesk.core.receipts import Receipt
 
-__all__ = ["DEFAULT_WAITING_FOR", "MemoryOSReceipts", "qa_version", "source_version", "with_receipts"]
+__all__ = ["DEFAULT_WAITING_FOR", "MemoryOSReceipts", "qa_run", "qa_version", "source_version", "with_receipts"]
 
 DEFAULT_WAITING_FOR = timedelta(hours=24)
 FALLBACK_SUMMARY = "General conversation segment from short-term memory."  # MemoryOS's own fallback text
 LLM_ERROR = "Error: Could not get response from LLM."  # what MemoryOS's OpenAIClient returns on failure
 
 
-def qa_version(user: str, assistant: str, timestamp: str, order: int = 1) -> str:
-    """The version of a QA: what MemoryOS assigns it (ids, its timestamp, its order within that second)."""
-    key = "\x1f".join((user, assistant, timestamp, str(order)))
+def qa_version(user: str, timestamp: str, order: int = 1) -> str:
+    """The version of a QA: what MemoryOS assigns it — its user (whose ``short_term.json`` holds it),
+    its timestamp as MemoryOS wrote it, its order among that user's QAs with that timestamp —
+    never its text. ``import memoryos`` gives a QA it finds in the files the same one."""
+    key = "\x1f".join((user, timestamp, str(order)))
     return "qa-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+def qa_run(user: str, timestamp: str, order: int = 1) -> tuple[str, str]:
+    """``(runId, version)`` of a QA: one run per QA, ``memoryos:<user>:<version>`` — the same
+    whether the adapter saw it happen or ``import memoryos`` found it in the files."""
+    version = qa_version(user, timestamp, order)
+    return f"memoryos:{user}:{version}", version
 
 
 def _memoryos_release(memoryos: Any) -> str:
@@ -117,13 +132,21 @@ class MemoryOSReceipts:
         self._pages: dict[str, str] = {}  # page id -> version
         self._popped: list[tuple[str, str]] = []  # (timestamp, version) popped, not yet in mid-term
         self._local = threading.local()
-        for qa in list(memoryos.short_term_memory.memory):  # QAs already resident (a restart)
+        # a restart: the QAs MemoryOS holds already are counted in the order its files list them
+        # (pages session by session, then short-term memory), as ``import memoryos`` counts them
+        for session in (getattr(memoryos.mid_term_memory, "sessions", {}) or {}).values():
+            for page in session.get("details", []):
+                if isinstance(page, dict) and str(page.get("page_id") or "") not in self._pages:
+                    timestamp = str(page.get("timestamp") or "")
+                    order = self._seconds[timestamp] = self._seconds.get(timestamp, 0) + 1
+                    self._pages[str(page.get("page_id") or "")] = self._digest_version(timestamp, order)
+        for qa in list(memoryos.short_term_memory.memory):
             self._version(qa)
 
     # -- identities --------------------------------------------------------------------------
 
     def _digest_version(self, timestamp: str, order: int) -> str:
-        return qa_version(self.user, self.assistant, timestamp, order)
+        return qa_version(self.user, timestamp, order)
 
     def _version(self, qa: dict) -> str:
         with self._lock:
@@ -151,15 +174,17 @@ class MemoryOSReceipts:
             return version
 
     def run_id(self, version: str) -> str:
-        return f"memoryos:{self.user}:{version}"
+        return f"memoryos:{self.user}:{version}"  # as ``qa_run`` gives it
 
     # -- writing -----------------------------------------------------------------------------
 
     def emit(self, tier: str, status: str, version: str, *, source: str | None = None, run: str | None = None,
              receipt_id: str | None = None, at: datetime | None = None, **fields: Any) -> Receipt:
-        receipt = Receipt(run_id=run or self.run_id(version), user_scope=self.user, assistant_scope=self.assistant,
+        run = run or self.run_id(version)
+        receipt = Receipt(run_id=run, user_scope=self.user, assistant_scope=self.assistant,
                           tier=tier, status=status, version=version, at_utc=at or self.clock(),
-                          source_version=source or self.source, receipt_id=receipt_id, **fields)
+                          source_version=source or self.source,
+                          receipt_id=receipt_id or f"{run}/{tier}/{status}/{secrets.token_hex(6)}", **fields)
         self.sink.write(receipt)
         return receipt
 
@@ -218,6 +243,9 @@ class MemoryOSReceipts:
             for page, version in versions:
                 self.emit("mtm", "committed", version, source=source,
                           receipt_id=f"{self.run_id(version)}/mtm/{session}/{page.get('page_id')}")
+                if degraded:  # the page is there; its summary is not: the LLM failed in this move
+                    self.emit("mtm", "failed", version, source=source,
+                              receipt_id=f"{self.run_id(version)}/mtm-llm-error/{session}/{page.get('page_id')}")
             return session
         return insert_pages_into_session
 
@@ -238,9 +266,15 @@ class MemoryOSReceipts:
         return {str(p.get("page_id")): p for s in sessions.values() for p in s.get("details", [])
                 if not p.get("analyzed", False)}
 
+    def _profile(self) -> str:
+        try:
+            return str(self.memoryos.user_long_term_memory.get_raw_user_profile(self.user) or "")
+        except Exception:  # noqa: BLE001 - reading it is only for the receipt; MemoryOS goes on
+            return ""
+
     def _promote(self, original: Callable) -> Callable:
         def trigger(*args, **kwargs):
-            before = self._unanalyzed()
+            before, profile = self._unanalyzed(), self._profile()
             try:
                 result = original(*args, **kwargs)
             except BaseException:
@@ -248,10 +282,15 @@ class MemoryOSReceipts:
                     if page.get("analyzed"):
                         self.emit("lpm", "failed", self._page_version(page))
                 raise
+            # MemoryOS marks the pages analysed even when its LLM failed and the profile it wrote is
+            # the LLM's error string: nothing was extracted, so that is no commit
+            now = self._profile()
+            status = "failed" if now != profile and now.strip().startswith(LLM_ERROR.rstrip(".")) else "committed"
             for page_id, page in before.items():
                 if page.get("analyzed"):
-                    self.emit("lpm", "committed", self._page_version(page), receipt_id=None
-                              if not page_id else f"{self.run_id(self._page_version(page))}/lpm/{page_id}")
+                    version = self._page_version(page)
+                    self.emit("lpm", status, version, receipt_id=None
+                              if not page_id else f"{self.run_id(version)}/lpm/{page_id}")
             return result
         return trigger
 

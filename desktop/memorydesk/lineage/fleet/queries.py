@@ -97,12 +97,14 @@ def extent(source: FleetSource) -> str:
 
 
 def counts(source: FleetSource, since_ns: int | None = None, until_ns: int | None = None) -> str:
-    """Runs and receipts per lane and per sourceVersion in a time range (``kind`` ``lane`` or
-    ``source``; a run without a sourceVersion is counted under ``''``)."""
+    """Runs and receipts per lane, per sourceVersion and in all, in a time range (``by_source`` and
+    ``by_lane`` say which: a lane's row has ``by_lane`` 0, a sourceVersion's ``by_source`` 0, the
+    total both 1; a run without a sourceVersion is counted under ``''``). A run counts once in each
+    lane it has receipts in (a run naming two scopes is in two) and once in the total."""
     where = RECEIPT + _window(since_ns, until_ns)
-    return (f"SELECT {LANE} AS lane, SpanAttributes['{PREFIX}source_version'] AS source, grouping(lane) AS by_source, "
-            f"uniqExact({RUN}) AS runs, count() AS receipts FROM {source.qualified} WHERE {where} "
-            "GROUP BY GROUPING SETS ((lane), (source)) ORDER BY by_source, lane, source")
+    return (f"SELECT {LANE} AS lane, SpanAttributes['{PREFIX}source_version'] AS source, grouping(lane) AS by_lane, "
+            f"grouping(source) AS by_source, uniqExact({RUN}) AS runs, count() AS receipts FROM {source.qualified} "
+            f"WHERE {where} GROUP BY GROUPING SETS ((lane), (source), ()) ORDER BY by_lane, by_source, lane, source")
 
 
 def newer(source: FleetSource, after_ns: int) -> str:

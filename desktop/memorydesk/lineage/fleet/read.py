@@ -69,6 +69,8 @@ class Counts:
 
     lanes: dict[str, tuple[int, int]]  # "userScope / assistantScope" → (runs, receipts)
     sources: dict[str, tuple[int, int]]  # sourceVersion ('' unstated) → (runs, receipts)
+    runs: int = 0  # distinct runs in all (a run with receipts in two lanes is counted in both lanes, once here)
+    receipts: int = 0
 
 
 def extent(engine: Engine) -> Extent:
@@ -78,13 +80,16 @@ def extent(engine: Engine) -> Extent:
 
 def counts(engine: Engine, since_us: int | None = None, until_us: int | None = None) -> Counts:
     rows = engine.arrow(queries.counts(engine.source, _ns(since_us), _ns(until_us))).to_pylist()
-    lanes, sources = {}, {}
-    for row in rows:  # one pass of the engine, grouped two ways
-        if row["by_source"]:
-            sources[row["source"]] = (int(row["runs"]), int(row["receipts"]))
+    lanes, sources, runs, receipts = {}, {}, 0, 0
+    for row in rows:  # one pass of the engine, grouped three ways
+        counted = (int(row["runs"]), int(row["receipts"]))
+        if not row["by_source"]:
+            sources[row["source"]] = counted
+        elif not row["by_lane"]:
+            lanes[row["lane"]] = counted
         else:
-            lanes[row["lane"]] = (int(row["runs"]), int(row["receipts"]))
-    return Counts(lanes, sources)
+            runs, receipts = counted
+    return Counts(lanes, sources, runs, receipts)
 
 
 def _ns(us: int | None) -> int | None:

@@ -21,6 +21,8 @@ from __future__ import annotations
 import logging
 import os
 import re
+import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -39,6 +41,7 @@ INSTALL: Final = "pip install 'memory-desk[fleet]'"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,190}")
 _chdb_lock = threading.Lock()
 _chdb_open: dict[str, int] = {}  # chDB: the one data directory open in this process, and its sessions
+_stderr_lock = threading.Lock()  # one borrower of file descriptor 2 at a time
 
 
 def is_source(text: str) -> bool:
@@ -161,9 +164,10 @@ class _ChdbEngine(Engine):
                 raise BadInput(f"chdb:{path} cannot be opened while chdb:{other} is open in this process "
                                "(chDB opens one data directory per process)")
             try:
-                self.session = session.Session(path)
+                with _engine_stderr_held() as said:
+                    self.session = session.Session(path)
             except Exception as exc:
-                if "EmbeddedServer" in str(exc):
+                if "EmbeddedServer" in str(exc) or "Cannot lock file" in said.text:
                     raise BadInput(f"chdb:{path} is open in another process (chDB opens a data directory in "
                                    "one process at a time)") from None
                 raise self._failed(exc) from None
@@ -186,6 +190,34 @@ class _ChdbEngine(Engine):
                 self.session.close()
             finally:
                 _chdb_open[self.source.path] -= 1
+
+
+class _Said:
+    text = ""
+
+
+@contextmanager
+def _engine_stderr_held() -> Iterator[_Said]:
+    """chDB's engine writes its own errors straight to the process's standard error (file
+    descriptor 2, below Python) before it raises: while it opens a directory, what it writes there
+    is kept (``.text``) instead, so that the desk says what went wrong in its one sentence."""
+    said = _Said()
+    with _stderr_lock, tempfile.TemporaryFile() as held:
+        try:
+            sys.stderr.flush()
+        except (AttributeError, OSError, ValueError):
+            pass
+        saved = os.dup(2)
+        os.dup2(held.fileno(), 2)
+        try:
+            yield said
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            held.seek(0)
+            said.text = held.read().decode("utf-8", "replace")
+            if said.text.strip():
+                logging.getLogger("memorydesk.fleet").info("chDB said: %s", said.text.strip())
 
 
 class _HttpEngine(Engine):

@@ -11,17 +11,8 @@ from collections import defaultdict
 from memorydesk.lineage.memoryos.anomalies import Anomaly, ordered
 from memorydesk.lineage.memoryos.files import LONG_TERM_USER, MID_TERM, SHORT_TERM
 from memorydesk.lineage.memoryos.fill import interrupted_migration
+from memorydesk.lineage.memoryos.llm import is_fallback, is_llm_error
 from memorydesk.lineage.memoryos.records import Directory, Knowledge, UserFiles
-
-#: What MemoryOS's LLM client returns, and MemoryOS then stores, when the endpoint fails.
-LLM_ERROR_TEXTS = ("Error: Could not get response from LLM.",)
-#: The summary MemoryOS gives a session when the multi-summary reply could not be parsed.
-FALLBACK_SUMMARY = "General conversation segment from short-term memory."
-
-
-def is_llm_error(text: str | None) -> bool:
-    stripped = (text or "").strip()
-    return any(stripped.startswith(error.rstrip(".")) for error in LLM_ERROR_TEXTS)
 
 
 def _duplicate_pages(user: UserFiles) -> list[Anomaly]:
@@ -76,7 +67,7 @@ def _fallback_sessions(user: UserFiles) -> list[Anomaly]:
     return [Anomaly("fallback_session", user.user, user.file(MID_TERM), f"{s.path}.summary",
                     f"{s.session_id} has MemoryOS's fallback summary and no keywords (the topic summary failed); "
                     f"{len(s.pages)} page{'' if len(s.pages) == 1 else 's'}")
-            for s in user.sessions if s.summary.strip() == FALLBACK_SUMMARY and not s.keywords]
+            for s in user.sessions if is_fallback(s)]
 
 
 def duplicate_knowledge(user: str | None, file: str, entries: list[Knowledge]) -> list[Anomaly]:
@@ -108,7 +99,7 @@ def find_anomalies(directory: Directory, stm_capacity: int | None = None) -> lis
     with ``stm_capacity`` (MemoryOS's ``short_term_capacity``) also an interrupted migration."""
     found = list(directory.anomalies)
     for user in directory.users.values():
-        interrupted = interrupted_migration(user, stm_capacity)
+        interrupted = interrupted_migration(user, stm_capacity, directory.zone)
         if interrupted is not None:
             found.append(interrupted)
         for detector in (_duplicate_pages, _dangling_links, _llm_errors, _fallback_sessions, _access_frequency):

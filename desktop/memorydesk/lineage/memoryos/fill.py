@@ -18,6 +18,7 @@ short-term memory is and that a capacity is needed.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from memorydesk.core.receipts import format_utc
@@ -44,7 +45,7 @@ def stm_fill(user: UserFiles, capacity: int | None) -> StmFill:
     return StmFill(len(user.stm), capacity)
 
 
-def interrupted_migration(user: UserFiles, capacity: int | None) -> Anomaly | None:
+def interrupted_migration(user: UserFiles, capacity: int | None, zone: tzinfo | None = None) -> Anomaly | None:
     """The anomaly when short-term memory holds fewer than ``capacity`` entries while
     mid-term memory holds pages (see the module docstring); None otherwise. It names the
     at-risk run the import writes for it (``lineage.lost_receipts``)."""
@@ -55,6 +56,10 @@ def interrupted_migration(user: UserFiles, capacity: int | None) -> Anomaly | No
     lower = f"{after.local} ({format_utc(after.utc)})"
     window = f"between {lower} and {before.local} ({format_utc(before.utc)})" if before else f"after {lower}"
     popped = lost.newest.at if lost.newest else after
+    written = lost.written_at
+    by = (f"by {_local(written, zone)} ({format_utc(written)}) at the latest, when short_term.json was last "
+          "written" if written is not None and written >= popped.utc else "by the time these files were read at the "
+          "latest")
     run = lost_run_id(lost)
     qas = "1 QA" if lost.missing == 1 else f"{lost.missing} QAs"
     pages = "1 page" if lost.pages == 1 else f"{lost.pages} pages"
@@ -62,11 +67,20 @@ def interrupted_migration(user: UserFiles, capacity: int | None) -> Anomaly | No
               f"{lost.entries} of its capacity {capacity} while mid-term memory holds {pages}, so a migration (or the "
               f"add_memory after it) did not finish after the newest mid-term page ({lost.after_page}); "
               f"{'it was' if lost.missing == 1 else 'they were'} popped by the first add_memory after {popped.local} "
-              f"({format_utc(popped.utc)}). The Lineage tab shows this as the at-risk run {run}. To reconcile: find "
+              f"({format_utc(popped.utc)}) — a time the files do not hold, so that is only the earliest it can have "
+              f"happened — and {by}. The Lineage tab shows this as the at-risk run {run}, at-risk from that latest "
+              f"time on (before it the loss is not certain yet: waiting, then stale evidence). To reconcile: find "
               f"{user.user}'s {'QA' if lost.missing == 1 else 'QAs'} from that interval in the agent's own "
               f"conversation log and add {'it' if lost.missing == 1 else 'them'} again; do not retry the migration "
               "blindly")
     extra = {"from_utc": format_utc(after.utc), "to_utc": format_utc(before.utc) if before else None,
+             "popped_after_utc": format_utc(popped.utc),
+             "popped_by_utc": format_utc(written) if written is not None and written >= popped.utc else None,
              "from_local": after.local, "to_local": before.local if before else None,
              "entries": lost.entries, "capacity": capacity, "missing": lost.missing, "run_id": run}
     return Anomaly("interrupted_migration", user.user, user.file(SHORT_TERM), "", detail, extra)
+
+
+def _local(moment: datetime, zone: tzinfo | None) -> str:
+    """``moment`` as a wall-clock time in MemoryOS's zone (how its own times read)."""
+    return moment.astimezone(zone or UTC).strftime("%Y-%m-%d %H:%M:%S")

@@ -12,7 +12,16 @@ What the files prove, and the receipts derived from it (times: ``timing``):
   committed`` when it moved — MemoryOS's own rule given the short-term capacity, else an
   upper bound (``timing.move_times``);
 * a page whose copy is ``analyzed`` (its session was promoted): ``lpm committed`` by its
-  session's ``last_visit_time`` (an upper bound), never before the move;
+  session's ``last_visit_time`` (an upper bound), never before the move — unless the
+  promotion that analysed it was one whose LLM failed (``llm.failed_promotions``): then
+  ``lpm failed`` at that promotion's time, for nothing was extracted (never healthy);
+* what went wrong in a move, each an ``mtm failed`` beside the ``mtm committed`` at the
+  same instant (the page is in mid-term memory, so the run is not at risk; ``uncertain``,
+  never healthy): the LLM failed while the page was moved (``meta_info`` is its error string,
+  or the page opened a fallback session), or MemoryOS inserted the page more than once
+  (``mtm-duplicate-<k>@<session>``: one per extra copy — the two-themes duplicate);
+* a QA whose ``agent_response`` is the LLM's error string (``get_response`` during an
+  outage): ``generation failed`` at the QA's time;
 * a QA an earlier import found in STM that is now in neither file:
   ``stm committed sourcePresent:false`` at ``short_term.json``'s modification time
   (MemoryOS removes the source first: until the page is written, nothing holds it);
@@ -26,16 +35,23 @@ What the files prove, and the receipts derived from it (times: ``timing``):
 * the QA(s) an interrupted migration lost (``timing.Lost``, with the capacity): one run
   of their own, ``memoryos:<user>:interrupted-migration:<digest>``, one version per lost
   QA naming the interval it was added in — ``stm committed sourcePresent:true`` by the
-  oldest QA still in STM (it was held then) and ``stm committed sourcePresent:false`` at
-  the newest one (it was popped by the next add: the earliest the loss can have
-  happened), so the run is at-risk (``source_at_risk``) from then on.
+  oldest QA still in STM (it was held then), ``stm waiting`` at the newest one (still held
+  then: it was popped by the next add, a time the files do not hold) and ``stm committed
+  sourcePresent:false`` when ``short_term.json`` was last written (the pop's own write: by
+  then it had certainly happened — an upper bound, like the other bounded times here), so
+  the run is waiting (then stale evidence) while the loss is not certain yet, and at-risk
+  (``source_at_risk``) from then on.
 
 Each receipt's ``sourceVersion`` names the importer and how it dated the moves:
 ``…; stm=<capacity>)`` for MemoryOS's rule, ``…; moves dated by upper bounds)`` where a move
 is a bound (:func:`import_timing` reads it back). A promotion is always a bound.
 
-A QA keeps the version it was first seen with: the page id when first seen in MTM,
-``qa-<digest>`` when first seen in STM. Nothing else is claimed.
+A QA's run and version are the ones the receipts adapter gives it (``adapters.memoryos.qa_run``):
+``memoryos:<user>:qa-<hash>``, the hash of the user, the QA's timestamp as MemoryOS wrote it and
+its order among that user's QAs with that timestamp (as the files list them) — so receipts of
+the adapter and of an import of the same folder name one run per QA. A QA an earlier import
+registered keeps the run and version it was given then (earlier desks used the page id, or
+``qa-`` and a hash of its text and time). Nothing else is claimed.
 """
 
 from __future__ import annotations
@@ -47,6 +63,8 @@ from datetime import datetime
 
 from memorydesk import SOURCE_VERSION
 from memorydesk.core.receipts import NO_DEADLINE, Receipt, format_utc
+from memorydesk.lineage.adapters.memoryos import qa_run
+from memorydesk.lineage.memoryos.llm import degraded_move, is_llm_error
 from memorydesk.lineage.memoryos.records import QA, Page, Session, UserFiles
 from memorydesk.lineage.memoryos.timing import Lost, Move
 
@@ -74,10 +92,6 @@ class QaLife:
     run_id: str = ""
     version: str = ""
     known: bool = False  # an earlier import already registered its run and version
-
-    @property
-    def digest(self) -> str:
-        return hashlib.sha256(f"{self.user}\x1f{self.identity}".encode()).hexdigest()[:16]
 
     @property
     def item_id(self) -> str:
@@ -121,14 +135,17 @@ def lives(user: UserFiles) -> list[QaLife]:
 
 
 def assign_runs(user_lives: list[QaLife], registry: dict[str, tuple[str, str]]) -> None:
-    """Give each life its run and version: the registered ones, else new stable ones."""
+    """Give each life its run and version: the registered ones, else the ones the receipts adapter
+    gives the same QA (``qa_run``: the user, the QA's timestamp as MemoryOS wrote it, its order
+    among the user's QAs with that timestamp), so receipts from both paths name one run."""
+    seconds: dict[str, int] = {}
     for life in user_lives:
+        order = seconds[life.qa.at.local] = seconds.get(life.qa.at.local, 0) + 1
         known = registry.get(life.item_id)
         if known is not None:
             life.run_id, life.version, life.known = known[0], known[1], True
             continue
-        life.run_id = f"memoryos:{life.user}:{life.digest}"
-        life.version = life.copies[0][0].page_id if life.copies else f"qa-{life.digest}"
+        life.run_id, life.version = qa_run(life.user, life.qa.at.local, order)
 
 
 def import_source(capacity: int | None, bounded: bool) -> str:
@@ -163,9 +180,10 @@ def _receipt(life_run: str, user: str, assistant: str, tier: str, version: str, 
 
 
 def receipts_for(life: QaLife, assistant: str, resident_at: datetime | None, move: Move | None,
-                 capacity: int | None) -> list[Receipt]:
+                 capacity: int | None, failed_promotion: datetime | None = None) -> list[Receipt]:
     """The receipts of one QA; ``resident_at``: the newest time short-term memory is known to
-    have held what it holds now (for a QA waiting there); ``move``: when it left (a page)."""
+    have held what it holds now (for a QA waiting there); ``move``: when it left (a page);
+    ``failed_promotion``: when a promotion whose LLM failed "analysed" its page (``llm``)."""
     run, user, version = life.run_id, life.user, life.version
     source = import_source(capacity, move is not None and not move.exact)
     made = [_receipt(run, user, assistant, "stm", version, life.qa.at.utc, "stm-present", source, True,
@@ -178,9 +196,22 @@ def receipts_for(life: QaLife, assistant: str, resident_at: datetime | None, mov
         if not life.in_stm:
             made.append(_receipt(run, user, assistant, "stm", version, move.at, "stm-gone", source, False))
         made.append(_receipt(run, user, assistant, "mtm", version, move.at, "mtm", source))
-        lpm = life.lpm_by(move.at)
-        if lpm is not None:
+        # what went wrong in that move, each a failed receipt of its own at the same instant (the
+        # page is in mid-term memory, so the run is not at risk; it is never healthy either)
+        for k, (_page, session) in enumerate(life.copies[1:], 2):  # MemoryOS inserted the page again
+            made.append(_receipt(run, user, assistant, "mtm", version, move.at,
+                                 f"mtm-duplicate-{k}@{session.session_id}", source, status="failed"))
+        if any(degraded_move(page, session) for page, session in life.copies):
+            made.append(_receipt(run, user, assistant, "mtm", version, move.at, "mtm-llm-error", source,
+                                 status="failed"))
+        if failed_promotion is not None:
+            made.append(_receipt(run, user, assistant, "lpm", version, max(move.at, failed_promotion),
+                                 "lpm-llm-error", source, status="failed"))
+        elif (lpm := life.lpm_by(move.at)) is not None:
             made.append(_receipt(run, user, assistant, "lpm", version, lpm, "lpm", source))
+    if is_llm_error(life.qa.agent_response):  # get_response answered with the LLM's error string
+        made.append(_receipt(run, user, assistant, "generation", version, life.qa.at.utc, "generation-llm-error",
+                             source, status="failed"))
     return made
 
 
@@ -204,15 +235,18 @@ def lost_versions(lost: Lost) -> list[str]:
     return [span] if lost.missing == 1 else [f"{span} #{k}" for k in range(1, lost.missing + 1)]
 
 
-def lost_receipts(lost: Lost, assistant: str) -> list[Receipt]:
-    """The at-risk run of an interrupted migration (see the module docstring)."""
+def lost_receipts(lost: Lost, assistant: str, observed: datetime) -> list[Receipt]:
+    """The at-risk run of an interrupted migration (see the module docstring); ``observed``: when
+    the files were read (the pop's upper bound when ``short_term.json``'s time is not known)."""
     run = lost_run_id(lost)
     source = import_source(lost.capacity, True)
-    popped = (lost.newest or lost.after).at.utc
+    held_until, popped_by = lost.popped_between(observed)
     made = []
     for k, version in enumerate(lost_versions(lost), 1):
         if lost.before is not None:
             made.append(_receipt(run, lost.user, assistant, "stm", version, lost.before.at.utc, f"held-{k}", source,
                                  True, waiting_until=NO_DEADLINE))
-        made.append(_receipt(run, lost.user, assistant, "stm", version, popped, f"popped-{k}", source, False))
+        made.append(_receipt(run, lost.user, assistant, "stm", version, held_until, f"still-held-{k}", source, True,
+                             status="waiting", waiting_until=NO_DEADLINE))
+        made.append(_receipt(run, lost.user, assistant, "stm", version, popped_by, f"popped-{k}", source, False))
     return made

@@ -30,6 +30,7 @@ from memorydesk.lineage.memoryos.lineage import (
     lost_run_id,
     receipts_for,
 )
+from memorydesk.lineage.memoryos.llm import failed_promotions
 from memorydesk.lineage.memoryos.records import Directory, UserFiles
 from memorydesk.lineage.memoryos.state import State
 from memorydesk.lineage.memoryos.timing import lost_interval, move_times
@@ -128,16 +129,19 @@ class _Builder:
         assign_runs(user_lives, state.registry)
         resident_at = max((qa.at.utc for qa in files.stm), default=None)
         moves = move_times(files, user_lives, self.capacity)
+        failed = failed_promotions(files, {page.page_id: life.item_id for life in user_lives
+                                           for page, _session in life.copies}, moves)
         for life in user_lives:
             if not life.known:
                 plan.versions.append(rows.version_row(life, assistant))
                 state.registry[life.item_id] = (life.run_id, life.version)
-            self.receipts(receipts_for(life, assistant, resident_at, moves.get(life.item_id), self.capacity))
+            self.receipts(receipts_for(life, assistant, resident_at, moves.get(life.item_id), self.capacity,
+                                       failed.get(life.item_id)))
             if life.in_stm and self.record(life.item_id, "stm", files.user):
                 plan.hot_items.append(rows.hot_item(life, assistant, self.workspace_id))
         lost = lost_interval(files, self.capacity)
         if lost is not None:
-            self.receipts(lost_receipts(lost, assistant))
+            self.receipts(lost_receipts(lost, assistant, self.now))
             plan.at_risk_runs[files.user] = lost_run_id(lost)
         self.departed(files, assistant, user_lives)
         self.mid_term(files, assistant, user_lives)

@@ -332,8 +332,9 @@ def _long_term_user(reader: _Reader, doc: Any, user: UserFiles) -> None:
 
 
 def _written_at(path) -> datetime | None:
+    """When the file was last written, to the next whole second (a time the write happened by)."""
     try:
-        return datetime.fromtimestamp(int(path.stat().st_mtime), UTC)
+        return datetime.fromtimestamp(math.ceil(path.stat().st_mtime), UTC)
     except OSError:
         return None
 

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from memorydesk.core.receipts import Receipt
 from memorydesk.lineage.memoryos.anomalies import Anomaly
-from memorydesk.lineage.memoryos.checks import is_llm_error
 from memorydesk.lineage.memoryos.fill import StmFill, stm_fill
+from memorydesk.lineage.memoryos.llm import is_llm_error
 from memorydesk.lineage.memoryos.records import Directory
 
 
@@ -20,9 +21,19 @@ class UserCounts:
     stm: int
     stm_fill: StmFill
     mtm_sessions: int
-    mtm_pages: int
+    mtm_pages: int  # distinct page ids
     lpm_knowledge: int
     profile: str  # absent | error_text | present
+    mtm_page_rows: int = 0  # page rows in mid_term.json (MemoryOS may store one page more than once)
+    mtm_pages_repeated: int = 0  # page ids stored more than once
+
+    def pages_text(self) -> str:
+        """``18 pages``, and where MemoryOS stored pages more than once, how many rows that made."""
+        text = counted(self.mtm_pages, "page")
+        if self.mtm_page_rows > self.mtm_pages:
+            text += (f" in {self.mtm_page_rows:,} page rows ({counted(self.mtm_pages_repeated, 'page')} stored more "
+                     "than once: duplicate_page_id)")
+        return text
 
     def to_json(self) -> dict[str, Any]:
         return {"stm": self.stm, "stm_fill": self.stm_fill.to_json(), "mtm_sessions": self.mtm_sessions,
@@ -45,9 +56,10 @@ def summarize(directory: Directory, stm_capacity: int | None = None
     users = {}
     for name, files in sorted(directory.users.items()):
         profile = "absent" if files.profile is None else "error_text" if is_llm_error(files.profile.text) else "present"
-        users[name] = UserCounts(len(files.stm), stm_fill(files, stm_capacity), len(files.sessions),
-                                 len({page.page_id for session in files.sessions for page in session.pages}),
-                                 len(files.knowledge), profile)
+        ids = Counter(page.page_id for session in files.sessions for page in session.pages)
+        users[name] = UserCounts(len(files.stm), stm_fill(files, stm_capacity), len(files.sessions), len(ids),
+                                 len(files.knowledge), profile, sum(ids.values()),
+                                 sum(1 for n in ids.values() if n > 1))
     assistants = {name: AssistantCounts(len(files.knowledge)) for name, files in sorted(directory.assistants.items())}
     return users, assistants
 
@@ -68,6 +80,11 @@ def fill_line(fill: StmFill, pages: int) -> str:
              else "not full, with mid-term pages: a migration did not finish" if pages else "filling")
     return f"short-term memory holds {entries} of {capacity}: {state}"
 
+
+#: How the outcome names what it wrote, where the count's own name would mislead: MemoryOS may
+#: store one page more than once, and each stored copy is a row of its own
+WRITTEN = {"mtm_pages": "mtm page rows", "mtm_pages_updated": "mtm page rows updated",
+           "mtm_pages_removed": "mtm page rows removed"}
 
 #: What a one-shot import cannot see (said by every report), and where to see it.
 CANNOT_SEE = ("What an import of the files cannot see: a QA that left no trace in any file — one dropped when "
@@ -119,7 +136,7 @@ class ImportResult:
         lines = []
         for name, c in self.users.items():
             lines.append(f"user {name} (lane {name} × {self.lanes.get(name, '?')}): {c.stm} STM, "
-                         f"{counted(c.mtm_sessions, 'MTM session')}, {counted(c.mtm_pages, 'page')}, "
+                         f"{counted(c.mtm_sessions, 'MTM session')}, {c.pages_text()}, "
                          f"{c.lpm_knowledge} knowledge, profile {c.profile}")
             lines.append("  " + fill_line(c.stm_fill, c.mtm_pages))
         for name, a in self.assistants.items():
@@ -143,6 +160,7 @@ class ImportResult:
         if self.nothing_new:
             return (f"nothing new: {self.workspace} already holds everything in {self.data_dir}"
                     + (" (dry run)" if self.dry_run else ""))
-        written = ", ".join(f"{name.replace('_', ' ')} {n}" for name, n in self.imported.items() if n)
+        written = ", ".join(f"{WRITTEN.get(name, name.replace('_', ' '))} {n}"
+                            for name, n in self.imported.items() if n)
         created = " (new workspace)" if self.created else ""
         return f"{verb} into {self.workspace}{created}: {written}"

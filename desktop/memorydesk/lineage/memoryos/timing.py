@@ -26,7 +26,10 @@ An **interrupted migration** (:class:`Lost`): short-term memory holds fewer than
 capacity while mid-term memory holds pages, so ``pop_oldest`` saved the shorter file and
 the popped QA never reached mid-term. It was added after the newest page's QA and before
 the oldest QA still in short-term memory, and it was popped by the next add after the
-newest one (when MemoryOS was next used: the files cannot say when).
+newest one — when MemoryOS was next used, which the files cannot say: the newest entry's
+time is a *lower* bound of the pop (the QA was still held then). The pop saved the shorter
+``short_term.json`` and nothing wrote it since (the next add would have filled it again), so
+the file's modification time is an *upper* bound (:meth:`Lost.popped_between`).
 """
 
 from __future__ import annotations
@@ -60,6 +63,14 @@ class Lost:
     after_page: str  # its page id
     before: QA | None
     newest: QA | None
+    written_at: datetime | None = None  # short_term.json's modification time (UTC), when known
+
+    def popped_between(self, observed: datetime) -> tuple[datetime, datetime]:
+        """When the lost QA(s) left short-term memory: after the newest QA still there was added
+        (a lower bound), and by the time ``short_term.json`` was last written — the pop's own
+        write — or, without that, by ``observed`` (when the files were read): an upper bound."""
+        lower = (self.newest or self.after).at.utc
+        return lower, max(lower, self.written_at or observed)
 
 
 def lost_interval(user: UserFiles, capacity: int | None) -> Lost | None:
@@ -71,7 +82,7 @@ def lost_interval(user: UserFiles, capacity: int | None) -> Lost | None:
     oldest = min(user.stm, key=lambda qa: qa.at.utc) if user.stm else None
     newest = max(user.stm, key=lambda qa: qa.at.utc) if user.stm else None
     return Lost(user.user, capacity - len(user.stm), len(user.stm), capacity, len(pages), newest_page.qa,
-                newest_page.page_id, oldest, newest)
+                newest_page.page_id, oldest, newest, user.stm_written_at)
 
 
 def _bound_of(life) -> datetime:

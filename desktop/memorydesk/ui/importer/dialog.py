@@ -13,25 +13,19 @@ and receipts.
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QComboBox,
-    QCompleter,
     QDialog,
     QFileDialog,
-    QFormLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QLineEdit,
     QProgressBar,
     QPushButton,
-    QSpinBox,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -42,6 +36,7 @@ from memorydesk.core.errors import MemoryDeskError
 from memorydesk.lineage.memoryos import ImportResult, import_directory, zone_names
 from memorydesk.lineage.memoryos.report import CANNOT_SEE, counted, fill_line
 from memorydesk.ui.importer import remember
+from memorydesk.ui.importer.form import ImportForm
 from memorydesk.ui.importer.model import AnomalyModel
 from memorydesk.ui.operations import Cancelled, Job
 from memorydesk.ui.session import DeskSession
@@ -54,7 +49,7 @@ KINDS = frozenset({Kind.FACT, Kind.TIER, Kind.RECEIPT})
 
 def summary_text(result: ImportResult) -> str:
     lines = [f"{user} (lane {user} × {result.lanes.get(user, '?')}): {c.stm} STM · "
-             f"{counted(c.mtm_sessions, 'session')} · {counted(c.mtm_pages, 'page')} · {c.lpm_knowledge} knowledge · "
+             f"{counted(c.mtm_sessions, 'session')} · {c.pages_text()} · {c.lpm_knowledge} knowledge · "
              f"profile {c.profile}" for user, c in result.users.items()]
     lines += [f"assistant {name}: {a.lpm_knowledge} knowledge" for name, a in result.assistants.items()]
     lines += [f"{user}: {fill_line(c.stm_fill, c.mtm_pages)}" for user, c in result.users.items()]
@@ -78,59 +73,14 @@ class ImportDialog(QDialog):
         self.result: ImportResult | None = None
         self.running = False
         self.job: Job | None = None
-        self._zones = zone_names()
 
-        self.target = QLabel("")
-        self.target.setObjectName("target")
-        self.target.setWordWrap(True)
-        self.target.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        path = Path(session.ws.path).resolve()
-        self.target.setText(f"<b>{html.escape(path.name)}</b> in {html.escape(str(path.parent))}")
-        self.target.setToolTip("The workspace open in the window: the import writes into it")
-        self.folder = QLineEdit()
-        self.folder.setObjectName("folder")
-        self.folder.setPlaceholderText("MemoryOS's data folder (it holds users/ and assistants/)")
-        self.choose = QPushButton("Choose…")
-        self.choose.setObjectName("choose-folder")
-        row = QHBoxLayout()
-        row.addWidget(self.folder, 1)
-        row.addWidget(self.choose)
-        self.zone = QComboBox()
-        self.zone.setObjectName("zone")
-        self.zone.setEditable(True)
-        self.zone.addItems(self._zones)
-        self.zone.setCurrentIndex(-1)
-        self.zone.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.zone.lineEdit().setPlaceholderText("Choose the time zone MemoryOS ran in")
-        completer = QCompleter(self._zones, self.zone)
-        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        completer.setFilterMode(Qt.MatchFlag.MatchContains)
-        self.zone.setCompleter(completer)
-        note = QLabel("MemoryOS stores local wall-clock times without an offset: every time is read in this zone, "
-                      "with the offset of its own date (daylight saving included). Nothing is assumed.")
-        note.setWordWrap(True)
-        note.setStyleSheet("color: palette(placeholder-text)")
-        self.capacity = QSpinBox()
-        self.capacity.setObjectName("stm-capacity")
-        self.capacity.setRange(0, 100_000)
-        self.capacity.setSpecialValueText("not given")
-        self.capacity.setToolTip("MemoryOS's short_term_capacity for the run that wrote these files (10 by default "
-                                 "in MemoryOS; not stored in them). Given it, each QA's move to mid-term memory is "
-                                 "dated by MemoryOS's own rule, and short-term memory holding fewer entries while "
-                                 "mid-term memory has pages is reported as an interrupted migration.")
-        capacity_note = QLabel("Optional, but without it each move is dated by an upper bound and an interrupted "
-                               "migration cannot be seen.")
-        capacity_note.setWordWrap(True)
-        capacity_note.setStyleSheet("color: palette(placeholder-text)")
-        capacity_row = QHBoxLayout()
-        capacity_row.addWidget(self.capacity)
-        capacity_row.addWidget(capacity_note, 1)
-        form = QFormLayout()
-        form.addRow("Into workspace", self.target)
-        form.addRow("MemoryOS folder", row)
-        form.addRow("Time zone", self.zone)
-        form.addRow(note)
-        form.addRow("Short-term capacity", capacity_row)
+        self._sized = False  # fitted to its content once shown (``showEvent``)
+        self.form = ImportForm(session, zone_names())
+        self.form.changed.connect(self._form_changed)
+        self.form.choose.clicked.connect(self.choose_folder)
+        # the form's parts, named as the dialog's own (a test, a shortcut, a person's eye finds them here)
+        for name in ("target", "folder", "choose", "zone", "capacity", "carried", "keep_values", "carried_box"):
+            setattr(self, name, getattr(self.form, name))
 
         self.stage = QLabel("")
         self.stage.setObjectName("stage")
@@ -186,7 +136,7 @@ class ImportDialog(QDialog):
         buttons.addWidget(self.close_button)
 
         layout = QVBoxLayout(self)
-        layout.addLayout(form)
+        layout.addWidget(self.form)
         layout.addWidget(self.stage)
         layout.addWidget(self.bar)
         layout.addWidget(self.summary)
@@ -195,35 +145,31 @@ class ImportDialog(QDialog):
         layout.addStretch(0)
         layout.addLayout(buttons)
 
-        self.choose.clicked.connect(self.choose_folder)
         self.import_button.clicked.connect(self.start)
         self.lineage_button.clicked.connect(self.open_lineage)
         self.at_risk_button.clicked.connect(self.open_at_risk)
         self.close_button.clicked.connect(self.reject)
-        self.folder.textChanged.connect(self._update)
-        self.zone.currentTextChanged.connect(self._update)
-        self._restore()
+        self.form.restore()
         self._update()
 
-    def _restore(self) -> None:
-        """The last folder, zone and capacity used (an empty field stays empty)."""
-        last = remember.last()
-        if last["folder"]:
-            self.folder.setText(last["folder"])
-        if last["timezone"] in self._zones:
-            self.zone.setCurrentText(last["timezone"])
-        if last["stm_capacity"].isdigit():
-            self.capacity.setValue(int(last["stm_capacity"]))
+    def _form_changed(self) -> None:
+        self._update()
+        if self._sized:  # a note appeared (carried-over values): the dialog makes room for its lines
+            self.fit_height()
+
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        if not self._sized:
+            self._sized = True
+            self.fit_height()
 
     @property
     def stm_capacity(self) -> int | None:
-        return self.capacity.value() or None
-
-    # --- the form --------------------------------------------------------------------------
+        return self.form.stm_capacity
 
     @property
     def zone_name(self) -> str:
-        return self.zone.currentText().strip()
+        return self.form.zone_name
 
     def ready(self) -> tuple[bool, str]:
         if self.running:
@@ -232,18 +178,13 @@ class ImportDialog(QDialog):
             return False, f"nothing can be imported: {self.session.write_block}"
         if not self.folder.text().strip():
             return False, "choose MemoryOS's data folder"
-        if self.zone_name not in self._zones:
-            return False, "choose the time zone MemoryOS ran in (its times carry no offset)"
-        return True, ""
+        return self.form.ready()
 
     def _update(self, *_args: Any) -> None:
         ok, why = self.ready()
         self.import_button.setEnabled(ok)
         self.import_button.setToolTip("" if ok else why[:1].upper() + why[1:])
-        self.folder.setEnabled(not self.running)
-        self.choose.setEnabled(not self.running)
-        self.zone.setEnabled(not self.running)
-        self.capacity.setEnabled(not self.running)
+        self.form.setEnabled(not self.running)
 
     def choose_folder(self) -> None:
         start = self.folder.text().strip() or remember.last()["folder"]
@@ -315,6 +256,7 @@ class ImportDialog(QDialog):
         if result.anomalies:
             self.grow_to(1120, 640)
             self.fit_columns()
+        self.fit_height()
         self.lineage_button.setEnabled(bool(result.runs))
         self.at_risk_button.setVisible(bool(result.at_risk_runs))
         if result.at_risk_runs:
@@ -329,6 +271,18 @@ class ImportDialog(QDialog):
         most_w = int(screen.width() * MAX_SHARE) if screen else width
         most_h = int(screen.height() * MAX_SHARE) if screen else height
         self.resize(min(max(self.width(), width), most_w), min(max(self.height(), height), most_h))
+
+    def fit_height(self) -> None:
+        """Tall enough for every line at its width — the notes, the counts, "No anomalies.", the outcome —
+        (a wrapped label squeezed below its height draws over its neighbours), within the screen."""
+        layout = self.layout()
+        layout.invalidate()  # what was just shown or hidden counts
+        layout.activate()
+        screen = self.screen().availableGeometry() if self.screen() is not None else None
+        width = min(self.width(), int(screen.width() * MAX_SHARE)) if screen else self.width()  # as it will be
+        need = layout.totalHeightForWidth(width) if layout.hasHeightForWidth() else layout.totalSizeHint().height()
+        if need > self.height() or width != self.width():
+            self.grow_to(width, need)
 
     def fit_columns(self) -> None:
         """Kind and user as wide as they are; file and path too, up to a share of the width

@@ -17,16 +17,18 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMenu,
     QPushButton,
+    QSizePolicy,
     QToolBar,
     QToolButton,
     QWidget,
     QWidgetAction,
 )
 
-from memorydesk.core.health.arrays import BY_SEVERITY, to_us
+from memorydesk.core.health.arrays import BY_SEVERITY, from_us, to_us
 from memorydesk.core.health.scalar import DEFAULT_FRESH_FOR, HealthState, format_duration, parse_duration
 from memorydesk.lineage.timeline import Filters, Timeline
 from memorydesk.ui.lineage import colors
+from memorydesk.ui.widgets.filters import ElidedCombo
 from memorydesk.ui.widgets.timefield import TimeField
 
 FRESH_CHOICES = ("1h", "6h", "24h", "2d", "7d", "30d")
@@ -66,7 +68,7 @@ class Controls(QWidget):
                               "(e.g. 90m, 24h, 7d)")
         self.fit = QPushButton("Show all")
         self.fit.setObjectName("lineage-fit")
-        self.fit.setToolTip("Zoom out to every run and scroll to the first lane (Home)")
+        self.fit.setToolTip("Zoom to every run the filters leave and scroll to the first lane (Home)")
         self.color = QComboBox()
         self.color.setObjectName("lineage-filter-color")
         self.color.addItems([ANY_COLOR, *[str(c) for c in reversed(BY_SEVERITY)]])
@@ -77,12 +79,14 @@ class Controls(QWidget):
         self.scope.setObjectName("lineage-filter-scope")
         self.scope.setPlaceholderText("scope contains…")
         self.scope.setClearButtonEnabled(True)
-        self.source = QComboBox()
+        self.source = ElidedCombo()
         self.source.setObjectName("lineage-filter-source")
         self.source.addItem(ANY_SOURCE, None)
-        # as wide as the version chosen (whole), not as the longest in the list (``_fit_source``)
+        # the room the filter row leaves it (the version chosen shortened in its middle, whole in its tooltip
+        # and in the list), never wider than the row: a long sourceVersion does not push the row off
         self.source.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.source.setMinimumContentsLength(16)
+        self.source.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.source.setToolTip("Only runs with a receipt written by this implementation / adapter version")
         self.canary = QCheckBox("canary only")
         self.canary.setToolTip("Only the canary's runs (receipts marked canary)")
@@ -147,7 +151,7 @@ class Controls(QWidget):
         filters = QHBoxLayout()
         for w in (self.color, self.rule, self.scope, self.lanes_button, self.source, self.canary, self.range_button,
                   self.clear):
-            filters.addWidget(w)
+            filters.addWidget(w, {self.scope: 2, self.source: 2}.get(w, 0))
         self.scope.setMinimumWidth(120)
         grid.addLayout(filters, 1, 0)
         grid.addWidget(self.legend, 2, 0)
@@ -240,6 +244,21 @@ class Controls(QWidget):
         if self.follow.isChecked():
             self.evaluate_now()
 
+    def show_clock(self, same_until_us: int | None = None) -> bool:
+        """Following the clock, the field shows it, second by second: every run's state is the same at
+        each of those seconds up to ``same_until_us`` (the next time anything changes, when the picture
+        is judged again: ``live``), so the time shown is always a time the picture is true at — up to
+        that moment, not past it. Not while a time is being typed into the field. True when it moved."""
+        if not self.follow.isChecked() or self.evaluate.edit.isModified():  # a time is being typed
+            return False
+        now = clock_now()
+        if same_until_us is not None and to_us(now) >= same_until_us:  # the judging at that moment moves it on
+            now = from_us((same_until_us - 1) // 1_000_000 * 1_000_000)
+        if now <= self.evaluate.moment():
+            return False
+        self.evaluate.set_moment(now)
+        return True
+
     def set_source_versions(self, names: list[str], counts: dict[str, tuple[int, int]]) -> None:
         """The sourceVersion list: each whole name with its runs and at-risk runs (as of the
         evaluated time); the one chosen stays chosen."""
@@ -262,9 +281,10 @@ class Controls(QWidget):
         self._fit_source()
 
     def _fit_source(self) -> None:
-        """The sourceVersion box shows the chosen version whole (the list shows every one whole)."""
-        text = self.source.currentText()
-        self.source.setMinimumWidth(self.source.fontMetrics().horizontalAdvance(text) + 48)
+        """The sourceVersion box wants the chosen version whole (``sizeHint``), and takes what the row
+        leaves it: shortened in the middle, whole in its tooltip and in the list."""
+        self.source.setToolTip(self.source.currentData() or "Only runs with a receipt written by this "
+                                                             "implementation / adapter version")
 
     def set_span(self, lo: datetime, hi: datetime) -> None:
         """The time range filter starts out as the data's span."""

@@ -52,12 +52,21 @@ class FleetBar(QWidget):
         receipts = self.tab.receipts
         return receipts if isinstance(receipts, FleetReceipts) else None
 
+    def source_dialog(self) -> QInputDialog:
+        """The dialog that asks for a source's name. Its label is the name field's buddy, so Qt would
+        take an ``&`` in it for a shortcut mark (``?database=D&table=T`` read ``?database=Dtable=T``
+        with ``t`` underlined): each is doubled, to show as itself."""
+        dialog = QInputDialog(self.tab)
+        dialog.setWindowTitle("Open Receipts Source")
+        dialog.setLabelText(PROMPT.replace("&", "&&"))
+        dialog.setTextValue(self.fleet.name if self.fleet is not None else "")
+        return dialog
+
     def ask(self) -> None:
         """File ▸ Open Receipts Source…: asks for the source's name, then reads it."""
-        current = self.fleet.name if self.fleet is not None else ""
-        name, ok = QInputDialog.getText(self.tab, "Open Receipts Source", PROMPT, text=current)
-        if ok and name.strip():
-            self.open_source(name.strip())
+        dialog = self.source_dialog()
+        if dialog.exec() and dialog.textValue().strip():
+            self.open_source(dialog.textValue().strip())
 
     def open_source(self, name: str) -> bool:
         """Show the receipts of ``name``; a name that is not a source is said on the status bar."""
@@ -110,7 +119,10 @@ class FleetBar(QWidget):
         engine = window.counts.sources
         self.tab.controls.set_source_versions(tl.whole.source_versions, {
             name: (engine.get(name, (runs, 0))[0], risky) for name, (runs, risky) in counts.items()})
-        lanes, runs = len(window.counts.lanes), sum(r for r, _ in window.counts.lanes.values())
+        lanes, runs = len(window.counts.lanes), window.counts.runs
+        in_lanes = sum(r for r, _ in window.counts.lanes.values())
+        shared = (" (some name more than one scope: scope_conflict — the timeline draws each in the lane of its "
+                  "first receipt)" if in_lanes > runs else "")
         unstated = engine.get("", (0, 0))[0]
         ext = window.extent
         whole = (f"{ext.spans:,} spans from {local_text(ext.first_us / US)} to {local_text(ext.last_us / US)}"
@@ -119,8 +131,8 @@ class FleetBar(QWidget):
             f"Receipts from <b>{fleet.fleet.describe()}</b> ({whole}). Shown: the runs with a receipt from "
             f"{local_text(window.since_us / US)} to {local_text(window.until_us / US)}"
             f"{' in lanes matching “' + window.scope + '”' if window.scope else ''} — set the time range to read "
-            f"another. ClickHouse counts {runs:,} runs in {lanes:,} lanes there"
-            f"{f', {unstated:,} of them with a receipt without sourceVersion' if unstated else ''}.")
+            f"another. ClickHouse counts {runs:,} runs there, with receipts in {lanes:,} lanes{shared}"
+            f"{f'; {unstated:,} runs have a receipt without sourceVersion' if unstated else ''}.")
         self.label.setToolTip(f"Evaluated at {from_us(tl.now_us).isoformat()}")
 
 

@@ -13,17 +13,18 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import QApplication, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from memorydesk.core.health.scalar import Color
 from memorydesk.lineage.runs import BOUNDARIES, PLACES
 from memorydesk.ui.lineage import colors
-from memorydesk.ui.lineage.axes import TimeAxis, elide, elide_lane
+from memorydesk.ui.lineage.axes import TimeAxis, elide, lane_labels
 
 PLACE_COLORS = ("#9cc3e6", "#4a86c5", "#1f4e79", colors.HEX[Color.AT_RISK])
 BAND = 0.85  # of a band's height, for its busiest bin
+LEFT_MIN = 90  # the charts' label column, at the least
 NO_TRANSITIONS = "No tier transitions in the time shown: nothing to draw."
 NO_OCCUPANCY = "No memory in any tier at the evaluated time: nothing to draw."
 
@@ -60,6 +61,7 @@ def _parts(name: str) -> tuple[str, str]:
 
 
 class FlowPanel(QWidget):
+    resized = Signal()
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         pal = QApplication.palette()
@@ -122,6 +124,7 @@ class FlowPanel(QWidget):
         self.last_bounded: np.ndarray | None = None
         self.last_occupancy: tuple[list[str], np.ndarray] | None = None
         self.last_maybe: np.ndarray | None = None
+        self._ticks: dict[pg.AxisItem, list[tuple[float, str]]] = {}  # each chart's labels, whole
 
     def set_transitions(self, edges_x: np.ndarray, total: np.ndarray, at_risk: np.ndarray, hours: int,
                         x_range: tuple[float, float], origin_s: float, bounded: np.ndarray | None = None) -> None:
@@ -151,8 +154,29 @@ class FlowPanel(QWidget):
             "happened at or before where it is drawn." if dated else "")
         self.bound_note.setVisible(bool(dated))
         axis = self.rates.getAxis("left")
-        axis.setTicks([[(y, elide(axis, label)) for y, label in ticks]])
+        self._ticks[axis] = ticks
+        self._label(axis)
         self.rates.setXRange(*x_range, padding=0)
+
+    def _label(self, axis: pg.AxisItem) -> None:
+        """A chart's label column as wide as its longest label (``STM→MTM 0.077/h`` whole), up to two
+        fifths of the panel; beyond that a label is shortened (in its middle; lanes told apart)."""
+        ticks = self._ticks.get(axis, [])
+        metrics = QFontMetrics(axis.font())
+        need = max((metrics.horizontalAdvance(text) for _y, text in ticks), default=0) + 16
+        width = int(max(LEFT_MIN, min(need, self.width() * 0.4)))
+        axis.setWidth(width)
+        if axis is self.occupancy.getAxis("left"):
+            labels = lane_labels(axis, [_parts(text) for _y, text in ticks], width=width)
+            axis.setTicks([[(y, labels[_parts(text)]) for y, text in ticks]])
+        else:
+            axis.setTicks([[(y, elide(axis, text, width=width)) for y, text in ticks]])
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        for axis in self._ticks:  # the labels fitted to the panel's new width
+            self._label(axis)
+        self.resized.emit()  # the occupancy chart may have room for another number of lanes
 
     def occupancy_rows(self) -> int:
         """How many lanes the occupancy chart has room for (a readable bar each)."""
@@ -195,6 +219,7 @@ class FlowPanel(QWidget):
                 self.bars.append(hatched)
             left += width
         axis = self.occupancy.getAxis("left")
-        axis.setTicks([[(float(n - 1 - i), elide_lane(axis, _parts(name))) for i, name in enumerate(names)]])
+        self._ticks[axis] = [(float(n - 1 - i), name) for i, name in enumerate(names)]
+        self._label(axis)
         plot.setYRange(-0.6, n - 0.4, padding=0)
         plot.setXRange(0, max(1.0, float(left.max())) * 1.05, padding=0)

@@ -1,7 +1,8 @@
 """What the Lineage tab says above the timeline when the picture needs a sentence to stay true:
 receipts dated after this computer's clock (they are stored, but a receipt counts only from
 its ``atUtc`` on — as ``lineage classify`` counts it), and history whose every receipt is older
-than the freshness window (all of it reads stale; one click evaluates at the newest receipt)."""
+than the freshness window (all of it reads stale; one click evaluates at the newest receipt), and
+an evaluated time before every receipt (nothing is drawn: said, with the way back to the clock)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from memorydesk.ui.lineage.axes import when_text
 
 US = 1_000_000
 NEWEST_LINK = "evaluate:newest"
+NOW_LINK = "evaluate:now"
 
 
 def span_text(us: int) -> str:
@@ -42,6 +44,16 @@ def ahead_of_clock(whole: RunTable, cut: RunTable, now_us: int) -> str:
             f"up to {span_text(ahead)} ahead (another host's clock, or a producer's?). A receipt counts from its "
             f"time on, as <code>lineage classify --now</code> counts it: until then "
             f"{'it is' if cut.later == 1 else 'they are'} stored but not drawn or judged.{when}")
+
+
+def before_all(whole: RunTable, now_us: int) -> str:
+    """An evaluated time before every receipt: an empty timeline, said rather than left unexplained."""
+    if not len(whole) or now_us >= int(whole.start.min()):
+        return ""
+    first = int(whole.start.min())
+    return (f"<b>No run has begun at the evaluated time</b>: the first receipt is from "
+            f"{html.escape(when_text(first / US))}, {span_text(first - now_us)} later, so nothing is drawn. "
+            f'<a href="{NOW_LINK}">Evaluate now</a>, or type a later time.')
 
 
 def all_stale(whole: RunTable, now_us: int, fresh_us: int) -> str:

@@ -17,20 +17,18 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QCursor, QImage, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen
+from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtGui import QCursor, QKeyEvent
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QScrollBar, QVBoxLayout, QWidget
 
 from memorydesk.core.health.arrays import SEVERITY
 from memorydesk.core.health.scalar import Color
-from memorydesk.lineage import raster
 from memorydesk.lineage.timeline import Timeline
-from memorydesk.ui.lineage import colors
 from memorydesk.ui.lineage.axes import LaneAxis, TimeAxis
 from memorydesk.ui.lineage.item import US, TimelineItem
+from memorydesk.ui.lineage.overview import OverviewStrip
 
 AT_RISK_VALUE = SEVERITY[Color.AT_RISK] + 1
-TRACK_PX = 5  # the height a sub-track of overlapping runs is given when the lanes leave room
 
 
 class LaneViewBox(pg.ViewBox):
@@ -64,70 +62,6 @@ class TimelinePlot(pg.PlotWidget):
     def keyPressEvent(self, ev: QKeyEvent) -> None:
         if not self.panel.key(ev.key(), ev.modifiers()):
             super().keyPressEvent(ev)
-
-
-class OverviewStrip(QWidget):
-    """Every lane merged into one strip over the whole span (the most severe state wins a
-    pixel), with the part in view outlined; a click or drag moves the view there."""
-
-    moved = Signal(float)  # the data x to centre on
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.setObjectName("lineage-overview")
-        self.setFixedHeight(16)
-        self.setToolTip("All lanes merged: the most severe state in each pixel. Click to move there.")
-        self.values = np.zeros(0, np.uint8)
-        self.t0 = 0.0  # data x of the first bin
-        self.bin = 1.0  # data x per bin
-        self.view = (0.0, 0.0)
-        self._lut = colors.lut()
-        self._row: np.ndarray | None = None
-
-    def set_data(self, values: np.ndarray, t0: float, bin_width: float) -> None:
-        self.values, self.t0, self.bin = values, t0, max(bin_width, 1e-9)
-        self.update()
-
-    def set_view(self, x0: float, x1: float) -> None:
-        self.view = (x0, x1)
-        self.update()
-
-    def span(self) -> tuple[float, float]:
-        return self.t0, self.t0 + self.bin * len(self.values)
-
-    def pixels(self, width: int) -> np.ndarray:
-        lo, hi = self.span()
-        if not len(self.values) or width <= 0:
-            return np.zeros(max(width, 0), np.uint8)
-        return raster.from_grid(self.values[None, :], self.bin, self.t0, lo, (hi - lo) / width, width)[0]
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        p = QPainter(self)
-        p.fillRect(self.rect(), QApplication.palette().base())
-        width = self.width()
-        if len(self.values) and width > 0:
-            self._row = self._lut[self.pixels(width)][None, :].copy()
-            image = QImage(self._row.data, width, 1, width * 4, QImage.Format.Format_ARGB32_Premultiplied)
-            p.drawImage(QRectF(0, 2, width, self.height() - 4), image)
-            lo, hi = self.span()
-            a = (self.view[0] - lo) / (hi - lo) * width
-            b = (self.view[1] - lo) / (hi - lo) * width
-            p.setPen(QPen(QApplication.palette().text().color(), 1))
-            p.setBrush(Qt.BrushStyle.NoBrush)
-            p.drawRect(QRectF(a, 0.5, max(2.0, b - a), self.height() - 1))
-        p.end()
-
-    def mousePressEvent(self, event: QMouseEvent) -> None:
-        self._move(event.position().x())
-
-    def mouseMoveEvent(self, event: QMouseEvent) -> None:
-        if event.buttons() & Qt.MouseButton.LeftButton:
-            self._move(event.position().x())
-
-    def _move(self, x: float) -> None:
-        lo, hi = self.span()
-        if self.width() > 0 and hi > lo:
-            self.moved.emit(lo + (hi - lo) * x / self.width())
 
 
 class TimelinePanel(QWidget):
@@ -182,17 +116,30 @@ class TimelinePanel(QWidget):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        self.lane_axis.setWidth(int(min(260, max(130, self.width() * 0.2))))
+        self._fit_lane_names()
+
+    def _fit_lane_names(self) -> None:
+        """The lane names' column: as wide as the longest name, between a fifth of the panel (at least
+        130 px) and three tenths of it (at most 300 px); beyond that a name is shortened."""
+        least = max(130.0, self.width() * 0.2)
+        most = max(least, min(300.0, self.width() * 0.3))
+        need = self.lane_axis.widest() + 16
+        self.lane_axis.setWidth(int(min(most, max(least, need))))
 
     # -- data -------------------------------------------------------------------------------------
 
     def set_timeline(self, tl: Timeline, origin_us: int, *, keep_view: bool) -> None:
         first = self.tl is None or not keep_view
+        # a view that reached the end of the runs shown keeps reaching it when newer runs arrive (following
+        # the clock, a live lane is not left out of view)
+        at_end = not first and self._shows_end()
         self.tl = tl
         self.item.set_timeline(tl, origin_us)
         self.time_axis.origin_s = origin_us / US
         self.lane_axis.rows = tl.rows
         self.lane_axis.lane_of = lambda r: tl.table.lanes[int(tl.row_lane[r])] if 0 <= r < tl.rows else None
+        self.lane_axis.set_lanes([tl.table.lanes[int(tl.row_lane[r])] for r in range(tl.rows)])
+        self._fit_lane_names()
         self.now_line.setValue(self.item.x_of(tl.now_us))
         lo, hi = tl.whole.span()
         span = max((hi - lo) / US, 60.0)
@@ -202,6 +149,8 @@ class TimelinePanel(QWidget):
         if first:
             self.top = 0.0
             self.fit_all()
+        elif at_end:
+            self.keep_end()
         self._fit_rows()
         self.lane_axis.picture = None
         self.lane_axis.update()
@@ -219,15 +168,36 @@ class TimelinePanel(QWidget):
     def visible_rows(self) -> float:
         return max(1.0, self.vb.height() / self.lane_px) if self.vb.height() > 0 else 1.0
 
-    def fit_all(self) -> None:
+    def shown_span(self) -> tuple[int, int]:
+        """From the first receipt to the last of the runs shown (every run when none is shown)."""
         tl = self.tl
         if tl is None:
+            return 0, 0
+        if tl.runs_shown:
+            return int(tl.start.min()), int(tl.end.max())
+        return tl.whole.span()
+
+    def fit_all(self) -> None:
+        """Every run shown in view (Home): the span of the runs the filters leave, not of every lane."""
+        if self.tl is None:
             return
-        lo, hi = tl.whole.span()
+        lo, hi = self.shown_span()
         if hi <= lo:
             lo, hi = lo - 1800 * US, hi + 1800 * US
         margin = (hi - lo) * 0.02
         self.vb.setXRange(self.item.x_of(lo - margin), self.item.x_of(hi + margin), padding=0)
+
+    def _shows_end(self) -> bool:
+        """The view reaches the last receipt of the runs shown."""
+        _x0, x1 = self.x_range()
+        return self.tl is not None and x1 >= self.item.x_of(self.shown_span()[1])
+
+    def keep_end(self) -> None:
+        """Widen the view to the right so the last receipt shown is in it again (the left edge stays)."""
+        x0, x1 = self.x_range()
+        end = self.item.x_of(self.shown_span()[1])
+        if end > x1:
+            self.vb.setXRange(x0, end + (end - x0) * 0.02, padding=0)
 
     def x_range(self) -> tuple[float, float]:
         rect = self.vb.viewRect()
@@ -246,11 +216,13 @@ class TimelinePanel(QWidget):
 
     def _lane_height(self) -> float:
         """A lane's height in pixels: the text's, or — when the lanes leave room — enough for its
-        overlapping runs to sit apart on their sub-tracks (``TRACK_PX`` each)."""
+        overlapping runs to sit apart on sub-tracks each as tall as a lone lane (a single lane with
+        six overlapping runs fills the room it has, not 38 pixels of it)."""
         tl = self.tl
         if tl is None or not tl.rows or self.vb.height() <= 0 or not len(tl.row_tracks):
             return float(self.base_px)
-        want = int(tl.row_tracks.max()) * TRACK_PX + 8
+        tracks = int(tl.row_tracks.max())
+        want = tracks * self.base_px + 8 if tracks > 1 else self.base_px
         return float(max(self.base_px, min(want, self.vb.height() / tl.rows)))
 
     def _fit_rows(self) -> None:
@@ -357,14 +329,29 @@ class TimelinePanel(QWidget):
         return (x0 + x1) / 2
 
     def zoom(self, factor: float) -> None:
-        """Zoom time by ``factor`` (< 1 in) around :meth:`zoom_anchor`, keeping it in view."""
+        """Zoom time by ``factor`` (< 1 in) around :meth:`zoom_anchor`, keeping it in view. A selected
+        run stays where it is when it still fits; one the zoom would cut at an edge is moved just
+        enough to be whole in view (or, longer than the view, shown from its start)."""
         x0, x1 = self.x_range()
         anchor = self.zoom_anchor()
         if not x0 <= anchor <= x1:  # the selected run is out of view: zoom into it, not an empty stretch
             half = (x1 - x0) * factor / 2
             self.vb.setXRange(anchor - half, anchor + half, padding=0)
+        else:
+            self.vb.scaleBy(x=factor, center=QPointF(anchor, 0))
+        tl = self.tl
+        pos = tl.position(self.item.selected) if tl is not None and self.item.selected is not None else None
+        if pos is None:
             return
-        self.vb.scaleBy(x=factor, center=QPointF(anchor, 0))
+        a, b = self.x_range()
+        xs, xe = self.item.x_of(tl.start[pos]), self.item.x_of(tl.end[pos])
+        room = (b - a) * 0.02
+        if xe - xs > (b - a) - 2 * room:  # longer than the view: from its start
+            self.vb.setXRange(xs - room, xs - room + (b - a), padding=0)
+        elif xs < a + room:
+            self.vb.setXRange(xs - room, xs - room + (b - a), padding=0)
+        elif xe > b - room:
+            self.vb.setXRange(xe + room - (b - a), xe + room, padding=0)
 
     def step_in_lane(self, direction: int) -> None:
         tl = self.tl

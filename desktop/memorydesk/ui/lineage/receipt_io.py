@@ -74,6 +74,7 @@ async def run_canary(tab: LineageTab) -> None:
 
 
 def show_canary_runs(tab: LineageTab) -> None:
-    """Only the canary's runs (the canary dialog's button)."""
+    """Only the canary's runs (the canary dialog's button), in view."""
     tab.controls.clear_filters()
     tab.controls.canary.setChecked(True)
+    tab._fit_next = True  # the next layout (with the canary filter) shows them: Home on them

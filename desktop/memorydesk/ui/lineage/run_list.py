@@ -16,11 +16,12 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
 
 from memorydesk.core.receipts import format_utc
 from memorydesk.lineage.timeline import STATES, Timeline
 from memorydesk.ui.lineage import colors
+from memorydesk.ui.widgets.columns import ColumnFitter
 
 Index = QModelIndex | QPersistentModelIndex
 _NO_PARENT = QModelIndex()
@@ -122,7 +123,11 @@ class RunListModel(QAbstractTableModel):
                 return f"{format_utc(datetime.fromtimestamp(us / US, UTC))} (UTC)"
             if key == "state":
                 return f"{state.color}: {state} (rule {state.rule})" + (" · canary run" if t.canary[run] else "")
-            return t.run_ids[run] if key == "run" else None
+            if key == "run":  # the whole row, for the columns a narrow list leaves out
+                return (f"{t.run_ids[run]}\n{state.color}: {state} (rule {state.rule})\n"
+                        f"lane {t.lane_name(int(t.lane[run]))}\nfirst {_local(int(t.start[run]))}, "
+                        f"last {_local(int(t.end[run]))}\n{int(t.count[run]):,} receipts")
+            return None
         if role == Qt.ItemDataRole.TextAlignmentRole and key == "receipts":
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
@@ -167,10 +172,17 @@ class RunList(QWidget):
         self.view.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
         self.view.setAlternatingRowColors(True)
         self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a run id keeps its distinct end in view
-        header = self.view.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setStretchLastSection(True)
-        self._fitted = False  # the column widths were fitted to the first runs read
+        self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # columns fit, or step out
+        text = self.fontMetrics().horizontalAdvance
+        when = text("2026-11-13 21:40:00") + 14
+        # the run id takes what the others leave; the lane, the count, the last receipt, the first step out
+        # when the list is too narrow (the run's tooltip says them all), never a horizontal scroll
+        self.fitter = ColumnFitter(
+            self.view, [key for key, _title in COLUMNS],
+            {"state": text("promotion_missing") + 34, "first": when, "last": when,
+             "receipts": text("Receipts") + 16, "run": text("m" * 24), "lane": text("user:sam / agent:farah") + 14},
+            {"run": (text("m" * 13), 3.0), "lane": (text("m" * 9), 1.0)},
+            optional=("lane", "receipts", "last", "first"))
         self.view.opened.connect(self.opened)
         self.view.doubleClicked.connect(lambda index: self._open_row(index.row()))
         layout = QVBoxLayout(self)
@@ -190,17 +202,16 @@ class RunList(QWidget):
         shown, total = tl.runs_shown, len(tl.table)
         self.count.setText(f"{shown:,} run{'' if shown == 1 else 's'}" + (f" of {total:,} (filtered as the timeline)"
                                                                            if shown != total else ""))
-        if not self._fitted and len(tl.table):  # once: then the person's widths stay
-            self._fitted = True
-            text = self.fontMetrics().horizontalAdvance
-            ids = tl.table.run_ids[:500]
-            widths = {"state": text("generation_unverified") + 30,
-                      "run": min(max((text(r) for r in ids), default=60) + 16, text("m" * 24)),
-                      "first": text("2026-11-13 21:40:00") + 14, "last": text("2026-11-13 21:40:00") + 14,
-                      "lane": text("user:sam / agent:farah") + 14}
-            for column, (key, _title) in enumerate(COLUMNS):
-                if key in widths:
-                    self.view.setColumnWidth(column, widths[key])
+        # the run column wants the longest id shown (up to 24 wide letters, ~35 of a run id's) whole: the
+        # other columns step out before an id is cut (a person's own width for it stays)
+        text = self.fontMetrics().horizontalAdvance
+        ids = tl.table.run_ids
+        shown = tl.idx if len(tl.idx) <= 200_000 else tl.idx[:: len(tl.idx) // 200_000]
+        longest = text(max((ids[i] for i in shown.tolist()), key=len, default="m" * 6)) + 16
+        wanted = (min(longest, text("m" * 24)), 3.0)
+        if wanted != self.fitter.flexible["run"]:
+            self.fitter.flexible["run"] = wanted
+            self.fitter.fit()
         self.show_selected(selected)
 
     def show_selected(self, run: int | None) -> None:

@@ -6,8 +6,9 @@ judging again at another window, filtering and laying out happen on the tab's ow
 (``lineage.timeline``). Evaluating at a time before the newest receipt shows what an
 operator saw then: only receipts dated at or before it count, so the runs that time cuts
 through are read again up to it on the worker (``run_reads.as_of``), runs that had not begun
-are not drawn, and the legend, tier flow and occupancy follow. A change to receipts (an import, the canary, another process's ingest seen by
-the window's watcher) reads only the runs that have new receipts.
+are not drawn, and the legend, tier flow and occupancy follow. A change to receipts (an import,
+the canary, another process's ingest seen by the window's watcher) reads only the runs that have
+new receipts.
 
 Live: while *follow the clock* is on, the evaluated time moves to the clock whenever new
 receipts are read (whoever stored them: the window's watcher sees another program's commit
@@ -17,13 +18,7 @@ after the clock is said above the timeline, not silently left out.
 
 Beside the timeline, the run list (``run_list``) and the tier flow.
 
-Targets for ``navigate`` (``session.navigate("lineage", **target)``):
-- ``{"scope": "<userScope>/<assistantScope>"}`` (or ``{"user": U, "assistant": A}``):
-  shows that lane's runs (the scope filter is set to it);
-- ``{"scope": [{"user": U, "assistant": A}, …]}``: shows only those lanes (a button
-  in the filter row says so and shows every lane again);
-- ``{"run": "<runId>"}`` or ``{"runs": [<runId>, …]}`` (with or without a scope):
-  selects the (first) run and shows why it has its colour.
+Where another tab's navigation lands, and a run selected and explained: ``runs_view``.
 """
 
 from __future__ import annotations
@@ -39,8 +34,7 @@ from memorydesk.lineage import run_reads, timeline
 from memorydesk.lineage.receipt_views import WorkspaceReceipts
 from memorydesk.lineage.runs import RunTable
 from memorydesk.ui.actions import WriteActions
-from memorydesk.ui.lineage import colors, notice, receipt_io
-from memorydesk.ui.lineage.axes import when_text
+from memorydesk.ui.lineage import notice, receipt_io, runs_view
 from memorydesk.ui.lineage.controls import Controls
 from memorydesk.ui.lineage.detail import RunDetailPanel
 from memorydesk.ui.lineage.fleet_bar import FleetBar
@@ -79,6 +73,7 @@ class LineageTab(DeskTab):
         self.cutting = False  # reading the runs as of the evaluated time
         self._cut: tuple[RunTable, int, RunTable] | None = None  # (whole table, time, the table as of it)
         self._again: bool | None = None  # a refresh came while reading: read again (True: whole)
+        self._fit_next = False  # a navigation asked for lanes or runs: the next layout shows them
         self.controls = Controls()
         self.panel = TimelinePanel()
         self.flow = FlowPanel()
@@ -109,8 +104,9 @@ class LineageTab(DeskTab):
         self.failed = ReadFailed(lambda: self.reload(whole=True), "lineage")
         self.pages.addWidget(self.failed)
         self.pages.setCurrentWidget(self.waiting)
+        # the run list gets room for its state, run id and first receipt beside the timeline at 1280 px
         side = splitter(Qt.Orientation.Horizontal, self.pages, self.side, name="lineage-side-split", stretch=(3, 1),
-                        sizes=(900, 380))
+                        sizes=(780, 500))
         split = splitter(Qt.Orientation.Vertical, side, self.detail, name="lineage-split", stretch=(3, 1),
                          sizes=(430, 240))
         layout = QVBoxLayout(self)
@@ -124,13 +120,14 @@ class LineageTab(DeskTab):
         self._rebuild_timer = self._single(60, self._rebuild)
         self._flow_timer = self._single(150, self._update_flow)
         self._line_timer = self._single(120, self._line_moved)
-        self.live = LiveClock(self.controls, self)
+        self.live = LiveClock(self.controls, self, on_second=self._clock_shown)
         self.clock = self.live.timer  # set again after each layout
         self.controls.notice.linkActivated.connect(self._notice_link)
         self.controls.changed.connect(self._rebuild_timer.start)
         self.controls.fit_requested.connect(lambda: self.panel.key(Qt.Key.Key_Home, Qt.KeyboardModifier.NoModifier))
         self.panel.run_clicked.connect(self.select_run)
         self.panel.view_changed.connect(self._flow_timer.start)
+        self.flow.resized.connect(self._flow_timer.start)  # shown (or resized): as many lanes as fit
         self.panel.now_line.setMovable(True)
         self.panel.now_line.sigPositionChanged.connect(lambda *_a: self._line_timer.start())
         self.panel.item.describe = self.describe
@@ -153,38 +150,8 @@ class LineageTab(DeskTab):
     def refresh(self, change: Change) -> None:
         self.reload(whole=False)
 
-    def show_target(self, target: dict[str, Any]) -> None:
-        """Lands once the receipts are read; a run to select waits for the timeline laid out with
-        the filters the target set (``_built``)."""
-        if self.table is None:  # nothing read yet
-            self.hold(target)
-            return
-        if "select" in target:
-            tl = self.tl
-            if tl is None or tl.whole is not self.table:
-                self.hold(target)
-            elif (run := tl.table.index.get(str(target["select"]))) is not None:
-                self.panel.show_run(run)
-                self.select_run(run)
-            return
-        lanes = _lanes_of(target, self.table.lanes)
-        runs = [str(r) for r in target.get("runs", [])] + ([str(target["run"])] if "run" in target else [])
-        if lanes or runs:
-            self.controls.clear_filters()
-        if len(lanes) == 1:
-            self.controls.set_scope(f"{lanes[0][0]} / {lanes[0][1]}")
-        elif lanes:
-            self.controls.set_lanes(lanes)
-        elif isinstance(target.get("scope"), str):  # a text that names no lane: the scope filter as it is
-            self.controls.set_scope(target["scope"])
-        found = [r for r in runs if r in self.table.index]
-        if found:
-            self.hold({"select": found[0]})
-        elif runs and self.session is not None:
-            self.session.status.emit(f"Run {runs[0]} has no receipts in this workspace")
-
     def close(self) -> bool:
-        self.clock.stop()
+        self.live.stop()
         self.fleet_bar.poll.stop()
         self.fleet_bar.release(self.receipts)
         for timer in (self._rebuild_timer, self._flow_timer, self._line_timer):
@@ -319,6 +286,9 @@ class LineageTab(DeskTab):
         keep = self.tl is not None
         self.tl = tl
         self.panel.set_timeline(tl, self.origin_us, keep_view=keep)
+        if self._fit_next and tl.filters == self.controls.filters():  # what a navigation asked for, in view
+            self._fit_next = False
+            self.panel.fit_all()
         self.controls.set_legend(tl)
         self.controls.set_source_versions(tl.whole.source_versions, tl.source_counts())
         self.live.laid_out(tl)
@@ -363,6 +333,11 @@ class LineageTab(DeskTab):
 
         self.compute(work, show, label="counting the tier flow")
 
+    def _clock_shown(self) -> None:
+        """Following the clock, the dashed line stays at the time the field shows."""
+        if self.tl is not None:
+            self.panel.now_line.setValue(self.panel.item.x_of(self.controls.evaluate_us()))
+
     def _line_moved(self) -> None:
         moment = from_us(self.panel.item.t_of(self.panel.now_line.value()))
         if abs((moment - self.controls.evaluate_at()).total_seconds()) >= 1:
@@ -373,69 +348,22 @@ class LineageTab(DeskTab):
     def _notice_link(self, link: str) -> None:
         if link == notice.NEWEST_LINK and self.table is not None and len(self.table):
             self.controls.set_evaluate_at(notice.newest_moment(self.table))
+        elif link == notice.NOW_LINK:
+            self.controls.follow_clock()
 
     # -- a run ------------------------------------------------------------------------------------
 
-    def open_run(self, run: int) -> None:
-        """The run list's Enter (or double click): the run in view on the timeline, and explained."""
-        self.panel.show_run(run)
-        self.select_run(run)
-
-    def describe(self, run: int | None, t_us: int) -> str:
-        """The timeline's tooltip: the run under the pointer, or the time there (local and UTC)."""
-        tl = self.tl
-        if tl is None:
-            return ""
-        if run is None:
-            return when_text(t_us / US)
-        table = tl.table
-        state = timeline.STATES[int(tl.state[run]) - 1]
-        return (f"{table.run_ids[run]} — {state.color}: {state} (rule {state.rule})\n"
-                f"lane {table.lane_name(int(table.lane[run]))}\n"
-                f"first {when_text(table.start[run] / US)}\nlast  {when_text(table.end[run] / US)}"
-                + ("\ncanary run" if table.canary[run] else ""))
-
-    def clear_selection(self, why: str) -> None:
-        """The selected run is no longer shown: the detail pane says so instead of explaining it."""
-        run_id, self.selected_id = self.selected_id, None
-        self.panel.item.selected = None
-        self.panel.item.update()
-        self.detail.show_detail(None, f"Run {run_id} is {why}. Click a run, or press N on the timeline for the "
-                                      "next at-risk run, to see why it has its colour.")
-
-    def select_run(self, run: int | None) -> None:
-        tl = self.tl
-        if tl is None or run is None:
-            return
-        table = tl.table
-        self.selected_id = table.run_ids[run]
-        self.panel.item.selected = run
-        self.panel.item.update()
-        self.runs.show_selected(run)
-        state = timeline.STATES[int(tl.state[run]) - 1]
-        self.detail.show_pending(
-            f"<b>{self.selected_id}</b> · {colors.swatch(state.color)} <b>{state.color}</b> · {state} "
-            f"(rule {state.rule}) · lane {table.lane_name(int(table.lane[run]))} · reading its receipts…")
-        self._read_detail(self.selected_id)
-
-    def _read_detail(self, run_id: str) -> None:
-        now, fresh = self.controls.evaluate_at(), self.controls.fresh_for()
-        if fresh is None:
-            return
-
-        def show(detail: Any) -> None:
-            if run_id != self.selected_id:
-                return
-            if detail is None:
-                self.detail.show_detail(None, f"Run {run_id} has no receipt at or before the evaluated time.")
-            else:
-                self.detail.show_detail(detail)
-
-        reader = self.receipts
-        self.run(lambda ws: reader.detail(ws, run_id, now, fresh), show, label="reading the run's receipts")
-
     def selected_detail(self) -> Any:
         return self.detail.detail
+
+    # -- a run, and where navigation lands (``runs_view``) -------------------------------------------
+
+    show_target = runs_view.show_target
+    open_run = runs_view.open_run
+    describe = runs_view.describe
+    clear_selection = runs_view.clear_selection
+    select_run = runs_view.select_run
+    _read_detail = runs_view.read_detail
 
     # -- writing: import and canary (``receipt_io``) -----------------------------------------------
 
@@ -443,23 +371,6 @@ class LineageTab(DeskTab):
     export_receipts = receipt_io.export_receipts
     run_canary = receipt_io.run_canary
     show_canary_runs = receipt_io.show_canary_runs
-
-
-def _lanes_of(target: dict[str, Any], known: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """The lanes a navigation target names: ``scope`` as "user/assistant" text (matched
-    against the ``known`` lanes: a scope may hold a slash itself), a {"user", "assistant"}
-    mapping or a list of either, or ``user`` and ``assistant`` keys."""
-    scope = target.get("scope")
-    items = scope if isinstance(scope, list) else [scope] if scope is not None else []
-    if "user" in target:
-        items.append({"user": target["user"], "assistant": target.get("assistant", "")})
-    lanes = []
-    for item in items:
-        if isinstance(item, dict) and "user" in item:
-            lanes.append((str(item["user"]), str(item.get("assistant", ""))))
-        elif isinstance(item, str):
-            lanes += [lane for lane in known if f"{lane[0]}/{lane[1]}" == item]
-    return lanes
 
 
 def _grid(tl: timeline.Timeline) -> timeline.Grid:

@@ -29,7 +29,7 @@ from memorydesk.resources import GUIDE_PAGES, doc_path
 WIDGET_KEYS: dict[str, list[tuple[str, str]]] = {
     "graph": [("Zoom in / out (also the mouse wheel)", "+ / −"), ("Fit the whole graph", "0")],
     "lineage": [("Pan (on the timeline)", "← / →"), ("Zoom time (Ctrl+wheel at the pointer)", "+ / −"),
-                ("Scroll lanes (also the wheel)", "↑ / ↓, PgUp / PgDn"), ("Show everything", "Home"),
+                ("Scroll lanes (also the wheel)", "↑ / ↓, PgUp / PgDn"), ("Show every run the filters leave", "Home"),
                 ("Previous / next run of the lane", "[ / ]"), ("Next / previous at-risk run", "N / Shift+N"),
                 ("Open the run (in the run list)", "Enter")],
 }
@@ -130,7 +130,8 @@ class GuideDialog(QDialog):
         self.text = QTextBrowser()
         self.text.setObjectName("guide-text")
         self.text.setOpenExternalLinks(True)
-        self.index.currentRowChanged.connect(lambda row: self.text.setMarkdown(self.parts[row][1]) if row >= 0 else None)
+        self.index.currentRowChanged.connect(
+            lambda row: self.text.setMarkdown(self.parts[row][1]) if row >= 0 else None)
         split = QHBoxLayout()
         split.addWidget(self.index)
         split.addWidget(self.text, 1)

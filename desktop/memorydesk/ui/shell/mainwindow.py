@@ -73,6 +73,7 @@ class MainWindow(QMainWindow):
         self.resize(1280, 800)
         self.remember = remember
         self.keeper = StateKeeper(self, remember)  # restores now; saves after changes, on quit, on SIGTERM
+        window_state.keep_on_screen(self)  # its first size (or one kept from a larger screen) fits this screen
         self.ops = Operations(self)
         self.ops.failed.connect(self._failed)
         self.ws: Workspace | None = None

@@ -20,7 +20,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QEvent, QObject, QPoint, QSize, Qt, QTimer
+from PySide6.QtCore import QByteArray, QEvent, QMargins, QObject, QPoint, QRect, QSize, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMainWindow, QSplitter, QWidget
 
@@ -52,6 +52,70 @@ def _views(tab: QWidget) -> list[tuple[str, QAbstractItemView, QHeaderView]]:
 
 
 # --- the window -----------------------------------------------------------------------------
+
+#: what a window manager's frame takes, guessed until the window is shown and its frame is known
+FRAME_GUESS = QMargins(4, 32, 4, 4)
+
+
+def fitted_size(wanted: QSize, room: QRect, frame: QMargins, least: QSize) -> QSize:
+    """The size to give a window that wants ``wanted``: no larger than the screen's ``room`` (its
+    available geometry, panels left out) less the frame around it, never below ``least``."""
+    width = min(wanted.width(), room.width() - frame.left() - frame.right())
+    height = min(wanted.height(), room.height() - frame.top() - frame.bottom())
+    return QSize(max(width, least.width()), max(height, least.height()))
+
+
+class _OnScreen(QObject):
+    """Fits the window again once it is shown and once its window manager's frame is known (the
+    frame arrives after the show, with the first move the manager makes)."""
+
+    def __init__(self, win: QMainWindow) -> None:
+        super().__init__(win)
+        self.setObjectName("window-on-screen")
+        self.win, self.shown, self.framed = win, False, False
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        kind = event.type()
+        if kind == QEvent.Type.Show and not self.shown:
+            self.shown = True
+            QTimer.singleShot(0, self, lambda: fit_to_screen(self.win))
+        elif kind == QEvent.Type.Move and self.shown and not self.framed \
+                and self.win.frameGeometry() != self.win.geometry():
+            self.framed = True
+            fit_to_screen(self.win)
+        return False
+
+
+def keep_on_screen(win: QMainWindow) -> None:
+    """Fit the window to its screen now (``fit_to_screen``), and again when it is shown and framed."""
+    fit_to_screen(win)
+    win.installEventFilter(_OnScreen(win))
+
+
+def fit_to_screen(win: QMainWindow) -> None:
+    """Keep the window, frame included, on its screen's available geometry: a first size (or a
+    size kept from a larger screen) that would put the status bar below the screen's edge is
+    made smaller and the window moved into the room. Maximised windows are the window
+    manager's to place; an off-screen render (``shot``) has no screen to fit."""
+    if QGuiApplication.platformName() == "offscreen" or win.isMaximized() or win.isFullScreen():
+        return
+    screen = win.screen() or QGuiApplication.primaryScreen()
+    if screen is None:
+        return
+    room = screen.availableGeometry()
+    frame, inner = win.frameGeometry(), win.geometry()
+    known = frame != inner
+    margins = QMargins(inner.left() - frame.left(), inner.top() - frame.top(), frame.right() - inner.right(),
+                       frame.bottom() - inner.bottom()) if known else FRAME_GUESS
+    size = fitted_size(win.size(), room, margins, win.minimumSize())
+    if size != win.size():
+        win.resize(size)
+    if known:
+        frame = win.frameGeometry()
+        x = min(max(frame.left(), room.left()), max(room.left(), room.right() - frame.width() + 1))
+        y = min(max(frame.top(), room.top()), max(room.top(), room.bottom() - frame.height() + 1))
+        if (x, y) != (frame.left(), frame.top()):
+            win.move(x, y)
 
 
 def restore_window(win: QMainWindow) -> None:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QComboBox, QLabel, QProgressBar
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QPaintEvent
+from PySide6.QtWidgets import QComboBox, QLabel, QProgressBar, QStyle, QStyleOptionComboBox, QStylePainter
 
 
 def combo(name: str, items: list[tuple[str, Any]], chars: int = 9) -> QComboBox:
@@ -38,3 +40,20 @@ def busy_bar() -> QProgressBar:
     bar.setFixedSize(60, 10)
     bar.hide()
     return bar
+
+
+class ElidedCombo(QComboBox):
+    """A drop-down that shows its current item shortened in the middle when the room the bar gives
+    it is less than the item needs (a long sourceVersion), instead of widening the bar past the
+    window; its list shows every item whole."""
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QStylePainter(self)
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        painter.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, option)
+        field = self.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
+                                            QStyle.SubControl.SC_ComboBoxEditField, self)
+        option.currentText = self.fontMetrics().elidedText(option.currentText, Qt.TextElideMode.ElideMiddle,
+                                                           max(0, field.width() - 4))
+        painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, option)
