@@ -12,6 +12,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from helpers import SAMPLE_DB  # noqa: E402
+
+pytest_plugins = ["logfail"]  # a bug our code logs fails the test that caused it
 from suite_setup import _private_profile, pytest_collection_modifyitems, pytest_configure  # noqa: E402,F401 - the suite's set-up
 
 

@@ -36,7 +36,8 @@ from bench_files import cached
 from PySide6.QtCore import QPointF
 
 from fixtures.receipt_rows import COLUMNS
-from memorydesk.core.health.arrays import ClockColumns, to_us
+from memorydesk.core.health.arrays import ClockColumns
+from memorydesk.core.receipt_codes import to_us
 from memorydesk.lineage.run_reads import load_runs
 from memorydesk.lineage.runs import assemble
 from memorydesk.lineage.timeline import build, grid_of

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 from review_corpus import demo_100k
 
 from memorydesk.browse.review import vectors
@@ -48,17 +49,24 @@ def _pairs_against_exact(ws) -> None:
     _pairs_against_exact_matrix(v.rows())
 
 
-def _synthetic_index_at_100k() -> None:
-    """The close-pair stage alone on 100,000 synthetic vectors (2,000 topics, 2 % planted near copies):
-    for a demo built without embeddings, which has none to pair."""
+def _synthetic_100k() -> np.ndarray:
+    """100,000 synthetic unit vectors: 2,000 topics, every 50th row a near copy of the one before."""
     rng = np.random.default_rng(1)
     centres = rng.normal(size=(2000, 384)).astype(np.float32)
     m = centres[rng.integers(0, 2000, 100_000)] + rng.normal(scale=0.8, size=(100_000, 384)).astype(np.float32)
     m[1::50] = m[0::50] + rng.normal(scale=0.1, size=(2000, 384)).astype(np.float32)
     m /= np.linalg.norm(m, axis=1, keepdims=True)
+    return m
+
+
+def _synthetic_index_at_100k() -> None:
+    """The close-pair stage alone on 100,000 synthetic vectors (2,000 topics, 2 % planted near copies):
+    for a demo built without embeddings, which has none to pair."""
+    m = _synthetic_100k()
     t0 = time.perf_counter()
-    found = vectors.close_pairs(m, 0.85)
+    arrays = vectors.close_pair_arrays(m, 0.85)
     t1 = time.perf_counter()
+    found = set(zip(arrays.i.tolist(), arrays.j.tolist(), strict=True))
     planted = {(i, i + 1) for i in range(0, 100_000, 50)}
     print(f"close pairs of 100,000 synthetic vectors through the index: {t1 - t0:.1f} s, {len(found):,} pairs, "
           f"{100 * len(planted & set(found)) / len(planted):.1f} % of the planted near copies")
@@ -68,11 +76,13 @@ def _synthetic_index_at_100k() -> None:
 def _pairs_against_exact_matrix(matrix: np.ndarray) -> None:
     sample = matrix[np.random.default_rng(0).choice(len(matrix), size=min(20_000, len(matrix)), replace=False)]
     t0 = time.perf_counter()
-    exact = vectors._pairs_between(sample, np.arange(len(sample)), np.arange(len(sample)), 0.85)
+    every = vectors.pair_arrays_of(sample, np.arange(len(sample)), 0.85)
     t1 = time.perf_counter()
-    ivf = vectors._ivf_pairs(sample, 0.85, 0, None)
+    index = vectors.close_pair_arrays(sample, 0.85)  # above EXACT_UP_TO: the index
     t2 = time.perf_counter()
-    found = len(set(ivf) & set(exact)) / max(len(exact), 1)
+    exact = set(zip(every.i.tolist(), every.j.tolist(), strict=True))
+    ivf = set(zip(index.i.tolist(), index.j.tolist(), strict=True))
+    found = len(ivf & exact) / max(len(exact), 1)
     print(f"close pairs (cosine ≥ 0.85) in a 20,000-vector sample: every pair {t1 - t0:.1f} s, the index "
           f"{t2 - t1:.1f} s, which finds {100 * found:.1f} % of the {len(exact):,} pairs")
 
@@ -123,3 +133,34 @@ def test_full_scan_and_rescan_of_100k() -> None:
                 _pairs_against_exact(ws)
             else:
                 _synthetic_index_at_100k()
+
+
+def test_the_index_against_faiss() -> None:
+    """Why the review keeps its own index (docs/architecture.md): the close-pair stage on the
+    100,000 synthetic vectors, ours and faiss's inverted file (the same cells and probes, its
+    ``range_search``: every pair above the cosine) side by side, on the same cores."""
+    faiss = pytest.importorskip("faiss")  # in the test extra (the real MemoryOS imports it)
+    m = _synthetic_100k()
+    planted = {(i, i + 1) for i in range(0, len(m), 50)}
+    ours, theirs = [], []
+    for _ in range(REPEATS):
+        t0 = time.perf_counter()
+        arrays = vectors.close_pair_arrays(m, 0.85)
+        ours.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        cells = max(16, int(np.sqrt(len(m))))
+        index = faiss.IndexIVFFlat(faiss.IndexFlatIP(m.shape[1]), m.shape[1], cells, faiss.METRIC_INNER_PRODUCT)
+        index.train(m[np.random.default_rng(0).choice(len(m), size=cells * 40, replace=False)])
+        index.add(m)
+        index.nprobe = vectors.PROBES
+        limits, _cosines, found = index.range_search(m, 0.85)
+        theirs.append(time.perf_counter() - t0)
+    asked = np.repeat(np.arange(len(m)), np.diff(limits).astype(np.int64))
+    faiss_pairs = {(int(a), int(b)) for a, b in zip(asked, found) if a < b}
+    our_pairs = set(zip(arrays.i.tolist(), arrays.j.tolist(), strict=True))
+    share = {name: 100 * len(found & planted) / len(planted) for name, found in (("ours", our_pairs),
+                                                                                ("faiss", faiss_pairs))}
+    print(f"\nload average {os.getloadavg()[0]:.1f}; close pairs of 100,000 vectors (cosine ≥ 0.85): ours median "
+          f"{statistics.median(ours):.1f} s ({len(our_pairs):,} pairs, {share['ours']:.1f} % of the planted), "
+          f"faiss IVF range_search median {statistics.median(theirs):.1f} s ({len(faiss_pairs):,} pairs, "
+          f"{share['faiss']:.1f} %)")

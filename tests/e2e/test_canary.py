@@ -171,7 +171,8 @@ def test_the_canary_leaves_no_run_that_is_judged_at_risk_later(tmp_path: Path) -
     its runs are stale evidence, never at-risk."""
     from datetime import timedelta
 
-    from memorydesk.core.health.scalar import Color, HealthState, classify
+    from memorydesk.core.health.scalar import classify
+    from memorydesk.core.health.table import Color, HealthState
     from memorydesk.lineage.canary import gate
 
     path = fresh(tmp_path / "fresh.db")

@@ -3,7 +3,6 @@ somewhere or a path that cannot tell (named), 2 bad input; read-only unless ``--
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest

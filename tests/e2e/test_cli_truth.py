@@ -14,7 +14,7 @@ from pathlib import Path
 from helpers import REPO, sha256
 from memorydesk import __version__
 from memorydesk.cli import _subcommand_parser, _window_parser
-from memorydesk.core.health.scalar import HealthState
+from memorydesk.core.health.table import HealthState
 from memorydesk.resources import resource_path
 
 NOTE = "- prefers small PRs\n- watch the flaky e2e suite"  # a-coder's note in the fixture

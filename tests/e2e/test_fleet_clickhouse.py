@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import threading
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -19,10 +20,10 @@ import pytest
 from fixtures.clickhouse_traces import SERVER_ENV, ChdbTarget, ServerTarget, exporter_row, sdk_spans_of
 from fixtures.receipts import NOW_TEXT, eight_cases, to_jsonl
 from memorydesk.core.errors import BadInput
-from memorydesk.core.health.arrays import to_us
+from memorydesk.core.receipt_codes import to_us
 from memorydesk.core.receipts import parse_utc
 from memorydesk.lineage import run_reads as run_tables
-from memorydesk.lineage.fleet.read import read_receipts, read_window
+from memorydesk.lineage.fleet.read import read_receipts, read_window, state_counts
 from memorydesk.lineage.fleet.source import FleetSource, parse_source
 from memorydesk.lineage.jsonl import parse_jsonl
 from memorydesk.store import open_workspace
@@ -96,10 +97,21 @@ def test_a_fleets_receipts_are_judged_exactly_as_the_same_receipts_in_a_workspac
     for r in receipts:  # the engine's counts, counted here from the receipts themselves
         by_lane.setdefault(f"{r.user_scope} / {r.assistant_scope}", set()).add(r.run_id)
         by_source.setdefault(r.source_version or "", set()).add(r.run_id)
-    assert {k: runs for k, (runs, _) in window.counts.lanes.items()} == {k: len(v) for k, v in by_lane.items()}
-    assert {k: runs for k, (runs, _) in window.counts.sources.items()} == {k: len(v) for k, v in by_source.items()}
+    now_us = int(stored.end.max())
+    with parse_source(target.name).open() as engine:  # the engine's counts per state of the same window
+        counted = state_counts(engine, window.since_us, window.until_us, now_us, 86_400_000_000)
+    per_lane: dict[str, int] = {}
+    per_source: dict[str, int] = {}
+    for (lane, _state), n in counted.lanes.items():
+        per_lane[lane] = per_lane.get(lane, 0) + n
+    for (version, _state), n in counted.sources.items():
+        per_source[version] = per_source.get(version, 0) + n
+    assert per_lane == {k: len(v) for k, v in by_lane.items()}
+    assert per_source == {k: len(v) for k, v in by_source.items()}
+    drawn = Counter(window.table.states_at(now_us, 86_400_000_000).tolist())
+    assert {state.rule: n for state, n in counted.states.items()} == drawn and len(drawn) > 3
     # in all, each run once: a run naming two scopes has receipts in two lanes but is one run
-    assert window.counts.runs == len({r.run_id for r in receipts}) < sum(len(v) for v in by_lane.values())
+    assert sum(counted.states.values()) == len({r.run_id for r in receipts}) < sum(len(v) for v in by_lane.values())
     assert window.extent.spans == len(receipts)
 
 

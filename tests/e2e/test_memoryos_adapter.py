@@ -196,7 +196,7 @@ def test_the_adapter_and_an_import_of_the_same_folder_name_one_run_per_qa(tmp_pa
     """The operator's finding: receipts of the adapter (``memoryos:ana:qa-…``) and of an import of the
     same data folder (``memoryos:ana:<hash>``) named every QA twice, and tier occupancy then showed 4
     in short-term memory with a capacity of 3. One function gives a QA its run on both paths."""
-    from memorydesk.core.health.arrays import to_us
+    from memorydesk.core.receipt_codes import to_us
     from memorydesk.lineage import receipt_store, timeline
     from memorydesk.lineage.jsonl import read_jsonl
     from memorydesk.lineage.memoryos import import_directory

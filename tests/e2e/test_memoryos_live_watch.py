@@ -16,7 +16,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from fixtures.memoryos_live import FORMAT, MemoryOSProcess, StubLLM, unavailable_reason
-from memorydesk.core.health.scalar import HealthState, classify
+from memorydesk.core.health.scalar import classify
+from memorydesk.core.health.table import HealthState
 from memorydesk.core.receipts import format_utc
 from memorydesk.lineage import receipt_store
 from memorydesk.lineage.memoryos import import_directory

@@ -76,7 +76,6 @@ def test_a_blank_reason_is_refused_everywhere_as_the_window_refuses_it(tmp_path:
     from memorydesk.core.errors import BadInput
     from memorydesk.memory.actions.purge import purge
     from memorydesk.memory.actions.purge_items import purge_items_outcome
-    from memorydesk.memory.reviewer import Reviewer
 
     ws = build(tmp_path / "ws.db")
     before = ws.read_bytes()
@@ -85,9 +84,8 @@ def test_a_blank_reason_is_refused_everywhere_as_the_window_refuses_it(tmp_path:
         assert code == 2 and out == "" and err.count("\n") == 1 and "give a reason" in err, err
     assert ws.read_bytes() == before and files.backups_beside(ws) == []
     with open_workspace(ws) as opened:
-        reviewer = Reviewer(opened, "Ann", embedder=False)
-        for call in (lambda: purge(reviewer, ["f-03"], "  "),
-                     lambda: purge_items_outcome(reviewer, "working_item", ["x"], " \t")):
+        for call in (lambda: purge(opened, "Ann", ["f-03"], "  "),
+                     lambda: purge_items_outcome(opened, "Ann", "working_item", ["x"], " \t")):
             try:
                 call()
             except BadInput as exc:

@@ -9,11 +9,13 @@ import logging
 import os
 from pathlib import Path
 
+import pytest
 from PySide6.QtWidgets import QMessageBox
 
 from memorydesk import crashlog
 
 
+@pytest.mark.logs_error("operation failed: doing something")
 def test_an_unexpected_error_names_the_log_file_that_holds_its_traceback(open_window, sample_path, qtbot) -> None:
     win = open_window(sample_path)
     log_file = crashlog.desk_log()

@@ -12,9 +12,9 @@ from PySide6.QtWidgets import QApplication, QDialog, QLabel
 
 from memorydesk.demo.place import create
 from memorydesk.embedding.embedder import get_embedder
+from memorydesk.memory.reviewer import Reviewer
 from memorydesk.memory.vector_index import missing_count
 from memorydesk.store import open_workspace
-from memorydesk.memory.reviewer import Reviewer
 from memorydesk.ui.shell.first_run import BUILD_TITLE, VECTORS_TITLE, DemoSetup, demo_path
 from memorydesk.ui.shell.mainwindow import MainWindow
 

@@ -17,7 +17,7 @@ from sqlalchemy import func, select
 
 from fixtures.memoryos_dir import MemoryOSDir, knowledge, page, qa, session
 from helpers import SHARED_DATA
-from memorydesk.core.health.scalar import Color
+from memorydesk.core.health.table import Color
 from memorydesk.lineage import receipt_store
 from memorydesk.store import guard, open_workspace
 

@@ -5,21 +5,27 @@ the file is whole again."""
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
+import pytest
 from lineage_sample import lineage_path, ready, receipts  # noqa: F401 - fixtures
 
+# The stdlib's SQLite is another copy of SQLite in this process: its connections are closed at
+# once, before the window opens the file (the last close of one collected later would remove the
+# write-ahead log's index under the window's connections).
 
 def _blocks(path: Path) -> list[tuple[int, bytes]]:
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db:
         return db.execute("SELECT id, data FROM memdesk_receipt_blocks ORDER BY id").fetchall()
 
 
 def _set_block(path: Path, block: int, data: bytes) -> None:
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         db.execute("UPDATE memdesk_receipt_blocks SET data = ? WHERE id = ?", (data, block))
 
 
+@pytest.mark.logs_error("operation failed: Reading lineage receipts")  # a damaged block: shown as our bug
 def test_a_receipt_read_that_fails_is_said_and_read_again(open_window, lineage_path, qtbot) -> None:
     block, data = _blocks(lineage_path)[0]
     _set_block(lineage_path, block, data[:-3])  # a damaged block: its records no longer whole

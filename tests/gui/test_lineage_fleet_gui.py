@@ -4,6 +4,7 @@ same source; new receipts appear while it follows the clock; Back returns to the
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -11,8 +12,9 @@ import desk_sample
 import pytest
 
 from fixtures.clickhouse_traces import ChdbTarget, exporter_row, sdk_spans_of
-from memorydesk.core.health.arrays import from_us
-from memorydesk.core.health.scalar import HealthState, classify
+from memorydesk.core.health.scalar import classify
+from memorydesk.core.health.table import HealthState
+from memorydesk.core.receipt_codes import from_us
 from memorydesk.demo import lineage as demo
 from memorydesk.lineage.fleet import source as fleet_source
 from memorydesk.lineage.fleet.read import read_receipts
@@ -47,8 +49,12 @@ def test_the_lineage_tab_reads_a_fleet_from_clickhouse(open_window, tmp_path: Pa
     inside = {r.run_id for r in receipts if r.at_utc >= last - timedelta(hours=1)}
     assert set(tab.table.run_ids) == inside and inside and set(tab.table.run_ids) != workspace_runs
     assert "Receipts from" in tab.fleet_bar.label.text()
-    # the engine counts runs, each once, as the tab does (a scope_conflict run has receipts in two lanes)
-    assert f"ClickHouse counts {len(inside):,} runs there" in tab.fleet_bar.label.text()
+    # then ClickHouse's counts per state of the same runs, judged in the engine: the states the tab drew
+    qtbot.waitUntil(lambda: "ClickHouse judges" in tab.fleet_bar.label.text(), timeout=60000)
+    drawn = Counter(int(s) for s in tab.tl.state.tolist())
+    said = ", ".join(f"{drawn[rule]:,} {RULES[rule].replace('_', ' ')}" for rule in sorted(drawn))
+    assert f"ClickHouse judges {len(inside):,} runs there, with receipts in " in tab.fleet_bar.label.text()
+    assert f" lanes: {said}." in tab.fleet_bar.label.text()
 
     # another time range is another read: the runs with a receipt in the day before the last receipt
     since = last - timedelta(hours=24)
@@ -67,6 +73,9 @@ def test_the_lineage_tab_reads_a_fleet_from_clickhouse(open_window, tmp_path: Pa
     shown = {run_id: RULES[int(state)] for run_id, state in zip(tab.tl.table.run_ids, tab.tl.state.tolist())}
     assert shown == {run_id: verdicts[run_id] for run_id in shown}
     assert len(set(shown.values())) > 1  # the demo's mix of colours, not one
+    drawn = Counter(shown.values())  # and ClickHouse's counts per state of the window are the same mix
+    said = ", ".join(f"{drawn[state]:,} {state.replace('_', ' ')}" for state in RULES.values() if drawn[state])
+    qtbot.waitUntil(lambda: f": {said}" in tab.fleet_bar.label.text(), timeout=60000)
 
     # a run's detail comes from all its receipts in the source
     run = tab.tl.table.index[sorted(shown)[0]]

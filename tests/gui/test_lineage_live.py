@@ -23,8 +23,10 @@ from PySide6.QtCore import Qt
 
 from fixtures.receipts import receipt, to_jsonl
 from helpers import SHARED_DATA
-from memorydesk.core.health.arrays import to_us
-from memorydesk.core.health.scalar import Color, HealthState, classify
+from memorydesk.core.changes import Kind
+from memorydesk.core.health.scalar import classify
+from memorydesk.core.health.table import Color, HealthState
+from memorydesk.core.receipt_codes import to_us
 from memorydesk.core.receipts import receipt_from_json
 from memorydesk.lineage import receipt_store
 from memorydesk.lineage.memoryos import import_directory
@@ -55,6 +57,9 @@ def test_a_receipt_another_program_stores_shows_at_once_while_following_the_cloc
     assert tab.controls.following
     at_risk_before = tab.tl.color_counts[Color.AT_RISK]
     tab.clock.stop()  # not the clock's doing: the new receipts move the evaluated time
+    handed = []  # what the tab's own refresh is handed
+    real = tab.refresh
+    tab.refresh = lambda change: (handed.append(change), real(change))
     lines = lost("live-1", datetime.now(UTC))
     file = tmp_path / "live.jsonl"
     file.write_text(to_jsonl(lines))
@@ -69,7 +74,7 @@ def test_a_receipt_another_program_stores_shows_at_once_while_following_the_cloc
     assert judged.state == HealthState.SOURCE_AT_RISK
     # judged at or after the last receipt, and the field shows a time the picture is true at (the clock)
     assert to_us(tab.controls.evaluate_at()) >= tab.tl.now_us >= to_us(datetime.fromisoformat(lines[-1]["atUtc"]))
-    assert any(change.external for name, change in win.refreshes if name == "lineage")
+    assert any(c.external and c.kinds == {Kind.RECEIPT} for c in handed)  # another program's receipts, and only them
 
 
 def test_a_receipt_dated_after_the_clock_is_said_then_counted_at_its_time(open_window, lineage_path, qtbot) -> None:
@@ -227,6 +232,24 @@ def test_changing_a_filter_does_not_put_off_the_clock(open_window, lineage_path,
     assert to_us(tab.controls.evaluate_at()) >= tab.tl.now_us and tab.tl.now_us - judged >= 2_000_000
     age_ms = (to_us(datetime.now(UTC)) - tab.tl.now_us) // 1000
     assert tab.clock.remainingTime() <= 60_000 - age_ms + 100  # … and the next tick is within the minute
+
+
+def test_a_second_of_the_clock_does_not_undo_a_move_of_the_dashed_line(open_window, lineage_path, qtbot) -> None:
+    """Following the clock, the field (and the dashed line) show it each second; a move of the line that
+    is still to be read when that second comes is kept, and evaluates there."""
+    win = open_window(lineage_path)
+    tab = ready(qtbot, win)
+    assert tab.controls.following
+    tab.live.second.stop()  # the test gives the clock's second itself, below
+    qtbot.wait(1_100)  # the clock is a second past the time shown: its next second moves the field
+    shown = tab.controls.evaluate_at()
+    target = shown - timedelta(days=2)
+    tab.panel.now_line.setValue(tab.panel.item.x_of(to_us(target)))  # dragged there; read 120 ms later
+    tab.live.second.timeout.emit()  # the clock's second comes first
+    assert tab.controls.evaluate_at() > shown  # it moved the field to the clock …
+    qtbot.waitUntil(lambda: abs((tab.controls.evaluate_at() - target).total_seconds()) < 1 and not tab.busy(),
+                    timeout=10_000)
+    assert not tab.controls.following and tab.tl.now_us == to_us(tab.controls.evaluate_at())  # … the line won
 
 
 def test_lanes_that_differ_only_at_the_end_stay_told_apart_when_shortened(qapp) -> None:

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QLabel
 
 from fixtures.receipts import receipt
 from helpers import SHARED_DATA
-from memorydesk.core.health.arrays import to_us
+from memorydesk.core.receipt_codes import to_us
 from memorydesk.core.receipts import receipt_from_json
 from memorydesk.lineage import receipt_store
 from memorydesk.store import open_workspace
@@ -260,7 +260,8 @@ def test_the_time_shown_is_never_past_a_change_the_picture_has_not_judged(open_w
     """Following the clock the field moves with it, but only as far as the picture is true: up to the
     next moment a state changes (here a waiting window closing), where it is judged again. So
     ``lineage classify --now <the time shown>`` always says what the tab shows."""
-    from memorydesk.core.health.scalar import HealthState, classify
+    from memorydesk.core.health.scalar import classify
+    from memorydesk.core.health.table import HealthState
 
     path = desk_sample.build(tmp_path / "closing.db")
     now = datetime.now(UTC).replace(microsecond=0)

@@ -17,8 +17,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics
 
 from fixtures.receipts import complete_lineage
-from memorydesk.core.health.arrays import to_us
-from memorydesk.core.health.scalar import Color, as_of, classify
+from memorydesk.core.health.scalar import as_of, classify
+from memorydesk.core.health.table import Color
+from memorydesk.core.receipt_codes import to_us
 from memorydesk.core.receipts import receipt_from_json
 from memorydesk.demo import lineage as demo
 from memorydesk.lineage import receipt_store

@@ -1,11 +1,12 @@
 """The house the tabs live in: changes routed by kind, our own commits not seen twice, another
-process's commits still seen, and the UI thread never waiting on the database."""
+process's commits routed by kind too (from the tables' watermarks: a receipt another program
+stores reaches the Lineage tab and the history, a fact an agent writes reaches the views of
+facts, and neither reloads anything else), and the UI thread never waiting on the database."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
-import textwrap
 import threading
 
 import desk_sample
@@ -13,6 +14,7 @@ import pytest
 from guihelp import focus, row_of_topic, wait_dialog, wait_idle
 from PySide6.QtCore import Qt
 
+from memorydesk.core.changes import Kind
 from memorydesk.store import guard
 from memorydesk.ui.shell.tabs import TABS
 
@@ -39,16 +41,25 @@ def test_the_window_builds_its_tabs_from_one_list(open_window, sample_path) -> N
     assert len({t.name for t in TABS}) == len(TABS)
 
 
-def _watch_refreshes(win) -> list[str]:
+class Seen(list):
+    """The names of the tabs that refreshed, in order; ``changes``: what each was handed."""
+
+    changes: list
+
+
+def _watch_refreshes(win) -> Seen:
     """The names of the tabs that refresh, in order, as the tabs themselves see it: each tab's
-    own ``refresh`` notes its name before it runs (nothing of the router is consulted)."""
-    seen: list[str] = []
+    own ``refresh`` notes its name (and the change) before it runs (nothing of the router is
+    consulted)."""
+    seen = Seen()
+    seen.changes = []
     for tab in TABS:
         widget = win.tab(tab.name)
         real = widget.refresh
 
         def noted(change, _name=tab.name, _real=real) -> None:
             seen.append(_name)
+            seen.changes.append((_name, change))
             _real(change)
 
         widget.refresh = noted
@@ -90,7 +101,7 @@ def test_a_fact_edit_refreshes_facts_the_graph_that_shows_it_and_no_other_tab(op
     # once, when shown; the history lists the change and the review queue scans the edited fact again;
     # policies, grants, conflicts, lineage never
     assert seen == ["facts", "graph", "history", "review"]
-    assert all(not c.external for _n, c in win.refreshes)
+    assert all(not c.external for _n, c in seen.changes)
 
 
 def test_the_grants_tab_sees_a_fact_edit_in_the_domain_whose_counts_it_shows(open_window, sample_path,
@@ -162,25 +173,63 @@ def test_the_edited_row_is_patched_in_place(open_window, sample_path, qtbot) -> 
     assert facts.view.verticalScrollBar().value() == scroll
 
 
-def test_another_process_write_still_refreshes(open_window, sample_path, qtbot) -> None:
+AGENT_WRITES_A_FACT = """
+import sqlite3, sys, time
+con = sqlite3.connect(sys.argv[1], timeout=5)
+ws = con.execute("SELECT workspace_id FROM memory_facts_table LIMIT 1").fetchone()[0]
+now = int(time.time()) + 60
+with con:
+    con.execute("INSERT INTO memory_facts_table (id, workspace_id, domain, topic, content, created_at, "
+                "updated_at) VALUES ('from-outside', ?, 'codebase', 'outside', 'by another process', ?, ?)",
+                (ws, now, now))
+con.close()
+"""
+
+
+def test_a_fact_another_process_writes_reaches_the_views_of_facts_and_not_the_lineage(open_window, sample_path,
+                                                                                     qtbot) -> None:
     win = open_window(sample_path)
-    win.refreshes.clear()
-    script = textwrap.dedent(f"""
-        import sqlite3, time
-        con = sqlite3.connect({str(sample_path)!r}, timeout=5)
-        ws = con.execute("SELECT workspace_id FROM memory_facts_table LIMIT 1").fetchone()[0]
-        now = int(time.time()) + 60
-        with con:
-            con.execute("INSERT INTO memory_facts_table (id, workspace_id, domain, topic, content, created_at, "
-                        "updated_at) VALUES ('from-outside', ?, 'codebase', 'outside', 'by another process', ?, ?)",
-                        (ws, now, now))
-        con.close()
-    """)
-    subprocess.run([sys.executable, "-c", script], check=True, timeout=30)
-    qtbot.waitUntil(lambda: any(c.external for _n, c in win.refreshes), timeout=10000)
+    _open_every_tab(qtbot, win, "facts")
+    seen = _watch_refreshes(win)
+    subprocess.run([sys.executable, "-c", AGENT_WRITES_A_FACT, str(sample_path)], check=True, timeout=30)
+    qtbot.waitUntil(lambda: "facts" in seen, timeout=10000)
     wait_idle(qtbot, win)
     assert win.tab("facts").model.rowCount() == 27
-    assert [n for n, c in win.refreshes] == ["facts"]  # the shown tab now; the others when shown
+    assert seen == ["facts"]  # the shown tab now; the others when shown
+    _visit_every_tab(qtbot, win)
+    assert seen == ["facts", "policies", "graph", "grants", "conflicts", "history", "review"]  # never the lineage
+    assert all(c.external and c.kinds == {Kind.FACT, Kind.DOMAIN} for _n, c in seen.changes)
+
+
+def test_a_receipt_lineage_serve_stores_reaches_only_the_lineage_tab_and_the_history(open_window, sample_path,
+                                                                                     qtbot) -> None:
+    """``lineage serve`` (another process) stores receipts while the window watches the file:
+    the Lineage tab reads the new run and the history lists it; Facts does not read its list
+    again, the Graph does not reload, Review does not rescan."""
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.trace.export import SpanExportResult
+
+    from fixtures.otlp_sdk import sdk_spans, serving
+    from fixtures.receipts import complete_lineage
+
+    win = open_window(sample_path)
+    _open_every_tab(qtbot, win, "facts")
+    seen = _watch_refreshes(win)
+    resets: list[int] = []
+    win.tab("facts").model.modelReset.connect(lambda: resets.append(1))
+    graph_reads = win.tab("graph").timings.get("read_started")
+    with serving(sample_path) as (url, _process):
+        exporter = OTLPSpanExporter(endpoint=url + "/v1/traces")
+        assert exporter.export(sdk_spans(complete_lineage("served-run"))) == SpanExportResult.SUCCESS
+        exporter.shutdown()
+        win.show_tab("lineage")  # looking at it: the run comes in as the watcher sees the commit
+        lineage = win.tab("lineage")
+        qtbot.waitUntil(lambda: lineage.table is not None and "served-run" in lineage.table.index, timeout=20000)
+    qtbot.wait(2500)  # more turns of the watcher: nothing else is reported
+    _visit_every_tab(qtbot, win)
+    assert sorted(set(seen)) == ["history", "lineage"]
+    assert all(c.external and c.kinds <= {Kind.RECEIPT, Kind.TIER} for _n, c in seen.changes)
+    assert resets == [] and win.tab("graph").timings.get("read_started") == graph_reads
 
 
 def test_the_ui_thread_never_touches_the_database_during_an_edit(open_window, sample_path, qtbot,

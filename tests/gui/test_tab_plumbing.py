@@ -106,6 +106,7 @@ def test_results_for_a_closed_tab_are_dropped(probe, qtbot) -> None:
     assert seen == [] and not tab.computing
 
 
+@pytest.mark.logs_error("operation failed: reading the list", "operation failed: laying out")
 def test_every_runner_reports_its_failures_on_the_one_error_path(probe, qtbot) -> None:
     tab, told = probe.tab, []
 

@@ -97,28 +97,33 @@ def test_the_maximised_state_survives_a_restart(qtbot, sample_path: Path) -> Non
 @pytest.mark.slow
 @pytest.mark.parametrize("name", tab_names())
 def test_every_splitter_of_every_tab_is_remembered(qtbot, sample_path: Path, name: str) -> None:
+    """Every splitter the tab shows is named (its key in the settings) and moved; after a restart
+    each is where the person left it, not where the tab places it by itself."""
     win = start(qtbot, sample_path)
     tab = win.show_tab(name)
     qtbot.waitUntil(lambda: win.ops.pending == 0, timeout=15000)
-    splitters = tab.findChildren(QSplitter)
-    wanted = []
-    for split in splitters:
-        sizes = split.sizes()
-        if len(sizes) < 2 or sum(sizes) < 200:
-            wanted.append(None)
-            continue
+    shown = [s for s in tab.findChildren(QSplitter) if s.isVisible()]
+    assert shown, f"the {name} tab shows no splitter"
+    before: dict[str, list[int]] = {}
+    wanted: dict[str, list[int]] = {}
+    for split in shown:
+        key, sizes = split.objectName(), split.sizes()
+        assert key, f"a splitter of the {name} tab has no name, so its layout is kept under its position"
+        assert len(sizes) >= 2 and min(sizes[0], sizes[-1]) > 40, (name, key, sizes)  # room to move it
         shift = max(30, sum(sizes) // 10)
         split.setSizes([sizes[0] + shift, *sizes[1:-1], sizes[-1] - shift])
-        split.splitterMoved.emit(split.sizes()[0], 1)
-        wanted.append(split.sizes())
+        split.splitterMoved.emit(split.sizes()[0], 1)  # what a drag of the handle emits
+        assert split.sizes()[0] - sizes[0] >= 20, (name, key, sizes, split.sizes())  # it did move
+        before[key], wanted[key] = sizes, split.sizes()
     win.close()
     again = start(qtbot, sample_path)
     tab = again.show_tab(name)
     qtbot.waitUntil(lambda: again.ops.pending == 0, timeout=15000)
-    got = [s.sizes() for s in tab.findChildren(QSplitter)]
-    for want, have in zip(wanted, got, strict=True):
-        if want is not None:
-            assert abs(have[0] - want[0]) <= 2, (name, want, have)
+    got = {s.objectName(): s.sizes() for s in tab.findChildren(QSplitter) if s.objectName() in wanted}
+    assert set(got) == set(wanted)
+    for key, want in wanted.items():
+        assert abs(got[key][0] - want[0]) <= 2, (name, key, want, got[key])
+        assert abs(got[key][0] - before[key][0]) >= 20, (name, key, before[key], got[key])  # not the default
     again.close()
 
 

@@ -20,12 +20,19 @@ from memorydesk.browse.audit import job as audit_job
 from memorydesk.browse.audit import runs as audit_runs
 from memorydesk.core.errors import BadInput
 from memorydesk.core.product.rules import RULES_VERSION
+from memorydesk.memory.audit_runs import save_run
 from memorydesk.memory.reviewer import Reviewer
 from memorydesk.search import audit
 from memorydesk.search.agent import search
 from memorydesk.search.copies import follow
 from memorydesk.search.loss import lost_at
 from memorydesk.store import open_workspace
+
+
+def as_saved(ws, report, **kw) -> audit_runs.Run:
+    """Keep ``report`` (``memory.audit_runs.save_run``) and read it back as the window and the command do."""
+    return audit_runs.as_run(save_run(ws, report, **kw))
+
 
 H = 3600
 NOW = int(time.time()) - 10  # run A's clock; the reviewer's changes come after it (its history is timed now)
@@ -73,7 +80,7 @@ def _check_stages(ws, run, clock) -> None:
 def test_a_run_is_kept_with_what_makes_it_comparable(world: Path) -> None:
     with open_workspace(world) as ws:
         report = audit.audit_workspace(ws, sample=20, seed=4, now=NOW, what_if=["no-decay"])
-        run = audit_runs.save_run(ws, report, sample=20, seed=4, what_if=["no-decay"])
+        run = as_saved(ws, report, sample=20, seed=4, what_if=["no-decay"])
         stored = audit_runs.get_run(ws, run.id)
         assert stored == run and len(run.id) == 8 and int(run.id, 16) >= 0
         assert (stored.workspace_id, stored.kind, stored.sample, stored.seed, stored.what_if, stored.rules_version) == \
@@ -103,7 +110,7 @@ def test_read_only_without_our_tables_lists_no_runs(tmp_path: Path, product_db: 
 
 def test_two_runs_compared_name_what_changed(world: Path) -> None:
     with open_workspace(world) as ws:
-        a = audit_runs.save_run(ws, audit.audit_workspace(ws, now=NOW))
+        a = as_saved(ws, audit.audit_workspace(ws, now=NOW))
         _check_stages(ws, a, NOW)
         # between the runs: an agent writes a near-duplicate of 101 that matches its topic better; a person
         # edits 103 and deletes 104
@@ -117,11 +124,11 @@ def test_two_runs_compared_name_what_changed(world: Path) -> None:
         reviewer.delete_facts([fid(104)], reason="obsolete")
         # run B's clock after the changes, however long the suite took to reach this test (their history is timed now)
         b_at = max(NOW + 60, int(time.time()) + 1)
-        b = audit_runs.save_run(ws, audit.audit_workspace(ws, now=b_at))
+        b = as_saved(ws, audit.audit_workspace(ws, now=b_at))
         _check_stages(ws, b, b_at)
         report = audit_compare.compare(ws, a.id, b.id)
         # and 2,000 hours later, the data unchanged
-        c = audit_runs.save_run(ws, audit.audit_workspace(ws, now=LATER))
+        c = as_saved(ws, audit.audit_workspace(ws, now=LATER))
         _check_stages(ws, c, LATER)
         aged = audit_compare.compare(ws, b.id, c.id)
     fa = {f.fact_id: f for f in audit_runs.run_facts(open_workspace(world, read_only=True), a)}
@@ -165,7 +172,7 @@ def test_two_runs_compared_name_what_changed(world: Path) -> None:
 
 def test_the_gate_fails_past_the_drop_and_passes_within(world: Path) -> None:
     with open_workspace(world) as ws:
-        a = audit_runs.save_run(ws, audit.audit_workspace(ws, now=NOW))
+        a = as_saved(ws, audit.audit_workspace(ws, now=NOW))
         same, same_facts = audit_runs.unsaved_run(ws, audit.audit_workspace(ws, now=NOW))
         assert audit_compare.gate(audit_compare.compare_runs(ws, a, same, b_facts=same_facts), 0.0) == []
         # an agent writes a closer twin of ten facts that come back: each original now loses to MMR
@@ -188,9 +195,9 @@ def test_the_gate_fails_past_the_drop_and_passes_within(world: Path) -> None:
 def test_runs_of_another_workspace_and_across_a_schema_change_are_refused(world: Path, tmp_path: Path) -> None:
     other = tmp_path / "other.db"
     with open_workspace(other, create=True) as ws:
-        foreign = audit_runs.save_run(ws, audit.audit_workspace(ws, now=NOW))
+        foreign = as_saved(ws, audit.audit_workspace(ws, now=NOW))
     with open_workspace(world) as ws:
-        mine = audit_runs.save_run(ws, audit.audit_workspace(ws, now=NOW))
+        mine = as_saved(ws, audit.audit_workspace(ws, now=NOW))
     # the other workspace's runs copied in with its tables (rows copied from file to file)
     with sqlite3.connect(world) as conn:
         conn.execute("ATTACH ? AS o", (str(other),))
@@ -213,7 +220,7 @@ def test_runs_of_another_workspace_and_across_a_schema_change_are_refused(world:
     with sqlite3.connect(world) as conn:
         conn.execute("PRAGMA user_version = 14")
     with open_workspace(world) as ws:
-        after = audit_runs.save_run(ws, audit.audit_workspace(ws, now=NOW))
+        after = as_saved(ws, audit.audit_workspace(ws, now=NOW))
         with pytest.raises(BadInput, match=f"run {mine.id} was taken before runs.db's schema changed"):
             audit_compare.compare(ws, mine.id, after.id)
         with pytest.raises(BadInput, match="the same run"):

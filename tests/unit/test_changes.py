@@ -25,6 +25,11 @@ class View:
 
 
 @dataclass
+class ReceiptView(View):
+    kinds: ClassVar[frozenset[Kind]] = frozenset({Kind.RECEIPT, Kind.TIER})
+
+
+@dataclass
 class HistoryView(View):
     kinds: ClassVar[frozenset[Kind]] = frozenset()
     shows_history: ClassVar[bool] = True
@@ -56,6 +61,17 @@ def test_ids_the_view_does_not_show_do_not_reach_it() -> None:
     assert ChangeSet.of({"conflict": ["c1"]}, [1]).reaches(view)  # it shows every conflict (None)
     assert ChangeSet.of_kinds({"fact"}).reaches(view)  # unknown ids: any may be shown
     assert ChangeSet.from_outside().reaches(View({Kind.FACT: set()}))
+
+
+def test_another_programs_change_reaches_the_views_of_the_kinds_it_moved() -> None:
+    receipts = ChangeSet.outside({Kind.RECEIPT})
+    assert receipts.external and receipts.ids_of(Kind.RECEIPT) is None and receipts.ids_of(Kind.FACT) == frozenset()
+    assert receipts.reaches(ReceiptView())
+    assert not receipts.reaches(View())  # a view of facts and conflicts: not it
+    assert not receipts.reaches(HistoryView()) and ChangeSet.outside((), history=True).reaches(HistoryView())
+    assert not receipts.touches({Kind.FACT, Kind.POLICY}) and ChangeSet.outside({"fact"}).touches({Kind.FACT})
+    with pytest.raises(ValueError, match="not a kind of change"):
+        ChangeSet.outside({"facts"})
 
 
 def test_the_history_flag_reaches_only_a_view_that_lists_the_history() -> None:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from memorydesk.core.health.scalar import Color, HealthState, classify
+from memorydesk.core.health.scalar import classify
+from memorydesk.core.health.table import Color, HealthState
 from memorydesk.demo import lineage as demo
 from memorydesk.demo.builder import build_demo
 from memorydesk.lineage import receipt_store

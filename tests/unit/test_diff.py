@@ -15,7 +15,6 @@ from helpers import sha256
 from memorydesk.browse.history.diff import compare
 from memorydesk.core.errors import BadInput, StaleEdit
 from memorydesk.demo.builder import build_demo
-from memorydesk.memory.actions.restore_backup import restore_grant, restore_row
 from memorydesk.memory.reviewer import Reviewer
 from memorydesk.store import open_workspace
 
@@ -94,13 +93,13 @@ def test_restore_from_backup_brings_back_and_puts_back_then_undo(pair: tuple[Pat
     ws = open_workspace(new)
     try:
         r = Reviewer(ws, "Ann", embedder=False)
-        back = restore_row(r, old, "fact", "f-04", reason="removed by mistake")
-        put = restore_row(r, old, "fact", "f-06", reason="the old format was right")
-        restore_row(r, old, "policy", "p-3", reason="still wanted")
-        restore_grant(r, "general", "codebase", "none", fail_open=False, reason="lock again")
+        back = r.restore_from_backup(old, "fact", "f-04", reason="removed by mistake")
+        put = r.restore_from_backup(old, "fact", "f-06", reason="the old format was right")
+        r.restore_from_backup(old, "policy", "p-3", reason="still wanted")
+        r.restore_grant("general", "codebase", "none", fail_open=False, reason="lock again")
         assert back.entity == "fact" and back.history_ids and put.ids == ["f-06"]
         with pytest.raises(Exception, match="already as"):
-            restore_row(r, old, "fact", "f-06")
+            r.restore_from_backup(old, "fact", "f-06")
     finally:
         ws.close()
     after = compare(old, new).to_json()
@@ -124,7 +123,7 @@ def test_restore_refuses_when_the_row_changed_since(pair: tuple[Path, Path]) -> 
     old, new = pair
     with open_workspace(new) as ws:
         r = Reviewer(ws, "Ann", embedder=False)
-        restore_row(r, old, "fact", "f-06", reason="x")
+        r.restore_from_backup(old, "fact", "f-06", reason="x")
         with ws.write() as conn:  # an agent edits it again in place
             conn.exec_driver_sql("UPDATE memory_facts_table SET content = 'agent text', updated_at = updated_at + 1 "
                                  "WHERE id = 'f-06'")

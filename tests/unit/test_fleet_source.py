@@ -3,6 +3,9 @@ sentence (no engine is needed to tell)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -48,3 +51,33 @@ def test_a_wrong_name_is_one_sentence(name: str, message: str) -> None:
 
 def test_string_literals_are_quoted_for_the_engine() -> None:
     assert text("it's a \\ path") == "'it\\'s a \\\\ path'"
+
+
+def test_chdb_is_imported_only_when_a_chdb_source_is_opened(tmp_path: Path) -> None:
+    """chDB's engine costs ~300 MB once imported: the window, the commands and a source named but not
+    yet opened leave it out; a clickhouse:// source never brings it in."""
+    code = f"""
+import sys
+from memorydesk.ui.shell import mainwindow
+from memorydesk.commands import lineage, lineage_otlp
+from memorydesk.lineage.fleet import layout, queries, read, rules
+from memorydesk.lineage.receipt_views import FleetReceipts
+from memorydesk.core.errors import BadInput
+view = FleetReceipts('chdb:{tmp_path}')
+print('chdb' in sys.modules)
+try:
+    FleetReceipts('clickhouse://127.0.0.1:9').engine()
+except BadInput:
+    pass
+print('chdb' in sys.modules)
+try:
+    view.engine()
+except BadInput as exc:
+    print(exc)
+print('chdb' in sys.modules)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    lines = done.stdout.splitlines()
+    assert lines[:2] == ["False", "False"], done.stderr
+    assert "there is no table default.otel_traces" in lines[2] and lines[3] == "True"

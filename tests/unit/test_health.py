@@ -8,17 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from fixtures.receipts import NOW, at, complete_lineage, eight_cases, receipt
-from memorydesk.core.health.scalar import (
-    DEFAULT_FRESH_FOR,
-    Color,
-    HealthState,
-    RunHealth,
-    classify,
-    classify_run,
-    format_duration,
-    group_by_run,
-    parse_duration,
-)
+from memorydesk.core.health.scalar import RunHealth, classify, classify_run, group_by_run
+from memorydesk.core.health.table import DEFAULT_FRESH_FOR, Color, HealthState, format_duration, parse_duration
 from memorydesk.core.receipts import Receipt, receipt_from_json
 
 

@@ -1,4 +1,6 @@
-"""The vectorised clock step gives the classifier's own states, at any time and window."""
+"""The clock step over columns (``states_at``, the one place the rules' order is decided) gives
+the table's states at any time and window: the states the rules written out again
+(``health_oracle``) give, and the states ``classify`` reports with their reasons."""
 
 from __future__ import annotations
 
@@ -8,9 +10,14 @@ from datetime import timedelta
 import numpy as np
 
 from fixtures.receipts import NOW, at, complete_lineage, eight_cases, receipt
-from memorydesk.core.health.arrays import RULE_SEVERITY, ClockColumns, from_us, states_at, to_us
-from memorydesk.core.health.scalar import HealthState, assess, group_by_run
+from health_oracle import state_at
+from memorydesk.core.health.arrays import states_at
+from memorydesk.core.health.reasons import gather
+from memorydesk.core.health.scalar import as_of, classify, group_by_run
+from memorydesk.core.health.table import RULE_SEVERITY, HealthState
+from memorydesk.core.receipt_codes import from_us, to_us
 from memorydesk.core.receipts import receipt_from_json
+from memorydesk.lineage.runs import table_of
 
 VERSIONS = ("v1", "v2", "v10", "v01", "alpha", "7", "x9")
 TIERS = ("stm", "mtm", "lpm", "retrieval", "generation")
@@ -43,17 +50,18 @@ def random_run(rnd: random.Random, n: int) -> list[dict]:
     return rows
 
 
-def test_states_at_equals_the_classifier_at_every_time_and_window() -> None:
+def test_states_at_equals_the_table_at_every_time_and_window() -> None:
     rnd = random.Random(11)
     rows = [row for _ in range(150) for row in random_run(rnd, rnd.randint(1, 8))]
     rows += [row for _, case, _ in eight_cases() for row in case]
     receipts = [receipt_from_json(r, line=n) for n, r in enumerate(rows, 1)]
     runs = group_by_run(receipts)
     ids = sorted(runs)
-    assessments = [assess(runs[i]) for i in ids]
-    cols = ClockColumns.of(assessments)
+    table = table_of(receipts)
+    cols = table.clock.take(np.asarray([table.index[i] for i in ids]))
+    found = [gather(runs[i]) for i in ids]
     # times on and around every boundary the clock step compares with
-    edges = sorted({t for a in assessments for t in (a.closes_at, a.newest_at + timedelta(hours=24)) if t})
+    edges = sorted({t for e in found for t in [e.newest.at_utc + timedelta(hours=24), *(w.until for w in e.windows)]})
     moments = {NOW, NOW + timedelta(days=5), NOW - timedelta(days=2)}
     for t in rnd.sample(edges, min(25, len(edges))):
         moments |= {t, t - timedelta(microseconds=1), t + timedelta(microseconds=1)}
@@ -62,19 +70,35 @@ def test_states_at_equals_the_classifier_at_every_time_and_window() -> None:
     for now in sorted(moments):
         for fresh in windows:
             got = states_at(cols, to_us(now), fresh // timedelta(microseconds=1))
-            # the clock step on the same evidence (classify() cuts the receipts at now first)
-            expected = [a.at(now, fresh).state.rule for a in assessments]
+            expected = [state_at(e, now, fresh) for e in found]  # the table, rule by rule, on the same evidence
             assert got.tolist() == expected, now
             seen |= set(expected)
     assert seen == {s.rule for s in HealthState}  # every rule was exercised
+
+
+def test_classify_reports_the_columns_state_with_the_reason_of_that_rule() -> None:
+    """``classify`` (the run detail, ``lineage classify``, the canary) decides through the columns,
+    and the reason names the rule it decided: every state, cut at its own time."""
+    rnd = random.Random(3)
+    rows = [row for _ in range(200) for row in random_run(rnd, rnd.randint(1, 8))]
+    receipts = [receipt_from_json(r, line=n) for n, r in enumerate(rows, 1)]
+    seen = set()
+    for now in (NOW - timedelta(minutes=61), NOW, NOW + timedelta(hours=2), NOW + timedelta(days=3)):
+        for fresh in (timedelta(hours=24), timedelta(minutes=30)):
+            runs = group_by_run(as_of(receipts, now))
+            for health in classify(receipts, now=now, fresh_for=fresh):
+                rule = state_at(gather(runs[health.run_id]), now, fresh)
+                assert (health.state.rule, health.reason.split(":")[0]) == (rule, f"rule {rule}")
+                seen.add(health.state)
+    assert seen == set(HealthState)
 
 
 def test_a_run_read_once_changes_state_as_the_clock_moves() -> None:
     waiting = [receipt("stm", "committed", "v5", minutes=-10, waitingUntil=at(60))]
     complete = complete_lineage("run-2")  # newest receipt 20 minutes before NOW
     receipts = [receipt_from_json(r) for r in waiting + complete]
-    runs = group_by_run(receipts)
-    cols = ClockColumns.of([assess(runs[k]) for k in sorted(runs)])
+    table = table_of(receipts)
+    cols = table.clock.take(np.asarray([table.index[k] for k in sorted(table.index)]))
     day = 86_400_000_000
     assert states_at(cols, to_us(NOW), day).tolist() == [HealthState.WAITING.rule, HealthState.HEALTHY.rule]
     later = to_us(NOW + timedelta(hours=1))  # the window closes exactly now: promotion_missing

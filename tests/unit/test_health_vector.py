@@ -1,4 +1,7 @@
-"""The rules over columns find, run by run, exactly what the scalar classifier finds."""
+"""The rules over columns (the desk's one implementation) find, run by run, what the rules
+written out again over receipt objects find (``health_oracle``, over what the reasons read):
+the two ways agree on every clock-free finding, and the reason names the receipts of the
+state decided."""
 
 from __future__ import annotations
 
@@ -9,8 +12,10 @@ import pytest
 from test_health_arrays import STATUSES, TIERS, random_run
 
 from fixtures.receipts import at, eight_cases, receipt
+from health_oracle import numbers
 from memorydesk.core.health.arrays import ClockColumns
-from memorydesk.core.health.scalar import assess, group_by_run
+from memorydesk.core.health.reasons import gather
+from memorydesk.core.health.scalar import group_by_run
 from memorydesk.core.receipts import receipt_from_json
 from memorydesk.lineage.runs import table_of
 
@@ -44,7 +49,8 @@ def compare(rows: list[dict], lines: bool) -> set[int]:
     table = table_of(receipts)
     order = [table.index[run_id] for run_id in sorted(runs)]
     vector = table.clock.take(np.asarray(order))
-    scalar = ClockColumns.of([assess(runs[run_id]) for run_id in sorted(runs)])
+    scalar = ClockColumns(*(np.asarray(column) for column in zip(*(numbers(gather(runs[run_id]))
+                                                                   for run_id in sorted(runs)))))
     for name in FIELDS:
         got, want = getattr(vector, name), getattr(scalar, name)
         bad = np.flatnonzero(got != want)

@@ -1,8 +1,7 @@
 """History rows written before the actions were typed (frozen in fixtures/history_v1.json, and
 in fixtures/history_later.json those of the actions converted later: restore from a backup,
 the review actions) read back into the typed actions, do what they did then, and still undo and redo; the older
-one-row grant format and a detail a purge erased are read too; the older way of declaring
-an action still works until it is converted."""
+one-row grant format and a detail a purge erased are read too."""
 
 from __future__ import annotations
 
@@ -17,8 +16,6 @@ from fixtures import history_later, history_v1
 from memorydesk.core.errors import MemoryDeskError
 from memorydesk.memory.actions import registry as actions
 from memorydesk.memory.actions.facts import EditFact
-from memorydesk.memory.history import record as history
-from memorydesk.memory.history.record import LegacyAction, perform
 from memorydesk.memory.reviewer import Reviewer
 from memorydesk.store import open_workspace
 from memorydesk.store.ours import DeskHistory
@@ -64,7 +61,6 @@ def test_a_frozen_row_decodes_into_its_type_and_does_what_it_did(pristine, tmp_p
         if row["action"] not in ("undo", "redo"):
             act = actions.decode(row["entity"], row["action"], row["detail"])
             assert type(act) is actions.BY_KEY[f"{row['entity']}.{row['action']}"]
-            assert not isinstance(act, LegacyAction)
             stored, frozen = act.to_detail(), json.loads(row["detail"])
             assert stored.pop("v") == type(act).version
             assert {k: stored[k] for k in frozen} == frozen  # every field kept as it was (a newer version adds)
@@ -157,31 +153,6 @@ def test_every_action_is_in_the_one_list_and_none_registers_itself(pristine) -> 
                   "fact.embed",  # fact.embed: test_vector_index.py
                   "fact.redact", "note.redact", "working_item.redact"}
     assert written == set(actions.BY_KEY) - born_typed
-    assert [a for a in history.LEGACY if a in actions.BY_KEY] == []
-    assert history.LEGACY == {}  # nothing of the desk's own is declared the older way any more
-
-
-def test_an_action_declared_the_older_way_still_does_and_undoes(pristine, tmp_path, monkeypatch) -> None:
-    """A module written before the actions were typed (``@history.action``) keeps working."""
-    monkeypatch.setattr(history, "LEGACY", {})
-
-    def _inverse(ws, conn, d) -> None:
-        conn.exec_driver_sql("UPDATE memory_policies_table SET rule = ? WHERE id = ?", (d["before"], d["id"]))
-
-    @history.action("policy", "reword", inverse_of=_inverse, touched=lambda d: {"domain": [d["domain"]]})
-    def _forward(ws, conn, d) -> None:
-        conn.exec_driver_sql("UPDATE memory_policies_table SET rule = ? WHERE id = ?", (d["after"], d["id"]))
-
-    ws = _with_rows(pristine, tmp_path, [])
-    try:
-        with ws.write() as conn:
-            perform(ws, conn, "policy.reword", entity_id="p-3", actor="alice", reason="",
-                    detail={"id": "p-3", "before": "Use tabs", "after": "Use spaces", "domain": "codebase"})
-        assert history_v1.state(ws) != FROZEN["before"]
-        result = Reviewer(ws, "bob").undo()
-        assert history_v1.state(ws) == FROZEN["before"] and result.touched == {"domain": ["codebase"]}
-    finally:
-        ws.close()
 
 
 def test_perform_records_what_the_typed_action_stores(pristine, tmp_path) -> None:

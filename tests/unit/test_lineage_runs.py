@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from fixtures.receipts import NOW, complete_lineage, eight_cases, receipt, to_jsonl
-from memorydesk.core.health.arrays import to_us
 from memorydesk.core.health.scalar import classify
+from memorydesk.core.receipt_codes import to_us
 from memorydesk.core.receipts import DONE_STATUSES, receipt_from_json
 from memorydesk.lineage import receipt_store, run_reads
 from memorydesk.lineage.jsonl import parse_jsonl, read_jsonl

@@ -9,8 +9,9 @@ from datetime import UTC, datetime, timedelta
 import numpy as np
 import pytest
 
-from memorydesk.core.health.arrays import RULE_SEVERITY, to_us
-from memorydesk.core.health.scalar import Color, HealthState, as_of, classify
+from memorydesk.core.health.scalar import as_of, classify
+from memorydesk.core.health.table import RULE_SEVERITY, Color, HealthState
+from memorydesk.core.receipt_codes import to_us
 from memorydesk.demo import lineage as demo
 from memorydesk.lineage import run_reads as run_tables
 from memorydesk.lineage.receipt_store import ingest

@@ -13,7 +13,8 @@ from sqlalchemy import func, select, text
 
 from fixtures.memoryos_dir import MemoryOSDir, knowledge, page, qa, session
 from memorydesk.core.errors import BadInput
-from memorydesk.core.health.scalar import HealthState, classify
+from memorydesk.core.health.scalar import classify
+from memorydesk.core.health.table import HealthState
 from memorydesk.lineage import receipt_store
 from memorydesk.lineage.adapters.memoryos import qa_version
 from memorydesk.lineage.memoryos import import_directory

@@ -16,7 +16,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from helpers import SHARED_DATA, truth_versions
-from memorydesk.core.health.scalar import Color, HealthState, classify
+from memorydesk.core.health.scalar import classify
+from memorydesk.core.health.table import Color, HealthState
 from memorydesk.lineage.jsonl import dump_jsonl, parse_jsonl
 from memorydesk.lineage.memoryos import import_directory
 

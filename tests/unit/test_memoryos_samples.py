@@ -18,7 +18,8 @@ import pytest
 from sqlalchemy import func, select
 
 from helpers import SHARED_DATA, truth_versions
-from memorydesk.core.health.scalar import HealthState, classify
+from memorydesk.core.health.scalar import classify
+from memorydesk.core.health.table import HealthState
 from memorydesk.lineage.jsonl import dump_jsonl, parse_jsonl
 from memorydesk.lineage.memoryos import import_directory
 from memorydesk.lineage.tiers import PAGES, SEGMENTS

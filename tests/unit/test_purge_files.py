@@ -86,7 +86,7 @@ def test_without_a_reader_the_purge_is_complete_at_once(tmp_path: Path) -> None:
     path = tmp_path / "ws.db"
     with open_workspace(path, create=True) as ws:
         fid, blob = _plant(ws)
-        outcome = purge(Reviewer(ws, "alice", embedder=False), [fid], "leaked")
+        outcome = purge(ws, "alice", [fid], "leaked")
         assert outcome.complete and outcome.wal is not None and outcome.wal.done
         assert not _holds(path, blob)
 
@@ -97,13 +97,12 @@ def test_backups_holding_the_text_are_listed_then_erased_or_deleted(product_db: 
         ws.adopt()  # what the first change does first: the first backup
         backup = ws.backup
         assert backup is not None and text in backup.read_bytes()
-        rv = Reviewer(ws, "alice", embedder=False)
-        kept = purge(rv, ["f-01"], "wrong build tool")
+        kept = purge(ws, "alice", ["f-01"], "wrong build tool")
         assert [h.path for h in kept.kept] == [backup] and kept.kept[0].fact_ids == ["f-01", "f-02"]  # + older
         assert not kept.complete and any("still holds the text" in line for line in kept.lines())
         assert text not in _bytes_of(product_db)
 
-        erased = purge(rv, ["f-01"], "wrong build tool", backups="erase")  # now only in the backup
+        erased = purge(ws, "alice", ["f-01"], "wrong build tool", backups="erase")  # now only in the backup
         assert erased.change is None and erased.erased == [backup] and erased.complete
         assert text not in _bytes_of(backup)
         with open_workspace(backup, read_only=True) as old, old.read() as conn:
@@ -111,9 +110,9 @@ def test_backups_holding_the_text_are_listed_then_erased_or_deleted(product_db: 
         assert not {"f-01", "f-02"} & left and "f-03" in left  # the rest of the backup is intact
 
         with pytest.raises(StaleEdit, match="no fact f-01"):
-            purge(rv, ["f-01"], "again")
+            purge(ws, "alice", ["f-01"], "again")
 
         second = files.backup_copy(product_db, label="backup")
-        deleted = purge(rv, ["f-03"], "gone", backups="delete")
+        deleted = purge(ws, "alice", ["f-03"], "gone", backups="delete")
         assert backup in deleted.deleted or second in deleted.deleted
         assert not backup.exists() and not second.exists() and deleted.complete

@@ -12,8 +12,8 @@ import pytest
 
 from fixtures import receipt_rows
 from fixtures.receipts import NOW, complete_lineage, eight_cases, receipt, synthetic_lines
-from memorydesk.core.health.arrays import to_us
 from memorydesk.core.health.scalar import classify
+from memorydesk.core.receipt_codes import to_us
 from memorydesk.core.receipts import receipt_from_json
 from memorydesk.lineage import receipt_store, run_reads
 from memorydesk.lineage.run_reads import load_runs

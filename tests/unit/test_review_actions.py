@@ -12,6 +12,7 @@ from memorydesk.browse.review import cache
 from memorydesk.browse.review.decisions import apply_states, read_decisions
 from memorydesk.browse.review.scan import Options, scan
 from memorydesk.core.errors import MemoryDeskError
+from memorydesk.memory import review_results
 from memorydesk.memory.actions import review as rr
 from memorydesk.memory.reviewer import Reviewer
 from memorydesk.memory.rows import fact_row
@@ -105,7 +106,7 @@ def test_merge_supersedes_the_others_by_the_keeper_and_undoes(ws) -> None:
 def test_kept_results_load_at_once_and_rescan_only_what_changed(ws) -> None:
     assert cache.load(ws) is None
     first = scan(ws)
-    cache.save(ws, first)
+    review_results.save(ws, first)
     kept, unchanged = cache.load(ws)
     assert unchanged and sorted(f.key for f in kept.findings) == sorted(f.key for f in first.findings)
     MemoryService(ws, embedder=False).propose_fact(domain="ops", topic="new", content="password: Vx8#mQ2!zR5w")
@@ -114,5 +115,5 @@ def test_kept_results_load_at_once_and_rescan_only_what_changed(ws) -> None:
     again = scan(ws, cache=kept.cache)
     assert again.scanned["fact"] == 1
     assert sorted(f.key for f in again.findings) == sorted(f.key for f in scan(ws).findings)
-    cache.save(ws, again, kept.cache)
+    review_results.save(ws, again, kept.cache)
     assert cache.load(ws)[1]

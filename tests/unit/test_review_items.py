@@ -109,11 +109,11 @@ def test_purge_a_note_and_a_quarantined_item_erases_every_copy(ws) -> None:
     files.backup_copy(ws.path)  # a backup beside the file, as the desk takes before writing
     backup = files.backups_beside(ws.path)
     assert backup and backups_holding_items(ws, "note", [ws.ids["note"]])  # the adoption's backup has it
-    with pytest.raises(MemoryDeskError):
-        purge_items(Reviewer(ws, "ana"), "note", [ws.ids["note"]], "")  # a reason is required
-    done = purge_items(Reviewer(ws, "ana"), "note", [ws.ids["note"]], "secret in a note", backups="erase")
+    with pytest.raises(MemoryDeskError, match="give a reason"):
+        purge_items(ws, "ana", "note", [ws.ids["note"]], "")
+    done = purge_items(ws, "ana", "note", [ws.ids["note"]], "secret in a note", backups="erase")
     assert _note(ws) == "" and "erased the text from backup" in done.message
-    gone = purge_items(Reviewer(ws, "ana"), "working_item", [ws.ids["item"]], "planted", backups="erase")
+    gone = purge_items(ws, "ana", "working_item", [ws.ids["item"]], "planted", backups="erase")
     assert len(gone.history_ids) == 1
     ws.close()
     for path in [ws.path, *backup]:

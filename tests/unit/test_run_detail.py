@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 from fixtures.receipts import NOW, at, complete_lineage, eight_cases, receipt
-from memorydesk.core.health.scalar import Color, HealthState, classify_run
+from memorydesk.core.health.scalar import classify_run
+from memorydesk.core.health.table import Color, HealthState
 from memorydesk.core.receipts import TIERS, receipt_from_json
 from memorydesk.lineage.run_detail import MARKS, explain
 

@@ -29,7 +29,7 @@ from fixtures.search_world import NOW, SCOPES, T0, Fixed, World, reference_hybri
 from memorydesk.core.product.fts_query import scoped_match
 from memorydesk.core.product.fusion import rrf_fuse
 from memorydesk.embedding.embedder import DIM
-from memorydesk.search import bm25, cache
+from memorydesk.search import bm25, bm25_check, cache
 from memorydesk.search import vector as search_vector
 from memorydesk.search.agent import search
 from memorydesk.search.copies import follow
@@ -75,7 +75,7 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
 
 
 def test_the_fast_keyword_path_is_available_here() -> None:
-    assert bm25.fast_path_available()
+    assert bm25_check.passed()
 
 
 def test_one_shot_commands_take_the_plain_queries_and_build_nothing(tmp_path: Path,
@@ -83,7 +83,7 @@ def test_one_shot_commands_take_the_plain_queries_and_build_nothing(tmp_path: Pa
     """The first search of a workspace runs the product's SQL and the KNN query and keeps
     nothing (a one-shot command never pays for the copies); the second starts building
     them (inline in the tests, on a thread in the desk); from then on the fast paths answer."""
-    assert bm25.fast_path_available()  # (its self-check runs the fast path too: not counted here)
+    assert bm25_check.passed()  # (its self-check runs the fast path too: not counted here)
     counted.update({name: 0 for name in counted})
     world = World(tmp_path / "small.db", seed=3)
     try:

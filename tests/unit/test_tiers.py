@@ -9,7 +9,8 @@ import pytest
 from sqlalchemy import func, select
 
 from memorydesk import SOURCE_VERSION
-from memorydesk.core.health.scalar import HealthState, classify
+from memorydesk.core.health.scalar import classify
+from memorydesk.core.health.table import HealthState
 from memorydesk.lineage import receipt_store, tiers
 from memorydesk.lineage.recall import dispatch, retrieve
 from memorydesk.lineage.tiers import PAGES, SEGMENTS, TierConfig, TierEngine, heat

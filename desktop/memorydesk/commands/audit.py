@@ -66,6 +66,7 @@ def run(args) -> int:
     from memorydesk.browse.audit import compare as audit_compare
     from memorydesk.browse.audit import runs as kept
     from memorydesk.browse.audit.job import Plan, run_audit
+    from memorydesk.memory.audit_runs import save_run
     from memorydesk.search import audit
     from memorydesk.search.copies import follow
 
@@ -105,7 +106,7 @@ def run(args) -> int:
         sample = plan.sample if plan.ids is None else base.sample if base is not None else len(plan.ids)
         seed = plan.seed if plan.ids is None else base.seed if base is not None else None
         if args.save:
-            this = kept.save_run(ws, report, origin="command", sample=sample, seed=seed, what_if=names)
+            this = kept.as_run(save_run(ws, report, origin="command", sample=sample, seed=seed, what_if=names))
             this_facts = None
             print(f"memory-desk: kept as recall-audit run {this.id} in {ws.path.name}", file=sys.stderr)
             notice = ws.take_notice()

@@ -29,7 +29,8 @@ import sys
 from datetime import UTC, datetime, timedelta
 
 from memorydesk.core.errors import BadInput
-from memorydesk.core.health.scalar import DEFAULT_FRESH_FOR, RunHealth, classify, format_duration, parse_duration
+from memorydesk.core.health.scalar import RunHealth, classify
+from memorydesk.core.health.table import DEFAULT_FRESH_FOR, format_duration, parse_duration
 from memorydesk.core.receipts import Receipt, format_utc, gc_paused, parse_utc
 from memorydesk.lineage.jsonl import BadReceiptLine
 from memorydesk.lineage.receipt_files import parse_receipts, read_receipts

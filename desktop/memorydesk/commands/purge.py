@@ -47,7 +47,6 @@ def run(args) -> int:
     from memorydesk.core.errors import BadInput
     from memorydesk.memory.actions.purge import purge
     from memorydesk.memory.actions.purge_items import purge_items_outcome
-    from memorydesk.memory.reviewer import Reviewer
     from memorydesk.store import open_workspace
 
     if not (args.fact_ids or args.note or args.working_item or args.policy):
@@ -55,9 +54,8 @@ def run(args) -> int:
                        "(see `memory-desk purge --help`)")
     actor = args.actor or _login()
     with open_workspace(args.workspace) as ws:
-        reviewer = Reviewer(ws, actor, embedder=False)
-        outcomes = [purge(reviewer, args.fact_ids, args.reason, backups=args.backups)] if args.fact_ids else []
-        outcomes += [purge_items_outcome(reviewer, kind, ids, args.reason, backups=args.backups)
+        outcomes = [purge(ws, actor, args.fact_ids, args.reason, backups=args.backups)] if args.fact_ids else []
+        outcomes += [purge_items_outcome(ws, actor, kind, ids, args.reason, backups=args.backups)
                      for kind, ids in (("note", args.note), ("working_item", args.working_item),
                                        ("policy", args.policy)) if ids]
         lines = [line for outcome in outcomes for line in outcome.lines()]

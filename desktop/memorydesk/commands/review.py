@@ -13,7 +13,7 @@ import json
 import sys
 
 from memorydesk.commands.output import write_out
-from memorydesk.core.review.finding import KIND_WORDS, KINDS, SEVERITIES, severity_rank
+from memorydesk.core.review.finding import KINDS, SEVERITIES, severity_rank
 
 
 def register(sub) -> None:
@@ -71,7 +71,7 @@ def _text(report) -> list[str]:
         mine = [f for f in report.findings if f.kind == kind]
         if not mine:
             continue
-        lines.append(f"{KIND_WORDS[kind]} ({len(mine):,}):")
+        lines.append(f"{kind.words} ({len(mine):,}):")
         for f in mine[:50]:
             state = "" if f.state == "open" else f" [{f.state}]"
             lines.append(f"  {f.severity:<8} {f.item_kind} {f.item_id} {f.field}: {f.title}{state}")

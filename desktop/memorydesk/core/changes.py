@@ -10,8 +10,9 @@ lists the history asks for it (``shows_history``).
 A view states once what it shows (``ShowsChanges``): the kinds, whether it lists the
 history, and — where it shows only some of a kind — which ids (``showing``). A change
 ``reaches`` a view when it touches one of its kinds at an id the view shows, or the
-history the view lists; another program's change (``external``: nobody knows what
-changed) reaches every view.
+history the view lists. Another program's change (``external``) names the kinds its
+tables' watermarks moved (``store.watermarks``), any id of them; when even that cannot be
+told (``from_outside``), every kind.
 """
 
 from __future__ import annotations
@@ -68,7 +69,8 @@ class ShowsChanges(Protocol):
 @dataclass(frozen=True)
 class ChangeSet:
     """``changed``: ids per kind (``None``: any of that kind); ``history``: the history list
-    changed (``history_ids``: its new rows); ``external``: another program wrote the file."""
+    changed (``history_ids``: its new rows); ``external``: another program wrote it (a view
+    reloads keeping its selection rather than patching rows it knows)."""
 
     changed: Mapping[Kind, frozenset[str] | None] = field(default_factory=dict)
     history: bool = False
@@ -94,20 +96,24 @@ class ChangeSet:
         return cls({k: None for k in kinds(names)}, history)
 
     @classmethod
+    def outside(cls, names: Iterable[str | Kind], history: bool = False) -> ChangeSet:
+        """Another program changed these kinds (any of their ids), and the history if ``history``."""
+        return cls({k: None for k in kinds(names)}, history, frozenset(), True)
+
+    @classmethod
     def from_outside(cls) -> ChangeSet:
-        return cls({k: None for k in Kind}, True, frozenset(), True)
+        """Another program changed the file, and what is not known: every kind."""
+        return cls.outside(Kind, True)
 
     @property
     def kinds(self) -> frozenset[Kind]:
         return frozenset(self.changed)
 
     def touches(self, names: Iterable[str | Kind]) -> bool:
-        return self.external or bool(self.kinds & kinds(names))
+        return bool(self.kinds & kinds(names))
 
     def ids_of(self, kind: str | Kind) -> frozenset[str] | None:
         """The ids of ``kind`` that changed (empty: none did); None when unknown (any may have)."""
-        if self.external:
-            return None
         kind = Kind.named(kind)
         if kind not in self.changed:
             return frozenset()
@@ -115,7 +121,7 @@ class ChangeSet:
 
     def reaches(self, view: ShowsChanges) -> bool:
         """Does this change alter what ``view`` shows?"""
-        if self.external or (self.history and view.shows_history):
+        if self.history and view.shows_history:
             return True
         for kind in self.kinds & view.kinds:
             ids, shown = self.changed[kind], view.showing(kind)
@@ -127,12 +133,11 @@ class ChangeSet:
         """Both changes as one (a hidden view is handed what it missed, once)."""
         if other is None:
             return self
-        if self.external or other.external:
-            return ChangeSet.from_outside()
         changed = dict(self.changed)
         for kind, ids in other.changed.items():
             changed[kind] = _union(changed[kind], ids) if kind in changed else ids
-        return ChangeSet(changed, self.history or other.history, self.history_ids | other.history_ids)
+        return ChangeSet(changed, self.history or other.history, self.history_ids | other.history_ids,
+                         self.external or other.external)
 
 
 def _union(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:

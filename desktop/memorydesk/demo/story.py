@@ -3,7 +3,7 @@
 A generated *stream* of fact proposals (templates and vocabulary in ``demo_text``)
 and a hand-written *scenario* (chains, disagreements, policies, grants, notes, hot
 items, foreign-language facts) laid on one timeline. Nothing here touches a
-database; ``demo.DemoBuilder`` plays the events through the memory service.
+database; ``demo.builder.DemoBuilder`` (a ``Stage``) plays the events through the memory service.
 """
 
 from __future__ import annotations
@@ -15,13 +15,14 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
+
+from sqlalchemy import Connection
 
 from memorydesk.demo import text as T
 from memorydesk.memory import working
-
-if TYPE_CHECKING:
-    from memorydesk.demo.builder import DemoBuilder
+from memorydesk.memory.service import MemoryService
+from memorydesk.store import Workspace
 
 DAY = 86_400
 SPAN_DAYS = 120
@@ -61,13 +62,28 @@ class Proposal:
             self.temporal_tags = (f"week-{time.gmtime(at).tm_yday // 7 + 1}",)
 
 
+class Stage(Protocol):
+    """What a scenario op is handed to play itself (the builder is one): the workspace, the
+    memory service, the agents' ids, and the few steps the scenario repeats."""
+
+    ws: Workspace
+    svc: MemoryService
+    agent_ids: dict[str, str]
+
+    def tx(self, work: Callable[[Connection], Any]) -> Any: ...
+
+    def policy(self, name: str, agent: str, domain: str, rule: str, sources, at: int) -> None: ...
+
+    def supersede_policy(self, name: str, agent: str, rule: str, at: int) -> None: ...
+
+
 @dataclass(slots=True)
 class Op:
     """Anything else that happens at time ``at`` (a note, a policy, a consolidation…)."""
 
     at: int
     label: str
-    run: Callable[[DemoBuilder], None]
+    run: Callable[[Stage], None]
 
 
 Event = Proposal | Op

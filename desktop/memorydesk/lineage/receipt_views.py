@@ -19,7 +19,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Final
 
-from memorydesk.core.health.arrays import to_us
+from memorydesk.core.receipt_codes import to_us
 from memorydesk.core.receipts import Receipt
 from memorydesk.lineage import run_reads
 from memorydesk.lineage.run_detail import RunDetail, read_detail
@@ -63,6 +63,7 @@ class FleetReceipts:
         self.window = None  # the last read (memorydesk.lineage.fleet.read.Window)
         self._receipts: list[Receipt] = []
         self._engine = None  # held open while the tab shows the source (opened on the worker)
+        self._states = None  # (window, time, freshness) → the engine's counts per state
 
     def engine(self):
         """The connection this view reads through, opened (and the table's shape checked) at first use."""
@@ -114,6 +115,18 @@ class FleetReceipts:
     def as_of(self, ws: Workspace | None, table: RunTable, now_us: int) -> RunTable:
         """The window's runs judged on their receipts dated at or before ``now_us``."""
         return table_of([r for r in self._receipts if to_us(r.at_utc) <= now_us])
+
+    def states(self, ws: Workspace | None, now_us: int, fresh_us: int):
+        """The engine's counts per state (and per lane, per sourceVersion) of the window read, judged at
+        ``now_us`` (``lineage.fleet.read.StateCounts``); kept for that time and window."""
+        from memorydesk.lineage.fleet import read as fleet
+
+        window = self.window
+        key = (window.since_us, window.until_us, window.scope, now_us, fresh_us)
+        if self._states is None or self._states[0] != key:
+            self._states = key, fleet.state_counts(self.engine(), window.since_us, window.until_us, now_us,
+                                                   fresh_us, window.scope)
+        return self._states[1]
 
     def detail(self, ws: Workspace | None, run_id: str, now: datetime, fresh_for: timedelta) -> RunDetail | None:
         from memorydesk.lineage.fleet import read as fleet

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Final
 
-from memorydesk.core.health.scalar import Color, HealthState, RunHealth, as_of, classify_run
+from memorydesk.core.health.scalar import RunHealth, as_of, classify_run
+from memorydesk.core.health.table import Color, HealthState
 from memorydesk.core.receipts import DONE_STATUSES, TIERS, Receipt
 from memorydesk.lineage import receipt_store
 from memorydesk.store import Workspace

@@ -30,9 +30,10 @@ from typing import Final
 
 import numpy as np
 
-from memorydesk.core.health.arrays import NEVER, ClockColumns, states_at, to_us
+from memorydesk.core.health.arrays import ClockColumns, states_at
 from memorydesk.core.health.scalar import group_by_run
-from memorydesk.core.health.vector import STATUS_CODES, TIER_CODES, ReceiptColumns, clock_columns
+from memorydesk.core.health.vector import ReceiptColumns, clock_columns, columns_of
+from memorydesk.core.receipt_codes import NEVER
 from memorydesk.core.receipts import Receipt
 
 BOUNDARIES: Final = ("STM→MTM", "MTM→LPM", "retrieval", "generation")
@@ -117,73 +118,6 @@ class RunTable:
                   self.tr_time, self.tr_kind, self.tr_run, self.mem_run, self.mem_times, self.clock.fixed,
                   self.clock.closes, self.clock.middle, self.clock.newest, self.clock.waits]
         return sum(a.nbytes for a in arrays)
-
-
-def _codes(values: tuple, table: dict) -> np.ndarray:
-    """Strings as codes into ``table`` (dense, in the order first seen), grown as needed."""
-    start = len(table)
-    sparse = np.fromiter(map(table.setdefault, values, itertools.count(start)), np.int64, len(values))
-    if len(table) == start:
-        return sparse
-    # a new string took the count at its first sight; renumber those to follow the table's order
-    new = np.fromiter(itertools.islice(table.values(), start, None), np.int64, len(table) - start)
-    mapping = np.arange(int(sparse.max()) + 1, dtype=np.int64)
-    mapping[new] = np.arange(start, len(table), dtype=np.int64)
-    fresh = sparse >= start
-    sparse[fresh] = mapping[sparse[fresh]]
-    for key, code in zip(itertools.islice(table.keys(), start, None), range(start, len(table))):
-        table[key] = code
-    return sparse
-
-
-def lane_of_key(key: str) -> tuple[str, str]:
-    """``len(user):user`` + assistant (how rows name a receipt's lane) → (user, assistant)."""
-    size, _colon, rest = key.partition(":")
-    return rest[:int(size)], rest[int(size):]
-
-
-class Rows:
-    """Receipt rows (:func:`row_of`'s layout) turned into columns a chunk at a
-    time, so a load never holds more than one chunk of Python objects."""
-
-    def __init__(self) -> None:
-        self.scopes: dict[str, int] = {}
-        self.versions: dict[str | None, int] = {None: 0}
-        self.parts: list[list[np.ndarray]] = [[] for _ in range(6)]
-
-    def __call__(self, rows: list[tuple]) -> None:
-        cols = list(zip(*rows))
-        for k, array in enumerate((_codes(cols[0], self.scopes), _codes(cols[1], self.versions),
-                                   _codes(cols[2], self.versions), np.asarray(cols[3], np.int64),
-                                   np.asarray(cols[4], np.int64), np.asarray(cols[5], np.int64) << 16
-                                   | np.asarray(cols[6], np.int64))):
-            self.parts[k].append(array)
-
-    def columns(self, counts: list[int]) -> ReceiptColumns:
-        scope, version, depends, at, until, line_packed = (np.concatenate(p) if p else np.zeros(0, np.int64)
-                                                           for p in self.parts)
-        packed = line_packed & 0xFFFF
-        run = np.repeat(np.arange(len(counts), dtype=np.int64), np.asarray(counts, np.int64))
-        return ReceiptColumns(
-            run=run, user=scope, assistant=np.zeros(len(run), np.int64),
-            tier=(packed & 7).astype(np.int8), status=((packed >> 3) & 7).astype(np.int8), version=version - 1,
-            at=at, line=line_packed >> 16, present=(((packed >> 6) & 3) - 1).astype(np.int8), until=until,
-            expected=(((packed >> 8) & 3) - 1).astype(np.int8), depends=depends - 1, outcome=(packed >> 10) & 1 > 0,
-            no_source=(packed >> 11) & 1 > 0, canary=(packed >> 12) & 1 > 0, versions=list(self.versions)[1:],
-            runs=len(counts))
-
-
-def table_from_rows(run_ids: list[str], counts: list[int], rows: Rows, pairs: list[tuple],
-                    max_id: int = 0) -> RunTable:
-    """A RunTable from receipt rows grouped by run (``counts`` receipts for each of ``run_ids``)."""
-    if not sum(counts):
-        return empty_table(max_id)
-    index = {run_id: i for i, run_id in enumerate(run_ids)}
-    sources: dict[str, int] = {}
-    sv_run = np.fromiter((index[r] for r, _sv in pairs), np.int64, len(pairs))
-    sv_code = _codes(tuple(sv for _r, sv in pairs), sources)
-    return table_from_columns(run_ids, rows.columns(counts), [lane_of_key(key) for key in rows.scopes],
-                              sv_run, sv_code, list(sources), max_id)
 
 
 def empty_table(max_id: int = 0) -> RunTable:
@@ -395,23 +329,15 @@ def cut_at(table: RunTable, fresh: RunTable, now_us: int) -> RunTable:
 
 
 def table_of(receipts: Iterable[Receipt]) -> RunTable:
-    """A RunTable from receipts in any order (tests, files): the same path as the store's rows."""
+    """A RunTable from receipts in any order (tests, files): the same columns the health rules read."""
     runs = group_by_run(receipts)
     ids = sorted(runs)
-    rows = Rows()
-    if ids:
-        rows([row_of(r) for run_id in ids for r in runs[run_id]])
-    pairs = sorted({(r.run_id, r.source_version) for r in receipts if r.source_version is not None})
-    return table_from_rows(ids, [len(runs[i]) for i in ids], rows, pairs)
-
-
-def row_of(r: Receipt) -> tuple:
-    """One receipt as a row of small values: lane (``len(user):user`` + assistant), version,
-    dependsOnVersion, time, waitingUntil, line and the small fields packed as
-    ``receipt_blocks.packed_of`` packs them (canary stated aside)."""
-    expected = 0 if r.expected_version is None else 1 + (r.expected_version != r.version)
-    packed = (TIER_CODES[r.tier] | STATUS_CODES[r.status] << 3 | (0 if r.source_present is None else
-              1 + r.source_present) << 6 | expected << 8 | (r.outcome_receipt is not None) << 10
-              | (r.source_version is None) << 11 | bool(r.canary) << 12)
-    return (f"{len(r.user_scope)}:{r.user_scope}{r.assistant_scope}", r.version, r.depends_on_version,
-            to_us(r.at_utc), NEVER if r.waiting_until is None else to_us(r.waiting_until), r.line or 0, packed)
+    if not ids:
+        return empty_table()
+    columns, scope_names = columns_of([runs[i] for i in ids])
+    index = {run_id: i for i, run_id in enumerate(ids)}
+    pairs = sorted({(r.run_id, r.source_version) for rs in runs.values() for r in rs if r.source_version is not None})
+    sources: dict[str, int] = {}
+    sv_run = np.fromiter((index[r] for r, _sv in pairs), np.int64, len(pairs))
+    sv_code = np.fromiter((sources.setdefault(sv, len(sources)) for _r, sv in pairs), np.int64, len(pairs))
+    return table_from_columns(ids, columns, scope_names, sv_run, sv_code, list(sources))

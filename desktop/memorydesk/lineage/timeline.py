@@ -20,8 +20,8 @@ from typing import Final
 
 import numpy as np
 
-from memorydesk.core.health.arrays import BY_SEVERITY, NEVER, RULE_SEVERITY
-from memorydesk.core.health.scalar import Color, HealthState
+from memorydesk.core.health.table import BY_SEVERITY, RULE_SEVERITY, Color, HealthState
+from memorydesk.core.receipt_codes import NEVER
 from memorydesk.lineage import raster
 from memorydesk.lineage.memoryos.lineage import import_timing
 from memorydesk.lineage.runs import BOUNDARIES, PLACES, RunTable

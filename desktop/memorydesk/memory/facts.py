@@ -6,6 +6,9 @@ otherwise the fact is inserted and every same-topic fact whose whitespace-token
 Jaccard with it is ≥ 0.5 is a contradiction: the higher ``confidence × veracity
 weight`` wins, ties to the newer; the loser is superseded and a resolved conflict
 row written. A surviving new fact gets up to five ``related_to`` edges.
+
+``record_recall``: an agent's search recalled facts (``search.agent.search`` with
+``record_recall=True``): their ``recall_count`` and ``last_recalled_at``.
 """
 
 from __future__ import annotations
@@ -115,3 +118,14 @@ def supersede_fact(ws: Workspace, conn: Connection, fact_id: str, superseded_by:
     done = conn.execute(facts.update().where(facts.c.id == fact_id).values(
         superseded_by=superseded_by, updated_at=now_s() if now is None else now))
     return done.rowcount == 1
+
+
+def record_recall(ws: Workspace, ids: list[str], now: int) -> None:
+    """An agent recalled ``ids``: ``recall_count + 1`` and ``last_recalled_at = now`` (one transaction)."""
+    facts = ws.layout.facts
+    with ws.write() as conn:
+        conn.execute(
+            facts.update()
+            .where(facts.c.id.in_(list(dict.fromkeys(ids))))
+            .values(recall_count=facts.c.recall_count + 1, last_recalled_at=now)
+        )

@@ -9,6 +9,7 @@ soft (``superseded_by = 'human:deleted'``); purge removes the text for good.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, select
@@ -20,9 +21,12 @@ from memorydesk.memory.actions import edges as reviewer_edges
 from memorydesk.memory.actions import review as reviewer_review
 from memorydesk.memory.actions.conflict_decisions import ConflictDecisions
 from memorydesk.memory.actions.facts import DELETED, DeleteFact, DeletePolicy, EditFact, EditPolicy, SetPolicyActive
+from memorydesk.memory.actions.forget import keep_receipt
 from memorydesk.memory.actions.grant_edits import GrantEdits
 from memorydesk.memory.actions.purge import BackupAction, purge
+from memorydesk.memory.actions.purge_items import purge_items
 from memorydesk.memory.actions.restore import restore_facts
+from memorydesk.memory.actions.restore_backup import restore_row
 from memorydesk.memory.history import batches
 from memorydesk.memory.history import record as history
 from memorydesk.memory.history.record import ChangeResult, perform
@@ -113,13 +117,17 @@ class Reviewer(ConflictDecisions, GrantEdits):
         superseded by it; nothing else when that is gone)."""
         return restore_facts(self.ws, self.actor, ids, reason)
 
+    def restore_from_backup(self, source: str | Path, kind: str, item_id: str, reason: str = "") -> ChangeResult:
+        """Fact or policy ``item_id`` put back as ``source`` (a backup) holds it (``memory.actions.restore_backup``)."""
+        return restore_row(self.ws, self.actor, source, kind, item_id, reason)
+
     def purge_facts(self, ids: Iterable[str], reason: str = "", *, backups: BackupAction = "keep") -> ChangeResult:
         """Remove the facts, their earlier versions and every copy of their text. Not undoable.
 
         Edges, conflicts and beliefs that name them go too. The write-ahead log is emptied
         (or the erase is left pending, and the message says why); backups beside the file
         that hold the text are kept, erased or deleted as ``backups`` says (``memory.actions.purge``)."""
-        outcome = purge(self, ids, reason, backups=backups)
+        outcome = purge(self.ws, self.actor, ids, reason, backups=backups)
         change = outcome.change or ChangeResult("fact", [], [], "")
         change.message = "; ".join(outcome.lines())
         return change
@@ -225,15 +233,11 @@ class Reviewer(ConflictDecisions, GrantEdits):
     def purge_items(self, item_kind: str, ids: Iterable[str], reason: str = "", *,
                     backups: BackupAction = "keep") -> ChangeResult:
         """Notes or working-memory items purged, then the backups as ``backups`` says."""
-        from memorydesk.memory.actions.purge_items import purge_items  # it names this class
-
-        return purge_items(self, item_kind, ids, reason, backups=backups)
+        return purge_items(self.ws, self.actor, item_kind, ids, reason, backups=backups)
 
     def keep_forget_receipt(self, receipt: Any, reason: str = "") -> ChangeResult:
         """A forget check's receipt kept with the history (``memory.actions.forget``; a record, nothing to undo)."""
-        from memorydesk.memory.actions.forget import keep_receipt
-
-        return keep_receipt(self, receipt, reason)
+        return keep_receipt(self.ws, self.actor, receipt, reason)
 
     # -- history ---------------------------------------------------------------------------------
     def undo(self, history_id: int | None = None, reason: str = "") -> ChangeResult:

@@ -48,6 +48,7 @@ from memorydesk.core.product.fusion import (
 )
 from memorydesk.core.product.intent import classify_intent
 from memorydesk.embedding.embedder import Embedder, EmbedderUnavailable, get_embedder
+from memorydesk.memory import facts as agent_facts
 from memorydesk.search.cache import snapshot_version
 from memorydesk.search.hybrid import FactBrief, fact_briefs, graph_ids, graph_seeds, temporal_ids
 from memorydesk.search.keyword import (
@@ -69,7 +70,6 @@ __all__ = [
     "is_keyword_reachable",
     "keyword_search",
     "nearest_ids",
-    "record_recall",
     "search",
     "unreachable_fact_ids",
 ]
@@ -358,7 +358,7 @@ def search(
             notes.insert(0, "the query has no keyword terms: the fact voice is empty")
         result.repo = scope.slug if scope else None
     if record_recall and result.hits:
-        _record(ws, result.ids, int(clock))
+        agent_facts.record_recall(ws, result.ids, int(clock))  # the agent's call writes (memory.facts)
         result.recorded = True
     return result
 
@@ -370,18 +370,3 @@ def _check_inputs(query: object, limit: object, repo: object) -> None:
         check_count(limit, "the limit", 0, LIMIT_MAX)
     if repo is not None:
         check_text(repo, "the repo slug", max_chars=NAME_MAX)
-
-
-def record_recall(ws: Workspace, ids: list[str], now: int | None = None) -> None:
-    """An agent recalled ``ids``: ``recall_count + 1`` and ``last_recalled_at = now`` (one transaction)."""
-    _record(ws, ids, int(time.time()) if now is None else now)
-
-
-def _record(ws: Workspace, ids: list[str], now: int) -> None:
-    facts = ws.layout.facts
-    with ws.write() as conn:
-        conn.execute(
-            facts.update()
-            .where(facts.c.id.in_(list(dict.fromkeys(ids))))
-            .values(recall_count=facts.c.recall_count + 1, last_recalled_at=now)
-        )

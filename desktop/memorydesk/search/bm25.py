@@ -30,8 +30,9 @@ Before its first use in a process the fast path checks itself against the produc
 on a small scratch index (two workspaces, short texts with many equal scores), first as
 built, then after rows were changed and the copy followed them; if any row or any bit of
 any score differs (say, a SQLite build that fuses multiply-adds, or a future FTS5 with
-another formula or tokenizer), only the product's SQL is used. Until the copy of a file
-exists (it is built after the second search) keyword search runs the product's SQL.
+another formula or tokenizer), only the product's SQL is used (``bm25_check``; the gate
+and the call are ``keyword.fast_keyword``). Until the copy of a file exists (it is built
+after the second search) keyword search runs the product's SQL.
 """
 
 from __future__ import annotations
@@ -42,20 +43,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import sqlean
-from sqlalchemy import Connection
 
-from memorydesk.core.product.fts_query import keyword_terms
-from memorydesk.search.copies import follow
 from memorydesk.search.copies.bm25_terms import K1 as _K1
 from memorydesk.search.copies.bm25_terms import IndexShape as _IndexShape
 from memorydesk.search.copies.bm25_terms import Unsure as _Unsure
-from memorydesk.search.copies.bm25_terms import shape_of, term_parts
 from memorydesk.search.fts import ROW_COLUMNS, KeywordRow, keyword_row
 from memorydesk.search.scope import RepoScope
-from memorydesk.store import Workspace
 
-__all__ = ["fast_keyword", "fast_path_available"]
+__all__: list[str] = []  # the fast path's parts; ``keyword.fast_keyword`` calls them
 
 log = logging.getLogger("memorydesk.search")
 
@@ -223,30 +218,3 @@ def _scored(raw: Any, fts: str, kept_sql: str, workspace_id: str, scope_params: 
     tf = 1.0
     scores = parts + shape.idf * ((tf * (_K1 + 1.0)) / (tf + length_term))
     return list(zip(scores.tolist(), kept))
-
-
-def fast_keyword(conn: Connection, ws: Workspace, query: str, match: str, limit: int,
-                  scope: RepoScope | None) -> list[KeywordRow] | None:
-    """``keyword_rows``' answer the fast way, or None when the product's SQL must give it."""
-    raw = conn.connection.driver_connection
-    fts, facts = ws.layout.fts, ws.layout.facts.name
-    with follow.using(ws, conn) as state:
-        if state is None or state.keyword is None or _workspace_phrase(match) != state.keyword.phrase:
-            return None
-        if not fast_path_available():
-            return None
-        try:
-            shape = shape_of(state.keyword)
-            if shape is None:
-                return None
-            postings = [term_parts(*state.postings(term), shape) for term in keyword_terms(query)]
-            return _fast_rows(raw, fts, facts, ws.workspace_id, postings, limit, scope, shape, state.rows.active)
-        except (_Unsure, sqlean.Error):
-            return None
-
-
-def fast_path_available() -> bool:
-    """Whether the fast keyword path gave the product's answer on a scratch index (``bm25_check``)."""
-    from memorydesk.search.bm25_check import passed
-
-    return passed()

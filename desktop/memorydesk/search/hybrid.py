@@ -21,12 +21,12 @@ decay, confidence factor, MMR); this module gathers what it needs from the file.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from sqlalchemy import Connection
 
-from memorydesk.core.product.fusion import FusionRecord, Voice
+from memorydesk.core.product.fusion import FusionRecord
 from memorydesk.core.product.text import candidate_text
 from memorydesk.search.cache import cached
 from memorydesk.search.copies import follow
@@ -331,8 +331,3 @@ def _read_briefs(ws: Workspace, conn: Connection, unique: Sequence[str]) -> dict
         for r in rows:
             out[r[0]] = FactBrief(r[0], r[1] or "", r[2] or "", r[3] or "", _float(r[4]), r[5], r[6])
     return out
-
-
-def voice_lists(**voices: Sequence[str] | None) -> Mapping[Voice, Sequence[str]]:
-    """``fact=…, vector=…`` keyword arguments as the mapping ``hybrid_fuse`` takes (None left out)."""
-    return {Voice(name): ids for name, ids in voices.items() if ids is not None}

@@ -26,12 +26,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import sqlean
 from sqlalchemy import Connection, and_, select
 from sqlalchemy import exc as sa_exc
 
-from memorydesk.core.product.fts_query import is_keyword_reachable, scoped_match
-from memorydesk.search.bm25 import fast_keyword
+from memorydesk.core.product.fts_query import is_keyword_reachable, keyword_terms, scoped_match
+from memorydesk.search import bm25, bm25_check
 from memorydesk.search.cache import cached
+from memorydesk.search.copies import follow
+from memorydesk.search.copies.bm25_terms import Unsure, shape_of, term_parts
 from memorydesk.search.fts import KEYWORD_LIMIT, KeywordRow, is_fts_query_error, keyword_row, product_sql
 from memorydesk.search.scope import RepoScope
 from memorydesk.store import Workspace
@@ -78,6 +81,28 @@ def keyword_rows(
             notes.append(f"the full-text index refused the query: {exc.orig}")
         return match, []
     return match, list(rows or ())
+
+
+def fast_keyword(conn: Connection, ws: Workspace, query: str, match: str, limit: int,
+                 scope: RepoScope | None) -> list[KeywordRow] | None:
+    """``keyword_rows``' answer the fast way (``bm25``), or None when the product's SQL must
+    give it: no copy of the index yet, or the fast path failed its self-check (``bm25_check``)."""
+    raw = conn.connection.driver_connection
+    fts, facts = ws.layout.fts, ws.layout.facts.name
+    with follow.using(ws, conn) as state:
+        if state is None or state.keyword is None or bm25._workspace_phrase(match) != state.keyword.phrase:
+            return None
+        if not bm25_check.passed():
+            return None
+        try:
+            shape = shape_of(state.keyword)
+            if shape is None:
+                return None
+            postings = [term_parts(*state.postings(term), shape) for term in keyword_terms(query)]
+            return bm25._fast_rows(raw, fts, facts, ws.workspace_id, postings, limit, scope, shape,
+                                   state.rows.active)
+        except (Unsure, sqlean.Error):
+            return None
 
 
 # --- reachability (``core.product.fts_query.is_keyword_reachable``) ----------------------------

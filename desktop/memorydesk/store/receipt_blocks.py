@@ -25,22 +25,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Final
 
 import numpy as np
 from sqlalchemy import Connection
 
-from memorydesk.core.health.arrays import NEVER
-from memorydesk.core.health.vector import STATUS_CODES, TIER_CODES
-from memorydesk.core.receipts import Receipt
+from memorydesk.core.receipt_codes import CANARY_STATED, EPOCH, NEVER, packed_of, to_us
+from memorydesk.core.receipts import STATUSES, TIERS, Receipt
 
 BLOCKS: Final = "memdesk_receipt_blocks"
 NAMES: Final = "memdesk_receipt_names"
 ROWS: Final = "memdesk_receipts"  # the older layout's table (see the module docstring)
 
 #: one receipt: its id, times in µs (until: NEVER when unstated), string codes (0: unstated),
-#: its line (0: none) and the small fields packed (see :func:`packed_of`)
+#: its line (0: none) and the small fields packed (``core.receipt_codes.packed_of``)
 RECORD: Final = np.dtype([("id", "<i8"), ("at", "<i8"), ("until", "<i8"), ("run", "<i4"), ("user", "<i4"),
                           ("assistant", "<i4"), ("version", "<i4"), ("depends", "<i4"), ("source", "<i4"),
                           ("receipt", "<i4"), ("expected", "<i4"), ("outcome", "<i4"), ("line", "<i4"),
@@ -49,7 +48,6 @@ STRINGS: Final = ("run", "user", "assistant", "version", "depends", "source", "r
 NUMBERS: Final = ("at", "until", "line", "packed")
 #: what makes two receipts without a receiptId the same: every field but the id and the line
 IDENTITY: Final = tuple(name for name in RECORD.names if name not in ("id", "line"))
-CANARY_STATED: Final = 1 << 13
 
 DDL: Final = (
     f"CREATE TABLE IF NOT EXISTS {NAMES} (code INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)",
@@ -59,29 +57,13 @@ DDL: Final = (
     f"CREATE INDEX IF NOT EXISTS idx_{BLOCKS}_codes_hi ON {BLOCKS} (codes_hi)",
 )
 
-TIERS: Final = {code: tier for tier, code in TIER_CODES.items()}
-STATUSES: Final = {code: status for status, code in STATUS_CODES.items()}
-_TIER_STATUS: Final = {(t, s): tc | sc << 3 for t, tc in TIER_CODES.items() for s, sc in STATUS_CODES.items()}
-EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
-_US: Final = timedelta(microseconds=1)
-
-
-def packed_of(r: Receipt) -> int:
-    """tier | status << 3 | (sourcePresent + 1) << 6 | (expectedVersion: 0 none, 1 same, 2 other) << 8
-    | outcomeReceipt << 10 | sourceVersion missing << 11 | canary << 12 | canary stated << 13."""
-    expected = 0 if r.expected_version is None else 1 + (r.expected_version != r.version)
-    present, canary = r.source_present, r.canary
-    return (_TIER_STATUS[r.tier, r.status] | (0 if present is None else 1 + present) << 6 | expected << 8
-            | (r.outcome_receipt is not None) << 10 | (r.source_version is None) << 11 | bool(canary) << 12
-            | (canary is not None) << 13)
-
 
 def values_of(r: Receipt) -> tuple:
     """One receipt's strings (:data:`STRINGS`, not yet coded) then numbers (:data:`NUMBERS`)."""
     until = r.waiting_until
     return (r.run_id, r.user_scope, r.assistant_scope, r.version, r.depends_on_version, r.source_version,
             r.receipt_id, r.expected_version, r.outcome_receipt,
-            (r.at_utc - EPOCH) // _US, NEVER if until is None else (until - EPOCH) // _US, r.line or 0, packed_of(r))
+            to_us(r.at_utc), NEVER if until is None else to_us(until), r.line or 0, packed_of(r))
 
 
 def create(conn: Connection) -> None:

@@ -63,6 +63,7 @@ class Workspace:
     search_values: Any = field(default=None, repr=False)
     _watch: sqlean.Connection | None = field(default=None, repr=False)
     _last_data_version: int | None = field(default=None, repr=False)
+    own_commit_count: int = field(default=0, repr=False)  # blocks of our own commits so far (``own_commits``)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _seen_lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
     _adopt_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -147,6 +148,7 @@ class Workspace:
         with self._seen_lock:
             yield
             self._last_data_version = self.data_version()
+            self.own_commit_count += 1
 
     @property
     def live_refresh(self) -> bool:

@@ -13,12 +13,9 @@ from typing import Any
 
 from memorydesk.browse.audit.runs import Run, RunFact, run_facts
 from memorydesk.search import audit
-from memorydesk.search.copies import follow
+from memorydesk.search.copies.ready import BUILD_FOR, WAITING, Progress, wait_for_copies
 from memorydesk.store import Workspace
 
-Progress = Callable[[int, int, str], None]
-BUILD_FOR = 100  # an audit of this many facts or more builds search's copies first when none are under way
-WAITING = "waiting for search's copies of the file to be built (once per open file)…"
 AUDITING = "asking for each fact's own topic"
 ASKING = "asking your questions"
 
@@ -50,23 +47,6 @@ class Plan:
         if run.sample is None:
             return cls(what_if=tuple(what_if))
         return cls(ids=tuple(f.fact_id for f in run_facts(ws, run)), seed=run.seed or 0, what_if=tuple(what_if))
-
-
-def wait_for_copies(ws: Workspace, progress: Progress | None, cancelled: Callable[[], bool] | None,
-                    size: int | None) -> bool:
-    """Wait for search's copies when they are being built (or start them for an audit of ``size``
-    facts or more; None: every fact); True when it waited. A failed build leaves the product's SQL."""
-    held = follow.copies_of(ws)
-    if held.state is not None:
-        return False
-    if held.builder is None and size is not None and size < BUILD_FOR:
-        return False
-    if progress is not None:
-        progress(0, 0, WAITING)
-    while True:
-        state = follow.wait_ready(ws, timeout=0.25)
-        if state is not None or held.builder is None or (cancelled is not None and cancelled()):
-            return True
 
 
 def run_audit(ws: Workspace, plan: Plan, *, progress: Progress | None = None,

@@ -1,13 +1,9 @@
-"""Recall-audit runs kept in the workspace (``store.audit_tables``): stored, listed, read back.
+"""Recall-audit runs kept in the workspace (``store.audit_tables``): listed and read back.
 
-``save_run`` keeps one audit report (``search.audit.audit_workspace`` or ``audit_queries``)
-in one transaction, with what makes two runs comparable: the time, the file and workspace
-it was taken on, the workspace's data stamp, the product schema (layout and
-``user_version``) and the desk's, and the product rules version (``core.product.rules``). It is a
-record of the desk's, not a change to memory: no history row, nothing to undo.
-
-Run ids are 8 random hex digits, so a copy of the file that goes on auditing never gives a
-new run the id of one kept in the original; ``latest`` and ``previous`` name the newest two.
+``memory.audit_runs.save_run`` keeps one audit report with what makes two runs comparable
+(the time, the file and workspace, the data stamp, the schemas, the product rules version);
+``as_run`` reads its row as a ``Run``, ``unsaved_run`` a report that is not kept.
+``latest`` and ``previous`` name the newest two runs.
 A file opened read-only without the desk's tables simply has no runs.
 
 A run belongs to the file it was taken in. A copy of the file (``cp``, a restored backup, a
@@ -19,18 +15,14 @@ Runs taken in another file, or on another workspace, are not listed and are refu
 from __future__ import annotations
 
 import json
-import math
-import os
-import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import func, literal_column, select
 
-from memorydesk.browse.review.scan import data_stamp
 from memorydesk.core.errors import BadInput
-from memorydesk.core.product.rules import RULES_VERSION
+from memorydesk.memory.audit_runs import file_key, product_schema, run_rows
 from memorydesk.search.audit import AGE_BUCKETS
 from memorydesk.store import Workspace
 from memorydesk.store.audit_tables import FACTS, RUNS
@@ -107,83 +99,25 @@ def kept(ws: Workspace) -> bool:
     return ws.desk_schema >= AUDIT_SCHEMA
 
 
-def file_key(ws: Workspace) -> str:
-    """The file's device and inode: a copy of the file has others, a move keeps them."""
-    st = os.stat(ws.path)
-    return f"{st.st_dev}:{st.st_ino}"
-
-
-def product_schema(ws: Workspace) -> str:
-    """The memory layout and the product's ``user_version``: ``suffixed 13``."""
-    with ws.read() as conn:
-        version = conn.exec_driver_sql("PRAGMA user_version").scalar()
-    return f"{ws.layout.kind} {int(version or 0)}"
-
-
-# --- storing ------------------------------------------------------------------------------------
-
-
-def _fact_row(run_id: str, n: int, entry: dict[str, Any], queries: bool) -> dict[str, Any]:
-    what_if = entry.get("what_if")
-    return {"run_id": run_id, "position": n, "fact_id": entry["target"] if queries else entry["id"],
-            "query": entry.get("query", ""), "stage": entry["lost_at"], "rank": entry.get("rank"),
-            "domain": entry.get("domain", ""), "memory_type": entry.get("memory_type", ""),
-            "veracity": entry.get("veracity", ""), "age_days": entry.get("age_days"),
-            "decay_factor": entry.get("decay_factor"), "mmr_against": entry.get("mmr_against"),
-            "mmr_similarity": entry.get("mmr_similarity"), "score_rank": entry.get("score_rank"),
-            "undecayed_rank": entry.get("undecayed_rank"),
-            "what_if": json.dumps({k: [v["lost_at"], v["rank"]] for k, v in what_if.items()}) if what_if else None}
-
-
-def _rows(ws: Workspace, report: dict[str, Any], origin: str, sample: int | None, seed: int | None,
-          what_if: Sequence[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    s = report["summary"]
-    queries = "results" in report
-    entries = report["results"] if queries else report["facts"]
-    run_id = secrets.token_hex(4)
-    recall = s.get("recall_at_10")
-    row = {"id": run_id, "workspace_id": ws.workspace_id, "file": str(ws.path), "file_key": file_key(ws),
-           "at": float(s["now"]),
-           "kind": "queries" if queries else "topics", "origin": origin, "data_stamp": data_stamp(ws),
-           "product_schema": product_schema(ws), "desk_schema": ws.desk_schema, "rules_version": RULES_VERSION,
-           "sample": None if queries else sample, "seed": seed if sample is not None and not queries else None,
-           "what_if": json.dumps(list(what_if)), "complete": int(bool(s.get("complete", True))),
-           "facts": len(entries), "found": int(s.get("found", 0)),
-           "recall": None if recall is None or math.isnan(recall) else float(recall),
-           "summary": json.dumps(s, ensure_ascii=False)}
-    return row, [_fact_row(run_id, n, e, queries) for n, e in enumerate(entries)]
-
-
 def _fact(r: dict[str, Any]) -> RunFact:
     return RunFact(r["position"], r["fact_id"], r["query"], r["stage"], r["rank"], r["domain"], r["memory_type"],
                    r["veracity"], r["age_days"], r["decay_factor"], r["mmr_against"], r["mmr_similarity"],
                    r["score_rank"], r["undecayed_rank"])
 
 
-def save_run(ws: Workspace, report: dict[str, Any], *, origin: str = "command", sample: int | None = None,
-             seed: int | None = None, what_if: Sequence[str] = ()) -> Run:
-    """Keep ``report`` as a new run (one transaction; the first write to a file adds the desk's tables)."""
-    row, rows = _rows(ws, report, origin, sample, seed, what_if)
-    with ws.write() as conn:
-        row["desk_schema"] = ws.desk_schema  # the write added or migrated our tables if needed
-        conn.execute(RUNS.insert().values(**row))
-        for at in range(0, len(rows), 2000):
-            conn.execute(FACTS.insert(), rows[at:at + 2000])
-    return _run(row)
-
-
 def unsaved_run(ws: Workspace, report: dict[str, Any], *, sample: int | None = None, seed: int | None = None,
                 what_if: Sequence[str] = ()) -> tuple[Run, list[RunFact]]:
     """``report`` as a run that is not kept (the gate without ``--save``)."""
-    row, rows = _rows(ws, report, "command", sample, seed, what_if)
+    row, rows = run_rows(ws, report, "command", sample, seed, what_if)
     row["id"] = "this-run"
-    return _run(row), [_fact(r) for r in rows]
+    return as_run(row), [_fact(r) for r in rows]
 
 
 # --- reading ------------------------------------------------------------------------------------
 
 
-def _run(r: Any) -> Run:
+def as_run(r: Any) -> Run:
+    """A run's row (as kept, or as ``memory.audit_runs.save_run`` returns it) as a ``Run``."""
     m = dict(r._mapping) if hasattr(r, "_mapping") else dict(r)
     return Run(m["id"], m["workspace_id"], m["file"], m["file_key"], float(m["at"]), m["kind"], m["origin"],
                m["data_stamp"],
@@ -197,7 +131,7 @@ def all_runs(ws: Workspace) -> list[Run]:
     if not kept(ws):
         return []
     with ws.read() as conn:
-        return [_run(r) for r in conn.execute(select(RUNS).order_by(RUNS.c.at, literal_column("rowid")))]
+        return [as_run(r) for r in conn.execute(select(RUNS).order_by(RUNS.c.at, literal_column("rowid")))]
 
 
 def _foreign(ws: Workspace, run: Run, key: str) -> str | None:
@@ -236,7 +170,7 @@ def get_run(ws: Workspace, run_id: str) -> Run:
         row = conn.execute(select(RUNS).where(RUNS.c.id == run_id.strip().lower())).first()
     if row is None:
         raise BadInput(f"{name} keeps no recall-audit run {run_id!r}; memory-desk audit runs {name} lists them")
-    run = _run(row)
+    run = as_run(row)
     why = _foreign(ws, run, file_key(ws))
     if why is not None:
         raise BadInput(why)
@@ -256,5 +190,5 @@ def run_count(ws: Workspace) -> int:
         return int(conn.execute(select(func.count()).select_from(RUNS)).scalar() or 0)
 
 
-__all__ = ["ALIASES", "GROUPS", "Run", "RunFact", "age_label", "all_runs", "file_key", "get_run", "kept", "list_runs",
-           "product_schema", "run_count", "run_facts", "save_run", "unsaved_run"]
+__all__ = ["ALIASES", "GROUPS", "Run", "RunFact", "age_label", "all_runs", "as_run", "file_key", "get_run", "kept",
+           "list_runs", "product_schema", "run_count", "run_facts", "unsaved_run"]

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from memorydesk.browse.conflicts.rows import DECISION_WORDS, state_text
+from memorydesk.core.markdown import cell
 from memorydesk.core.review.secrets import mask_secrets
 
 __all__ = ["burst_document", "content_free", "markdown", "to_json", "trail_document"]
@@ -116,19 +117,12 @@ def to_json(doc: dict[str, Any]) -> str:
 # --- Markdown -----------------------------------------------------------------------------------
 
 
-def _cell(value: Any) -> str:
-    if value is None or value == "":
-        return "—"
-    text = str(value)
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", "<br>")
-
-
 def _quote(text: Any) -> list[str]:
     return [f"> {line}" if line else ">" for line in str(text or "").splitlines()] or [">"]
 
 
 def _num(value: Any) -> str:
-    return f"{value:.4g}" if isinstance(value, float) else _cell(value)
+    return f"{value:.4g}" if isinstance(value, float) else cell(value)
 
 
 def _who(who: dict[str, Any] | None) -> str:
@@ -174,14 +168,14 @@ def _fact_value(f: dict[str, Any], key: str) -> str:
         return "—"
     if key == "agent":
         name, agent = f.get("agent_name"), f.get("agent_id")
-        return _cell(f"{name} ({agent})" if name and agent else agent)
+        return cell(f"{name} ({agent})" if name and agent else agent)
     if key == "veracity":
         raw, read = f.get("veracity"), f.get("veracity_read_as")
-        return _cell(raw if raw == read else f"{raw} (read as {read})")
+        return cell(raw if raw == read else f"{raw} (read as {read})")
     if key in ("created_at", "updated_at"):
-        return _cell(_iso(f.get(key)))
+        return cell(_iso(f.get(key)))
     if key == "source_observation_ids":
-        return _cell(", ".join(f.get(key) or []) or "none")
+        return cell(", ".join(f.get(key) or []) or "none")
     if key == "embedding_bytes":
         value = f.get(key)
         return "none" if value is None else f"{value} bytes"
@@ -255,7 +249,7 @@ def _trail_md(doc: dict[str, Any]) -> list[str]:
 def _burst_md(doc: dict[str, Any]) -> list[str]:
     w = doc["winner"]
     out = [f"# Burst: {w['id']} displaced {len(doc['displaced'])} facts", "",
-           f"- winner: {w['id']} ({w.get('state')}), topic {_cell(w.get('topic'))}, domain {_cell(w.get('domain'))}",
+           f"- winner: {w['id']} ({w.get('state')}), topic {cell(w.get('topic'))}, domain {cell(w.get('domain'))}",
            f"- from {_iso(doc.get('first_at'))} to {_iso(doc.get('last_at'))}, {doc.get('topics')} topic(s)",
            f"- exported {doc.get('exported_at')} by {doc.get('exported_by') or '—'}"
            + (" (content-free: texts are sha256 hashes)" if doc.get("content_free") else ""), "",
@@ -267,8 +261,8 @@ def _burst_md(doc: dict[str, Any]) -> list[str]:
             continue
         f = item["fact"]
         decisions = ", ".join(f"{r['decision']} by {r['actor']}" for r in item.get("reviews", [])) or "—"
-        out.append(f"| {item['conflict']} | {f['id']} | {_cell(f.get('topic'))} | {f.get('state')} | "
-                   f"{_iso(item.get('at'))} | {_num(f.get('confidence'))} | {_cell(decisions)} |")
+        out.append(f"| {item['conflict']} | {f['id']} | {cell(f.get('topic'))} | {f.get('state')} | "
+                   f"{_iso(item.get('at'))} | {_num(f.get('confidence'))} | {cell(decisions)} |")
     return out
 
 

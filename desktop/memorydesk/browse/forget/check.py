@@ -30,11 +30,11 @@ from memorydesk import __version__
 from memorydesk.browse.forget import agents, files, index, subject
 from memorydesk.browse.forget.subject import Remembered, Subject
 from memorydesk.browse.forget.tables import TableReader, fact_holders
-from memorydesk.browse.review.scan import data_stamp
 from memorydesk.core.errors import BadInput
 from memorydesk.core.forget.receipt import GONE, STILL, Answer, Found, Receipt
 from memorydesk.embedding.embedder import Embedder
 from memorydesk.store import Workspace
+from memorydesk.store.watermarks import data_stamp
 
 #: paths whose rows quote it on their own: a purge of the fact leaves them (purge or correct them too)
 OWN_COPIES = frozenset({"copies", "policies", "notes", "working_items", "tier.stm", "tier.mtm", "other_tables"})

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from memorydesk.browse.conflicts.export import hash_text
 from memorydesk.browse.history.entries import HistoryQuery
 from memorydesk.browse.history.event import Event
+from memorydesk.core.markdown import cell
 from memorydesk.core.moments import local_text, utc_text
 
 
@@ -60,15 +61,11 @@ def text_line(event: Event, *, content_free: bool = False) -> str:
             f"{event.actor}  {what_text(event)}  {' '.join(event.ids)}  {summary}{reason}{details}")
 
 
-def _cell(text: str) -> str:
-    return " ".join(str(text).split()).replace("|", "\\|")
-
-
 def export_markdown(events: Iterable[Event], name: str, q: HistoryQuery, *, content_free: bool = False) -> Iterator[str]:
     span = f"{utc_text(q.since) if q.since is not None else 'the beginning'} – " \
            f"{utc_text(q.until) if q.until is not None else 'now'}"
     filters = ", ".join(f"{k} {v}" for k, v in (("kind", q.kind), ("actor", q.actor), ("text", q.text)) if v)
-    yield f"# History of {_cell(name)}\n\n{span}" + (f"; {filters}" if filters else "") + \
+    yield f"# History of {cell(name)}\n\n{span}" + (f"; {filters}" if filters else "") + \
         (" (content-free)" if content_free else "") + "\n\n"
     yield ("| time (UTC) | local | entry | who | what | summary | ids | why | details |\n"
            "|---|---|---|---|---|---|---|---|---|\n")
@@ -77,7 +74,7 @@ def export_markdown(events: Iterable[Event], name: str, q: HistoryQuery, *, cont
         row = shared(event, content_free)
         after = "after " if event.after else ""
         yield (f"| {after}{utc_text(event.at)} | {after}{local_text(event.at)} | {entry_text(event)} | "
-               f"{_cell(event.actor)} ({event.actor_kind}) | {event.what} | {_cell(row['summary'])} | "
-               f"{_cell(' '.join(event.ids))} | {_cell(row['reason'])} | {_cell(event.details)} |\n")
+               f"{cell(event.actor)} ({event.actor_kind}) | {event.what} | {cell(row['summary'])} | "
+               f"{cell(' '.join(event.ids))} | {cell(row['reason'])} | {cell(event.details)} |\n")
         count += 1
     yield f"\n{count:,} change{'s' if count != 1 else ''}.\n"

@@ -17,6 +17,7 @@ from typing import TypeVar
 from memorydesk.search.ahead import AHEAD
 from memorydesk.search.audit import Searcher
 from memorydesk.search.copies import follow
+from memorydesk.search.copies.ready import wait_for_copies
 from memorydesk.store import Workspace
 
 T = TypeVar("T")
@@ -32,8 +33,6 @@ def wait(ws: Workspace, say: Callable[[str, int, int], None], cancelled: Callabl
     """Wait for the copies when they are being built, or build them first for ``searches`` searches
     or more (the recall audit's threshold); True when it waited (a failed build leaves the
     searches on the product's SQL)."""
-    from memorydesk.browse.audit.job import wait_for_copies  # it imports the scan (audit runs keep its stamp)
-
     return wait_for_copies(ws, lambda _d, _t, _text: say(WAITING, 0, 0), cancelled, searches)
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -40,12 +39,15 @@ from memorydesk.browse.review.items import (
 from memorydesk.browse.review.text import text_findings
 from memorydesk.core.errors import BadInput
 from memorydesk.core.review.finding import KINDS, Finding, worst_first
+from memorydesk.core.review.kinds import Needs, ReviewKind
 from memorydesk.search.audit import Searcher
 from memorydesk.store import Workspace, canary_rows
+from memorydesk.store.watermarks import data_stamp
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 PAIR_COSINE = min(corrections.CORRECTION_COSINE, duplicates.DUPLICATE_COSINE)
-PER_ITEM = frozenset({"secret", "personal_data", "injection", "unreachable", "fading"})
+PER_ITEM = ReviewKind.needing(Needs.ITEM)
+PAIRED = ReviewKind.needing(Needs.PAIRS)
 
 
 @dataclass
@@ -109,21 +111,6 @@ class Cancelled(Exception):
     pass
 
 
-def data_stamp(ws: Workspace) -> str:
-    """A mark of the workspace's data: it changes when facts, policies, notes or items change."""
-    facts, pol, notes, items = (ws.layout.facts.name, ws.layout.policies.name, ws.layout.notes.name,
-                                ws.layout.items.name)
-    with ws.read() as conn:
-        row = conn.exec_driver_sql(
-            f"SELECT (SELECT count(*) || '.' || ifnull(max(rowid), 0) || '.' || ifnull(max(updated_at), 0) || '.' || "
-            f"(SELECT count(*) FROM {facts} WHERE superseded_by IS NULL) FROM {facts}), "
-            f"(SELECT count(*) || '.' || ifnull(max(updated_at), 0) || '.' || ifnull(sum(active), 0) FROM {pol}), "
-            f"(SELECT count(*) || '.' || ifnull(max(updated_at), 0) || '.' || ifnull(sum(length(content)), 0) "
-            f"FROM {notes}), "
-            f"(SELECT count(*) || '.' || ifnull(max(rowid), 0) FROM {items})").first()
-    return "/".join(str(x) for x in row)
-
-
 def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None = None, *,
          progress: Progress | None = None, cancelled: Callable[[], bool] | None = None) -> ScanReport:
     """Scan ``ws`` (all of it, or with ``cache`` only what changed). Raises ``Cancelled`` when asked to stop."""
@@ -136,7 +123,7 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
     say = progress or (lambda _s, _d, _t: None)
     notes: list[str] = []
     scanned = {"fact": 0, "policy": 0, "note": 0, "working_item": 0}
-    if old is None and {"duplicate", "losing_correction"} & set(options.kinds):
+    if old is None and PAIRED & set(options.kinds):
         recall.start(ws)  # search's copies, built on search's thread while the text is scanned
 
     # 1. per item: secrets, personal data, injection, unreachable, fading (a scan for other kinds only,
@@ -187,7 +174,7 @@ def scan(ws: Workspace, options: Options | None = None, cache: ScanCache | None 
 
     # 2. close pairs of facts through the vector index
     stages["text"], mark = time.monotonic() - mark, time.monotonic()
-    wants_pairs = {"duplicate", "losing_correction"} & set(options.kinds)
+    wants_pairs = PAIRED & set(options.kinds)
     if wants_pairs:
         say("finding close pairs", 0, 1)
         gone = set(changed) | (old.fact_fp.keys() - fps.keys() if old is not None else set())
@@ -393,7 +380,3 @@ def _set_findings(ws: Workspace, old: ScanCache | None, new: ScanCache, options:
         new.checked |= {sig(o.id, n.id) for o, n, _c, _q in todo_cands} - left
         if left:
             notes.append(f"{len(left):,} possible correction(s) were not checked against recall in the time given")
-
-
-def summary_json(report: ScanReport) -> dict[str, Any]:
-    return {"counts": report.counts, "notes": report.notes, "seconds": round(report.seconds, 2)}

@@ -6,6 +6,13 @@ sample), each vector is compared only with the vectors of its ``PROBES`` nearest
 Two facts at cosine ≥ 0.85 almost always share a cell or a neighbouring one (the tests
 measure what this misses against every pair). Facts without a usable embedding are
 skipped and counted.
+
+Why an index of our own and not a library's (docs/architecture.md, "Second paths kept"):
+what the review needs is every pair above a cosine (a range search), and the cells here are
+compared with numpy's matrix products (BLAS). faiss (``IndexIVFFlat.range_search``, the same
+cells and probes) found the same pairs on 100,000 vectors but took about three times as long
+(28.8 s against 10.5 s, ``tests/bench/bench_review.py -k faiss``) and would add about 66 MB to
+the app; the nearest-neighbour libraries (hnswlib, usearch) answer the k nearest, not a range.
 """
 
 from __future__ import annotations
@@ -114,7 +121,7 @@ def unit_rows(blob: bytes, n: int, spare: int = 0) -> np.ndarray:
     return out
 
 
-Pairs = dict[tuple[int, int], float]
+Pairs = dict[tuple[int, int], float]  # what ``clusters`` groups: (i, j) → cosine
 
 
 @dataclass(frozen=True)
@@ -129,9 +136,6 @@ class PairArrays:
     def __len__(self) -> int:
         return len(self.i)
 
-    def as_dict(self) -> Pairs:
-        return dict(zip(zip(self.i.tolist(), self.j.tolist(), strict=True), self.cos.tolist(), strict=True))
-
     @staticmethod
     def joined(parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> PairArrays:
         if not parts:
@@ -145,14 +149,10 @@ class PairArrays:
         return PairArrays(i[first], j[first], c[first])
 
 
-def close_pairs(matrix: np.ndarray, threshold: float, *, seed: int = 0,
-                cancelled: Callable[[], bool] | None = None) -> Pairs:
-    """``{(i, j): cosine}`` for i < j with cosine ≥ ``threshold``."""
-    return close_pair_arrays(matrix, threshold, seed=seed, cancelled=cancelled).as_dict()
-
-
 def close_pair_arrays(matrix: np.ndarray, threshold: float, *, seed: int = 0,
                       cancelled: Callable[[], bool] | None = None) -> PairArrays:
+    """Every pair i < j of rows with cosine ≥ ``threshold``: exact up to ``EXACT_UP_TO`` rows,
+    through the index above."""
     n = len(matrix)
     if n < 2:
         return PairArrays.joined([])
@@ -161,19 +161,11 @@ def close_pair_arrays(matrix: np.ndarray, threshold: float, *, seed: int = 0,
     return _ivf(matrix, threshold, seed, cancelled)
 
 
-def pairs_of(matrix: np.ndarray, rows: np.ndarray, threshold: float) -> Pairs:
-    """Pairs of ``rows`` (positions) with every vector: the rescan of a few changed facts."""
-    return pair_arrays_of(matrix, rows, threshold).as_dict()
-
-
 def pair_arrays_of(matrix: np.ndarray, rows: np.ndarray, threshold: float,
                    live: np.ndarray | None = None) -> PairArrays:
-    """As ``pairs_of``, as arrays; ``live`` (bool by row): only pairs whose both rows are live."""
+    """Pairs of ``rows`` (positions) with every vector, exact (the rescan of a few changed facts;
+    every row: every pair); ``live`` (bool by row): only pairs whose both rows are live."""
     return PairArrays.joined(_blocks(matrix, rows, None, threshold, live))
-
-
-def _pairs_between(matrix: np.ndarray, left: np.ndarray, right: np.ndarray, threshold: float) -> Pairs:
-    return PairArrays.joined(_blocks(matrix, left, right, threshold)).as_dict()
 
 
 def _blocks(matrix: np.ndarray, left: np.ndarray, right: np.ndarray | None, threshold: float,
@@ -211,10 +203,6 @@ def _centres(matrix: np.ndarray, cells: int, seed: int) -> np.ndarray:
                 v = members.sum(axis=0)
                 centres[c] = v / (np.linalg.norm(v) or 1.0)
     return centres
-
-
-def _ivf_pairs(matrix: np.ndarray, threshold: float, seed: int, cancelled: Callable[[], bool] | None) -> Pairs:
-    return _ivf(matrix, threshold, seed, cancelled).as_dict()
 
 
 def _ivf(matrix: np.ndarray, threshold: float, seed: int, cancelled: Callable[[], bool] | None) -> PairArrays:

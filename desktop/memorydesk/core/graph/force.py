@@ -10,19 +10,18 @@ Three tools, each O(n²) per step and meant for n up to a few hundred:
 - ``stress``: stress majorization with weights 1/d² (each step moves every node to
   where its distances to the others, as they are, would best be met): places nodes so
   that their distances match the graph's shortest-path distances, the energy Kamada and
-  Kawai minimise. No linear algebra library call (its threads spin for nothing on a
-  busy machine at these sizes).
+  Kawai minimise; the distances are networkx's (``path_lengths``). No linear algebra library
+  call (its threads spin for nothing on a busy machine at these sizes).
 
 Every function is deterministic for the same input.
 """
 
 from __future__ import annotations
 
+import networkx as nx
 import numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import shortest_path
 
-__all__ = ["pack", "separate", "spring", "stress"]
+__all__ = ["pack", "path_lengths", "separate", "spring", "stress"]
 
 
 def spring(init: np.ndarray, a: np.ndarray, b: np.ndarray, w: np.ndarray, *, iterations: int = 60,
@@ -120,6 +119,17 @@ def pack(pos: np.ndarray, radius: np.ndarray, gap: float, rounds: int = 80, pull
     return separate(pos, r, gap, rounds=100)
 
 
+def path_lengths(n: int, direct: np.ndarray) -> np.ndarray:
+    """Shortest-path lengths between every two of ``n`` nodes joined where ``direct`` ((n, n),
+    symmetric) is finite, by that length; ``inf`` between nodes no path joins (networkx's
+    Floyd–Warshall over arrays: a few milliseconds at a focus's few hundred nodes)."""
+    graph = nx.Graph()
+    graph.add_nodes_from(range(n))
+    rows, cols = np.nonzero(np.isfinite(direct))
+    graph.add_weighted_edges_from((i, j, direct[i, j]) for i, j in zip(rows.tolist(), cols.tolist()) if i < j)
+    return np.asarray(nx.floyd_warshall_numpy(graph, nodelist=range(n)), np.float64)
+
+
 def stress(init: np.ndarray, a: np.ndarray, b: np.ndarray, length: np.ndarray, *, fixed: int = 0,
            iterations: int = 100, tol: float = 1e-3) -> np.ndarray:
     """Positions whose distances match the shortest paths of the graph (edges ``a``–``b``
@@ -134,8 +144,7 @@ def stress(init: np.ndarray, a: np.ndarray, b: np.ndarray, length: np.ndarray, *
     direct = np.full((n, n), np.inf)
     np.minimum.at(direct, (a[ok], b[ok]), np.asarray(length, np.float64)[ok])  # the shortest of parallel edges
     direct = np.minimum(direct, direct.T)
-    rows, cols = np.nonzero(np.isfinite(direct))
-    d = shortest_path(csr_matrix((direct[rows, cols], (rows, cols)), shape=(n, n)), method="D", directed=False)
+    d = path_lengths(n, direct)
     finite = np.isfinite(d)
     far = max(float(d[finite].max()) if finite.any() else 1.0, 1.0)
     d[~finite] = far * 1.5

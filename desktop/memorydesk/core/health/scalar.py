@@ -50,9 +50,12 @@ Rules
     8. waiting — as rule 3, but the waiting window is still open.
     9. healthy — none of the above.
 
-Only rules 3, 7 and 8 read the clock. :func:`assess` does the rest once per run
-(:mod:`memorydesk.core.health.rules`) and :meth:`RunAssessment.at` decides at a given
-``now``; :func:`classify` is the two together.
+The table (rule numbers, states, colours) is :mod:`memorydesk.core.health.table`. Only rules 3,
+7 and 8 read the clock. The rules are decided in one place for every view, over receipt
+columns: rules 1-6 and the clock's inputs by :mod:`memorydesk.core.health.vector`, the clock
+step and the rules' order by :func:`memorydesk.core.health.arrays.states_at`; :func:`classify`
+puts the receipts into columns, decides, and gives each run the sentence naming the receipts
+behind its state (:mod:`memorydesk.core.health.reasons`).
 
 Versions are compared as strings for equality (``22`` and ``"22"`` are one version,
 see :mod:`memorydesk.core.receipts`). "Newest" in rule 4 is decided like this:
@@ -66,80 +69,20 @@ dated after ``now`` are not evidence yet: judging at ``now`` is judging the inpu
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from enum import StrEnum
-from typing import Final
 
-from memorydesk.core.health.rules import Evidence, first_of, gather
+from memorydesk.core.health.arrays import states_at
+from memorydesk.core.health.reasons import reason
+from memorydesk.core.health.table import DEFAULT_FRESH_FOR, OK_STATES, Color, HealthState
+from memorydesk.core.health.vector import clock_columns, columns_of
+from memorydesk.core.receipt_codes import to_us
 from memorydesk.core.receipts import Receipt, format_utc, gc_paused
 
-__all__ = [
-    "DEFAULT_FRESH_FOR",
-    "OK_STATES",
-    "Color",
-    "HealthState",
-    "RunAssessment",
-    "RunHealth",
-    "as_of",
-    "assess",
-    "check_clock",
-    "classify",
-    "classify_run",
-    "format_duration",
-    "group_by_run",
-    "parse_duration",
-]
+__all__ = ["RunHealth", "as_of", "check_clock", "classify", "classify_run", "group_by_run"]
 
-DEFAULT_FRESH_FOR: Final = timedelta(hours=24)
-
-
-class Color(StrEnum):
-    AT_RISK = "at-risk"
-    STALE = "stale"
-    UNCERTAIN = "uncertain"
-    WAITING = "waiting"
-    HEALTHY = "healthy"
-
-
-class HealthState(StrEnum):
-    """The nine states, in rule order."""
-
-    SCOPE_CONFLICT = "scope_conflict"
-    SOURCE_AT_RISK = "source_at_risk"
-    PROMOTION_MISSING = "promotion_missing"
-    STALE_RETRIEVAL = "stale_retrieval"
-    GENERATION_UNVERIFIED = "generation_unverified"
-    UNCERTAIN = "uncertain"
-    STALE_EVIDENCE = "stale_evidence"
-    WAITING = "waiting"
-    HEALTHY = "healthy"
-
-    @property
-    def rule(self) -> int:
-        return _RULES[self]
-
-    @property
-    def color(self) -> Color:
-        return _COLORS[self]
-
-
-_RULES: Final = {state: number for number, state in enumerate(HealthState, 1)}
-_COLORS: Final = {
-    HealthState.SCOPE_CONFLICT: Color.AT_RISK,
-    HealthState.SOURCE_AT_RISK: Color.AT_RISK,
-    HealthState.PROMOTION_MISSING: Color.AT_RISK,
-    HealthState.STALE_RETRIEVAL: Color.STALE,
-    HealthState.GENERATION_UNVERIFIED: Color.UNCERTAIN,
-    HealthState.UNCERTAIN: Color.UNCERTAIN,
-    HealthState.STALE_EVIDENCE: Color.STALE,
-    HealthState.WAITING: Color.WAITING,
-    HealthState.HEALTHY: Color.HEALTHY,
-}
-OK_STATES: Final = frozenset({HealthState.HEALTHY, HealthState.WAITING})
-_BY_RULE: Final = {state.rule: state for state in HealthState}
+_US = timedelta(microseconds=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,89 +118,22 @@ def group_by_run(receipts: Iterable[Receipt]) -> dict[str, list[Receipt]]:
     return runs
 
 
-@dataclass(frozen=True, slots=True)
-class RunAssessment:
-    """One run read once: judge it at any time with :meth:`at`.
-
-    The numbers a vectorised judge needs (see :mod:`memorydesk.core.health.arrays`):
-    ``fixed`` — the state whatever the time (rules 1, 2, and 3 without a window), or
-    None; ``closes_at`` — when the first declared waiting window closes (rule 3 from
-    then on), or None; ``middle`` — the state of rules 4-6, or None; ``newest_at``;
-    ``waits`` — a declared window exists (rule 8 while every one is open).
-    """
-
-    run_id: str
-    evidence: Evidence
-
-    @property
-    def fixed(self) -> HealthState | None:
-        e = self.evidence
-        if e.conflict is not None:
-            return HealthState.SCOPE_CONFLICT
-        if e.at_risk:
-            return HealthState.SOURCE_AT_RISK
-        if e.undeclared:
-            return HealthState.PROMOTION_MISSING
-        return None
-
-    @property
-    def closes_at(self) -> datetime | None:
-        return min((w.until for w in self.evidence.windows), default=None)
-
-    @property
-    def middle(self) -> HealthState | None:
-        m = self.evidence.middle
-        return None if m is None else _BY_RULE[m[0]]
-
-    @property
-    def newest_at(self) -> datetime:
-        return self.evidence.newest.at_utc
-
-    @property
-    def waits(self) -> bool:
-        return bool(self.evidence.windows)
-
-    def at(self, now: datetime, fresh_for: timedelta = DEFAULT_FRESH_FOR) -> RunHealth:
-        """The run's health at ``now`` (the rules in table order, the first that holds)."""
-        e = self.evidence
-
-        def verdict(state: HealthState, detail: str) -> RunHealth:
-            return RunHealth(self.run_id, state, f"rule {state.rule}: {detail}")
-
-        if e.conflict is not None:
-            return verdict(HealthState.SCOPE_CONFLICT, e.conflict)
-        if e.at_risk:
-            return verdict(HealthState.SOURCE_AT_RISK, first_of(list(e.at_risk)))
-        missing = list(e.undeclared)
-        missing += [(w.key, w.closed_detail()) for w in e.windows if w.until <= now]
-        if missing:
-            return verdict(HealthState.PROMOTION_MISSING, first_of(missing))
-        if e.middle is not None:
-            return verdict(_BY_RULE[e.middle[0]], e.middle[1])
-        newest = e.newest
-        if now - newest.at_utc > fresh_for:
-            return verdict(HealthState.STALE_EVIDENCE,
-                           f"the newest receipt, {newest.label()} at {format_utc(newest.at_utc)}, is older than "
-                           f"{format_duration(fresh_for)} before {format_utc(now)}")
-        if e.windows:
-            return verdict(HealthState.WAITING, first_of([(w.key, w.open_detail()) for w in e.windows]))
-        return verdict(HealthState.HEALTHY, f"none of rules 1-8 hold ({e.count} receipts, newest "
-                                            f"{newest.label()} at {format_utc(newest.at_utc)})")
-
-
-def assess(receipts: Sequence[Receipt]) -> RunAssessment:
-    """Read one run (non-empty, one ``runId``) for judging at any time."""
-    if not receipts:
-        raise ValueError("a run needs at least one receipt")
-    run_id = receipts[0].run_id
-    if any(r.run_id != run_id for r in receipts):
-        raise ValueError("a run's receipts must share one runId; use classify() for several runs")
-    return RunAssessment(run_id, gather(receipts))
-
-
 def as_of(receipts: Iterable[Receipt], now: datetime) -> list[Receipt]:
     """The receipts an operator could have seen at ``now``: those with ``atUtc`` ≤ ``now``."""
     return [r for r in receipts if r.at_utc <= now]
+
+
+def _judged(runs: list[tuple[str, list[Receipt]]], now: datetime, fresh_for: timedelta) -> list[RunHealth]:
+    """Each run's health at ``now``: the state from the columns, the sentence from its receipts."""
+    if not runs:
+        return []
+    columns, _scopes = columns_of([receipts for _run_id, receipts in runs])
+    states = states_at(clock_columns(columns), to_us(now), fresh_for // _US).tolist()
+    out = []
+    for (run_id, receipts), rule in zip(runs, states, strict=True):
+        state = HealthState.of_rule(rule)
+        out.append(RunHealth(run_id, state, reason(state, receipts, now, fresh_for)))
+    return out
 
 
 def classify(
@@ -268,7 +144,7 @@ def classify(
     check_clock(now, fresh_for)
     with gc_paused():
         runs = group_by_run(as_of(receipts, now))
-        return [RunAssessment(run_id, gather(runs[run_id])).at(now, fresh_for) for run_id in sorted(runs)]
+        return _judged([(run_id, runs[run_id]) for run_id in sorted(runs)], now, fresh_for)
 
 
 def classify_run(
@@ -285,7 +161,8 @@ def classify_run(
     seen = as_of(receipts, now)
     if not seen:
         raise ValueError(f"run {run_id} has no receipt at or before {format_utc(now)}")
-    return RunAssessment(run_id, gather(seen)).at(now, fresh_for)
+    [health] = _judged([(run_id, seen)], now, fresh_for)
+    return health
 
 
 def check_clock(now: datetime, fresh_for: timedelta) -> None:
@@ -294,40 +171,3 @@ def check_clock(now: datetime, fresh_for: timedelta) -> None:
         raise ValueError("now must be a timezone-aware datetime")
     if fresh_for <= timedelta(0):
         raise ValueError("the freshness window must be positive")
-
-
-_DURATION: Final = re.compile(r"([0-9]+)([smhd])")
-_UNIT_SECONDS: Final = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-
-
-MAX_DURATION = timedelta(days=3650)
-
-
-def parse_duration(text: str) -> timedelta:
-    """``24h``, ``90m``, ``2d``, ``3600s`` → timedelta (a positive whole number and one
-    unit, at most ``MAX_DURATION``, ten years). Raises ValueError otherwise."""
-    match = _DURATION.fullmatch(text.strip())
-    if match is None or len(match[1]) > 12:
-        raise ValueError(f"{text[:40]!r} is not a duration like 24h, 90m, 2d or 3600s (up to 3650d)")
-    seconds = int(match[1]) * _UNIT_SECONDS[match[2]]
-    if seconds <= 0:
-        raise ValueError(f"{text!r}: the duration must be positive")
-    if seconds > MAX_DURATION.total_seconds():
-        raise ValueError(f"{text!r} is longer than ten years (3650d)")
-    return timedelta(seconds=seconds)
-
-
-def format_duration(span: timedelta) -> str:
-    """An exact form :func:`parse_duration` reads back: days from two days up,
-    else hours, minutes or seconds (``24h``, ``90m``, ``2d``)."""
-    seconds = span.total_seconds()
-    whole = int(seconds)
-    if whole != seconds:
-        return f"{seconds}s"
-    if whole % 86400 == 0 and whole >= 2 * 86400:
-        return f"{whole // 86400}d"
-    for unit in ("h", "m"):
-        size = _UNIT_SECONDS[unit]
-        if whole % size == 0:
-            return f"{whole // size}{unit}"
-    return f"{whole}s"

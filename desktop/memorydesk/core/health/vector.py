@@ -1,31 +1,40 @@
-"""The health rules' clock-free findings for many runs at once, over receipt columns (numpy).
-
-This is :func:`memorydesk.core.health.rules.gather` — rules 1 to 6 and what rules 3, 7 and 8
-need from the clock — restated over columns, for the desk's timeline (100,000 runs in a
-few seconds; one receipt object per receipt would not fit that). The scalar classifier
-stays the reference and the only source of reasons; a test holds the two equal run by
-run on random runs built to make the rules collide.
+"""The health rules over receipt columns (numpy): the one implementation of rules 1 to 6 and of
+what rules 3, 7 and 8 need from the clock, for one run or 100,000 (the desk's timeline: a few
+seconds; one receipt object per receipt would not fit that). The run detail, ``lineage
+classify`` and the canary judge through it too (``core.health.scalar``), so every view
+gives a run the same state; ``core.health.reasons`` names the receipts behind it.
 
 Input: :class:`ReceiptColumns`, one entry per receipt, grouped by run (``run`` is
-non-decreasing, each run's receipts in the order stored). Versions are codes into
-``versions`` (``depends`` shares the codes); times are microseconds since the epoch.
+non-decreasing, each run's receipts in the order stored), from the store's blocks
+(``lineage.runs``) or from receipts (:func:`columns_of`). Versions are codes into
+``versions`` (``depends`` shares the codes); times are microseconds since the epoch, tiers
+and statuses coded as ``core.receipt_codes`` codes them.
 Output: :class:`~memorydesk.core.health.arrays.ClockColumns`, one row per run.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
 
-from memorydesk.core.health.arrays import NEVER, ClockColumns
+from memorydesk.core.health.arrays import ClockColumns
+from memorydesk.core.receipt_codes import (
+    FAILED,
+    GENERATION,
+    LPM,
+    MTM,
+    NEVER,
+    RETRIEVAL,
+    STM,
+    packed_of,
+    to_us,
+)
+from memorydesk.core.receipts import Receipt
 
-TIER_CODES: Final = {"stm": 0, "mtm": 1, "lpm": 2, "retrieval": 3, "generation": 4}
-STATUS_CODES: Final = {"started": 0, "waiting": 1, "committed": 2, "verified": 3, "failed": 4}
-STM, MTM, LPM, RETRIEVAL, GENERATION = range(5)
-FAILED = 4
 _NUMBERED: Final = re.compile(r"([^0-9]*)([0-9]+)")
 
 
@@ -48,6 +57,41 @@ class ReceiptColumns:
     canary: np.ndarray  # bool
     versions: list[str]
     runs: int
+
+
+#: one receipt as ``columns_of`` reads it: times (µs), its line, the small fields as
+#: ``core.receipt_codes.packed_of`` packs them, and codes of its version, dependsOnVersion and scopes
+_ROW: Final = np.dtype([("at", "<i8"), ("until", "<i8"), ("line", "<i8"), ("packed", "<i8"), ("version", "<i8"),
+                        ("depends", "<i8"), ("scope", "<i8")])
+
+
+def columns_of(runs: Sequence[Sequence[Receipt]]) -> tuple[ReceiptColumns, list[tuple[str, str]]]:
+    """Runs of receipts (each run's receipts in their order) as columns, and the (userScope,
+    assistantScope) pairs the ``user`` codes name (``assistant`` is all 0): one pass over the
+    receipts into one record array, unpacked in numpy."""
+    versions: dict[str, int] = {}
+    scopes: dict[tuple[str, str], int] = {}
+    code, scope = versions.setdefault, scopes.setdefault
+
+    def rows():
+        for run in runs:
+            for r in run:
+                until, depends = r.waiting_until, r.depends_on_version
+                yield (to_us(r.at_utc), NEVER if until is None else to_us(until), r.line or 0, packed_of(r),
+                       code(r.version, len(versions)), -1 if depends is None else code(depends, len(versions)),
+                       scope((r.user_scope, r.assistant_scope), len(scopes)))
+
+    lengths = np.fromiter(map(len, runs), np.int64, len(runs))
+    rec = np.fromiter(rows(), _ROW, int(lengths.sum()))
+    packed = rec["packed"]
+    return ReceiptColumns(
+        run=np.repeat(np.arange(len(runs), dtype=np.int64), lengths), user=rec["scope"],
+        assistant=np.zeros(len(rec), np.int64), tier=(packed & 7).astype(np.int8),
+        status=((packed >> 3) & 7).astype(np.int8), version=rec["version"], at=rec["at"], line=rec["line"],
+        present=(((packed >> 6) & 3) - 1).astype(np.int8), until=rec["until"],
+        expected=(((packed >> 8) & 3) - 1).astype(np.int8), depends=rec["depends"],
+        outcome=(packed >> 10) & 1 > 0, no_source=(packed >> 11) & 1 > 0, canary=(packed >> 12) & 1 > 0,
+        versions=list(versions), runs=len(runs)), list(scopes)
 
 
 def _versions_order(versions: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

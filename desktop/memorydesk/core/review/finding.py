@@ -1,8 +1,8 @@
 """A finding of the review queue: what kind, how bad, which item, which field, the evidence.
 
 ``to_json`` is the command-line contract (``memory-desk review --json``): exactly
-``{kind, severity, item_kind, item_id, field, evidence, state}``. Evidence never holds a
-secret whole (``mask``).
+``{kind, severity, item_kind, item_id, field, evidence, state}``; ``kind`` is a
+``ReviewKind``'s name. Evidence never holds a secret whole (``mask``).
 """
 
 from __future__ import annotations
@@ -12,12 +12,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-KINDS = ("secret", "personal_data", "injection", "duplicate", "losing_correction", "unreachable", "fading")
-KIND_WORDS = {
-    "secret": "Secrets", "personal_data": "Personal data", "injection": "Injected instructions",
-    "duplicate": "Near-duplicates", "losing_correction": "Corrections that lose",
-    "unreachable": "Unreachable facts", "fading": "Fading facts",
-}
+from memorydesk.core.review.kinds import ReviewKind
+
+#: every kind of finding, in the order lists show them (``core.review.kinds.ReviewKind``)
+KINDS: tuple[ReviewKind, ...] = tuple(ReviewKind)
 SEVERITIES = ("low", "medium", "high", "critical")
 ITEM_KINDS = ("fact", "policy", "note", "working_item")
 STATES = ("open", "dismissed", "quarantined", "reviewed")

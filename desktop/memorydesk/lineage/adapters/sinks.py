@@ -16,6 +16,7 @@ imports it only when made.
 from __future__ import annotations
 
 import os
+import random
 import threading
 from typing import Any, Protocol
 
@@ -63,6 +64,10 @@ class JsonlSink:
 class OtelSink:
     """Receipts as OpenTelemetry spans over OTLP/HTTP (``endpoint``: ``http://host:4318/v1/traces``).
 
+    Each run is one trace and each receipt one span of it, their ids derived as ``lineage export``
+    derives them (:func:`memorydesk.lineage.otlp.trace_id`, :func:`~memorydesk.lineage.otlp.span_id`),
+    so a trace store finds a run by the id its runId gives (the ClickHouse exporter's trace-id table);
+    a span active where the receipt is written (the boundary's own trace) is linked, not joined.
     ``batch=False`` (default) exports each receipt before the boundary's call returns; with
     ``batch=True`` the SDK's ``BatchSpanProcessor`` sends them in the background (bounded by its
     queue; :meth:`close` flushes). ``exporter`` replaces the OTLP/HTTP exporter (any SDK
@@ -81,7 +86,9 @@ class OtelSink:
             from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
             exporter = OTLPSpanExporter(endpoint=endpoint)
-        self._provider = TracerProvider(resource=Resource.create({"service.name": service_name}))
+        self._ids = _ReceiptIds()
+        self._provider = TracerProvider(resource=Resource.create({"service.name": service_name}),
+                                        id_generator=self._ids)
         processor = BatchSpanProcessor(exporter) if batch else SimpleSpanProcessor(exporter)
         self._provider.add_span_processor(processor)
         from memorydesk.lineage.otlp import SCHEMA_URL
@@ -89,16 +96,49 @@ class OtelSink:
         self._tracer = self._provider.get_tracer("memorydesk.lineage.adapters", schema_url=SCHEMA_URL)
 
     def write(self, receipt: Receipt) -> None:
-        from opentelemetry.trace import SpanKind
+        from opentelemetry.context import Context
+        from opentelemetry.trace import Link, SpanKind, get_current_span
 
         from memorydesk.lineage.otlp import operation_of, receipt_attributes, span_name, time_nanos
 
         at = time_nanos(receipt.at_utc)
         kind = SpanKind.INTERNAL if operation_of(receipt) is None else SpanKind.CLIENT
-        span = self._tracer.start_span(span_name(receipt), kind=kind, start_time=at,
-                                       attributes=dict(receipt_attributes(receipt)))
+        caller = get_current_span().get_span_context()  # the boundary's own trace, linked, not joined
+        self._ids.pending.receipt = receipt
+        try:
+            span = self._tracer.start_span(span_name(receipt), context=Context(), kind=kind, start_time=at,
+                                           attributes=dict(receipt_attributes(receipt)),
+                                           links=[Link(caller)] if caller.is_valid else None)
+        finally:
+            self._ids.pending.receipt = None
         span.end(end_time=at)
 
     def close(self) -> None:
         self._provider.force_flush()
         self._provider.shutdown()
+
+
+class _ReceiptIds:
+    """The SDK's id generator for :class:`OtelSink`: the trace and span ids of the receipt being
+    written (``pending``, per thread), derived from it; random ones for any other span."""
+
+    def __init__(self) -> None:
+        self.pending = threading.local()
+
+    def is_trace_id_random(self) -> bool:  # W3C's random flag: a derived id is not random
+        return False
+
+    def _receipt(self) -> Receipt | None:
+        return getattr(self.pending, "receipt", None)
+
+    def generate_trace_id(self) -> int:
+        from memorydesk.lineage.otlp import trace_id
+
+        receipt = self._receipt()
+        return int.from_bytes(trace_id(receipt.run_id)) if receipt is not None else random.getrandbits(128) or 1
+
+    def generate_span_id(self) -> int:
+        from memorydesk.lineage.otlp import span_id
+
+        receipt = self._receipt()
+        return int.from_bytes(span_id(receipt)) if receipt is not None else random.getrandbits(64) or 1

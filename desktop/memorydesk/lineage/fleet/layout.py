@@ -5,7 +5,9 @@ The exporter (opentelemetry-collector-contrib, ``exporter/clickhouseexporter``) 
 nanoseconds), ``TraceId`` and ``SpanId`` in hex, and every span attribute in ``SpanAttributes
 Map(LowCardinality(String), String)`` with its value written as text (``true``/``false``, decimal
 integers). The desk reads only those four columns; :func:`check` refuses a table that lacks one
-or has it in another type, naming the column.
+or has it in another type, naming the column. Beside it the exporter keeps ``otel_traces_trace_id_ts``
+(each trace's first and last second, ordered by ``TraceId``), which finds a run's spans fast when their
+trace id is the one derived from the runId (``lineage.otlp.trace_id``, as the desk writes them).
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ COLUMNS: Final = {
 
 
 def check(engine: Engine) -> None:
-    """Raise :class:`BadInput` unless the source's table has the exporter's columns the desk reads."""
+    """Raise :class:`BadInput` unless the source's table has the exporter's columns the desk reads;
+    note on ``engine`` whether the exporter's trace-id lookup table is there (``engine.lookup``)."""
     source = engine.source
     found = {row["name"]: row["type"] for row in engine.arrow(queries.columns(source)).to_pylist()}
     for name, types in COLUMNS.items():
@@ -37,3 +40,5 @@ def check(engine: Engine) -> None:
         if have not in types:
             raise BadInput(f"{source.describe()}: {source.database}.{source.table} is not the OpenTelemetry "
                            f"Collector exporter's traces table (column {name} is {have}, not {types[0]})")
+    (row,) = engine.arrow(queries.lookup_exists(source)).to_pylist()
+    engine.lookup = bool(row["n"])

@@ -8,15 +8,17 @@ desk and its adapters start a receipt's span at its ``atUtc``), so time windows 
 ``Timestamp`` ranges the table's day partitions prune. The run of a row is
 ``memory.lineage.run_id``, or ``trace:<TraceId>`` for a derived receipt.
 
-Aggregations (``counts``, ``extent``) are plain counts in the engine: no health rule is
-written here; the states come from the one classifier (``core.health.scalar``/``core.health.vector``)
-over the receipts read.
+``extent`` is a plain count in the engine. ``state_counts`` counts runs
+per state with the health rules as :mod:`memorydesk.lineage.fleet.rules` writes them for the engine
+(the clock step and the rules' order generated from the rules' table); the rest of the desk judges
+the receipts it reads with the classifier (``core.health.scalar``/``core.health.vector``).
 """
 
 from __future__ import annotations
 
 from typing import Final
 
+from memorydesk.lineage.fleet import rules
 from memorydesk.lineage.fleet.source import FleetSource
 from memorydesk.lineage.otlp import (
     CONVENTION_KEYS,
@@ -64,29 +66,58 @@ def columns(source: FleetSource) -> str:
     return f"DESCRIBE TABLE {source.qualified}"
 
 
+def lookup_exists(source: FleetSource) -> str:
+    """Whether the exporter's trace-id lookup table (``<table>_trace_id_ts``) is there (``n`` 0 or 1)."""
+    return (f"SELECT count() AS n FROM system.tables WHERE database = {text(source.database)} "
+            f"AND name = {text(source.table + '_trace_id_ts')}")
+
+
+def trace_span(source: FleetSource, trace: str) -> str:
+    """When a trace's spans start and end (``first``, ``last``, whole seconds as the exporter's lookup
+    table keeps them; NULL when the trace is not there), from the lookup table, ordered by TraceId."""
+    return (f"SELECT toUnixTimestamp(min(Start)) AS first, toUnixTimestamp(max(End)) AS last "
+            f"FROM `{source.database}`.`{source.table}_trace_id_ts` WHERE TraceId = {text(trace)} "
+            "HAVING count() > 0")
+
+
 def _window(since_ns: int | None, until_ns: int | None) -> str:
+    """``PREWHERE`` of a time range (or nothing): the engine reads ``Timestamp`` first and the attribute
+    maps only of the rows in the range. The exporter sorts by span name before time, and a span name
+    holds the store id, so a range's rows are spread over every granule of its day partitions:
+    without this the engine may test the receipt condition on every row of those days first."""
     parts = []
     if since_ns is not None:
         parts.append(f"Timestamp >= {moment(since_ns)}")
     if until_ns is not None:
         parts.append(f"Timestamp <= {moment(until_ns)}")
-    return "".join(f" AND {p}" for p in parts)
+    return f" PREWHERE {' AND '.join(parts)}" if parts else ""
 
 
 def receipts(source: FleetSource, since_ns: int | None = None, until_ns: int | None = None,
-             run_id: str | None = None, scope: str = "") -> str:
+             run_id: str | None = None, scope: str = "", trace: str | None = None,
+             inside_us: tuple[int, int] | None = None) -> str:
     """Receipt spans (time, trace, span, their receipt attributes) in a time range, of one run, or of
-    lanes whose name holds ``scope`` (any case), oldest first."""
-    where = RECEIPT + _window(since_ns, until_ns)
+    lanes whose name holds ``scope`` (any case), oldest first; with ``trace``, only that trace's spans
+    (the exporter's bloom filter index on ``TraceId`` serves it within the time range); with
+    ``inside_us``, only the runs with a receipt dated in that range (µs, both ends in)."""
+    where = RECEIPT
+    if trace is not None:
+        where += f" AND TraceId = {text(trace)}"
     if run_id is not None:
         # SpanAttributes['…'] = value is what the exporter's bloom filter index on the map's values serves
         where += (f" AND SpanAttributes['{PREFIX}run_id'] = {text(run_id)}" if not run_id.startswith("trace:") else
                   f" AND lower(TraceId) = {text(run_id[len('trace:'):].lower())}")
     if scope:
         where += f" AND positionCaseInsensitiveUTF8({LANE}, {text(scope)}) > 0"
-    return (f"SELECT toUnixTimestamp64Nano(Timestamp) AS t, lower(TraceId) AS trace, lower(SpanId) AS span, "
-            f"{ATTRIBUTES}, {OTHERS} AS others, length(others) AS odd FROM {source.qualified} WHERE {where} "
-            "ORDER BY Timestamp, TraceId, SpanId")
+    select = (f"SELECT toUnixTimestamp64Nano(Timestamp) AS t, lower(TraceId) AS trace, lower(SpanId) AS span, "
+              f"{ATTRIBUTES}, {OTHERS} AS others, length(others) AS odd")
+    if inside_us is None:
+        return f"{select} FROM {source.qualified}{_window(since_ns, until_ns)} WHERE {where} ORDER BY t, trace, span"
+    # the runs with a receipt in the range, picked in the engine: the others' receipts never leave it
+    lo, hi = (int(v) for v in inside_us)
+    return (f"SELECT * EXCEPT inside FROM ({select}, max({rules.AT} BETWEEN {lo} AND {hi}) OVER (PARTITION BY {RUN}) "
+            f"AS inside FROM {source.qualified}{_window(since_ns, until_ns)} WHERE {where}) WHERE inside "
+            "ORDER BY t, trace, span")
 
 
 def extent(source: FleetSource) -> str:
@@ -96,18 +127,37 @@ def extent(source: FleetSource) -> str:
             f"toUnixTimestamp64Nano(max(Timestamp)) AS last FROM {source.qualified}")
 
 
-def counts(source: FleetSource, since_ns: int | None = None, until_ns: int | None = None) -> str:
-    """Runs and receipts per lane, per sourceVersion and in all, in a time range (``by_source`` and
-    ``by_lane`` say which: a lane's row has ``by_lane`` 0, a sourceVersion's ``by_source`` 0, the
-    total both 1; a run without a sourceVersion is counted under ``''``). A run counts once in each
-    lane it has receipts in (a run naming two scopes is in two) and once in the total."""
-    where = RECEIPT + _window(since_ns, until_ns)
-    return (f"SELECT {LANE} AS lane, SpanAttributes['{PREFIX}source_version'] AS source, grouping(lane) AS by_lane, "
-            f"grouping(source) AS by_source, uniqExact({RUN}) AS runs, count() AS receipts FROM {source.qualified} "
-            f"WHERE {where} GROUP BY GROUPING SETS ((lane), (source), ()) ORDER BY by_lane, by_source, lane, source")
-
-
 def newer(source: FleetSource, after_ns: int) -> str:
     """The runs with a receipt span after ``after_ns`` (what following the clock reads again)."""
     return (f"SELECT DISTINCT {RUN} AS run FROM {source.qualified} "
-            f"WHERE {RECEIPT} AND Timestamp > {moment(after_ns)}")
+            f"PREWHERE Timestamp > {moment(after_ns)} WHERE {RECEIPT}")
+
+
+def state_counts(source: FleetSource, since_ns: int, until_ns: int, now_us: int, fresh_us: int,
+                 lookaround_ns: int = 0, scope: str = "") -> str:
+    """Runs per state (``kind`` ``state``), per state and lane (``lane``), per state and sourceVersion
+    (``source``, ``''`` unstated) of the runs with a receipt from ``since_ns`` to ``until_ns``, each
+    judged at ``now_us`` on its receipts up to ``lookaround_ns`` either side dated at or before it —
+    what the tab reads and judges for that window, judged in the engine (:mod:`rules`)."""
+    where = RECEIPT
+    if scope:
+        where += f" AND positionCaseInsensitiveUTF8({LANE}, {text(scope)}) > 0"
+    since_us, until_us = since_ns // 1000, until_ns // 1000
+    return (
+        f"SELECT state, k.1 AS kind, k.2 AS name, count() AS runs FROM ("
+        f"SELECT run, {rules.RUN}, {rules.state(now_us, fresh_us)} AS state FROM ("
+        f"SELECT run, version, {rules.PAIR} FROM ("
+        f"SELECT {rules.receipt_columns(OURS)}, max(at BETWEEN {since_us} AND {until_us}) OVER (PARTITION BY run) "
+        f"AS inside FROM {source.qualified}{_window(since_ns - lookaround_ns, until_ns + lookaround_ns)} "
+        f"WHERE {where}) WHERE inside AND at <= {int(now_us)} "
+        "GROUP BY run, version) GROUP BY run) "
+        "ARRAY JOIN arrayConcat([('state', '')], arrayMap(s -> ('lane', concat(s.1, ' / ', s.2)), scopes), "
+        "arrayMap(s -> ('source', s), sources)) AS k GROUP BY state, kind, name ORDER BY kind, name, state")
+
+
+def run_states(source: FleetSource, now_us: int, fresh_us: int) -> str:
+    """Every run's state at ``now_us`` judged in the engine (``run``, ``state``): what the tests hold to
+    the classifier."""
+    return (f"SELECT run, {rules.state(now_us, fresh_us)} AS state FROM (SELECT run, {rules.RUN} FROM ("
+            f"SELECT run, version, {rules.PAIR} FROM (SELECT {rules.receipt_columns(OURS)} FROM {source.qualified} "
+            f"WHERE {RECEIPT}) WHERE at <= {int(now_us)} GROUP BY run, version) GROUP BY run) ORDER BY run")

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
 
-from memorydesk.core.health.arrays import to_us
+from memorydesk.core.health.table import HealthState
 from memorydesk.core.receipts import Receipt, gc_paused
 from memorydesk.lineage import runs as run_tables
 from memorydesk.lineage.fleet import layout, queries
 from memorydesk.lineage.fleet.source import Engine, FleetSource
-from memorydesk.lineage.otlp import TYPED_KEYS, ReceiptRecords, typed_value
+from memorydesk.lineage.otlp import TYPED_KEYS, ReceiptRecords, trace_id, typed_value
 from memorydesk.lineage.run_detail import RunDetail, explain
 
 #: the tab reads each run's receipts up to this far outside the time in view
@@ -64,13 +64,13 @@ class Extent:
 
 
 @dataclass(frozen=True)
-class Counts:
-    """Runs and receipts per lane and per sourceVersion, counted by the engine."""
+class StateCounts:
+    """Runs per state, per lane and state, per sourceVersion and state, judged by the engine
+    (``queries.state_counts``); a run is counted under each lane and sourceVersion it has."""
 
-    lanes: dict[str, tuple[int, int]]  # "userScope / assistantScope" → (runs, receipts)
-    sources: dict[str, tuple[int, int]]  # sourceVersion ('' unstated) → (runs, receipts)
-    runs: int = 0  # distinct runs in all (a run with receipts in two lanes is counted in both lanes, once here)
-    receipts: int = 0
+    states: dict[HealthState, int]
+    lanes: dict[tuple[str, HealthState], int]  # ("userScope / assistantScope", state) → runs
+    sources: dict[tuple[str, HealthState], int]  # (sourceVersion, '' unstated; state) → runs
 
 
 def extent(engine: Engine) -> Extent:
@@ -78,18 +78,19 @@ def extent(engine: Engine) -> Extent:
     return Extent(int(row["spans"]), int(row["first"] or 0) // 1000, int(row["last"] or 0) // 1000)
 
 
-def counts(engine: Engine, since_us: int | None = None, until_us: int | None = None) -> Counts:
-    rows = engine.arrow(queries.counts(engine.source, _ns(since_us), _ns(until_us))).to_pylist()
-    lanes, sources, runs, receipts = {}, {}, 0, 0
-    for row in rows:  # one pass of the engine, grouped three ways
-        counted = (int(row["runs"]), int(row["receipts"]))
-        if not row["by_source"]:
-            sources[row["source"]] = counted
-        elif not row["by_lane"]:
-            lanes[row["lane"]] = counted
-        else:
-            runs, receipts = counted
-    return Counts(lanes, sources, runs, receipts)
+def state_counts(engine: Engine, since_us: int, until_us: int, now_us: int, fresh_us: int,
+                 scope: str = "") -> StateCounts:
+    """The engine's counts per state of the runs with a receipt from ``since_us`` to ``until_us``, judged
+    at ``now_us`` on their receipts up to :data:`LOOKAROUND_US` either side (what :func:`read_window`
+    reads)."""
+    sql = queries.state_counts(engine.source, since_us * 1000, until_us * 1000, now_us, fresh_us,
+                               LOOKAROUND_US * 1000, scope)
+    out: dict[str, dict] = {"state": {}, "lane": {}, "source": {}}
+    for row in engine.arrow(sql).to_pylist():
+        state = HealthState.of_rule(int(row["state"]))
+        key = state if row["kind"] == "state" else (row["name"], state)
+        out[row["kind"]][key] = int(row["runs"])
+    return StateCounts(out["state"], out["lane"], out["source"])
 
 
 def _ns(us: int | None) -> int | None:
@@ -99,20 +100,20 @@ def _ns(us: int | None) -> int | None:
 @dataclass
 class Window:
     """What the tab read: the runs with a receipt in ``[since_us, until_us]`` (each with its receipts
-    up to :data:`LOOKAROUND_US` either side), the source's extent and the engine's counts."""
+    up to :data:`LOOKAROUND_US` either side) and the source's extent; the engine's counts per state
+    are read after (:func:`state_counts`), so they do not hold up the first frame."""
 
     table: run_tables.RunTable
     since_us: int
     until_us: int
     extent: Extent
-    counts: Counts
     scope: str = ""
 
 
 def read_window(source: FleetSource, since_us: int | None, until_us: int | None, scope: str = "",
                 span_us: int = 3_600_000_000, keep: bool = False, engine: Engine | None = None) -> Any:
     """The runs in a time window (default: the last ``span_us`` of the source), judged by the one
-    classifier, with the engine's counts for the window; with ``keep``, (the window, its receipts).
+    classifier; with ``keep``, (the window, its receipts).
     Through ``engine`` when one is open (its table checked already)."""
     if engine is None:
         with source.open() as opened:
@@ -122,18 +123,35 @@ def read_window(source: FleetSource, since_us: int | None, until_us: int | None,
     until = ext.last_us if until_us is None else until_us
     since = until - span_us if since_us is None else since_us
     rows = engine.arrow(queries.receipts(source, (since - LOOKAROUND_US) * 1000, (until + LOOKAROUND_US) * 1000,
-                                         scope=scope))
-    tally = counts(engine, since, until)
-    receipts = receipts_of(rows)
-    inside = {r.run_id for r in receipts if since <= to_us(r.at_utc) <= until}
-    mine = [r for r in receipts if r.run_id in inside]
-    window = Window(run_tables.table_of(mine), since, until, ext, tally, scope)
+                                         scope=scope, inside_us=(since, until)))
+    mine = receipts_of(rows)
+    window = Window(run_tables.table_of(mine), since, until, ext, scope)
     return (window, mine) if keep else window
+
+
+def run_receipts(engine: Engine, run_id: str) -> list[Receipt]:
+    """Every receipt of one run. Through the exporter's trace-id lookup table when it is there and
+    knows the trace the desk derives from the runId (:func:`~memorydesk.lineage.otlp.trace_id`: the
+    desk's exports and adapters write it): that trace's spans in the seconds it spans; otherwise (spans
+    another system wrote with trace ids of its own) by the runId attribute, over the whole table."""
+    if engine.lookup:
+        trace = run_id[len("trace:"):] if run_id.startswith("trace:") else trace_id(run_id).hex()
+        found = engine.arrow(queries.trace_span(engine.source, trace)).to_pylist()
+        if found:
+            first, last = (int(found[0]["first"]) * 1_000_000_000, (int(found[0]["last"]) + 1) * 1_000_000_000)
+            receipts = receipts_of(engine.arrow(queries.receipts(engine.source, first, last, run_id, trace=trace)))
+            if receipts:
+                return receipts
+    return receipts_of(engine.arrow(queries.receipts(engine.source, run_id=run_id)))
 
 
 def read_detail(source: FleetSource, run_id: str, now: datetime, fresh_for: timedelta,
                 engine: Engine | None = None) -> RunDetail | None:
     """One run explained from all its receipts in the source (None: none at or before ``now``)."""
-    receipts = [r for r in read_receipts(source, run_id=run_id, engine=engine) if r.at_utc <= now]
+    if engine is None:
+        with source.open() as opened:
+            layout.check(opened)
+            return read_detail(source, run_id, now, fresh_for, opened)
+    receipts = [r for r in run_receipts(engine, run_id) if r.at_utc <= now]
     return explain(receipts, now, fresh_for) if receipts else None
 

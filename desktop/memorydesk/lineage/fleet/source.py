@@ -139,6 +139,7 @@ class Engine:
 
     def __init__(self, source: FleetSource) -> None:
         self.source = source
+        self.lookup = False  # the exporter's trace-id lookup table is there (``layout.check`` finds out)
 
     def arrow(self, sql: str) -> Any:
         raise NotImplementedError

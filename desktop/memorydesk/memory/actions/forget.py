@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import Connection, select
 
@@ -22,9 +22,6 @@ from memorydesk.memory.actions.base import ReviewerAction
 from memorydesk.memory.history.record import HISTORY, ChangeResult, perform
 from memorydesk.store import Workspace
 from memorydesk.store.retry import with_retry
-
-if TYPE_CHECKING:
-    from memorydesk.memory.reviewer import Reviewer
 
 ENTITY = "forget"
 
@@ -42,15 +39,14 @@ class KeepForgetReceipt(ReviewerAction):
         pass  # the history row written with it is the receipt
 
 
-def keep_receipt(reviewer: Reviewer, receipt: Receipt, reason: str = "") -> ChangeResult:
+def keep_receipt(ws: Workspace, actor: str, receipt: Receipt, reason: str = "") -> ChangeResult:
     """Keep ``receipt`` with the history (one transaction; the first write adds the desk's tables)."""
-    ws = reviewer.ws
     if receipt.workspace_id != ws.workspace_id:
         raise MemoryDeskError(f"this receipt was made on workspace {receipt.workspace_id}, not on {ws.path.name}")
 
     def work(conn: Connection) -> ChangeResult:
         hid = perform(ws, conn, KeepForgetReceipt(receipt.to_json()), entity_id=receipt.receipt_id,
-                      actor=reviewer.actor, reason=reason.strip() or "forget check")
+                      actor=actor, reason=reason.strip() or "forget check")
         return ChangeResult(ENTITY, [receipt.receipt_id], [hid],
                             f"forget receipt {receipt.receipt_id} kept in the history")
 

@@ -87,6 +87,14 @@ class GrantEdits:
     def remove_grant(self, role: str, domain: str, reason: str = "") -> ChangeResult:
         return self.remove_grants([(role, domain)], reason)
 
+    def restore_grant(self, role: str, domain: str, permission: str, fail_open: bool,
+                      reason: str = "") -> ChangeResult:
+        """The cell (role, domain) back to what another file (a backup) resolved: ``permission``
+        from a row of its own, or (``fail_open``) no row of its own — the rows removed."""
+        if fail_open:
+            return self.remove_grant(role, domain, reason)
+        return self.set_grant(role, domain, permission, reason)
+
     def _cells(self, act: type[GrantEdit], cells: Cells, permission: Permission | None, reason: str) -> ChangeResult:
         wanted = list(dict.fromkeys((_role(r), d) for r, d in cells))
         if not wanted:

@@ -1,6 +1,6 @@
 """Quarantine and release of an agent's note or a working-memory item (the Review tab), as
-typed actions (``reviewer_action``), each one transaction with one history row, undone by
-Edit ▸ Undo — the same actions a fact or a policy has (``reviewer_review``).
+typed actions (``memory.actions.base``), each one transaction with one history row, undone by
+Edit ▸ Undo — the same actions a fact or a policy has (``memory.actions.review``).
 
 - A **note** is quarantined by emptying it (the product leaves a blank note out of the
   dispatch preamble); its text is kept in the history row, nowhere else. Its
@@ -26,7 +26,7 @@ from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
 from memorydesk.memory.actions.base import ReviewerAction
-from memorydesk.memory.actions.review import DECISIONS, _add_decision, _decision, _drop_decision, _needs_reason
+from memorydesk.memory.actions.decisions import DECISIONS, add_decision, decision_row, drop_decision, needs_reason
 from memorydesk.memory.history.record import HISTORY, ChangeResult, perform
 from memorydesk.store import Workspace
 from memorydesk.store.retry import with_retry
@@ -95,14 +95,14 @@ class QuarantineNote(_Decided):
 
     def forward(self, ws: Workspace, conn: Connection) -> None:
         _set_note(ws, conn, self.id, self.content, "")
-        _add_decision(conn, self.decision)
+        add_decision(conn, self.decision)
 
     def inverse(self, ws: Workspace, conn: Connection) -> None:
         if _note_content(ws, conn, self.id) != "":
             raise StaleEdit(f"the agent wrote note {self.id} since the quarantine; Release puts the quarantined "
                             "text back before the new one")
         _set_note(ws, conn, self.id, "", self.content)
-        _drop_decision(conn, self.decision)
+        drop_decision(conn, self.decision)
 
 
 @dataclass(frozen=True)
@@ -117,11 +117,11 @@ class ReleaseNote(_Decided):
 
     def forward(self, ws: Workspace, conn: Connection) -> None:
         _set_note(ws, conn, self.id, self.current, joined(self.kept, self.current))
-        _drop_decision(conn, self.decision)
+        drop_decision(conn, self.decision)
 
     def inverse(self, ws: Workspace, conn: Connection) -> None:
         _set_note(ws, conn, self.id, joined(self.kept, self.current), self.current)
-        _add_decision(conn, self.decision)
+        add_decision(conn, self.decision)
 
 
 @dataclass(frozen=True)
@@ -133,11 +133,11 @@ class QuarantineWorkingItem(_Decided):
 
     def forward(self, ws: Workspace, conn: Connection) -> None:
         _take_item(ws, conn, dict(self.row or {}))
-        _add_decision(conn, self.decision)
+        add_decision(conn, self.decision)
 
     def inverse(self, ws: Workspace, conn: Connection) -> None:
         _put_item(ws, conn, dict(self.row or {}))
-        _drop_decision(conn, self.decision)
+        drop_decision(conn, self.decision)
 
 
 @dataclass(frozen=True)
@@ -149,26 +149,26 @@ class ReleaseWorkingItem(_Decided):
 
     def forward(self, ws: Workspace, conn: Connection) -> None:
         _put_item(ws, conn, dict(self.row or {}))
-        _drop_decision(conn, self.decision)
+        drop_decision(conn, self.decision)
 
     def inverse(self, ws: Workspace, conn: Connection) -> None:
         _take_item(ws, conn, dict(self.row or {}))
-        _add_decision(conn, self.decision)
+        add_decision(conn, self.decision)
 
 
 ITEM_ACTIONS = (QuarantineNote, ReleaseNote, QuarantineWorkingItem, ReleaseWorkingItem)
 
 
-# -- the calls the Review tab makes (through ``reviewer_review.quarantine`` / ``release``) --------------
+# -- the calls the Review tab makes (through ``memory.actions.review.quarantine`` / ``release``) --------------
 def quarantine(ws: Workspace, actor: str, finding: dict[str, Any], reason: str) -> ChangeResult:
     """Empty the finding's note, or take its working-memory item out of the hot tier."""
-    reason = _needs_reason(reason)
+    reason = needs_reason(reason)
     kind, item = finding["item_kind"], finding["item_id"]
     if kind not in ITEM_KINDS:
         raise MemoryDeskError(f"not a note or a working-memory item: {kind}")
 
     def work(conn: Connection) -> ChangeResult:
-        decision = _decision(actor, reason, finding, "quarantined")
+        decision = decision_row(actor, reason, finding, "quarantined")
         if kind == "note":
             act: ReviewerAction = QuarantineNote(decision, item, _note_content(ws, conn, item))
         else:
@@ -184,7 +184,7 @@ def quarantine(ws: Workspace, actor: str, finding: dict[str, Any], reason: str) 
 
 def release(ws: Workspace, actor: str, item_kind: str, item_id: str, reason: str) -> ChangeResult:
     """Put a quarantined note's text or working-memory item back."""
-    reason = _needs_reason(reason)
+    reason = needs_reason(reason)
 
     def work(conn: Connection) -> ChangeResult:
         decision = conn.execute(select(DECISIONS).where(

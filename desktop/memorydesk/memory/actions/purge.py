@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from sqlalchemy import Connection, LargeBinary, cast, func, select
 
@@ -31,9 +31,6 @@ from memorydesk.store.layout import Layout, detect, table_names
 from memorydesk.store.ours import VECTOR_TABLE, DeskHistory
 from memorydesk.store.retry import with_retry
 from memorydesk.store.vectors import drop_vectors
-
-if TYPE_CHECKING:
-    from memorydesk.memory.reviewer import Reviewer
 
 BackupAction = Literal["keep", "erase", "delete"]
 BACKUP_ACTIONS: tuple[str, ...] = ("keep", "erase", "delete")
@@ -257,7 +254,7 @@ class PurgeFacts(ReviewerAction):
         erase_desk_records(conn, table_names(conn), self.ids)
 
 
-def purge(reviewer: Reviewer, ids: Iterable[str], reason: str = "", *,
+def purge(ws: Workspace, actor: str, ids: Iterable[str], reason: str = "", *,
           backups: BackupAction = "keep") -> PurgeOutcome:
     """Purge facts from the workspace, then deal with the backups beside it as ``backups`` says.
 
@@ -266,7 +263,6 @@ def purge(reviewer: Reviewer, ids: Iterable[str], reason: str = "", *,
     if backups not in BACKUP_ACTIONS:
         raise MemoryDeskError(f"backups: choose keep, erase or delete, not {backups!r}")
     reason = check_reason(reason)  # a purge cannot be undone: its reason is all the history keeps
-    ws = reviewer.ws
     ids = list(dict.fromkeys(ids))
     if not ws.adopted:  # the backup the first change makes holds the text too: make it before looking
         ws.adopt()
@@ -279,7 +275,7 @@ def purge(reviewer: Reviewer, ids: Iterable[str], reason: str = "", *,
         raise StaleEdit(f"no fact {missing[0]} in {ws.path.name} or in a backup beside it; nothing was purged")
     outcome = PurgeOutcome(None, None)
     if present:
-        outcome.change, outcome.wal = _purge_workspace(reviewer, list(present), reason)
+        outcome.change, outcome.wal = _purge_workspace(ws, actor, list(present), reason)
     settle_backups(outcome, holding, backups,
                    lambda held: erase_in_backup(held, sorted(set(chain) | set(held.fact_ids))))
     return outcome
@@ -305,8 +301,7 @@ def settle_backups(outcome: PurgeOutcome, holding: list[BackupHolding], backups:
             outcome.kept.append(held)
 
 
-def _purge_workspace(reviewer: Reviewer, ids: list[str], reason: str) -> tuple[ChangeResult, wal.WalState]:
-    ws = reviewer.ws
+def _purge_workspace(ws: Workspace, actor: str, ids: list[str], reason: str) -> tuple[ChangeResult, wal.WalState]:
     with ws.read() as conn:  # what to look for beside the file if the erase cannot finish at once
         chain = earlier_versions(conn, ws.layout, ids)
         needles = _unique_needles(conn, ws.layout, chain, _needles(conn, ws.layout, chain))
@@ -317,7 +312,7 @@ def _purge_workspace(reviewer: Reviewer, ids: list[str], reason: str) -> tuple[C
         for fid in ids:
             versions = [v for v in earlier_versions(conn, ws.layout, [fid]) if v not in chain]
             chain.extend(versions)
-            hids.append(perform(ws, conn, PurgeFacts(versions), entity_id=fid, actor=reviewer.actor, reason=reason))
+            hids.append(perform(ws, conn, PurgeFacts(versions), entity_id=fid, actor=actor, reason=reason))
         scrub_history(conn, chain)
         wal.mark_pending(conn)
         return ChangeResult("fact", chain, hids, f"{len(chain)} fact version(s) purged",

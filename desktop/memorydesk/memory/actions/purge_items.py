@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import Connection, select
 
@@ -39,9 +39,6 @@ from memorydesk.store.errors import translated
 from memorydesk.store.layout import Layout, detect, table_names
 from memorydesk.store.ours import DeskReviewDecision
 from memorydesk.store.retry import with_retry
-
-if TYPE_CHECKING:
-    from memorydesk.memory.reviewer import Reviewer
 
 DECISIONS = DeskReviewDecision.__table__
 PURGE_KINDS = (*ITEM_KINDS, "policy")
@@ -160,16 +157,16 @@ def _erase_in_backup(path: Path, item_kind: str, ids: list[str], needles: list[b
     erase_from_backup(path, needles, erase)
 
 
-def purge_items(reviewer: Reviewer, item_kind: str, ids: Iterable[str], reason: str = "", *,
+def purge_items(ws: Workspace, actor: str, item_kind: str, ids: Iterable[str], reason: str = "", *,
                 backups: BackupAction = "keep") -> ChangeResult:
     """``purge_items_outcome`` as a change: its message says what was done and where the text still is."""
-    outcome = purge_items_outcome(reviewer, item_kind, ids, reason, backups=backups)
+    outcome = purge_items_outcome(ws, actor, item_kind, ids, reason, backups=backups)
     change = outcome.change or ChangeResult(item_kind, [], [], "")
     change.message = "; ".join(outcome.lines())
     return change
 
 
-def purge_items_outcome(reviewer: Reviewer, item_kind: str, ids: Iterable[str], reason: str = "", *,
+def purge_items_outcome(ws: Workspace, actor: str, item_kind: str, ids: Iterable[str], reason: str = "", *,
                         backups: BackupAction = "keep") -> PurgeOutcome:
     """Purge notes or working-memory items; then the backups beside the file as ``backups`` says."""
     if item_kind not in PURGE_KINDS:
@@ -177,7 +174,6 @@ def purge_items_outcome(reviewer: Reviewer, item_kind: str, ids: Iterable[str], 
     if backups not in BACKUP_ACTIONS:
         raise MemoryDeskError(f"backups: choose keep, erase or delete, not {backups!r}")
     reason = check_reason(reason)
-    ws = reviewer.ws
     ids = list(dict.fromkeys(ids))
     if not ws.adopted:  # the backup the first change makes holds the text too: make it before looking
         ws.adopt()
@@ -192,18 +188,17 @@ def purge_items_outcome(reviewer: Reviewer, item_kind: str, ids: Iterable[str], 
     outcome = PurgeOutcome(None, None)
     present = [i for i in ids if i in texts]
     if present:
-        outcome.change, outcome.wal = _purge_workspace(reviewer, item_kind, present, reason.strip(), needles)
+        outcome.change, outcome.wal = _purge_workspace(ws, actor, item_kind, present, reason.strip(), needles)
     settle_backups(outcome, holding, backups, lambda held: _erase_in_backup(held.path, item_kind, ids, needles))
     return outcome
 
 
-def _purge_workspace(reviewer: Reviewer, item_kind: str, ids: list[str], reason: str,
+def _purge_workspace(ws: Workspace, actor: str, item_kind: str, ids: list[str], reason: str,
                      needles: list[bytes]) -> tuple[ChangeResult, wal.WalState]:
-    ws = reviewer.ws
     act_type: Any = ACTION_OF[item_kind]
 
     def work(conn: Connection) -> ChangeResult:
-        hids = [perform(ws, conn, act_type(item_kind, [i]), entity_id=i, actor=reviewer.actor, reason=reason)
+        hids = [perform(ws, conn, act_type(item_kind, [i]), entity_id=i, actor=actor, reason=reason)
                 for i in ids]
         wal.mark_pending(conn)
         return ChangeResult(item_kind, ids, hids, f"{len(ids)} {PURGE_WORDS[item_kind]}(s) purged",

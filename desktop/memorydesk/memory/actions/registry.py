@@ -1,6 +1,6 @@
 """Every reviewer action, in one explicit list, and how a history row is read back into one.
 
-An action is a typed value (``reviewer_action.ReviewerAction``): adding one is writing its
+An action is a typed value (``memory.actions.base.ReviewerAction``): adding one is writing its
 class beside the others of its entity and naming it here — nothing registers itself when
 a module is imported. The history row's ``entity`` and ``action`` columns name the class,
 its ``detail`` holds the fields (docs/architecture.md, "The undo model").
@@ -32,7 +32,6 @@ from memorydesk.memory.actions.review import (
     ReleaseFact,
     ReleasePolicy,
 )
-from memorydesk.memory.history import record as history
 
 ACTIONS: tuple[type[ReviewerAction], ...] = (
     EditFact, DeleteFact, RestoreFact, PurgeFacts, FillEmbeddings,
@@ -51,9 +50,8 @@ assert len(BY_KEY) == len(ACTIONS), "two actions share an entity and a name"
 
 
 def action_type(entity: str, name: str) -> type[ReviewerAction]:
-    """The class a history row's ``entity`` and ``action`` name (one not converted yet: ``history.action``)."""
-    key = f"{entity}.{name}"
-    found = BY_KEY.get(key) or history.LEGACY.get(key)
+    """The class a history row's ``entity`` and ``action`` name."""
+    found = BY_KEY.get(f"{entity}.{name}")
     if found is None:
         raise MemoryDeskError(f"a {name} of a {entity} is not an action this build knows, so it cannot be undone")
     return found

@@ -6,8 +6,7 @@ the other file holds (same id, same columns, its embedding included); a changed 
 that file's values back. The other file is only read. Each forward and inverse step
 checks the row is still as the previous step left it (``StaleEdit`` otherwise), as every
 reviewer action does. A grant cell is restored with the Grants tab's own edits
-(``set_grants`` / ``remove_grants``): the permission the other file resolved, or, where
-it resolved none of its own (fail-open), the rows removed.
+(``GrantEdits.restore_grant``).
 
 Actions: ``RestoreFactBackup`` (``fact.restore_backup``) and ``RestorePolicyBackup``
 (``policy.restore_backup``); they store the ``table`` role, the ``id``, the ``source`` file,
@@ -19,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import Connection, select
 
@@ -29,9 +28,6 @@ from memorydesk.memory.history.record import ChangeResult, perform
 from memorydesk.store import Workspace, open_workspace
 from memorydesk.store import vectors as vector_store
 from memorydesk.store.retry import with_retry
-
-if TYPE_CHECKING:
-    from memorydesk.memory.reviewer import Reviewer
 
 BLOBS = ("embedding", "binary_embedding")
 
@@ -118,29 +114,20 @@ def _read_other(source: Path, role: str, item_id: str) -> dict[str, Any]:
     return _wire(dict(row._mapping))
 
 
-def restore_row(reviewer: Reviewer, source: str | Path, kind: str, item_id: str, reason: str = "") -> ChangeResult:
+def restore_row(ws: Workspace, actor: str, source: str | Path, kind: str, item_id: str,
+                reason: str = "") -> ChangeResult:
     """Put fact or policy ``item_id`` back as ``source`` holds it (``kind``: "fact" or "policy")."""
     role = {"fact": "facts", "policy": "policies"}[kind]
     source = Path(source)
     old = _read_other(source, role, item_id)
-    ws = reviewer.ws
 
     def work(conn: Connection) -> ChangeResult:
         current = _current(ws, conn, role, item_id)
         if current == old:
             raise MemoryDeskError(f"{kind} {item_id} is already as {source.name} holds it; nothing was changed")
         step = (RestoreFactBackup if kind == "fact" else RestorePolicyBackup)(role, item_id, str(source), old, current)
-        hid = perform(ws, conn, step, entity_id=item_id, actor=reviewer.actor, reason=reason)
+        hid = perform(ws, conn, step, entity_id=item_id, actor=actor, reason=reason)
         verb = "brought back" if current is None else "put back"
         return ChangeResult(kind, [item_id], [hid], f"{kind} {verb} as {source.name} holds it")
 
     return with_retry(ws, work)
-
-
-def restore_grant(reviewer: Reviewer, role: str, domain: str, permission: str, fail_open: bool,
-                  reason: str = "") -> ChangeResult:
-    """The cell (role, domain) back to what the other file resolved: ``permission`` from a row of its
-    own, or (``fail_open``) no row of its own — the Grants tab's remove."""
-    if fail_open:
-        return reviewer.remove_grants([(role, domain)], reason)
-    return reviewer.set_grants([(role, domain)], permission, reason)

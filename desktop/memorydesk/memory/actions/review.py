@@ -1,5 +1,5 @@
 """What a person does with a review finding (the Review tab), each one transaction with one
-history row, undone by Edit ▸ Undo (notes and working-memory items: ``reviewer_items``):
+history row, undone by Edit ▸ Undo (notes and working-memory items: ``memory.actions.items``):
 
 - **quarantine** a fact (soft-deleted with the sentinel ``human:quarantined``) or a policy
   (deactivated), with the finding as the reason; **release** puts it back;
@@ -22,26 +22,15 @@ from typing import Any, ClassVar
 from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import MemoryDeskError, StaleEdit
-from memorydesk.core.inputs import check_reason
+from memorydesk.memory.actions import items as reviewer_items
 from memorydesk.memory.actions.base import ReviewerAction
+from memorydesk.memory.actions.decisions import DECISIONS, add_decision, decision_row, drop_decision, needs_reason
 from memorydesk.memory.actions.facts import set_superseded
 from memorydesk.memory.history.record import ChangeResult, perform
-from memorydesk.memory.rows import new_id, now_s
 from memorydesk.store import Workspace
-from memorydesk.store.ours import DeskReviewDecision
 from memorydesk.store.retry import with_retry
 
 QUARANTINED = "human:quarantined"
-DECISIONS = DeskReviewDecision.__table__
-
-
-def _add_decision(conn: Connection, row: dict[str, Any]) -> None:
-    if conn.execute(select(DECISIONS.c.id).where(DECISIONS.c.id == row["id"])).first() is None:
-        conn.execute(DECISIONS.insert().values(**row))
-
-
-def _drop_decision(conn: Connection, row: dict[str, Any]) -> None:
-    conn.execute(DECISIONS.delete().where(DECISIONS.c.id == row["id"]))
 
 
 def _policy_active(ws: Workspace, conn: Connection, policy_id: str, expect: int, value: int) -> None:
@@ -82,11 +71,11 @@ class _Quarantine(_Finding):
 
     def forward(self, ws: Workspace, conn: Connection) -> None:
         self.take_out(ws, conn)
-        _add_decision(conn, self.decision)
+        add_decision(conn, self.decision)
 
     def inverse(self, ws: Workspace, conn: Connection) -> None:
         self.put_back(ws, conn)
-        _drop_decision(conn, self.decision)
+        drop_decision(conn, self.decision)
 
 
 @dataclass(frozen=True)
@@ -172,37 +161,25 @@ class DismissFinding(_Finding):
     decision: dict[str, Any]
 
     def forward(self, ws: Workspace, conn: Connection) -> None:
-        _add_decision(conn, self.decision)
+        add_decision(conn, self.decision)
 
     def inverse(self, ws: Workspace, conn: Connection) -> None:
-        _drop_decision(conn, self.decision)
+        drop_decision(conn, self.decision)
 
 
 # -- the calls the Review tab makes ----------------------------------------------------------------
-def _decision(actor: str, reason: str, finding: dict[str, Any], decision: str) -> dict[str, Any]:
-    return {"id": new_id(), "finding_key": finding["key"], "kind": finding["kind"], "item_kind": finding["item_kind"],
-            "item_id": finding["item_id"], "fingerprint": finding.get("fingerprint", ""), "decision": decision,
-            "actor": actor, "reason": reason, "at": now_s()}
-
-
-def _needs_reason(reason: str) -> str:
-    return check_reason(reason)
-
-
 def quarantine(ws: Workspace, actor: str, finding: dict[str, Any], reason: str) -> ChangeResult:
     """Soft-delete the finding's fact, or deactivate its policy; the finding is the reason."""
-    reason = _needs_reason(reason)
+    reason = needs_reason(reason)
     kind, item = finding["item_kind"], finding["item_id"]
     if kind in ("note", "working_item"):
-        from memorydesk.memory.actions import items as reviewer_items  # it builds on this module's decision rows
-
         return reviewer_items.quarantine(ws, actor, finding, reason)
     if kind not in ("fact", "policy"):
         raise MemoryDeskError(f"a {kind.replace('_', ' ')} cannot be quarantined")
 
     def work(conn: Connection) -> ChangeResult:
         step = (QuarantineFact if kind == "fact" else QuarantinePolicy)(
-            finding["key"], item, _decision(actor, reason, finding, "quarantined"), finding.get("title", ""))
+            finding["key"], item, decision_row(actor, reason, finding, "quarantined"), finding.get("title", ""))
         hid = perform(ws, conn, step, entity_id=item, actor=actor, reason=reason)
         return ChangeResult(kind, [item], [hid], f"{kind} quarantined", {"review": [finding["key"]]})
 
@@ -211,10 +188,8 @@ def quarantine(ws: Workspace, actor: str, finding: dict[str, Any], reason: str) 
 
 def release(ws: Workspace, actor: str, item_kind: str, item_id: str, reason: str) -> ChangeResult:
     """Put a quarantined fact, policy, note or working-memory item back."""
-    reason = _needs_reason(reason)
+    reason = needs_reason(reason)
     if item_kind in ("note", "working_item"):
-        from memorydesk.memory.actions import items as reviewer_items
-
         return reviewer_items.release(ws, actor, item_kind, item_id, reason)
 
     def work(conn: Connection) -> ChangeResult:
@@ -233,7 +208,7 @@ def merge(ws: Workspace, actor: str, keeper: str, others: Iterable[str], reason:
           finding_key: str = "") -> ChangeResult:
     """Supersede every fact in ``others`` by ``keeper`` (a duplicate cluster's merge, or the loser of a
     losing correction superseded by the newer fact)."""
-    reason = _needs_reason(reason)
+    reason = needs_reason(reason)
     others = [o for o in dict.fromkeys(others) if o != keeper]
     if not others:
         raise MemoryDeskError("pick a keeper and at least one other fact")
@@ -248,10 +223,11 @@ def merge(ws: Workspace, actor: str, keeper: str, others: Iterable[str], reason:
 
 def dismiss(ws: Workspace, actor: str, finding: dict[str, Any], reason: str, *, reviewed: bool = False) -> ChangeResult:
     """Keep the finding out of the open queue until its item changes."""
-    reason = _needs_reason(reason)
+    reason = needs_reason(reason)
 
     def work(conn: Connection) -> ChangeResult:
-        step = DismissFinding(finding["key"], _decision(actor, reason, finding, "reviewed" if reviewed else "dismissed"))
+        decision = decision_row(actor, reason, finding, "reviewed" if reviewed else "dismissed")
+        step = DismissFinding(finding["key"], decision)
         hid = perform(ws, conn, step, entity_id=finding["key"], actor=actor, reason=reason)
         return ChangeResult("review", [finding["key"]], [hid], "marked reviewed" if reviewed else "finding dismissed")
 

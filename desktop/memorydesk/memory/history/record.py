@@ -2,8 +2,8 @@
 transaction as the change, and the undo machinery over it (docs/architecture.md, "The
 undo model").
 
-Every reviewer action is a typed value (``reviewer_action.ReviewerAction``, listed in
-``actions.ACTIONS``) whose fields are the row's ``detail``. Doing it (``perform``) runs its
+Every reviewer action is a typed value (``memory.actions.base.ReviewerAction``, listed in
+``memory.actions.registry.ACTIONS``) whose fields are the row's ``detail``. Doing it (``perform``) runs its
 ``forward`` and records it; undoing it (``undo.undo_entry``) reads the row back into its
 type, runs ``inverse`` and records an ``undo`` entry (itself a history row); undoing that
 undo (redo) runs ``forward`` again and records a ``redo`` entry.
@@ -15,7 +15,7 @@ import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 from sqlalchemy import Connection, and_, select
 
@@ -27,7 +27,6 @@ from memorydesk.store import Workspace
 from memorydesk.store.ours import DeskHistory
 
 HISTORY = DeskHistory.__table__
-Step = Callable[[Workspace, Connection, dict[str, Any]], None]
 _MOVES = "memdesk_moves"  # in ``Connection.info`` while an action runs: the supersessions it made
 
 
@@ -48,54 +47,6 @@ def moving(conn: Connection, step: Callable[[], None]) -> list[list[Any]]:
     finally:
         moves = conn.info.pop(_MOVES, [])
     return moves
-
-
-@dataclasses.dataclass(frozen=True)
-class LegacyAction(ReviewerAction):
-    """An action still written as three functions over its detail (``action`` below): its
-    detail stays an untyped dict. Convert it to a typed action (docs/architecture.md, "Adding
-    or converting an action") and name it in ``actions.ACTIONS``."""
-
-    detail: dict[str, Any]
-    steps: ClassVar[tuple[Step, Step | None, Callable[[dict[str, Any]], dict[str, list[str]]] | None]]
-
-    def to_detail(self) -> dict[str, Any]:
-        return self.detail
-
-    @classmethod
-    def from_detail(cls, detail: dict[str, Any]) -> LegacyAction:
-        return cls(detail)
-
-    def forward(self, ws: Workspace, conn: Connection) -> None:
-        self.steps[0](ws, conn, self.detail)
-
-    def inverse(self, ws: Workspace, conn: Connection) -> None:
-        if self.steps[1] is None:
-            super().inverse(ws, conn)
-        else:
-            self.steps[1](ws, conn, self.detail)
-
-    def touched(self) -> dict[str, list[str]]:
-        return self.steps[2](self.detail) if self.steps[2] is not None else {}
-
-
-#: actions registered the older way, by ``@action`` as their module is imported (to convert)
-LEGACY: dict[str, type[LegacyAction]] = {}
-
-
-def action(entity: str, name: str, inverse_of: Step | None = None,
-           touched: Callable[[dict[str, Any]], dict[str, list[str]]] | None = None):
-    """The older way to declare an action: ``forward`` for ``entity.name``, ``inverse_of`` its
-    undo, ``touched(detail)`` the other kinds it changes. It still works, as an untyped
-    ``LegacyAction``; new actions are typed and listed in ``actions.ACTIONS`` instead."""
-
-    def register(forward: Step) -> Step:
-        LEGACY[f"{entity}.{name}"] = type(f"Legacy_{entity}_{name}", (LegacyAction,), {
-            "entity": entity, "name": name, "undoable": inverse_of is not None,
-            "steps": (forward, inverse_of, touched)})
-        return forward
-
-    return register
 
 
 @dataclass
@@ -142,24 +93,16 @@ def record(conn: Connection, *, key: str, entity_id: str, actor: str, reason: st
     return int(result.inserted_primary_key[0])
 
 
-def perform(ws: Workspace, conn: Connection, act: ReviewerAction | str, *, entity_id: str, actor: str,
-            reason: str, detail: dict[str, Any] | None = None, before_id: str | None = None,
-            after_id: str | None = None, batch: str | None = None) -> int:
+def perform(ws: Workspace, conn: Connection, act: ReviewerAction, *, entity_id: str, actor: str,
+            reason: str, before_id: str | None = None, after_id: str | None = None,
+            batch: str | None = None) -> int:
     """Do ``act`` (its ``forward``) and record it with what it stores to undo; the history id.
 
     ``batch``: one action of a person that writes an entry per item (a delete of several
-    facts) marks them all with it, and Edit ▸ Undo takes them back together (``batches``).
-    ``act`` may still be given the older way, as ``"entity.name"`` and its ``detail``."""
-    given: dict[str, Any] = {}
-    if isinstance(act, str):
-        from memorydesk.memory.actions.registry import decode  # the older call: read into its type first
-
-        entity, name = act.split(".", 1)
-        given = dict(detail or {})
-        act = decode(entity, name, given)
+    facts) marks them all with it, and Edit ▸ Undo takes them back together (``batches``); the
+    supersessions the step made are kept with it (``moves``)."""
     moves = moving(conn, lambda: act.forward(ws, conn))  # first: a step may fill in what it stores
-    stored = {**given, **act.to_detail(), **({"batch": batch} if batch else {}),  # nothing given is lost
-              **({"moves": moves} if moves else {})}
+    stored = {**act.to_detail(), **({"batch": batch} if batch else {}), **({"moves": moves} if moves else {})}
     return record(conn, key=act.key(), entity_id=entity_id, actor=actor, reason=reason, detail=stored,
                   before_id=before_id, after_id=after_id)
 
@@ -190,13 +133,6 @@ def latest_redoable(conn: Connection) -> int | None:
             continue
         return int(row.id) if row.action == "undo" else None
     return None
-
-
-def undo(ws: Workspace, conn: Connection, history_id: int, actor: str, reason: str = "") -> ChangeResult:
-    """Undo entry ``history_id`` (``undo.undo_entry``: invert a change, or re-apply the change an undo reverted)."""
-    from memorydesk.memory.history.undo import undo_entry  # it reads rows into the types of ``actions``
-
-    return undo_entry(ws, conn, history_id, actor, reason)
 
 
 def entries(conn: Connection, entity: str | None = None, entity_id: str | None = None,

@@ -27,9 +27,9 @@ from memorydesk.search.copies.rows import (
     Unfollowable,
     changed_rows,
     embeddings,
-    fact_row,
     is_active,
     members,
+    recent_row,
     rows_by_id,
     scan_for_recent,
     scan_rows,
@@ -197,7 +197,7 @@ class FileState:
         for rowid, row in changed.items():
             self.rows.set(rowid, prints[rowid] if row is not None else None,
                           row is not None and is_active(row, ws.workspace_id))
-            fact = fact_row(row) if row is not None else None
+            fact = recent_row(row) if row is not None else None
             for recent in self.recent.values():
                 recent.update(rowid, fact)
         if self.rows.count != self.keyword.n_row or not agrees(raw, fts, self.keyword, self._probes(tokens)):

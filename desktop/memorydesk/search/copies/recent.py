@@ -22,14 +22,14 @@ from typing import Any
 
 from memorydesk.search.scope import RepoScope
 
-__all__ = ["DEPTH", "FactRow", "Recent", "order_key"]
+__all__ = ["DEPTH", "Recent", "RecentRow", "order_key"]
 
 #: Rows each list keeps (the voice asks for 30).
 DEPTH = 256
 
 
 @dataclass(frozen=True, slots=True)
-class FactRow:
+class RecentRow:
     """The columns of a fact that decide whether and where it is in a temporal list."""
 
     rowid: int
@@ -63,7 +63,7 @@ class Recent:
     depth: int = DEPTH
     where: dict[int, tuple[tuple[int, Any], int]] = field(default_factory=dict)  # rowid -> its key here
 
-    def qualifies(self, row: FactRow) -> bool:
+    def qualifies(self, row: RecentRow) -> bool:
         if row.workspace_id != self.workspace_id or row.superseded_by is not None:
             return False
         if self.scope is None:
@@ -71,12 +71,12 @@ class Recent:
         return isinstance(row.domain, str) and self.scope.admits(row.domain)
 
     @staticmethod
-    def newest_rows(rows: Iterable[FactRow], depth: int) -> list[FactRow]:
+    def newest_rows(rows: Iterable[RecentRow], depth: int) -> list[RecentRow]:
         """The ``depth`` rows that come first in the temporal order."""
         return heapq.nlargest(depth, rows, key=lambda r: (order_key(r.created_at), r.rowid))
 
     @classmethod
-    def from_rows(cls, workspace_id: str, scope: RepoScope | None, rows: Iterable[FactRow],
+    def from_rows(cls, workspace_id: str, scope: RepoScope | None, rows: Iterable[RecentRow],
                   depth: int = DEPTH, complete: bool = True) -> Recent:
         """The list for ``rows``: every qualifying row of the table, or (``complete=False``) its first ones."""
         out = cls(workspace_id, scope, depth=depth)
@@ -94,7 +94,7 @@ class Recent:
             at = bisect.bisect_left(self.keys, key)
             del self.keys[at], self.ids[at]
 
-    def update(self, rowid: int, row: FactRow | None) -> None:
+    def update(self, rowid: int, row: RecentRow | None) -> None:
         """Row ``rowid`` changed to ``row`` (None: deleted)."""
         self.drop(rowid)
         if row is None or not self.qualifies(row):

@@ -16,12 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from memorydesk.search.copies.recent import DEPTH, FactRow, Recent
+from memorydesk.search.copies.recent import DEPTH, Recent, RecentRow
 from memorydesk.search.scope import RepoScope
 from memorydesk.store import Workspace
 
-__all__ = ["PRINT_COLUMNS", "ROW_COLUMNS", "RowPrints", "Unfollowable", "changed_rows", "embeddings", "fact_row",
-           "is_active", "members", "rows_by_id", "scan_for_recent", "scan_rows", "workspace_phrase"]
+__all__ = ["PRINT_COLUMNS", "ROW_COLUMNS", "RowPrints", "Unfollowable", "changed_rows", "embeddings", "is_active",
+           "members", "recent_row", "rows_by_id", "scan_for_recent", "scan_rows", "workspace_phrase"]
 
 ROW_COLUMNS = "rowid, id, workspace_id, domain, topic, content, superseded_by, created_at"
 #: The columns a row's fingerprint is the hash of (see the module's docstring).
@@ -86,8 +86,9 @@ class RowPrints:
             self.max_rowid = max(self.max_rowid, rowid)
 
 
-def fact_row(row: tuple[Any, ...]) -> FactRow:
-    return FactRow(int(row[0]), row[1], row[2], row[3], row[6], row[7])
+def recent_row(row: tuple[Any, ...]) -> RecentRow:
+    """A fact row (``ROW_COLUMNS``) as the temporal list reads it."""
+    return RecentRow(int(row[0]), row[1], row[2], row[3], row[6], row[7])
 
 
 def scan_rows(raw: Any, ws: Workspace, prints: RowPrints, keep_going: Any) -> tuple[Recent, set[Any]]:
@@ -98,7 +99,7 @@ def scan_rows(raw: Any, ws: Workspace, prints: RowPrints, keep_going: Any) -> tu
     digests = array.array("q")
     flags = array.array("B")  # 1: an active fact of this workspace
     newest: list[tuple[Any, int, str]] = []  # (created_at, rowid, id) of active rows of the workspace
-    other: list[FactRow] = []  # the same, when created_at is not a plain integer
+    other: list[RecentRow] = []  # the same, when created_at is not a plain integer
     trimmed = False
     cursor = raw.execute(f"SELECT {ROW_COLUMNS}, quote(created_at) FROM {ws.layout.facts.name}")
     while True:
@@ -116,13 +117,13 @@ def scan_rows(raw: Any, ws: Workspace, prints: RowPrints, keep_going: Any) -> tu
                 if type(row[7]) is int:
                     newest.append((row[7], row[0], row[1]))
                 else:
-                    other.append(fact_row(row))
+                    other.append(recent_row(row))
         if len(newest) > 20_000:  # keep memory flat on a big file: only the newest can matter
             newest = heapq.nlargest(DEPTH, newest)
             trimmed = True
     prints.fill(np.frombuffer(rowids, dtype=np.int64), np.frombuffer(digests, dtype=np.int64),
                 np.frombuffer(flags, dtype=np.uint8).astype(bool))
-    kept = [FactRow(rowid, fid, wid, None, None, created) for created, rowid, fid in heapq.nlargest(DEPTH, newest)]
+    kept = [RecentRow(rowid, fid, wid, None, None, created) for created, rowid, fid in heapq.nlargest(DEPTH, newest)]
     return Recent.from_rows(wid, None, kept + Recent.newest_rows(other, DEPTH),
                             complete=not trimmed and len(newest) <= DEPTH), spaces
 
@@ -197,7 +198,7 @@ def changed_rows(raw: Any, facts: str, rows: RowPrints, max_rows: int) -> dict[i
     return changed
 
 
-def scan_for_recent(raw: Any, ws: Workspace, scope: RepoScope | None) -> list[FactRow]:
+def scan_for_recent(raw: Any, ws: Workspace, scope: RepoScope | None) -> list[RecentRow]:
     facts = ws.layout.facts.name
     scope_sql, scope_params = scope.sql("f") if scope is not None else ("", ())
     rows = raw.execute(
@@ -205,4 +206,4 @@ def scan_for_recent(raw: Any, ws: Workspace, scope: RepoScope | None) -> list[Fa
         f"WHERE +f.workspace_id = ? AND +f.superseded_by IS NULL{scope_sql} "
         f"ORDER BY f.created_at DESC, f.rowid DESC LIMIT ?",
         (ws.workspace_id, *scope_params, DEPTH + 1)).fetchall()
-    return [FactRow(int(r[0]), r[1], r[2], r[3], r[4], r[5]) for r in rows]
+    return [RecentRow(int(r[0]), r[1], r[2], r[3], r[4], r[5]) for r in rows]

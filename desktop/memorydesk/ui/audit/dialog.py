@@ -61,6 +61,7 @@ from memorydesk.browse.audit.job import Plan, run_audit
 from memorydesk.core.errors import BadInput, MemoryDeskError
 from memorydesk.core.outputs import refuse_overwriting_input
 from memorydesk.core.product.fusion import VARIANTS
+from memorydesk.memory.audit_runs import save_run
 from memorydesk.search import audit
 from memorydesk.search.loss import STAGE_WORDS, STAGES
 from memorydesk.ui.audit.compare_page import ComparePage
@@ -355,8 +356,8 @@ class RecallAuditDialog(QDialog):
             if ws.read_only:
                 return report, None, "Not kept in the workspace: it is open read-only."
             try:
-                return report, audit_runs.save_run(ws, report, origin="window", sample=sample, seed=seed,
-                                                   what_if=names), ""
+                row = save_run(ws, report, origin="window", sample=sample, seed=seed, what_if=names)
+                return report, audit_runs.as_run(row), ""
             except MemoryDeskError as exc:
                 return report, None, f"Not kept in the workspace: {exc}"
             except Exception as exc:  # noqa: BLE001 - the results are shown whatever keeping them did

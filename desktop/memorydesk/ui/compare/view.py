@@ -30,7 +30,6 @@ from PySide6.QtWidgets import (
 
 from memorydesk.browse.history.diff import Comparison, Version, compare_open, same_file, version_of
 from memorydesk.core.errors import BadInput
-from memorydesk.memory.actions.restore_backup import restore_grant, restore_row
 from memorydesk.store import open_workspace
 from memorydesk.store.workspace import Workspace
 from memorydesk.ui.compare.items import Item, groups, side_by_side
@@ -204,14 +203,16 @@ class CompareView(QWidget):
         self.dialog = None
         if not accepted:
             return
+        from memorydesk.memory.reviewer import Reviewer  # loaded by the first write
+
         if item.kind == "grant":
             g = item.grant or {}
             fail_open = g.get("sources", ("", ""))[0] == "fail_open"
-            await self.session.write("restoring a grant from the backup", lambda r: restore_grant(
-                r, g["role"], g["domain"], g["before"], fail_open, reason))
+            await self.session.write("restoring a grant from the backup", Reviewer.restore_grant,
+                                     g["role"], g["domain"], g["before"], fail_open, reason)
         else:
             await self.session.write(f"restoring a {item.kind} from the backup",
-                                     lambda r: restore_row(r, source, item.kind, item.key, reason))
+                                     Reviewer.restore_from_backup, source, item.kind, item.key, reason)
 
     def _changed(self, _change: Change) -> None:
         if not self.closed:

@@ -167,7 +167,7 @@ class ConflictsTab(DeskTab):
     def refresh(self, change: Change) -> None:
         """New or changed conflict rows (ours or another process's) read the list again,
         keeping the selection; a change to facts only redraws the lines and the trail."""
-        if change.external or change.ids_of("conflict") != frozenset():
+        if change.ids_of("conflict") != frozenset():
             self.reload(keep_selection=True)
             self.reload_choices()
         else:

@@ -11,20 +11,20 @@ create a domain.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QWidget
 
 from memorydesk.browse.grants import Plan, write_loss
 from memorydesk.core.product.grants import ROLES, Cell, Source
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.grants.dialogs import FixRowDialog
 from memorydesk.ui.operations import dialog_result
+from memorydesk.ui.session import DeskSession
 from memorydesk.ui.widgets.prompts import ReasonDialog
-
-if TYPE_CHECKING:
-    from memorydesk.ui.grants.tab import GrantsTab
 
 
 def _has_own_row(cell: Cell) -> bool:
@@ -32,11 +32,18 @@ def _has_own_row(cell: Cell) -> bool:
 
 
 class GrantActions(QObject):
-    def __init__(self, tab: GrantsTab) -> None:
-        super().__init__(tab)
-        self.tab = tab
+    """The edits of the cells ``selected()`` (``current()``: the one with the focus) once
+    ``ready()`` (the rows are read); ``keep_in_view(domains)`` keeps the domains an edit changes
+    listed. ``owner`` is the tab: the actions' widget and the dialogs' parent."""
+
+    def __init__(self, owner: QWidget, *, selected: Callable[[], list[Cell]], current: Callable[[], Cell | None],
+                 ready: Callable[[], bool], keep_in_view: Callable[[list[str]], None]) -> None:
+        super().__init__(owner)
+        self.owner = owner
+        self.selected, self.current, self.ready, self.keep_in_view = selected, current, ready, keep_in_view
+        self.session: DeskSession | None = None
         self.dialog: Any = None
-        self.acts = WriteActions(tab, "grant")
+        self.acts = WriteActions(owner, "grant")
         add = self.acts.add
         self.set_none = add("Set None", lambda: self.set_cells("none"), name="set-none", key="Alt+N")
         self.set_read = add("Set Read", lambda: self.set_cells("read"), name="set-read", key="Alt+R")
@@ -46,17 +53,17 @@ class GrantActions(QObject):
         self.fix = add("Fix Row…", self.fix_row, name="fix", key="F2")
         self.all = self.acts.all
 
-    @property
-    def session(self):
-        return self.tab.session
+    def bind(self, session: DeskSession) -> None:
+        self.session = session
+        self.acts.bind(session)
+        self.update()
 
     def update(self) -> None:
-        matrix = self.tab.matrix
-        if matrix is None or matrix.is_first_screen:
+        if not self.ready():
             self.acts.update({a: (False, "The grant rows are still being read") for a in self.all})
             return
-        cells = self.tab.selected_cells()
-        current = self.tab.current_cell()
+        cells = self.selected()
+        current = self.current()
         any_cells = (bool(cells), "Select cells first")
         self.acts.update({
             self.set_none: any_cells, self.set_read: any_cells, self.set_write: any_cells,
@@ -69,7 +76,7 @@ class GrantActions(QObject):
 
     async def set_cells(self, permission: str) -> None:
         action = {"none": self.set_none, "read": self.set_read, "write": self.set_write}[permission]
-        cells = self.tab.selected_cells()
+        cells = self.selected()
         if not self.acts.allowed(action) or not cells or self.session is None:
             return
         todo = [c for c in cells if not (c.source is Source.EXACT and c.permission.value == permission
@@ -87,7 +94,7 @@ class GrantActions(QObject):
                               lambda r: r.set_grants(pairs, permission, reason))
 
     async def remove_cells(self) -> None:
-        cells = [c for c in self.tab.selected_cells() if _has_own_row(c)]
+        cells = [c for c in self.selected() if _has_own_row(c)]
         if not self.acts.allowed(self.remove) or not cells or self.session is None:
             return
         pairs = tuple((c.role.value, c.domain) for c in cells)
@@ -99,7 +106,7 @@ class GrantActions(QObject):
             await self._change("removing grant rows", _domains(cells), lambda r: r.remove_grants(pairs, reason))
 
     async def lock_down(self) -> None:
-        domains = list(dict.fromkeys(c.domain for c in self.tab.selected_cells()))
+        domains = list(dict.fromkeys(c.domain for c in self.selected()))
         if not self.acts.allowed(self.lock) or not domains or self.session is None:
             return
         pairs = tuple((r.value, d) for d in domains for r in ROLES)
@@ -109,10 +116,10 @@ class GrantActions(QObject):
             await self._change("locking the domain down", domains, lambda r: r.lock_down(domains, reason))
 
     async def fix_row(self) -> None:
-        cell = self.tab.current_cell()
+        cell = self.current()
         if not self.acts.allowed(self.fix) or cell is None or not cell.rows or self.session is None:
             return
-        dialog = FixRowDialog(cell, self.tab)
+        dialog = FixRowDialog(cell, self.owner)
         self.dialog = dialog
         accepted = await dialog_result(dialog)
         v = dialog.values()
@@ -162,7 +169,7 @@ class GrantActions(QObject):
         text = (what + "?") if what else "Change this grant row?"
         if lost and not what:
             text = "This takes away the last write."
-        dialog = ReasonDialog(self.tab, title, text, yes_text="Change", informative="\n\n".join(lines),
+        dialog = ReasonDialog(self.owner, title, text, yes_text="Change", informative="\n\n".join(lines),
                               name="grant-change")
         if reason:
             dialog.reason.setText(reason)
@@ -175,7 +182,7 @@ class GrantActions(QObject):
 
     async def _change(self, label: str, domains: list[str], call) -> None:
         assert self.session is not None
-        self.tab.keep_in_view(domains)
+        self.keep_in_view(domains)
         await self.session.write(label, call)
 
 

@@ -100,7 +100,9 @@ class GrantsTab(MatrixSelection, DeskTab):
         self.view.selectionModel().selectionChanged.connect(self._selection_changed)
         self.view.selectionModel().currentChanged.connect(lambda *_a: self._selection_changed())
 
-        self.edits = GrantActions(self)
+        self.edits = GrantActions(self, selected=self.selected_cells, current=self.current_cell,
+                                  ready=lambda: self.matrix is not None and not self.matrix.is_first_screen,
+                                  keep_in_view=self.keep_in_view)
         self.write_actions = self.edits.all
         self.act_row = self._plain("Select Domain Row", self.select_current_row, "Shift+Space", "select-row")
         self.act_column = self._plain("Select Role Column", self.select_current_column, "Ctrl+Space", "select-column")
@@ -190,8 +192,7 @@ class GrantsTab(MatrixSelection, DeskTab):
 
     def open(self, session: DeskSession) -> None:
         super().open(session)
-        self.edits.acts.bind(session)
-        self.edits.update()
+        self.edits.bind(session)
         self.mark_loading()  # targets wait for the first screen
         self.run(read_first, self._loaded, label="reading grants")  # the whole matrix follows
 

@@ -118,8 +118,8 @@ class GraphTab(DeskTab):
         for action in self.fact_acts.all:
             bar.addAction(action)
         bar.addAction(self.fact_acts.conflicts)  # the Conflicts tab, filtered to the selected fact
-        inner = splitter(Qt.Orientation.Horizontal, self.tree, self.canvas, stretch=(1, 2),  # the network: 2/3
-                         sizes=(300, 600))
+        inner = splitter(Qt.Orientation.Horizontal, self.tree, self.canvas, name="graph-tree-split", stretch=(1, 2),
+                         sizes=(300, 600))  # the network: 2/3
         ll = QVBoxLayout(self.left)
         ll.setContentsMargins(0, 0, 0, 0)
         ll.addWidget(bar)

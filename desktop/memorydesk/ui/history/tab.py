@@ -147,7 +147,7 @@ class HistoryTab(DeskTab):
         side_layout.addWidget(self.detail, 1)
         side_layout.addWidget(self.undo_note)
         side_layout.addWidget(self.undo_button)
-        split = splitter(Qt.Orientation.Horizontal, self.view, side, stretch=(3, 1))
+        split = splitter(Qt.Orientation.Horizontal, self.view, side, name="history-split", stretch=(3, 1))
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
         layout.addWidget(split, 1)

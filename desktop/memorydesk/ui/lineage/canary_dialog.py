@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memorydesk.core.health.scalar import Color
+from memorydesk.core.health.table import Color
 from memorydesk.lineage.canary import CanaryStopped, run_gate_apart, what_it_writes
 from memorydesk.ui.lineage import colors
 from memorydesk.ui.operations import describe_error

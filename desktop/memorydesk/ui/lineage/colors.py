@@ -7,8 +7,7 @@ from typing import Final
 import numpy as np
 from PySide6.QtGui import QColor
 
-from memorydesk.core.health.arrays import BY_SEVERITY
-from memorydesk.core.health.scalar import Color
+from memorydesk.core.health.table import BY_SEVERITY, Color
 
 HEX: Final = {
     Color.HEALTHY: "#1a9850",

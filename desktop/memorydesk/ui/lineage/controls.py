@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
     QWidgetAction,
 )
 
-from memorydesk.core.health.arrays import BY_SEVERITY, from_us, to_us
-from memorydesk.core.health.scalar import DEFAULT_FRESH_FOR, HealthState, format_duration, parse_duration
+from memorydesk.core.health.table import BY_SEVERITY, DEFAULT_FRESH_FOR, HealthState, format_duration, parse_duration
+from memorydesk.core.receipt_codes import from_us, to_us
 from memorydesk.lineage.timeline import Filters, Timeline
 from memorydesk.ui.lineage import colors
 from memorydesk.ui.widgets.filters import ElidedCombo

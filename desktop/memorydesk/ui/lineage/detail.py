@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memorydesk.core.health.scalar import Color
+from memorydesk.core.health.table import Color
 from memorydesk.core.receipts import NO_DEADLINE, TIERS, Receipt, format_utc
 from memorydesk.lineage.run_detail import MARKS, RunDetail
 from memorydesk.ui.lineage import colors

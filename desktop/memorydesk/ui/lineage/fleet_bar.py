@@ -9,13 +9,16 @@ changes, and every :data:`POLL_MS` while it is shown, for receipts the source ha
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any, Final
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QHBoxLayout, QInputDialog, QLabel, QPushButton, QWidget
 
 from memorydesk.core.errors import BadInput
-from memorydesk.core.health.arrays import from_us
+from memorydesk.core.health.table import OK_STATES
+from memorydesk.core.receipt_codes import from_us
+from memorydesk.lineage.fleet.read import StateCounts
 from memorydesk.lineage.receipt_views import FleetReceipts, WorkspaceReceipts
 from memorydesk.lineage.timeline import Filters, Timeline
 from memorydesk.ui.lineage.axes import local_text
@@ -45,6 +48,8 @@ class FleetBar(QWidget):
         self.poll = QTimer(self)
         self.poll.setInterval(POLL_MS)
         self.poll.timeout.connect(lambda: self.tab.reload(whole=False))
+        self._counting = False  # the engine's counts per state are being read
+        self._asked: Timeline | None = None  # the timeline they were last asked for
         self.setVisible(False)
 
     @property
@@ -110,30 +115,70 @@ class FleetBar(QWidget):
         return fleet is not None and fleet.want(filters.since_us, filters.until_us, _scope(filters))
 
     def show_window(self, tl: Timeline) -> None:
-        """What was read, and the engine's counts of it (runs per sourceVersion in the list, too)."""
+        """What was read; then the engine's counts per state of it at the evaluated time, asked for
+        after the timeline is drawn (:meth:`show_states`), one count at a time: a timeline drawn while
+        one is counted is counted when it is done."""
         fleet = self.fleet
-        window = fleet.window if fleet is not None else None
-        if window is None:
+        if fleet is None or fleet.window is None or self.tab.controls.fresh_for() is None:
             return
-        counts = tl.source_counts()
-        engine = window.counts.sources
-        self.tab.controls.set_source_versions(tl.whole.source_versions, {
-            name: (engine.get(name, (runs, 0))[0], risky) for name, (runs, risky) in counts.items()})
-        lanes, runs = len(window.counts.lanes), window.counts.runs
-        in_lanes = sum(r for r, _ in window.counts.lanes.values())
+        self.label.setText(self._read_text(fleet, fleet.window) + " ClickHouse is counting the runs there per state…")
+        self.label.setToolTip(f"Evaluated at {from_us(tl.now_us).isoformat()}")
+        self._asked = tl
+        if not self._counting:
+            self._count(tl)
+
+    def _count(self, tl: Timeline) -> None:
+        fleet, fresh = self.fleet, self.tab.controls.fresh_for()
+        if fleet is None or fleet.window is None or fresh is None:
+            return
+        window, now, fresh_us = fleet.window, tl.now_us, fresh // timedelta(microseconds=1)
+        self._counting = True
+
+        def done(counts: StateCounts) -> None:
+            self._counting = False
+            self.show_states(tl, counts)
+            if self._asked is not tl and self._asked is self.tab.tl:
+                self._count(self._asked)
+
+        def failed(exc: BaseException) -> None:
+            self._counting = False
+            if self.fleet is not None and self.fleet.window is window:
+                self.label.setText(self._read_text(fleet, window) + f" ClickHouse could not count them: {exc}")
+
+        self.tab.run(lambda ws: fleet.states(ws, now, fresh_us), done, label="counting runs per state in ClickHouse",
+                     quiet=True, on_failure=failed)
+
+    def show_states(self, tl: Timeline, counts: StateCounts) -> None:
+        """The engine's counts per state, lane and sourceVersion, beside what the tab drew."""
+        fleet = self.fleet
+        if fleet is None or fleet.window is None or tl is not self.tab.tl:
+            return  # another read or another time since
+        per_source: dict[str, tuple[int, int]] = {}
+        for (name, state), runs in counts.sources.items():
+            total, risky = per_source.get(name, (0, 0))
+            per_source[name] = (total + runs, risky + (0 if state in OK_STATES else runs))
+        self.tab.controls.set_source_versions(tl.whole.source_versions, per_source)
+        runs = sum(counts.states.values())  # each run once, in its state
+        lanes = len({lane for lane, _state in counts.lanes})
         shared = (" (some name more than one scope: scope_conflict — the timeline draws each in the lane of its "
-                  "first receipt)" if in_lanes > runs else "")
-        unstated = engine.get("", (0, 0))[0]
+                  "first receipt)" if sum(counts.lanes.values()) > runs else "")
+        unstated = per_source.get("", (0, 0))[0]
+        states = ", ".join(f"{n:,} {state.value.replace('_', ' ')}" for state, n in
+                           sorted(counts.states.items(), key=lambda item: item[0].rule))
+        self.label.setText(
+            self._read_text(fleet, fleet.window) + f" ClickHouse judges {runs:,} runs there, with receipts in "
+            f"{lanes:,} lanes{shared}: {states or 'none'}"
+            f"{f'; {unstated:,} runs have a receipt without sourceVersion' if unstated else ''}.")
+
+    @staticmethod
+    def _read_text(fleet: FleetReceipts, window: Any) -> str:
         ext = window.extent
         whole = (f"{ext.spans:,} spans from {local_text(ext.first_us / US)} to {local_text(ext.last_us / US)}"
                  if ext.spans else "no spans")
-        self.label.setText(
-            f"Receipts from <b>{fleet.fleet.describe()}</b> ({whole}). Shown: the runs with a receipt from "
-            f"{local_text(window.since_us / US)} to {local_text(window.until_us / US)}"
-            f"{' in lanes matching “' + window.scope + '”' if window.scope else ''} — set the time range to read "
-            f"another. ClickHouse counts {runs:,} runs there, with receipts in {lanes:,} lanes{shared}"
-            f"{f'; {unstated:,} runs have a receipt without sourceVersion' if unstated else ''}.")
-        self.label.setToolTip(f"Evaluated at {from_us(tl.now_us).isoformat()}")
+        return (f"Receipts from <b>{fleet.fleet.describe()}</b> ({whole}). Shown: the runs with a receipt from "
+                f"{local_text(window.since_us / US)} to {local_text(window.until_us / US)}"
+                f"{' in lanes matching “' + window.scope + '”' if window.scope else ''} — set the time range to "
+                "read another.")
 
 
 def _scope(filters: Filters) -> str:

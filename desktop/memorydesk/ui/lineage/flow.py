@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import QApplication, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
-from memorydesk.core.health.scalar import Color
+from memorydesk.core.health.table import Color
 from memorydesk.lineage.runs import BOUNDARIES, PLACES
 from memorydesk.ui.lineage import colors
 from memorydesk.ui.lineage.axes import TimeAxis, elide, lane_labels

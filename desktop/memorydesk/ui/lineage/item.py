@@ -29,7 +29,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QImage, QPainter, QPen
 from PySide6.QtWidgets import QApplication
 
-from memorydesk.core.health.arrays import BY_SEVERITY
+from memorydesk.core.health.table import BY_SEVERITY
 from memorydesk.lineage.timeline import Timeline
 from memorydesk.ui.lineage import colors
 

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 from PySide6.QtCore import QObject, QTimer
 
-from memorydesk.core.health.arrays import to_us
+from memorydesk.core.receipt_codes import to_us
 from memorydesk.lineage.timeline import Timeline
 from memorydesk.ui.lineage import notice
 from memorydesk.ui.lineage.controls import Controls

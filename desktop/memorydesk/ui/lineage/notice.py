@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 
-from memorydesk.core.health.arrays import from_us
+from memorydesk.core.receipt_codes import from_us
 from memorydesk.lineage.runs import RunTable
 from memorydesk.ui.lineage.axes import when_text
 

@@ -21,8 +21,7 @@ from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QCursor, QKeyEvent
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QScrollBar, QVBoxLayout, QWidget
 
-from memorydesk.core.health.arrays import SEVERITY
-from memorydesk.core.health.scalar import Color
+from memorydesk.core.health.table import SEVERITY, Color
 from memorydesk.lineage.timeline import Timeline
 from memorydesk.ui.lineage.axes import LaneAxis, TimeAxis
 from memorydesk.ui.lineage.item import US, TimelineItem

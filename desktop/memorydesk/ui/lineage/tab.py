@@ -29,12 +29,12 @@ from typing import Any
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLabel, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
-from memorydesk.core.health.arrays import from_us
+from memorydesk.core.receipt_codes import from_us
 from memorydesk.lineage import run_reads, timeline
 from memorydesk.lineage.receipt_views import WorkspaceReceipts
 from memorydesk.lineage.runs import RunTable
 from memorydesk.ui.actions import WriteActions
-from memorydesk.ui.lineage import notice, receipt_io, runs_view
+from memorydesk.ui.lineage import notice
 from memorydesk.ui.lineage.controls import Controls
 from memorydesk.ui.lineage.detail import RunDetailPanel
 from memorydesk.ui.lineage.fleet_bar import FleetBar
@@ -42,7 +42,9 @@ from memorydesk.ui.lineage.flow import FlowPanel
 from memorydesk.ui.lineage.item import US
 from memorydesk.ui.lineage.live import LiveClock
 from memorydesk.ui.lineage.panel import TimelinePanel
+from memorydesk.ui.lineage.receipt_io import RECEIPT_KINDS, ReceiptIO
 from memorydesk.ui.lineage.run_list import RunList
+from memorydesk.ui.lineage.runs_view import RunsView
 from memorydesk.ui.operations import describe_error
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.tab import DeskTab
@@ -53,10 +55,9 @@ EMPTY = ("<h3>No lineage receipts in this workspace yet</h3><p>Receipts arrive f
          "<b>File ▸ Import receipts…</b> (JSON Lines), <code>memory-desk lineage ingest</code>, the MemoryOS "
          "import, or <b>Tools ▸ Run canary…</b>.</p>")
 LOADING = "<h3>Reading lineage receipts…</h3><p>The timeline appears once they are read and judged.</p>"
-RECEIPT_KINDS = receipt_io.RECEIPT_KINDS
 
 
-class LineageTab(DeskTab):
+class LineageTab(ReceiptIO, RunsView, DeskTab):
     name, title = "lineage", "Lineage"
     kinds = RECEIPT_KINDS
 
@@ -334,8 +335,9 @@ class LineageTab(DeskTab):
         self.compute(work, show, label="counting the tier flow")
 
     def _clock_shown(self) -> None:
-        """Following the clock, the dashed line stays at the time the field shows."""
-        if self.tl is not None:
+        """Following the clock, the dashed line stays at the time the field shows — not while it is being
+        dragged or a move of it waits to be read (the drag would be lost)."""
+        if self.tl is not None and not self.panel.now_line.moving and not self._line_timer.isActive():
             self.panel.now_line.setValue(self.panel.item.x_of(self.controls.evaluate_us()))
 
     def _line_moved(self) -> None:
@@ -355,22 +357,6 @@ class LineageTab(DeskTab):
 
     def selected_detail(self) -> Any:
         return self.detail.detail
-
-    # -- a run, and where navigation lands (``runs_view``) -------------------------------------------
-
-    show_target = runs_view.show_target
-    open_run = runs_view.open_run
-    describe = runs_view.describe
-    clear_selection = runs_view.clear_selection
-    select_run = runs_view.select_run
-    _read_detail = runs_view.read_detail
-
-    # -- writing: import and canary (``receipt_io``) -----------------------------------------------
-
-    import_receipts = receipt_io.import_receipts
-    export_receipts = receipt_io.export_receipts
-    run_canary = receipt_io.run_canary
-    show_canary_runs = receipt_io.show_canary_runs
 
 
 def _grid(tl: timeline.Timeline) -> timeline.Grid:

@@ -96,7 +96,8 @@ class PoliciesTab(DeskTab):
         rlay.setContentsMargins(0, 0, 0, 0)
         rlay.addWidget(self.rule_meta)
         rlay.addWidget(self.rule, 1)
-        lay.addWidget(splitter(Qt.Orientation.Vertical, self.view, rule_box, sizes=(420, 220)), 1)
+        lay.addWidget(splitter(Qt.Orientation.Vertical, self.view, rule_box, name="policies-rule-split",
+                               sizes=(420, 220)), 1)
         self.dispatch = DispatchPanel(self.run)
         split = splitter(Qt.Orientation.Horizontal, left, self.dispatch, name="policies-split", sizes=(760, 500))
         layout = QVBoxLayout(self)

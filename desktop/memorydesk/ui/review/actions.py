@@ -3,24 +3,26 @@ finding), runs one reviewer call through the session, and the scan follows the c
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtWidgets import QWidget
 
 from memorydesk.browse.forget.subject import remembered_facts, remembered_items
 from memorydesk.browse.naming import FactName
 from memorydesk.core.review.finding import Finding
+from memorydesk.core.review.kinds import ReviewKind
 from memorydesk.memory.actions.purge import backups_holding
 from memorydesk.memory.actions.purge_items import backups_holding_items
 from memorydesk.memory.reviewer import Reviewer
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.facts.dialogs import PurgeDialog
 from memorydesk.ui.forget.dialog import CheckRequest
+from memorydesk.ui.forget.offer import ForgetOffer
 from memorydesk.ui.operations import dialog_result
 from memorydesk.ui.review.dialogs import ReasonDialog
 from memorydesk.ui.review.model import ITEM_WORDS
-
-if TYPE_CHECKING:
-    from memorydesk.ui.review.tab import ReviewTab
-
+from memorydesk.ui.session import DeskSession
 
 QUARANTINE_WORDS = {
     "fact": "soft-deleted (agents stop recalling it; it stays in the file)",
@@ -48,10 +50,14 @@ def as_dict(f: Finding) -> dict[str, Any]:
 
 
 class ReviewActions:
-    def __init__(self, tab: ReviewTab) -> None:
-        self.tab = tab
+    """The actions on the finding ``selected()`` returns; ``owner`` (the tab) holds them and
+    parents their dialogs; ``forget`` offers the check that a purged text is forgotten."""
+
+    def __init__(self, owner: QWidget, selected: Callable[[], Finding | None], forget: ForgetOffer) -> None:
+        self.owner, self.selected, self.forget = owner, selected, forget
+        self.session: DeskSession | None = None
         self.dialog: Any = None
-        self.acts = WriteActions(tab, "review")
+        self.acts = WriteActions(owner, "review")
         a = self.acts.add
         self.quarantine = a("Quarantine…", self.quarantine_selected, name="quarantine", key="Ctrl+Shift+Q")
         self.release = a("Release…", self.release_selected, name="release")
@@ -63,26 +69,30 @@ class ReviewActions:
         self.reviewed = a("Mark reviewed…", lambda: self.dismiss_selected(reviewed=True), name="reviewed")
         self.dismiss = a("Dismiss…", self.dismiss_selected, name="dismiss", key="Ctrl+D")
 
+    def bind(self, session: DeskSession) -> None:
+        self.session = session
+        self.acts.bind(session)
+
     def update(self, f: Finding | None) -> None:
-        open_ = f is not None and f.state == "open"
-        text_kind = f is not None and f.kind in ("secret", "personal_data", "injection")
+        kind = ReviewKind(f.kind) if f is not None else None
+        open_ = kind is not None and f.state == "open"
         self.acts.update({
-            self.quarantine: (open_ and f.kind not in ("duplicate",), "select an open finding"),
+            self.quarantine: (open_ and kind.quarantine, "select an open finding"),
             self.release: (f is not None and f.state == "quarantined", "select a quarantined finding"),
-            self.redact: (open_ and f.kind == "secret" and f.item_kind in ("fact", "note", "working_item"),
+            self.redact: (open_ and kind is ReviewKind.SECRET and f.item_kind in ("fact", "note", "working_item"),
                           "select an open secret in a fact, a note or a working-memory item"),
-            self.retype: (open_ and f.kind == "fading" and f.item_kind == "fact"
+            self.retype: (open_ and kind is ReviewKind.FADING and f.item_kind == "fact"
                           and bool(f.evidence.get("suggested_type")), "select an open fading fact"),
-            self.purge: (f is not None and text_kind and f.kind != "injection",
+            self.purge: (kind is not None and kind.purge,
                          "select a secret or personal data in a fact, a policy, a note or a working-memory item"),
-            self.merge: (open_ and f.kind == "duplicate", "select an open duplicate cluster"),
-            self.supersede: (open_ and f.kind == "losing_correction", "select an open losing correction"),
-            self.reviewed: (open_ and f.kind == "losing_correction", "select an open losing correction"),
+            self.merge: (open_ and kind is ReviewKind.DUPLICATE, "select an open duplicate cluster"),
+            self.supersede: (open_ and kind is ReviewKind.LOSING_CORRECTION, "select an open losing correction"),
+            self.reviewed: (open_ and kind is ReviewKind.LOSING_CORRECTION, "select an open losing correction"),
             self.dismiss: (open_, "select an open finding"),
         })
 
     async def _ask(self, title: str, text: str, reason: str, *, keepers=None, ok_text: str = "OK"):
-        dialog = ReasonDialog(title, text, reason, self.tab, keepers=keepers, ok_text=ok_text)
+        dialog = ReasonDialog(title, text, reason, self.owner, keepers=keepers, ok_text=ok_text)
         self.dialog = dialog
         accepted = await dialog_result(dialog)
         values = dialog.values()
@@ -91,9 +101,8 @@ class ReviewActions:
         return values if accepted else None
 
     def _target(self, action) -> Finding | None:
-        f = self.tab.selected()
-        session = self.tab.session
-        if f is None or session is None or not self.acts.allowed(action):
+        f = self.selected()
+        if f is None or self.session is None or not self.acts.allowed(action):
             return None
         return f
 
@@ -105,7 +114,7 @@ class ReviewActions:
         got = await self._ask("Quarantine", f"The {ITEM_WORDS[f.item_kind]} is {what}. Release or Undo puts it back.",
                               f"quarantine: {f.title}", ok_text="Quarantine")
         if got:
-            await self.tab.session.write("quarantining", Reviewer.quarantine, as_dict(f), got[0])
+            await self.session.write("quarantining", Reviewer.quarantine, as_dict(f), got[0])
 
     async def release_selected(self) -> None:
         f = self._target(self.release)
@@ -113,7 +122,7 @@ class ReviewActions:
             return
         got = await self._ask("Release", f"The {ITEM_WORDS[f.item_kind]} reaches agents again.", "", ok_text="Release")
         if got:
-            await self.tab.session.write("releasing", Reviewer.release, f.item_kind, f.item_id, got[0])
+            await self.session.write("releasing", Reviewer.release, f.item_kind, f.item_id, got[0])
 
     async def purge_selected(self) -> None:
         f = self._target(self.purge)
@@ -121,19 +130,19 @@ class ReviewActions:
             return
         ids, kind = [f.item_id], f.item_kind
         if kind == "fact":
-            holding = await self.tab.session.read(lambda ws: backups_holding(ws, ids), label="looking at the backups")
-            topic = f.evidence.get("topic") or await self.tab.session.read(lambda ws: _topic(ws, f.item_id))
+            holding = await self.session.read(lambda ws: backups_holding(ws, ids), label="looking at the backups")
+            topic = f.evidence.get("topic") or await self.session.read(lambda ws: _topic(ws, f.item_id))
         else:
-            holding = await self.tab.session.read(lambda ws: backups_holding_items(ws, kind, ids),
+            holding = await self.session.read(lambda ws: backups_holding_items(ws, kind, ids),
                                                   label="looking at the backups")
             topic = ""
-        remembered = await self.tab.session.read(  # kept in memory for the check after the purge, never stored
+        remembered = await self.session.read(  # kept in memory for the check after the purge, never stored
             lambda ws: remembered_facts(ws, ids) if kind == "fact" else remembered_items(ws, kind, ids))
         if kind == "fact":
-            dialog = PurgeDialog([topic], [h.path.name for h in holding], self.tab)
+            dialog = PurgeDialog([topic], [h.path.name for h in holding], self.owner)
         else:
             dialog = PurgeDialog([FactName(f.item_id, f.domain, f.domain, 1)], [h.path.name for h in holding],
-                                 self.tab, noun=ITEM_WORDS[kind], erases=PURGE_WORDS[kind])
+                                 self.owner, noun=ITEM_WORDS[kind], erases=PURGE_WORDS[kind])
         dialog.reason.setText(f"purge: {f.title}")
         self.dialog = dialog
         accepted = await dialog_result(dialog)
@@ -143,12 +152,12 @@ class ReviewActions:
         if not accepted:
             return
         if kind == "fact":
-            await self.tab.session.write("purging", Reviewer.purge_facts, ids, reason=reason, backups=backups)
+            await self.session.write("purging", Reviewer.purge_facts, ids, reason=reason, backups=backups)
             request = CheckRequest(fact_ids=tuple(ids), remembered=remembered)
         else:
-            await self.tab.session.write("purging", Reviewer.purge_items, kind, ids, reason, backups=backups)
+            await self.session.write("purging", Reviewer.purge_items, kind, ids, reason, backups=backups)
             request = CheckRequest(item_kind=kind, item_ids=tuple(ids), remembered=remembered)
-        self.tab.forget.offer(self.tab.session, request, f"Purged the {ITEM_WORDS[kind]}.")
+        self.forget.offer(self.session, request, f"Purged the {ITEM_WORDS[kind]}.")
 
     async def redact_selected(self) -> None:
         f = self._target(self.redact)
@@ -161,7 +170,7 @@ class ReviewActions:
                               "put them back; the index and the write-ahead log are emptied of them.",
                               f"redact: {f.title}", ok_text="Redact")
         if got:
-            await self.tab.session.write("redacting", Reviewer.redact, f.item_kind, f.item_id, got[0], f.key)
+            await self.session.write("redacting", Reviewer.redact, f.item_kind, f.item_id, got[0], f.key)
 
     async def retype_selected(self) -> None:
         f = self._target(self.retype)
@@ -172,7 +181,7 @@ class ReviewActions:
                               "(its text, domain and confidence unchanged), so it decays as what it says.",
                               f"memory type {now} → {to}: {f.title}", ok_text="Change Type")
         if got:
-            await self.tab.session.write("changing the type", Reviewer.set_fact_type, f.item_id, to, got[0])
+            await self.session.write("changing the type", Reviewer.set_fact_type, f.item_id, to, got[0])
 
     async def merge_selected(self) -> None:
         f = self._target(self.merge)
@@ -186,7 +195,7 @@ class ReviewActions:
                               "are superseded by the one you keep (nothing new is written).",
                               f"merge: {f.title}", keepers=keepers, ok_text="Merge")
         if got:
-            await self.tab.session.write("merging", Reviewer.merge_facts, got[1], list(f.evidence["cluster"]), got[0],
+            await self.session.write("merging", Reviewer.merge_facts, got[1], list(f.evidence["cluster"]), got[0],
                                          f.key)
 
     async def supersede_selected(self) -> None:
@@ -198,7 +207,7 @@ class ReviewActions:
                               "product does when it settles a conflict.", f"correction: {f.title}",
                               ok_text="Supersede")
         if got:
-            await self.tab.session.write("superseding", Reviewer.merge_facts, newer, [older], got[0], key)
+            await self.session.write("superseding", Reviewer.merge_facts, newer, [older], got[0], key)
 
     async def dismiss_selected(self, reviewed: bool = False) -> None:
         f = self._target(self.reviewed if reviewed else self.dismiss)
@@ -208,7 +217,7 @@ class ReviewActions:
                               "The finding leaves the open queue until its item changes.", "",
                               ok_text="Mark reviewed" if reviewed else "Dismiss")
         if got:
-            await self.tab.session.write("dismissing", Reviewer.dismiss_finding, as_dict(f), got[0], reviewed=reviewed)
+            await self.session.write("dismissing", Reviewer.dismiss_finding, as_dict(f), got[0], reviewed=reviewed)
 
 
 def _topic(ws, fact_id: str) -> str:

@@ -8,19 +8,9 @@ import html
 import time
 from typing import Any
 
-from memorydesk.core.review.finding import KIND_WORDS, Finding
+from memorydesk.core.review.finding import Finding
+from memorydesk.core.review.kinds import ReviewKind
 from memorydesk.ui.review.model import ITEM_WORDS, SEVERITY_COLOURS
-
-WHY = {
-    "secret": "A secret in memory is handed to agents and copied into their prompts and logs.",
-    "personal_data": "Personal data in memory reaches every agent that recalls it.",
-    "injection": "Text in memory is read by agents as instructions: an active policy goes into every dispatch, "
-                 "and facts matched by keyword go into the preamble unasked.",
-    "duplicate": "Near-duplicates crowd each other out of recall (MMR picks one) and drift apart when one is edited.",
-    "losing_correction": "The agent may act on the older statement although a newer one corrects it.",
-    "unreachable": "The agent's keyword search and the dispatch preamble can never return this fact.",
-    "fading": "Its memory type decays fast, so the agent loses a fact that reads as lasting.",
-}
 
 
 def _e(text: Any) -> str:
@@ -37,11 +27,11 @@ def _when(ts: Any) -> str:
 def evidence_html(f: Finding) -> str:
     ev = f.evidence
     colour = SEVERITY_COLOURS[f.severity]
-    out = [f"<h3 style='margin:0'>{_e(KIND_WORDS[f.kind])} · <span style='color:{colour}'>{_e(f.severity)}</span>"
+    out = [f"<h3 style='margin:0'>{_e(ReviewKind(f.kind).words)} · <span style='color:{colour}'>{_e(f.severity)}</span>"
            f" · {_e(f.state)}</h3>",
            f"<p>{_e(ITEM_WORDS[f.item_kind])} <code>{_e(f.item_id)}</code>, field <b>{_e(f.field)}</b>"
            + (f", domain {_e(f.domain)}" if f.domain else "") + "</p>",
-           f"<p><i>{_e(WHY[f.kind])}</i></p>"]
+           f"<p><i>{_e(ReviewKind(f.kind).why)}</i></p>"]
     if ev.get("explanation"):
         out.append(f"<p><b>{_e(ev.get('rule', ''))}</b>: {_e(ev['explanation'])}</p>")
     if ev.get("masked"):

@@ -8,7 +8,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
-from memorydesk.core.review.finding import KIND_WORDS, Finding
+from memorydesk.core.review.finding import Finding
+from memorydesk.core.review.kinds import ReviewKind
 from memorydesk.ui.widgets.rows_model import RowsModel
 from memorydesk.ui.widgets.text import one_line
 
@@ -29,7 +30,7 @@ class FindingsModel(RowsModel[Finding]):
     def cell(self, row: Finding, name: str, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
             if name == "kind":
-                return KIND_WORDS[row.kind]
+                return ReviewKind(row.kind).words
             if name == "item":
                 return f"{ITEM_WORDS[row.item_kind]} {row.item_id[:8]}"
             if name == "title":

@@ -32,7 +32,9 @@ from PySide6.QtWidgets import (
 from memorydesk.browse.review import cache as kept_results
 from memorydesk.browse.review.decisions import apply_states, read_decisions
 from memorydesk.browse.review.scan import Cancelled, Options, ScanCache, ScanReport, scan
-from memorydesk.core.review.finding import KIND_WORDS, KINDS, Finding, severity_rank
+from memorydesk.core.review.finding import KINDS, Finding, severity_rank
+from memorydesk.core.review.kinds import ReviewKind
+from memorydesk.memory import review_results
 from memorydesk.ui.forget.offer import ForgetOffer
 from memorydesk.ui.operations import Cancelled as JobCancelled
 from memorydesk.ui.review.actions import ReviewActions
@@ -98,8 +100,8 @@ class ReviewTab(DeskTab):
         self.scan_action.setToolTip("Scan again (only what changed since the last scan is read) — F5")
         self.scan_action.triggered.connect(lambda: self.rescan())
         self.addAction(self.scan_action)
-        self.actions_ = ReviewActions(self)
         self.forget = ForgetOffer()  # after a purge: "Check It Is Forgotten"
+        self.actions_ = ReviewActions(self, self.selected, self.forget)
         self.open_button = QPushButton("Open item")
         self.open_button.setObjectName("review-open")
         self.open_button.clicked.connect(self.open_item)
@@ -150,7 +152,7 @@ class ReviewTab(DeskTab):
     # -- loading and scanning ---------------------------------------------------------------------
     def open(self, session: DeskSession) -> None:
         super().open(session)
-        self.actions_.acts.bind(session)
+        self.actions_.bind(session)
         self.status.setText("Reading the last review…")
         self.run(kept_results.load, self._kept, label="reading the last review")
 
@@ -190,7 +192,7 @@ class ReviewTab(DeskTab):
             report.findings = apply_states(report.findings, read_decisions(ws))
             if keep and kept_results.available(ws):
                 with ws.own_commits():
-                    kept_results.save(ws, report, kept)
+                    review_results.save(ws, report, kept)
             return report
 
         try:
@@ -240,7 +242,7 @@ class ReviewTab(DeskTab):
         chosen = current.data(Qt.ItemDataRole.UserRole) if current is not None else None
         self.kind_list.blockSignals(True)
         self.kind_list.clear()
-        entries = [("All findings", None)] + [(KIND_WORDS[k], k) for k in KINDS]
+        entries = [("All findings", None)] + [(k.words, k) for k in KINDS]
         for label, kind in entries:
             item = QListWidgetItem(label)
             item.setData(Qt.ItemDataRole.UserRole, kind)
@@ -261,7 +263,7 @@ class ReviewTab(DeskTab):
         for i in range(self.kind_list.count()):
             item = self.kind_list.item(i)
             kind = item.data(Qt.ItemDataRole.UserRole)
-            label = "All findings" if kind is None else KIND_WORDS[kind]
+            label = "All findings" if kind is None else ReviewKind(kind).words
             item.setText(f"{label} ({sum(1 for f in findings if kind is None or f.kind == kind):,})")
 
     def _apply_filters(self, keep: str | None = None) -> None:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QMainWindow,
     QMenu,
     QPushButton,
     QVBoxLayout,
@@ -30,10 +32,8 @@ from PySide6.QtWidgets import (
 from memorydesk.browse.history.diff import backups
 from memorydesk.core.errors import BadInput
 from memorydesk.core.moments import read_local, utc_text
+from memorydesk.ui.session import DeskSession
 from memorydesk.ui.widgets.timefield import TimeField
-
-if TYPE_CHECKING:
-    from memorydesk.ui.shell.mainwindow import MainWindow
 
 
 def banner_text(at: int) -> str:
@@ -102,10 +102,17 @@ class AsOfDialog(QDialog):
 
 
 class TimeControls:
-    """The window's *as of* and its Compare With…; the window calls ``opened(tab)`` for each tab it opens."""
+    """The window's *as of* and its Compare With…; the window calls ``open_tab(tab, session)``
+    for each tab it opens.
 
-    def __init__(self, window: MainWindow) -> None:
+    Handed what it works on, not the window: ``window`` to put the banner above its central
+    widget and the actions in its menus (``file_menu`` gets Compare With…), ``session()`` the
+    open workspace's session (None: none is open) and ``opened_tabs()`` the tabs opened so far."""
+
+    def __init__(self, window: QMainWindow, file_menu: QMenu, session: Callable[[], DeskSession | None],
+                 opened_tabs: Callable[[], Iterable[Any]]) -> None:
         self.window = window
+        self.session, self.opened_tabs = session, opened_tabs
         self.at: int | None = None
         self.dialog: Any = None
         self.compare_views: list[Any] = []
@@ -139,11 +146,11 @@ class TimeControls:
             view.addSeparator()
         self.act_as_of = self._action(view, "Memory &As Of…", self.ask, "Ctrl+Shift+T", "as-of")
         self.act_now = self._action(view, "Back to &Now", lambda: self.set_as_of(None), None, "as-of-now")
-        first = window.file_menu.actions()[4] if len(window.file_menu.actions()) > 4 else None
+        first = file_menu.actions()[4] if len(file_menu.actions()) > 4 else None
         self.act_compare = QAction("Compare &With…", window)
         self.act_compare.setObjectName("compare-with")
         self.act_compare.triggered.connect(lambda _c=False: self.compare_dialog())
-        window.file_menu.insertAction(first, self.act_compare)
+        file_menu.insertAction(first, self.act_compare)
 
     def _action(self, menu: Any, text: str, slot: Any, key: str | None, name: str) -> QAction:
         action = QAction(text, self.window)
@@ -169,9 +176,8 @@ class TimeControls:
         if at is not None:
             self.label.setText(f"<b>{banner_text(at)}</b> — the tabs show memory as it stood then "
                                "(the Facts rules are in the guide)")
-        for slot in self.window.slots:
-            if slot.opened:
-                self.opened(slot.tab)
+        for tab in self.opened_tabs():
+            self.opened(tab)
 
     def open_tab(self, tab: Any, session: Any) -> None:
         """The window opens a tab: comparisons of another workspace close, the tab opens, then
@@ -197,7 +203,7 @@ class TimeControls:
     def compare_dialog(self) -> None:
         from memorydesk.ui.compare.chooser import CompareChooser
 
-        session = self.window.session
+        session = self.session()
         if session is None:
             return
         self.dialog = CompareChooser(session.ws.path, backups(session.ws.path), self.window)
@@ -207,9 +213,10 @@ class TimeControls:
     def compare(self, other: Any) -> Any:
         from memorydesk.ui.compare.view import CompareView
 
-        if other is None or self.window.session is None:
+        session = self.session()
+        if other is None or session is None:
             return None
-        view = CompareView(self.window.session, other, self.window)
+        view = CompareView(session, other, self.window)
         self.compare_views.append(view)
         view.show()
         return view

@@ -4,8 +4,10 @@ recent list, drag and drop, read-only, a copy).
 
 Changes are routed, not broadcast: a write says what it touched (a ``core.changes.ChangeSet``),
 and only the tabs it reaches refresh — at once when shown, when next shown otherwise. A
-watcher thread asks the file every second whether someone else committed (``data_version``);
-our own commits are seen by the worker that made them, so only another process's refreshes.
+watcher thread asks the file every second whether someone else committed (``data_version``)
+and, when so, which kinds of entity it changed (``store.watermarks.Follower``: the tables'
+public watermarks); that change is routed like the desk's own. Our own commits are seen by
+the worker that made them, so only another process's are reported.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from memorydesk.browse import facts as browse
 from memorydesk.core.changes import Kind
 from memorydesk.store import open_workspace
 from memorydesk.store.files import backup_copy
+from memorydesk.store.watermarks import Follower
 from memorydesk.store.workspace import Workspace
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.operations import Operations
@@ -82,7 +85,6 @@ class MainWindow(QMainWindow):
         self.error_box: Any = None
         self.dialog: Any = None
         self.last_error = ""
-        self.refreshes: list[tuple[str, Change]] = []  # (tab name, change): what each refresh was handed
         self.tabs = QTabWidget()
         self.tabs.setObjectName("tabs")
         self.tabs.setDocumentMode(True)
@@ -90,7 +92,9 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.tabs)
         self.writes = WriteActions(self, "window")
         menus.build_menus(self)
-        self.time = as_of.TimeControls(self)  # View ▸ Memory As Of…, its banner, File ▸ Compare With…
+        # View ▸ Memory As Of…, its banner, File ▸ Compare With…
+        self.time = as_of.TimeControls(self, self.file_menu, lambda: self.session,
+                                       lambda: [slot.tab for slot in self.slots if slot.opened])
         self.notice = NoticeBar()  # what the first change did to the file, and where its backup is
         self.centralWidget().layout().insertWidget(0, self.notice)
         self.counts = QLabel("")
@@ -109,6 +113,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.counts)
         self.statusBar().addPermanentWidget(self.live)
         self._watcher = ThreadPoolExecutor(1, thread_name_prefix="memorydesk-watch")
+        self._follower: Follower | None = None
         self._polling = False
         self._polled.connect(self._poll_answer)
         self.timer = QTimer(self)
@@ -307,7 +312,6 @@ class MainWindow(QMainWindow):
         self.undo_names.routed(self.session, change)
 
     def _refresh(self, slot: TabSlot, change: Change) -> None:
-        self.refreshes.append((slot.tab.name, change))
         slot.tab.refresh(change)
 
     def navigate(self, name: str, target: dict[str, Any]) -> None:
@@ -330,19 +334,21 @@ class MainWindow(QMainWindow):
         self.ops.run(lambda: browse.counts(ws), show, label="counting")
 
     def _start_watching(self, ws: Workspace) -> None:
-        self._watcher.submit(ws.changed_on_disk)  # the baseline
+        follower = self._follower = Follower(ws)
+        self._watcher.submit(follower.poll)  # the baseline
         self.timer.start()
 
     def poll(self) -> None:
-        """Every second: did another process commit to the file? (Asked on the watcher thread.)"""
-        ws = self.ws
-        if ws is None or not ws.live_refresh or self._polling:
+        """Every second: did another process commit to the file, and what did it change? (Asked on
+        the watcher thread.)"""
+        ws, follower = self.ws, self._follower
+        if ws is None or follower is None or follower.ws is not ws or not ws.live_refresh or self._polling:
             return
         self._polling = True
 
         def ask() -> None:
             try:
-                answer: Any = ws.changed_on_disk()
+                answer: Any = follower.poll()
             except Exception as exc:  # noqa: BLE001 - the file went away or is locked; shown, not raised
                 answer = exc
             try:
@@ -361,10 +367,11 @@ class MainWindow(QMainWindow):
             self.live.setText("○ live refresh paused")
             self.live.setToolTip(str(answer))
             return
-        if answer:
-            self.live.setText("● live")
+        self.live.setText("● live")
+        if answer is not None:
+            kinds, history = answer
             self.live.setToolTip(f"Last change by another program seen {dt.datetime.now():%H:%M:%S}")
-            self.route(Change.from_outside())
+            self.route(Change.outside(kinds, history))
 
     def _failed(self, label: str, message: str) -> None:
         self.last_error = message
@@ -387,7 +394,8 @@ class MainWindow(QMainWindow):
         """Tools ▸ Index Missing Vectors: confirmed with a reason, then a job (``ui.shell.vectors``)."""
         from memorydesk.ui.shell.vectors import index_vectors
 
-        await index_vectors(self, batch)
+        if self.session is not None:
+            await index_vectors(self, self.session, self.ops.failed.emit, lambda d: setattr(self, "dialog", d), batch)
 
     def import_receipts(self) -> Any:
         """File ▸ Import receipts…: on the Lineage tab, which shows them."""

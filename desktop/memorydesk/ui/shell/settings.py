@@ -39,12 +39,6 @@ def add_recent(path: str | Path) -> list[str]:
     return items
 
 
-def clear_recent() -> None:
-    store = _store()
-    store.remove("recent")
-    store.sync()
-
-
 def actor() -> str:
     """Who the history names for a change: the configured name, else the login name."""
     name = str(_store().value("actor", "") or "")

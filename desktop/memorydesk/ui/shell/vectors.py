@@ -4,14 +4,15 @@ that one Edit ▸ Undo takes back (``memory.vector_index``)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtWidgets import QMainWindow
 
 from memorydesk.core.changes import Kind
+from memorydesk.ui.session import DeskSession
 from memorydesk.ui.widgets.progress import vector_summary
 from memorydesk.ui.widgets.prompts import ask_reason
-
-if TYPE_CHECKING:
-    from memorydesk.ui.shell.mainwindow import MainWindow
 
 WHAT = ("The on-device model (all-MiniLM-L6-v2, the product's own) computes each fact's vector from its topic "
         "and content; the desk writes it into the file's embedding columns and its own vector index. Agents' "
@@ -19,27 +20,28 @@ WHAT = ("The on-device model (all-MiniLM-L6-v2, the product's own) computes each
         "Stopping keeps what is done; Edit ▸ Undo clears every vector this run wrote.")
 
 
-async def index_vectors(win: MainWindow, batch: int | None = None) -> None:
+async def index_vectors(win: QMainWindow, session: DeskSession, failed: Callable[[str, str], None],
+                        shown: Callable[[Any], None], batch: int | None = None) -> None:
+    """In ``win`` (the dialog's parent, its status bar) on ``session``: ``failed(label, why)`` when the
+    model cannot run, ``shown(dialog)`` with the question while it is open (None after)."""
     from memorydesk.embedding.embedder import embedder_status
     from memorydesk.memory.reviewer import Reviewer
     from memorydesk.memory.vector_index import missing_count
 
-    session = win.session
-    if session is None:
-        return
     ok, why_not = embedder_status()
     if not ok:
-        win.ops.failed.emit("indexing missing vectors", why_not)
+        failed("indexing missing vectors", why_not)
         return
     missing = await session.read(missing_count, label="counting facts without a vector")
     if not missing:
         win.statusBar().showMessage("Every fact already has a vector: nothing to index.", 15000)
         return
-    win.dialog, answer = ask_reason(win, "Index missing vectors",
-                                    f"Compute and store vectors for {missing:,} fact{'s' if missing != 1 else ''} "
-                                    "that have none?", yes_text="Index", informative=WHAT, name="index-vectors")
+    dialog, answer = ask_reason(win, "Index missing vectors",
+                                f"Compute and store vectors for {missing:,} fact{'s' if missing != 1 else ''} "
+                                "that have none?", yes_text="Index", informative=WHAT, name="index-vectors")
+    shown(dialog)
     reason = await answer
-    win.dialog = None
+    shown(None)
     if reason is None:
         return
     actor = session.actor

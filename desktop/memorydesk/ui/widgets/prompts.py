@@ -51,17 +51,6 @@ def confirm(parent: QWidget, title: str, text: str, on_yes: Callable[[], None], 
     return box
 
 
-def confirm_async(parent: QWidget, title: str, text: str, *, yes_text: str = "OK",
-                  informative: str = "") -> tuple[QMessageBox, Awaitable[bool]]:
-    """``confirm`` for a flow: the box, and an awaitable that gives True for yes."""
-    loop = asyncio.get_event_loop()
-    answer: asyncio.Future = loop.create_future()
-    box = confirm(parent, title, text, lambda: answer.done() or answer.set_result(True), yes_text=yes_text,
-                  informative=informative)
-    box.finished.connect(lambda _r: answer.done() or answer.set_result(False))  # after confirm's own slot
-    return box, answer
-
-
 def show_error(parent: QWidget, title: str, text: str) -> QMessageBox:
     box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok, parent)
     box.setObjectName("error")

@@ -1,13 +1,19 @@
-"""What the health rules find in one run before the clock is read (docs/receipts.md).
+"""Why a run is in the state it is in: the sentence naming the receipts behind it
+(docs/receipts.md, the table there; the run detail and ``lineage classify`` show it).
 
-:func:`assess` makes one pass over a run's receipts and works out everything the
-rules need that does not depend on *now*: the scope conflict (rule 1), the versions
-whose source is gone (rule 2), the versions never promoted and either without a
-waiting window (rule 3 at any time) or with one (rule 3 once it has closed, rule 8
-until then), the first of rules 4, 5 and 6 that holds, and the newest receipt (rule 7).
-:meth:`memorydesk.core.health.scalar.RunAssessment.at` then decides the state for a given
-*now* and freshness window in a few comparisons — so a run is read once and can be
-judged at many times (the desk's "evaluate at" control).
+The state is decided over receipt columns (``core.health.vector``, ``core.health.arrays``:
+one implementation for every view). :func:`gather` then reads the run's receipts once for
+the receipts each rule would name — the scope conflict (rule 1), the versions whose source
+is gone (rule 2), the versions never promoted without a waiting window (rule 3) or with one
+(rule 3 once it has closed, rule 8 until then), the first of rules 4, 5 and 6 that holds, and
+the newest receipt (rule 7) — and :func:`reason` says the decided state's sentence. Where
+several receipts could be named the earliest one is (by ``atUtc``, then line, then version;
+rule 7 names the newest), with how many more there are.
+
+It has to find, for the decided state, the receipts the rule fired on: a test holds it to the
+columns' decisions on random runs built to make the rules collide
+(``tests/unit/test_health_vector.py``), and a state it finds nothing for is a bug of ours
+(``AssertionError``).
 
 Terms are the ones of :mod:`memorydesk.core.health.scalar`; "durable target" of a version is
 an ``mtm`` or ``lpm`` receipt of it that is committed or verified (``lpm``: the
@@ -19,9 +25,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Final
 
+from memorydesk.core.health.table import HealthState, format_duration
 from memorydesk.core.receipts import DONE_STATUSES, NO_DEADLINE, Receipt, format_utc
 
 Key = tuple[datetime, int, str]
@@ -87,7 +94,6 @@ def gather(receipts: Sequence[Receipt]) -> Evidence:
     generations: list[Receipt] = []
     latest: dict[tuple[str, str], Receipt] = {}
     no_source_version: Receipt | None = None
-    newest = receipts[0]
     for r in receipts:
         user_scopes.add(r.user_scope)
         assistant_scopes.add(r.assistant_scope)
@@ -113,8 +119,6 @@ def gather(receipts: Sequence[Receipt]) -> Evidence:
             latest[slot] = r
         if r.source_version is None and (no_source_version is None or when(r) < when(no_source_version)):
             no_source_version = r
-        if r.at_utc >= newest.at_utc and (r.at_utc > newest.at_utc or when(r) > when(newest)):
-            newest = r
 
     conflict = None
     if len(user_scopes) > 1 or len(assistant_scopes) > 1:
@@ -150,7 +154,13 @@ def gather(receipts: Sequence[Receipt]) -> Evidence:
 
     return Evidence(conflict, at_risk, undeclared, windows,
                     _middle(receipts, stm, memory_done, retrievals, generations, latest, no_source_version),
-                    newest, len(receipts))
+                    newest_of(receipts), len(receipts))
+
+
+def newest_of(receipts: Sequence[Receipt]) -> Receipt:
+    """The run's newest receipt (rule 7 names it, and the healthy sentence): the latest by
+    time, then line, then version; the first of equals."""
+    return max(receipts, key=when)
 
 
 def _later(r: Receipt, held: Receipt) -> bool:
@@ -286,3 +296,33 @@ def _unverified_generations(generations: list[Receipt], returned: set[str]) -> l
             continue
         found.append((when(g), f"{g.label()} {problem}"))
     return found
+
+
+def reason(state: HealthState, receipts: Sequence[Receipt], now: datetime, fresh_for: timedelta) -> str:
+    """``rule N: …``, the receipts behind ``state`` (decided at ``now`` with ``fresh_for``) in
+    the run's ``receipts``. Rules 7 and 9 (most runs) need only the newest receipt; the others
+    read the run once (:func:`gather`)."""
+    rule = state.rule
+    if rule in (7, 9):
+        newest = newest_of(receipts)
+        if rule == 7:
+            return (f"rule 7: the newest receipt, {newest.label()} at {format_utc(newest.at_utc)}, is older than "
+                    f"{format_duration(fresh_for)} before {format_utc(now)}")
+        return (f"rule 9: none of rules 1-8 hold ({len(receipts)} receipts, newest {newest.label()} at "
+                f"{format_utc(newest.at_utc)})")
+    e = gather(receipts)
+    detail: str | None = None
+    if rule == 1:
+        detail = e.conflict
+    elif rule == 2:
+        detail = first_of(list(e.at_risk)) if e.at_risk else None
+    elif rule == 3:
+        missing = list(e.undeclared) + [(w.key, w.closed_detail()) for w in e.windows if w.until <= now]
+        detail = first_of(missing) if missing else None
+    elif rule in (4, 5, 6):
+        detail = e.middle[1] if e.middle is not None and e.middle[0] == rule else None
+    elif rule == 8:
+        detail = first_of([(w.key, w.open_detail()) for w in e.windows]) if e.windows else None
+    if detail is None:
+        raise AssertionError(f"run {e.newest.run_id} is {state} (rule {rule}) but no receipt of it shows that rule")
+    return f"rule {rule}: {detail}"
