@@ -25,6 +25,7 @@ import sqlite_vec
 
 from fixtures.search_world import NOW, OTHER, SCOPES, T0, Fixed, World, reference_hybrid, unit
 from fixtures.second_writer import SecondWriter
+from memorydesk.core.changes import Kind
 from memorydesk.core.product.fusion import rrf_fuse
 from memorydesk.search.agent import search
 from memorydesk.search.cache import snapshot_version
@@ -33,6 +34,7 @@ from memorydesk.search.copies.follow import FileState
 from memorydesk.search.scope import repo_scope
 from memorydesk.search.vector import vector_ids
 from memorydesk.store.ours import VECTOR_TABLE
+from memorydesk.store.watermarks import FACT_ROW_COLUMNS, Follower
 
 
 class Facts:
@@ -343,6 +345,53 @@ def test_an_index_out_of_step_with_its_table_is_not_trusted(tmp_path: Path) -> N
         assert [(h.id, h.bm25) for h in search(world.ws, "quixotic", mode="keyword").hits] == \
             world.keyword("quixotic", 20, None)
         assert follow.wait_ready(world.ws) is not state  # not followed: FTS5 disagreed, the copies were rebuilt
+        queries = [(world.query(rng), world.query_vector(rng, nrng), rng.choice(SCOPES)) for _ in range(6)]
+        _check_against_sql(world, queries, _results(world, queries))
+    finally:
+        world.close()
+
+
+def test_the_watcher_and_the_copies_notice_a_write_one_way(tmp_path: Path) -> None:
+    """The window's watcher and search's copies read the same public marks: another program's
+    write is read once per file version (every fact row's mark), whoever asks first; a creation
+    time changed in place, which moves no count or time the watcher used to read, is seen by
+    both; after the watcher brought the copies up (``catch_up``) a search reads no row's mark."""
+    world = World(tmp_path / "one-way.db", seed=14)
+    facts = Facts(world)
+    rng, nrng = random.Random(14), np.random.default_rng(14)
+    try:
+        state = follow.wait_ready(world.ws)
+        assert state is not None
+        watcher = Follower(world.ws, slow_share=1.0)
+        assert watcher.poll() is None  # where the file stands
+        with SecondWriter(world.path) as writer:
+            writer.write([{"op": "created", "id": facts.ids[7], "created_at": T0 + 999 * 3600}])
+            with world.ws.read() as conn:
+                version = snapshot_version(world.ws, conn)
+                with follow.using(world.ws, conn) as seen:  # a search: the copies follow first
+                    assert seen is state and state.version == version and state.followed == 1
+            read = world.ws.fact_marks.rows
+            assert read.version == version
+            assert watcher.poll() == ({Kind.FACT, Kind.DOMAIN}, False)  # seen, though no count or time moved
+            assert world.ws.fact_marks.rows is read  # the pass the copies read: not read again
+            writer.write([{"op": "insert", "id": "late-one-way", "workspace_id": world.ws.workspace_id,
+                           "domain": "codebase", "topic": "one-way", "content": "zyxwvut one way", "confidence": 0.5,
+                           "memory_type": "fact", "embedding": None, "vector": False, "created_at": T0}])
+            assert watcher.poll() == ({Kind.FACT, Kind.DOMAIN}, False)
+            follow.catch_up(world.ws)  # what the window's watcher does when facts moved
+            assert state.followed == 2 and follow.wait_ready(world.ws) is state
+        statements: list[str] = []
+        with world.ws.read() as conn:
+            raw = conn.connection.driver_connection
+            raw.set_trace_callback(statements.append)
+            try:
+                snapshot_version(world.ws, conn)
+                with follow.using(world.ws, conn) as seen:
+                    assert seen is state
+            finally:
+                raw.set_trace_callback(None)
+        assert statements and not [s for s in statements if s.startswith(f"SELECT {FACT_ROW_COLUMNS}")]
+        assert [h.id for h in search(world.ws, "zyxwvut", mode="keyword").hits] == ["late-one-way"]
         queries = [(world.query(rng), world.query_vector(rng, nrng), rng.choice(SCOPES)) for _ in range(6)]
         _check_against_sql(world, queries, _results(world, queries))
     finally:

@@ -38,6 +38,7 @@ from memorydesk.search.copies.rows import (
 from memorydesk.search.copies.vectors import CopyUnusable, VectorCopy
 from memorydesk.search.scope import RepoScope
 from memorydesk.store import Workspace
+from memorydesk.store.watermarks import fact_rows
 
 __all__ = ["CacheSettings", "FileState", "configure", "settings"]
 
@@ -186,7 +187,7 @@ class FileState:
         if int(raw.execute("PRAGMA schema_version").fetchone()[0]) != self.schema:
             raise Unfollowable("the schema changed")
         assert self.keyword is not None and self.retok is not None
-        prints = changed_rows(raw, facts, self.rows, _settings.max_follow_rows)
+        prints = changed_rows(fact_rows(ws, conn, version), self.rows, _settings.max_follow_rows)
         found = {int(r[0]): r for r in rows_by_id(raw, facts, sorted(k for k, v in prints.items() if v is not None))}
         changed: dict[int, tuple[Any, ...] | None] = {rowid: found.get(rowid) for rowid in prints}
         live = {rowid: row for rowid, row in changed.items() if row is not None}

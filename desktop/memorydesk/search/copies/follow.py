@@ -3,18 +3,18 @@
 Search keeps exact copies of what it reads most (``copies.FileState``): the full-text
 index (``mirror``), our vector index (``vector_copy``; for a product file without it,
 the embedding column, ``embedding_copy``), the temporal voice's list (``recent``), and
-a 64-bit fingerprint of every fact row (its id, workspace, domain, topic, content,
-supersession and creation time; ``rows``). They are built once, off the caller's
-thread, after the second search of a workspace (a one-shot command never pays for
-them: ``CacheSettings.one_shot``, unless it asks for them for many searches). From then
-on a search whose snapshot shows a newer file version (``PRAGMA data_version``,
+every fact row's mark (``rows``). They are built once, off the caller's thread, after the
+second search of a workspace (a one-shot command never pays for them:
+``CacheSettings.one_shot``, unless it asks for them for many searches). From then on a
+search whose snapshot shows a newer file version (``PRAGMA data_version``,
 ``search.cache.snapshot_version``) first brings the copies to that version, through what
 any program may read — the fact table's rows and the full-text index's own queries,
 never the index's storage:
 
-1. every row of the fact table is read once, as one text SQLite makes of the columns the
-   copies hold, and its fingerprint compared with the one held: rows whose fingerprint
-   differs, new rows and rows gone are the change (``rows.changed_rows``);
+1. every fact row's mark at that version (``store.watermarks.fact_rows``: the one way the
+   desk notices another program's writes, read once per version and shared with the
+   window's watcher) is compared with the one held: rows whose mark differs, new rows and
+   rows gone are the change (``rows.changed_rows``);
 2. the changed rows are read in full and tokenized as FTS5 tokenizes them, by a scratch
    FTS5 table with the product's options (``mirror.Retokenizer``, through its own
    ``fts5vocab``); the copy of the index, the temporal lists, the fingerprints and the
@@ -73,8 +73,8 @@ from memorydesk.search.copies.rows import Unfollowable
 from memorydesk.search.copies.vectors import CopyUnusable
 from memorydesk.store import Workspace
 
-__all__ = ["CacheSettings", "Copies", "FileState", "cache_report", "configure", "copies_of", "forget", "one_shot",
-           "prepare", "prepare_graph", "settings", "using", "wait_ready"]
+__all__ = ["CacheSettings", "Copies", "FileState", "cache_report", "catch_up", "configure", "copies_of", "forget",
+           "one_shot", "prepare", "prepare_graph", "settings", "using", "wait_ready"]
 
 log = logging.getLogger("memorydesk.search")
 
@@ -168,6 +168,17 @@ def prepare(ws: Workspace) -> None:
     with held.lock:
         if held.state is None and held.builder is None:
             _start_build(held, ws)
+
+
+def catch_up(ws: Workspace) -> None:
+    """Bring the copies ``ws`` holds to the file's version now, when they are behind (the window's
+    watcher, after another program changed facts: the next search finds them current, and the
+    pass over the fact rows' marks is the one the watcher read). No copies: nothing is done."""
+    held = copies_of(ws)
+    if held.state is None:
+        return
+    with ws.read() as conn, using(ws, conn):
+        pass
 
 
 def _count_search(held: Copies, ws: Workspace, conn: Connection) -> None:

@@ -1,11 +1,13 @@
-"""Row-level reads for search's copies: fingerprints of fact rows, rows by rowid.
+"""Row-level reads for search's copies: fact rows by rowid, their marks held by rowid, and which
+rows changed.
 
-A row's fingerprint is Python's own hash of the row as SQLite gives it: its rowid, id,
-workspace, domain, topic, content, supersession and creation time (the creation time as an
-SQL literal, ``quote``, so that -1 and -2, or 1 and '1', never read alike), seeded per
-process; two different rows agree on it with a chance of about 2⁻⁶⁴. Following the file
-compares every row's fingerprint with the one the copies hold (``changed_rows``): a row of
-the fact table is the only thing read, as any program reads it.
+A row's mark (its fingerprint) is ``store.watermarks``' — the one way the desk notices another
+program's writes: the hash of the row as the driver gives it (``FACT_ROW_COLUMNS``: its rowid,
+id, workspace, domain, topic, content, supersession, creation time, and the times and counts a
+row written in place changes). Following the file compares every row's mark, read once per
+file version (``watermarks.fact_rows``, shared with the window's watcher), with the one the
+copies hold (``changed_rows``): a row of the fact table is the only thing read, as any program
+reads it.
 """
 
 from __future__ import annotations
@@ -19,13 +21,14 @@ import numpy as np
 from memorydesk.search.copies.recent import DEPTH, Recent, RecentRow
 from memorydesk.search.scope import RepoScope
 from memorydesk.store import Workspace
+from memorydesk.store.watermarks import FACT_ROW_COLUMNS, FactRows, row_mark
 
-__all__ = ["PRINT_COLUMNS", "ROW_COLUMNS", "RowPrints", "Unfollowable", "changed_rows", "embeddings", "is_active",
+__all__ = ["ROW_COLUMNS", "RowPrints", "Unfollowable", "changed_rows", "embeddings", "is_active",
            "members", "recent_row", "rows_by_id", "scan_for_recent", "scan_rows", "workspace_phrase"]
 
+#: A fact row as the copies read it: the first columns of ``FACT_ROW_COLUMNS``.
 ROW_COLUMNS = "rowid, id, workspace_id, domain, topic, content, superseded_by, created_at"
-#: The columns a row's fingerprint is the hash of (see the module's docstring).
-PRINT_COLUMNS = "rowid, id, workspace_id, domain, topic, content, superseded_by, quote(created_at)"
+assert FACT_ROW_COLUMNS.startswith(ROW_COLUMNS + ", ")
 
 
 class Unfollowable(Exception):
@@ -101,7 +104,7 @@ def scan_rows(raw: Any, ws: Workspace, prints: RowPrints, keep_going: Any) -> tu
     newest: list[tuple[Any, int, str]] = []  # (created_at, rowid, id) of active rows of the workspace
     other: list[RecentRow] = []  # the same, when created_at is not a plain integer
     trimmed = False
-    cursor = raw.execute(f"SELECT {ROW_COLUMNS}, quote(created_at) FROM {ws.layout.facts.name}")
+    cursor = raw.execute(f"SELECT {FACT_ROW_COLUMNS} FROM {ws.layout.facts.name}")
     while True:
         chunk = cursor.fetchmany(5_000)
         if not chunk:
@@ -111,7 +114,7 @@ def scan_rows(raw: Any, ws: Workspace, prints: RowPrints, keep_going: Any) -> tu
         spaces.update(row[2] for row in chunk)
         for row in chunk:
             rowids.append(row[0])
-            digests.append(hash(row[:7] + row[8:]))  # the row as ``PRINT_COLUMNS`` gives it
+            digests.append(row_mark(row))
             flags.append(is_active(row, wid))
             if flags[-1]:
                 if type(row[7]) is int:
@@ -168,21 +171,12 @@ def embeddings(raw: Any, facts: str, rowids: list[int]) -> list[tuple[Any, ...]]
     return _by_rowid(raw, f"SELECT rowid, id, embedding FROM {facts}", rowids)
 
 
-def changed_rows(raw: Any, facts: str, rows: RowPrints, max_rows: int) -> dict[int, int | None]:
-    """Rows whose fingerprint is not the one ``rows`` holds: rowid → its fingerprint now (None: the
-    row is gone). One pass over the fact table's rows; raises :class:`Unfollowable` past
+def changed_rows(marks: FactRows, rows: RowPrints, max_rows: int) -> dict[int, int | None]:
+    """Rows whose mark (``marks``: every row's, at the version followed) is not the one ``rows``
+    holds: rowid → its mark now (None: the row is gone). Raises :class:`Unfollowable` past
     ``max_rows`` changed rows (cheaper to rebuild)."""
-    rowids = array.array("q")
-    prints = array.array("q")
-    cursor = raw.execute(f"SELECT {PRINT_COLUMNS} FROM {facts}")
-    while True:
-        chunk = cursor.fetchmany(5_000)
-        if not chunk:
-            break
-        rowids.extend([r[0] for r in chunk])
-        prints.extend(map(hash, chunk))
-    now = np.frombuffer(rowids, dtype=np.int64)
-    digest = np.frombuffer(prints, dtype=np.int64)
+    now = np.frombuffer(marks.rowids, dtype=np.int64)
+    digest = np.frombuffer(marks.prints, dtype=np.int64)
     known = now < len(rows.present)
     inside = np.flatnonzero(known)
     same = np.zeros(len(now), dtype=bool)
