@@ -11,9 +11,9 @@ Printed, medians of several runs side by side: reading a first screen (every dom
 the rows of the first 150 domains), the whole matrix (each domain's cells resolved when
 painted) and the whole matrix with every cell resolved;
 opening the tab (the window already open on the Facts tab) until the first cells are
-painted, and until the whole matrix is read and resolved (filters and counts ready); a filter over every domain; one edit of a whole role column (5,000 cells, one
-history row) and its undo; and a pure-Python reference loop, to tell a busy machine from
-a slow desk.
+painted, and until the whole matrix is read and resolved (filters and counts ready); a
+filter over every domain; one edit of a whole role column (5,000 cells, one history row)
+and its undo; and a pure-Python reference loop, to tell a busy machine from a slow desk.
 """
 
 from __future__ import annotations

@@ -88,7 +88,8 @@ def test_bench_command(receipts_file: Path) -> None:
     for _ in range(REPEAT):
         started = time.perf_counter()
         result = subprocess.run(
-            [sys.executable, "-m", "memorydesk", "lineage", "classify", str(receipts_file), "--now", NOW_TEXT, "--json"],
+            [sys.executable, "-m", "memorydesk", "lineage", "classify", str(receipts_file),
+             "--now", NOW_TEXT, "--json"],
             capture_output=True, text=True, timeout=600)
         desk.append(time.perf_counter() - started)
         assert result.returncode in (0, 1), result.stderr

@@ -129,10 +129,12 @@ def test_open_scroll_and_count(big_workspace: Path, qtbot, tmp_path) -> None:
     column = [name for name, _label in COLUMNS].index("confidence")
     sort_s, sort_stall = responsive(lambda: view.sortByColumn(column, Qt.SortOrder.AscendingOrder),
                                     lambda: win.ops.pending == 0 and facts.query.sort == "confidence")
-    keyword_s, _stall = responsive(lambda: facts.filters.set_search("deploy rollback"),
-                                   lambda: win.ops.pending == 0 and facts.filters.search_mode.text().startswith("keyword"))
-    agent_s, agent_stall = responsive(lambda: facts.filters.set_search("when did we deploy the canary", agent_view=True),
-                                      lambda: win.ops.pending == 0 and facts.model.agent_view)
+    keyword_s, _stall = responsive(
+        lambda: facts.filters.set_search("deploy rollback"),
+        lambda: win.ops.pending == 0 and facts.filters.search_mode.text().startswith("keyword"))
+    agent_s, agent_stall = responsive(
+        lambda: facts.filters.set_search("when did we deploy the canary", agent_view=True),
+        lambda: win.ops.pending == 0 and facts.model.agent_view)
     print(f"\n{N_FACTS:,} facts, {total:,} shown: first rows painted {first * 1000:.0f} ms; "
           f"count known {counted * 1000:.0f} ms; jump to middle {middle * 1000:.0f} ms; "
           f"jump to end {end * 1000:.0f} ms; sort by confidence {sort_s * 1000:.0f} ms "

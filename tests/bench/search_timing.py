@@ -82,7 +82,8 @@ class Baseline:
         if match:
             self.conn.driver_connection.execute(
                 "SELECT f.id FROM memory_facts_fts JOIN memory_facts_table f ON f.rowid = memory_facts_fts.rowid "
-                "WHERE memory_facts_fts MATCH ? AND f.superseded_by IS NULL ORDER BY rank LIMIT 20", (match,)).fetchall()
+                "WHERE memory_facts_fts MATCH ? AND f.superseded_by IS NULL ORDER BY rank LIMIT 20",
+                (match,)).fetchall()
 
     def full(self, q: str) -> None:
         qv = self.embed.embed_one(q)

@@ -17,8 +17,8 @@ from helpers import sha256
 
 pytestmark = pytest.mark.slow  # a dozen runs of the command, a few seconds each
 
-HISTORY_KEYS = {"at", "actor", "actor_kind", "kind", "action", "ids", "summary", "reason", "undone", "at_known", "entry",
-                "undone_by", "details"}
+HISTORY_KEYS = {"at", "actor", "actor_kind", "kind", "action", "ids", "summary", "reason", "undone", "at_known",
+                "entry", "undone_by", "details"}
 
 
 def run(*args: str) -> subprocess.CompletedProcess:

@@ -218,7 +218,8 @@ def test_the_typed_burst_exports_the_json_the_dict_reader_did(setup) -> None:
     assert len(cases) == 2
     for winner, conflict_ids in cases:
         typed = browse_bursts.burst_detail(ws, winner, conflict_ids)
-        assert typed.displaced[-1].exists is False and any(d.reviews for d in typed.displaced) == (winner == burst.winner)
+        assert typed.displaced[-1].exists is False
+        assert any(d.reviews for d in typed.displaced) == (winner == burst.winner)
         for free in (False, True):
             docs = [export.burst_document(d, exported_by="maya", now=1_800_000_000)
                     for d in (typed.to_json(), burst_dict(ws, winner, conflict_ids))]

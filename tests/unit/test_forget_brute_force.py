@@ -2,8 +2,9 @@
 in every place memory can hold text — facts (an e-mail address among them), an old version,
 policies (one inactive, one naming a person), a note, a working-memory item, the MemoryOS
 mid-term tier, a belief, the history (an edit's copy, a reason), the desk's records, a table
-of the product the desk does not know, a backup, the write-ahead log — and one planted nowhere. For each, every table and every file beside the workspace is searched
-row by row and byte by byte, and the check must name exactly those tables, rows and files."""
+of the product the desk does not know, a backup, the write-ahead log — and one planted
+nowhere. For each, every table and every file beside the workspace is searched row by row
+and byte by byte, and the check must name exactly those tables, rows and files."""
 
 from __future__ import annotations
 

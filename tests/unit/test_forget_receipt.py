@@ -133,5 +133,6 @@ def test_purge_erases_the_desks_own_records_of_the_fact(product_db: Path) -> Non
         reviewer.purge_facts(["f-03"], reason="OPS-7", backups="erase")
         with ws.read() as conn:
             assert conn.exec_driver_sql("SELECT query, stage FROM memdesk_audit_facts").all() == [("", "found")]
-            assert conn.exec_driver_sql("SELECT count(*) FROM memdesk_review_items WHERE item_id = 'f-03'").scalar() == 0
+            assert conn.exec_driver_sql(
+                "SELECT count(*) FROM memdesk_review_items WHERE item_id = 'f-03'").scalar() == 0
             assert conn.exec_driver_sql("SELECT count(*) FROM memdesk_review_decisions").scalar() == 0

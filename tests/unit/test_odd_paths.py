@@ -63,7 +63,8 @@ def test_a_backup_that_does_not_hold_the_file_is_refused(tmp_path: Path) -> None
     wrong.execute("DELETE FROM agents_table WHERE id = 'a-ops'")
     wrong.commit()
     wrong.close()
-    with pytest.raises(WorkspaceUnusable, match=r"does not hold what the file holds \(agents_table: 3 rows in the file, 2 in the copy\)"):
+    with pytest.raises(WorkspaceUnusable, match=r"does not hold what the file holds "
+                                                r"\(agents_table: 3 rows in the file, 2 in the copy\)"):
         files._verify_backup(db, partial, counts)
 
 

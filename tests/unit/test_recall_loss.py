@@ -53,8 +53,8 @@ def world(tmp_path: Path):
     path = tmp_path / "loss.db"
     with open_workspace(path, create=True) as ws:
         with ws.write() as conn:
-            conn.execute(ws.layout.facts.insert(),
-                         [{"workspace_id": ws.workspace_id, **r} for r in sorted(_rows(), key=lambda r: r["created_at"])])
+            rows = sorted(_rows(), key=lambda r: r["created_at"])
+            conn.execute(ws.layout.facts.insert(), [{"workspace_id": ws.workspace_id, **r} for r in rows])
     return path
 
 

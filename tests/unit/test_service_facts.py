@@ -99,7 +99,8 @@ def test_survivor_gets_related_edges_heaviest_first(svc: MemoryService) -> None:
     # 3 shared of 5; no capitalised entities, so the lexical score decides
     assert (edge.source_fact_id, edge.target_fact_id, edge.edge_type) == (c.fact_id, a.fact_id, "related_to")
     assert edge.weight == pytest.approx(3 / 5)
-    d = svc.propose_fact(domain="d", topic="four", content="talk to Dana Scully about the Kubernetes Cluster", now=T + 3)
+    d = svc.propose_fact(domain="d", topic="four", content="talk to Dana Scully about the Kubernetes Cluster",
+                         now=T + 3)
     e = svc.propose_fact(domain="d", topic="five", content="releases are owned by Dana Scully", now=T + 4)
     assert len(d.edges) == 0 and len(e.edges) == 1
     with svc.ws.read() as conn:  # entity overlap {dana scully} / max(2, 1) beats lexical 2/7

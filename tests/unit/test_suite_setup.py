@@ -82,7 +82,8 @@ def test_programs_a_test_starts_can_be_stopped_with_ctrl_c_however_the_suite_was
     probe = ("import signal, subprocess, sys\n"
              "def test_a_child_gets_sigint_as_from_a_terminal():\n"
              "    code = 'import signal; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)'\n"
-             "    assert subprocess.run([sys.executable, '-c', code], capture_output=True, text=True).stdout == 'True\\n'\n")
+             "    assert subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)"
+             ".stdout == 'True\\n'\n")
     ignored = _pytest_files(tmp_path, {"test_probe.py": probe},
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))  # a background job's
     assert ignored.returncode == 0 and "1 passed" in ignored.stdout, ignored.stdout + ignored.stderr

@@ -277,7 +277,9 @@ def describe(ws: Workspace, conn: Any, row: Any) -> str:
         return f"{verb} {'an edge' if n == 1 else f'{n} edges'}"
     if row.entity == "grant":  # the domain and the cells: “Set 9 grant cells of security from write to none”
         one = len(grant_cells(detail)) == 1
-        return f"{verb} grant {grant_words(detail)}" if one else f"{verb} {grant_words(detail, cells_word='grant cells')}"
+        if one:
+            return f"{verb} grant {grant_words(detail)}"
+        return f"{verb} {grant_words(detail, cells_word='grant cells')}"
     return f"{verb} {row.entity}".replace("_", " ")
 
 

@@ -38,7 +38,8 @@ def run(args) -> int:
                 write_out(("[\n  " if not count else ",\n  ") + json.dumps(fact.to_json(), ensure_ascii=False))
             else:
                 mark = "  (changed since)" if fact.changed_since else ""
-                write_out(f"{fact.id}  {fact.state:<10} [{one_line(fact.domain, 60)}/{one_line(fact.topic, 60)}]{mark}\n")
+                where = f"{one_line(fact.domain, 60)}/{one_line(fact.topic, 60)}"
+                write_out(f"{fact.id}  {fact.state:<10} [{where}]{mark}\n")
             count += 1
         if args.json:
             write_out("\n]\n" if count else "[]\n")

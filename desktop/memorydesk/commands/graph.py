@@ -23,7 +23,8 @@ def register(sub) -> None:
     p.add_argument("workspace")
     p.add_argument("--focus", required=True, metavar="FACT_ID", help="the fact to walk from")
     p.add_argument("--json", action="store_true",
-                   help='print {"focus", "nodes": [{id, kind, hop, active}], "edges": [{source, target, kind, weight}]}')
+                   help='print {"focus", "nodes": [{id, kind, hop, active}], '
+                        '"edges": [{source, target, kind, weight}]}')
     p.set_defaults(func=run)
 
 

@@ -56,7 +56,8 @@ def grant_words(detail: dict[str, Any], *, back: bool = False, cells_word: str =
     if len(steps) == 1:
         (b, a), _n = steps.most_common(1)[0]
         return f"{len(cells)} {cells_word} {where} from {b} to {a}"
-    return f"{len(cells)} {cells_word} {where}: " + ", ".join(f"{n} from {b} to {a}" for (b, a), n in steps.most_common())
+    return f"{len(cells)} {cells_word} {where}: " + ", ".join(
+        f"{n} from {b} to {a}" for (b, a), n in steps.most_common())
 
 
 def _pointer(value: str | None) -> str:

@@ -334,5 +334,5 @@ def audit_queries(ws: Workspace, queries: Sequence[tuple[str, list[str]]], *, wh
     return {"summary": summary, "results": results}
 
 
-__all__ = ["AGE_BUCKETS", "Audited", "FactInfo", "Searcher", "audit_facts", "audit_ids", "best_missed", "audit_queries", "audit_workspace",
-           "read_queries", "sample_facts", "summarize", "variants"]
+__all__ = ["AGE_BUCKETS", "Audited", "FactInfo", "Searcher", "audit_facts", "audit_ids", "best_missed", "audit_queries",
+           "audit_workspace", "read_queries", "sample_facts", "summarize", "variants"]

@@ -2,10 +2,12 @@
 
 ::
 
-    ## Agent Memory\\n\\n<sections joined by \\n\\n>\\n\\n_Search durable facts on demand with the `search_memory` tool._
+    ## Agent Memory\\n\\n<sections joined by \\n\\n>\\n\\n<search line>
+    search line: _Search durable facts on demand with the `search_memory` tool._
     section 1: ## Active Policies\\n<lines joined by \\n>
     section 2: ## My Notes\\n<note as stored>
-    section 3: ## Possibly relevant facts (keyword match for this task)\\n<lines joined by \\n>\\n_Verify load-bearing items with `search_memory`._
+    section 3: ## Possibly relevant facts (keyword match for this task)\\n<lines joined by \\n>\\n<verify line>
+    verify line: _Verify load-bearing items with `search_memory`._
 
 - Policies: every active policy of the workspace, unfiltered, most recently updated
   first (equal ``updated_at`` keep table order), as ``- [domain] rule`` with the rule

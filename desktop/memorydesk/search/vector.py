@@ -83,7 +83,8 @@ def _has_embeddings(ws: Workspace, conn: Connection) -> bool:
         # the index's rowid table, not the index itself: a query on the vec0 table reads every chunk
         shadow = f"{VECTOR_TABLE}_rowids"
         if conn.exec_driver_sql("SELECT 1 FROM sqlite_master WHERE name = ?", (shadow,)).first() is not None:
-            return conn.exec_driver_sql(f"SELECT 1 FROM {shadow} WHERE chunk_id IS NOT NULL LIMIT 1").first() is not None
+            row = conn.exec_driver_sql(f"SELECT 1 FROM {shadow} WHERE chunk_id IS NOT NULL LIMIT 1").first()
+            return row is not None
         return conn.exec_driver_sql(f"SELECT 1 FROM {VECTOR_TABLE} LIMIT 1").first() is not None
     facts = ws.layout.facts.name
     return conn.exec_driver_sql(

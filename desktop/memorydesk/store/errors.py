@@ -58,8 +58,9 @@ def _sqlite_error(path: Path, exc: BaseException) -> MemoryDeskError | None:
         return DiskFull(f"{path}: the disk is full, so nothing was changed; free some space in "
                         f"{path.parent} and try again")
     if primary == SQLITE_IOERR or "disk i/o error" in lowered:
-        return WorkspaceUnusable(f"{path}: the disk reported an input/output error (SQLite: {text}); the disk may be "
-                                 "full, failing or disconnected; free space or copy the file elsewhere and open the copy")
+        return WorkspaceUnusable(f"{path}: the disk reported an input/output error (SQLite: {text}); "
+                                 "the disk may be full, failing or disconnected; "
+                                 "free space or copy the file elsewhere and open the copy")
     if primary == SQLITE_READONLY or "readonly" in lowered or "read-only" in lowered:
         return ReadOnlyWorkspace(f"{path}: the file cannot be written (SQLite: {text}); "
                                  "open it read-only or open a copy")

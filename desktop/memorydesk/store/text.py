@@ -9,8 +9,9 @@ statement runs again from the start, skipping the rows already handed out (in th
 transaction the file shows the same rows in the same order).
 
 Covered: ``execute`` (on the connection and on cursors; it converts the first row
-already), ``fetchone``, ``fetchmany``, ``fetchall`` — all SQLAlchemy uses. Iterating a raw cursor directly keeps C speed and
-is not covered; code that iterates text that way should use ``fetchall``.
+already), ``fetchone``, ``fetchmany``, ``fetchall`` — all SQLAlchemy uses. Iterating a
+raw cursor directly keeps C speed and is not covered; code that iterates text that way
+should use ``fetchall``.
 """
 
 from __future__ import annotations

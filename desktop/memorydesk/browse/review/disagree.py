@@ -73,7 +73,8 @@ def disagreement(a: str, b: str, topic_a: str = "", topic_b: str = "") -> str | 
     cue = None
     if (len(sa & NEGATIONS) % 2) != (len(sb & NEGATIONS) % 2) and (only_a | only_b) & NEGATIONS:
         cue = "negation"
-    elif {w for w in only_a if _NUMBER.match(w) or w in _DAYS} and {w for w in only_b if _NUMBER.match(w) or w in _DAYS}:
+    elif ({w for w in only_a if _NUMBER.match(w) or w in _DAYS}
+          and {w for w in only_b if _NUMBER.match(w) or w in _DAYS}):
         cue = "numbers"
     elif any(ANTONYMS.get(w, set()) & only_b for w in only_a):
         cue = "opposites"

@@ -88,7 +88,8 @@ def check_all(findings: list[Finding], facts: dict[str, FactText], searcher: Sea
     for n, finding in enumerate(recall.ahead(searcher, order, topics)):
         if time.monotonic() - started > budget_s or (cancelled is not None and cancelled()):
             for rest in order[n:]:
-                rest.evidence["mmr"] = {"checked": False, "says": "not checked: the scan's time for recall checks ran out"}
+                rest.evidence["mmr"] = {"checked": False,
+                                        "says": "not checked: the scan's time for recall checks ran out"}
             return len(order) - n
         check_mmr(finding, facts, searcher)
     return 0

@@ -26,6 +26,7 @@ from functools import lru_cache
 import numpy as np
 
 from memorydesk.browse.review.injection_exemplars import INJECTED, ORDINARY
+from memorydesk.core.review.intent import signals
 
 THRESHOLD = 0.99  # probability at or above which a text is reported on the model alone
 CUED_THRESHOLD = 0.95  # … or at or above this when it also names a risky act (``RISK``)
@@ -156,10 +157,15 @@ def score_vectors(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 
 def hit_of(prob: float, nearest: int, similarity: float, sentence: str = "", text: str = "") -> ModelHit | None:
-    """A hit when the model is sure, or fairly sure and the text names a risky act."""
+    """A hit when the model is sure, or fairly sure and the text names a risky act, and the
+    structure reading finds at least one sign of a request in it (``intent.signals``, weak ones
+    included): "PR #883 approved" or "the CSV exporter leaks a goroutine" read close to a planted
+    example in the model's English-centred space, but ask nobody for anything."""
     if similarity < MIN_SIMILARITY or prob < CUED_THRESHOLD:
         return None
     if prob < THRESHOLD and RISK.search(sentence or text) is None:
+        return None
+    if not signals(sentence or text):  # the model's word alone is not enough: the text must also ask for something
         return None
     return ModelHit(round(float(prob), 3), INJECTED[int(nearest)], round(float(similarity), 3), sentence)
 

@@ -1,1 +1,2 @@
-"""The product's own rules, reproduced exactly: vocabularies, decay, keyword queries, fusion, intent, grants, contradictions, links."""
+"""The product's own rules, reproduced exactly: vocabularies, decay, keyword queries, fusion, intent, grants,
+contradictions, links."""

@@ -62,6 +62,9 @@ ROLE_LOCAL = re.compile(
     r"facilities|reception|frontdesk|office-?manager)(?:[._-](?:team|group|list|alerts?|desk|[a-z]{2,3}|\d+))*$")
 _PHONE_CANDIDATE = re.compile(r"(?<![A-Za-z0-9_+\-:/.#])(?:\+|00)?\(?\d[\d\s().\-/]{5,18}\d(?![\w\-:/]|\.\d)")
 _DATE = re.compile(r"^\d{4}[-./]\d{1,2}[-./]\d{1,2}$|^\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}$|^\d{1,2}:\d{2}")
+#: a calendar date anywhere in a stretch (ISO 2026-11-03, 03.11.2026, 03/11/2026): a date, never part of a phone number
+_HAS_DATE = re.compile(r"(?<!\d)(?:(?:19|20)\d\d-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
+                       r"|(?:0?[1-9]|[12]\d|3[01])[./](?:0?[1-9]|1[0-2])[./](?:19|20)\d\d)(?!\d)")
 _VERSION = re.compile(r"^\d+(?:\.\d+){2,}$")
 _ANY_DIGIT = re.compile(r"\d")
 _NANP = re.compile(r"^\(?\d{3}\)?[-. ]\d{3}[-. ]\d{4}$")
@@ -72,7 +75,14 @@ _BUSINESS_LINE = re.compile(
     r"zentrale|empfang|kundenservice|hotline|standard|accueil|agence|centralita|atención\s+al\s+cliente|"
     r"numero\s+verde|centralino|centrala|biuro|sede|oficina|escritório|kantoor|büro|bureau)\b|代表|受付|总机|客服")
 _NOT_PHONE = re.compile(r"(?i)\b(?:run|build|job|pipeline|order|invoice|ticket|case|ref|reference|version|release|"
-                        r"tracking|serial|batch|lot|id|no\.?|nr\.?)\s*[#:]?\s*$|#\s*$")
+                        r"tracking|serial|batch|lot|id|no\.?|nr\.?|nip|regon|krs|vat|ust-?idnr|siret|siren|cnpj|cif|"
+                        r"nif|"
+                        r"ein|abn|kvk|duns|lei|eori|ean|gtin|isbn|imei|sku|part|model|asset|po|account|konto|"
+                        r"steuernummer|handelsregister|hrb)\s*[#:]?\s*$|#\s*$")
+#: a company's or a product's number, named as such: not a phone number whatever its grouping
+_ID_WORD = re.compile(r"(?i)\b(?:nip|regon|krs|vat|ust-?idnr|siret|siren|cnpj|cif|nif|ein|abn|kvk|duns|lei|eori|ean|"
+                      r"gtin|"
+                      r"isbn|imei|sku|steuernummer|handelsregister|hrb|company\s+(?:number|id|registration))\b")
 _TEST_CARD = re.compile(r"(?i)\b(?:test|sandbox|demo|dummy|fake|example|staging|simulat\w*|3-?d\s+secure)\b")
 _PHONE_CUES = re.compile(
     r"(?i)\b(?:phone|tel|telephone|call|ring|mobile|cell|fax|sms|text|whatsapp|signal|hotline|reach\s+(?:him|her|them)|"
@@ -115,7 +125,10 @@ def find_personal(text: str, regions: tuple[str, ...] = REGIONS) -> list[Persona
             address = m.group()
             domain = address.lower().rsplit("@", 1)[1]
             machine = address.split("@", 1)[0].lower() in _MACHINE_USERS
-            if _EXAMPLE_DOMAIN.search(domain) or is_role_address(address) or machine:
+            in_url = re.search(r"://[^\s/]*$", text[max(0, m.start() - 200):m.start()]) is not None  # a URL's user part
+            if in_url and re.match(r":[^\s/@]+@", text[m.end():m.end() + 200]):
+                in_url = False  # the whole login of scheme://LOGIN:PASSWORD@host is an e-mail address: a person's
+            if _EXAMPLE_DOMAIN.search(domain) or is_role_address(address) or machine or in_url:
                 taken.append(m.span())
                 continue
             add("email", m.start(), m.end())
@@ -186,14 +199,15 @@ def _phones(text: str, regions: tuple[str, ...], taken: list[tuple[int, int]], a
     for m in _PHONE_CANDIDATE.finditer(text):
         raw = m.group().strip()
         digits = re.sub(r"\D", "", raw)
-        if not 7 <= len(digits) <= 15 or _DATE.match(raw) or _VERSION.match(raw) or _overlaps(m.span(), taken):
+        if not 7 <= len(digits) <= 15 or _DATE.match(raw.strip("()")) or _HAS_DATE.search(raw) \
+                or _VERSION.match(raw) or _overlaps(m.span(), taken):
             continue
         international = raw.startswith(("+", "00"))
         cued = any(m.start() - 40 <= c <= m.start() + 1 for c in cue_at)
         if re.sub(r"\D", "", raw) in _EXAMPLE_IDS:
             continue
         before = text[max(0, m.start() - 45):m.start()]
-        if _BUSINESS_LINE.search(before) or (not cued and _NOT_PHONE.search(before[-20:])):
+        if _BUSINESS_LINE.search(before) or (not cued and _NOT_PHONE.search(before[-20:])) or _ID_WORD.search(before):
             continue  # a company's switchboard, or a run, order or ticket number
         grouped = bool(re.search(r"[\s().\-/]", raw))
         if not international and not cued:

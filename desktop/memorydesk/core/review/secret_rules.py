@@ -74,11 +74,22 @@ def _random_looking(value: str, *, hex_ok: bool) -> bool:
     return entropy(value) >= (3.7 if kinds == 3 else 3.9 if len(value) < 40 else 3.6)
 
 
+def example_of_a_kind(text: str, start: int, end: int) -> bool:
+    """A value given as an example of a kind ("'Password1!' style passwords", "such as 'hunter2'")."""
+    after = text[end:end + 12].lower()
+    before = text[max(0, start - 16):start]
+    return re.match(r"['\"”’]?\s*(?:style|like|-style|type|kind|or\s+similar)\b", after) is not None or \
+        re.search(r"(?i)(?:e\.g\.|like|such\s+as|for\s+example|for\s+instance|z\.\s?b\.|par\s+exemple|por\s+ejemplo)"
+                  r"\s*['\"“‘]?$", before) is not None
+
+
 def prose_passwords(text: str) -> list[tuple[int, int, str]]:
     out = []
     for m in PROSE_PASSWORD.finditer(text):
         value = m.group("value").rstrip(".!?)")
         start = m.start("value")
+        if example_of_a_kind(text, start, start + len(value)):
+            continue
         quoted = start > 0 and text[start - 1] in "\"'`«“‘"
         if not quoted and (_PLAIN_WORD.match(value) or value.lower() in _NOT_VALUES):
             continue  # "the password is stored in Vault", "password: required"
@@ -95,10 +106,36 @@ def url_credentials(text: str) -> list[tuple[int, int, str]]:
                                                "g") for m in URL_CREDENTIALS.finditer(text)]
 
 
+#: "key" in a sense that is no secret: a message's, a table's, a cache's key
+_OTHER_KEY = re.compile(r"(?i)\b(?:message|primary|partition|sort|sorting|cache|idempotency|object|foreign|routing|"
+                        r"dedup\w*|"
+                        r"lookup|row|hash|map|composite|unique|natural|surrogate|s3|redis|kafka|shard|i18n|translation|"
+                        r"join|index|dictionary|json|yaml|config|registry|public|site|publishable)[\s_-]+key\b")
+
+
+def _readable_base64(value: str) -> bool:
+    """Base64 of plain text (an id, a name): an encoding, not a key."""
+    import base64
+    import binascii
+
+    if not re.fullmatch(r"[A-Za-z0-9+/]+={0,2}", value) or len(value) % 4:
+        return False
+    try:
+        raw = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return bool(raw) and all(32 <= b < 127 for b in raw) and b":" not in raw
+
+
 def keyword_tokens(text: str) -> list[tuple[int, int, str]]:
     out = []
     for m in KEYWORD_NEAR.finditer(text):
         value = m.group("value").rstrip(".")
+        keyword = text[m.start():m.start("value")]
+        if _OTHER_KEY.search(text[max(0, m.start() - 20):m.start() + 4]) and re.match(r"(?i)key\b", keyword):
+            continue
+        if _readable_base64(value):
+            continue
         if _random_looking(value, hex_ok=True):
             out.append((m.start("value"), m.start("value") + len(value), "Key beside a keyword"))
     return out
@@ -155,6 +192,9 @@ def loose_passwords(text: str) -> list[tuple[int, int, str]]:
         value = m.group("value").rstrip(".!?)")
         if "@" in value or "://" in value or "=" in value or re.fullmatch(r"[\d.:/-]+[a-z]{0,3}", value):
             continue  # an address, a URL, an assignment, a version or a time
+        if re.search(r"@[\w.-]+:$", text[max(0, m.start("value") - 40):m.start("value")]) or \
+                re.fullmatch(r"\d{2,5}(?:/\S*)?", value):
+            continue  # a host's port and path
         after = text[m.end("value"):m.end("value") + 12].lower()
         before = text[max(0, m.start("value") - 12):m.start("value")]
         if re.match(r"['\"]?\s*(?:style|like|-style|type)", after) or re.search(r"(?i)(?:e\.g\.|like|such as)\s*['\"]"
@@ -164,7 +204,8 @@ def loose_passwords(text: str) -> list[tuple[int, int, str]]:
     for rx in (QUOTED_PASSPHRASE, WORDS_PASSPHRASE):
         out += [(m.start("value"), m.end("value"), "Passphrase") for m in rx.finditer(text)]
     if _CRED_CUE.search(text):
-        out += [(m.start("value"), m.end("value"), "Password") for m in QUOTED_STRONG.finditer(text)]
+        out += [(m.start("value"), m.end("value"), "Password") for m in QUOTED_STRONG.finditer(text)
+                if not example_of_a_kind(text, m.start("value"), m.end("value"))]
     return out
 
 

@@ -126,9 +126,26 @@ def _detect_secrets_hits(text: str) -> list[_Raw]:
         if where < 0:
             continue
         plugin = _plugin_of(secret.type)
+        if secret.type == "Secret Keyword" and _setting(piece, value):
+            continue
         out.append(_Raw(offset + where, offset + where + len(value), secret.type, plugin,
                         _RANK_GENERIC if plugin in _GENERIC else _RANK_NAMED))
     return out
+
+
+#: a key named for a rule about secrets rather than a secret: PASSWORD_MIN_LENGTH=12, TOKEN_TTL=3600
+_SETTING_NAME = re.compile(r"(?i)(?:min|max|length|len|require\w*|policy|rotation|rotate|expir\w*|ttl|age|days|hours|"
+                           r"seconds|count|attempts|retries|complexity|history|strength|url|uri|path|file|header|field|"
+                           r"name|prompt|enabled|disabled|enforce\w*|algorithm|alg|type|format|prefix|length)[\w]*\s*[:=]")
+
+
+def _setting(piece: str, value: str) -> bool:
+    """A keyword line that sets a rule about secrets (a length, a lifetime, a switch), not a secret."""
+    if "=" in value or re.fullmatch(r"(?i)\d+[smhd]?|true|false|yes|no|on|off", value.strip("\"' ;,")):
+        return True
+    at = piece.find(value)
+    head = piece[max(0, at - 40):at] if at >= 0 else ""
+    return _SETTING_NAME.search(head) is not None
 
 
 @dataclass(frozen=True)
@@ -251,6 +268,10 @@ def is_public(text: str, start: int, end: int, generic: bool) -> bool:
         return True
     if "/" in value and re.search(r"\.[a-z]{2,4}$", value):
         return True  # a path to a file
+    if re.fullmatch(r"age1[02-9ac-hj-np-z]{58}", value):
+        return True  # an age recipient: a public key
+    if re.search(r"(?i)data:[\w/+.-]+;base64,[A-Za-z0-9+/=]*$", text[max(0, start - 200):start]):
+        return True  # inline data (an image) in a data: URI
     return generic and _PUBLIC_WORDS.search(_sentence_of(text, start, end)) is not None
 
 
@@ -258,6 +279,11 @@ def _sentence_of(text: str, start: int, end: int) -> str:
     lo = max(text.rfind(". ", 0, start), text.rfind("\n", 0, start), text.rfind("; ", 0, start))
     his = [i for i in (text.find(". ", end), text.find("\n", end), text.find("; ", end)) if i >= 0]
     return text[lo + 1 if lo >= 0 else 0:min(his) if his else len(text)]
+
+
+#: a value read from somewhere in code, not the value itself
+_LOOKUP = re.compile(r"(?i)\b(?:os\.environ|getenv|process\.env|env\[|environ\[|secrets\.|vars\.|vault\.|"
+                     r"config\.get|settings\.)|^[A-Za-z_][\w.]*[(\[]")
 
 
 def is_placeholder(text: str, start: int, end: int) -> bool:
@@ -273,6 +299,10 @@ def is_placeholder(text: str, start: int, end: int) -> bool:
         return True
     if _PLACEHOLDER.match(value) or value.startswith(("$", "%")):
         return True
+    if re.fullmatch(r"[A-Z][A-Z_]{2,}", value):
+        return True  # USER:PASSWORD@HOST, password: DB_PASSWORD — a name standing for the value
+    if _LOOKUP.search(value):
+        return True  # os.environ['DB_PASSWORD'], vault.Read(…), process.env.TOKEN: where the value is read from
     if re.search(r"(?i)(?:^|[-_])(?:your|dein|deine|ihr|votre|ton|tu|su|seu|sua|mein|my)[-_]|[-_](?:here|hier|ici|aqu"
                  r"i|aquí|qui)$",
                  value):
