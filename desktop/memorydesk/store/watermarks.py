@@ -199,9 +199,6 @@ class _Kept:
         self.lock = threading.Lock()
         self.rows: FactRows | None = None
 
-    def close(self) -> None:
-        self.rows = None
-
 
 _kept_made = threading.Lock()
 
