@@ -104,8 +104,9 @@ def test_full_scan_and_rescan_of_100k() -> None:
                 cpus.append(time.process_time() - c0)
             report = reports[-1]
             print(f"\nload average {', '.join(f'{x:.1f}' for x in os.getloadavg())} (1, 5, 15 min)")
-            print(f"full scan of {path.name} ({report.scanned['fact']:,} facts): median {statistics.median(fulls):.1f} s "
-                  f"(runs {', '.join(f'{s:.1f}' for s in fulls)}; CPU of the process {', '.join(f'{s:.1f}' for s in cpus)} s); reading the text and vectors alone "
+            print(f"full scan of {path.name} ({report.scanned['fact']:,} facts): "
+                  f"median {statistics.median(fulls):.1f} s (runs {', '.join(f'{s:.1f}' for s in fulls)}; "
+                  f"CPU of the process {', '.join(f'{s:.1f}' for s in cpus)} s); reading the text and vectors alone "
                   f"{statistics.median(floors):.1f} s; findings {report.counts}; notes {report.notes}")
             print("stages of each full scan (s): " + "; ".join(str(r.stages) for r in reports))
             rescans, rescan_cpus = [], []
@@ -126,8 +127,9 @@ def test_full_scan_and_rescan_of_100k() -> None:
                 rescans.append(time.perf_counter() - t0)
                 rescan_cpus.append(time.process_time() - c0)
                 cache = again.cache
-            print(f"load average {os.getloadavg()[0]:.1f}; rescan after 100 changed facts (50 superseded, 50 new): median {statistics.median(rescans):.2f} s "
-                  f"(runs {', '.join(f'{s:.2f}' for s in rescans)}; CPU {', '.join(f'{s:.2f}' for s in rescan_cpus)} s); "
+            print(f"load average {os.getloadavg()[0]:.1f}; rescan after 100 changed facts (50 superseded, 50 new): "
+                  f"median {statistics.median(rescans):.2f} s (runs {', '.join(f'{s:.2f}' for s in rescans)}; "
+                  f"CPU {', '.join(f'{s:.2f}' for s in rescan_cpus)} s); "
                   f"facts read again {again.scanned['fact']:,}; notes {again.notes}")
             if EMBED:
                 _pairs_against_exact(ws)

@@ -61,7 +61,7 @@ def test_erasing_a_backup_is_judged_by_the_purged_facts_rows(tmp_path: Path, cap
     code, out, _err = run(capsys, "purge", ws, "f-03", "--reason", "leaked", "--backups", "erase")
     assert code == 0, out
     backup = files.backups_beside(ws)
-    assert len(backup) == 1 and f"erased the text from backup {backup[0].name}" in out
+    assert len(backup) == 1 and f"erased its rows from backup {backup[0].name}" in out
     assert "the text is in no file beside the workspace" in out and "nothing was changed" not in out
     with open_workspace(backup[0], read_only=True) as old, old.read() as c:
         ids = {r[0] for r in c.exec_driver_sql("SELECT id FROM memory_facts_table")}

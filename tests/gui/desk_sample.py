@@ -1,8 +1,8 @@
 """A small workspace with the situations the desk must show (test data, no Qt).
 
 Built with ``open_workspace`` on a new path and SQLAlchemy Core inserts into the
-layout's tables (facts oldest first, as the product writes them): active, expired, deleted and superseded facts (a three-step chain),
-a sentinel, Hebrew text, repo-scoped domains, a conflict, edges, policies, agents
+layout's tables (facts oldest first, as the product writes them): active, expired, deleted and
+superseded facts (a three-step chain), a sentinel, Hebrew text, repo-scoped domains, a conflict, edges, policies, agents
 and one agent note.
 """
 
@@ -84,8 +84,8 @@ def populate(ws: Workspace, facts: list[dict[str, Any]]) -> None:
              "required_role": "coder", "active": 1, "created_at": NOW - 100, "updated_at": NOW - 100},
             {"id": fid(801), "workspace_id": wid, "domain": "security", "rule": "Never log secrets.\nEver.",
              "required_role": None, "active": 1, "created_at": NOW - 50, "updated_at": NOW - 50},
-            {"id": fid(802), "workspace_id": wid, "domain": "old", "rule": "Use Jenkins.", "required_role": None, "active": 0,
-             "created_at": NOW - 500, "updated_at": NOW - 500},
+            {"id": fid(802), "workspace_id": wid, "domain": "old", "rule": "Use Jenkins.", "required_role": None,
+             "active": 0, "created_at": NOW - 500, "updated_at": NOW - 500},
         ])
         if facts and any(f["id"] == fid(30) for f in facts):
             conn.execute(L.conflicts.insert(), [

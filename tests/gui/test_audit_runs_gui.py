@@ -55,6 +55,12 @@ def test_runs_are_kept_trended_opened_and_compared(open_window, sample_path, qtb
     assert [r.id for r in trend.shown] == [first.id, second.id]
     xs, ys = trend.points.getData()
     assert list(ys) == [first.recall, second.recall]
+    # issue 41, point 15: the origin in words, and a y-axis scaled to the runs (saying so when not 0–100 %)
+    assert "run in the window" in page.table.item(0, 4).text() and ", window" not in page.table.item(0, 4).text()
+    lo, hi = trend.y_range
+    assert lo <= min(ys) and max(ys) <= hi and hi - lo < 1.0 or (lo, hi) == (0.0, 1.02)
+    view_lo, view_hi = trend.plot.plotItem.vb.viewRange()[1]
+    assert (round(view_lo, 6), round(view_hi, 6)) == (round(lo, 6), round(hi, 6))
     # a group on demand: its recall in each run, as each run's audit printed it
     trend.group.setCurrentIndex(trend.group.findData(("memory_type", "fact")))
     assert list(trend.points.getData()[1]) == [r.summary["by_memory_type"]["fact"]["recall_at_10"]
@@ -106,3 +112,12 @@ def test_a_read_only_workspace_lists_no_runs_and_keeps_none(open_window, sample_
     assert "Not kept in the workspace: it is open read-only." in dialog.summary.text()
     assert audit_runs.list_runs(win.ws) == ([], 0)
     dialog.close()
+
+
+def test_the_recall_trend_axis_is_scaled_to_the_runs() -> None:
+    """Issue 41, point 15: 7.0 % → 6.9 % is drawn on an axis around them, not on 0–100 %."""
+    from memorydesk.ui.audit.trend import scaled_range
+
+    lo, hi = scaled_range([0.070, 0.069])
+    assert 0.05 < lo < 0.069 and 0.070 < hi < 0.09
+    assert scaled_range([0.0, 1.0]) == (0.0, 1.02)

@@ -68,7 +68,8 @@ def test_agent_view_shows_the_hybrid_ranking_with_explanations(open_window, samp
 
     tab.filters.agent_view.setChecked(False)  # back to the agent's keyword search, as a filtered list
     wait_idle(qtbot, win)
-    assert not tab.model.agent_view and tab.view.isColumnHidden(column("why")) and tab.view.isColumnHidden(column("mmr"))
+    assert not tab.model.agent_view
+    assert tab.view.isColumnHidden(column("why")) and tab.view.isColumnHidden(column("mmr"))
     assert tab.model.ranked and not tab.view.isColumnHidden(column("rank"))  # the keyword search's own rank
     assert tab.view.horizontalHeader().sectionsClickable() and not tab.detail.pages.isTabVisible(0)
     keyword = search.keyword_search(win.ws, QUERY, limit=200)

@@ -26,7 +26,7 @@ def test_window_title_tabs_and_counts(open_window, sample_path) -> None:
     assert "sample" in win.windowTitle() and "read-write" in win.windowTitle()
     names = [win.tabs.tabText(i) for i in range(win.tabs.count())]
     assert names == ["Facts", "Policies", "Knowledge Graph", "Grants", "Conflicts", "Lineage", "History", "Review"]
-    assert "30 facts (26 active)" in win.counts.text()
+    assert "30 facts (25 active)"  # the expired one is not active in win.counts.text()
     assert "3 policies (2 active)" in win.counts.text()
     assert win.live.text() == "● live"
 
@@ -40,8 +40,8 @@ def test_models_pass_the_model_tester(open_window, sample_path, qtmodeltester, q
 
 def test_default_list_hides_superseded_and_deleted(open_window, sample_path, qtbot) -> None:
     tab = open_window(sample_path).tab("facts")
-    assert tab.model.rowCount() == 26
-    assert "26 of 30 facts" in tab.filters.counts.text() and "4 hidden" in tab.filters.counts.text()
+    assert tab.model.rowCount() == 25
+    assert "25 of 30 facts" in tab.filters.counts.text() and "5 hidden" in tab.filters.counts.text()
     assert "deleted one" not in topics(tab)
     assert topics(tab)[0] == "topic 1"  # newest first
 
@@ -94,7 +94,7 @@ def test_filters_narrow_the_list(open_window, sample_path, qtbot) -> None:
     assert topics(tab) == ["deploy day"]
     f.reset()
     wait_idle(qtbot, win)
-    assert tab.model.rowCount() == 26
+    assert tab.model.rowCount() == 25
 
 
 def test_search_box_filters(open_window, sample_path, qtbot) -> None:
@@ -105,7 +105,7 @@ def test_search_box_filters(open_window, sample_path, qtbot) -> None:
     assert topics(tab) == ["deploy day"]
     assert tab.filters.search_mode.text()
     tab.filters.search.clear()
-    qtbot.waitUntil(lambda: tab.model.rowCount() == 26 and win.ops.pending == 0)
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 25 and win.ops.pending == 0)
 
 
 def test_header_click_sorts(open_window, sample_path, qtbot) -> None:
@@ -172,7 +172,7 @@ def test_edit_supersedes_through_the_dialog(open_window, sample_path, qtbot) -> 
     assert old.state == "superseded"
     new = browse_detail.fact_detail(win.ws, old.superseded_by)
     assert new.content == "corrected content of fact 3" and new.veracity == "stated"
-    assert tab.model.rowCount() == 26  # one superseded, one new: nothing created beside the edit
+    assert tab.model.rowCount() == 25  # one superseded, one new: nothing created beside the edit
     assert [f.id for f in tab.selected_facts()] == [new.id]  # the new version is selected and shown
     qtbot.waitUntil(lambda: "edit by" in tab.detail.history.text(), timeout=10000)
     assert "“was wrong”" in tab.detail.history.text()
@@ -200,16 +200,16 @@ def test_delete_restore_undo_redo(open_window, sample_path, qtbot) -> None:
     focus(qtbot, tab.view)
     qtbot.keyClick(tab.view, Qt.Key.Key_Delete)
     _confirm(qtbot, tab)
-    qtbot.waitUntil(lambda: tab.model.rowCount() == 24 and win.ops.pending == 0, timeout=10000)
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 23 and win.ops.pending == 0, timeout=10000)
     assert browse_detail.fact_detail(win.ws, desk_sample.fid(5)).state == "deleted"
 
     focus(qtbot, tab.view)
     qtbot.keyClick(tab.view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # one undo: the whole delete
-    qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 26, timeout=10000)
+    qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 25, timeout=10000)
     assert browse_detail.fact_detail(win.ws, desk_sample.fid(5)).state == "active"
     assert browse_detail.fact_detail(win.ws, desk_sample.fid(6)).state == "active"
     qtbot.keyClick(tab.view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
-    qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 24, timeout=10000)
+    qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 23, timeout=10000)
 
     tab.filters.state.setCurrentIndex(tab.filters.state.findData("deleted"))
     wait_idle(qtbot, win)
@@ -232,7 +232,7 @@ def test_purge_needs_the_topic_typed(open_window, sample_path, qtbot) -> None:
     assert dialog.purge.isEnabled()
     dialog.reason.setText("personal data")
     qtbot.mouseClick(dialog.purge, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 25, timeout=10000)
+    qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 24, timeout=10000)
     assert browse_detail.fact_detail(win.ws, desk_sample.fid(7)) is None or \
         browse_detail.fact_detail(win.ws, desk_sample.fid(7)).content != "content of fact 7"
 
@@ -249,8 +249,8 @@ def test_purge_lists_the_backups_holding_the_text_and_erases_it_there(open_windo
     qtbot.keyClicks(dialog.typed, "topic 8")
     dialog.reason.setText("personal data")
     qtbot.mouseClick(dialog.purge, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 25, timeout=10000)
-    assert f"erased the text from backup {backup.name}" in win.statusBar().currentMessage()
+    qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 24, timeout=10000)
+    assert f"erased its rows from backup {backup.name}" in win.statusBar().currentMessage()
     assert b"content of fact 8" not in backup.read_bytes()
     assert b"content of fact 9" in backup.read_bytes()  # the rest of the backup stays
 

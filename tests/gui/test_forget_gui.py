@@ -46,6 +46,16 @@ def test_a_delete_offers_the_check_and_its_receipt_is_kept_and_exported(open_win
     dialog = _checked(qtbot, win, tab.forget)
     qtmodeltester.check(dialog.model)
     paths = _paths(dialog)
+    # issue 41, point 8: it fits the screen, What and Why wrap (a long Why gets a taller row), End reaches the end
+    room = dialog.screen().availableGeometry()
+    assert dialog.height() <= room.height() and dialog.width() <= room.width() and dialog.view.wordWrap()
+    line = dialog.view.fontMetrics().height() + 8
+    assert any(dialog.view.rowHeight(r) > line for r in range(dialog.model.rowCount()))
+    last = dialog.model.index(dialog.model.rowCount() - 1, 0)
+    dialog.view.setCurrentIndex(dialog.model.index(0, 0))
+    qtbot.keyClick(dialog.view, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+    assert dialog.view.currentIndex().row() == last.row()
+    assert dialog.view.visualRect(last).bottom() <= dialog.view.viewport().height()
     assert paths["fact"] == "still returns it" and paths["fts_vocabulary"] == "still returns it"
     assert paths["search.keyword.topic"] == "gone"  # a deleted fact is not active: search does not return it
     assert "still returned by" in dialog.verdict.text()
@@ -81,7 +91,8 @@ def test_after_a_purge_the_check_searches_for_the_text_the_window_read_before(op
     qtbot.mouseClick(dialog.purge, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: tab.forget.isVisible() and win.ops.pending == 0, timeout=10000)
     assert browse_detail.fact_detail(win.ws, desk_sample.fid(7)) is None
-    assert tab.forget.text.text().startswith("Purged 1 fact. Agents may still")
+    qtbot.waitUntil(lambda: "The forget check finds it gone from all" in tab.forget.text.text(), timeout=30000)
+    assert tab.forget.text.text().startswith("Purged 1 fact. ")  # said from the check, not a guess
     checked = _checked(qtbot, win, tab.forget)
     paths = _paths(checked)
     assert set(paths.values()) == {"gone"}, paths  # the text was known: every path could be asked
@@ -123,3 +134,27 @@ def test_the_review_tabs_purge_offers_the_check_too(open_window, note_path, qtbo
         assert conn.execute(ws.layout.notes.select()).first().content == ""
     assert KEY not in json.dumps(checked.receipt.to_json())
     checked.close()
+
+
+def test_after_a_purge_the_bar_names_what_still_holds_the_text(open_window, tmp_path, qtbot) -> None:
+    """Issue 41, point 6: the status said the text was erased while an agent's note still held it;
+    after a purge the bar now says, from the forget check, what still holds it (the note)."""
+    from fixtures import agent_notes
+    from memorydesk.memory.service import MemoryService
+
+    token = "ghp_Zq8Lm2Vx7Rt4Ny6Kp1Wd3Hs9Bf5Gc0Jx2Ab"
+    path = agent_notes.with_note(tmp_path / "n.db", f"- deploy with {token}", "nothing here")
+    with open_workspace(path) as ws:
+        MemoryService(ws, embedder=False).propose_fact(domain="ops", topic="ci-deploy-token",
+                                                       content=f"The CI deploy job uses {token} to push.")
+    win = open_window(path)
+    tab = win.tab("facts")
+    select_topic(qtbot, tab, "ci-deploy-token")
+    tab.acts.purge.trigger()
+    dialog = wait_dialog(qtbot, tab.acts)
+    qtbot.keyClicks(dialog.typed, "ci-deploy-token")
+    dialog.reason.setText("a live token")
+    dialog.try_purge()
+    qtbot.waitUntil(lambda: "Still holding its text" in tab.forget.text.text(), timeout=30000)
+    said = tab.forget.text.text()
+    assert "agents' notes" in said and "note " in said and token not in said

@@ -94,3 +94,22 @@ def test_a_search_matching_several_facts_lets_the_person_pick(qtbot, open_window
     qtbot.keyClick(picker.list, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: tab.dialog is None and win.ops.flows == 0, timeout=10000)
     assert tab.selected == chosen
+
+
+def test_the_edge_list_keeps_how_it_was_made_whole_and_names_like_ends_apart(qtbot, open_window, sample_db) -> None:
+    """Issue 41, point 14: in a narrow panel How it was made leaves the table for a line under it,
+    whole; in a wide one its cells wrap; two other ends with one name carry their ids."""
+    seed = busiest_fact(sample_db)
+    win = open_window(sample_db)
+    tab = graph_tab(qtbot, win)
+    tab.find(seed)
+    wait_focus(qtbot, win, tab, seed)
+    panel = tab.panel
+    panel.table.resize(400, 300)
+    qtbot.waitUntil(lambda: panel.table.isColumnHidden(3))
+    assert panel.origin.text().startswith("How it was made") and panel.table.item(0, 3).text() in panel.origin.text()
+    panel.table.resize(700, 300)
+    qtbot.waitUntil(lambda: not panel.table.isColumnHidden(3))
+    assert panel.table.wordWrap() and not panel.origin.isVisible()
+    ends = [panel.table.item(r, 1).text() for r in range(panel.table.rowCount())]
+    assert len(ends) == len(set(ends))  # two ends named alike are told apart by their ids

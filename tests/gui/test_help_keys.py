@@ -84,5 +84,6 @@ def test_ctrl_tab_switches_tabs_even_from_a_table(open_window, sample_path, qtbo
     assert win.current_tab_name() == "policies"
     qtbot.keyClick(win.tabs.currentWidget(), Qt.Key.Key_PageUp, Qt.KeyboardModifier.ControlModifier)
     assert win.current_tab_name() == "facts"
-    qtbot.keyClick(facts.view, Qt.Key.Key_Backtab, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(facts.view, Qt.Key.Key_Backtab,
+                   Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert win.current_tab_name() == TABS[-1].name  # wraps round to the last tab

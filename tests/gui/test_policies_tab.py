@@ -8,6 +8,7 @@ from guihelp import focus, give_reason, wait_dialog
 from PySide6.QtCore import Qt
 
 from memorydesk.browse import detail as browse_detail
+from memorydesk.store import open_workspace
 
 
 def _ready(qtbot, win):
@@ -30,7 +31,8 @@ def test_list_marks_active_and_the_advisory_role(open_window, sample_path, qtbot
     header = [m.headerData(c, Qt.Orientation.Horizontal) for c in range(m.columnCount())]
     assert header == ["Status", "Domain", "Rule", "Role (advisory)", "Updated"]
     shown = [(m.index(r, 0).data(), m.index(r, 1).data(), m.index(r, 2).data()) for r in range(m.rowCount())]
-    assert shown == [("active", "security", "Never log secrets. Ever."), ("active", "codebase", "Always run the tests."),
+    assert shown == [("active", "security", "Never log secrets. Ever."),
+                     ("active", "codebase", "Always run the tests."),
                      ("inactive", "old", "Use Jenkins.")]
     assert "Advisory" in m.index(1, 3).data(Qt.ItemDataRole.ToolTipRole)
     assert tab.summary.text() == "3 policies · 2 active"
@@ -60,9 +62,58 @@ def test_size_warnings_grow_with_the_section() -> None:
     from memorydesk.ui.policies.dispatch import size_note
 
     assert size_note(100)[1] == ""
-    assert "growing" in size_note(2500)[0]
-    assert "large" in size_note(5000)[0]
+    assert "over 2,000 characters: it is added to every dispatch of every agent" in size_note(2500)[0]
+    assert "large (over 4,000 characters)" in size_note(5000)[0]
     assert "very large" in size_note(9000)[0]
+    # weighed against an agent's context size (issue 41, point 12): ~552 tokens of 200,000
+    assert "~552 tokens (characters ÷ 4) · 0.3 % of Ada's context (200,000 tokens)" in \
+        size_note(2205, 200_000, "Ada's context")[0]
+    assert "no context size in the file" in size_note(2205, None, "Ada's context")[0]
+
+
+def test_an_edited_policys_old_version_is_marked_replaced_and_says_what_activating_does(
+        open_window, sample_path, qtbot) -> None:
+    """Issue 41, point 12: after an edit the old version reads "inactive · replaced"; Activate on
+    it says both versions would reach agents; deleting an inactive policy does not claim it
+    stops reaching agents; Undo of a delete puts the row back at its rowid."""
+    win = open_window(sample_path)
+    tab = _ready(qtbot, win)
+    old = tab.model.policy(_row(tab, "Always")).id
+    tab.select_row(_row(tab, "Always"))
+    focus(qtbot, tab.view)
+    qtbot.keyClick(tab.view, Qt.Key.Key_F2)
+    dialog = wait_dialog(qtbot, tab)
+    dialog.rule.setPlainText("Always run the whole test suite.")
+    dialog.reason.setText("clearer")
+    qtbot.mouseClick(dialog.buttons.button(dialog.buttons.StandardButton.Save), Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 4, timeout=10000)
+    row = tab.model.row_of(old)
+    assert tab.model.index(row, 0).data() == "inactive · replaced"
+    assert "Activating it would send both versions" in tab.model.index(row, 0).data(Qt.ItemDataRole.ToolTipRole)
+    tab.select_row(row)
+    tab.act_activate.trigger()
+    dialog = wait_dialog(qtbot, tab)
+    assert "older version" in dialog.informative.text() and "both versions" in dialog.informative.text()
+    dialog.reject()
+    qtbot.waitUntil(lambda: tab.dialog is None)
+
+    jenkins = tab.model.policy(_row(tab, "Use Jenkins"))
+    with open_workspace(sample_path, read_only=True) as ws, ws.read() as conn:
+        rowid = conn.exec_driver_sql(f"SELECT rowid FROM {ws.layout.policies.name} WHERE id = ?",
+                                     (jenkins.id,)).scalar()
+    tab.select_row(_row(tab, "Use Jenkins"))
+    focus(qtbot, tab.view)
+    qtbot.keyClick(tab.view, Qt.Key.Key_Delete)
+    dialog = wait_dialog(qtbot, tab)
+    assert "stops reaching agents" not in dialog.informative.text() and "reaches no agent" in \
+        dialog.informative.text()
+    give_reason(qtbot, dialog)
+    qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.row_of(jenkins.id) is None, timeout=10000)
+    win.act_undo.trigger()
+    qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.row_of(jenkins.id) is not None, timeout=10000)
+    with open_workspace(sample_path, read_only=True) as ws, ws.read() as conn:
+        assert conn.exec_driver_sql(f"SELECT rowid FROM {ws.layout.policies.name} WHERE id = ?",
+                                    (jenkins.id,)).scalar() == rowid
 
 
 def test_edit_activate_deactivate_delete(open_window, sample_path, qtbot) -> None:

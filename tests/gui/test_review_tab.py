@@ -175,11 +175,20 @@ def test_redact_replaces_the_secret_in_a_new_version_and_undo_brings_it_back(ope
 
 
 def test_merge_chooses_no_keeper_for_the_person(qtbot) -> None:
-    from memorydesk.ui.review.dialogs import ReasonDialog
+    from memorydesk.ui.review.dialogs import ReviewDialog
+    from memorydesk.ui.widgets.prompts import REASON_NEEDED
 
-    dialog = ReasonDialog("Merge duplicates", "…", "merge: x", keepers=[("— choose the fact to keep —", None),
+    dialog = ReviewDialog("Merge duplicates", "…", "merge: x", keepers=[("— choose the fact to keep —", None),
                                                                       ("a · one", "a"), ("b · two", "b")])
     qtbot.addWidget(dialog)
-    assert dialog.keeper.currentData() is None and not dialog.ok.isEnabled()  # a reason alone is not enough
+    dialog.show()
+    dialog.ok.click()  # a reason alone is not enough: said in red, the dialog stays
+    assert dialog.keeper.currentData() is None and dialog.isVisible()
+    assert dialog.problem.isVisible() and "Choose the fact to keep" in dialog.problem.text()
     dialog.keeper.setCurrentIndex(2)
-    assert dialog.ok.isEnabled() and dialog.values() == ("merge: x", "b")
+    dialog.reason.setText("")
+    dialog.ok.click()  # one rule for reasons: the button stays enabled, the missing reason is said in red
+    assert dialog.ok.isEnabled() and dialog.isVisible() and dialog.problem.text() == REASON_NEEDED
+    dialog.reason.setText("merge: x")
+    dialog.ok.click()
+    assert not dialog.isVisible() and dialog.values() == ("merge: x", "b")

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from guihelp import wait_dialog, wait_idle
+from guihelp import give_reason, wait_dialog, wait_idle
 from PySide6.QtCore import Qt
 
 from fixtures.product_changes import change_like_the_product
@@ -42,6 +42,7 @@ def test_history_tab_lists_filters_undoes_and_exports(open_window, product_db: P
     qtbot.waitUntil(tab.undo_button.isEnabled, timeout=10000)
     assert "out of date" in tab.detail.toPlainText()
     tab.undo_button.click()
+    give_reason(qtbot, wait_dialog(qtbot, tab), "deleted by mistake")  # it asks why, as every change does
     qtbot.waitUntil(lambda: fact_state(product_db, "f-04") == "active", timeout=10000)
     qtbot.waitUntil(lambda: tab.model.row_at(0) is not None and tab.model.row_at(0).action == "undo", timeout=10000)
     tab.kind.setCurrentIndex(tab.kind.findData("policy"))

@@ -65,7 +65,7 @@ def test_there_is_no_create_path(open_window, sample_path, qtbot) -> None:
     assert dialog.objectName() == "fact-edit" and dialog.fact_id == facts.model.fact(0).id
     dialog.reject()
     qtbot.waitUntil(lambda: win.ops.flows == 0)
-    assert facts.model.rowCount() == 26
+    assert facts.model.rowCount() == 25
 
 
 def test_read_only_disables_every_write_and_changes_no_byte(open_window, sample_path, qtbot) -> None:
@@ -121,7 +121,7 @@ def test_live_refresh_shows_another_process_write(open_window, sample_path, qtbo
         con.close()
     """)
     subprocess.run([sys.executable, "-c", script], check=True, timeout=30)
-    qtbot.waitUntil(lambda: facts.model.rowCount() == 27, timeout=10000)
+    qtbot.waitUntil(lambda: facts.model.rowCount() == 26, timeout=10000)
     wait_idle(qtbot, win)
     assert facts.model.fact(0).topic == "from an agent"
     assert [f.id for f in facts.selected_facts()] == [desk_sample.fid(4)]  # selection kept
@@ -153,7 +153,7 @@ def test_open_recent_drop_and_copy(open_window, sample_path, tmp_path, qtbot) ->
     win.dropEvent(drop)
     qtbot.waitUntil(lambda: win.ws.path == sample_path, timeout=10000)
     wait_idle(qtbot, win)
-    assert win.tab("facts").model.rowCount() == 26
+    assert win.tab("facts").model.rowCount() == 25
 
     win.open_path(sample_path, read_only=True)
     qtbot.waitUntil(lambda: win.ws.read_only, timeout=10000)
@@ -162,7 +162,7 @@ def test_open_recent_drop_and_copy(open_window, sample_path, tmp_path, qtbot) ->
     qtbot.waitUntil(lambda: not win.ws.read_only and win.ws.path != sample_path, timeout=10000)
     wait_idle(qtbot, win)
     assert "-copy-" in win.ws.path.name and win.tab("facts").act_delete.toolTip() != ""
-    assert win.tab("facts").model.rowCount() == 26
+    assert win.tab("facts").model.rowCount() == 25
     assert sha256(sample_path) == before
 
 
@@ -203,9 +203,9 @@ def test_open_dialog_opens_the_chosen_file(open_window, sample_path, tmp_path, q
 def test_the_product_sample_opens_read_only_unchanged(open_window, sample_db, qtbot, qtmodeltester) -> None:
     before = sha256(sample_db)
     win = open_window(sample_db, read_only=True)
-    assert "291 facts (263 active)" in win.counts.text()
+    assert "291 facts (249 active)" in win.counts.text()
     facts = win.tab("facts")
-    assert facts.model.rowCount() == 263
+    assert facts.model.rowCount() == 249
     qtmodeltester.check(facts.model)
     facts.filters.state.setCurrentIndex(facts.filters.state.findData("all"))
     wait_idle(qtbot, win)

@@ -31,7 +31,8 @@ def test_about_names_every_version(open_window, sample_path, qtbot) -> None:
     win.act_about.trigger()
     box = win.dialog
     assert isinstance(box, QMessageBox) and box.isVisible()
-    for piece in (f"Memory Desk {__version__}", "Qt", "PySide6", sqlean.sqlite_version, "sqlite-vec", "all-MiniLM-L6-v2"):
+    for piece in (f"Memory Desk {__version__}", "Qt", "PySide6", sqlean.sqlite_version, "sqlite-vec",
+                  "all-MiniLM-L6-v2"):
         assert piece in box.text(), piece
     box.accept()
 

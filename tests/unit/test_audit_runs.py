@@ -143,7 +143,8 @@ def test_two_runs_compared_name_what_changed(world: Path) -> None:
     # 200: the best match of its topic while fresh; 2,000 hours on, an event weighs nothing beside preferences
     assert fa[fid(200)].stage == "found"
     decayed = {e["id"]: e for e in aged["newly_lost"]}
-    assert (decayed[fid(200)]["from"], decayed[fid(200)]["to"], decayed[fid(200)]["cause"]) == ("found", "decay", "decay")
+    moved = decayed[fid(200)]
+    assert (moved["from"], moved["to"], moved["cause"]) == ("found", "decay", "decay")
     assert "aged into decay: 2000.0 days older" not in decayed[fid(200)]["why"]
     assert "aged into decay: 83.3 days older than in the first run" in decayed[fid(200)]["why"]
     assert "the workspace's data is the same in both runs: only time (decay) moved" in aged["notes"]
@@ -151,7 +152,8 @@ def test_two_runs_compared_name_what_changed(world: Path) -> None:
     # every newly lost fact was found in run a and is not in run b; brought back the reverse
     fb = {f.fact_id: f for f in audit_runs.run_facts(open_workspace(world, read_only=True), b)}
     assert set(lost) == {k for k in fa if k in fb and fa[k].stage == "found" != fb[k].stage}
-    assert {e["id"] for e in report["brought_back"]} == {k for k in fa if k in fb and fb[k].stage == "found" != fa[k].stage}
+    assert {e["id"] for e in report["brought_back"]} == {
+        k for k in fa if k in fb and fb[k].stage == "found" != fa[k].stage}
     # the edited and the deleted facts are apart, with what the history says
     only_a = {e["id"]: e for e in report["only_in_a"]}
     assert set(only_a) == {fid(103), fid(104)}

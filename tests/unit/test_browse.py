@@ -35,7 +35,7 @@ def topics(ws, q: FactQuery) -> list[str]:
 
 def test_states(ws) -> None:
     assert browse.count_facts(ws) == 30
-    assert browse.count_facts(ws, FactQuery(state="active")) == 26
+    assert browse.count_facts(ws, FactQuery(state="active")) == 25  # not superseded, not expired
     assert topics(ws, FactQuery(state="deleted")) == ["deleted one"]
     assert sorted(topics(ws, FactQuery(state="superseded"))) == ["cleanup", "deploy day", "deploy day"]
     assert topics(ws, FactQuery(state="expired")) == ["expired one"]
@@ -116,7 +116,7 @@ def test_position_of_hidden_fact_is_none(ws) -> None:
 def test_keys_and_rows_for_keys(ws) -> None:
     q = FactQuery(state="active", sort="topic", descending=False)
     keys = browse.fact_keys(ws, q)
-    assert len(keys) == 26 and keys.itemsize == 8
+    assert len(keys) == 25 and keys.itemsize == 8
     rows = browse.rows_for_keys(ws, keys[3:8])
     assert [r.id for r in rows] == browse.fact_ids(ws, q, 3, 5)
     assert browse.rows_for_keys(ws, [keys[0], 10**9])[1] is None
@@ -158,7 +158,7 @@ def test_policies_agents_counts(ws) -> None:
     assert pol[0].source_fact_ids == () and pol[0].active is True
     assert browse_detail.policy(ws, fid(802)).active is False
     assert [a.name for a in browse_detail.agents(ws)] == ["coder-1", "reviewer-1"]
-    assert browse.counts(ws) == {"facts": 30, "active_facts": 26, "policies": 3, "active_policies": 2}
+    assert browse.counts(ws) == {"facts": 30, "active_facts": 25, "policies": 3, "active_policies": 2}
 
 
 def test_query_helpers() -> None:

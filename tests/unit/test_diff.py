@@ -21,7 +21,8 @@ from memorydesk.store import open_workspace
 EXPECTED = {
     "facts": {"added": ["f-new"], "removed": ["f-04"], "superseded": ["f-03", "f-05"], "restored": [],
               "changed": [{"id": "f-06", "fields": ["content", "updated_at"]}]},
-    "policies": {"added": ["p-new"], "removed": ["p-3"], "changed": [{"id": "p-1", "fields": ["active", "updated_at"]}]},
+    "policies": {"added": ["p-new"], "removed": ["p-3"],
+                 "changed": [{"id": "p-1", "fields": ["active", "updated_at"]}]},
     "grants": [{"role": "general", "domain": "codebase", "before": "none", "after": "write"},
                {"role": "designer", "domain": "infrastructure", "before": "none", "after": "read"}],
     "edges": {"added": [["f-new", "f-01", "related_to"]], "removed": [["f-03", "f-04", "related_to"]]},
@@ -150,3 +151,22 @@ def test_a_version_is_every_column_in_order_with_embeddings_as_their_size(produc
     assert fact.names == columns and fact.value("id") == "f-01" and fact.value("no_such_column") is None
     assert fact.value("embedding") == "1536 bytes" and fact.value("binary_embedding") is None
     assert policy is not None and policy.value("id") == "p-1" and policy.names[0] == "id"
+
+
+def test_a_redaction_is_listed_as_changed_text_not_only_as_superseded(tmp_path: Path) -> None:
+    """Issue 41, point 7: the diff of a backup against the file after a redaction lists the old
+    version under superseded and under changed (its topic or content rewritten in place)."""
+    from memorydesk.memory.reviewer import Reviewer
+    from memorydesk.memory.service import MemoryService
+    from memorydesk.store import files, open_workspace
+
+    path = tmp_path / "w.db"
+    with open_workspace(path, create=True) as ws:
+        fid = MemoryService(ws, embedder=False).propose_fact(
+            domain="ops", topic="stripe", content="Payments use sk_live_51Hx9Kq2Lm8Np4Rt6Vw3Yz7BqQ now.").fact_id
+    backup = files.backup_copy(path)
+    with open_workspace(path) as ws:
+        Reviewer(ws, "rita").redact("fact", fid, "a live key")
+    result = compare(backup, path)
+    assert fid in result.facts["superseded"]
+    assert {"id": fid, "fields": ["content"]} in result.facts["changed"]

@@ -42,7 +42,8 @@ def random_run(rnd: random.Random, n: int) -> list[dict]:
         if rnd.random() < 0.05:
             fields["sourceVersion"] = None
         rows.append(receipt(rnd.choice(TIERS), rnd.choice(STATUSES), rnd.choice(VERSIONS), run=f"r{rnd.random()}",
-                            user=rnd.choice(("user-a",) * 9 + ("user-b",)), minutes=rnd.choice((-3000, -90, -60, -5, 0, 10)),
+                            user=rnd.choice(("user-a",) * 9 + ("user-b",)),
+                            minutes=rnd.choice((-3000, -90, -60, -5, 0, 10)),
                             **fields))
     run = rows[0]["runId"]
     for row in rows:

@@ -149,4 +149,5 @@ def test_a_workspace_names_receipts_as_the_file_it_ingested(tmp_path: Path) -> N
         back = receipt_store.load(ws)
     assert [r.line for r in back] == [r.line for r in receipts] and back[0].line == 2
     for moment in (NOW, NOW + timedelta(days=3)):
-        assert [v.to_json() for v in classify(back, now=moment)] == [v.to_json() for v in classify(receipts, now=moment)]
+        assert ([v.to_json() for v in classify(back, now=moment)]
+                == [v.to_json() for v in classify(receipts, now=moment)])

@@ -83,7 +83,8 @@ def test_a_waiting_run_becomes_promotion_missing_when_its_window_closes(table) -
 
 def test_lanes_are_ordered_worst_first_and_hold_the_shown_runs(table) -> None:
     tl = build(table, to_us(END), DAY_US)
-    worst = [int(RULE_SEVERITY[tl.state[tl.idx[tl.row_offsets[r]:tl.row_offsets[r + 1]]]].max()) for r in range(tl.rows)]
+    worst = [int(RULE_SEVERITY[tl.state[tl.idx[tl.row_offsets[r]:tl.row_offsets[r + 1]]]].max())
+             for r in range(tl.rows)]
     assert worst == sorted(worst, reverse=True) and worst[0] == 4
     assert tl.rows == len(table.lanes) and tl.runs_shown == len(table)
     for r in range(tl.rows):

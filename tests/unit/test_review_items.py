@@ -112,7 +112,7 @@ def test_purge_a_note_and_a_quarantined_item_erases_every_copy(ws) -> None:
     with pytest.raises(MemoryDeskError, match="give a reason"):
         purge_items(ws, "ana", "note", [ws.ids["note"]], "")
     done = purge_items(ws, "ana", "note", [ws.ids["note"]], "secret in a note", backups="erase")
-    assert _note(ws) == "" and "erased the text from backup" in done.message
+    assert _note(ws) == "" and "erased its rows from backup" in done.message
     gone = purge_items(ws, "ana", "working_item", [ws.ids["item"]], "planted", backups="erase")
     assert len(gone.history_ids) == 1
     ws.close()

@@ -122,3 +122,23 @@ def test_the_memory_type_a_fading_finding_suggests_can_be_set(ws) -> None:
         r.set_fact_type(new, "forever", "typo")
     r.undo(reason="back")
     assert _rows(ws)[fid][1] is None
+
+
+def test_a_fact_redactions_before_and_after_names_fields_with_the_secret_masked(ws) -> None:
+    """Issue 41, point 1: the History tab's "Before and after" of a fact redaction lists each
+    version's text (the secret masked, the placeholder after), not stored keys or a row's JSON."""
+    import json
+
+    from memorydesk.browse.history.changes import field_changes
+
+    fid = ws.ids["fact"]
+    Reviewer(ws, "rita").redact("fact", fid, "a live key in memory")
+    with ws.read() as conn:
+        detail = conn.exec_driver_sql("SELECT detail FROM memdesk_history WHERE action = 'redact'").scalar()
+    changes = field_changes(ws, "fact", "redact", json.loads(detail))
+    cells = " ".join(f"{c.what} {c.before} {c.after}" for c in changes)
+    assert KEY not in cells and GH not in cells and KEY[-6:] not in cells
+    assert not {"old_id", "new_id", "new_row", "before", "after"} & {c.what for c in changes}
+    content = [c for c in changes if c.what.endswith(" · content")]
+    assert len(content) == 2  # both versions that held the key
+    assert all("⟦Stripe Access Token · " in c.before and "[redacted: Stripe Access Token]" in c.after for c in content)

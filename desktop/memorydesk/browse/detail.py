@@ -34,11 +34,12 @@ class PolicyRow:
     active: bool
     created_at: int | None
     updated_at: int | None
+    replaced_by: str | None = None  # an edit in the desk made a newer version of it (still in the file)
 
     @classmethod
-    def of(cls, row: Any) -> PolicyRow:
+    def of(cls, row: Any, replaced_by: str | None = None) -> PolicyRow:
         return cls(str(row.id), str(row.domain or ""), str(row.rule or ""), tuple(_json_list(row.source_fact_ids)),
-                   row.required_role, bool(row.active), row.created_at, row.updated_at)
+                   row.required_role, bool(row.active), row.created_at, row.updated_at, replaced_by)
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,7 @@ class AgentRow:
     title: str | None
     role: str | None
     lifecycle_status: str | None
+    context_size: int | None = None  # the agent's context window, in tokens (None: the file does not say)
 
 
 def _json_list(text: str | None) -> list[str]:
@@ -259,7 +261,16 @@ def policies(ws: Workspace) -> list[PolicyRow]:
     p = ws.layout.policies
     stmt = select(p).order_by(p.c.active.desc(), p.c.updated_at.desc(), literal_column("rowid").desc())
     with ws.read() as conn:
-        return [PolicyRow.of(r) for r in conn.execute(stmt)]
+        rows = list(conn.execute(stmt))
+        ids = {r.id for r in rows}
+        replaced: dict[str, str] = {}
+        if ws.desk_schema:  # the desk's edits not undone: old version → the version that replaced it
+            for old, new in conn.exec_driver_sql(
+                    "SELECT before_id, after_id FROM memdesk_history WHERE entity = 'policy' AND action = 'edit' "
+                    "AND undone_by IS NULL ORDER BY id"):
+                if old and new in ids:
+                    replaced[old] = new
+    return [PolicyRow.of(r, replaced.get(r.id)) for r in rows]
 
 
 def policy(ws: Workspace, policy_id: str) -> PolicyRow | None:
@@ -272,7 +283,7 @@ def policy(ws: Workspace, policy_id: str) -> PolicyRow | None:
 def agents(ws: Workspace) -> list[AgentRow]:
     """Agents (id, name, title, role, lifecycle status), by name."""
     a = ws.layout.agents.c
-    stmt = select(a.id, a.name, a.title, a.role, a.lifecycle_status).order_by(a.name)
+    stmt = select(a.id, a.name, a.title, a.role, a.lifecycle_status, a.context_size).order_by(a.name)
     with ws.read() as conn:
         return [AgentRow(*r) for r in conn.execute(stmt)]
 

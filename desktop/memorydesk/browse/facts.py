@@ -197,8 +197,8 @@ def _where(ws: Workspace, q: FactQuery) -> list[ColumnElement]:
         clauses.append(_lowered(f.veracity, q.veracity, VERACITIES, "stated"))
     if q.as_of is not None:
         clauses += where_at(ws, q.state, q.as_of)
-    elif q.state == "active":
-        clauses.append(f.superseded_by.is_(None))
+    elif q.state == "active":  # one definition everywhere: in force and not past its valid_until (fact_state)
+        clauses += [f.superseded_by.is_(None), or_(f.valid_until.is_(None), f.valid_until >= now)]
     elif q.state == "expired":
         clauses += [f.superseded_by.is_(None), f.valid_until.is_not(None), f.valid_until < now]
     elif q.state == "deleted":
@@ -444,8 +444,9 @@ def counts(ws: Workspace) -> dict[str, int]:
     f, p = ws.layout.facts, ws.layout.policies
     with ws.read() as conn:
         facts_all = conn.execute(select(func.count()).select_from(f)).scalar_one()
-        facts_active = conn.execute(select(func.count()).select_from(f)
-                                    .where(f.c.superseded_by.is_(None))).scalar_one()
+        now = int(time.time())  # active as the Active filter and ``fact_state`` say: not expired either
+        facts_active = conn.execute(select(func.count()).select_from(f).where(
+            f.c.superseded_by.is_(None), or_(f.c.valid_until.is_(None), f.c.valid_until >= now))).scalar_one()
         pol = conn.execute(select(func.count(), func.coalesce(func.sum(p.c.active), 0))
                            .select_from(p)).one()
     return {"facts": int(facts_all), "active_facts": int(facts_active),

@@ -273,7 +273,14 @@ def describe(ws: Workspace, conn: Any, row: Any) -> str:
         words = _policy_words(ws, conn, detail.get("old_id") or row.entity_id, detail)
         return f"{verb} policy “{words}”" if words else f"{verb} a policy"
     if row.entity == "edge":
-        n = len(detail.get("rows", [])) or 1
+        rows = detail.get("rows", [])
+        if len(rows) == 1:  # its two ends and its type: Delete edge “deploy” → “rollback” (related)
+            cols = {c[0]: c[2] for c in rows[0].get("columns", []) if len(c) >= 3}
+            a, b = (_fact_topic(ws, conn, cols.get(k) or "") for k in ("source_fact_id", "target_fact_id"))
+            if a or b:
+                kind = f" ({cols['edge_type']})" if cols.get("edge_type") else ""
+                return f"{verb} edge “{a or '?'}” → “{b or '?'}”{kind}"
+        n = len(rows) or 1
         return f"{verb} {'an edge' if n == 1 else f'{n} edges'}"
     if row.entity == "grant":  # the domain and the cells: “Set 9 grant cells of security from write to none”
         one = len(grant_cells(detail)) == 1
@@ -304,12 +311,13 @@ def _rows(conn: Any, ids: list[int]) -> list[Any]:
     return list(conn.execute(select(history.HISTORY).where(history.HISTORY.c.id.in_(ids))))
 
 
-def undo_redo_names(ws: Workspace) -> tuple[str | None, str | None, str]:
+def undo_redo_names(ws: Workspace, actor: str | None = None) -> tuple[str | None, str | None, str]:
     """What Edit ▸ Undo and Edit ▸ Redo would act on now, in a few words (None: nothing);
     a file without the desk's history has neither. One action on several facts is undone
     and redone whole (“Delete 3 facts”, ``memory.history.batches``); entries an older build wrote
     one per fact are taken back one at a time, and the third item says so (“1 of 3
-    deleted together”)."""
+    deleted together”). With ``actor`` (the person at the desk), a change someone else made
+    (another person, or a demo's seeded decision) says whose it is: “Maya Okafor's change”."""
 
     if ws.desk_schema == 0:
         return None, None, ""
@@ -335,6 +343,8 @@ def undo_redo_names(ws: Workspace) -> tuple[str | None, str | None, str]:
                 if together > 1:
                     done = {"delete": "deleted", "restore": "restored", "edit": "edited"}.get(row.action, "changed")
                     note = f"1 of {together} {done} together"
+            if name is not None and n == 0 and actor is not None and original.actor != actor:
+                note = ", ".join(x for x in (note, f"{original.actor}'s change") if x)
             names.append(name)
     return names[0], names[1], note
 

@@ -101,7 +101,9 @@ def explain(receipts: list[Receipt], now: datetime, fresh_for: timedelta) -> Run
             marks[("stm", version)] = "no-stm"
     returned = {r.version for r in receipts if r.tier == "retrieval" and r.status in DONE_STATUSES}
     for r in receipts:
-        if r.tier == "retrieval" and r.status in DONE_STATUSES and r.expected_version not in (None, r.version) or r.tier == "retrieval" and health.state == HealthState.STALE_RETRIEVAL and r.label() in health.reason:
+        if r.tier == "retrieval" and (
+                r.status in DONE_STATUSES and r.expected_version not in (None, r.version)
+                or health.state == HealthState.STALE_RETRIEVAL and r.label() in health.reason):
             marks[("retrieval", r.version)] = "stale"
         if r.tier == "generation" and r.status not in ("started", "waiting"):
             if r.depends_on_version is None or r.outcome_receipt is None:

@@ -174,8 +174,8 @@ class Timeline:
         first = np.floor((self.start[found] - x0) / pixel).astype(np.int64)
         last = np.floor((self.end[found] - x0) / pixel).astype(np.int64)
         ones = np.ones(len(found), np.uint8)
-        return raster.fill(self.row[found] - max(0, row0), first, last, ones, max(0, min(self.rows, row1) - max(0, row0)),
-                           width) > 0
+        rows = max(0, min(self.rows, row1) - max(0, row0))
+        return raster.fill(self.row[found] - max(0, row0), first, last, ones, rows, width) > 0
 
     # -- charts -----------------------------------------------------------------------------------
 
@@ -413,4 +413,5 @@ def add_grid(tl: Timeline, bins: int = GRID_BINS) -> None:
     tl.set_grid(grid_of(tl, bins))
 
 
-__all__ = ["BOUNDARIES", "GRID_BINS", "NEVER", "PLACES", "Filters", "Grid", "Timeline", "build", "filter_mask", "grid_of"]
+__all__ = ["BOUNDARIES", "GRID_BINS", "NEVER", "PLACES", "Filters", "Grid", "Timeline", "build", "filter_mask",
+           "grid_of"]

@@ -157,7 +157,10 @@ class Reviewer(ConflictDecisions, GrantEdits):
     def delete_policy(self, policy_id: str, reason: str = "") -> ChangeResult:
         def work(conn: Connection) -> ChangeResult:
             row = dict(self._policy(conn, policy_id)._mapping)
-            hid = perform(self.ws, conn, DeletePolicy(row), entity_id=policy_id, actor=self.actor, reason=reason)
+            rowid = conn.exec_driver_sql(f"SELECT rowid FROM {self.ws.layout.policies.name} WHERE id = ?",
+                                         (policy_id,)).scalar()
+            hid = perform(self.ws, conn, DeletePolicy(row, rowid), entity_id=policy_id, actor=self.actor,
+                          reason=reason)
             return ChangeResult("policy", [policy_id], [hid], "policy deleted", {"domain": [row["domain"]]})
 
         return with_retry(self.ws, work)

@@ -210,7 +210,8 @@ def open_workspace(path: str | Path, *, read_only: bool = False, create: bool = 
 
 def _open_existing(path: Path, *, read_only: bool, name: str | None, timeout_ms: int,
                    incomplete_ok: bool = False) -> Workspace:
-    immutable = read_only and not files.folder_writable(path)
+    # a backup the desk made is kept as it was: read without side files (no -wal/-shm left beside it)
+    immutable = read_only and (not files.folder_writable(path) or outputs.names_a_backup(path.name))
     if immutable and files.wal_pending(path):  # immutable would not see what the log holds: read a copy
         return _open_copy(path, name=name, timeout_ms=timeout_ms, incomplete_ok=incomplete_ok)
     try:
@@ -233,7 +234,7 @@ def _open_existing(path: Path, *, read_only: bool, name: str | None, timeout_ms:
     if read_only:
         ws = Workspace(path, True, immutable, layout, make_engine(path, read_only=True, immutable=immutable,
                        timeout_ms=timeout_ms), workspace_id or "", ws_name, desk_schema)
-        if immutable:
+        if immutable and not outputs.names_a_backup(path.name):
             why = "the folder is not writable" if not files.folder_writable(path) else "the disk is full"
             ws.notes.append(f"{why}: opened immutable, live refresh is off")
         return ws

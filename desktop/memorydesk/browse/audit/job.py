@@ -65,4 +65,5 @@ def run_audit(ws: Workspace, plan: Plan, *, progress: Progress | None = None,
                                  cancelled=cancelled)
 
 
-__all__ = ["ASKING", "AUDITING", "BUILD_FOR", "WAITING", "Plan", "Progress", "Run", "RunFact", "run_audit", "wait_for_copies"]
+__all__ = ["ASKING", "AUDITING", "BUILD_FOR", "WAITING", "Plan", "Progress", "Run", "RunFact", "run_audit",
+           "wait_for_copies"]

@@ -69,10 +69,16 @@ def backups(ws: Workspace, subject: Subject, found: list[bytes]) -> Answer:
             holding.append(path.name)
             rows += ids
     if holding:
-        why = f"{len(holding)} of {len(beside)} backup(s) still hold it" + (
-            f" ({len(set(rows))} version row(s))" if rows else "") + "; purge erases it there or deletes them"
-        return Answer("backups", label, FILE, STILL, (Found("file", tuple(holding)),
-                                                      Found("fact", tuple(dict.fromkeys(rows)))), why)
+        if rows:
+            why = (f"{len(holding)} of {len(beside)} backup(s) still hold it ({len(set(rows))} version row(s) of "
+                   "the fact); purging the fact erases it there, or deletes the backups")
+        else:
+            why = (f"{len(holding)} of {len(beside)} backup(s) still hold its bytes (in a row of the item that "
+                   "held it when the backup was made — a fact, a note, a history row — or on a page a deletion "
+                   "left behind; this path does not read which); purge that item with “erase from backups”, or "
+                   "delete the backups")
+        found_in = (Found("file", tuple(holding)),) + ((Found("fact", tuple(dict.fromkeys(rows))),) if rows else ())
+        return Answer("backups", label, FILE, STILL, found_in, why)
     if unreadable:
         return Answer("backups", label, FILE, CANNOT_TELL, (Found("file", tuple(unreadable)),),
                       "SQLite could not read these backups (their bytes were searched)")

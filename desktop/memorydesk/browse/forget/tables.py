@@ -274,9 +274,15 @@ class TableReader:
         present = [f for f in wanted if self.conn.exec_driver_sql(
             f"SELECT 1 FROM {VECTOR_TABLE} WHERE fact_id = ?", (f,)).first() is not None]
         if present:
+            facts = self.ws.layout.facts.name
+            live = [f for f in present if self.conn.exec_driver_sql(
+                f"SELECT 1 FROM {facts} WHERE id = ? AND superseded_by IS NULL", (f,)).first() is not None]
+            reach = (f"{len(live)} of them of facts in force, which semantic search can return" if live else
+                     "semantic search skips them now (their facts are superseded or deleted), but the rows — its "
+                     "meaning, as a vector — stay in the file until the fact is purged")
             return _answer("vectors", label, STILL, [Found("fact", tuple(present))],
-                           f"{len(present)} vector row(s) of it or of facts holding its text: semantic search "
-                           "reaches them")
+                           f"{len(present)} vector row(s) of it or of facts holding its text are in the vector "
+                           f"index; {reach}")
         if not self.s.versions and not self.text_known():
             return self._unknown("vectors", label)
         return _answer("vectors", label, GONE, why="no vector row of it or of a fact holding its text")

@@ -8,6 +8,9 @@ lists the supersessions it made; one that made none (a grant, a policy) lists th
 the entry it names, put back or done again. Whatever an action stores that is not a change of a field
 (a batch mark, a version) is left out; anything this module does not know is listed as
 ``field: value`` (never JSON), so a new action shows something true before it is taught here.
+Every cell goes through ``core.review.shown`` — secrets and personal data masked as the
+review masks them — so the table never shows a text the history summary, the command line or
+an export would mask (a redaction's "before" is the secret masked, its "after" the placeholder).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any
 from sqlalchemy import select
 
 from memorydesk.browse.naming import names_in, pair_names
+from memorydesk.core.review.shown import shown
 from memorydesk.store.workspace import Workspace
 
 ACTIVE = "active (not superseded)"
@@ -107,12 +111,35 @@ def _reversed(ws: Workspace, detail: dict[str, Any]) -> list[FieldChange]:
         original = json.loads(row[2] or "{}")
     except ValueError:
         return []
-    done = field_changes(ws, row[0], row[1], original if isinstance(original, dict) else {})
+    done = _changes(ws, row[0], row[1], original if isinstance(original, dict) else {})
     return [FieldChange(c.what, c.after, c.before) for c in done] if back else done
 
 
 def field_changes(ws: Workspace, entity: str, action: str, detail: dict[str, Any]) -> list[FieldChange]:
-    """The change a history row records, field by field (see the module's docstring)."""
+    """The change a history row records, field by field, masked (see the module's docstring)."""
+    return [FieldChange(shown(c.what), shown(c.before), shown(c.after)) for c in _changes(ws, entity, action, detail)]
+
+
+def _redactions(names: dict[str, str], entity: str, detail: dict[str, Any]) -> list[FieldChange]:
+    """A redaction: each text it rewrote, before (masked by the caller) and after (placeholders)."""
+    if entity == "fact":
+        before, after = detail.get("before") or {}, detail.get("after") or {}
+        out = []
+        for vid, was in before.items():
+            now = after.get(vid) or {}
+            for part in ("topic", "content"):
+                if isinstance(was, dict) and was.get(part) != now.get(part):
+                    out.append(FieldChange(f"{names.get(vid, f'fact {vid}')} · {part}", _text(was.get(part)),
+                                           _text(now.get(part))))
+        old, new = detail.get("old_id", ""), detail.get("new_id", "")
+        return out + [FieldChange(f"{names.get(old, f'fact {old}')} · version", f"fact {old}",
+                                  f"fact {new} (the redacted version)")]
+    what = entity.replace("_", " ")
+    return [FieldChange(f"{what} {detail.get('id', '')} · content", _text(detail.get("before")),
+                        _text(detail.get("after")))]
+
+
+def _changes(ws: Workspace, entity: str, action: str, detail: dict[str, Any]) -> list[FieldChange]:
     if action in ("undo", "redo") and not detail.get("moves"):
         return _reversed(ws, detail)
     f, p = ws.layout.facts, ws.layout.policies
@@ -120,11 +147,15 @@ def field_changes(ws: Workspace, entity: str, action: str, detail: dict[str, Any
     out: list[FieldChange] = []
     with ws.read() as conn:
         ids = [m[0] for m in moves] + [m[i] for m in moves for i in (1, 2) if isinstance(m[i], str)]
-        if entity == "fact" and action == "edit":
+        if entity == "fact" and action in ("edit", "redact"):
             ids.append(detail.get("old_id", ""))
+            ids += list(detail.get("before") or {}) if action == "redact" else []
         names = _fact_names(ws, conn, ids)
         handled = set()
-        if entity == "fact" and action == "edit" and isinstance(detail.get("new_row"), dict):
+        if action == "redact" and entity in ("fact", "note", "working_item"):
+            out += _redactions(names, entity, detail)
+            handled |= {"id", "old_id", "new_id", "new_row", "before", "after", "finding_key"}
+        elif entity == "fact" and action == "edit" and isinstance(detail.get("new_row"), dict):
             old = conn.execute(select(f).where(f.c.id == detail.get("old_id"))).first()
             out += _rows_changed("fact", names.get(detail.get("old_id", ""), "fact"), old, detail["new_row"])
             handled |= {"old_id", "new_id", "new_row", "removes"}

@@ -2,7 +2,8 @@
 
 ``compare(old, new)`` reads both files' memory tables once each and reports facts added,
 removed, superseded (active before, not now), restored (the reverse) and changed (which
-fields), policies added / removed / changed, the **effective** grants that changed
+fields; a fact superseded or restored whose topic or content changed too — a redaction —
+is listed under both), policies added / removed / changed, the **effective** grants that changed
 (role × domain resolved as the Grants tab resolves them, so a removed row can change a
 permission), edges added / removed (by source, target and type), conflicts added and
 resolved (in both files, no resolution before, one now), and the agents whose notes
@@ -86,12 +87,16 @@ def _compare_facts(old: dict[str, tuple], new: dict[str, tuple]) -> dict[str, li
         after = new.get(fid)
         if after is None or after == before:
             continue
+        fields = [f for f in _changed_fields(FACT_FIELDS, before, after) if f != "superseded_by"]
         if before[sup] is None and after[sup] is not None:
             superseded.append(fid)
         elif before[sup] is not None and after[sup] is None:
             restored.append(fid)
         else:
-            changed.append({"id": fid, "fields": _changed_fields(FACT_FIELDS, before, after)})
+            fields = _changed_fields(FACT_FIELDS, before, after)
+        if fields and (before[sup] is None) == (after[sup] is None) or set(fields) & {"topic", "content"}:
+            # a redaction supersedes the fact and rewrites its text in place: listed as changed text too
+            changed.append({"id": fid, "fields": fields})
     return {"added": added, "removed": removed, "superseded": sorted(superseded), "restored": sorted(restored),
             "changed": sorted(changed, key=lambda c: c["id"])}
 

@@ -8,8 +8,8 @@ the cursor, so the first page of a 1,000,000-fact file is a few top-N queries.
 
 Filters: kind, actor (an agent's id, name or role, the reviewer's name, a sentinel;
 any letter case), a time range (``since``/``until``, unix seconds, inclusive) and a
-text (a substring of the summary, the ids, the reason or the details; ``#43``, ``entry 43``
-or ``43`` also finds the desk's entry 43).
+text (a substring of the summary, the ids, the reason or the details; ``#43`` and ``entry 43``
+find the desk's entry 43 and nothing else, ``43`` finds it and any text holding “43”).
 """
 
 from __future__ import annotations
@@ -116,6 +116,8 @@ def _matches(ctx: Context, q: HistoryQuery, e: Event) -> bool:
         entry = ENTRY.match(needle)
         if entry is not None and e.history_id == int(entry[1]):
             return True  # the desk's entry of that number (“#43”, “entry 43”, “43”)
+        if entry is not None and not needle[0].isdigit():
+            return False  # “#8” and “entry 8” ask for an entry number only (not “PR #883”)
         hay = " ".join((e.summary, e.reason, e.details, e.actor, *e.ids)).lower()
         if needle not in hay:
             return False

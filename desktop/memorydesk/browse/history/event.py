@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from memorydesk.core.product.text import one_line
-from memorydesk.core.review.secrets import mask_secrets
+from memorydesk.core.review.shown import shown
 from memorydesk.store.workspace import Workspace
 
 __all__ = ["Context", "Event", "Group", "Source", "page", "rows", "snippet"]
@@ -108,14 +108,15 @@ Group = tuple[int, int, list[Event]]
 Source = Callable[[Context, "int | None", int], list[Group]]
 
 
-#: a text with its secrets masked, once per text: a superseded fact is told twice (its creation and its
-#: loss), topics repeat, and finding secrets is most of a long history's time
-_masked = functools.lru_cache(maxsize=1 << 16)(mask_secrets)
+#: a text as shown, once per text: a superseded fact is told twice (its creation and its loss), topics
+#: repeat, and finding secrets and personal data is most of a long history's time
+_shown = functools.lru_cache(maxsize=1 << 16)(shown)
 
 
 def snippet(topic: str, content: str, domain: str) -> str:
-    """A fact in one line, every secret in it masked whole (``core.review.secrets.mask_secrets``)."""
-    return f"[{one_line(domain, 40)}/{one_line(_masked(topic), 40)}] {one_line(_masked(content), 90)}"
+    """A fact in one line, its secrets and personal data masked as the review masks them
+    (``core.review.shown``: the one rule for the tab, the command line and the exports)."""
+    return f"[{one_line(domain, 40)}/{one_line(_shown(topic), 40)}] {one_line(_shown(content), 90)}"
 
 
 def rows(ctx: Context, sql: str, args: list[Any]) -> list[tuple]:

@@ -30,6 +30,7 @@ from memorydesk.browse.history.desk_rows import DeskRecords, desk, desk_records
 from memorydesk.browse.history.event import Context, Event, Group, Source, page, rows, snippet
 from memorydesk.browse.history.set_aside import set_aside_of
 from memorydesk.core.product.text import one_line
+from memorydesk.core.review.shown import shown
 from memorydesk.core.supersession import CLEANUP, SetAside
 
 
@@ -147,7 +148,7 @@ def policies(ctx: Context, pos: int | None, n: int) -> list[Group]:
         events = []
         if pid not in ctx.desk.made:
             actor, kind = ctx.who(None, role)
-            what = f"[{one_line(domain, 40)}] {one_line(rule, 100)}"
+            what = f"[{one_line(domain, 40)}] {one_line(shown(rule), 100)}"
             about = "advisory role " + role if role else ""
             if updated > created:
                 events.append(Event(updated, actor, kind, "policy", "updated", (pid,), what, "", details=about))

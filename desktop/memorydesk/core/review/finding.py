@@ -43,9 +43,13 @@ class Finding:
 
     @property
     def key(self) -> str:
-        """Stable identity across scans: kind, item, field and what was found."""
+        """Stable identity across scans: kind, item, field and what was found — for a secret,
+        personal data or an injection, which one: its masked excerpt (the value masked, the words
+        around it), so a decision on one of many phone numbers in a note covers that one only."""
         what = self.evidence.get("rule") or self.evidence.get("type") or ""
-        if self.kind == "duplicate":
+        if self.kind in ("secret", "personal_data", "injection"):
+            what = f"{what}|{self.evidence.get('excerpt', '')}"
+        elif self.kind == "duplicate":
             what = ",".join(sorted(self.evidence.get("cluster", [])))
         elif self.kind == "losing_correction":
             what = str(self.evidence.get("older", {}).get("id", ""))

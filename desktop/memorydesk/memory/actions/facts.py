@@ -223,17 +223,30 @@ class EditPolicy(_CountsChange):
 
 @dataclass(frozen=True)
 class DeletePolicy(_CountsChange):
-    """A policy row deleted. Stores the whole row; undone by inserting it again."""
+    """A policy row deleted. Stores the whole row and its rowid; undone by inserting it again
+    exactly — at its rowid too, as an edge's undo does (rows an older build wrote without a
+    rowid get a new one)."""
 
     entity, name = "policy", "delete"
     row: dict[str, Any]
+    rowid: int | None = None
 
     def forward(self, ws: Workspace, conn: Connection) -> None:
         policies = ws.layout.policies
         conn.execute(policies.delete().where(policies.c.id == self.row["id"]))
 
     def inverse(self, ws: Workspace, conn: Connection) -> None:
-        conn.execute(ws.layout.policies.insert().values(**self.row))
+        table = ws.layout.policies.name
+        if self.rowid is None:
+            conn.execute(ws.layout.policies.insert().values(**self.row))
+            return
+        if conn.exec_driver_sql(f"SELECT 1 FROM {table} WHERE rowid = ? OR id = ?",
+                                (self.rowid, self.row["id"])).first() is not None:
+            raise StaleEdit(f"policy {self.row['id']} (or its place in the table) was written again since; "
+                            "nothing was changed")
+        names = ["rowid", *(f'"{k}"' for k in self.row)]
+        conn.exec_driver_sql(f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+                             (self.rowid, *self.row.values()))
 
 
 @dataclass(frozen=True)

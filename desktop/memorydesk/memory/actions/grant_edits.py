@@ -122,9 +122,9 @@ class GrantEdits:
                                   "after": _wire(after, keep_rowid=False)})
             if not edits:
                 cells_text = "the cell" if len(wanted) == 1 else "the chosen cells"
-                raise MemoryDeskError(f"nothing to change: {cells_text} have no grant row to remove" if permission is None
-                                      else f"nothing to change: {cells_text} already read {permission.value} "
-                                      "from one exact row")
+                raise MemoryDeskError(
+                    f"nothing to change: {cells_text} have no grant row to remove" if permission is None
+                    else f"nothing to change: {cells_text} already read {permission.value} from one exact row")
             hid = perform(self.ws, conn, act(edits), entity_id=_entity_id(changed), actor=self.actor, reason=reason)
             return ChangeResult("grant", [f"{r.value}/{d}" for r, d in changed], [hid],
                                 self._message(changed, permission), {"domain": list(by_domain)})

@@ -67,7 +67,8 @@ class PurgeOutcome:
         out = [self.change.message] if self.change else []
         if self.wal is not None:
             out.append(self.wal.sentence())
-        out += [f"erased the text from backup {p.name}" for p in self.erased]
+        out += [f"erased its rows from backup {p.name} (a row there that quotes the text — a note, another fact — "
+                "is not touched)" for p in self.erased]
         out += [f"deleted backup {p.name}" for p in self.deleted]
         for held in self.kept:
             out.append(f"backup {held.path.name} still holds the text"

@@ -129,11 +129,12 @@ class ComparePage(QWidget):
         lines = [f"<b>{html.escape(first)}</b> — run {a['run']} ({when(a['at'])}) and run {b['run']} "
                  f"({when(b['at'])}).", html.escape(second) + ".",
                  f"{report['in_both']:,} facts in both runs: {len(report['newly_lost']):,} newly lost, "
-                 f"{len(report['brought_back']):,} brought back; {len(report['only_in_a']) + len(report['only_in_b']):,}"
-                 " in one run only."]
+                 f"{len(report['brought_back']):,} brought back; "
+                 f"{len(report['only_in_a']) + len(report['only_in_b']):,} in one run only."]
         lines += [f"<i>{html.escape(n)}</i>" for n in report["notes"]]
         self.head.setText("<br>".join(lines))
-        fill(self.groups, [[f"{g['group'].replace('_', ' ')}: {g['label']}", pct(g["a"]["recall"]), pct(g["b"]["recall"]),
+        fill(self.groups, [[f"{g['group'].replace('_', ' ')}: {g['label']}",
+                            pct(g["a"]["recall"]), pct(g["b"]["recall"]),
                             "—" if g["change"] is None else f"{g['change'] * 100:+.1f}",
                             f"{g['a']['facts']:,}"] for g in report["groups"]])
         for widget, key in ((self.lost, "newly_lost"), (self.back, "brought_back")):

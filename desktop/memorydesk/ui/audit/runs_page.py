@@ -12,6 +12,9 @@ from memorydesk.ui.audit.tables import fill, pct, table, when
 from memorydesk.ui.audit.trend import TrendPlot
 from memorydesk.ui.widgets.splitter import splitter
 
+#: where a kept run was started, in words (``origin`` as stored)
+ORIGIN_WORDS = {"window": "run in the window", "command": "run from the command line"}
+
 
 class RunsPage(QWidget):
     opened = Signal(str)
@@ -54,7 +57,7 @@ class RunsPage(QWidget):
         for r in runs:
             what = ("every fact" if r.sample is None else f"sample {r.sample:,}, seed {r.seed}") \
                 if r.kind == "topics" else "your questions"
-            what += f", {r.origin}" + ("" if r.complete else ", stopped")
+            what += f", {ORIGIN_WORDS.get(r.origin, r.origin)}" + ("" if r.complete else ", stopped")
             if r.what_if:
                 what += f", what-ifs: {', '.join(r.what_if)}"
             data = "—" if previous is None else ("same" if previous.data_stamp == r.data_stamp else "changed")

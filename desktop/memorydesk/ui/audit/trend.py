@@ -15,6 +15,14 @@ from memorydesk.browse.audit.runs import GROUPS, Run
 OVERALL = ("", "")
 
 
+def scaled_range(ys: list[float]) -> tuple[float, float]:
+    """The y-axis for these values: their span with a margin (at least one percentage point),
+    kept within 0–1, so a change of 7.0 % to 6.9 % shows as a change, not a flat line at the bottom."""
+    lo, hi = min(ys), max(ys)
+    margin = max((hi - lo) * 0.25, 0.01)
+    return max(0.0, lo - margin), min(1.02, hi + margin)
+
+
 class TrendPlot(QWidget):
     opened = Signal(str)  # a run id
 
@@ -34,7 +42,8 @@ class TrendPlot(QWidget):
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
         self.plot.setLabel("left", "recall@10")
-        self.plot.setYRange(0, 1.02, padding=0)
+        self.y_range = (0.0, 1.02)
+        self.plot.setYRange(*self.y_range, padding=0)
         self.plot.setMinimumHeight(160)
         color = pal.color(QPalette.ColorRole.Highlight)
         self.line = self.plot.plot([], [], pen=pg.mkPen(color, width=2))
@@ -95,9 +104,16 @@ class TrendPlot(QWidget):
         if xs:
             span = max(xs[-1] - xs[0], 3600.0)
             self.plot.setXRange(xs[0] - span * 0.05, xs[-1] + span * 0.05, padding=0)
+            self.y_range = scaled_range(ys)
+            self.plot.setYRange(*self.y_range, padding=0)
+            lo, hi = self.y_range
+            whole = lo <= 0 and hi >= 1
+            self.plot.setLabel("left", "recall@10" if whole else
+                               f"recall@10 (axis {100 * lo:.1f}–{100 * hi:.1f} %, not from 0)")
             what = self.group.currentText()
             hollow = " Hollow points: runs stopped before the end." if any(not r.complete for r in self.shown) else ""
-            self.caption.setText(f"{len(self.shown):,} run(s); recall@10 of {what}, latest {100 * ys[-1]:.1f} %.{hollow}")
+            self.caption.setText(
+                f"{len(self.shown):,} run(s); recall@10 of {what}, latest {100 * ys[-1]:.1f} %.{hollow}")
         elif self.runs:
             self.caption.setText("No kept run has facts in this group.")
 

@@ -1,5 +1,7 @@
 """The comparison as a person reads it: one tree item per difference, grouped by kind with
-counts, and each item's two versions side by side (HTML, with a word diff of text)."""
+counts, and each item's two versions side by side (HTML, with a word diff of text). Every secret
+in a text is masked whole (``core.review.secrets.mask_secrets``, as the Conflicts trail and its
+export mask it): a secret a backup still holds is never shown."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from typing import Any
 
 from memorydesk.browse.history.diff import Comparison, Version
 from memorydesk.core.moments import utc_text
+from memorydesk.core.review.secrets import mask_secrets as masked_text
 from memorydesk.core.worddiff import word_diff
 
 ADDED = "background:#c8f0c8"
@@ -76,7 +79,7 @@ def _pieces(pieces: list[Any]) -> str:
 def _value(name: str, value: Any) -> str:
     if name in TIME_FIELDS and isinstance(value, int):
         return f"{value} ({utc_text(value)})"
-    return esc(value)
+    return esc(masked_text(value) if name in TEXT_FIELDS and isinstance(value, str) else value)
 
 
 def side_by_side(item: Item, old: Version | None, new: Version | None, old_name: str,
@@ -100,7 +103,7 @@ def side_by_side(item: Item, old: Version | None, new: Version | None, old_name:
         mark = " style='background:#fff3c4'" if old is not None and new is not None and a != b else ""
         if old is not None and new is not None and a != b and name in TEXT_FIELDS and isinstance(a, str) \
                 and isinstance(b, str):
-            pa, pb = word_diff(a, b)
+            pa, pb = word_diff(masked_text(a), masked_text(b))  # a backup's secret stays masked
             va, vb = _pieces(pa), _pieces(pb)
         else:
             va, vb = _value(name, a), _value(name, b)

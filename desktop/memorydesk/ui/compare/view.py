@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeySequence
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from memorydesk.browse.history.diff import Comparison, Version, compare_open, same_file, version_of
 from memorydesk.core.errors import BadInput
+from memorydesk.core.review.secrets import find_secrets
 from memorydesk.store import open_workspace
 from memorydesk.store.workspace import Workspace
 from memorydesk.ui.compare.items import Item, groups, side_by_side
@@ -108,6 +109,10 @@ class CompareView(QWidget):
         layout.addWidget(self.heading)
         layout.addWidget(split, 1)
         self.resize(1200, 720)
+        self.pair: tuple[Item, Version | None, Version | None] | None = None
+        # a window of its own: Esc and Ctrl+W close it, Ctrl+Q quits the desk from here too
+        for keys, slot in (("Esc", self.close), ("Ctrl+W", self.close), ("Ctrl+Q", self._quit)):
+            QShortcut(QKeySequence(keys), self, activated=slot)
         session.changed.connect(self._changed)
         self.start()
 
@@ -180,9 +185,16 @@ class CompareView(QWidget):
                                                 version_of(ws, item.kind, item.key)),
                                  lambda pair: self._show_sides(item, pair), label="reading both versions")
 
+    def _quit(self) -> None:
+        quit_ = getattr(self.parent(), "quit", None)
+        self.close()
+        if callable(quit_):
+            quit_()
+
     def _show_sides(self, item: Item, pair: tuple[Version | None, Version | None]) -> None:
         if self.closed or self.selected() != item:
             return
+        self.pair = (item, pair[0], pair[1])
         left, right = side_by_side(item, pair[0], pair[1], f"{self.other_path.name} (older)",
                                    f"{self.session.ws.path.name} (open)")
         self.old_side.setHtml(left)
@@ -195,7 +207,9 @@ class CompareView(QWidget):
         if item is None or not item.restorable:
             return
         source = self.other_path
-        dialog = RestoreDialog(f"Restore {item.kind} <b>{item.label}</b> as <b>{source.name}</b> holds it?", self)
+        warning = self.secret_warning(item)
+        dialog = RestoreDialog(f"Restore {item.kind} <b>{item.label}</b> as <b>{source.name}</b> holds it?"
+                               + (f"<br><br><b style='color:#c0392b'>{warning}</b>" if warning else ""), self)
         self.dialog = dialog
         accepted = await dialog_result(dialog)
         reason = dialog.reason.text().strip()
@@ -213,6 +227,25 @@ class CompareView(QWidget):
         else:
             await self.session.write(f"restoring a {item.kind} from the backup",
                                      Reviewer.restore_from_backup, source, item.kind, item.key, reason)
+
+    def secret_warning(self, item: Item) -> str:
+        """What restoring would bring back that was taken out: the secrets the backup's version
+        holds and the open version does not (a redaction, an edit) — named by kind, never shown."""
+        if self.pair is None or self.pair[0] != item or self.pair[1] is None:
+            return ""
+        old, new = self.pair[1], self.pair[2]
+        kinds = []
+        for name in ("topic", "content", "rule"):
+            before = old.value(name)
+            after = new.value(name) if new is not None else None
+            if isinstance(before, str):
+                now = after if isinstance(after, str) else ""
+                kinds += [h.type for h in find_secrets(before) if before[h.start:h.end] not in now]
+        if not kinds:
+            return ""
+        return (f"The backup's version holds {len(kinds)} secret{'s' if len(kinds) != 1 else ''} "
+                f"({', '.join(dict.fromkeys(kinds))}) that the open file no longer holds (redacted or removed "
+                "since): restoring it puts the secret back into memory, where agents recall it.")
 
     def _changed(self, _change: Change) -> None:
         if not self.closed:

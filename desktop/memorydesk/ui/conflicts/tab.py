@@ -90,8 +90,9 @@ class ConflictsTab(DeskTab):
         self.model.window_loaded.connect(self._window_loaded)
         self.view = _table("conflicts-view")
         self.view.setModel(self.model)
-        widths = {**WIDTHS, "state": max(WIDTHS["state"],  # a decision's words whole: "superseded · loser restored"
-                                          self.view.fontMetrics().horizontalAdvance("superseded · loser restored") + 16)}
+        # a decision's words whole: "superseded · loser restored"
+        decided = self.view.fontMetrics().horizontalAdvance("superseded · loser restored") + 16
+        widths = {**WIDTHS, "state": max(WIDTHS["state"], decided)}
         self.columns = ColumnFitter(self.view, NAMES, widths, FLEXIBLE, STEP_OUT)
         self.view.setItemDelegateForColumn(NAMES.index("topic"), DomainDelegate(self.view))
         self.view.selectionModel().selectionChanged.connect(lambda *_a: self._selection_changed())

@@ -18,6 +18,7 @@ from memorydesk.browse.conflicts.bursts import BurstDetail
 from memorydesk.browse.conflicts.rows import DECISION_WORDS, state_text
 from memorydesk.browse.conflicts.trail_types import Trail, TrailChain, TrailConflict, TrailFact, Who
 from memorydesk.core.product.conflict_rule import num
+from memorydesk.core.review.secrets import mask_secrets
 from memorydesk.core.worddiff import word_diff
 from memorydesk.ui.widgets.text import is_rtl, when
 
@@ -96,9 +97,10 @@ def _content_cells(a: TrailFact, b: TrailFact) -> tuple[str, str]:
                 "the conflict row still names it.</p>")
 
     if not (a.exists and b.exists):
-        one = lambda f: esc((f.content or "")[:TEXT_LIMIT]) if f.exists else missing(f)  # noqa: E731
+        one = lambda f: esc(mask_secrets(f.content or "")[:TEXT_LIMIT]) if f.exists else missing(f)  # noqa: E731
         return one(a), one(b)
-    pa, pb = word_diff(a.content or "", b.content or "")
+    # secrets masked whole, as the trail's export masks them (``browse.conflicts.export``)
+    pa, pb = word_diff(mask_secrets(a.content or ""), mask_secrets(b.content or ""))
     return _diffed(pa), _diffed(pb)
 
 
@@ -144,7 +146,8 @@ def provenance(f: TrailFact, missing: frozenset[str] = frozenset()) -> str:
     embedding = "no embedding" if emb is None else (
         "embedding" if emb == 1536 else f"embedding of {emb} bytes (malformed)")
     return (f"<small>{_state(f, missing)} · by <b>{esc(name)}</b>{gone} ({esc(role)}) · {esc(f.domain)} / "
-            f"{esc(f.topic)}<br>veracity {veracity} (weight {f.weight:g}) · confidence {f.confidence:.4g} · "
+            f"{esc(mask_secrets(f.topic or ''))}<br>veracity {veracity} (weight {f.weight:g}) · "
+            f"confidence {f.confidence:.4g} · "
             f"mentions {esc(f.mention_count)} · recalls {esc(f.recall_count)}<br>"
             f"created {esc(when(f.created_at))} · updated {esc(when(f.updated_at))} · {sources} · "
             f"{embedding} · id <code>{esc(f.id)}</code></small>")

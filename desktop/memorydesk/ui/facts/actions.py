@@ -46,8 +46,8 @@ class FactActions(QObject):
         self.acts = WriteActions(owner, "fact")
         self.edit = self.acts.add("Edit…", self.edit_selected, name="edit", key="F2")
         self.delete = self.acts.add("Delete", self.delete_selected, name="delete", key=QKeySequence.StandardKey.Delete)
-        self.restore = self.acts.add("Restore", self.restore_selected, name="restore")
-        self.purge = self.acts.add("Purge…", self.purge_selected, name="purge")
+        self.restore = self.acts.add("Restore", self.restore_selected, name="restore", key="Ctrl+Shift+R")
+        self.purge = self.acts.add("Purge…", self.purge_selected, name="purge", key="Shift+Del")  # delete for good
         self.all = self.acts.all
         self.conflicts = QAction("Show Its Conflicts", owner)  # not a write: the Conflicts tab, filtered to it
         self.conflicts.setObjectName("fact-show-conflicts")
@@ -157,7 +157,8 @@ class FactActions(QObject):
                 self.select_after.emit(follow)  # the next fact, for the next review step
 
     async def restore_selected(self) -> None:
-        ids = [f.id for f in self.selected() if f.state() in RESTORABLE]  # whatever replaced them (memory.actions.restore)
+        # whatever replaced them (memory.actions.restore)
+        ids = [f.id for f in self.selected() if f.state() in RESTORABLE]
         if not self.acts.allowed(self.restore) or not ids or self.session is None:
             return
         names = await self._names(ids)
@@ -185,15 +186,18 @@ class FactActions(QObject):
 
         def read(ws: Any) -> tuple[list[naming.FactName], list[Any], dict[str, Any]]:
             from memorydesk.browse.forget.subject import remembered_facts
+            from memorydesk.browse.purge_scope import purge_scope
             from memorydesk.memory.actions.purge import backups_holding  # the reviewer's modules: loaded when used
 
-            return naming.fact_names(ws, ids), backups_holding(ws, ids), remembered_facts(ws, ids)
+            return (naming.fact_names(ws, ids), backups_holding(ws, ids), remembered_facts(ws, ids),
+                    purge_scope(ws, ids))
 
-        names, holding, remembered = await self.session.read(read, label="looking at the facts and the backups")
+        names, holding, remembered, scope = await self.session.read(read, label="looking at the facts and the "
+                                                                                "backups")
         if not names:
             self.session.status.emit("Those facts are no longer in the workspace.")
             return
-        dialog = PurgeDialog(names, [h.path.name for h in holding], self.owner)
+        dialog = PurgeDialog(names, [h.path.name for h in holding], self.owner, also=scope.words())
         self.dialog = dialog
         accepted = await dialog_result(dialog)
         reason = dialog.reason.text().strip()  # read here: the worker never touches widgets

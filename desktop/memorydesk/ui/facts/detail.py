@@ -37,7 +37,8 @@ FIELDS = (
     ("id", "Id"), ("domain", "Domain"), ("state", "State"), ("memory_type", "Type"), ("veracity", "Veracity"),
     ("confidence", "Confidence"), ("created_at", "Created"), ("updated_at", "Updated"),
     ("valid_until", "Valid until"), ("recall_count", "Recalls"), ("last_recalled_at", "Last recalled"),
-    ("mention_count", "Mentions"), ("keyword_reachable", "Keyword search"), ("authored_by_agent_id", "Author agent"), ("authored_by_role", "Author role"),
+    ("mention_count", "Mentions"), ("keyword_reachable", "Keyword search"), ("authored_by_agent_id", "Author agent"),
+    ("authored_by_role", "Author role"),
     ("superseded_by", "Superseded by"), ("source_observation_ids", "Source observations"),
     ("temporal_tags", "Temporal tags"), ("embedding_bytes", "Embedding"), ("workspace_id", "Workspace"),
 )

@@ -132,7 +132,7 @@ class PurgeDialog(QDialog):
                       ("keep", "Keep them (the text stays in them)"))
 
     def __init__(self, names: list[FactName] | list[str], backups: list[str] | None = None,
-                 parent: QWidget | None = None, *, noun: str = "fact", erases: str = "") -> None:
+                 parent: QWidget | None = None, *, noun: str = "fact", erases: str = "", also: str = "") -> None:
         super().__init__(parent)
         self.setObjectName("fact-purge")
         self.setWindowTitle(f"Purge {noun}s" if len(names) > 1 else f"Purge {noun}")
@@ -147,8 +147,10 @@ class PurgeDialog(QDialog):
         what.setWordWrap(True)
         text = QLabel(erases or (
             "Purging erases the selected fact(s) from this workspace for good: the text, its search index "
-            "entry, its vector, earlier versions and the text kept in the history. The history keeps "
+            "entry, its vector, earlier versions and the text kept in the history"
+            + (f" — and with them {also}" if also else "") + ". The history keeps "
             "only ids, who, when and why. This cannot be undone."))
+        text.setObjectName("purge-erases")
         text.setWordWrap(True)
         if backups:
             where = QLabel("These backups beside the workspace still hold the text:\n"
@@ -213,7 +215,8 @@ class PurgeDialog(QDialog):
             self.accept()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
+        plain = not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and plain:
             self.try_purge()
             return
         super().keyPressEvent(event)

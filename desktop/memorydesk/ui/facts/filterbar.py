@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -38,6 +38,7 @@ PENDING = {"counting": "counting…", "sorting": "sorting…", "searching": "sea
 
 class FilterBar(QWidget):
     changed = Signal()
+    to_results = Signal()  # Enter or ↓ in the search box: the person moves on to the results
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -77,6 +78,10 @@ class FilterBar(QWidget):
         self.max_conf = self._spin("max_confidence", 1.0)
         self.clear = QPushButton("Clear filters")
         self.clear.setObjectName("clear-filters")
+        self.use_substring = QPushButton("Use Substring Filter")  # offered where keyword search cannot find them
+        self.use_substring.setObjectName("use-substring")
+        self.use_substring.hide()
+        self.use_substring.clicked.connect(lambda: self.match.setCurrentIndex(self.match.findData("substring")))
 
         top = QHBoxLayout()
         top.setContentsMargins(0, 0, 0, 0)
@@ -97,6 +102,7 @@ class FilterBar(QWidget):
             row.addWidget(w, stretch)
         row.addSpacing(12)
         row.addWidget(self.busy)
+        row.addWidget(self.use_substring)
         row.addWidget(self.counts)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(6, 6, 6, 0)
@@ -115,6 +121,8 @@ class FilterBar(QWidget):
         for spin in (self.min_conf, self.max_conf):
             spin.valueChanged.connect(lambda _v: self._debounce.start())
         self.clear.clicked.connect(self.reset)
+        self.search.installEventFilter(self)
+        self._search_now = False
         self.match.currentIndexChanged.connect(self._match_changed)
         self.agent_view.toggled.connect(self._agent_toggled)
 
@@ -217,6 +225,29 @@ class FilterBar(QWidget):
             text=self.search.text(),
         )
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Enter in the search box searches at once (no wait for the pause) and moves to the
+        results; ↓ moves to them too."""
+        if watched is self.search and event.type() == QEvent.Type.KeyPress and not event.modifiers() \
+                & ~Qt.KeyboardModifier.KeypadModifier:
+            if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                self._search_now = self._debounce.isActive()
+                if self._search_now:
+                    self._debounce.stop()
+                    self.changed.emit()
+                    self._sync_enabled()
+                self.to_results.emit()
+                self._search_now = False
+                return True
+            if event.key() == Qt.Key.Key_Down:
+                self.to_results.emit()
+                return True
+        return super().eventFilter(watched, event)
+
+    def searching_now(self) -> bool:
+        """Whether the Enter being handled started a search (its list is still to come)."""
+        return self._search_now
+
     def resizeEvent(self, event: QResizeEvent) -> None:
         # "N of M facts · K hidden" on two lines where the bar is narrow (900 px), else on one
         self.counts.setWordWrap(event.size().width() < NARROW)
@@ -229,6 +260,15 @@ class FilterBar(QWidget):
         rows are a search's hits, not just what the filters leave; ``hits``: a keyword
         search's, counted against what it found (the filters may hide some)."""
         self.busy.setVisible(pending is not None)
+        unfindable = self.state.currentData() in ("deleted", "superseded") and hits is not None \
+            and self.match.currentData() == "keyword"
+        self.use_substring.setVisible(unfindable and pending is None)
+        if unfindable and pending is None and shown is not None:
+            state = self.state.currentData()
+            self.counts.setText(f"{shown:,} {state} facts: keyword search (the agent's) never returns {state} "
+                                "facts — use the substring filter to find them")
+            self.counts.setToolTip(order)
+            return
         if pending is not None:
             head = f"{shown:,}+ facts · " if shown else ""
             self.counts.setText(head + PENDING.get(pending, pending))

@@ -405,5 +405,5 @@ class FactTableModel(Windowed, QAbstractTableModel):
             self.sort_requested(name, descending)
 
 
-__all__ = ["AGENT_ONLY", "COLUMNS", "KEYWORD_SHOWN", "FactTableModel", "NAMES", "UNREACHABLE_ROLE", "WINDOW", "column", "is_rtl",
-           "short_why", "unreachable_icon"]
+__all__ = ["AGENT_ONLY", "COLUMNS", "KEYWORD_SHOWN", "FactTableModel", "NAMES", "UNREACHABLE_ROLE", "WINDOW", "column",
+           "is_rtl", "short_why", "unreachable_icon"]

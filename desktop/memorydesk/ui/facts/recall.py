@@ -31,6 +31,7 @@ class Missed:
     loss: Loss
     topic: str
     content: str
+    name: str = ""  # what tells it apart from facts of the same topic (``browse.naming``)
 
 
 @dataclass
@@ -52,8 +53,11 @@ def misses(ws: Workspace, result: SearchResult) -> list[Missed]:
 
     best = best_missed(ws, result)
     losses = diagnose(result, list(best.values()))
+    from memorydesk.browse.naming import fact_names
+
     rows = {r.id: r for r in browse.rows_for_ids(ws, list(best.values()))}
-    return [Missed(kind, losses[fid], rows[fid].topic, rows[fid].content)
+    names = {n.id: n.shown for n in fact_names(ws, list(best.values()))}  # two “invoice list” facts told apart
+    return [Missed(kind, losses[fid], rows[fid].topic, rows[fid].content, names.get(fid, rows[fid].topic))
             for kind, fid in best.items() if fid in rows]
 
 
@@ -123,7 +127,7 @@ def misses_html(missed: list[Missed], now: float) -> str:
                 "are both among the 10 (or there are none).")
     rows = ["<b>What the agent misses</b> <span style='color:gray'>(not among its 10)</span>"]
     for m in missed:
-        topic = html.escape(m.topic[:80])
+        topic = html.escape((m.name or m.topic)[:120])
         rows.append(f"{KIND_WORDS[m.kind]}: <a href='fact:{html.escape(m.loss.target)}'>{topic}</a> — "
                     f"{verdict_html(m.loss, now)}")
     return "<br>".join(rows)

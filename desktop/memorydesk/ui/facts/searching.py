@@ -81,7 +81,7 @@ def keyword_list(ws: Workspace, query: FactQuery, text: str, windows: list[int] 
     from memorydesk.search import agent as search  # loaded by the first search (after the first paint)
 
     result = search.keyword_search(ws, text, limit=KEYWORD_LIST)
-    total = browse.count_facts(ws, FactQuery())
+    total = browse.count_facts(ws, FactQuery(as_of=query.as_of))  # under As Of: the facts that existed then
     if result.match is None:
         return Listing(array.array("q"), total, "keyword · nothing",
                        "The product's keyword search finds no terms in this text.", nothing_note(text),
@@ -150,7 +150,8 @@ def explain_html(result: Any, rank: int, hit: Any, now: float, loss: Any = None)
         else:
             rows.append(f"<tr><td>{name}</td><td align=right>{share.weight:.3f}</td>"
                         f"<td align=right>#{share.rank}</td>"
-                        f"<td align=right>{share.weight:.3f} / (60 + {share.rank}) = {_num(share.contribution)}</td></tr>")
+                        f"<td align=right>{share.weight:.3f} / (60 + {share.rank}) = "
+                        f"{_num(share.contribution)}</td></tr>")
     table = ("<table cellspacing=0 cellpadding=3 border=0><tr><th align=left>voice</th><th>weight</th>"
              "<th>rank</th><th align=left>contribution</th></tr>" + "".join(rows) + "</table>")
     steps = [f"voices together (RRF) <b>{_num(hit.rrf or 0.0)}</b>"]

@@ -52,11 +52,13 @@ from memorydesk.ui.widgets.splitter import splitter
 
 log = logging.getLogger("memorydesk.ui.facts")
 
-WIDTHS = {"rank": 56, "score": 74, "mmr": 80, "why": 300, "domain": 150, "topic": 170, "content": 420, "memory_type": 85,
-          "veracity": 72, "confidence": 80, "created_at": 120, "recall_count": 60, "mention_count": 70, "state": 92}
-HIDDEN_IN_AGENT_VIEW = ("veracity", "recall_count", "mention_count")
+WIDTHS = {"rank": 56, "score": 74, "mmr": 80, "why": 300, "domain": 150, "topic": 170, "content": 420,
+          "memory_type": 85, "veracity": 72, "confidence": 80, "created_at": 120, "recall_count": 60,
+          "mention_count": 70, "state": 92}
+#: the agent view makes room for Why this place: its hits are all in force (State) and their age is in the decay
+HIDDEN_IN_AGENT_VIEW = ("veracity", "recall_count", "mention_count", "state", "created_at")
 #: columns that share the width left by the others: (minimum, share of the rest)
-FLEXIBLE = {"domain": (100, 0.6), "topic": (110, 0.8), "content": (200, 3.0), "why": (180, 1.5)}
+FLEXIBLE = {"domain": (100, 0.6), "topic": (110, 0.8), "content": (200, 3.0), "why": (260, 3.0)}
 #: columns hidden, in this order, when even the minimums do not fit (900×600, say)
 STEP_OUT = ("mention_count", "recall_count", "veracity", "created_at")
 NATURAL_ORDER = "Newest first, in the order the facts were written (click a column to sort by it)"
@@ -94,6 +96,8 @@ class FactsTab(FactSelection, DeskTab):
 
         self.filters = FilterBar()
         self.filters.changed.connect(self.reload)
+        self.filters.to_results.connect(self._to_results)
+        self._first_wanted = False  # the list being read for an Enter in the search box selects its first row
         self.acts = FactActions(self, self.selected_facts, self._domain_names)
         self.acts.select_after.connect(self._select_after_reload)
         self.acts.next_after = self._next_after
@@ -170,6 +174,13 @@ class FactsTab(FactSelection, DeskTab):
         layout.addWidget(self.forget)
         layout.addWidget(split, 1)
         self.acts.update()
+
+    def _to_results(self) -> None:
+        """From the search box to the list: its first row selected when none is (it may arrive later)."""
+        self.view.setFocus()
+        self._first_wanted = self.filters.searching_now()
+        if not self._first_wanted and not self.view.selectionModel().hasSelection() and self.model.rowCount():
+            self.select_row(0)
 
     def open(self, session: DeskSession) -> None:
         super().open(session)
@@ -262,7 +273,7 @@ class FactsTab(FactSelection, DeskTab):
 
         def work(ws: Any) -> searching.Listing:
             keys = browse.fact_keys(ws, query)
-            return searching.Listing(keys, browse.count_facts(ws, FactQuery()),
+            return searching.Listing(keys, browse.count_facts(ws, FactQuery(as_of=query.as_of)),
                                      windows=searching.read_windows(ws, keys, windows, query.as_of))
 
         self.run(work, lambda found: self._listed(query, found), label="reading facts", token=token)
@@ -306,6 +317,9 @@ class FactsTab(FactSelection, DeskTab):
             selected, current, scroll = restore
             self.view.verticalScrollBar().setValue(scroll)
             self._select_keys(selected, current)
+        if self._first_wanted and self.model.rowCount():  # Enter in the search box: the first result
+            self._first_wanted = False
+            self.select_row(0)
         self._after_rows()
 
     def _agent_loaded(self, query: FactQuery, found: searching.AgentHits) -> None:
@@ -375,8 +389,8 @@ class FactsTab(FactSelection, DeskTab):
             self.reload_domains()
             return
         query, ids = self._listed_query, sorted(fact_ids)
-        self.run(lambda ws: (browse.placements(ws, query, ids), browse.count_facts(ws, FactQuery()),
-                             browse.domains(ws)),
+        self.run(lambda ws: (browse.placements(ws, query, ids),
+                             browse.count_facts(ws, FactQuery(as_of=query.as_of)), browse.domains(ws)),
                  lambda found: self._patch(*found), label="reading the changed facts",
                  token=self.latest.current("list"))  # dropped when the list is read again meanwhile
 

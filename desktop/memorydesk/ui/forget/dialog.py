@@ -98,12 +98,14 @@ class ForgetDialog(QDialog):
         self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.view.verticalHeader().setVisible(False)
         self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
-        self.view.setWordWrap(False)
+        self.view.setWordWrap(True)  # What and Why wrap in their cells, never cut
+        self.view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)  # End reaches the last row
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
-        for col, width in enumerate((330, 110, 230)):
+        for col, width in enumerate((300, 110, 300)):
             self.view.setColumnWidth(col, width)
+        header.sectionResized.connect(lambda *_a: self.view.resizeRowsToContents())
         self.status = QLabel()
         self.status.setObjectName("forget-status")
         self.status.setWordWrap(True)
@@ -120,8 +122,21 @@ class ForgetDialog(QDialog):
         layout.addWidget(self.view, 1)
         layout.addWidget(self.status)
         layout.addWidget(self.buttons)
-        self.resize(1040, 640)
         self.show_receipt(receipt)
+        self.fit_screen()
+
+    def fit_screen(self) -> None:
+        """As large as its rows need, within 90 % of the screen it opens on (every row in view at
+        1920×1080; at 1280×800 the table scrolls)."""
+        screen = (self.parentWidget().screen() if self.parentWidget() is not None else self.screen())
+        room = screen.availableGeometry()
+        width = min(int(room.width() * 0.9), 1500)
+        self.resize(width, 400)
+        self.view.resizeRowsToContents()
+        rows = sum(self.view.rowHeight(r) for r in range(self.model.rowCount()))
+        chrome = self.sizeHint().height() - self.view.sizeHint().height()
+        need = chrome + self.view.horizontalHeader().height() + rows + 2 * self.view.frameWidth() + 8
+        self.resize(width, min(int(room.height() * 0.9), max(need, 480)))
 
     def _button(self, text: str, name: str, slot: Any) -> QPushButton:
         button = self.buttons.addButton(text, QDialogButtonBox.ButtonRole.ActionRole)
@@ -139,6 +154,7 @@ class ForgetDialog(QDialog):
         self.notes.setText("\n".join(receipt.notes))
         self.notes.setVisible(bool(receipt.notes))
         self.model.set_rows(list(receipt.answers))
+        self.view.resizeRowsToContents()
         self.keep.setEnabled(not self.session.read_only)
         self.keep.setToolTip(self.session.write_block or "Keep this receipt in the workspace's history (one row)")
 

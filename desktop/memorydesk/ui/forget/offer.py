@@ -41,11 +41,30 @@ class ForgetOffer(QFrame):
         self.hide()
 
     def offer(self, session: DeskSession, request: CheckRequest, what: str) -> None:
-        """Say ``what`` was done and offer the check (``request`` holds what the window remembered)."""
+        """Say ``what`` was done and offer the check (``request`` holds what the window remembered).
+        The bar speaks of that change only: the next change made in the desk (a restore, an undo,
+        another delete) takes it away, so it never says "Deleted 3 facts" after they came back."""
+        if self.session is not session:
+            if self.session is not None:
+                self.session.changed.disconnect(self._later)
+            session.changed.connect(self._later)
         self.session, self.request = session, request
         self.text.setText(f"{what} Agents may still get its text back another way: through a copy, a policy, a "
                           "note, the index, the log or a backup.")
         self.show()
+        if request.remembered or request.item_ids:  # after a purge: say what still holds the text, not a guess
+            self.text.setText(f"{what} Checking what still holds its text…")
+            session.ops.start(self._still(session, request, what), owner=self)
+
+    async def _still(self, session: DeskSession, request: CheckRequest, what: str) -> None:
+        receipt = await session.read(request.run, label="checking what still holds the text")
+        if self.request is not request or not self.isVisible():
+            return  # another change or offer since
+        self.text.setText(f"{what} {still_words(receipt)}")
+
+    def _later(self, change: Any) -> None:
+        if getattr(change, "history", False) and not getattr(change, "external", False):
+            self.hide()
 
     def check(self) -> None:
         if self.session is None or self.request is None:
@@ -55,3 +74,15 @@ class ForgetOffer(QFrame):
     async def _flow(self, session: DeskSession, request: CheckRequest) -> Any:
         self.dialog = await check_forgotten(session, self.window(), request)
         return self.dialog
+
+
+def still_words(receipt: Any) -> str:
+    """What the forget check found still holding the text, path by path (its ids, never the text)."""
+    from memorydesk.core.forget.receipt import STILL
+
+    still = [a for a in receipt.answers if a.verdict == STILL]
+    if not still:
+        return f"The forget check finds it gone from all {len(receipt.answers)} paths."
+    named = "; ".join(f"{a.label}" + (f" ({', '.join(f.words(2) for f in a.found)})" if a.found else "")
+                      for a in still)
+    return f"Still holding its text ({len(still)} of {len(receipt.answers)} paths): {named}."

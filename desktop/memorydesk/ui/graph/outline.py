@@ -127,8 +127,8 @@ class OutlineModel(QAbstractItemModel):
         assert g is not None and ix is not None
         label = g.labels[node] or "—"
         if kind == DOMAIN:
-            return (f"Domain {label}: {int(ix.facts[node]):,} facts ({int(ix.active[node]):,} not superseded or deleted) "
-                    f"in {int(ix.topics[node]):,} topics")
+            return (f"Domain {label}: {int(ix.facts[node]):,} facts "
+                    f"({int(ix.active[node]):,} not superseded or deleted) in {int(ix.topics[node]):,} topics")
         if kind == TOPIC:
             return (f"Topic {label} in {g.labels[g.domain[node]]}: {int(ix.facts[node]):,} facts "
                     f"({int(ix.active[node]):,} not superseded or deleted)")

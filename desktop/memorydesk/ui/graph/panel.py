@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 
 import numpy as np
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -72,11 +72,12 @@ class SidePanel(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.table.setWordWrap(False)
+        self.table.setWordWrap(True)  # How it was made and a long other end wrap in their rows, never cut
         header = self.table.horizontalHeader()
-        for col, width in enumerate((104, 120, 50)):
+        for col, width in enumerate((120, 130, 50)):
             header.resizeSection(col, width)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        header.sectionResized.connect(lambda *_a: self.table.resizeRowsToContents())
         self.table.itemSelectionChanged.connect(self.edge_selected.emit)
         self.table.itemDoubleClicked.connect(self._follow)
         self.toolbar = QToolBar()
@@ -88,6 +89,13 @@ class SidePanel(QWidget):
         el.addWidget(self.edges_title)
         el.addWidget(self.toolbar)
         el.addWidget(self.table, 1)
+        self.origin = QLabel("")  # how the selected edge was made, whole (the column is left out when narrow)
+        self.origin.setObjectName("graph-edge-origin")
+        self.origin.setWordWrap(True)
+        self.origin.setTextFormat(Qt.TextFormat.PlainText)
+        el.addWidget(self.origin)
+        self.table.itemSelectionChanged.connect(self._show_origin)
+        self.table.installEventFilter(self)
         top = QWidget()
         tl = QVBoxLayout(top)
         tl.setContentsMargins(0, 0, 0, 0)
@@ -117,6 +125,7 @@ class SidePanel(QWidget):
             self.table.setRowCount(0)
             self.edges = np.zeros(0, np.int64)
             self.edges_title.setText("<b>Edges</b>")
+            self.origin.setText("")
             return
         self.header.setText(self._describe(node))
         if int(g.kind[node]) != FACT or self.detail.fact_id != g.ids[node]:
@@ -150,7 +159,8 @@ class SidePanel(QWidget):
             state = STATES[int(g.state[node])]
             agent = g.agents[g.agent[node]] if g.agent[node] >= 0 else ""
             by = html.escape(g.agent_names.get(agent, agent[:8])) if agent else "no agent"
-            faded = "" if state in ("active", "expired") else " — <i>never recalled; the graph voice walks through it</i>"
+            faded = ("" if state in ("active", "expired")
+                     else " — <i>never recalled; the graph voice walks through it</i>")
             return (f"<b>{name}</b><br>fact in {html.escape(g.labels[g.domain[node]])} · {state}{faded} · "
                     f"{html.escape(g.memory_types[g.mtype[node]]) if g.mtype[node] >= 0 else ''} · "
                     f"confidence {float(g.confidence[node]):.2f} · by {by} · {when(int(g.created[node]) or None)}"
@@ -172,6 +182,8 @@ class SidePanel(QWidget):
         assert g is not None
         self.table.setRowCount(0)
         self.table.setRowCount(len(self.edges))
+        ends = [int(g.dst[int(e)]) if int(g.src[int(e)]) == node else int(g.src[int(e)]) for e in self.edges]
+        names = [g.labels[o] for o in ends]
         for row, e in enumerate(self.edges):
             e = int(e)
             code = int(g.ekind[e])
@@ -180,6 +192,8 @@ class SidePanel(QWidget):
             arrow = "→" if int(g.src[e]) == node else "←"
             label = EDGE_LABELS[kind] if kind != "other" else g.edge_types.get(e, "other")
             other_name = g.labels[other] if int(g.kind[other]) != MISSING else f"missing {g.ids[other][:13]}…"
+            if names.count(g.labels[other]) > 1 and int(g.kind[other]) != MISSING:  # two ends named alike
+                other_name = f"{other_name} · {g.ids[other][:8]}"
             cells = (f"{arrow} {label}", other_name, f"{float(g.weight[e]):.2f}" if code <= 3 else "—",
                      EDGE_ORIGINS[kind])
             for col, text in enumerate(cells):
@@ -191,8 +205,29 @@ class SidePanel(QWidget):
                     item.setForeground(QBrush(QColor("#c0392b")))
                 item.setToolTip(text if col != 1 else (g.ids[other] or g.labels[other]))
                 self.table.setItem(row, col, item)
+        self.table.resizeRowsToContents()
+        self._show_origin()
         episodic = int((g.ekind[self.edges] <= 3).sum()) if len(self.edges) else 0
         self.edges_title.setText(f"<b>Edges</b> ({len(self.edges)}; {episodic} episodic, heaviest first)")
+
+    NARROW = 520  # below this the How it was made column is left out; the line under the table says it
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.table and event.type() == QEvent.Type.Resize:
+            narrow = self.table.width() < self.NARROW
+            self.table.setColumnHidden(3, narrow)
+            self.origin.setVisible(narrow)
+            self.table.horizontalHeader().setSectionResizeMode(
+                1, QHeaderView.ResizeMode.Stretch if narrow else QHeaderView.ResizeMode.Interactive)
+            self.table.resizeRowsToContents()
+        return super().eventFilter(watched, event)
+
+    def _show_origin(self) -> None:
+        rows = sorted({i.row() for i in self.table.selectedIndexes()})
+        row = rows[0] if rows else (0 if self.table.rowCount() else None)
+        item = self.table.item(row, 3) if row is not None else None
+        self.origin.setText(f"How it was made ({'this edge' if rows else 'the first edge'}): {item.text()}"
+                            if item is not None else "")
 
     def selected_edges(self) -> list[int]:
         rows = sorted({i.row() for i in self.table.selectedIndexes()})

@@ -44,6 +44,7 @@ from memorydesk.ui.history.model import HistoryModel
 from memorydesk.ui.session import Change
 from memorydesk.ui.tab import DeskTab
 from memorydesk.ui.widgets.columns import ColumnFitter
+from memorydesk.ui.widgets.prompts import ask_reason
 from memorydesk.ui.widgets.splitter import splitter
 
 PAGE = 200
@@ -287,7 +288,16 @@ class HistoryTab(DeskTab):
         from memorydesk.memory.reviewer import Reviewer  # loaded by the first write
 
         hid = e.history_id
-        await self.session.write("undoing a change", Reviewer.undo, hid, reason=f"undo of entry {hid} (History)")
+        dialog, answer = ask_reason(self, "Undo this change", f"Undo entry #{hid}, {e.what} by {e.actor}: "
+                                    f"{e.summary}", yes_text="Undo",
+                                    informative="Only this entry is taken back; the undo is a change of its own.",
+                                    name="history-undo")
+        self.dialog = dialog
+        reason = await answer
+        self.dialog = None
+        if reason is None:
+            return
+        await self.session.write("undoing a change", Reviewer.undo, hid, reason=reason)
 
     # --- export ------------------------------------------------------------------------------
 

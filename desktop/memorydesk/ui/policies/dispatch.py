@@ -31,15 +31,27 @@ def utf16_len(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-def size_note(chars: int) -> tuple[str, str]:
-    """(sentence, colour) for a block of text every dispatch carries."""
+def share(chars: int, context: int | None, whose: str) -> str:
+    """“0.3 % of Ada's context (200,000 tokens)”, or that the file gives no context size."""
+    if not context:
+        return f"{whose}: no context size in the file"
+    return f"{100 * tokens(chars) / context:.1f} % of {whose} ({context:,} tokens)"
+
+
+def size_note(chars: int, context: int | None = None, whose: str = "") -> tuple[str, str]:
+    """(sentence, colour) for a block of text every dispatch carries, against an agent's context
+    size (the smallest, for what every agent gets): the thresholds are this desk's, in characters."""
     base = f"{chars:,} characters · ~{tokens(chars):,} tokens (characters ÷ 4)"
+    if whose:  # against whose context it is weighed
+        base += f" · {share(chars, context, whose)}"
     if chars >= ALARM_AT:
-        return base + " — very large: every agent pays for this on every task; retire or merge policies.", "#c0392b"
+        return base + f" — very large (over {ALARM_AT:,} characters): every agent pays for this on every task; " \
+                      "retire or merge policies.", "#c0392b"
     if chars >= WARN_AT:
-        return base + " — large: consider retiring or merging policies.", "#d9822b"
+        return base + f" — large (over {WARN_AT:,} characters): consider retiring or merging policies.", "#d9822b"
     if chars >= NOTE_AT:
-        return base + " — growing: it is added to every dispatch.", "#b7950b"
+        return base + f" — over {NOTE_AT:,} characters: it is added to every dispatch of every agent, before " \
+                      "its task.", "#b7950b"
     return base, ""
 
 
@@ -58,6 +70,8 @@ class DispatchPanel(QWidget):
     def __init__(self, run: Callable[..., None], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.run = run
+        self.agents: list[AgentRow] = []
+        self._section_text: str | None = None
         self.section = _mono("policy-section")
         self.section_size = QLabel("")
         self.section_size.setObjectName("policy-section-size")
@@ -101,13 +115,26 @@ class DispatchPanel(QWidget):
         self.run(preamble.policy_section, self._show_section, label="building the policy section")
         self.run(browse_detail.agents, self._show_agents, label="reading agents")
 
+    def _smallest(self) -> tuple[int | None, str]:
+        """The smallest context size among the agents, and whose it is (what every dispatch must fit)."""
+        sized = [a for a in self.agents if a.context_size]
+        if not sized:
+            return None, "any agent's context (the file gives no context size)" if self.agents else \
+                "an agent's context (no agents)"
+        a = min(sized, key=lambda a: a.context_size or 0)
+        return a.context_size, f"the smallest agent context, {a.name}'s"
+
     def _show_section(self, text: str) -> None:
         self.section.setPlainText(text)
-        note, colour = size_note(utf16_len(text))
+        self._section_text = text
+        note, colour = size_note(utf16_len(text), *self._smallest())
         self.section_size.setText(note if text else "No active policies: dispatches carry no policy section.")
         self.section_size.setStyleSheet(f"color: {colour}" if colour else "")
 
     def _show_agents(self, agents: list[AgentRow]) -> None:
+        self.agents = agents
+        if self._section_text is not None:
+            self._show_section(self._section_text)
         current = self.agent.currentData()
         self.agent.blockSignals(True)
         self.agent.clear()
@@ -130,4 +157,7 @@ class DispatchPanel(QWidget):
 
     def _show_preview(self, text: str) -> None:
         self.preview.setPlainText(text)
-        self.preview_size.setText(size_note(utf16_len(text))[0] if text else "Empty: this dispatch carries no memory.")
+        agent = next((a for a in self.agents if a.id == self.agent.currentData()), None)
+        whose = f"{agent.name}'s context" if agent is not None else "the agent's context"
+        self.preview_size.setText(size_note(utf16_len(text), agent.context_size if agent else None, whose)[0]
+                                  if text else "Empty: this dispatch carries no memory.")

@@ -28,7 +28,8 @@ class PolicyTableModel(RowsModel[PolicyRow]):
     def cell(self, row: PolicyRow, name: str, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
             if name == "active":
-                return "active" if row.active else "inactive"
+                state = "active" if row.active else "inactive"
+                return f"{state} · replaced" if row.replaced_by else state
             if name == "rule":
                 return one_line(row.rule)
             if name == "updated_at":
@@ -37,6 +38,9 @@ class PolicyTableModel(RowsModel[PolicyRow]):
                 return row.required_role or "—"
             return str(row.domain)
         if role == Qt.ItemDataRole.ToolTipRole:
+            if name == "active" and row.replaced_by:
+                return (f"An older version: an edit replaced it by policy {row.replaced_by}. Activating it would "
+                        "send both versions to every agent.")
             if name == "rule":
                 return row.rule[:2000]
             if name == "required_role":

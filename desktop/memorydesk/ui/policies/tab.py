@@ -58,7 +58,8 @@ class PoliciesTab(DeskTab):
         self.view.verticalHeader().setVisible(False)
         self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)  # as in Facts
         header = self.view.horizontalHeader()
-        for i, width in enumerate((70, 130, 300, 120, 125)):
+        fm = self.view.fontMetrics()
+        for i, width in enumerate((fm.horizontalAdvance("inactive · replaced") + 16, 130, 300, 120, 125)):
             header.resizeSection(i, width)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.view.selectionModel().selectionChanged.connect(lambda *_a: self._selection_changed())
@@ -75,8 +76,10 @@ class PoliciesTab(DeskTab):
         self.act_edit = self.acts.add("Edit…", self.edit_selected, name="edit", key="F2")
         self.act_delete = self.acts.add("Delete", self.delete_selected, name="delete",
                                         key=QKeySequence.StandardKey.Delete)
-        self.act_activate = self.acts.add("Activate", lambda: self.set_active(True), name="activate")
-        self.act_deactivate = self.acts.add("Deactivate", lambda: self.set_active(False), name="deactivate")
+        self.act_activate = self.acts.add("Activate", lambda: self.set_active(True), name="activate",
+                                          key="Ctrl+Shift+A")
+        self.act_deactivate = self.acts.add("Deactivate", lambda: self.set_active(False), name="deactivate",
+                                            key="Ctrl+Shift+D")
         self.write_actions = self.acts.all
         bar = QToolBar()
         bar.setObjectName("policies-toolbar")
@@ -136,6 +139,9 @@ class PoliciesTab(DeskTab):
     def _loaded(self, rows: list[PolicyRow]) -> None:
         current = self.selected()
         self.model.set_rows(rows)
+        fm = self.view.fontMetrics()  # the domain whole (“repo:acme-lumen-web/conventions”), up to a third of the list
+        longest = max((fm.horizontalAdvance(r.domain) for r in rows), default=0) + 16
+        self.view.horizontalHeader().resizeSection(1, max(130, min(longest, self.view.width() // 3)))
         active = sum(1 for r in rows if r.active)
         self.summary.setText(f"{len(rows)} policies · {active} active")
         if not self.mark_ready() and current is not None:  # a policy held for this list, else the one selected
@@ -222,7 +228,9 @@ class PoliciesTab(DeskTab):
         p = self.selected()
         if p is None or not self.acts.allowed(self.act_delete) or self.session is None:
             return
-        reason = await self._ask("Delete policy", "Delete", p, "It stops reaching agents at once. Undo brings it back.")
+        reaches = ("It stops reaching agents at once." if p.active else
+                   "It is inactive: it reaches no agent now, and deleting it changes no dispatch.")
+        reason = await self._ask("Delete policy", "Delete", p, f"{reaches} Undo brings it back.")
         if reason is not None:
             from memorydesk.memory.reviewer import Reviewer  # loaded by the first write
 
@@ -236,6 +244,10 @@ class PoliciesTab(DeskTab):
         verb = "Activate" if active else "Deactivate"
         follows = ("Every agent dispatch carries it from now on." if active
                    else "It stops reaching agents at once; it stays in the list, inactive.")
+        if active and p.replaced_by:
+            follows = (f"This is an older version: an edit replaced it by policy {p.replaced_by}. Activating it "
+                       "sends both versions to every agent from now on (deactivate or delete the other one to "
+                       "go back to this version).")
         reason = await self._ask(f"{verb} policy", verb, p, follows)
         if reason is not None:
             from memorydesk.memory.reviewer import Reviewer  # loaded by the first write

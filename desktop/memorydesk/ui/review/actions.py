@@ -9,7 +9,8 @@ from typing import Any
 from PySide6.QtWidgets import QWidget
 
 from memorydesk.browse.forget.subject import remembered_facts, remembered_items
-from memorydesk.browse.naming import FactName
+from memorydesk.browse.naming import FactName, fact_names
+from memorydesk.browse.purge_scope import purge_scope
 from memorydesk.core.review.finding import Finding
 from memorydesk.core.review.kinds import ReviewKind
 from memorydesk.memory.actions.purge import backups_holding
@@ -20,7 +21,7 @@ from memorydesk.ui.facts.dialogs import PurgeDialog
 from memorydesk.ui.forget.dialog import CheckRequest
 from memorydesk.ui.forget.offer import ForgetOffer
 from memorydesk.ui.operations import dialog_result
-from memorydesk.ui.review.dialogs import ReasonDialog
+from memorydesk.ui.review.dialogs import ReviewDialog
 from memorydesk.ui.review.model import ITEM_WORDS
 from memorydesk.ui.session import DeskSession
 
@@ -91,8 +92,10 @@ class ReviewActions:
             self.dismiss: (open_, "select an open finding"),
         })
 
-    async def _ask(self, title: str, text: str, reason: str, *, keepers=None, ok_text: str = "OK"):
-        dialog = ReasonDialog(title, text, reason, self.owner, keepers=keepers, ok_text=ok_text)
+    async def _ask(self, title: str, text: str, reason: str, *, keepers=None, ok_text: str = "OK",
+                   about: Finding | None = None):
+        dialog = ReviewDialog(title, text, reason, self.owner, keepers=keepers, ok_text=ok_text,
+                              about=about_finding(about) if about is not None else "")
         self.dialog = dialog
         accepted = await dialog_result(dialog)
         values = dialog.values()
@@ -112,7 +115,7 @@ class ReviewActions:
             return
         what = QUARANTINE_WORDS[f.item_kind]
         got = await self._ask("Quarantine", f"The {ITEM_WORDS[f.item_kind]} is {what}. Release or Undo puts it back.",
-                              f"quarantine: {f.title}", ok_text="Quarantine")
+                              f"quarantine: {f.title}", ok_text="Quarantine", about=f)
         if got:
             await self.session.write("quarantining", Reviewer.quarantine, as_dict(f), got[0])
 
@@ -120,7 +123,8 @@ class ReviewActions:
         f = self._target(self.release)
         if f is None:
             return
-        got = await self._ask("Release", f"The {ITEM_WORDS[f.item_kind]} reaches agents again.", "", ok_text="Release")
+        got = await self._ask("Release", f"The {ITEM_WORDS[f.item_kind]} reaches agents again.", "", ok_text="Release",
+                              about=f)
         if got:
             await self.session.write("releasing", Reviewer.release, f.item_kind, f.item_id, got[0])
 
@@ -131,15 +135,19 @@ class ReviewActions:
         ids, kind = [f.item_id], f.item_kind
         if kind == "fact":
             holding = await self.session.read(lambda ws: backups_holding(ws, ids), label="looking at the backups")
-            topic = f.evidence.get("topic") or await self.session.read(lambda ws: _topic(ws, f.item_id))
+            names = await self.session.read(lambda ws: fact_names(ws, ids), label="naming the fact")
+            scope = await self.session.read(lambda ws: purge_scope(ws, ids), label="counting what goes with it")
+            if not names:
+                self.session.status.emit("That fact is no longer in the workspace.")
+                return
         else:
             holding = await self.session.read(lambda ws: backups_holding_items(ws, kind, ids),
                                                   label="looking at the backups")
-            topic = ""
         remembered = await self.session.read(  # kept in memory for the check after the purge, never stored
             lambda ws: remembered_facts(ws, ids) if kind == "fact" else remembered_items(ws, kind, ids))
         if kind == "fact":
-            dialog = PurgeDialog([topic], [h.path.name for h in holding], self.owner)
+            dialog = PurgeDialog(names, [h.path.name for h in holding], self.owner,  # its name and its real id
+                                 also=scope.words())
         else:
             dialog = PurgeDialog([FactName(f.item_id, f.domain, f.domain, 1)], [h.path.name for h in holding],
                                  self.owner, noun=ITEM_WORDS[kind], erases=PURGE_WORDS[kind])
@@ -168,7 +176,7 @@ class ReviewActions:
                  f"The {ITEM_WORDS[f.item_kind]} is redacted in place: each secret replaced by [redacted: …].")
         got = await self._ask("Redact", where + " The values removed are kept only in the history row, so Undo can "
                               "put them back; the index and the write-ahead log are emptied of them.",
-                              f"redact: {f.title}", ok_text="Redact")
+                              f"redact: {f.title}", ok_text="Redact", about=f)
         if got:
             await self.session.write("redacting", Reviewer.redact, f.item_kind, f.item_id, got[0], f.key)
 
@@ -179,7 +187,7 @@ class ReviewActions:
         now, to = f.evidence.get("memory_type", "?"), f.evidence["suggested_type"]
         got = await self._ask("Change memory type", f"The fact becomes a new version typed {to!r} instead of {now!r} "
                               "(its text, domain and confidence unchanged), so it decays as what it says.",
-                              f"memory type {now} → {to}: {f.title}", ok_text="Change Type")
+                              f"memory type {now} → {to}: {f.title}", ok_text="Change Type", about=f)
         if got:
             await self.session.write("changing the type", Reviewer.set_fact_type, f.item_id, to, got[0])
 
@@ -193,7 +201,7 @@ class ReviewActions:
             (f"{m['id'][:8]} · {m['domain']} / {m['topic']} · {m['content'][:60]}", m["id"]) for m in members]
         got = await self._ask("Merge duplicates", f"The {len(f.evidence['cluster'])} facts become one: the others "
                               "are superseded by the one you keep (nothing new is written).",
-                              f"merge: {f.title}", keepers=keepers, ok_text="Merge")
+                              f"merge: {f.title}", keepers=keepers, ok_text="Merge", about=f)
         if got:
             await self.session.write("merging", Reviewer.merge_facts, got[1], list(f.evidence["cluster"]), got[0],
                                          f.key)
@@ -205,7 +213,7 @@ class ReviewActions:
         older, newer, key = f.evidence["older"]["id"], f.item_id, f.key
         got = await self._ask("Supersede the older fact", "The older fact is superseded by the newer one, as the "
                               "product does when it settles a conflict.", f"correction: {f.title}",
-                              ok_text="Supersede")
+                              ok_text="Supersede", about=f)
         if got:
             await self.session.write("superseding", Reviewer.merge_facts, newer, [older], got[0], key)
 
@@ -213,16 +221,24 @@ class ReviewActions:
         f = self._target(self.reviewed if reviewed else self.dismiss)
         if f is None:
             return
-        got = await self._ask("Mark reviewed" if reviewed else "Dismiss",
-                              "The finding leaves the open queue until its item changes.", "",
-                              ok_text="Mark reviewed" if reviewed else "Dismiss")
+        item = ITEM_WORDS[f.item_kind]
+        report = getattr(self.owner, "report", None)  # the tab's last scan: the findings on the same item
+        found = report.findings if report is not None else []
+        others = sum(1 for g in found if g.item_id == f.item_id and g.key != f.key)
+        same = max(sum(1 for g in found if g.key == f.key) - 1, 0)
+        covers = (f"This finding alone leaves the open queue, until the {item} changes"
+                  + (f" (with {same} other{'s' if same != 1 else ''} reading exactly the same there)" if same > 0
+                     else "") + ". "
+                  + (f"The {others:,} other finding{'s' if others != 1 else ''} on this {item} "
+                     f"stay{'s' if others == 1 else ''} open, and so does any found there later." if others else
+                     f"A finding found on this {item} later stays open."))
+        got = await self._ask("Mark reviewed" if reviewed else "Dismiss", covers, "",
+                              ok_text="Mark reviewed" if reviewed else "Dismiss", about=f)
         if got:
             await self.session.write("dismissing", Reviewer.dismiss_finding, as_dict(f), got[0], reviewed=reviewed)
 
 
-def _topic(ws, fact_id: str) -> str:
-    from memorydesk.memory.rows import fact_row
-
-    with ws.read() as conn:
-        row = fact_row(conn, ws.layout, fact_id)
-    return (row.topic if row is not None else "") or fact_id
+def about_finding(f: Finding) -> str:
+    """The finding and its item in one or two lines, as the list shows them: what the dialog acts on."""
+    where = f" in {f.domain}" if f.domain else ""
+    return f"Finding: {f.title}\nItem: {ITEM_WORDS[f.item_kind]} {f.item_id}{where} ({f.field})"

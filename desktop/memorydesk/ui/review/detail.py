@@ -76,7 +76,8 @@ def _duplicate(ev: dict[str, Any]) -> list[str]:
                    f"{_e(d['cosine'])}):<br>{_diff(diff['a'])}<br>{_diff(diff['b'])}</p>")
     for drop in ev["mmr"].get("dropped", []):
         out.append(f"<p>MMR drops <code>{_e(drop['id'][:8])}</code> for “{_e(drop['query'])}” because "
-                   f"<code>{_e(drop['dropped_for'][:8])}</code> was chosen (word similarity {_e(drop['similarity'])}).</p>")
+                   f"<code>{_e(drop['dropped_for'][:8])}</code> was chosen "
+                   f"(word similarity {_e(drop['similarity'])}).</p>")
     return out
 
 

@@ -1,49 +1,44 @@
-"""The dialog every review action asks through: what it will do, a reason (prefilled with the
-finding, kept in the history), and for a merge the keeper."""
+"""The dialog every review action asks through: the desk's ``ReasonDialog`` (one rule for
+reasons: a missing reason is said in red when the person confirms, the button stays enabled),
+naming which finding and item it acts on, saying what it will do, with the reason prefilled from
+the finding (kept in the history), and for a merge the keeper the person must choose."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QLabel, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QLabel, QWidget
+
+from memorydesk.ui.widgets.prompts import ReasonDialog
 
 
-class ReasonDialog(QDialog):
+class ReviewDialog(ReasonDialog):
     def __init__(self, title: str, text: str, reason: str, parent: QWidget | None = None, *,
-                 keepers: list[tuple[str, str]] | None = None, ok_text: str = "OK") -> None:
-        super().__init__(parent)
-        self.setObjectName("review-reason")
-        self.setWindowTitle(title)
-        label = QLabel(text)
-        label.setWordWrap(True)
+                 keepers: list[tuple[str, str]] | None = None, ok_text: str = "OK", about: str = "") -> None:
+        super().__init__(parent, title, about, yes_text=ok_text, informative=text, name="review-reason")
+        self.about = self.text  # the finding and its item (a finding's title is memory's text, never markup)
+        self.about.setObjectName("review-about")
+        self.about.setVisible(bool(about))
+        self.informative.setObjectName("review-says")
+        self.informative.setVisible(True)
+        self.ok = self.yes
         self.keeper = QComboBox()
         self.keeper.setObjectName("keeper")
         for label_text, fid in keepers or []:
             self.keeper.addItem(label_text, fid)
-        self.keeper.setVisible(bool(keepers))
-        self.reason = QLineEdit(reason)
-        self.reason.setObjectName("reason")
-        self.reason.setPlaceholderText("Why (kept in the history)")
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
-        self.ok = buttons.addButton(ok_text, QDialogButtonBox.ButtonRole.AcceptRole)
-        self.ok.setObjectName("ok")
-        self.reason.textChanged.connect(self._update)
-        self.keeper.currentIndexChanged.connect(self._update)
         self._keepers = bool(keepers)
-        self._update()
-        self.ok.clicked.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(label)
         if keepers:
-            layout.addWidget(QLabel("Keep this fact (the others are superseded by it):"))
-            layout.addWidget(self.keeper)
-        layout.addWidget(self.reason)
-        layout.addWidget(buttons)
-        self.resize(520, 200 if keepers else 160)
+            self.add(QLabel("Keep this fact (the others are superseded by it):"))
+            self.add(self.keeper)
+        self.reason.setText(reason)
+        self.resize(560, self.sizeHint().height())
 
-    def _update(self, *_args) -> None:
-        """OK needs a reason, and for a merge a keeper the person chose (none is chosen for them)."""
-        chosen = not self._keepers or self.keeper.currentData() is not None
-        self.ok.setEnabled(bool(self.reason.text().strip()) and chosen)
+    def accept(self) -> None:
+        """A keeper the person chose (none is chosen for them) and a reason, or say what is missing."""
+        if self._keepers and self.keeper.currentData() is None:
+            self.problem.setText("Choose the fact to keep.")
+            self.problem.show()
+            self.keeper.setFocus()
+            return
+        super().accept()
 
     def values(self) -> tuple[str, str | None]:
-        return self.reason.text().strip(), self.keeper.currentData()
+        return self.reason_text(), self.keeper.currentData()

@@ -15,6 +15,12 @@ from memorydesk.ui.widgets.text import one_line
 
 SEVERITY_COLOURS = {"critical": "#b03a2e", "high": "#d35400", "medium": "#b7950b", "low": "#5d6d7e"}
 ITEM_WORDS = {"fact": "fact", "policy": "policy", "note": "agent note", "working_item": "working item"}
+#: the list's columns: a word each, whole at 1280 px (the kind list and the dialogs say it in full; a kind
+#: without a short word here shows its title, ``ReviewKind.words``)
+ITEM_SHORT = {"fact": "fact", "policy": "policy", "note": "note", "working_item": "item"}
+KIND_SHORT = {"secret": "Secret", "personal_data": "Personal data", "injection": "Injection",
+              "duplicate": "Duplicate", "losing_correction": "Correction", "unreachable": "Unreachable",
+              "fading": "Fading"}
 
 
 class FindingsModel(RowsModel[Finding]):
@@ -30,9 +36,9 @@ class FindingsModel(RowsModel[Finding]):
     def cell(self, row: Finding, name: str, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
             if name == "kind":
-                return ReviewKind(row.kind).words
+                return KIND_SHORT.get(row.kind) or ReviewKind(row.kind).words
             if name == "item":
-                return f"{ITEM_WORDS[row.item_kind]} {row.item_id[:8]}"
+                return f"{ITEM_SHORT[row.item_kind]} {row.item_id[:8]}"
             if name == "title":
                 return one_line(row.title)
             return str(getattr(row, name))
@@ -43,6 +49,8 @@ class FindingsModel(RowsModel[Finding]):
                 return QBrush(QApplication.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
         if role == Qt.ItemDataRole.ToolTipRole and name in ("title", "item"):
             return f"{row.item_kind} {row.item_id}\n{row.title}"
+        if role == Qt.ItemDataRole.ToolTipRole and name in ("domain", "kind", "state"):
+            return str(getattr(row, name) if name != "kind" else ReviewKind(row.kind).words)  # whole, where cut
         if role == Qt.ItemDataRole.UserRole:
             return row.key
         return None

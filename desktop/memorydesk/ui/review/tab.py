@@ -73,8 +73,12 @@ class ReviewTab(DeskTab):
         self.view.verticalHeader().setVisible(False)
         self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
         header = self.view.horizontalHeader()
-        for i, width in enumerate((62, 118, 104, 90, 300, 80)):
-            header.resizeSection(i, width)
+        fm, pad = self.view.fontMetrics(), 20
+        # each column as wide as its longest word ("Personal data", "policy 0123abcd", "quarantined"; the
+        # domain as a long one, whole in its tooltip); the finding takes the rest
+        for i, longest in enumerate(("medium", "Personal data", "policy 0123abcd", "infrastructure", "",
+                                     "quarantined")):
+            header.resizeSection(i, max(fm.horizontalAdvance(longest) + pad, 300 if i == 4 else 0))
         header.setStretchLastSection(False)
         header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
         self.view.selectionModel().selectionChanged.connect(lambda *_a: self._selection_changed())

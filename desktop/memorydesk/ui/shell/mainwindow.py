@@ -37,7 +37,10 @@ from memorydesk.ui.shell import help as help_dialogs
 from memorydesk.ui.shell.notice import NoticeBar
 from memorydesk.ui.shell.startup import PendingTab, Warmup
 from memorydesk.ui.shell.state_keeper import StateKeeper
+from memorydesk.ui.shell.status_bar import ElidingStatusBar
 from memorydesk.ui.shell.tabs import SPECS, TabSpec, tab_names
+from memorydesk.ui.shell.undo_keys import WindowUndoKeys
+from memorydesk.ui.shell.undo_names import named
 from memorydesk.ui.tab import DeskTab
 from memorydesk.ui.widgets.progress import JobProgress
 from memorydesk.ui.widgets.prompts import show_error
@@ -92,6 +95,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.tabs)
         self.writes = WriteActions(self, "window")
         menus.build_menus(self)
+        self.undo_keys = WindowUndoKeys(self)  # Ctrl+Z in a field with nothing to undo: the window's Undo
         # View ▸ Memory As Of…, its banner, File ▸ Compare With…
         self.time = as_of.TimeControls(self, self.file_menu, lambda: self.session,
                                        lambda: [slot.tab for slot in self.slots if slot.opened])
@@ -108,6 +112,7 @@ class MainWindow(QMainWindow):
         self.ops.job_finished.connect(self.progress.remove)
         for label in (self.mode, self.counts, self.live):
             label.setContentsMargins(8, 0, 8, 0)
+        self.setStatusBar(ElidingStatusBar(self))  # a long message is cut with “…” before the status fields
         self.statusBar().addPermanentWidget(self.progress)
         self.statusBar().addPermanentWidget(self.mode)
         self.statusBar().addPermanentWidget(self.counts)
@@ -390,12 +395,12 @@ class MainWindow(QMainWindow):
     async def undo(self) -> None:
         from memorydesk.memory.reviewer import Reviewer  # loaded by the first write
 
-        await self.session.write("undoing the last change", Reviewer.undo)
+        await self.session.write("undoing the last change", named(Reviewer.undo, "Undone", self.undo_names.names[0]))
 
     async def redo(self) -> None:
         from memorydesk.memory.reviewer import Reviewer
 
-        await self.session.write("redoing", Reviewer.redo)
+        await self.session.write("redoing", named(Reviewer.redo, "Redone", self.undo_names.names[1]))
 
     async def index_vectors(self, batch: int | None = None) -> None:
         """Tools ▸ Index Missing Vectors: confirmed with a reason, then a job (``ui.shell.vectors``)."""
@@ -481,6 +486,7 @@ class MainWindow(QMainWindow):
             QApplication.quit()
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        self.undo_keys.remove()
         self.keeper.save_on_close()
         self.timer.stop()
         for job in list(self.progress.jobs):

@@ -48,8 +48,9 @@ class UndoNames(QObject):
             if asked == self._asked:
                 self.apply(names)
 
-        ws = session.ws
-        session.ops.run_for(self, lambda: undo_redo_names(ws), show, label="reading the history", quiet=True)
+        ws, actor = session.ws, session.actor
+        session.ops.run_for(self, lambda: undo_redo_names(ws, actor), show, label="reading the history",
+                            quiet=True)
 
     def routed(self, session: DeskSession | None, change: Change) -> None:
         """A change the window routed (ours, or another program's): the history may have moved.
@@ -68,3 +69,14 @@ class UndoNames(QObject):
         self.redo.setText(label(REDO, redo))
         self.writes.update({self.undo: (undo is not None, "nothing to undo"),
                             self.redo: (redo is not None, "nothing to redo")})
+
+
+def named(call, word: str, name: str | None):
+    """``call(reviewer)`` whose status line names the change as the Edit menu did (“Undone “Edit
+    fact run-2417””), not by its id; unnamed (the names not read yet) it says what the call says."""
+    def run(reviewer):
+        result = call(reviewer)
+        if name and getattr(result, "message", None) is not None:
+            result.message = f"{word} “{name}”"
+        return result
+    return run

@@ -130,6 +130,13 @@ class ReasonDialog(QDialog):
     def add(self, widget: QWidget) -> None:
         self.body.addWidget(widget)
 
+    def showEvent(self, event) -> None:  # Qt's name
+        """Tall enough for its wrapped words and whatever a dialog built on it added, at its width."""
+        needed = self.layout().heightForWidth(self.width())
+        if needed > self.height():
+            self.resize(self.width(), needed)
+        super().showEvent(event)
+
     def reason_text(self) -> str:
         return self.reason.text().strip()
 
