@@ -254,8 +254,13 @@ class FleetBar(QWidget):
             return  # a source already left: dropped
         self.poll.stop()
         self.failure = exc if isinstance(exc, str) else describe_error(exc)
-        self.label.setText(f"<b>{html.escape(receipts.fleet.describe())}</b> cannot be read: "
-                           f"{html.escape(self.failure)}")
+        source = receipts.fleet
+        why = self.failure  # its sentence names the source: said once, in bold, before it
+        for named in (f"{source.describe()}: ", f"chdb:{source.path} "):
+            if why.startswith(named):
+                why = ("it " if named.endswith(" ") and not named.endswith(": ") else "") + why[len(named):]
+                break
+        self.label.setText(f"<b>{html.escape(source.describe())}</b> cannot be read: {html.escape(why)}")
         self.retry.setVisible(True)
 
     def wants_read(self, filters: Filters) -> bool:
