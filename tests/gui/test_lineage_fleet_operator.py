@@ -250,3 +250,27 @@ def test_the_lane_names_column_is_as_wide_as_the_widest_name_measured(qtbot) -> 
     advance = QFontMetrics(axis.font()).horizontalAdvance
     assert advance("user:mmmm / agent:mmmm") > advance("user:iiiiiii / agent:iiiiiii")
     assert axis.widest() == advance("user:mmmm / agent:mmmm")
+
+
+def test_a_timeline_laid_out_behind_the_clock_does_not_stop_following_it(open_window, tmp_path: Path,
+                                                                         qtbot) -> None:
+    """Opening a source lays its timeline out at the time it was judged, seconds behind the clock the
+    field follows: the line put there by the tab is not a drag, and following goes on."""
+    target, _receipts = fleet_of(tmp_path)
+    win = open_window(desk_sample.build(tmp_path / "ws.db"))
+    tab = win.show_tab("lineage")
+    settled(qtbot, win, tab)
+    assert tab.fleet_bar.open_source(target.name)
+    qtbot.waitUntil(lambda: tab.receipts.window is not None, timeout=60000)
+    settled(qtbot, win, tab)
+    assert tab.controls.following
+    qtbot.waitUntil(lambda: tab.controls.evaluate_us() - tab.tl.now_us >= 2_000_000, timeout=10000)
+    tab.panel.set_timeline(tab.tl, tab.origin_us, keep_view=True)  # what a layout finished late does
+    qtbot.wait(400)  # past the line's 120 ms read
+    assert tab.controls.following
+
+    # a drag of the line is still taken: the evaluated time moves there, following stops
+    dragged = tab.tl.now_us - 3_600_000_000
+    tab.panel.now_line.setValue(tab.panel.item.x_of(dragged))
+    qtbot.waitUntil(lambda: not tab.controls.following, timeout=3000)
+    assert abs(tab.controls.evaluate_us() - dragged) < 1_000_000

@@ -89,6 +89,7 @@ class TimelinePanel(QWidget):
                                         pen=pg.mkPen(QApplication.palette().text().color(), width=1,
                                                      style=Qt.PenStyle.DashLine))
         self.now_line.setToolTip("evaluated at")
+        self.placed: float | None = None  # where the tab last put the line (``place_line``)
         self.plot.addItem(self.now_line)
         self.vb.disableAutoRange()
         self.vb.scrolled.connect(lambda rows: self.scroll_to(self.top + rows))
@@ -139,7 +140,7 @@ class TimelinePanel(QWidget):
         self.lane_axis.lane_of = lambda r: tl.table.lanes[int(tl.row_lane[r])] if 0 <= r < tl.rows else None
         self.lane_axis.set_lanes([tl.table.lanes[int(tl.row_lane[r])] for r in range(tl.rows)])
         self._fit_lane_names()
-        self.now_line.setValue(self.item.x_of(tl.now_us))
+        self.place_line(tl.now_us)  # at the time judged, maybe seconds behind the clock: not a drag
         lo, hi = tl.whole.span()
         span = max((hi - lo) / US, 60.0)
         self.vb.setLimits(xMin=self.item.x_of(lo) - span, xMax=self.item.x_of(hi) + span, minXRange=1.0,
@@ -153,6 +154,11 @@ class TimelinePanel(QWidget):
         self._fit_rows()
         self.lane_axis.picture = None
         self.lane_axis.update()
+
+    def place_line(self, t_us: int) -> None:
+        """The evaluated-time line put at ``t_us`` by the tab (``placed``: a move to anywhere else is a drag)."""
+        self.now_line.setValue(self.item.x_of(t_us))
+        self.placed = self.now_line.value()
 
     def set_grid(self) -> None:
         tl = self.tl

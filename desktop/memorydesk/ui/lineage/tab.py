@@ -357,9 +357,11 @@ class LineageTab(ReceiptIO, RunsView, DeskTab):
         """Following the clock, the dashed line stays at the time the field shows — not while it is being
         dragged or a move of it waits to be read (the drag would be lost)."""
         if self.tl is not None and not self.panel.now_line.moving and not self._line_timer.isActive():
-            self.panel.now_line.setValue(self.panel.item.x_of(self.controls.evaluate_us()))
+            self.panel.place_line(self.controls.evaluate_us())
 
     def _line_moved(self) -> None:
+        if self.panel.now_line.value() == self.panel.placed:  # where the tab put it, not where it was dragged
+            return
         moment = from_us(self.panel.item.t_of(self.panel.now_line.value()))
         if abs((moment - self.controls.evaluate_at()).total_seconds()) >= 1:
             self.controls.set_evaluate_at(moment)
