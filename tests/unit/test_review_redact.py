@@ -63,7 +63,12 @@ def test_redact_a_fact_supersedes_it_and_redacts_every_version_then_undo_and_red
     assert rows[fid][1] == new and rows[new][1] is None
     assert rows[new][0] == "Payments use [redacted: Stripe Access Token] and [redacted: Github Pat] in CI."
     assert KEY not in rows[first][0] and "[redacted:" in rows[first][0]  # the earlier version too
-    assert rows[new][2:] == (0.59, rows[fid][3], "stated")  # confidence and type kept exactly
+    assert rows[new][2:] == rows[fid][2:]  # confidence, type and veracity kept exactly
+    with ws.read() as conn:
+        f = ws.layout.facts.c
+        kept = {r.id: (r.authored_by_agent_id, r.authored_by_role, r.mention_count, r.source_observation_ids)
+                for r in conn.execute(ws.layout.facts.select().where(f.id.in_([fid, new])))}
+    assert kept[new] == kept[fid] and kept[new][0] == "agent-1"  # the agent still wrote it
     assert _fts_hits(ws, "sk_live_51Hx9Kq2Lm8Np4Rt6Vw3Yz7BqQ") == 0
     history = r.history("fact", fid)
     assert history[0]["action"] == "redact" and history[0]["reason"] == "a live key in memory"

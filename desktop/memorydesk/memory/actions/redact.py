@@ -2,8 +2,9 @@
 text kept (the Review tab's *Redact…*, ``Reviewer.redact``).
 
 - **A fact** is superseded by a new version whose text holds ``[redacted: what]`` where each
-  secret was (veracity ``stated``, no author agent, as an edit); its earlier versions,
-  which hold the secret too, are redacted in place, so no row of the file keeps it.
+  secret was, every other field kept as it was (author agent and role, veracity, type,
+  confidence, mentions: the redaction rewrites the text and nothing else); its earlier
+  versions, which hold the secret too, are redacted in place, so no row of the file keeps it.
 - **An agent's note or a working-memory item** is redacted in place.
 
 The values removed are kept in the history row, nowhere else, so Undo can put them back
@@ -197,9 +198,10 @@ def redact(reviewer, item_kind: str, item_id: str, reason: str, finding_key: str
         now = now_s()
         new = {"id": new_id(), "workspace_id": old.workspace_id, "domain": old.domain, "topic": after[item_id]["topic"],
                "content": after[item_id]["content"], "source_observation_ids": old.source_observation_ids,
-               "confidence": old.confidence, "authored_by_agent_id": None, "authored_by_role": None,
-               "memory_type": old.memory_type, "veracity": "stated", "valid_until": old.valid_until,
-               "temporal_tags": old.temporal_tags, "mention_count": 1, "created_at": now, "updated_at": now,
+               "confidence": old.confidence, "authored_by_agent_id": old.authored_by_agent_id,
+               "authored_by_role": old.authored_by_role, "memory_type": old.memory_type,
+               "veracity": old.veracity, "valid_until": old.valid_until, "temporal_tags": old.temporal_tags,
+               "mention_count": old.mention_count, "created_at": now, "updated_at": now,
                "embedding": None, "binary_embedding": None}
         hid = perform(ws, conn, RedactFact(item_id, new["id"], new, before, after, finding_key), entity_id=item_id,
                       actor=reviewer.actor, reason=reason.strip(), before_id=item_id, after_id=new["id"])
