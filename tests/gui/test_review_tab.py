@@ -72,10 +72,20 @@ def test_quarantine_asks_a_reason_and_undo_brings_it_back(open_window, review_pa
     qtbot.waitUntil(lambda: tab.model.rowCount() == 1)
     tab.select_row(0)
     assert tab.model.finding(0).state == "quarantined" and tab.actions_.release.isEnabled()
+    tab.actions_.release.trigger()  # every action's reason is prefilled with the finding
+    dialog = wait_dialog(qtbot, tab.actions_)
+    assert dialog.reason.text().startswith("release: Stripe")
+    dialog.reject()
+    qtbot.waitUntil(lambda: tab.actions_.dialog is None)
     win.act_undo.trigger()
     tab.state.setCurrentIndex(tab.state.findData("open"))
     qtbot.waitUntil(lambda: tab.model.rowCount() == 1 and tab.model.finding(0).state == "open" and not tab.scanning,
                     timeout=30000)
+    tab.select_row(0)
+    tab.actions_.dismiss.trigger()
+    dialog = wait_dialog(qtbot, tab.actions_)
+    assert dialog.reason.text().startswith("dismiss: Stripe")
+    dialog.reject()
 
 
 def test_reopening_shows_the_kept_results_at_once(open_window, review_path, qtbot) -> None:
@@ -192,3 +202,43 @@ def test_merge_chooses_no_keeper_for_the_person(qtbot) -> None:
     dialog.reason.setText("merge: x")
     dialog.ok.click()
     assert not dialog.isVisible() and dialog.values() == ("merge: x", "b")
+
+
+# a popup menu on the offscreen platform: it cannot raise a window or grab the keyboard (not ours)
+@pytest.mark.qt_log_ignore("This plugin does not support raise", "This plugin does not support grabbing")
+def test_every_action_is_reached_from_the_keyboard(open_window, review_path, qtbot) -> None:
+    """Shift+F10 and the Menu key open the finding's actions menu on the list; the actions a
+    button had only have keys of their own; Tab leaves the list instead of walking its cells."""
+    from PySide6.QtCore import QPoint, Qt
+    from PySide6.QtGui import QContextMenuEvent
+    from PySide6.QtWidgets import QApplication
+
+    win = open_window(review_path)
+    tab = _ready(qtbot, win)
+    tab.kind_list.setCurrentRow(1)
+    tab.select_row(0)
+    tab.view.setFocus()
+    qtbot.waitUntil(tab.view.hasFocus)
+    qtbot.keyClick(tab.view, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: tab.menu is not None and tab.menu.isVisible())
+    listed = {a.text() for a in tab.menu.actions() if not a.isSeparator()}
+    a = tab.actions_
+    assert {x.text() for x in (a.quarantine, a.release, a.redact, a.purge, a.dismiss, a.merge, a.supersede,
+                                a.reviewed, a.retype)} | {"Open item", "Show in graph"} == listed
+    enabled = {x.text() for x in tab.menu.actions() if x.isEnabled() and not x.isSeparator()}
+    assert {"Quarantine…", "Purge…", "Dismiss…", "Open item"} <= enabled and "Merge…" not in enabled
+    tab.menu.close()
+    tab.menu = None
+    QApplication.sendEvent(tab.view.viewport(), QContextMenuEvent(QContextMenuEvent.Reason.Keyboard, QPoint(5, 5),
+                                                                        tab.view.viewport().mapToGlobal(QPoint(5, 5))))
+    qtbot.waitUntil(lambda: tab.menu is not None and tab.menu.isVisible())  # the Menu key's event
+    tab.menu.close()
+    keys = {x.objectName(): x.shortcut().toString() for x in (a.purge, a.release, a.supersede, a.reviewed,
+                                                                a.retype, tab.open_action)}
+    assert all(keys.values()), keys
+    every = [x.shortcut().toString() for x in tab.actions() + tab.view.actions() if x.shortcut().toString()]
+    assert len(every) == len(set(every))  # no two of the tab's actions share a key
+    tab.actions_.purge.trigger()  # the key's action opens the purge dialog for the finding
+    dialog = wait_dialog(qtbot, tab.actions_)
+    dialog.reject()
+    assert not tab.view.tabKeyNavigation()

@@ -61,13 +61,14 @@ class ReviewActions:
         self.acts = WriteActions(owner, "review")
         a = self.acts.add
         self.quarantine = a("Quarantine…", self.quarantine_selected, name="quarantine", key="Ctrl+Shift+Q")
-        self.release = a("Release…", self.release_selected, name="release")
+        self.release = a("Release…", self.release_selected, name="release", key="Ctrl+Shift+L")
         self.redact = a("Redact…", self.redact_selected, name="redact", key="Ctrl+Shift+X")
-        self.retype = a("Change Type…", self.retype_selected, name="retype")
-        self.purge = a("Purge…", self.purge_selected, name="purge")
+        self.retype = a("Change Type…", self.retype_selected, name="retype", key="Ctrl+Shift+E")
+        self.purge = a("Purge…", self.purge_selected, name="purge", key="Shift+Del")
         self.merge = a("Merge…", self.merge_selected, name="merge", key="Ctrl+M")
-        self.supersede = a("Supersede older…", self.supersede_selected, name="supersede")
-        self.reviewed = a("Mark reviewed…", lambda: self.dismiss_selected(reviewed=True), name="reviewed")
+        self.supersede = a("Supersede older…", self.supersede_selected, name="supersede", key="Ctrl+Shift+S")
+        self.reviewed = a("Mark reviewed…", lambda: self.dismiss_selected(reviewed=True), name="reviewed",
+                          key="Ctrl+Shift+M")
         self.dismiss = a("Dismiss…", self.dismiss_selected, name="dismiss", key="Ctrl+D")
 
     def bind(self, session: DeskSession) -> None:
@@ -123,7 +124,8 @@ class ReviewActions:
         f = self._target(self.release)
         if f is None:
             return
-        got = await self._ask("Release", f"The {ITEM_WORDS[f.item_kind]} reaches agents again.", "", ok_text="Release",
+        got = await self._ask("Release", f"The {ITEM_WORDS[f.item_kind]} reaches agents again.",
+                              f"release: {f.title}", ok_text="Release",
                               about=f)
         if got:
             await self.session.write("releasing", Reviewer.release, f.item_kind, f.item_id, got[0])
@@ -232,7 +234,8 @@ class ReviewActions:
                   + (f"The {others:,} other finding{'s' if others != 1 else ''} on this {item} "
                      f"stay{'s' if others == 1 else ''} open, and so does any found there later." if others else
                      f"A finding found on this {item} later stays open."))
-        got = await self._ask("Mark reviewed" if reviewed else "Dismiss", covers, "",
+        got = await self._ask("Mark reviewed" if reviewed else "Dismiss", covers,
+                              f"{'reviewed' if reviewed else 'dismiss'}: {f.title}",
                               ok_text="Mark reviewed" if reviewed else "Dismiss", about=f)
         if got:
             await self.session.write("dismissing", Reviewer.dismiss_finding, as_dict(f), got[0], reviewed=reviewed)
