@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from guihelp import wait_dialog
+from PySide6.QtWidgets import QLabel
 
 from fixtures import agent_notes
 from memorydesk.memory.service import MemoryService
@@ -242,3 +243,27 @@ def test_every_action_is_reached_from_the_keyboard(open_window, review_path, qtb
     dialog = wait_dialog(qtbot, tab.actions_)
     dialog.reject()
     assert not tab.view.tabKeyNavigation()
+
+
+def test_a_policy_purge_names_the_policy_by_its_rule_and_asks_for_its_id(open_window, review_path, qtbot) -> None:
+    """A policy's domain is shared by other policies: the dialog names the rule (masked) and its
+    id, and typing the domain does not confirm."""
+    with open_workspace(review_path) as ws:  # a policy with a secret, in the domain another policy has
+        pid = MemoryService(ws, embedder=False).propose_policy(
+            role="devops", domain="ops", rule="Reports read postgresql://report_ro:hG4s9Lk2Qw7z@reports-db.internal"
+                                              ":5432/lumen, never the primary.")
+    win = open_window(review_path)
+    tab = _ready(qtbot, win)
+    row = next(i for i in range(tab.model.rowCount())
+               if (tab.model.finding(i).item_kind, tab.model.finding(i).kind) == ("policy", "secret"))
+    tab.select_row(row)
+    tab.actions_.purge.trigger()
+    dialog = wait_dialog(qtbot, tab.actions_)
+    what = dialog.findChild(QLabel, "purge-what").text()
+    assert "Reports read postgresql://report_ro" in what and pid in what and "hG4s9" not in what
+    assert dialog.expected == pid
+    dialog.typed.setText("ops")
+    assert not dialog.matches()
+    dialog.typed.setText(pid)
+    assert dialog.matches()
+    dialog.reject()

@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtWidgets import QWidget
 
 from memorydesk.browse.forget.subject import remembered_facts, remembered_items
-from memorydesk.browse.naming import FactName, fact_names
+from memorydesk.browse.naming import FactName, fact_names, policy_names
 from memorydesk.browse.purge_scope import purge_scope
 from memorydesk.core.review.finding import Finding
 from memorydesk.core.review.kinds import ReviewKind
@@ -145,13 +145,19 @@ class ReviewActions:
         else:
             holding = await self.session.read(lambda ws: backups_holding_items(ws, kind, ids),
                                                   label="looking at the backups")
+        if kind == "policy":  # its rule's words and its id: a domain is shared by other policies
+            names = await self.session.read(lambda ws: policy_names(ws, ids), label="naming the policy")
+            if not names:
+                self.session.status.emit("That policy is no longer in the workspace.")
+                return
         remembered = await self.session.read(  # kept in memory for the check after the purge, never stored
             lambda ws: remembered_facts(ws, ids) if kind == "fact" else remembered_items(ws, kind, ids))
         if kind == "fact":
             dialog = PurgeDialog(names, [h.path.name for h in holding], self.owner,  # its name and its real id
                                  also=scope.words())
         else:
-            dialog = PurgeDialog([FactName(f.item_id, f.domain, f.domain, 1)], [h.path.name for h in holding],
+            dialog = PurgeDialog(names if kind == "policy" else [FactName(f.item_id, f.domain, f.domain, 1)],
+                                 [h.path.name for h in holding],
                                  self.owner, noun=ITEM_WORDS[kind], erases=PURGE_WORDS[kind])
         dialog.reason.setText(f"purge: {f.title}")
         self.dialog = dialog
