@@ -50,6 +50,10 @@ def as_dict(f: Finding) -> dict[str, Any]:
             "fingerprint": f.fingerprint, "title": f.title}
 
 
+#: what Redact removes (``memory.actions.redact``)
+REDACTABLE = (ReviewKind.SECRET, ReviewKind.PERSONAL_DATA, ReviewKind.INJECTION)
+
+
 class ReviewActions:
     """The actions on the finding ``selected()`` returns; ``owner`` (the tab) holds them and
     parents their dialogs; ``forget`` offers the check that a purged text is forgotten."""
@@ -81,8 +85,7 @@ class ReviewActions:
         self.acts.update({
             self.quarantine: (open_ and kind.quarantine, "select an open finding"),
             self.release: (f is not None and f.state == "quarantined", "select a quarantined finding"),
-            self.redact: (open_ and kind is ReviewKind.SECRET and f.item_kind in ("fact", "note", "working_item"),
-                          "select an open secret in a fact, a note or a working-memory item"),
+            self.redact: self._can_redact(f, open_, kind),
             self.retype: (open_ and kind is ReviewKind.FADING and f.item_kind == "fact"
                           and bool(f.evidence.get("suggested_type")), "select an open fading fact"),
             self.purge: (kind is not None and kind.purge,
@@ -92,6 +95,18 @@ class ReviewActions:
             self.reviewed: (open_ and kind is ReviewKind.LOSING_CORRECTION, "select an open losing correction"),
             self.dismiss: (open_, "select an open finding"),
         })
+
+    @staticmethod
+    def _can_redact(f: Finding | None, open_: bool, kind: ReviewKind | None) -> tuple[bool, str]:
+        """Redact removes a secret, a piece of personal data or an injected instruction's line from a
+        fact, a note or a working-memory item; where it cannot, why (said when its key is pressed)."""
+        if f is not None and open_ and kind in REDACTABLE and f.item_kind == "policy":
+            return False, ("a policy's rule cannot be redacted: Quarantine deactivates the policy, Purge erases it, "
+                           "and the Policies tab edits its rule")
+        if f is not None and open_ and kind in REDACTABLE and f.item_kind in ("fact", "note", "working_item"):
+            return True, ""
+        return False, ("select an open secret, personal data or injected instruction in a fact, a note or a "
+                       "working-memory item")
 
     async def _ask(self, title: str, text: str, reason: str, *, keepers=None, ok_text: str = "OK",
                    about: Finding | None = None):
@@ -179,14 +194,18 @@ class ReviewActions:
         f = self._target(self.redact)
         if f is None:
             return
-        where = ("The fact is superseded by a new version with each secret replaced by [redacted: …]; its earlier "
-                 "versions are redacted too." if f.item_kind == "fact" else
-                 f"The {ITEM_WORDS[f.item_kind]} is redacted in place: each secret replaced by [redacted: …].")
-        got = await self._ask("Redact", where + " The values removed are kept only in the history row, so Undo can "
-                              "put them back; the index and the write-ahead log are emptied of them.",
+        what = {"secret": "each secret", "personal_data": "this piece of personal data",
+                "injection": "this instruction's sentence (its whole line when the line says nothing else)"}[f.kind]
+        where = (f"The fact is superseded by a new version with {what} replaced by [redacted: …], every other field "
+                 "kept; its earlier versions are redacted too." if f.item_kind == "fact" else
+                 f"The {ITEM_WORDS[f.item_kind]} is redacted in place: {what} replaced by [redacted: …], the rest "
+                 "kept as the agent wrote it.")
+        got = await self._ask("Redact", where + " The text removed is kept only in the history row, so Undo can "
+                              "put it back; the index and the write-ahead log are emptied of it.",
                               f"redact: {f.title}", ok_text="Redact", about=f)
         if got:
-            await self.session.write("redacting", Reviewer.redact, f.item_kind, f.item_id, got[0], f.key)
+            finding = {**as_dict(f), "evidence": f.evidence}
+            await self.session.write("redacting", Reviewer.redact, f.item_kind, f.item_id, got[0], f.key, finding)
 
     async def retype_selected(self) -> None:
         f = self._target(self.retype)

@@ -93,3 +93,11 @@ def _correction(ev: dict[str, Any]) -> list[str]:
     out.append("</table>")
     out.append(f"<p>Query: “{_e(ev.get('query'))}” · cosine {_e(ev.get('cosine'))} · cue: {_e(ev.get('cue'))}</p>")
     return out
+
+
+def whole_html(f: Finding, text: str) -> str:
+    """The item's whole text (masked already), below the evidence: what Open item shows of a note
+    or a working-memory item, which no other tab lists."""
+    return (f"<h3><a name='whole'></a>The whole {_e(ITEM_WORDS[f.item_kind])} ({len(text):,} characters, "
+            "secrets and personal data masked)</h3>"
+            f"<pre style='white-space: pre-wrap'>{_e(text)}</pre>")

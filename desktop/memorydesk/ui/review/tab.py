@@ -33,13 +33,14 @@ from PySide6.QtWidgets import (
 from memorydesk.browse.review import cache as kept_results
 from memorydesk.browse.review.decisions import apply_states, read_decisions
 from memorydesk.browse.review.scan import Cancelled, Options, ScanCache, ScanReport, scan
+from memorydesk.browse.review.whole import whole_text
 from memorydesk.core.review.finding import KINDS, Finding, severity_rank
 from memorydesk.core.review.kinds import ReviewKind
 from memorydesk.memory import review_results
 from memorydesk.ui.forget.offer import ForgetOffer
 from memorydesk.ui.operations import Cancelled as JobCancelled
 from memorydesk.ui.review.actions import ReviewActions
-from memorydesk.ui.review.detail import evidence_html
+from memorydesk.ui.review.detail import evidence_html, whole_html
 from memorydesk.ui.review.model import FindingsModel
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.tab import DeskTab
@@ -353,8 +354,18 @@ class ReviewTab(DeskTab):
             self.session.navigate("facts", fact=f.item_id)
         elif f.item_kind == "policy":
             self.session.navigate("policies", policy=f.item_id)
-        else:
-            self.session.status.emit(f"{f.item_kind.replace('_', ' ')} {f.item_id}: shown here only")
+        else:  # a note or a working item lives nowhere else: its whole text here, masked, to read first
+            self.run(lambda ws: whole_text(ws, f.item_kind, f.item_id), lambda text, f=f: self._show_whole(f, text),
+                     label="reading the item")
+
+    def _show_whole(self, f: Finding, text: str | None) -> None:
+        if self.selected() is not f:
+            return
+        if text is None:
+            self.session.status.emit(f"{f.item_kind.replace('_', ' ')} {f.item_id} is no longer in the workspace.")
+            return
+        self.detail.setHtml(evidence_html(f) + whole_html(f, text))
+        self.detail.scrollToAnchor("whole")
 
     def _navigate_fact(self, tab: str) -> None:
         f = self.selected()
