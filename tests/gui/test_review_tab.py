@@ -305,5 +305,30 @@ def test_a_note_is_read_whole_and_only_its_planted_line_is_removed(open_window, 
     assert _note_text(path) == ("- invoices: the export job retries twice before paging\n"
                                 "- [redacted: injected instruction]\n"
                                 f"- deploy note: {KEY}")  # the agent's own lines kept
+    # the result, too long for the status bar at 1280 px, whole in the bar above the tabs, which wraps;
+    # the status bar keeps the result's head
+    bar = win.notice.text.text()
+    assert win.notice.isVisible() and bar.startswith("the injected instruction redacted in place; ")
+    assert bar.endswith("the values removed are kept in this change's history row for Undo; purging the item "
+                        "erases them")
+    assert win.statusBar().currentMessage() == ("the injected instruction redacted in place — see the note above "
+                                                "the tabs")
     win.act_undo.trigger()
     qtbot.waitUntil(lambda: _note_text(path) == PLANTED_NOTE and win.ops.pending == 0, timeout=30000)
+
+
+def test_the_first_changes_backup_note_does_not_hide_the_result(open_window, tmp_path: Path, qtbot) -> None:
+    """On a file the product made, the first change makes a backup: the note says where, above
+    the tabs, and the change's own result stays in the status bar."""
+    from fixtures.product_fixture import build
+
+    win = open_window(build(tmp_path / "product.db"))
+    tab = _ready(qtbot, win)
+    tab.select_row(0)
+    tab.actions_.dismiss.trigger()
+    dialog = wait_dialog(qtbot, tab.actions_)
+    dialog.ok.click()
+    qtbot.waitUntil(lambda: win.notice.isVisible() and win.ops.pending == 0, timeout=30000)
+    message = win.statusBar().currentMessage()
+    assert not message.startswith("Backup made") and message.endswith(" — see the note above the tabs")
+    assert "backup" in win.notice.text.text().lower()
