@@ -332,3 +332,13 @@ def test_the_first_changes_backup_note_does_not_hide_the_result(open_window, tmp
     message = win.statusBar().currentMessage()
     assert not message.startswith("Backup made") and message.endswith(" — see the note above the tabs")
     assert "backup" in win.notice.text.text().lower()
+
+
+def test_a_notes_finding_names_its_agent_and_a_phone_its_region_in_words(open_window, note_path, qtbot) -> None:
+    win = open_window(note_path)
+    tab = _ready(qtbot, win)
+    found = [tab.model.finding(i) for i in range(tab.model.rowCount())]
+    assert {f.domain for f in found if f.item_kind in ("note", "working_item")} == {"agent Cody"}
+    phone = next(f for f in found if f.kind == "personal_data")
+    tab.select_row(found.index(phone))
+    assert "a phone number (Germany, region code DE)" in tab.detail.toPlainText()
