@@ -19,7 +19,6 @@ import importlib
 import logging
 import sys
 
-from memorydesk import __version__
 from memorydesk.core.errors import BadInput, MemoryDeskError
 from memorydesk.crashlog import bug_sentence, stderr_line, write_crash
 
@@ -41,6 +40,16 @@ class _Parser(argparse.ArgumentParser):
         raise BadInput(f"{command + ': ' if command else ''}{message} (see `{self.prog} --help`)")
 
 
+class _Version(argparse.Action):
+    """``--version``: the version is read only when asked for."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:  # noqa: ANN001
+        from memorydesk import __version__
+
+        sys.stdout.write(f"memory-desk {__version__}\n")
+        parser.exit()
+
+
 class _OneLine(logging.Formatter):
     """Log records on the terminal as one ``memory-desk: level: message`` line (no traceback)."""
 
@@ -52,7 +61,7 @@ def _subcommand_parser(names: tuple[str, ...] = SUBCOMMANDS) -> argparse.Argumen
     """The parser of the subcommands ``names``: only their modules are imported (a command
     imports what it uses, nothing more; ``memory-desk agents`` never loads Qt or the model)."""
     parser = _Parser(prog="memory-desk", description="Review and repair agent memory.")
-    parser.add_argument("--version", action="version", version=f"memory-desk {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the program's version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in names:
         module = importlib.import_module(f"memorydesk.commands.{_MODULES.get(name, name)}")
@@ -65,7 +74,7 @@ def _window_parser() -> argparse.ArgumentParser:
         prog="memory-desk",
         description="Open the desk window. Subcommands: " + ", ".join(SUBCOMMANDS) + ".",
     )
-    parser.add_argument("--version", action="version", version=f"memory-desk {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the program's version and exit")
     parser.add_argument("workspace", nargs="?", help="workspace database to open")
     parser.add_argument("--read-only", action="store_true", help="open without writing anything")
     parser.add_argument("--demo", action="store_true",

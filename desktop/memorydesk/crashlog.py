@@ -25,7 +25,7 @@ from pathlib import Path
 
 import platformdirs
 
-from memorydesk import __version__
+import memorydesk
 
 KEEP = 20
 LOG_NAME = "memory-desk.log"
@@ -67,7 +67,8 @@ def start_desk_log() -> Path | None:
     if logger.getEffectiveLevel() > logging.INFO:
         logger.setLevel(logging.INFO)
     _desk_log = path
-    logger.info("Memory Desk %s started (process %d, Python %s)", __version__, os.getpid(), platform.python_version())
+    logger.info("Memory Desk %s started (process %d, Python %s)", memorydesk.__version__, os.getpid(),
+                platform.python_version())
     return path
 
 
@@ -80,7 +81,7 @@ def write_crash(exc: BaseException, argv: list[str]) -> Path | None:
     """Write ``exc``'s traceback to a new file; its path, or None when no folder would take it."""
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
     text = "".join([
-        f"memory-desk {__version__} on Python {platform.python_version()} ({platform.platform()})\n",
+        f"memory-desk {memorydesk.__version__} on Python {platform.python_version()} ({platform.platform()})\n",
         f"arguments: {argv!r}\n\n",
         *traceback.format_exception(exc),
     ])

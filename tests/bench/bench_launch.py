@@ -11,7 +11,7 @@ then killed. Rounds alternate between the two, so load changes hit both alike; t
 figures are medians with the load average. A last desk run is kept until its warm-up
 (the other tabs, the model, search's copies) is done, and says how long that took.
 
-``MEMDESK_BENCH_ROUNDS`` (default 7). The window goes to ``$DISPLAY`` when set (xcb),
+``MEMDESK_BENCH_ROUNDS`` (default 7); ``MEMDESK_BENCH_DEMO`` another workspace to open. The window goes to ``$DISPLAY`` when set (xcb),
 otherwise offscreen. Bytecode is written and used as an installed desk would (the first
 round of each compiles; it is not counted).
 """
@@ -91,7 +91,9 @@ def _timed(args: list[str], env: dict[str, str], timeout: float = 300.0) -> tupl
 def workspace() -> Path:
     from review_corpus import demo_100k
 
-    source = demo_100k() if os.environ.get("MEMDESK_BENCH_EMBEDDED") == "1" else demo_100k(embed=0)
+    given = os.environ.get("MEMDESK_BENCH_DEMO")  # another workspace (the one-shot benchmark's)
+    source = Path(given) if given else demo_100k() if os.environ.get("MEMDESK_BENCH_EMBEDDED") == "1" \
+        else demo_100k(embed=0)
     copy = Path(tempfile.mkdtemp(prefix="memorydesk-launch-")) / "launch.db"
     shutil.copyfile(source, copy)  # the runs never open the shared cached file itself
     return copy

@@ -10,7 +10,9 @@ scan), and every pair compared (numpy) on a 20,000-vector sample against the ind
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import statistics
 import tempfile
@@ -31,6 +33,14 @@ REPEATS = int(os.environ.get("MEMORYDESK_BENCH_REVIEW_REPEATS", "3"))
 EMBED = int(os.environ.get("MEMORYDESK_BENCH_REVIEW_EMBED", "100000"))
 #: another workspace to scan instead of the demo (copied first; e.g. a smaller demo while the big one builds)
 FILE = os.environ.get("MEMORYDESK_BENCH_REVIEW_FILE", "")
+#: 0: the full scans and their baselines alone (no rescans, no pair check)
+RESCANS = os.environ.get("MEMORYDESK_BENCH_REVIEW_RESCAN", "1") != "0"
+#: the plain script of issue 38: one compiled regex over the active facts' topic and content
+PLAIN = re.compile(
+    r"(?i)(AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{36}|sk-[A-Za-z0-9]{20,}|-----BEGIN [A-Z ]*PRIVATE KEY-----"
+    r"|xox[baprs]-[A-Za-z0-9-]{10,}|[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}|\+?\d[\d -]{8,}\d"
+    r"|ignore (all )?(previous|prior) instructions|disregard .{0,40}instructions|you are now|system prompt"
+    r"|[\u200b-\u200f\u202a-\u202e\u2066-\u2069])")
 
 
 def _floor(ws) -> float:
@@ -41,6 +51,21 @@ def _floor(ws) -> float:
     blobs = b"".join(bytes(r[2]) for r in rows if r[2] is not None and len(r[2]) == 1536)
     np.frombuffer(blobs, dtype="<f4")
     return time.perf_counter() - started
+
+
+def _plain_regex(ws) -> tuple[float, float, int]:
+    """The plain baseline: every active fact read and searched with one compiled regex (wall, CPU, matches)."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    found = []
+    with ws.read() as conn:
+        for fid, topic, content in conn.exec_driver_sql(
+                f"SELECT id, topic, content FROM {ws.layout.facts.name} WHERE superseded_by IS NULL"):
+            for field, text in (("topic", topic), ("content", content)):
+                m = PLAIN.search(text or "")
+                if m:
+                    found.append({"item_id": fid, "field": field, "evidence": m.group(0)})
+    json.dumps(found)
+    return time.perf_counter() - t0, time.process_time() - c0, len(found)
 
 
 def _pairs_against_exact(ws) -> None:
@@ -96,19 +121,28 @@ def test_full_scan_and_rescan_of_100k() -> None:
                 shutil.copyfile(f"{source}{side}", f"{path}{side}")
         with open_workspace(path) as ws:
             floors = [_floor(ws) for _ in range(REPEATS)]
-            fulls, cpus, reports = [], [], []
-            for _ in range(REPEATS):
+            fulls, cpus, reports, plains = [], [], [], []
+            print(f"\nload average {', '.join(f'{x:.1f}' for x in os.getloadavg())} (1, 5, 15 min)")
+            for _ in range(REPEATS):  # the scan and the plain regex in turn, so the machine's load hits both
+                plains.append(_plain_regex(ws))
                 t0, c0 = time.perf_counter(), time.process_time()
                 reports.append(scan(ws, Options()))
                 fulls.append(time.perf_counter() - t0)
                 cpus.append(time.process_time() - c0)
             report = reports[-1]
-            print(f"\nload average {', '.join(f'{x:.1f}' for x in os.getloadavg())} (1, 5, 15 min)")
+            print(f"load average {', '.join(f'{x:.1f}' for x in os.getloadavg())} (1, 5, 15 min)")
+            plain_wall, plain_cpu = statistics.median(p[0] for p in plains), statistics.median(p[1] for p in plains)
+            ratio_wall, ratio_cpu = statistics.median(fulls) / plain_wall, statistics.median(cpus) / plain_cpu
+            print(f"plain script (one compiled regex over the active facts, matches as JSON): median "
+                  f"{plain_wall:.2f} s wall, {plain_cpu:.2f} s CPU ({plains[-1][2]:,} matches); the full scan: "
+                  f"×{ratio_wall:.1f} wall, ×{ratio_cpu:.1f} CPU")
             print(f"full scan of {path.name} ({report.scanned['fact']:,} facts): "
                   f"median {statistics.median(fulls):.1f} s (runs {', '.join(f'{s:.1f}' for s in fulls)}; "
                   f"CPU of the process {', '.join(f'{s:.1f}' for s in cpus)} s); reading the text and vectors alone "
                   f"{statistics.median(floors):.1f} s; findings {report.counts}; notes {report.notes}")
             print("stages of each full scan (s): " + "; ".join(str(r.stages) for r in reports))
+            if not RESCANS:
+                return
             rescans, rescan_cpus = [], []
             cache = report.cache
             svc = MemoryService(ws)

@@ -109,3 +109,27 @@ def test_a_secret_in_a_note_or_working_item_is_purged_from_the_command_line(tmp_
     again = subprocess.run([*purge, "--working-item", where["working_item"]], capture_output=True, text=True,
                            timeout=600)
     assert again.returncode == 2 and "no working-memory item" in again.stderr
+
+
+_WATCHED = """
+import sys
+from memorydesk.search.copies import follow
+build = follow._build
+def watched(*args):
+    print("copies built", file=sys.stderr, flush=True)
+    return build(*args)
+follow._build = watched
+from memorydesk.cli import main
+raise SystemExit(main(sys.argv[1:]))
+"""
+
+
+def test_a_one_shot_review_builds_no_copies_for_a_few_checks(corpus: Path) -> None:
+    """Its recall checks (a few duplicate clusters and corrections) run on the product's SQL: no
+    copies of the file are built for a process that ends right after (they were, on a thread,
+    while the text was scanned)."""
+    done = subprocess.run([sys.executable, "-c", _WATCHED, "review", str(corpus), "--json"], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 1, done.stderr
+    assert {r["kind"] for r in json.loads(done.stdout)} >= {"duplicate", "losing_correction"}  # checks ran
+    assert "copies built" not in done.stderr

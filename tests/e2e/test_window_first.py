@@ -13,9 +13,11 @@ import pytest
 
 from helpers import DESK_UNTIL
 
-#: what the first paint must not wait for: the model, the ORM, the other tabs, the graph's
-#: plotting and layout stack, search's copies, the demo builder, the reviewer
-LATER = ("onnxruntime", "tokenizers", "sqlalchemy.orm", "pyqtgraph", "networkx", "memorydesk.ui.graph",
+#: what the first paint must not wait for: the model (and numpy, which the embedding module
+#: imports), the ORM, the other tabs, the graph's plotting and layout stack, search's copies, the
+#: demo builder, the reviewer
+LATER = ("onnxruntime", "tokenizers", "numpy", "memorydesk.embedding", "sqlalchemy.orm", "pyqtgraph", "networkx",
+         "memorydesk.ui.graph",
          "memorydesk.ui.lineage", "memorydesk.ui.conflicts", "memorydesk.ui.grants", "memorydesk.ui.policies",
          "memorydesk.ui.history", "memorydesk.ui.review", "memorydesk.search.copies.bundle", "memorydesk.search.agent",
          "memorydesk.demo", "memorydesk.memory.reviewer", "memorydesk.lineage")

@@ -105,6 +105,23 @@ def test_pages_join_up_to_the_whole_list(product_db: Path) -> None:
     assert len(seen) == len(whole)
 
 
+@pytest.mark.parametrize("q", [{}, {"kind": "fact"}, {"since": T0 + 60}, {"until": T0 + 300}])
+def test_the_whole_walk_is_the_pages_one_after_the_other(product_db: Path, q: dict) -> None:
+    """``iter_events`` (the command line's walk: one merge, large reads, every fact read once) gives
+    exactly the pages ``history_page`` gives from its cursors, in their order."""
+    with open_workspace(product_db, read_only=True) as ws:
+        whole = list(iter_events(ws, HistoryQuery(**q), page=4))
+        paged, cursor = [], None
+        while True:
+            page = history_page(ws, HistoryQuery(**q), cursor, 4)
+            paged += page.events
+            if page.next_cursor is None:
+                break
+            cursor = page.next_cursor
+    assert len(whole) > 8  # pages of 4: several
+    assert whole == paged
+
+
 def test_the_desks_own_changes_name_the_reviewer_and_undo_knows_what_depends(product_db: Path) -> None:
     ws = open_workspace(product_db)  # adopts the file (a backup is made)
     try:

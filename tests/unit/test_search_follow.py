@@ -13,6 +13,7 @@ exactly what copies built afresh give.
 from __future__ import annotations
 
 import random
+import re
 import threading
 import time
 from pathlib import Path
@@ -24,6 +25,7 @@ import sqlite_vec
 
 from fixtures.search_world import NOW, OTHER, SCOPES, T0, Fixed, World, reference_hybrid, unit
 from fixtures.second_writer import SecondWriter
+from memorydesk.core.changes import Kind
 from memorydesk.core.product.fusion import rrf_fuse
 from memorydesk.search.agent import search
 from memorydesk.search.cache import snapshot_version
@@ -32,6 +34,7 @@ from memorydesk.search.copies.follow import FileState
 from memorydesk.search.scope import repo_scope
 from memorydesk.search.vector import vector_ids
 from memorydesk.store.ours import VECTOR_TABLE
+from memorydesk.store.watermarks import FACT_ROW_COLUMNS, Follower
 
 
 class Facts:
@@ -196,7 +199,7 @@ def test_more_than_it_pays_to_follow_is_rebuilt(tmp_path: Path) -> None:
     rng, nrng = random.Random(6), np.random.default_rng(6)
     try:
         state = follow.wait_ready(world.ws)
-        follow.configure(max_follow_pages=2)
+        follow.configure(max_follow_rows=2)
         with SecondWriter(world.path) as writer:
             writer.write(facts.batch(world, rng, nrng, 200))
         queries = [(world.query(rng), world.query_vector(rng, nrng), rng.choice(SCOPES)) for _ in range(4)]
@@ -204,7 +207,7 @@ def test_more_than_it_pays_to_follow_is_rebuilt(tmp_path: Path) -> None:
         rebuilt = follow.wait_ready(world.ws)
         assert rebuilt is not None and rebuilt is not state and rebuilt.followed == 0
     finally:
-        follow.configure(max_follow_pages=follow.CacheSettings().max_follow_pages)
+        follow.configure(max_follow_rows=follow.CacheSettings().max_follow_rows)
         world.close()
 
 
@@ -286,3 +289,110 @@ def test_a_product_file_opened_read_only_is_followed_too(tmp_path: Path) -> None
                         fresh = search_vector._nearest_in_matrix(search_vector._load_index(ws, conn), qvec, 30)
                     assert got == fresh
                 assert follow.wait_ready(ws) is state and state.followed == round_ + 1
+
+
+_SHADOW = re.compile(r"(?<!')memory_facts_fts_(data|idx|docsize|config)\b")
+
+
+def test_following_reads_rows_and_asks_fts5_never_its_storage(tmp_path: Path) -> None:
+    """Every statement run while the copies follow a write: none of ours reads FTS5's shadow tables
+    (FTS5's own statements name them quoted, ``'main'.'memory_facts_fts_data'``)."""
+    world = World(tmp_path / "public.db", seed=12)
+    facts = Facts(world)
+    rng, nrng = random.Random(12), np.random.default_rng(12)
+    try:
+        state = follow.wait_ready(world.ws)
+        assert state is not None
+        with SecondWriter(world.path) as writer:
+            writer.write(facts.batch(world, rng, nrng, 40))
+        statements: list[str] = []
+        with world.ws.read() as conn:
+            raw = conn.connection.driver_connection
+            raw.set_trace_callback(statements.append)
+            try:
+                version = snapshot_version(world.ws, conn)
+                with follow.using(world.ws, conn) as seen:
+                    assert seen is state and state.version == version and state.followed == 1
+            finally:
+                raw.set_trace_callback(None)
+        ours = [s for s in statements if _SHADOW.search(s)]
+        assert any("memory_facts_fts MATCH" in s for s in statements)  # FTS5 was asked (the probes)
+        assert any(s.startswith("SELECT rowid, id, workspace_id") for s in statements)  # the rows were read
+        assert ours == []
+        queries = [(world.query(rng), world.query_vector(rng, nrng), rng.choice(SCOPES)) for _ in range(6)]
+        _check_against_sql(world, queries, _results(world, queries))
+    finally:
+        world.close()
+
+
+def test_an_index_out_of_step_with_its_table_is_not_trusted(tmp_path: Path) -> None:
+    """A program that bypasses the product's triggers leaves the index saying something else than
+    the rows: the copies do not take the rows' word for it; searches give what the product's SQL
+    gives (FTS5's own answer)."""
+    world = World(tmp_path / "bypass.db", seed=13)
+    rng, nrng = random.Random(13), np.random.default_rng(13)
+    try:
+        with world.ws.read() as conn:
+            fid = conn.exec_driver_sql("SELECT id FROM memory_facts_table WHERE superseded_by IS NULL "
+                                       "AND workspace_id = ? LIMIT 1", (world.ws.workspace_id,)).scalar_one()
+        with SecondWriter(world.path) as writer:
+            writer.write([{"op": "sql", "sql": "DROP TRIGGER memory_facts_au"}])
+            state = follow.wait_ready(world.ws)  # built after the schema change: the next write is followed
+            assert state is not None
+            writer.write([{"op": "edit", "id": fid, "topic": "zyxwvut", "content": "quixotic zyxwvut",
+                           "vector": False}])
+        assert search(world.ws, "zyxwvut", mode="keyword").hits == []  # the index never heard of it
+        assert [(h.id, h.bm25) for h in search(world.ws, "quixotic", mode="keyword").hits] == \
+            world.keyword("quixotic", 20, None)
+        assert follow.wait_ready(world.ws) is not state  # not followed: FTS5 disagreed, the copies were rebuilt
+        queries = [(world.query(rng), world.query_vector(rng, nrng), rng.choice(SCOPES)) for _ in range(6)]
+        _check_against_sql(world, queries, _results(world, queries))
+    finally:
+        world.close()
+
+
+def test_the_watcher_and_the_copies_notice_a_write_one_way(tmp_path: Path) -> None:
+    """The window's watcher and search's copies read the same public marks: another program's
+    write is read once per file version (every fact row's mark), whoever asks first; a creation
+    time changed in place, which moves no count or time the watcher used to read, is seen by
+    both; after the watcher brought the copies up (``catch_up``) a search reads no row's mark."""
+    world = World(tmp_path / "one-way.db", seed=14)
+    facts = Facts(world)
+    rng, nrng = random.Random(14), np.random.default_rng(14)
+    try:
+        state = follow.wait_ready(world.ws)
+        assert state is not None
+        watcher = Follower(world.ws, slow_share=1.0)
+        assert watcher.poll() is None  # where the file stands
+        with SecondWriter(world.path) as writer:
+            writer.write([{"op": "created", "id": facts.ids[7], "created_at": T0 + 999 * 3600}])
+            with world.ws.read() as conn:
+                version = snapshot_version(world.ws, conn)
+                with follow.using(world.ws, conn) as seen:  # a search: the copies follow first
+                    assert seen is state and state.version == version and state.followed == 1
+            read = world.ws.fact_marks.rows
+            assert read.version == version
+            assert watcher.poll() == ({Kind.FACT, Kind.DOMAIN}, False)  # seen, though no count or time moved
+            assert world.ws.fact_marks.rows is read  # the pass the copies read: not read again
+            writer.write([{"op": "insert", "id": "late-one-way", "workspace_id": world.ws.workspace_id,
+                           "domain": "codebase", "topic": "one-way", "content": "zyxwvut one way", "confidence": 0.5,
+                           "memory_type": "fact", "embedding": None, "vector": False, "created_at": T0}])
+            assert watcher.poll() == ({Kind.FACT, Kind.DOMAIN}, False)
+            follow.catch_up(world.ws)  # what the window's watcher does when facts moved
+            assert state.followed == 2 and follow.wait_ready(world.ws) is state
+        statements: list[str] = []
+        with world.ws.read() as conn:
+            raw = conn.connection.driver_connection
+            raw.set_trace_callback(statements.append)
+            try:
+                snapshot_version(world.ws, conn)
+                with follow.using(world.ws, conn) as seen:
+                    assert seen is state
+            finally:
+                raw.set_trace_callback(None)
+        assert statements and not [s for s in statements if s.startswith(f"SELECT {FACT_ROW_COLUMNS}")]
+        assert [h.id for h in search(world.ws, "zyxwvut", mode="keyword").hits] == ["late-one-way"]
+        queries = [(world.query(rng), world.query_vector(rng, nrng), rng.choice(SCOPES)) for _ in range(6)]
+        _check_against_sql(world, queries, _results(world, queries))
+    finally:
+        world.close()

@@ -68,6 +68,7 @@ def run(args) -> int:
     from memorydesk.browse.audit.job import Plan, run_audit
     from memorydesk.memory.audit_runs import save_run
     from memorydesk.search import audit
+    from memorydesk.search.copies import follow
 
     names = list(VARIANTS) if "all" in args.what_if else list(dict.fromkeys(args.what_if))
     if args.baseline is None and args.max_drop != 0.02:
@@ -80,7 +81,8 @@ def run(args) -> int:
     if args.sample is not None and args.sample <= 0:
         raise BadInput(f"--sample must be 1 or more, not {args.sample}")
     show = _progress if sys.stderr.isatty() and not args.json else None
-    with open_workspace(args.workspace, read_only=not args.save) as ws:
+    # copies only for an audit of many facts (``browse.audit.job.BUILD_FOR``)
+    with follow.one_shot(), open_workspace(args.workspace, read_only=not args.save) as ws:
         base = None
         if args.baseline is not None:
             base = kept.get_run(ws, args.baseline)

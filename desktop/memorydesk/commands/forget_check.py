@@ -51,14 +51,10 @@ def run(args) -> int:
     if (args.reason or args.actor) and not args.save:
         raise BadInput("forget-check: --reason and --actor go with --save")
     one_shot()  # a few queries: the session that is quickest to build and run once
-    before = follow.settings().build_after
-    follow.configure(build_after=10**9)  # one check: search's copies could not be built before it ends
-    try:
-        with open_workspace(args.workspace, read_only=not args.save) as ws:
-            receipt = forget_check(ws, fact_ids=args.fact_ids, text=args.text)
-            saved = _save(ws, receipt, args) if args.save else ""
-    finally:
-        follow.configure(build_after=before)
+    # one check: search's copies could not be built before it ends
+    with follow.one_shot(), open_workspace(args.workspace, read_only=not args.save) as ws:
+        receipt = forget_check(ws, fact_ids=args.fact_ids, text=args.text)
+        saved = _save(ws, receipt, args) if args.save else ""
     if args.json:
         write_out(json.dumps(receipt.to_json(), ensure_ascii=False, indent=2) + "\n", flush=True)
     elif args.markdown:

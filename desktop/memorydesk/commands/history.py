@@ -16,12 +16,14 @@ hashed (as the Conflicts export). Exit 0; 2 on bad input.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable, Iterator
 
 from memorydesk.browse.history.entries import KINDS, HistoryQuery, iter_events
 from memorydesk.browse.history.export import export_json, export_markdown, text_line
 from memorydesk.commands.args import text_arg
 from memorydesk.commands.output import write_out
 from memorydesk.core.moments import parse_moment
+from memorydesk.core.receipts import gc_paused
 from memorydesk.store import open_workspace
 
 
@@ -50,19 +52,33 @@ def query_of(args) -> HistoryQuery:
 
 def run(args) -> int:
     query = query_of(args)
-    with open_workspace(args.workspace, read_only=True) as ws:
+    # a one-shot walk makes a few objects per change, and the collector would scan them again and again
+    with open_workspace(args.workspace, read_only=True) as ws, gc_paused(promote=True):
         events = iter_events(ws, query)
         if args.json:
-            for chunk in export_json(events, content_free=args.content_free):
-                write_out(chunk)
+            _write(export_json(events, content_free=args.content_free))
         elif args.format == "markdown":
-            for chunk in export_markdown(events, ws.name, query, content_free=args.content_free):
-                write_out(chunk)
+            _write(export_markdown(events, ws.name, query, content_free=args.content_free))
         else:
-            count = 0
-            for event in events:
-                write_out(text_line(event, content_free=args.content_free) + "\n")
-                count += 1
-            print(f"{count:,} change{'s' if count != 1 else ''}", file=sys.stderr)
+            count = [0]
+
+            def lines() -> Iterator[str]:
+                for event in events:
+                    yield text_line(event, content_free=args.content_free) + "\n"
+                    count[0] += 1
+
+            _write(lines())
+            print(f"{count[0]:,} change{'s' if count[0] != 1 else ''}", file=sys.stderr)
     sys.stdout.flush()
     return 0
+
+
+def _write(chunks: Iterable[str], per_write: int = 2000) -> None:
+    """Print ``chunks`` a few thousand at a time (one write each, not one per line)."""
+    held: list[str] = []
+    for chunk in chunks:
+        held.append(chunk)
+        if len(held) >= per_write:
+            write_out("".join(held))
+            held.clear()
+    write_out("".join(held))

@@ -31,7 +31,7 @@ from datetime import UTC, datetime, timedelta
 from memorydesk.core.errors import BadInput
 from memorydesk.core.health.scalar import RunHealth, classify
 from memorydesk.core.health.table import DEFAULT_FRESH_FOR, format_duration, parse_duration
-from memorydesk.core.receipts import Receipt, format_utc, parse_utc
+from memorydesk.core.receipts import Receipt, format_utc, gc_paused, parse_utc
 from memorydesk.lineage.jsonl import BadReceiptLine
 from memorydesk.lineage.receipt_files import parse_receipts, read_receipts
 
@@ -101,15 +101,16 @@ def run_ingest(args: argparse.Namespace) -> int:
 def run_classify(args: argparse.Namespace) -> int:
     now = _parse_now(args.now)
     fresh_for = _parse_fresh_for(args.fresh_for)
-    receipts = read_any(args.file)
-    results = classify(receipts, now=now, fresh_for=fresh_for)
-    if not results:
-        said = (f"no receipts in {args.file}" if not receipts else
-                f"none of the {len(receipts)} receipts in {args.file} is dated at or before {format_utc(now)}")
-        print(f"memory-desk: {said}", file=sys.stderr)
-    sys.stdout.write(_as_json(results) if args.json else _as_text(results))
-    sys.stdout.flush()
-    return 0 if all(r.ok for r in results) else 1
+    with gc_paused(promote=True):  # one pause from reading to printing
+        receipts = read_any(args.file)
+        results = classify(receipts, now=now, fresh_for=fresh_for)
+        if not results:
+            said = (f"no receipts in {args.file}" if not receipts else
+                    f"none of the {len(receipts)} receipts in {args.file} is dated at or before {format_utc(now)}")
+            print(f"memory-desk: {said}", file=sys.stderr)
+        sys.stdout.write(_as_json(results) if args.json else _as_text(results))
+        sys.stdout.flush()
+        return 0 if all(r.ok for r in results) else 1
 
 
 def read_any(path: str) -> list[Receipt]:

@@ -41,12 +41,14 @@ def _progress(stage: str, done: int, total: int) -> None:
 def run(args) -> int:
     from memorydesk.browse.review.decisions import apply_states, read_decisions
     from memorydesk.browse.review.scan import Options, scan
+    from memorydesk.search.copies import follow
     from memorydesk.store import open_workspace
 
     options = Options(kinds=tuple(dict.fromkeys(args.kind)) if args.kind else KINDS,
                       duplicate_cosine=args.duplicate_cosine)
     show = _progress if sys.stderr.isatty() and not args.json else None
-    with open_workspace(args.workspace, read_only=True) as ws:
+    # a few recall checks run on the product's SQL; for many the copies are built first
+    with follow.one_shot(), open_workspace(args.workspace, read_only=True) as ws:
         report = scan(ws, options, progress=show)
         report.findings = apply_states(report.findings, read_decisions(ws))
     if show is not None:

@@ -12,6 +12,7 @@ time and said so. All raise ``BadInput`` with one sentence naming the input.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 
 from memorydesk.core.errors import BadInput
 from memorydesk.core.receipts import parse_utc
@@ -45,8 +46,24 @@ def check_range(since: int | None, until: int | None, since_name: str = "--since
                        "nothing can fall between them")
 
 
+_EPOCH_DAY = dt.date(1970, 1, 1).toordinal()
+_LAST_SECOND = 253_402_300_800  # 10000-01-01: past it there is no such date (``str(seconds)``)
+
+
+_TWO = [f"{n:02d}" for n in range(60)]
+
+
+@functools.lru_cache(maxsize=8192)
+def _hour_text(hours: int) -> str:
+    days, hour = divmod(hours, 24)
+    return f"{dt.date.fromordinal(_EPOCH_DAY + days).isoformat()}T{_TWO[hour]}:"
+
+
 def utc_text(seconds: int) -> str:
     """``2026-11-12T14:00:00Z``."""
+    if type(seconds) is int and 0 <= seconds < _LAST_SECOND:  # the common case, many times a history
+        hours, rest = divmod(seconds, 3600)
+        return f"{_hour_text(hours)}{_TWO[rest // 60]}:{_TWO[rest % 60]}Z"
     try:
         return dt.datetime.fromtimestamp(seconds, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     except (OverflowError, OSError, ValueError):

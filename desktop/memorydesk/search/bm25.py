@@ -12,14 +12,14 @@ copy of the index search keeps (``search.copies.fts_mirror``, kept in step by ``
   query's phrases in order (``fts5_aux.c``); each summand depends only on its own phrase
   and the row. A prefix term ``tok*`` matches the indexed terms that start with ``tok``;
   its ``tf`` in a row is the number of such tokens in topic and content, its idf comes
-  from the number of rows holding one, ``D`` is the row's length (``%_docsize``), all
-  read from the copy and put through bm25's formula in FTS5's order of operations
-  (``term_parts``); the self-check holds those numbers to FTS5's own, bit for bit;
+  from the number of rows holding one, ``D`` is the row's length (its tokens in all
+  columns), all read from the copy and put through bm25's formula in FTS5's order of
+  operations (``search.copies.bm25_terms``); the self-check holds those numbers to FTS5's
+  own, bit for bit;
 - the summands are added in the product's phrase order, as FTS5 adds them (a phrase a
   row does not match adds ``0.0``, which changes nothing);
 - the workspace phrase comes last; its summand is computed here with FTS5's formula from
-  the row's length (``%_docsize``), the index totals and the number of rows matching
-  the phrase;
+  the row's length, the index totals and the number of rows matching the phrase;
 - the best rows are picked with a bound (the workspace summand is below ``idf·(k1+1)``),
   looking up only the rows needed, which are then filtered with the product's own
   predicates (active, this workspace, ``--repo``);
@@ -39,50 +39,22 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from memorydesk.core.product.fts_query import FACT_TEXT_COLUMNS
-from memorydesk.search.copies.fts_mirror import KeywordIndex, varints
+from memorydesk.search.copies.bm25_terms import K1 as _K1
+from memorydesk.search.copies.bm25_terms import IndexShape as _IndexShape
+from memorydesk.search.copies.bm25_terms import Unsure as _Unsure
 from memorydesk.search.fts import ROW_COLUMNS, KeywordRow, keyword_row
 from memorydesk.search.scope import RepoScope
 
-__all__ = ["shape_of", "term_parts"]
+__all__: list[str] = []  # the fast path's parts; ``keyword.fast_keyword`` calls them
 
 log = logging.getLogger("memorydesk.search")
 
-#: FTS5's bm25 constants (``fts5_aux.c``).
-_K1 = 1.2
-_B = 0.75
 _WS_CLAUSE = ") AND (workspace_id : "
-_TEXT_COLSET = "{" + " ".join(FACT_TEXT_COLUMNS) + "}"
-
-
-class _Unsure(Exception):
-    """The fast path cannot vouch for this query's answer; the product's SQL gives it."""
-
-
-@dataclass(frozen=True)
-class _IndexShape:
-    """What the workspace phrase adds to bm25, for one snapshot of the index."""
-
-    n_row: int
-    avgdl: float
-    idf: float | None  # None: the product's MATCH has no workspace phrase
-    members: np.ndarray | None  # by rowid: rows matching the workspace phrase (None: every row)
-    doc_len: np.ndarray | None = None  # by rowid: the row's token count, all columns (-1: no row)
-    norm: np.ndarray | None = None  # by rowid: k1·(1 - b + b·D/avgdl), the length term of bm25's denominator
-
-
-def _varints(blob: bytes) -> list[int]:
-    try:
-        return varints(blob)
-    except ValueError:
-        raise _Unsure("truncated varint") from None
 
 
 def _workspace_phrase(match: str) -> str | None:
@@ -91,60 +63,6 @@ def _workspace_phrase(match: str) -> str | None:
     if at < 0 or not match.endswith(")"):
         return None
     return match[at + len(_WS_CLAUSE) : -1]
-
-
-def shape_of(index: KeywordIndex) -> _IndexShape | None:
-    """What the workspace phrase adds to bm25, from the copy of the index (worked out once per change)."""
-    if index.n_row <= 0:
-        return None
-    known = index.derived.get("shape")
-    if known is not None and known[0] == index.epoch:
-        return known[1]  # type: ignore[no-any-return]
-    avgdl = float(sum(index.totals)) / float(index.n_row)
-    # bm25's length term per row, in FTS5's order of operations (the same bits as computed row by row)
-    norm = _K1 * (1 - _B + _B * index.doc_len.astype(np.float64) / avgdl)
-    if index.phrase is None:
-        shape = _IndexShape(index.n_row, avgdl, None, None, index.doc_len, norm)
-    else:
-        n_hit = index.n_hit
-        idf = math.log((index.n_row - n_hit + 0.5) / (n_hit + 0.5))
-        if idf <= 0.0:
-            idf = 1e-6
-        members = None if n_hit == index.n_row else index.members
-        shape = _IndexShape(index.n_row, avgdl, idf, members, index.doc_len, norm)
-    index.derived["shape"] = (index.epoch, shape)
-    return shape
-
-
-def term_parts(rows: np.ndarray, tf: np.ndarray, shape: _IndexShape) -> tuple[np.ndarray, np.ndarray]:
-    """What the phrase ``term*`` adds to the bm25 of ``rows`` (which hold it ``tf`` times)."""
-    if not len(rows):
-        return rows, np.zeros(0, dtype=np.float64)
-    doc_len = shape.doc_len
-    assert doc_len is not None
-    if int(rows[-1]) >= len(doc_len) or bool((doc_len[rows] < 0).any()):
-        raise _Unsure("a row without a size")
-    n_hit = len(rows)
-    idf = math.log((shape.n_row - n_hit + 0.5) / (n_hit + 0.5))
-    if idf <= 0.0:
-        idf = 1e-6
-    tf = np.asarray(tf, dtype=np.float64)
-    if shape.norm is not None:
-        norm = shape.norm[rows]
-    else:
-        norm = _K1 * (1 - _B + _B * doc_len[rows].astype(np.float64) / shape.avgdl)
-    # fts5Bm25Function's summand, in its order of operations
-    return rows, idf * ((tf * (_K1 + 1.0)) / (tf + norm))
-
-
-def _ranked_postings(raw: Any, fts: str, term: str) -> tuple[np.ndarray, np.ndarray]:
-    """FTS5's own summand for ``term*`` per row: ``-rank`` of a one-phrase query (the self-check's truth)."""
-    rows = raw.execute(f"SELECT rowid, rank FROM {fts} WHERE {fts} MATCH ?",
-                       (f"{_TEXT_COLSET} : ({term}*)",)).fetchall()
-    if not rows:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
-    arr = np.array(rows, dtype=np.float64)
-    return arr[:, 0].astype(np.int64), -arr[:, 1]  # rank = -1.0 * (0.0 + summand): the summand exactly
 
 
 def _summed(postings: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
@@ -279,8 +197,8 @@ def _scored(raw: Any, fts: str, kept_sql: str, workspace_id: str, scope_params: 
     """(full bm25 score (positive), rowid) of the rows among ``rowids`` the product's join keeps.
 
     Only rowids are read here (a query may rank thousands of candidates); the rows' lengths
-    come from the copy of the index, which holds this snapshot's (``%_docsize`` for a row it
-    does not know). The ten rows returned are read once, at the end.
+    come from the copy of the index, which holds this snapshot's. The ten rows returned are
+    read once, at the end.
     """
     kept = [r[0] for r in raw.execute(kept_sql, (json.dumps(rowids.tolist()), workspace_id,
                                                   *scope_params)).fetchall()]
@@ -291,21 +209,10 @@ def _scored(raw: Any, fts: str, kept_sql: str, workspace_id: str, scope_params: 
     if shape.idf is None:
         return list(zip(parts.tolist(), kept))
     at = np.array(kept, dtype=np.int64)
-    length_term = np.full(len(kept), np.nan)
-    if shape.norm is not None and shape.doc_len is not None:
-        inside = at < len(shape.doc_len)
-        inside[inside] = shape.doc_len[at[inside]] >= 0
-        length_term[inside] = shape.norm[at[inside]]
-    missing = np.flatnonzero(np.isnan(length_term))
-    if len(missing):  # rows the copy does not know: their lengths from ``%_docsize``
-        sizes = dict(raw.execute(f"SELECT id, sz FROM {fts}_docsize WHERE id IN (SELECT value FROM json_each(?))",
-                                 (json.dumps(at[missing].tolist()),)).fetchall())
-        for i in missing.tolist():
-            blob = sizes.get(kept[i])
-            if blob is None:
-                raise _Unsure("row without a size")
-            d = float(sum(_varints(bytes(blob))))
-            length_term[i] = _K1 * (1 - _B + _B * d / shape.avgdl)
+    if shape.norm is None or shape.doc_len is None or int(at.max()) >= len(shape.doc_len) \
+            or bool((shape.doc_len[at] < 0).any()):
+        raise _Unsure("a row without a size")
+    length_term = shape.norm[at]
     # fts5Bm25Function, the workspace phrase's summand, in FTS5's order of operations (numpy's
     # float64 arithmetic element by element is the same IEEE arithmetic as FTS5's doubles)
     tf = 1.0

@@ -19,9 +19,9 @@ import numpy as np
 import sqlean
 
 from memorydesk.core.product.fts_query import keyword_terms, scoped_match
-from memorydesk.search.bm25 import _fast_rows, _ranked_postings, _Unsure, _workspace_phrase, shape_of, term_parts
-from memorydesk.search.copies.fts_log import averages
-from memorydesk.search.copies.fts_mirror import DocSizes, KeywordIndex, Retokenizer, TermTable, fts_options
+from memorydesk.search.bm25 import _fast_rows, _workspace_phrase
+from memorydesk.search.copies.bm25_terms import Unsure, ranked_postings, shape_of, term_parts
+from memorydesk.search.copies.fts_mirror import KeywordIndex, Retokenizer, TermTable, fts_options
 from memorydesk.search.fts import product_sql
 from memorydesk.search.scope import RepoScope
 from memorydesk.store.product_ddl import fts_statements
@@ -85,10 +85,10 @@ def _self_check(rounds: int = 20) -> bool:
         options = fts_options(raw.execute("SELECT sql FROM sqlite_master WHERE name = ?", (fts,)).fetchone()[0])
         if options is None:
             return False
-        n_row, totals = averages(raw, fts)
-        docs = DocSizes.build(raw, fts, len(totals))
-        index = KeywordIndex(TermTable.build(raw, fts), docs, np.zeros(len(docs.sizes), dtype=bool),
-                             None, n_row, totals)
+        top = raw.execute(f"SELECT max(rowid) FROM {facts}").fetchone()[0]
+        rowids = np.array([r[0] for r in raw.execute(f"SELECT rowid FROM {facts}")], dtype=np.int64)
+        index = KeywordIndex.of_rows(*TermTable.build(raw, fts, top), rowids,
+                                     lambda size: np.zeros(size, dtype=bool), None)
         phrases = {wid: _workspace_phrase(scoped_match("aa", wid)) for wid in _CHECK_SPACES}
         member_sets = {wid: {r[0] for r in raw.execute(f"SELECT rowid FROM {fts} WHERE {fts} MATCH ?",
                                                        (f"workspace_id : {phrases[wid]}",))} for wid in _CHECK_SPACES}
@@ -111,9 +111,8 @@ def _self_check(rounds: int = 20) -> bool:
         changed |= {r[0] for r in raw.execute(f"SELECT rowid FROM {facts}")}
         live = {r[0]: r[1:] for r in raw.execute(f"SELECT rowid, topic, content, workspace_id FROM {facts}")}
         tokens = retok.rows(raw, [(rowid, *live[rowid]) for rowid in sorted(changed) if rowid in live], None)
-        n_row, totals = averages(raw, fts)
-        index.apply({rowid: tokens.get(rowid) for rowid in changed}, n_row, totals)
-        if not index.consistent(n_row, totals):
+        index.apply({rowid: tokens.get(rowid) for rowid in changed})
+        if index.n_row != len(live):
             return False
         member_sets = {wid: {r[0] for r in raw.execute(f"SELECT rowid FROM {fts} WHERE {fts} MATCH ?",
                                                        (f"workspace_id : {phrases[wid]}",))} for wid in _CHECK_SPACES}
@@ -160,7 +159,7 @@ def _compare(raw: Any, fts: str, facts: str, index: KeywordIndex, phrases: dict[
                 postings = []
                 for t in terms:
                     ours = term_parts(*index.table.postings(t), shape)
-                    truth = _ranked_postings(raw, fts, t)
+                    truth = ranked_postings(raw, fts, t)
                     if not (np.array_equal(ours[0], truth[0]) and ours[1].tobytes() == truth[1].tobytes()):
                         return -10**6  # the copy's numbers must be FTS5's own
                     postings.append(ours)
@@ -170,7 +169,7 @@ def _compare(raw: Any, fts: str, facts: str, index: KeywordIndex, phrases: dict[
                     try:
                         got = [(r.id, r.bm25) for r in _fast_rows(raw, fts, facts, wid, postings, limit, scope, shape,
                                                                    flags)]
-                    except _Unsure:
+                    except Unsure:
                         continue
                     if [g[0] for g in got] != [w[0] for w in want]:
                         return -10**6

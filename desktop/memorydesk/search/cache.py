@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 from sqlalchemy import Connection
 
 from memorydesk.store import Workspace
+from memorydesk.store.watermarks import snapshot_of
 
 __all__ = ["SIZED_BUDGET", "Values", "cached", "clear_caches", "snapshot_version"]
 
@@ -99,10 +100,7 @@ def snapshot_version(ws: Workspace, conn: Connection) -> int | None:
     if txn is not None:  # something already ran in this transaction: its snapshot is unknown
         version: int | None = None
     else:
-        before = ws.data_version()
-        conn.exec_driver_sql(f"SELECT 1 FROM {ws.layout.facts.name} LIMIT 1").all()  # begins the snapshot
-        after = ws.data_version()
-        version = before if before == after else None
+        version = snapshot_of(ws, conn)
     current = conn.get_transaction()
     with held.lock:  # a weak reference: the transaction refers to the connection, the key
         held.snapshots[conn] = (weakref.ref(current) if current is not None else _dead, version)

@@ -34,6 +34,7 @@ from memorydesk.core.product.fts_query import is_keyword_reachable, keyword_term
 from memorydesk.search import bm25, bm25_check
 from memorydesk.search.cache import cached
 from memorydesk.search.copies import follow
+from memorydesk.search.copies.bm25_terms import Unsure, shape_of, term_parts
 from memorydesk.search.fts import KEYWORD_LIMIT, KeywordRow, is_fts_query_error, keyword_row, product_sql
 from memorydesk.search.scope import RepoScope
 from memorydesk.store import Workspace
@@ -94,13 +95,13 @@ def fast_keyword(conn: Connection, ws: Workspace, query: str, match: str, limit:
         if not bm25_check.passed():
             return None
         try:
-            shape = bm25.shape_of(state.keyword)
+            shape = shape_of(state.keyword)
             if shape is None:
                 return None
-            postings = [bm25.term_parts(*state.postings(term), shape) for term in keyword_terms(query)]
+            postings = [term_parts(*state.postings(term), shape) for term in keyword_terms(query)]
             return bm25._fast_rows(raw, fts, facts, ws.workspace_id, postings, limit, scope, shape,
                                    state.rows.active)
-        except (bm25._Unsure, sqlean.Error):
+        except (Unsure, sqlean.Error):
             return None
 
 

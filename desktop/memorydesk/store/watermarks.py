@@ -1,18 +1,24 @@
 """Public watermarks of a workspace's data: what tells that something changed, read from the
-rows themselves (counts, highest rowids, newest ``updated_at`` and the columns written in
-place), never from SQLite's files.
+rows themselves (counts, highest rowids, the columns written in place, every fact row's mark),
+never from SQLite's files. It is the one way the desk notices another program's writes: the
+window's watcher (``Follower``) and search's copies (``search.copies.follow``) read them.
 
 - ``marks(conn, layout)``: one small tuple per table the desk shows. When another program
-  commits to the file (``PRAGMA data_version`` says so), the window's watcher (``Follower``)
-  reads them again and ``changed(before, after)`` says which kinds of entity
-  (``core.changes.Kind``) moved and whether the desk's history did, so that the window
-  refreshes only the views those reach. A row written in place that keeps its length and its
-  times would not be seen; every write the product and the desk make moves a mark.
-- The facts' newest ``updated_at`` and ``last_recalled_at`` (an agent's re-mention, a recall
-  recorded) have no index: reading them is a scan of the fact table (about a quarter of a
-  second at 100,000 facts). They are read after a change at most as often as keeps that scan
-  under a tenth of the watcher's time, so a fact changed in place shows within a few seconds
-  on a large file; a fact added, superseded or removed, and everything else, within a second.
+  commits to the file (``PRAGMA data_version`` says so), the window's watcher reads them again
+  and ``changed(before, after)`` says which kinds of entity (``core.changes.Kind``) moved and
+  whether the desk's history did, so that the window refreshes only the views those reach.
+  Outside the fact table a row written in place that keeps its length and its times would not
+  be seen; every write the product and the desk make moves a mark.
+- ``fact_rows(ws, conn, version)``: every fact row's own mark, the hash of the row as the
+  driver gives it (``FACT_ROW_COLUMNS``: what search's copies hold, and the times and counts a
+  fact's row shows), by rowid; a row written in place is seen whatever it keeps. It is one pass
+  over the fact table (its pages, which carry the embeddings, are most of it: about a second
+  at 100,000 facts), read once per file version by whoever asks first and kept on the
+  workspace for the other: search's copies take the rows whose mark changed; the watcher
+  compares one digest of them (``Watched.rows``). The watcher reads it after a change at most
+  as often as keeps the pass under a tenth of its time, so a fact changed in place shows
+  within seconds on a large file; a fact added, superseded or removed, and everything else,
+  within a second.
 - ``data_stamp(ws)`` is one string over the facts, policies, notes and working-memory items:
   it changes when any of them changes. The review keeps it with its results (unchanged
   since: the kept scan is current) and a recall-audit run with its report (two runs on the
@@ -21,11 +27,13 @@ place), never from SQLite's files.
 
 from __future__ import annotations
 
+import array
 import json
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from sqlalchemy import Connection
 
@@ -44,14 +52,14 @@ class Watched:
     kinds: tuple[Kind, ...]
     marks: str  # the SELECT list that changes when a view of it would
     history: bool = False
-    slow: str = ""  # marks that need a scan of a large table (read less often, see the module)
+    rows: bool = False  # also every row's mark (``fact_rows``; read less often, see the module)
 
 
 ROWS: Final = "count(*), max(rowid)"
 #: every table a view shows, and how to tell it changed (a row added, removed, or written in place)
 WATCHED: Final = (
     Watched("facts", (Kind.FACT, Kind.DOMAIN), f"{ROWS}, count(superseded_by), total(length(superseded_by))",
-            slow="max(updated_at), max(last_recalled_at)"),
+            rows=True),
     Watched("policies", (Kind.POLICY, Kind.DOMAIN), f"{ROWS}, max(updated_at), total(active)"),
     Watched("grants", (Kind.GRANT, Kind.DOMAIN), f"{ROWS}, total(rowid * (length(agent_role) * 3 "
             "+ length(memory_domain) * 5 + unicode(permission) * 7 + length(permission) * 11))"),
@@ -74,19 +82,24 @@ WATCHED: Final = (
 )
 
 
-def marks(conn: Connection, layout: Layout, *, slow: bool = False) -> Marks:
-    """Every watched table's watermark in one read (a table the file lacks is left out); with
-    ``slow``, only the marks that need a scan (``Watched.slow``)."""
+def marks(conn: Connection, layout: Layout) -> Marks:
+    """Every watched table's watermark in one read (a table the file lacks is left out)."""
     present = table_names(conn)
-    tables = [(w, getattr(layout, w.role).name if hasattr(layout, w.role) else w.role) for w in WATCHED
-              if w.slow or not slow]
+    tables = [(w, getattr(layout, w.role).name if hasattr(layout, w.role) else w.role) for w in WATCHED]
     tables = [(w, name) for w, name in tables if name in present]
     if not tables:
         return {}
-    query = " UNION ALL ".join(f'SELECT {i}, json_array({w.slow if slow else w.marks}) FROM "{name}"'
-                               for i, (w, name) in enumerate(tables))
+    query = " UNION ALL ".join(f'SELECT {i}, json_array({w.marks}) FROM "{name}"' for i, (w, name) in enumerate(tables))
     found = dict(conn.exec_driver_sql(query).all())
     return {w.role: tuple(json.loads(found[i])) for i, (w, _name) in enumerate(tables)}
+
+
+def row_marks(ws: Workspace) -> Marks:
+    """The tables' row marks (``Watched.rows``) as watermarks: one digest of every fact row's
+    mark, read in a snapshot of its own (shared with search's copies at the same version)."""
+    with ws.read() as conn:
+        rows = fact_rows(ws, conn, snapshot_of(ws, conn))
+    return {w.role: (rows.digest(),) for w in WATCHED if w.rows}
 
 
 def _held(mark: tuple[Any, ...] | None) -> tuple[Any, ...] | None:
@@ -109,14 +122,14 @@ def changed(before: Marks, after: Marks) -> tuple[frozenset[Kind], bool]:
 class Follower:
     """What other programs change in one open workspace, kind by kind: the window's watcher
     asks ``poll()`` every second (on its own thread). ``slow_share``: the share of the time the
-    slow marks' scan may take (see the module)."""
+    pass over the fact rows' marks may take (see the module)."""
 
     def __init__(self, ws: Workspace, *, slow_share: float = 0.1,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.ws, self.slow_share, self.clock = ws, slow_share, clock
         self.quick: Marks | None = None
         self.slow: Marks = {}
-        self.slow_due = 0.0  # when the slow marks may be read again
+        self.slow_due = 0.0  # when the row marks may be read again
         self.slow_wanted = False  # another program committed since they were last read
         self.slow_behind = False  # we committed since: read them again before another program's change
         self.ours = ws.own_commit_count
@@ -128,7 +141,8 @@ class Follower:
         ours, self.ours = self.ws.own_commit_count != self.ours, self.ws.own_commit_count
         if self.quick is None:  # the first poll: where the file stands
             with self.ws.read() as conn:
-                self.quick, self.slow = marks(conn, self.ws.layout), marks(conn, self.ws.layout, slow=True)
+                self.quick = marks(conn, self.ws.layout)
+            self.slow = row_marks(self.ws)
             return None
         kinds: frozenset[Kind] = frozenset()
         history = False
@@ -142,14 +156,83 @@ class Follower:
             self.slow_behind = self.slow_behind or not moved
         if (self.slow_wanted or self.slow_behind) and self.clock() >= self.slow_due:
             started = self.clock()
-            with self.ws.read() as conn:
-                slow = marks(conn, self.ws.layout, slow=True)
+            slow = row_marks(self.ws)
             spent = self.clock() - started
             self.slow_due = started + spent + spent / self.slow_share
             if self.slow_wanted:  # (only ours since the last read: where they stand now, nothing reported)
                 kinds |= changed(self.slow, slow)[0]
             self.slow, self.slow_wanted, self.slow_behind = slow, False, False
         return (kinds, history) if kinds or history else None
+
+
+# --- every fact row's own mark -----------------------------------------------------------------
+
+#: What a fact row's mark is the hash of. Search's copies read the first eight by position (the
+#: row as they hold it); the creation time quoted as well, so that -1 and -2 (whose hashes Python
+#: makes equal), or 1 and '1', never mark alike; then what a row written in place changes.
+FACT_ROW_COLUMNS: Final = ("rowid, id, workspace_id, domain, topic, content, superseded_by, created_at, "
+                           "quote(created_at), updated_at, last_recalled_at, recall_count, confidence, "
+                           "mention_count, valid_until")
+
+
+def row_mark(row: tuple[Any, ...]) -> int:
+    """A fact row's mark (``FACT_ROW_COLUMNS`` as the driver gives them): Python's own hash of the
+    row, seeded per process; two different rows agree on it with a chance of about 2⁻⁶⁴."""
+    return hash(row)
+
+
+class FactRows(NamedTuple):
+    """Every fact row's mark at one snapshot, which showed ``version`` (None: unknown)."""
+
+    version: int | None
+    rowids: array.array  # of "q", in the table's order
+    prints: array.array  # of "q", the marks, in the same order
+
+    def digest(self) -> int:
+        return hash((self.rowids.tobytes(), self.prints.tobytes()))
+
+
+class _Kept:
+    """The fact rows' marks last read for one open workspace (``Workspace.fact_marks``)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.rows: FactRows | None = None
+
+
+_kept_made = threading.Lock()
+
+
+def fact_rows(ws: Workspace, conn: Connection, version: int | None) -> FactRows:
+    """Every fact row's mark at ``conn``'s snapshot, which shows ``version`` (``snapshot_of``; None:
+    unknown): read once per version and kept on the workspace, so that the window's watcher and
+    search's copies pay for one pass; a caller asking while the pass runs waits for it."""
+    kept = ws.fact_marks
+    if kept is None:
+        with _kept_made:
+            kept = ws.fact_marks = ws.fact_marks or _Kept()
+    with kept.lock:
+        held = kept.rows
+        if version is not None and held is not None and held.version == version:
+            return held
+        rowids, prints = array.array("q"), array.array("q")
+        cursor = conn.connection.driver_connection.execute(f"SELECT {FACT_ROW_COLUMNS} FROM {ws.layout.facts.name}")
+        while chunk := cursor.fetchmany(5_000):
+            rowids.extend([r[0] for r in chunk])
+            prints.extend(map(row_mark, chunk))
+        rows = FactRows(version, rowids, prints)
+        if version is not None and (held is None or held.version is None or held.version < version):
+            kept.rows = rows
+        return rows
+
+
+def snapshot_of(ws: Workspace, conn: Connection) -> int | None:
+    """Begin ``conn``'s read snapshot (it must not have read yet) and say the ``data_version`` it
+    shows: None when another program committed while it began."""
+    before = ws.data_version()
+    conn.exec_driver_sql(f"SELECT 1 FROM {ws.layout.facts.name} LIMIT 1").all()  # begins the snapshot
+    after = ws.data_version()
+    return before if before == after else None
 
 
 # --- one stamp over the memory an agent gets -------------------------------------------------------
@@ -169,4 +252,5 @@ def data_stamp(ws: Workspace) -> str:
     return "/".join(str(x) for x in row)
 
 
-__all__ = ["WATCHED", "Follower", "Marks", "Watched", "changed", "data_stamp", "marks"]
+__all__ = ["FACT_ROW_COLUMNS", "WATCHED", "FactRows", "Follower", "Marks", "Watched", "changed", "data_stamp",
+           "fact_rows", "marks", "row_mark", "row_marks", "snapshot_of"]

@@ -61,6 +61,7 @@ class Workspace:
     # workspace owns them, so they go when it closes
     search_copies: Any = field(default=None, repr=False)
     search_values: Any = field(default=None, repr=False)
+    fact_marks: Any = field(default=None, repr=False)  # every fact row's mark, read once a version (``watermarks``)
     _watch: sqlean.Connection | None = field(default=None, repr=False)
     _last_data_version: int | None = field(default=None, repr=False)
     own_commit_count: int = field(default=0, repr=False)  # blocks of our own commits so far (``own_commits``)
@@ -160,7 +161,7 @@ class Workspace:
                 self._watch.close()
                 self._watch = None
         held = (self.search_copies, self.search_values)
-        self.search_copies = self.search_values = None
+        self.search_copies = self.search_values = self.fact_marks = None
         for kept in held:
             if kept is not None:
                 kept.close()  # their memory goes now, and a build under way stops

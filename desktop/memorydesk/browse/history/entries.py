@@ -14,9 +14,11 @@ find the desk's entry 43 and nothing else, ``43`` finds it and any text holding 
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from memorydesk.browse.history.event import Context, Event, Group
 from memorydesk.browse.history.sources import SOURCES, desk_records
@@ -27,7 +29,8 @@ from memorydesk.store.workspace import Workspace
 KINDS = ("fact", "policy", "conflict", "edge", "grant", "note", "working_item", "receipt", "domain", "forget")
 ACTOR_KINDS = ("agent", "reviewer", "system")
 ENTRY = re.compile(r"^(?:#|entry\s+)?(\d{1,12})$")  # a history entry asked for by its number
-BATCH = 200  # groups a source reads at a time
+BATCH = 200  # groups a source reads at a time for a page
+WHOLE_BATCH = 5000  # … and when the whole range is walked (``iter_events``): fewer, larger reads
 OLD_RUN = 2000  # with ``since``: a source stops after this many rows in a row older than it (docs/guide.md, "The History tab")
 
 
@@ -58,8 +61,8 @@ class HistoryPage:
 class _Stream:
     """One source read in batches, newest written first."""
 
-    def __init__(self, name: str, ctx: Context, pos: int | None, done: bool) -> None:
-        self.name, self.ctx, self.pos, self.exhausted = name, ctx, pos, done
+    def __init__(self, name: str, ctx: Context, pos: int | None, done: bool, batch: int = BATCH) -> None:
+        self.name, self.ctx, self.pos, self.exhausted, self.batch = name, ctx, pos, done, batch
         self.source = SOURCES[name][1]
         self.buffer: list[Group] = []
         self.old_run = 0  # groups in a row older than ``since``
@@ -70,8 +73,8 @@ class _Stream:
 
     def head(self) -> Group | None:
         if not self.buffer and not self.exhausted:
-            got = self.source(self.ctx, self.pos, BATCH)
-            self.exhausted = len(got) < BATCH
+            got = self.source(self.ctx, self.pos, self.batch)
+            self.exhausted = len(got) < self.batch
             self.buffer = got[::-1]
         return self.buffer[-1] if self.buffer else None
 
@@ -85,11 +88,16 @@ class _Stream:
         return group
 
 
-def context(ws: Workspace, q: HistoryQuery) -> Context:
+def context(ws: Workspace, q: HistoryQuery, *, whole: bool = False) -> Context:
+    """What the sources need; ``whole``: for a walk of the whole range (every fact's time and author
+    read once rather than looked up page by page)."""
     a = ws.layout.agents.name
     with ws.read() as conn:
         agents = {r[0]: (r[1], r[2]) for r in conn.exec_driver_sql(f"SELECT id, name, role FROM {a}")}
-    return Context(ws, agents, desk_records(ws), q.since, q.until)
+    ctx = Context(ws, agents, desk_records(ws), q.since, q.until)
+    if whole:
+        ctx.read_every_fact()
+    return ctx
 
 
 def _matches(ctx: Context, q: HistoryQuery, e: Event) -> bool:
@@ -116,28 +124,56 @@ def _matches(ctx: Context, q: HistoryQuery, e: Event) -> bool:
     return True
 
 
+class _Merge:
+    """The sources merged newest first, read lazily; a page is a few more than asked (a group is never cut).
+
+    The newest head is taken from a heap of (time, source's place); of equal times the source
+    listed first in ``SOURCES`` goes first."""
+
+    def __init__(self, ctx: Context, q: HistoryQuery, cursor: Cursor | None, batch: int = BATCH) -> None:
+        self.ctx, self.q = ctx, q
+        wanted = [name for name, (kinds, _src) in SOURCES.items() if not q.kind or kinds is None or q.kind in kinds]
+        state = {name: (pos, done) for name, pos, done in cursor or ()}
+        self.streams = [_Stream(name, ctx, *state.get(name, (None, False)), batch) for name in wanted]
+        self.filtered = bool(q.kind or q.actor or q.text.strip())
+        self.heap: list[tuple[Any, int]] | None = None
+        self.taken: int | None = None  # the stream a group was last taken from: its next head is not in the heap yet
+
+    def page(self, limit: int) -> HistoryPage:
+        ctx, q, streams, filtered = self.ctx, self.q, self.streams, self.filtered
+        for stream in streams:
+            stream.old_run = 0  # counted per page, as when a page starts from its cursor
+        if self.heap is None:
+            self.heap = [(-head[1], i) for i, stream in enumerate(streams) if (head := stream.head()) is not None]
+            heapq.heapify(self.heap)
+        heap = self.heap
+        out: list[Event] = []
+        while len(out) < limit:
+            if self.taken is not None:
+                head = streams[self.taken].head()
+                if head is not None:
+                    heapq.heappush(heap, (-head[1], self.taken))
+                self.taken = None
+            if not heap:
+                return HistoryPage(_newest_first(out), None)
+            _at, self.taken = heapq.heappop(heap)
+            _key, _at, events = streams[self.taken].pop()
+            if len(events) > 1:
+                events = sorted(events, key=lambda e: e.at, reverse=True)
+            if filtered:
+                out.extend(e for e in events if _matches(ctx, q, e))
+            else:
+                out.extend(events)
+        if all(s.done for s in streams):
+            return HistoryPage(_newest_first(out), None)
+        return HistoryPage(_newest_first(out), tuple((s.name, s.pos, s.done) for s in streams))
+
+
 def history_page(ws: Workspace, q: HistoryQuery, cursor: Cursor | None = None, limit: int = 100,
                  ctx: Context | None = None) -> HistoryPage:
     """The next ``limit`` (or a few more: a group is never cut) matching events after ``cursor``."""
     q.check()
-    ctx = ctx or context(ws, q)
-    wanted = [name for name, (kinds, _src) in SOURCES.items() if not q.kind or kinds is None or q.kind in kinds]
-    state = {name: (pos, done) for name, pos, done in cursor or ()}
-    streams = [_Stream(name, ctx, *state.get(name, (None, False))) for name in wanted]
-    out: list[Event] = []
-    while len(out) < limit:
-        best, best_at = None, None
-        for stream in streams:
-            head = stream.head()
-            if head is not None and (best_at is None or head[1] > best_at):
-                best, best_at = stream, head[1]
-        if best is None:
-            return HistoryPage(_newest_first(out), None)
-        _key, _at, events = best.pop()
-        out.extend(e for e in sorted(events, key=lambda e: e.at, reverse=True) if _matches(ctx, q, e))
-    if all(s.done for s in streams):
-        return HistoryPage(_newest_first(out), None)
-    return HistoryPage(_newest_first(out), tuple((s.name, s.pos, s.done) for s in streams))
+    return _Merge(ctx or context(ws, q), q, cursor).page(limit)
 
 
 def _newest_first(events: list[Event]) -> list[Event]:
@@ -147,15 +183,14 @@ def _newest_first(events: list[Event]) -> list[Event]:
 
 
 def iter_events(ws: Workspace, q: HistoryQuery, page: int = 500) -> Iterator[Event]:
-    """Every matching event, newest first."""
-    ctx = context(ws, q.check())
-    cursor: Cursor | None = None
+    """Every matching event, newest first: the pages ``history_page`` would give one after the other,
+    each source read on from where the last page left it (not again from the page's cursor)."""
+    merge = _Merge(context(ws, q.check(), whole=True), q, None, WHOLE_BATCH)
     while True:
-        result = history_page(ws, q, cursor, page, ctx)
+        result = merge.page(page)
         yield from result.events
         if result.next_cursor is None:
             return
-        cursor = result.next_cursor
 
 
 def undo_blocker(ws: Workspace, history_id: int) -> str | None:

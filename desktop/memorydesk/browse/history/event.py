@@ -9,9 +9,10 @@ its ``details``. ``entry`` is the desk's own history entry number, the one “un
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from memorydesk.core.product.text import one_line
 from memorydesk.core.review.shown import shown
@@ -20,9 +21,10 @@ from memorydesk.store.workspace import Workspace
 __all__ = ["Context", "Event", "Group", "Source", "page", "rows", "snippet"]
 
 
-@dataclass(frozen=True)
-class Event:
-    """One line of the history (``to_json`` is the command line's contract)."""
+class Event(NamedTuple):
+    """One line of the history (``to_json`` is the command line's contract). Immutable, read by
+    attribute; a named tuple rather than a frozen dataclass: a long history makes hundreds of
+    thousands, and a tuple is made four times faster."""
 
     at: int
     actor: str
@@ -65,6 +67,24 @@ class Context:
     since: int | None
     until: int | None
     cache: dict[str, Any] = field(default_factory=dict)
+    every_fact: dict[str, tuple[Any, Any, Any]] | None = None  # id → (created_at, agent, role): a whole walk
+
+    def facts_named(self, ids: Iterable[Any]) -> dict[str, tuple[Any, Any, Any]]:
+        """(created_at, authored_by_agent_id, authored_by_role) of the facts among ``ids`` (absent: no such
+        fact): looked up for a page; a walk of the whole history reads every fact's once (``every_fact``)."""
+        if self.every_fact is not None:
+            return self.every_fact
+        wanted = list({i for i in ids if i is not None})
+        if not wanted:
+            return {}
+        marks = ",".join("?" * len(wanted))
+        return {r[0]: r[1:] for r in rows(self, f"SELECT id, created_at, authored_by_agent_id, authored_by_role "
+                                                f"FROM {self.ws.layout.facts.name} WHERE id IN ({marks})", wanted)}
+
+    def read_every_fact(self) -> None:
+        f = self.ws.layout.facts.name
+        self.every_fact = {r[0]: r[1:] for r in rows(
+            self, f"SELECT id, created_at, authored_by_agent_id, authored_by_role FROM {f}", [])}
 
     def who(self, agent_id: str | None, role: str | None) -> tuple[str, str]:
         if agent_id:
@@ -76,21 +96,32 @@ class Context:
     def in_range(self, at: int) -> bool:
         return (self.since is None or at >= self.since) and (self.until is None or at <= self.until)
 
+    def kept(self, events: list[Event]) -> list[Event]:
+        """The events within the time range (all of them when there is none)."""
+        if self.since is None and self.until is None:
+            return events
+        return [e for e in events if self.in_range(e.at)]
+
 
 #: one row's events: (its position in the source, its time, the events)
 Group = tuple[int, int, list[Event]]
 Source = Callable[[Context, "int | None", int], list[Group]]
 
 
+#: a text as shown, once per text: a superseded fact is told twice (its creation and its loss), topics
+#: repeat, and finding secrets and personal data is most of a long history's time
+_shown = functools.lru_cache(maxsize=1 << 16)(shown)
+
+
 def snippet(topic: str, content: str, domain: str) -> str:
     """A fact in one line, its secrets and personal data masked as the review masks them
     (``core.review.shown``: the one rule for the tab, the command line and the exports)."""
-    return f"[{one_line(domain, 40)}/{one_line(shown(topic), 40)}] {one_line(shown(content), 90)}"
+    return f"[{one_line(domain, 40)}/{one_line(_shown(topic), 40)}] {one_line(_shown(content), 90)}"
 
 
 def rows(ctx: Context, sql: str, args: list[Any]) -> list[tuple]:
-    with ctx.ws.read() as conn:
-        return conn.exec_driver_sql(sql, tuple(args)).all()
+    with ctx.ws.read() as conn:  # the driver's own cursor: plain tuples, many thousands at a time
+        return conn.connection.driver_connection.execute(sql, tuple(args)).fetchall()
 
 
 def page(ctx: Context, columns: str, source: str, pos: int | None, n: int, key: str = "rowid") -> list[tuple]:

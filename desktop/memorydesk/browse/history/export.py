@@ -50,11 +50,15 @@ def what_text(event: Event) -> str:
 def text_line(event: Event, *, content_free: bool = False) -> str:
     """One line: time, entry, who, what, ids, the summary (what changed), then “why:” and
     the reason, and “details:” what the row says of itself — never mixed up."""
-    row = shared(event, content_free)
-    reason = f"  why: {row['reason']}" if row["reason"] else ""
+    if content_free:
+        row = shared(event, content_free)
+        summary, said = row["summary"], row["reason"]
+    else:  # the event's own fields (no JSON row made for each of many thousand lines)
+        summary, said = event.summary, event.reason
+    reason = f"  why: {said}" if said else ""
     details = f"  details: {event.details}" if event.details else ""
     return (f"{'after ' if event.after else ''}{utc_text(event.at)}  {entry_text(event):<6} {event.actor_kind:<8} "
-            f"{event.actor}  {what_text(event)}  {' '.join(event.ids)}  {row['summary']}{reason}{details}")
+            f"{event.actor}  {what_text(event)}  {' '.join(event.ids)}  {summary}{reason}{details}")
 
 
 def export_markdown(events: Iterable[Event], name: str, q: HistoryQuery, *, content_free: bool = False) -> Iterator[str]:

@@ -25,6 +25,7 @@ Sentinel supersessions come from the ``superseded_by`` index, newest first.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from memorydesk.browse.history.desk_rows import DeskRecords, desk, desk_records
 from memorydesk.browse.history.event import Context, Event, Group, Source, page, rows, snippet
@@ -75,7 +76,7 @@ def facts(ctx: Context, pos: int | None, n: int) -> list[Group]:
             rule = rules.get((fid, by))
             if rule is not None and (rule.kind == "unknown" or (rule.writer is not None and rule.writer.id == fid)):
                 events.append(_supersession(ctx, fid, by, rule, text))  # its own write lost, or no write names it
-        groups.append((key, created, [e for e in events if ctx.in_range(e.at)]))
+        groups.append((key, created, ctx.kept(events)))
     return groups
 
 
@@ -85,9 +86,14 @@ def _losers(ctx: Context, winners: list[str]) -> dict[str, list[tuple[str, str, 
     records: DeskRecords = ctx.desk
     f = ctx.ws.layout.facts.name
     out: dict[str, list[tuple[str, str, str, str]]] = {}
+    pointed: dict[str, list[tuple]] = {}  # the facts that point at each winner now, in table order: one statement
+    if winners:
+        marks = ",".join("?" * len(winners))
+        for row in rows(ctx, f"SELECT id, domain, topic, content, superseded_by FROM {f} "
+                             f"WHERE superseded_by IN ({marks}) ORDER BY rowid", winners):
+            pointed.setdefault(row[4], []).append(row)
     for winner in winners:
-        found = rows(ctx, f"SELECT id, domain, topic, content, superseded_by FROM {f} WHERE superseded_by = ? "
-                          "ORDER BY rowid", [winner])
+        found = list(pointed.get(winner, ()))
         earlier = records.formerly(winner)
         if earlier:
             marks = ", ".join("?" * len(earlier))
@@ -169,16 +175,20 @@ def conflicts(ctx: Context, pos: int | None, n: int) -> list[Group]:
 
 
 def edges(ctx: Context, pos: int | None, n: int) -> list[Group]:
-    e, f = ctx.ws.layout.edges.name, ctx.ws.layout.facts.name
-    rows = page(ctx, "e.id, e.source_fact_id, e.target_fact_id, e.edge_type, e.weight, e.created_at, "
-                      "s.authored_by_agent_id, s.authored_by_role", f"{e} e LEFT JOIN {f} s ON s.id = e.source_fact_id",
-                 pos, n, key="e.rowid")
+    got = page(ctx, "id, source_fact_id, target_fact_id, edge_type, weight, created_at", ctx.ws.layout.edges.name,
+               pos, n)
+    authors = ctx.facts_named(r[2] for r in got)  # the source fact's author (no join per edge)
     out: list[Group] = []
-    for key, eid, src, dst, etype, weight, at, agent, role in rows:
-        actor, kind = ctx.who(agent, role)
-        event = Event(at, actor, kind, "edge", "created", (eid, src, dst), f"{etype} {src} → {dst}", "",
+    nobody = (None, None, None)
+    who: dict[tuple[Any, Any], tuple[str, str]] = {}
+    for key, eid, src, dst, etype, weight, at in got:
+        _created, agent, role = authors.get(src, nobody)
+        actor_kind = who.get((agent, role))
+        if actor_kind is None:
+            actor_kind = who[agent, role] = ctx.who(agent, role)
+        event = Event(at, *actor_kind, "edge", "created", (eid, src, dst), f"{etype} {src} → {dst}", "",
                       details=f"weight {weight:.2f}" if isinstance(weight, float) else "")
-        out.append((key, at, [event] if ctx.in_range(at) else []))
+        out.append((key, at, ctx.kept([event])))
     return out
 
 

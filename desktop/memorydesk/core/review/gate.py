@@ -214,11 +214,48 @@ def required(pattern: str | re.Pattern[str]) -> set[str] | None:
     return _seq(list(tree))
 
 
+def _strict(ch: str) -> bool:
+    """A character no ASCII character matches, even ignoring case."""
+    return all(c >= "\x80" for form in (ch, ch.lower(), ch.upper(), ch.casefold()) for c in form)
+
+
+def _beyond_ascii(items) -> bool:
+    """Whether every match of a parsed sequence holds a character no ASCII character matches."""
+    for op, av in items:
+        if op is C.LITERAL and _strict(chr(av)):
+            return True
+        if op is C.IN and all((o is C.LITERAL and _strict(chr(v)))
+                              or (o is C.RANGE and all(_strict(chr(x)) for x in range(v[0], v[1] + 1)))
+                              for o, v in av):
+            return True
+        if op is C.SUBPATTERN and _beyond_ascii(av[-1]):
+            return True
+        if hasattr(C, "ATOMIC_GROUP") and op is C.ATOMIC_GROUP and _beyond_ascii(av):
+            return True
+        if op is C.BRANCH and all(_beyond_ascii(b) for b in av[1]):
+            return True
+        if op in (C.MAX_REPEAT, C.MIN_REPEAT) or (hasattr(C, "POSSESSIVE_REPEAT") and op is C.POSSESSIVE_REPEAT):
+            if av[0] >= 1 and _beyond_ascii(av[2]):
+                return True
+    return False
+
+
+def beyond_ascii(pattern: re.Pattern[str]) -> bool:
+    """Whether ``pattern`` can only match where a text holds a character beyond ASCII (a pattern
+    for Chinese or Hebrew words alone): an ASCII text need not be searched with it."""
+    try:
+        return _beyond_ascii(list(P.parse(pattern.pattern, pattern.flags)))
+    except re.error:
+        return False
+
+
 class Gate:
     """The patterns a text can match, by name."""
 
     def __init__(self, patterns: dict[str, re.Pattern[str]]) -> None:
         self.always: set[str] = set()
+        #: patterns that match only text beyond ASCII: never open on an ASCII text
+        self.beyond_ascii = frozenset(name for name, rx in patterns.items() if beyond_ascii(rx))
         self._auto = ahocorasick.Automaton()
         owners: dict[str, dict[bool, set[str]]] = {}
         for name, rx in patterns.items():
@@ -238,6 +275,10 @@ class Gate:
 
     def open(self, text: str) -> set[str]:
         """The names of the patterns that may match ``text``."""
+        out = self._open(text)
+        return out - self.beyond_ascii if self.beyond_ascii and text.isascii() else out
+
+    def _open(self, text: str) -> set[str]:
         out = set(self.always)
         if not self._pieces:
             return out
@@ -258,3 +299,82 @@ class Gate:
                     out |= self._pieces[k][1]
                     break
         return out
+
+
+class Pieces:
+    """Whether a text holds any of several strings, found in one pass (the same answer as testing
+    ``piece in text`` for each)."""
+
+    def __init__(self, pieces: Iterable[str]) -> None:
+        self._auto = ahocorasick.Automaton()
+        for piece in pieces:
+            self._auto.add_word(piece, piece)
+        self._auto.make_automaton()
+
+    def any_in(self, text: str) -> bool:
+        return next(self._auto.iter(text), None) is not None
+
+    def found_in(self, text: str) -> frozenset[str]:
+        """The pieces ``text`` holds."""
+        return frozenset(piece for _end, piece in self._auto.iter(text))
+
+
+def any_matches(gate: Gate, patterns: dict[str, re.Pattern[str]], text: str) -> bool:
+    """Whether any of ``patterns`` (the ones ``gate`` was made of) matches ``text``; only those
+    the gate leaves open are run."""
+    return any(patterns[name].search(text) is not None for name in gate.open(text))
+
+
+def alternatives(source: str) -> list[str] | None:
+    """The top-level alternatives of a pattern's source (``a|b(c|d)`` → ``a``, ``b(c|d)``), or None when
+    they cannot be read for certain (each must compile, and as many as the parser finds)."""
+    out, depth, start, i, in_class, opened = [], 0, 0, 0, False, -1
+    while i < len(source):
+        ch = source[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            # a class ends at "]", unless the "]" comes first in it ("[]…]", "[^]…]")
+            in_class = ch != "]" or i == opened + 1 or (i == opened + 2 and source[opened + 1] == "^")
+        elif ch == "[":
+            in_class, opened = True, i
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            out.append(source[start:i])
+            start = i + 1
+        i += 1
+    out.append(source[start:])
+    try:
+        tree = list(P.parse(source, re.IGNORECASE | re.MULTILINE))
+        for part in out:
+            re.compile(part, re.IGNORECASE | re.MULTILINE)
+    except re.error:
+        return None
+    branches = len(tree[0][1][1]) if len(tree) == 1 and tree[0][0] is C.BRANCH else 1
+    return out if len(out) == branches else None
+
+
+class Split:
+    """A pattern's top-level alternatives, each behind the gate: on an ASCII text (where lower-casing is
+    the pattern's case-folding) only the alternatives whose pieces occur are run, as one pattern in
+    their order, which finds what the whole pattern finds; on other text the whole pattern runs."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern = pattern
+        self.parts = alternatives(pattern.pattern) or [pattern.pattern]
+        self.gate = Gate({str(k): re.compile(p, pattern.flags) for k, p in enumerate(self.parts)})
+        self._among: dict[frozenset[str], re.Pattern[str] | None] = {}
+
+    def search(self, text: str) -> re.Match[str] | None:
+        if len(self.parts) == 1 or not text.isascii():
+            return self.pattern.search(text)
+        open_parts = frozenset(self.gate.open(text))
+        rx = self._among.get(open_parts, False)
+        if rx is False:
+            chosen = [p for k, p in enumerate(self.parts) if str(k) in open_parts]
+            rx = self._among[open_parts] = re.compile("|".join(chosen), self.pattern.flags) if chosen else None
+        return None if rx is None else rx.search(text)

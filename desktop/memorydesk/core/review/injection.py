@@ -14,6 +14,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+from memorydesk.core.review.gate import Pieces, Split
 from memorydesk.core.review.intent import SIGNALS, read_intent
 from memorydesk.core.review.intent_words import PRIVATE
 from memorydesk.core.review.mask import excerpt, name_of, visible
@@ -29,13 +30,16 @@ class Rule:
     near_miss: str
     needs: tuple[tuple[str, ...], ...] = ()  # lower-case words the text must hold (one of each group) first
 
-    def matches(self, text: str, lowered: str, words: frozenset[str] = frozenset()) -> re.Match[str] | None:
+    def matches(self, text: str, lowered: str, words: frozenset[str] = frozenset(),
+                pieces_in: frozenset[str] | None = None) -> re.Match[str] | None:
         """The rule's match, tried only when the text holds a trigger of each group of ``needs`` (a group's
-        plain words are looked up in ``words``, the text's words; anything else as a piece of the text)."""
+        plain words are looked up in ``words``, the text's words; anything else as a piece of the text:
+        in ``pieces_in``, the triggers ``_pieces_in`` found in it, when given)."""
         for plain, pieces in _gates(self.needs):
-            if plain.isdisjoint(words) and not any(p in lowered for p in pieces):
+            if plain.isdisjoint(words) and (pieces.isdisjoint(pieces_in) if pieces_in is not None
+                                            else not any(p in lowered for p in pieces)):
                 return None
-        return self.pattern.search(text)
+        return _split(self.pattern).search(text)
 
 
 _PLAIN = re.compile(r"\w+")
@@ -46,9 +50,26 @@ _WHOLE = frozenset({"ai", "llm", "bot", "bots", "model", "models", "agent", "age
 
 
 @lru_cache(maxsize=None)
-def _gates(needs: tuple[tuple[str, ...], ...]) -> tuple[tuple[frozenset[str], tuple[str, ...]], ...]:
+def _gates(needs: tuple[tuple[str, ...], ...]) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
     """Each group of triggers split into whole words (a set lookup) and pieces of text (a search)."""
-    return tuple((frozenset(w for w in g if w in _WHOLE), tuple(w for w in g if w not in _WHOLE)) for g in needs)
+    return tuple((frozenset(w for w in g if w in _WHOLE), frozenset(w for w in g if w not in _WHOLE)) for g in needs)
+
+
+@lru_cache(maxsize=None)
+def _split(pattern: re.Pattern[str]) -> Split:
+    """A rule's pattern with its alternatives behind the gate (``gate.Split``: the same match)."""
+    return Split(pattern)
+
+
+@lru_cache(maxsize=1)
+def _trigger_pieces() -> Pieces:
+    """Every rule's triggers that are pieces of text, in one automaton."""
+    return Pieces(p for rule in RULES for _plain, pieces in _gates(rule.needs) for p in pieces)
+
+
+def _pieces_in(lowered: str) -> frozenset[str]:
+    """The rules' triggers that occur in ``lowered``, found in one pass (the same as testing each)."""
+    return _trigger_pieces().found_in(lowered)
 
 
 def _rx(text: str) -> re.Pattern[str]:
@@ -233,8 +254,9 @@ def find_injection(text: str) -> list[InjectionHit]:
     out = []
     lowered = text.lower()
     words = frozenset(_PLAIN.findall(lowered))
+    pieces = _pieces_in(lowered)
     for rule in RULES:
-        m = rule.matches(text, lowered, words)
+        m = rule.matches(text, lowered, words, pieces)
         if m is not None and not _excused(rule.name, text, m):
             out.append(InjectionHit(rule.name, rule.explanation, m.start(), m.end(), excerpt(text, m.start(), m.end())))
     if not out:

@@ -156,8 +156,18 @@ class _Any:
     pieces occur are run. ``search`` gives the earliest match."""
 
     def __init__(self, patterns: tuple[str, ...]) -> None:
+        self.patterns = patterns
         self.each = tuple(_rx(p) for p in patterns)
         self.rx = _rx("|".join(patterns))
+        self._among: dict[tuple[int, ...], re.Pattern[str]] = {}
+
+    def among(self, open_parts: tuple[int, ...]) -> re.Pattern[str]:
+        """The patterns ``open_parts`` (by position) as one, in their order: on a text where the
+        others cannot match, it finds what ``rx`` finds (each subset compiled once)."""
+        rx = self._among.get(open_parts)
+        if rx is None:
+            rx = self._among[open_parts] = _rx("|".join(self.patterns[k] for k in open_parts))
+        return rx
 
     def search(self, text: str, pos: int = 0, endpos: int | None = None) -> re.Match[str] | None:
         return self.rx.search(text, pos, len(text) if endpos is None else endpos)
@@ -321,11 +331,31 @@ def _gate() -> tuple[Gate, dict[str, tuple[str, ...]]]:
     return Gate(parts), needs
 
 
+@lru_cache(maxsize=1)
+def _readers() -> tuple[dict[str, tuple[str, ...]], tuple[tuple[str, str, str], ...]]:
+    """What ``_open`` reads from the gate's answer, worked out once: the names each gate name opens
+    by itself (a plain pattern itself; one of an ``_Any``'s patterns itself and the ``_Any``), and
+    the pairs (name, part a, part b), open when both parts are."""
+    alone: dict[str, tuple[str, ...]] = {}
+    pairs = []
+    for name, want in _gate()[1].items():
+        rx = _compiled()[name]
+        if isinstance(rx, _Any):
+            for k in range(len(rx.each)):
+                alone[f"{name}#{k}"] = (f"{name}#{k}", name)
+        elif len(want) == 2:
+            pairs.append((name, *want))
+        else:
+            alone[name] = (name,)
+    return alone, tuple(pairs)
+
+
 def _open(text: str) -> set[str]:
-    gate, needs = _gate()
-    seen = gate.open(text)
-    seen |= {n.split("#", 1)[0] for n in seen if "#" in n}
-    return {name for name, want in needs.items() if all(n in seen for n in want)} | {n for n in seen if "#" in n}
+    alone, pairs = _readers()
+    seen = _gate()[0].open(text)
+    out = {name for n in seen for name in alone.get(n, ())}
+    out.update(name for name, a, b in pairs if a in seen and b in seen)
+    return out
 
 
 def signals(text: str) -> dict[str, tuple[int, int]]:
@@ -348,10 +378,17 @@ def signals(text: str) -> dict[str, tuple[int, int]]:
             return min(hits, key=lambda m: m.start()) if hits else None
         return rx.search(where, start, stop)
 
+    def only_open(name: str):
+        """The pattern ``name``, an ``_Any`` cut to those of its patterns the gate left open."""
+        rx = c[name]
+        if isinstance(rx, _Any):
+            return rx.among(tuple(k for k in range(len(rx.each)) if f"{name}#{k}" in ok))
+        return rx
+
     def free(name: str, where: str) -> re.Match[str] | None:
         if name not in ok:
             return None
-        rx = c[name]
+        rx = only_open(name)
         act = _ACT_PART.get(name)
         return _first_free(rx, where, None if act is None else rx if act < 0 else rx.parts[act])
 
@@ -368,21 +405,20 @@ def signals(text: str) -> dict[str, tuple[int, int]]:
     put("secret_trigger", find("trigger", text))
     put("decode_and_obey", find("decode_run", text))
     put("secrets_sent_out", free("exfil", text))
-    outside_anywhere = find("outside", text) is not None
-    for s, at in _sentences(text):
+    for s, at in _sentences(text) if not _PER_SENTENCE.isdisjoint(ok) else ():
         def shift(m: re.Match[str] | None, at: int = at) -> _Shift | None:
             return None if m is None else _Shift(m, at)
 
         conceal = None
         if "conceal" in ok:
-            conceal = next((m for m in c["conceal"].finditer(s) if find("private", s, m.end(), m.end() + 60) is None),
-                           None)
+            conceal = next((m for m in only_open("conceal").finditer(s)
+                            if find("private", s, m.end(), m.end() + 60) is None), None)
         put_in = free("put_secret", s)
         if put_in is not None and find("own_writing", s):  # "put the password in your next status update"
             put("secrets_sent_out", shift(put_in))
         put("unchecked_act", shift(find("despite_red", s)))  # "ship it even if the security scan is red"
         sens = free("send_sensitive", s)
-        if sens is not None and (find("sensitive_out", s) or find("send_out", s) or outside_anywhere
+        if sens is not None and (find("sensitive_out", s) or find("send_out", s) or find("outside", text)
                                  or find("bulk", s)):
             put("secrets_sent_out", shift(sens))
         put("safeguard_switched_off", shift(free("off", s) or free("public", s) or free("off_state", s)))
@@ -433,6 +469,10 @@ def signals(text: str) -> dict[str, tuple[int, int]]:
         out["authority_for_an_act"] = out["authority"]
     return out
 
+
+#: the patterns a signal read sentence by sentence starts from: when none can match, no sentence is read
+_PER_SENTENCE = frozenset({"conceal", "put_secret", "despite_red", "send_sensitive", "off", "public", "off_state",
+                           "dismiss", "evidence", "bypass", "hush_act", "grant", "authority", "send_out"})
 
 #: where the act is in the patterns read for it: the pair's first or second part, or the whole match (-1)
 _ACT_PART = {"put_secret": 0, "send_sensitive": 0, "send_out": 0, "off": 0, "dismiss": 0, "evidence": 0, "grant": 0,

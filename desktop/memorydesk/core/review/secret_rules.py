@@ -23,6 +23,8 @@ import math
 import re
 from collections import Counter
 
+from memorydesk.core.review.gate import Gate
+
 _PW_WORDS = (r"passwords?|passwd|pass\s?phrase|passcode|kennwort|passwort|mot\s+de\s+passe|contrase[ñn]a|senha|"
              r"wachtwoord|has[łl]o|пароль|parola\s+d'ordine|password|lösenord|salasana|adgangskode|heslo|jelszó|"
              r"şifre|パスワード|密码|密碼|비밀번호|كلمة\s+المرور|סיסמה")
@@ -141,8 +143,14 @@ def keyword_tokens(text: str) -> list[tuple[int, int, str]]:
     return out
 
 
+#: every lone token holds a run this long of these characters (a cheap test before ``LONE_TOKEN``)
+_LONE_RUN = re.compile(r"[A-Za-z0-9_\-+/]{24}")
+
+
 def lone_tokens(text: str) -> list[tuple[int, int, str]]:
     out = []
+    if _LONE_RUN.search(text) is None:
+        return out
     for m in LONE_TOKEN.finditer(text):
         value = m.group("value")
         if len(value) == 40 and re.fullmatch(r"[A-Za-z0-9+/]{40}", value) and _HAS_UPPER.search(value) \
@@ -214,4 +222,9 @@ def card_codes(text: str) -> list[tuple[int, int, str]]:
 
 
 def prefixed_tokens(text: str) -> list[tuple[int, int, str]]:
+    if not _PREFIXED_GATE.open(text):
+        return []  # none of the prefixes occurs
     return [(m.start("value"), m.end("value"), "Provider token (by its prefix)") for m in PREFIXED.finditer(text)]
+
+
+_PREFIXED_GATE = Gate({"prefixed": PREFIXED})

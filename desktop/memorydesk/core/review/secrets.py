@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from memorydesk.core.review import secret_rules
+from memorydesk.core.review.gate import Pieces
 from memorydesk.core.review.mask import excerpt, mask, masked
 from memorydesk.core.review.providers import find_provider_tokens
 
@@ -28,6 +29,7 @@ _KEYWORDS = ("passw", "pwd", "secret", "token", "api_key", "api-key", "apikey", 
              "access_key", "access-key", "credential", "private key", "accountkey")
 _ASSIGNED = re.compile(r"(?:passw|pwd|secret|token|api[_-]?key|apikey|auth[_-]?key|access[_-]?key|credential"
                        r"|accountkey)[\w-]*[\"']?\s*[:=]")
+_KEYWORD_PIECES = Pieces(_KEYWORDS)
 _URL_CREDENTIALS = re.compile(r"://[^\s/@]*@")
 _QUOTED = re.compile(r"[\"'][^\"'\s]{10,}[\"']")
 _LONG = re.compile(r"[A-Za-z0-9_\-+/=.]{16,}")
@@ -90,7 +92,7 @@ def _could_hold(text: str) -> bool:
     """Whether any plugin could match: a keyword, URL credentials, a quoted string, or a long
     token with a piece mixing letters and digits (every token format the plugins know has one)."""
     lowered = text.lower()
-    if "private key" in lowered or (any(k in lowered for k in _KEYWORDS) and _ASSIGNED.search(lowered)):
+    if "private key" in lowered or (_KEYWORD_PIECES.any_in(lowered) and _ASSIGNED.search(lowered)):
         return True  # the keyword plugin needs an assignment (``password: x``, ``API_KEY=x``)
     if "://" in text and "@" in text and _URL_CREDENTIALS.search(text):
         return True
@@ -215,11 +217,12 @@ _PROSE_CUES = ("pass", "pw", "pin", "mdp", "root", "admin", "user", "login", "cv
                "salasana", "adgang", "heslo", "jelsz", "şifre", "clave", "token", "secret", "key", "cred", "bearer",
                "schlüssel", "clé", "chave", "sleutel", "klucz", "ключ", "токен", "パスワード", "トークン", "密",
                "비밀번호", "كلمة")
+_PROSE_PIECES = Pieces(_PROSE_CUES)
 
 
 def _maybe_prose(text: str) -> bool:
     lowered = text.lower()
-    return any(c in lowered for c in _PROSE_CUES)
+    return _PROSE_PIECES.any_in(lowered)
 
 
 _GENERIC = ("KeywordDetector", "Base64HighEntropyString", "HexHighEntropyString", "BasicAuthDetector")

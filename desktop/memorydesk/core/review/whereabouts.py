@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memorydesk.core.review.gate import Gate, Pieces, any_matches
+
 
 @dataclass(frozen=True)
 class WhereHit:
@@ -91,25 +93,41 @@ _NAMED_AFTER = re.compile(r"(?i)named\s+after|benannt\s+nach|nomm[ée]\s+d'aprè
 #: cheap tests first: the long patterns run only on text that holds one of their words
 _BIRTH_CUES = ("born", "birth", "dob", "d.o.b", "geb", "naiss", "né ", "née ", "nacid", "nació", "nacio", "nasc",
                "nato ", "nata ", "urodz", "född", "synty", "doğum", "生", "出生", "생년", "рожд", "родил")
-_STREET_CUE = re.compile(
-    r"(?i)street|\bst\.|avenue|\bave\b|road|\brd\b|lane|drive|blvd|boulevard|\bway\b|court|place|terrace|close|"
-    r"crescent|gardens|\brow\b|mews|square|stra(?:ß|ss)e|str\.|weg\b|gasse|allee|platz|ring\b|damm|ufer|steig|"
-    r"\brue\b|\bav\.|chemin|allée|impasse|quai|route|calle|c/|avda|paseo|plaza|\brua\b|travessa|\bvia\b|viale|"
-    r"piazza|corso|largo|straat|laan|gracht|plein|kade|singel|dijk|\bul\.|רחוב|שדרות|улиц|\bул\.|проспект"
-    r"|\d{4,5}\s+[A-ZÄÖÜ]|[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}")
+_STREET_CUE_PARTS = (
+    r"street", r"\bst\.", r"avenue", r"\bave\b", r"road", r"\brd\b", r"lane", r"drive", r"blvd", r"boulevard",
+    r"\bway\b", r"court", r"place", r"terrace", r"close", r"crescent", r"gardens", r"\brow\b", r"mews", r"square",
+    r"stra(?:ß|ss)e", r"str\.", r"weg\b", r"gasse", r"allee", r"platz", r"ring\b", r"damm", r"ufer", r"steig",
+    r"\brue\b", r"\bav\.", r"chemin", r"allée", r"impasse", r"quai", r"route", r"calle", r"c/", r"avda", r"paseo",
+    r"plaza", r"\brua\b", r"travessa", r"\bvia\b", r"viale", r"piazza", r"corso", r"largo", r"straat", r"laan",
+    r"gracht", r"plein", r"kade", r"singel", r"dijk", r"\bul\.", r"רחוב", r"שדרות", r"улиц", r"\bул\.", r"проспект",
+    r"\d{4,5}\s+[A-ZÄÖÜ]", r"[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}")
+_STREET_CUE = re.compile("(?i)" + "|".join(_STREET_CUE_PARTS))
+#: … the same words apart, behind one pass over an ASCII text for the words they need (on other text
+#: lower-casing is not the pattern's case-folding, so the whole pattern is run)
+_STREET_CUE_EACH = {str(k): re.compile("(?i)" + p) for k, p in enumerate(_STREET_CUE_PARTS)}
+_STREET_GATE = Gate(_STREET_CUE_EACH)
+_BIRTH_PIECES = Pieces(_BIRTH_CUES)
+
+
+def _street_cue(text: str) -> bool:
+    if text.isascii():
+        return any_matches(_STREET_GATE, _STREET_CUE_EACH, text)
+    return _STREET_CUE.search(text) is not None
+
+
 _DIGIT = re.compile(r"\d")
 
 
 def find_whereabouts(text: str) -> list[WhereHit]:
     out: list[WhereHit] = []
     lowered = text.lower()
-    births = BIRTH.finditer(text) if any(c in lowered for c in _BIRTH_CUES) else ()
+    births = BIRTH.finditer(text) if _BIRTH_PIECES.any_in(lowered) else ()
     for m in births:
         year = re.findall(r"\d{4}", m.group("date"))
         if (year and int(year[0]) < 1920) or _NAMED_AFTER.search(text):
             continue  # a historical figure's birthday, not a living person's
         out.append(WhereHit("birth_date", m.start("date"), m.end("date")))
-    if _DIGIT.search(text) and _STREET_CUE.search(text):
+    if _DIGIT.search(text) and _street_cue(text):
         for m in STREET.finditer(text):
             sentence = _sentence(text, m.start(), m.end())
             before = text[_sentence_start(text, m.start()):m.start()]
@@ -155,12 +173,13 @@ _HEALTH_CUES = ("surg", "chemo", "cancer", "tumo", "diabet", "pregnan", "miscarr
                 "embarazada", "baja", "quimio", "grávida", "gravidez", "doença", "incinta", "malattia", "zwanger",
                 "ziekte", "ciąż", "chorob", "беремен", "болезн", "больнич", "химио", "怀孕", "癌", "病", "妊娠",
                 "בהריון", "מחלה", "כימו")
+_HEALTH_PIECES = Pieces(_HEALTH_CUES)
 
 
 def find_health(text: str) -> list[WhereHit]:
     out = []
     lowered = text.lower()
-    if not any(c in lowered for c in _HEALTH_CUES):
+    if not _HEALTH_PIECES.any_in(lowered):
         return out
     for m in HEALTH.finditer(text):
         if _PERSON.search(_sentence(text, m.start(), m.end())):

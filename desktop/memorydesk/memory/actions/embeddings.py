@@ -11,7 +11,6 @@ from typing import Any
 from sqlalchemy import Connection, select
 
 from memorydesk.core.errors import StaleEdit
-from memorydesk.embedding.embedder import binary_blob, fact_text, get_embedder, to_blob
 from memorydesk.memory.actions.base import ReviewerAction
 from memorydesk.store import Workspace
 from memorydesk.store.vectors import VECTOR_TABLE, put_vector
@@ -47,6 +46,10 @@ class FillEmbeddings(ReviewerAction):
                                 "nothing was changed")
         blobs = self.blobs
         if blobs is None:  # a redo: the same texts embedded again
+            # the model's module (numpy, the tokenizer) only when vectors are made: the action registry is
+            # imported before the window's first rows are painted
+            from memorydesk.embedding.embedder import binary_blob, fact_text, get_embedder, to_blob
+
             vectors = get_embedder().embed([fact_text(rows[f].topic, rows[f].content) for f in self.ids])
             blobs = [(to_blob(v), binary_blob(v)) for v in vectors]
         for fid, (blob, binary) in zip(self.ids, blobs, strict=True):

@@ -17,36 +17,28 @@ import numpy as np
 from sqlalchemy import Connection
 
 from memorydesk.core.product.fts_query import scoped_match
+from memorydesk.search.copies.bm25_terms import agrees
 from memorydesk.search.copies.embeddings import EmbeddingCopy
-from memorydesk.search.copies.fts_log import (
-    Structure,
-    Unfollowable,
-    averages,
-    changed_parts,
-    read_structure,
-    touched_rows,
-)
-from memorydesk.search.copies.fts_mirror import DocSizes, KeywordIndex, Retokenizer, RowTokens, TermTable, fts_options
+from memorydesk.search.copies.fts_mirror import KeywordIndex, Retokenizer, RowTokens, TermTable, fts_options
 from memorydesk.search.copies.graph import GraphCopy, GraphUnusable
 from memorydesk.search.copies.recent import Recent
 from memorydesk.search.copies.rows import (
     RowPrints,
-    docsizes,
+    Unfollowable,
+    changed_rows,
     embeddings,
-    fingerprint,
-    first_tokens,
     is_active,
     members,
     recent_row,
     rows_by_id,
     scan_for_recent,
     scan_rows,
-    vanished,
     workspace_phrase,
 )
 from memorydesk.search.copies.vectors import CopyUnusable, VectorCopy
 from memorydesk.search.scope import RepoScope
 from memorydesk.store import Workspace
+from memorydesk.store.watermarks import fact_rows
 
 __all__ = ["CacheSettings", "FileState", "configure", "settings"]
 
@@ -72,13 +64,17 @@ class CacheSettings:
     variable ``MEMORY_DESK_SEARCH_CACHE_MB`` sets the default; 2 GB otherwise).
     ``build_after``: the search (per workspace object) that starts the build.
     ``background``: build on a thread (False: build inside that search; for tests).
-    ``max_follow_pages``: beyond this many new index pages, rebuild instead of following.
+    ``max_follow_rows``: beyond this many changed fact rows, rebuild instead of following.
+    ``one_shot``: the process answers one command and ends (``memory-desk review``, ``audit``):
+    neither searches (``build_after``) nor a warm-up (``prepare``) start a build; a caller that
+    wants the copies for many searches still builds them (``wait_ready``).
     """
 
     max_bytes: int = field(default_factory=lambda: _default_max_bytes())
     build_after: int = 2
     background: bool = True
-    max_follow_pages: int = 4096
+    max_follow_rows: int = 20_000
+    one_shot: bool = False
 
 
 _settings = CacheSettings()
@@ -103,10 +99,9 @@ class FileState:
     def __init__(self, version: int, schema: int) -> None:
         self.version = version
         self.schema = schema
-        self.structure: Structure | None = None
         self.keyword: KeywordIndex | None = None
         self.retok: Retokenizer | None = None
-        self.hooks: frozenset[bytes] = frozenset()
+        self.probe: str | None = None  # a rare term FTS5 is asked about after every change (``agrees``)
         self.rows = RowPrints(0)
         self.recent: dict[str | None, Recent] = {}
         self.vectors: VectorCopy | None = None
@@ -115,7 +110,6 @@ class FileState:
         self.graph_refused: int | None = None  # the version whose edges could not be copied
         self.notes: list[str] = []
         self.phrase: str | None = None
-        self.workspaces: set[str] = set()  # workspace ids whose first token is a hook
         self.terms: OrderedDict[str, tuple[int, np.ndarray, np.ndarray]] = OrderedDict()
         self.term_elements = 0
         self._others = (-1, 0)  # (index epoch, bytes of everything but the term cache)
@@ -133,29 +127,23 @@ class FileState:
         budget = _settings.max_bytes
         sql = raw.execute("SELECT sql FROM sqlite_master WHERE name = ?", (fts,)).fetchone()
         options = fts_options(sql[0] if sql else None)
-        secure = raw.execute(f"SELECT 1 FROM {fts}_config WHERE k IN ('secure-delete', 'rank')").fetchall()
-        if options is None or secure:
+        if options is None:
             raise Unfollowable("a full-text index with options this copy does not reproduce")
         st.retok = Retokenizer(options)
-        st.structure = read_structure(raw, fts)
         match = scoped_match("aa", ws.workspace_id)
         st.phrase = workspace_phrase(match)
-        n_row, totals = averages(raw, fts)
-        table = TermTable.build(raw, fts, keep_going)
-        docs = DocSizes.build(raw, fts, len(totals))
-        in_workspace = members(raw, fts, st.phrase, len(docs.sizes))
-        st.keyword = KeywordIndex(table, docs, in_workspace, st.phrase, n_row, totals)
-        if not st.keyword.consistent(n_row, totals):
-            raise Unfollowable("the index's own totals do not add up")
         top = raw.execute(f"SELECT max(rowid) FROM {facts}").fetchone()[0] or 0
         st.rows = RowPrints(int(top) + 1024)
-        st.recent[None], spaces = scan_rows(raw, ws, st.rows, keep_going)
-        if any(not isinstance(v, str) for v in spaces):
-            raise Unfollowable("a workspace id that is not text")
-        st.workspaces = spaces
-        st.hooks = first_tokens(raw, st.retok, sorted(spaces)) if spaces else frozenset()
-        if st.rows.count != n_row:
-            raise Unfollowable("the index and the fact table disagree on the number of rows")
+        st.recent[None], _spaces = scan_rows(raw, ws, st.rows, keep_going)
+        try:
+            table, lengths = TermTable.build(raw, fts, int(top), keep_going)
+            st.keyword = KeywordIndex.of_rows(table, lengths, np.flatnonzero(st.rows.present),
+                                              lambda size: members(raw, fts, st.phrase, size), st.phrase)
+        except ValueError as exc:
+            raise Unfollowable(f"the index and the fact table disagree: {exc}") from None
+        st.probe = _rarest(table)
+        if not agrees(raw, fts, st.keyword, [st.probe] if st.probe is not None else []):
+            raise Unfollowable("the index does not rank as its rows say (out of step with the fact table)")
         used = st.nbytes
         if used > budget:
             raise Unfollowable(f"the copies need {used / _MB:.0f} MB, more than the {budget / _MB:.0f} MB allowed")
@@ -198,68 +186,46 @@ class FileState:
         self.graph = None  # the edges may have changed too: a copy is built for the new version when asked
         if int(raw.execute("PRAGMA schema_version").fetchone()[0]) != self.schema:
             raise Unfollowable("the schema changed")
-        assert self.structure is not None and self.keyword is not None and self.retok is not None
-        structure = read_structure(raw, fts)
-        parts = changed_parts(raw, fts, self.structure, structure)
-        touched = touched_rows(raw, fts, parts, self.hooks, _settings.max_follow_pages).tolist()
-        touched += [r[0] for r in raw.execute(f"SELECT rowid FROM {facts} WHERE rowid > ?", (self.rows.max_rowid,))]
-        found = {int(r[0]): r for r in rows_by_id(raw, facts, sorted(set(touched)))}
-        changed: dict[int, tuple[Any, ...] | None] = {}
-        for rowid in set(touched):
-            row = found.get(rowid)
-            print_ = fingerprint(row) if row is not None else None
-            if print_ != self.rows.known(rowid):
-                changed[rowid] = row
-        n_row, totals = averages(raw, fts)
-        if self.rows.count + sum((r is not None) - (self.rows.known(k) is not None) for k, r in changed.items()) \
-                != n_row:
-            for rowid in vanished(raw, facts, self.rows, n_row):
-                changed[rowid] = None
-        tokens = self._tokens(raw, fts, changed)
-        self.keyword.apply(tokens, n_row, totals)
+        assert self.keyword is not None and self.retok is not None
+        prints = changed_rows(fact_rows(ws, conn, version), self.rows, _settings.max_follow_rows)
+        found = {int(r[0]): r for r in rows_by_id(raw, facts, sorted(k for k, v in prints.items() if v is not None))}
+        changed: dict[int, tuple[Any, ...] | None] = {rowid: found.get(rowid) for rowid in prints}
+        live = {rowid: row for rowid, row in changed.items() if row is not None}
+        tokens: dict[int, RowTokens | None] = dict.fromkeys(changed)
+        tokens.update(self.retok.rows(raw, [(rowid, row[4], row[5], row[2]) for rowid, row in live.items()],
+                                      self.phrase))
+        self.keyword.apply(tokens)
         for rowid, row in changed.items():
-            self.rows.set(rowid, fingerprint(row) if row is not None else None,
+            self.rows.set(rowid, prints[rowid] if row is not None else None,
                           row is not None and is_active(row, ws.workspace_id))
             fact = recent_row(row) if row is not None else None
             for recent in self.recent.values():
                 recent.update(rowid, fact)
-        if self.rows.count != n_row or not self.keyword.consistent(n_row, totals):
-            raise Unfollowable("the copies no longer add up to the index's totals")
-        fresh = {r[2] for r in changed.values() if r is not None} - self.workspaces
-        if fresh:
-            if any(not isinstance(v, str) for v in fresh):
-                raise Unfollowable("a workspace id that is not text")
-            self.hooks = self.hooks | first_tokens(raw, self.retok, sorted(fresh))
-            self.workspaces |= fresh
+        if self.rows.count != self.keyword.n_row or not agrees(raw, fts, self.keyword, self._probes(tokens)):
+            raise Unfollowable("the copies no longer rank as the index does")
         if self.vectors is not None or self.embeddings is not None:
-            live = [rowid for rowid, row in changed.items() if row is not None]
-            stored = {int(r[0]): (r[1], bytes(r[2]) if r[2] is not None else None) for r in embeddings(raw, facts, live)}
+            stored = {int(r[0]): (r[1], bytes(r[2]) if r[2] is not None else None)
+                      for r in embeddings(raw, facts, list(live))}
             if self.vectors is not None:
                 self.vectors.follow(raw, [stored[rowid] for rowid in live if rowid in stored])
             if self.embeddings is not None:
                 self.embeddings.apply({rowid: stored[rowid][1] if rowid in stored else None for rowid in changed})
         if changed:
             self.forget_changed_terms(tokens)
-        self.structure = structure
         self.version = version
         self.followed += 1
-        self.last_follow = {"pages": float(sum(last - first + 1 for _, first, last in parts)),
-                            "touched": float(len(set(touched))), "changed": float(len(changed)),
-                            "ms": (time.perf_counter() - started) * 1000}
+        self.last_follow = {"changed": float(len(changed)), "ms": (time.perf_counter() - started) * 1000}
 
-    def _tokens(self, raw: Any, fts: str, changed: dict[int, tuple[Any, ...] | None]) -> dict[int, RowTokens | None]:
-        assert self.retok is not None
-        live = {rowid: row for rowid, row in changed.items() if row is not None}
-        tokens: dict[int, RowTokens | None] = dict(
-            self.retok.rows(raw, [(rowid, row[4], row[5], row[2]) for rowid, row in live.items()], self.phrase))
-        sizes = docsizes(raw, fts, list(changed))
-        for rowid in changed:
-            want = sizes.get(rowid)
-            have = tokens.get(rowid)
-            if (want is None) != (have is None) or (have is not None and tuple(have.sizes) != want):
-                raise Unfollowable("a changed row is not indexed as its text says")
-            tokens.setdefault(rowid, None)
-        return tokens
+    def _probes(self, tokens: dict[int, RowTokens | None]) -> list[str]:
+        """What FTS5 is asked about after a change: the rarest term of the changed rows (their tokens
+        as FTS5 made them) and the copy's rarest term (the row count and tokens of the whole index)."""
+        assert self.keyword is not None
+        table = self.keyword.table
+        held = {name for row in tokens.values() if row is not None for name in row.terms}
+        out = [min(held, key=lambda t: (table.entries(t), t))] if held else []
+        if self.probe is not None and self.probe not in out:
+            out.append(self.probe)
+        return out
 
     def overlay_full(self) -> bool:
         """Whether enough rows changed since the build that a fresh copy would serve better."""
@@ -353,3 +319,12 @@ class FileState:
         rows = scan_for_recent(raw, ws, scope)
         self.recent[key] = Recent.from_rows(ws.workspace_id, scope, rows)
         return self.recent[key].newest(limit)
+
+
+def _rarest(table: TermTable) -> str | None:
+    """The term held by the fewest rows (FTS5 ranks it quickest), None for an empty index."""
+    counts = np.diff(table.offsets)
+    held = np.flatnonzero(counts > 0)
+    if not len(held):
+        return None
+    return table.terms[int(held[np.argmin(counts[held])])]

@@ -3,30 +3,34 @@
 Search keeps exact copies of what it reads most (``copies.FileState``): the full-text
 index (``mirror``), our vector index (``vector_copy``; for a product file without it,
 the embedding column, ``embedding_copy``), the temporal voice's list (``recent``), and
-a 64-bit fingerprint of every fact row (its id, workspace, domain, topic, content,
-supersession and creation time; ``rows``). They are built once, off the caller's
-thread, after the second search of a workspace (a one-shot command never pays for
-them). From then on a search whose snapshot shows a newer file version first brings
-the copies to that version, reading only what changed:
+every fact row's mark (``rows``). They are built once, off the caller's thread, after the
+second search of a workspace (a one-shot command never pays for them:
+``CacheSettings.one_shot``, unless it asks for them for many searches). From then on a
+search whose snapshot shows a newer file version (``PRAGMA data_version``,
+``search.cache.snapshot_version``) first brings the copies to that version, through what
+any program may read — the fact table's rows and the full-text index's own queries,
+never the index's storage:
 
-1. the full-text index names every row that any statement touched since the version
-   the copies show (``fts_log``: new segments, and the rows in them);
-2. those rows are read again; a row whose fingerprint is unchanged was only moved by a
-   merge of the index; the others (and rows past the last rowid known) are the change;
-3. each changed row is tokenized as FTS5 tokenizes it (``mirror.Retokenizer``) and must
-   have exactly the column lengths ``%_docsize`` holds for it; the copy of the index,
-   the temporal lists, the fingerprints and the embedding matrix take the new rows; the
-   vector copy compares its chunk table with the file's (``vector_copy``);
-4. the copies' row count and tokens per column must equal the index's averages record
-   (a deletion whose trace FTS5 merged away before we looked is found by listing the
-   rows, on files of up to 400,000 facts; beyond, the copies are rebuilt).
+1. every fact row's mark at that version (``store.watermarks.fact_rows``: the one way the
+   desk notices another program's writes, read once per version and shared with the
+   window's watcher) is compared with the one held: rows whose mark differs, new rows and
+   rows gone are the change (``rows.changed_rows``);
+2. the changed rows are read in full and tokenized as FTS5 tokenizes them, by a scratch
+   FTS5 table with the product's options (``mirror.Retokenizer``, through its own
+   ``fts5vocab``); the copy of the index, the temporal lists, the fingerprints and the
+   embedding matrix take them; the vector copy compares its chunk table with the file's
+   (``vector_copy``);
+3. FTS5 is asked to rank two phrases — the rarest term of the changed rows and the
+   copy's rarest term — and must rank them exactly as the copy does, to the bit
+   (``bm25_terms.agrees``): the same rows, the same row count and tokens in the index.
 
 Nothing is added to the file: no trigger, no index, no table of ours; a file opened
-read-only is followed the same way.
+read-only is followed the same way. The cost is one pass over the fact table's rows per
+change (its pages are most of it), whatever was written.
 
 What cannot be followed this way — a schema change (``VACUUM`` counts as one), more
-new index pages than ``CacheSettings.max_follow_pages`` (an FTS5 ``rebuild``, a bulk
-rewrite), a format this code does not know, any check above failing — drops the
+changed rows than ``CacheSettings.max_follow_rows`` (an FTS5 ``rebuild``, a bulk
+rewrite), an index out of step with its table, any check above failing — drops the
 copies and rebuilds them off the caller's thread; until then searches run the
 product's SQL. Nothing ever waits for a rebuild. A build that finishes after the file
 moved on follows the file before it is used; copies with many changed rows are rebuilt
@@ -64,13 +68,13 @@ from sqlalchemy import Connection
 
 from memorydesk.search.cache import snapshot_version
 from memorydesk.search.copies.bundle import CacheSettings, FileState, configure, settings
-from memorydesk.search.copies.fts_log import Unfollowable
 from memorydesk.search.copies.memory_use import let_go
+from memorydesk.search.copies.rows import Unfollowable
 from memorydesk.search.copies.vectors import CopyUnusable
 from memorydesk.store import Workspace
 
-__all__ = ["CacheSettings", "Copies", "FileState", "cache_report", "configure", "copies_of", "forget", "prepare",
-           "prepare_graph", "settings", "using", "wait_ready"]
+__all__ = ["CacheSettings", "Copies", "FileState", "cache_report", "catch_up", "configure", "copies_of", "forget",
+           "one_shot", "prepare", "prepare_graph", "settings", "using", "wait_ready"]
 
 log = logging.getLogger("memorydesk.search")
 
@@ -142,13 +146,39 @@ def using(ws: Workspace, conn: Connection) -> Iterator[FileState | None]:
         yield state if state is not None and state.version == version else None
 
 
+@contextlib.contextmanager
+def one_shot() -> Iterator[None]:
+    """Within the block the process answers one command and ends (``CacheSettings.one_shot``): no
+    search or warm-up starts a build of the copies; the setting is put back after (a test may run
+    commands in its own process)."""
+    before = settings().one_shot
+    configure(one_shot=True)
+    try:
+        yield
+    finally:
+        configure(one_shot=before)
+
+
 def prepare(ws: Workspace) -> None:
     """Start building the copies of ``ws`` now, off the caller's thread (the window does, once its
     first rows are shown), unless they are held or being built already."""
+    if settings().one_shot:
+        return
     held = copies_of(ws)
     with held.lock:
         if held.state is None and held.builder is None:
             _start_build(held, ws)
+
+
+def catch_up(ws: Workspace) -> None:
+    """Bring the copies ``ws`` holds to the file's version now, when they are behind (the window's
+    watcher, after another program changed facts: the next search finds them current, and the
+    pass over the fact rows' marks is the one the watcher read). No copies: nothing is done."""
+    held = copies_of(ws)
+    if held.state is None:
+        return
+    with ws.read() as conn, using(ws, conn):
+        pass
 
 
 def _count_search(held: Copies, ws: Workspace, conn: Connection) -> None:
@@ -160,7 +190,7 @@ def _count_search(held: Copies, ws: Workspace, conn: Connection) -> None:
     asked["count"] += 1
     if asked["failed"] is not None and asked["failed"] == snapshot_version(ws, conn):
         return  # the build failed on this very version: wait for the file to change
-    if asked["count"] >= settings().build_after and held.builder is None:
+    if asked["count"] >= settings().build_after and held.builder is None and not settings().one_shot:
         _start_build(held, ws)
 
 

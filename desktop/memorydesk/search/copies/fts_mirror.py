@@ -5,17 +5,19 @@ What bm25 needs from FTS5, for every row of the index:
 - for every term, the rows whose topic or content hold it and how often (``tf``);
   a query's prefix term ``tok*`` adds up the terms starting with ``tok``, which lie
   side by side in the sorted term list;
-- the row's length in tokens per column (``%_docsize``), and whether it matches the
+- the row's length in tokens over all its columns, and whether it matches the
   workspace phrase of the product's MATCH;
-- the row count and tokens per column of the whole index (the averages record).
+- the row count and the tokens of the whole index.
 
-The copy is built once from the index's own instances (a temporary ``fts5vocab`` table,
-aggregated in SQLite), so its numbers are FTS5's. Later a changed row is read again
-from the file and tokenized by a scratch FTS5 table on the connection with the same
-tokenizer (``Retokenizer``); its per-column lengths must equal what the real index holds
-for the row (``%_docsize``), otherwise the change is not followed. Changed rows go into
-an overlay (their entries in the base arrays are ignored), merged back by the next
-rebuild.
+Everything is read through FTS5's own interfaces, never from its storage: the copy is
+built once from the index's instances (a temporary ``fts5vocab`` table, aggregated in
+SQLite; a row's length is its number of instances), the workspace phrase's rows from a
+MATCH. Later a changed row is read again from the fact table and tokenized by a scratch
+FTS5 table on the connection with the same tokenizer (``Retokenizer``, its own
+``fts5vocab`` again). Changed rows go into an overlay (their entries in the base arrays
+are ignored), merged back by the next rebuild. That the copy holds FTS5's numbers is
+checked through FTS5 itself: bm25 of one phrase, as FTS5 ranks it, must equal the
+copy's to the bit (``search.copies.bm25_terms.agrees``).
 """
 
 from __future__ import annotations
@@ -24,13 +26,13 @@ import bisect
 import json
 import re
 import threading
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-__all__ = ["DocSizes", "KeywordIndex", "Retokenizer", "RowTokens", "TermTable", "fts_options", "varints"]
+__all__ = ["KeywordIndex", "Retokenizer", "RowTokens", "TermTable", "fts_options"]
 
 _TEXT_COLUMNS = (0, 1)  # topic, content: the columns the product's query matches
 _FTS_ARGS = re.compile(r"USING\s+fts5\s*\((.*)\)\s*;?\s*$", re.IGNORECASE | re.DOTALL)
@@ -54,32 +56,13 @@ def fts_options(create_sql: str | None) -> tuple[str, ...] | None:
     return kept
 
 
-def varints(blob: bytes) -> list[int]:
-    """SQLite varints, as FTS5 stores its sizes (ValueError: a truncated one)."""
-    out, i, n = [], 0, len(blob)
-    while i < n:
-        value = 0
-        for k in range(9):
-            if i >= n:
-                raise ValueError("truncated varint")
-            byte = blob[i]
-            i += 1
-            if k == 8:
-                value = (value << 8) | byte
-                break
-            value = (value << 7) | (byte & 0x7F)
-            if byte < 0x80:
-                break
-        out.append(value)
-    return out
-
-
 @dataclass
 class RowTokens:
-    """One row as the index holds it: topic/content term counts, column lengths, phrase match."""
+    """One row as the index holds it: topic/content term counts, its length (tokens in all
+    columns), whether it matches the workspace phrase."""
 
     terms: dict[str, int]
-    sizes: tuple[int, ...]
+    length: int
     member: bool
 
 
@@ -96,27 +79,40 @@ class TermTable:
         self._text_bytes = sum(len(t) + 56 for t in terms)
 
     @classmethod
-    def build(cls, raw: Any, fts: str, keep_going: Callable[[], bool] = lambda: True) -> TermTable:
-        """From the index's instances in topic and content (one pass, aggregated in SQLite)."""
+    def build(cls, raw: Any, fts: str, top: int,
+              keep_going: Callable[[], bool] = lambda: True) -> tuple[TermTable, np.ndarray]:
+        """From the index's instances (one pass, aggregated in SQLite): the table of topic and content
+        terms, and every row's length (its instances in all columns), by rowid up to ``top``."""
         raw.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.memdesk_fts_instances "
                     f"USING fts5vocab(main, {fts}, instance)")
-        top = raw.execute(f"SELECT max(id) FROM {fts}_docsize").fetchone()[0] or 0
         row_type = np.int32 if top < 2**31 else np.int64
+        lengths = np.zeros(top + 1, dtype=np.int64)
         terms: list[str] = []
         entries: list[int] = []  # (term, row) entries per term
         row_parts: list[np.ndarray] = []
         tf_parts: list[np.ndarray] = []
         pending: list[str] = []
         pending_counts: list[int] = []
+        other: list[str] = []  # rows of instances in the workspace column (they count in a row's length)
+
+        def parse(texts: list[str]) -> np.ndarray:
+            docs = np.fromstring(",".join(texts), dtype=np.int64, sep=",")  # rowids as decimal text
+            if len(docs) and (int(docs.min()) < 0 or int(docs.max()) > top):
+                raise ValueError("an indexed row the fact table does not have")
+            return docs
 
         def flush() -> None:
             """Turn the instances gathered so far into (row, tf) entries, a slice of terms at a time."""
+            if other:
+                lengths[:] += np.bincount(parse(other), minlength=top + 1)
+                other.clear()
             if not pending:
                 return
-            docs = np.fromstring(",".join(pending), dtype=np.int64, sep=",")  # rowids as decimal text
+            docs = parse(pending)
             term_of = np.repeat(np.arange(len(pending_counts), dtype=np.int64), pending_counts)
             if len(docs) != len(term_of):
                 raise ValueError("instances do not add up")
+            lengths[:] += np.bincount(docs, minlength=top + 1)
             # instances of a term come in row order, so equal neighbours are one row
             new_term = np.r_[True, term_of[1:] != term_of[:-1]]
             if len(docs) > 1 and bool((docs[1:] < docs[:-1])[~new_term[1:]].any()):
@@ -128,17 +124,22 @@ class TermTable:
             pending.clear()
             pending_counts.clear()
 
-        cursor = raw.execute("SELECT term, count(*), group_concat(doc) "
-                             "FROM temp.memdesk_fts_instances WHERE col IN ('topic', 'content') GROUP BY term")
+        text = "col != 'workspace_id'"
+        cursor = raw.execute(f"SELECT term, sum({text}), group_concat(CASE WHEN {text} THEN doc END), "
+                             f"group_concat(CASE WHEN NOT {text} THEN doc END) "
+                             "FROM temp.memdesk_fts_instances GROUP BY term")
         gathered = 0
-        for i, (term, count, hexdocs) in enumerate(cursor):
+        for i, (term, count, docs, in_other) in enumerate(cursor):
             if i % 4096 == 0 and not keep_going():
                 raise InterruptedError
-            terms.append(term)
-            pending.append(hexdocs)
-            pending_counts.append(count)
-            gathered += count
-            if gathered >= 100_000:  # small slices: each parse holds the GIL only briefly, and little memory
+            if in_other:
+                other.append(in_other)
+            if count:
+                terms.append(term)
+                pending.append(docs)
+                pending_counts.append(count)
+                gathered += count
+            if gathered >= 100_000 or len(other) >= 4096:  # small slices: each parse holds the GIL briefly
                 flush()
                 gathered = 0
         flush()
@@ -151,7 +152,7 @@ class TermTable:
         offsets = np.zeros(len(terms) + 1, dtype=np.int64)
         offsets[1:] = np.cumsum(entries)
         small_tf = tf.astype(np.uint16) if len(tf) == 0 or int(tf.max()) < 2**16 else tf
-        return cls(terms, offsets, rows, small_tf)
+        return cls(terms, offsets, rows, small_tf), lengths
 
     @property
     def nbytes(self) -> int:
@@ -162,6 +163,12 @@ class TermTable:
     @property
     def overlay_rows(self) -> int:
         return self.n_dirty
+
+    def entries(self, term: str) -> int:
+        """About how many rows hold a term starting with ``term`` (the base arrays' count, no overlay)."""
+        upper = term[:-1] + chr(ord(term[-1]) + 1)
+        lo, hi = bisect.bisect_left(self.terms, term), bisect.bisect_left(self.terms, upper)
+        return int(self.offsets[hi] - self.offsets[lo])
 
     def postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
         """Rows holding a term that starts with ``term`` (sorted), and their summed counts."""
@@ -227,70 +234,6 @@ class TermTable:
             self.extra_of[rowid] = list(terms)
 
 
-@dataclass
-class DocSizes:
-    """Every row's length per column (``%_docsize``), by rowid; -1: no such row."""
-
-    sizes: np.ndarray  # (capacity, n_col) int32
-    totals: list[int] = field(default_factory=list)
-    count: int = 0
-
-    @classmethod
-    def build(cls, raw: Any, fts: str, n_col: int) -> DocSizes:
-        ids_hex, lens_hex, sizes_hex = raw.execute(
-            f"SELECT group_concat(printf('%016x', id), ''), group_concat(printf('%04x', length(sz)), ''), "
-            f"group_concat(hex(sz), '') FROM {fts}_docsize").fetchone()
-        ids = np.frombuffer(bytes.fromhex(ids_hex or ""), dtype=">u8").astype(np.int64)
-        lens = np.frombuffer(bytes.fromhex(lens_hex or ""), dtype=">u2").astype(np.int64)
-        blob = np.frombuffer(bytes.fromhex(sizes_hex or ""), dtype=np.uint8)
-        if len(ids) != len(lens) or int(lens.sum()) != len(blob) or (len(ids) and int(ids.min()) < 0):
-            raise ValueError("docsize records that do not add up")
-        top = int(ids.max()) if len(ids) else 0
-        if top > 64 * len(ids) + 1_000_000:
-            raise ValueError("rowids too sparse for a table by rowid")
-        sizes = np.full((top + 1, n_col), -1, dtype=np.int32)
-        ends = np.cumsum(lens)
-        begins = ends - lens
-        plain = lens == n_col
-        if plain.any():  # one byte per column (every count below 128): the bytes are the counts
-            at = np.flatnonzero(plain)
-            packed = blob[begins[at][:, None] + np.arange(n_col)]
-            small = (packed < 0x80).all(axis=1)
-            sizes[ids[at[small]]] = packed[small]
-            plain[at[~small]] = False
-        for i in np.flatnonzero(~plain).tolist():
-            values = varints(blob[begins[i] : ends[i]].tobytes())
-            if len(values) != n_col:
-                raise ValueError("a docsize record of another shape")
-            sizes[ids[i]] = values
-        present = sizes[:, 0] >= 0
-        totals = [int(x) for x in sizes[present].sum(axis=0, dtype=np.int64)]
-        return cls(sizes, totals, int(present.sum()))
-
-    def lengths(self) -> np.ndarray:
-        """Tokens per row over all columns (what bm25 divides by); -1 for no row."""
-        out = self.sizes.sum(axis=1, dtype=np.int64)
-        out[self.sizes[:, 0] < 0] = -1
-        return out
-
-    def set(self, rowid: int, sizes: Sequence[int] | None) -> None:
-        if rowid >= len(self.sizes):
-            grown = np.full((max(rowid + 1, int(len(self.sizes) * 1.25) + 1024), self.sizes.shape[1]), -1,
-                            dtype=np.int32)
-            grown[: len(self.sizes)] = self.sizes
-            self.sizes = grown
-        old = self.sizes[rowid]
-        if old[0] >= 0:
-            self.totals = [t - int(v) for t, v in zip(self.totals, old)]
-            self.count -= 1
-        if sizes is None:
-            self.sizes[rowid] = -1
-        else:
-            self.sizes[rowid] = sizes
-            self.totals = [t + int(v) for t, v in zip(self.totals, sizes)]
-            self.count += 1
-
-
 class Retokenizer:
     """A scratch FTS5 table on one connection, with the product's tokenizer, to read rows as FTS5 does."""
 
@@ -316,13 +259,14 @@ class Retokenizer:
              phrase: str | None) -> dict[int, RowTokens]:
         """``(rowid, topic, content, workspace_id)`` as the index holds them."""
         t = self.TABLE
+        texts = list(texts)
         with self._lock:
             self._prepare(raw)
             try:
                 self._fill(raw, texts)
-                out: dict[int, RowTokens] = {}
-                for rowid, blob in raw.execute(f"SELECT id, sz FROM temp.{t}_docsize"):
-                    out[int(rowid)] = RowTokens({}, tuple(varints(bytes(blob))), False)
+                out = {int(row[0]): RowTokens({}, 0, False) for row in texts}  # no token at all: length 0
+                for doc, length in raw.execute(f"SELECT doc, count(*) FROM temp.{t}_instances GROUP BY doc"):
+                    out[doc].length = length
                 for term, doc, count in raw.execute(
                         f"SELECT term, doc, count(*) FROM temp.{t}_instances "
                         f"WHERE col IN ('topic', 'content') GROUP BY term, doc"):
@@ -335,29 +279,30 @@ class Retokenizer:
             finally:
                 raw.execute(f"INSERT INTO temp.{t}({t}) VALUES ('delete-all')")
 
-    def first_tokens(self, raw: Any, values: list[str]) -> dict[int, str]:
-        """The first token of each text in its ``workspace_id`` column, by 1-based position."""
-        t = self.TABLE
-        with self._lock:
-            self._prepare(raw)
-            try:
-                self._fill(raw, [(i, None, None, v) for i, v in enumerate(values, 1)])
-                return {doc: term for term, doc in raw.execute(
-                    f"SELECT term, doc FROM temp.{t}_instances WHERE col = 'workspace_id' AND offset = 0")}
-            finally:
-                raw.execute(f"INSERT INTO temp.{t}({t}) VALUES ('delete-all')")
-
 
 class KeywordIndex:
     """The copy of the index bm25 reads: terms, row lengths, workspace phrase members, totals."""
 
-    def __init__(self, table: TermTable, docs: DocSizes, members: np.ndarray, phrase: str | None,
-                 n_row: int, totals: tuple[int, ...]) -> None:
-        self.table, self.docs, self.members, self.phrase = table, docs, members, phrase
-        self.n_row, self.totals = n_row, totals
-        self.doc_len = docs.lengths()
+    def __init__(self, table: TermTable, doc_len: np.ndarray, members: np.ndarray, phrase: str | None) -> None:
+        self.table, self.doc_len, self.members, self.phrase = table, doc_len, members, phrase
+        live = doc_len >= 0
+        self.n_row = int(live.sum())  # rows in the index
+        self.tokens = int(doc_len[live].sum())  # tokens in the index, all columns
         self.epoch = 0  # bumped by every change, for values derived from the copy
         self.derived: dict[str, tuple[int, Any]] = {}  # name -> (epoch, value) of values worked out from the copy
+
+    @classmethod
+    def of_rows(cls, table: TermTable, lengths: np.ndarray, rowids: np.ndarray, members: Callable[[int], np.ndarray],
+                phrase: str | None) -> KeywordIndex:
+        """The copy for the fact table's ``rowids`` (each a row of the index, of its number of instances,
+        ``lengths`` by rowid); ``members(size)`` gives the workspace phrase's rows. ValueError when the
+        index has instances of a row the table does not have."""
+        size = max(len(lengths), int(rowids.max()) + 1 if len(rowids) else 0)
+        doc_len = np.full(size, -1, dtype=np.int64)
+        doc_len[rowids] = lengths[rowids] if len(rowids) else 0
+        if int(doc_len[: len(lengths)].clip(0).sum()) != int(lengths.sum()):
+            raise ValueError("the index holds rows the fact table does not have")
+        return cls(table, doc_len, members(size), phrase)
 
     @property
     def n_hit(self) -> int:
@@ -365,25 +310,27 @@ class KeywordIndex:
 
     @property
     def nbytes(self) -> int:
-        return int(self.table.nbytes + self.docs.sizes.nbytes + self.doc_len.nbytes + self.members.nbytes)
+        return int(self.table.nbytes + self.doc_len.nbytes + self.members.nbytes)
 
-    def consistent(self, n_row: int, totals: tuple[int, ...]) -> bool:
-        """Whether the copy's rows and tokens add up to the index's own totals."""
-        return self.docs.count == n_row and tuple(self.docs.totals) == tuple(totals)
-
-    def apply(self, changed: dict[int, RowTokens | None], n_row: int, totals: tuple[int, ...]) -> None:
-        """Rows that changed (None: gone), then the index's new totals."""
+    def apply(self, changed: dict[int, RowTokens | None]) -> None:
+        """Rows that changed (None: gone)."""
         for rowid, row in changed.items():
             self.table.replace(rowid, row.terms if row is not None else None)
-            self.docs.set(rowid, row.sizes if row is not None else None)
             if rowid >= len(self.doc_len):
-                grown = np.full(len(self.docs.sizes), -1, dtype=np.int64)
+                size = max(rowid + 1, int(len(self.doc_len) * 1.25) + 1024)
+                grown = np.full(size, -1, dtype=np.int64)
                 grown[: len(self.doc_len)] = self.doc_len
                 self.doc_len = grown
-                members = np.zeros(len(self.docs.sizes), dtype=bool)
+                members = np.zeros(size, dtype=bool)
                 members[: len(self.members)] = self.members
                 self.members = members
-            self.doc_len[rowid] = sum(row.sizes) if row is not None else -1
+            old = int(self.doc_len[rowid])
+            if old >= 0:
+                self.n_row -= 1
+                self.tokens -= old
+            if row is not None:
+                self.n_row += 1
+                self.tokens += row.length
+            self.doc_len[rowid] = row.length if row is not None else -1
             self.members[rowid] = row.member if row is not None else False
-        self.n_row, self.totals = n_row, totals
         self.epoch += 1

@@ -1,8 +1,13 @@
-"""Row-level reads for search's copies: fingerprints of fact rows, rows by rowid, the index's pieces.
+"""Row-level reads for search's copies: fact rows by rowid, their marks held by rowid, and which
+rows changed.
 
-A row's fingerprint is Python's own hash of its id, workspace, domain, topic, content,
-supersession and creation time (the creation time by its text, so -1 and -2 differ),
-seeded per process; two different rows agree on it with a chance of about 2⁻⁶⁴.
+A row's mark (its fingerprint) is ``store.watermarks``' — the one way the desk notices another
+program's writes: the hash of the row as the driver gives it (``FACT_ROW_COLUMNS``: its rowid,
+id, workspace, domain, topic, content, supersession, creation time, and the times and counts a
+row written in place changes). Following the file compares every row's mark, read once per
+file version (``watermarks.fact_rows``, shared with the window's watcher), with the one the
+copies hold (``changed_rows``): a row of the fact table is the only thing read, as any program
+reads it.
 """
 
 from __future__ import annotations
@@ -13,21 +18,21 @@ from typing import Any
 
 import numpy as np
 
-from memorydesk.search.copies.fts_log import Unfollowable
-from memorydesk.search.copies.fts_mirror import Retokenizer, varints
 from memorydesk.search.copies.recent import DEPTH, Recent, RecentRow
 from memorydesk.search.scope import RepoScope
 from memorydesk.store import Workspace
+from memorydesk.store.watermarks import FACT_ROW_COLUMNS, FactRows, row_mark
 
-__all__ = ["ROW_COLUMNS", "RowPrints", "docsizes", "embeddings", "fingerprint", "first_tokens", "recent_row",
-           "is_active", "members", "rows_by_id", "scan_for_recent", "scan_rows", "vanished", "workspace_phrase"]
+__all__ = ["ROW_COLUMNS", "RowPrints", "Unfollowable", "changed_rows", "embeddings", "is_active",
+           "members", "recent_row", "rows_by_id", "scan_for_recent", "scan_rows", "workspace_phrase"]
 
+#: A fact row as the copies read it: the first columns of ``FACT_ROW_COLUMNS``.
 ROW_COLUMNS = "rowid, id, workspace_id, domain, topic, content, superseded_by, created_at"
+assert FACT_ROW_COLUMNS.startswith(ROW_COLUMNS + ", ")
 
 
-def fingerprint(row: tuple[Any, ...]) -> int:
-    """A 64-bit digest of a fact row's columns (the creation time by its text, so -1 and -2 differ)."""
-    return hash((row[1], row[2], row[3], row[4], row[5], row[6], repr(row[7])))
+class Unfollowable(Exception):
+    """What the copies hold cannot be brought to the file's version; the caller rebuilds them."""
 
 
 def is_active(row: tuple[Any, ...], workspace_id: str) -> bool:
@@ -99,7 +104,7 @@ def scan_rows(raw: Any, ws: Workspace, prints: RowPrints, keep_going: Any) -> tu
     newest: list[tuple[Any, int, str]] = []  # (created_at, rowid, id) of active rows of the workspace
     other: list[RecentRow] = []  # the same, when created_at is not a plain integer
     trimmed = False
-    cursor = raw.execute(f"SELECT {ROW_COLUMNS} FROM {ws.layout.facts.name}")
+    cursor = raw.execute(f"SELECT {FACT_ROW_COLUMNS} FROM {ws.layout.facts.name}")
     while True:
         chunk = cursor.fetchmany(5_000)
         if not chunk:
@@ -109,7 +114,7 @@ def scan_rows(raw: Any, ws: Workspace, prints: RowPrints, keep_going: Any) -> tu
         spaces.update(row[2] for row in chunk)
         for row in chunk:
             rowids.append(row[0])
-            digests.append(fingerprint(row))
+            digests.append(row_mark(row))
             flags.append(is_active(row, wid))
             if flags[-1]:
                 if type(row[7]) is int:
@@ -149,14 +154,6 @@ def members(raw: Any, fts: str, phrase: str | None, size: int) -> np.ndarray:
     return out
 
 
-def first_tokens(raw: Any, retok: Retokenizer, values: list[str]) -> frozenset[bytes]:
-    """The first token FTS5 makes of each workspace id, as the index stores terms (prefix ``0``)."""
-    firsts = retok.first_tokens(raw, values)
-    if len(firsts) != len(values):
-        raise Unfollowable("a workspace id without a token cannot be followed in the index")
-    return frozenset(b"0" + term.encode("utf-8") for term in firsts.values())
-
-
 def _by_rowid(raw: Any, select: str, rowids: list[int]) -> list[tuple[Any, ...]]:
     """``select`` (up to its WHERE) for ``rowids``, 5,000 at a time."""
     out: list[tuple[Any, ...]] = []
@@ -174,29 +171,25 @@ def embeddings(raw: Any, facts: str, rowids: list[int]) -> list[tuple[Any, ...]]
     return _by_rowid(raw, f"SELECT rowid, id, embedding FROM {facts}", rowids)
 
 
-def docsizes(raw: Any, fts: str, rowids: list[int]) -> dict[int, tuple[int, ...]]:
-    out: dict[int, tuple[int, ...]] = {}
-    for start in range(0, len(rowids), 5000):
-        part = rowids[start : start + 5000]
-        marks = ",".join("?" * len(part))
-        for rowid, blob in raw.execute(f"SELECT id, sz FROM {fts}_docsize WHERE id IN ({marks})", tuple(part)):
-            out[int(rowid)] = tuple(varints(bytes(blob)))
-    return out
-
-
-#: Rows counted at most to find deletions the index's log no longer shows.
-VANISHED_SCAN = 400_000
-
-
-def vanished(raw: Any, facts: str, rows: RowPrints, n_row: int) -> list[int]:
-    """Known rows that are gone (their deletion merged out of the index's log before we looked)."""
-    if n_row > VANISHED_SCAN:
-        raise Unfollowable("rows vanished from a file too big to look for them")
-    (found,) = raw.execute(f"SELECT group_concat(printf('%016x', rowid), '') FROM {facts}").fetchone()
-    now = np.frombuffer(bytes.fromhex(found or ""), dtype=">u8").astype(np.int64)
+def changed_rows(marks: FactRows, rows: RowPrints, max_rows: int) -> dict[int, int | None]:
+    """Rows whose mark (``marks``: every row's, at the version followed) is not the one ``rows``
+    holds: rowid → its mark now (None: the row is gone). Raises :class:`Unfollowable` past
+    ``max_rows`` changed rows (cheaper to rebuild)."""
+    now = np.frombuffer(marks.rowids, dtype=np.int64)
+    digest = np.frombuffer(marks.prints, dtype=np.int64)
+    known = now < len(rows.present)
+    inside = np.flatnonzero(known)
+    same = np.zeros(len(now), dtype=bool)
+    same[inside] = rows.present[now[inside]] & (rows.prints[now[inside]] == digest[inside])
     alive = np.zeros(len(rows.present), dtype=bool)
-    alive[now[now < len(alive)]] = True
-    return np.flatnonzero(rows.present & ~alive).tolist()
+    alive[now[inside]] = True
+    gone = np.flatnonzero(rows.present & ~alive)
+    fresh = np.flatnonzero(~same)
+    if len(fresh) + len(gone) > max_rows:
+        raise Unfollowable(f"{len(fresh) + len(gone):,} rows changed, more than it pays to follow")
+    changed: dict[int, int | None] = dict(zip(now[fresh].tolist(), digest[fresh].tolist()))
+    changed.update((rowid, None) for rowid in gone.tolist())
+    return changed
 
 
 def scan_for_recent(raw: Any, ws: Workspace, scope: RepoScope | None) -> list[RecentRow]:

@@ -359,7 +359,14 @@ class MainWindow(QMainWindow):
             try:
                 self._polled.emit((ws, answer))
             except RuntimeError:  # the window is gone
-                pass
+                return
+            if isinstance(answer, tuple) and Kind.FACT in answer[0]:
+                from memorydesk.search.copies.follow import catch_up  # (loaded here: not before the first rows)
+
+                try:  # search's copies follow now, from the marks just read: the next search finds them current
+                    catch_up(ws)
+                except Exception as exc:  # noqa: BLE001 - the next search follows them instead
+                    log.info("search's copies not brought up to date by the watcher: %s", exc)
 
         self._watcher.submit(ask)
 
