@@ -36,11 +36,13 @@ run:
 test:
 	@sh packaging/system-deps.sh offscreen
 	@$(MAKE) --no-print-directory install
+	$(BIN)/ruff check desktop tests
 	QT_QPA_PLATFORM=offscreen $(BIN)/lint-imports
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PARALLEL)
 
 # The quick loop while working: everything but the slow tier.
 check: $(STAMP)
+	$(BIN)/ruff check desktop tests
 	QT_QPA_PLATFORM=offscreen $(BIN)/lint-imports
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PARALLEL) -m "not slow"
 

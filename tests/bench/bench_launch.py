@@ -11,9 +11,9 @@ then killed. Rounds alternate between the two, so load changes hit both alike; t
 figures are medians with the load average. A last desk run is kept until its warm-up
 (the other tabs, the model, search's copies) is done, and says how long that took.
 
-``MEMDESK_BENCH_ROUNDS`` (default 7); ``MEMDESK_BENCH_DEMO`` another workspace to open. The window goes to ``$DISPLAY`` when set (xcb),
-otherwise offscreen. Bytecode is written and used as an installed desk would (the first
-round of each compiles; it is not counted).
+``MEMDESK_BENCH_ROUNDS`` (default 7); ``MEMDESK_BENCH_DEMO`` another workspace to open. The window
+goes to ``$DISPLAY`` when set (xcb), otherwise offscreen. Bytecode is written and used as an
+installed desk would (the first round of each compiles; it is not counted).
 """
 
 from __future__ import annotations

@@ -71,7 +71,8 @@ def test_bad_text_gives_findings_or_notes_never_a_traceback(tmp_path: Path) -> N
     path = tmp_path / "odd.db"
     with open_workspace(path, create=True) as ws:
         svc = MemoryService(ws, embedder=False)
-        big = svc.propose_fact(domain="ops", topic="dump", content="password: Vx8#mQ2!zR5w " + ("x" * 1_100_000)).fact_id
+        big = svc.propose_fact(domain="ops", topic="dump",
+                               content="password: Vx8#mQ2!zR5w " + ("x" * 1_100_000)).fact_id
         svc.propose_fact(domain="ops", topic="rtl", content="שלום \u202eevil\u202c עולם مرحبا")
         odd = svc.propose_fact(domain="ops", topic="latin1", content="placeholder").fact_id
         table = ws.layout.facts.name

@@ -40,8 +40,8 @@ def register(sub) -> None:
     r.add_argument("--sample", type=int, metavar="N", help="a seeded random sample of N active facts (default: all)")
     r.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the sample (default 0)")
     r.add_argument("--queries", metavar="FILE",
-                   help='your own questions: a JSON list of {"query": text, "expect": [fact ids]} (UTF-8, at most 64 MB; '
-                        "'-' reads standard input)")
+                   help='your own questions: a JSON list of {"query": text, "expect": [fact ids]} '
+                        "(UTF-8, at most 64 MB; '-' reads standard input)")
     r.add_argument("--what-if", action="append", default=[], metavar="NAME",
                    choices=[*VARIANTS, "all"],
                    help="also run under an alternative that is NOT what the product does: "
@@ -74,7 +74,8 @@ def run(args) -> int:
     if args.baseline is None and args.max_drop != 0.02:
         raise BadInput("--max-drop goes with --baseline RUN (the run to compare with)")
     if not 0.0 <= args.max_drop <= 1.0:
-        raise BadInput(f"--max-drop must be a fraction from 0 to 1 (0.02 is two points of recall@10), not {args.max_drop}")
+        raise BadInput("--max-drop must be a fraction from 0 to 1 (0.02 is two points of recall@10), "
+                       f"not {args.max_drop}")
     queries = None
     if args.queries:
         queries = audit.load_queries(args.queries)
@@ -98,8 +99,9 @@ def run(args) -> int:
         else:
             plan = Plan(sample=args.sample, seed=args.seed, what_if=tuple(names))
         if base is not None and (base.kind == "queries") != (plan.queries is not None):
-            raise BadInput(f"baseline run {base.id} asked " + ("your own questions: give --queries, or none to ask them "
-                           "again" if base.kind == "queries" else "each fact's own topic: leave out --queries"))
+            asked = ("your own questions: give --queries, or none to ask them again" if base.kind == "queries"
+                     else "each fact's own topic: leave out --queries")
+            raise BadInput(f"baseline run {base.id} asked {asked}")
         report = run_audit(ws, plan, progress=show)
         if show is not None:
             print(file=sys.stderr)

@@ -18,7 +18,8 @@ from memorydesk.core.review.finding import KINDS, SEVERITIES, severity_rank
 
 def register(sub) -> None:
     p = sub.add_parser(
-        "review", help="the review queue: secrets, personal data, injection, duplicates, losing corrections (read-only)",
+        "review",
+        help="the review queue: secrets, personal data, injection, duplicates, losing corrections (read-only)",
         description="Scan the workspace for what a person should look at first: secrets, personal data, injected "
                     "instructions and hidden characters, near-duplicate facts, corrections that lose in recall, "
                     "unreachable and fading facts. Read-only: nothing is stored.")

@@ -49,7 +49,11 @@ def passed() -> bool:
     return bool(_checked[0])
 
 
-_CHECK_WORDS = ["deploy", "deployment", "deployed", "api", "apis", "rapid", "release", "releases", "rel", "backup", "back", "postgres", "post", "cache", "cached", "redis", "kafka", "terraform", "staging", "stage", "prod", "production", "review", "reviewer", "rotate", "rotation", "secret", "token", "tokens", "alpha", "beta", "gamma", "delta", "kiwi", "banana", "cherry", "x9", "v2", "2024", "build", "builds", "builder", "night", "nightly", "weekly", "café", "naïve", "löschfrist", "überall"]
+_CHECK_WORDS = ["deploy", "deployment", "deployed", "api", "apis", "rapid", "release", "releases", "rel", "backup",
+                "back", "postgres", "post", "cache", "cached", "redis", "kafka", "terraform", "staging", "stage",
+                "prod", "production", "review", "reviewer", "rotate", "rotation", "secret", "token", "tokens", "alpha",
+                "beta", "gamma", "delta", "kiwi", "banana", "cherry", "x9", "v2", "2024", "build", "builds", "builder",
+                "night", "nightly", "weekly", "café", "naïve", "löschfrist", "überall"]
 _CHECK_SPACES = ("3f2a9c1e-5b7d-4e21-9a0b-7c6d5e4f3a21", "small-team-42")  # 3/4 and 1/4 of the rows
 
 

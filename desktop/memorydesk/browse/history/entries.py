@@ -31,7 +31,8 @@ ACTOR_KINDS = ("agent", "reviewer", "system")
 ENTRY = re.compile(r"^(?:#|entry\s+)?(\d{1,12})$")  # a history entry asked for by its number
 BATCH = 200  # groups a source reads at a time for a page
 WHOLE_BATCH = 5000  # … and when the whole range is walked (``iter_events``): fewer, larger reads
-OLD_RUN = 2000  # with ``since``: a source stops after this many rows in a row older than it (docs/guide.md, "The History tab")
+#: with ``since``: a source stops after this many rows in a row older than it (docs/guide.md, "The History tab")
+OLD_RUN = 2000
 
 
 @dataclass(frozen=True)

@@ -61,7 +61,8 @@ def text_line(event: Event, *, content_free: bool = False) -> str:
             f"{event.actor}  {what_text(event)}  {' '.join(event.ids)}  {summary}{reason}{details}")
 
 
-def export_markdown(events: Iterable[Event], name: str, q: HistoryQuery, *, content_free: bool = False) -> Iterator[str]:
+def export_markdown(events: Iterable[Event], name: str, q: HistoryQuery, *,
+                    content_free: bool = False) -> Iterator[str]:
     span = f"{utc_text(q.since) if q.since is not None else 'the beginning'} – " \
            f"{utc_text(q.until) if q.until is not None else 'now'}"
     filters = ", ".join(f"{k} {v}" for k, v in (("kind", q.kind), ("actor", q.actor), ("text", q.text)) if v)
