@@ -182,8 +182,9 @@ def test_an_injected_line_is_removed_from_a_note_and_the_agents_lines_stay(ws) -
 
 def test_personal_data_and_an_injected_sentence_are_removed_from_a_fact_alone(ws) -> None:
     svc = MemoryService(ws, embedder=False)
+    text = "Escalate to Derek on +1 415 555 0134 after 22:00. Invoices close on the 3rd."
     fid = svc.propose_fact(domain="oncall", topic="escalation", confidence=0.7, agent_id="agent-1",
-                           content="Escalate to Derek on +1 415 555 0134 after 22:00. Invoices close on the 3rd.").fact_id
+                           content=text).fact_id
     finding = _open_finding(ws, "personal_data", fid)
     result = Reviewer(ws, "rita").redact("fact", fid, "a private number", finding["key"], finding)
     new = next(i for i in result.ids if i != fid)
