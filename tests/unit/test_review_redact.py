@@ -130,7 +130,7 @@ def test_the_memory_type_a_fading_finding_suggests_can_be_set(ws) -> None:
 
 
 def test_a_fact_redactions_before_and_after_names_fields_with_the_secret_masked(ws) -> None:
-    """Issue 41, point 1: the History tab's "Before and after" of a fact redaction lists each
+    """The memory job's finding 1: the History tab's "Before and after" of a fact redaction lists each
     version's text (the secret masked, the placeholder after), not stored keys or a row's JSON."""
     import json
 
