@@ -46,7 +46,8 @@ def test_a_delete_offers_the_check_and_its_receipt_is_kept_and_exported(open_win
     dialog = _checked(qtbot, win, tab.forget)
     qtmodeltester.check(dialog.model)
     paths = _paths(dialog)
-    # the memory job's finding 8: it fits the screen, What and Why wrap (a long Why gets a taller row), End reaches the end
+    # the memory job's finding 8: it fits the screen, What and Why wrap (a long Why gets a taller row),
+    # End reaches the end
     room = dialog.screen().availableGeometry()
     assert dialog.height() <= room.height() and dialog.width() <= room.width() and dialog.view.wordWrap()
     line = dialog.view.fontMetrics().height() + 8
