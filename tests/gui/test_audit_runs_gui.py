@@ -55,7 +55,7 @@ def test_runs_are_kept_trended_opened_and_compared(open_window, sample_path, qtb
     assert [r.id for r in trend.shown] == [first.id, second.id]
     xs, ys = trend.points.getData()
     assert list(ys) == [first.recall, second.recall]
-    # issue 41, point 15: the origin in words, and a y-axis scaled to the runs (saying so when not 0–100 %)
+    # the memory job's finding 15: the origin in words, and a y-axis scaled to the runs (saying so when not 0–100 %)
     assert "run in the window" in page.table.item(0, 4).text() and ", window" not in page.table.item(0, 4).text()
     lo, hi = trend.y_range
     assert lo <= min(ys) and max(ys) <= hi and hi - lo < 1.0 or (lo, hi) == (0.0, 1.02)
@@ -115,7 +115,7 @@ def test_a_read_only_workspace_lists_no_runs_and_keeps_none(open_window, sample_
 
 
 def test_the_recall_trend_axis_is_scaled_to_the_runs() -> None:
-    """Issue 41, point 15: 7.0 % → 6.9 % is drawn on an axis around them, not on 0–100 %."""
+    """The memory job's finding 15: 7.0 % → 6.9 % is drawn on an axis around them, not on 0–100 %."""
     from memorydesk.ui.audit.trend import scaled_range
 
     lo, hi = scaled_range([0.070, 0.069])

@@ -1,4 +1,4 @@
-"""Issue 41, point 10: the Compare window (File ▸ Compare With…) closes with Esc and Ctrl+W,
+"""The memory job's finding 10: the Compare window (File ▸ Compare With…) closes with Esc and Ctrl+W,
 shows a backup's unredacted key masked, warns before restoring a version that holds a secret
 the open file no longer holds, and leaves no -wal/-shm beside the backup it read."""
 

@@ -1,4 +1,4 @@
-"""Issue 41, point 11 (Facts tab): a keyword search with the Deleted filter says why it lists
+"""The memory job's finding 11 (Facts tab): a keyword search with the Deleted filter says why it lists
 nothing — the agent's keyword search never returns deleted facts — and offers the substring
 filter, which finds them."""
 
@@ -31,7 +31,7 @@ def test_deleted_facts_are_offered_the_substring_filter(open_window, sample_path
 
 
 def test_active_means_one_thing_and_as_of_counts_what_existed_then(open_window, sample_path, qtbot) -> None:
-    """Issue 41, point 11: the Active filter, the status bar and ``fact_state`` agree (an expired
+    """The memory job's finding 11: the Active filter, the status bar and ``fact_state`` agree (an expired
     fact is not active); under As Of the list's total is the facts that existed then."""
     from memorydesk.browse import facts as browse
     from memorydesk.browse.facts import FactQuery
@@ -58,7 +58,7 @@ def test_active_means_one_thing_and_as_of_counts_what_existed_then(open_window, 
 
 
 def test_enter_and_down_in_the_search_box_move_to_the_results(open_window, sample_path, qtbot) -> None:
-    """Issue 41, point 14: Enter (searching at once) and ↓ take the person from the search box to
+    """The memory job's finding 14: Enter (searching at once) and ↓ take the person from the search box to
     the results, the first one selected; Restore and Purge have keys (Ctrl+Shift+R, Shift+Del)."""
     from guihelp import focus
 
@@ -81,7 +81,7 @@ def test_enter_and_down_in_the_search_box_move_to_the_results(open_window, sampl
 
 
 def test_the_deleted_notice_goes_with_the_next_change(open_window, sample_path, qtbot) -> None:
-    """Issue 41, point 11: "Deleted … — Check It Is Forgotten" no longer stays after the facts came back."""
+    """The memory job's finding 11: "Deleted … — Check It Is Forgotten" no longer stays after the facts came back."""
     win = open_window(sample_path)
     tab = win.tab("facts")
     select_topic(qtbot, tab, "topic 5")
@@ -93,7 +93,7 @@ def test_the_deleted_notice_goes_with_the_next_change(open_window, sample_path, 
 
 
 def test_the_purge_dialog_counts_the_links_it_removes(open_window, sample_path, qtbot) -> None:
-    """Issue 41, point 4: purging a fact also deletes its links (and its earlier versions): the
+    """The memory job's finding 4: purging a fact also deletes its links (and its earlier versions): the
     dialog says so, with the counts."""
     from guihelp import wait_dialog
 
@@ -108,7 +108,7 @@ def test_the_purge_dialog_counts_the_links_it_removes(open_window, sample_path, 
 
 
 def test_why_this_place_is_whole_at_1280(open_window, sample_path, qtbot) -> None:
-    """Issue 41, point 14: the agent view's Why this place was cut at 1280 px: the columns its hits
+    """The memory job's finding 14: the agent view's Why this place was cut at 1280 px: the columns its hits
     do not need (State: all in force; Created: in the decay) make room for it."""
     from test_facts_search import QUERY
 

@@ -250,7 +250,7 @@ def test_purge_lists_the_backups_holding_the_text_and_erases_it_there(open_windo
     dialog.reason.setText("personal data")
     qtbot.mouseClick(dialog.purge, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: win.ops.pending == 0 and tab.model.rowCount() == 24, timeout=10000)
-    assert f"erased its rows from backup {backup.name}" in win.statusBar().currentMessage()
+    assert f"erased its rows from backup {backup.name}" in win.notice.text.text()  # long: whole above the tabs
     assert b"content of fact 8" not in backup.read_bytes()
     assert b"content of fact 9" in backup.read_bytes()  # the rest of the backup stays
 

@@ -46,7 +46,8 @@ def test_a_delete_offers_the_check_and_its_receipt_is_kept_and_exported(open_win
     dialog = _checked(qtbot, win, tab.forget)
     qtmodeltester.check(dialog.model)
     paths = _paths(dialog)
-    # issue 41, point 8: it fits the screen, What and Why wrap (a long Why gets a taller row), End reaches the end
+    # the memory job's finding 8: it fits the screen, What and Why wrap (a long Why gets a taller row),
+    # End reaches the end
     room = dialog.screen().availableGeometry()
     assert dialog.height() <= room.height() and dialog.width() <= room.width() and dialog.view.wordWrap()
     line = dialog.view.fontMetrics().height() + 8
@@ -137,7 +138,7 @@ def test_the_review_tabs_purge_offers_the_check_too(open_window, note_path, qtbo
 
 
 def test_after_a_purge_the_bar_names_what_still_holds_the_text(open_window, tmp_path, qtbot) -> None:
-    """Issue 41, point 6: the status said the text was erased while an agent's note still held it;
+    """The memory job's finding 6: the status said the text was erased while an agent's note still held it;
     after a purge the bar now says, from the forget check, what still holds it (the note)."""
     from fixtures import agent_notes
     from memorydesk.memory.service import MemoryService

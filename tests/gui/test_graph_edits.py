@@ -97,7 +97,7 @@ def test_a_search_matching_several_facts_lets_the_person_pick(qtbot, open_window
 
 
 def test_the_edge_list_keeps_how_it_was_made_whole_and_names_like_ends_apart(qtbot, open_window, sample_db) -> None:
-    """Issue 41, point 14: in a narrow panel How it was made leaves the table for a line under it,
+    """The memory job's finding 14: in a narrow panel How it was made leaves the table for a line under it,
     whole; in a wide one its cells wrap; two other ends with one name carry their ids."""
     seed = busiest_fact(sample_db)
     win = open_window(sample_db)

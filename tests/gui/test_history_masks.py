@@ -1,4 +1,4 @@
-"""Issue 41, point 1: the History tab never shows more of a memory text than the history's
+"""The memory job's finding 1: the History tab never shows more of a memory text than the history's
 command output and exports do — after a redaction its "Before and after" holds the secret
 masked and the placeholder, not the note in clear, and a fact redaction's cells name fields,
 not stored keys; a personal e-mail in a fact's summary is masked alike in the tab, the
@@ -81,7 +81,7 @@ def test_a_personal_email_is_masked_in_the_tab_the_text_and_the_json(open_window
 
 
 def test_the_compare_sides_and_the_conflict_trail_mask_a_secret() -> None:
-    """A backup's unredacted key is shown masked, struck through or not (issue 41, points 1 and 10)."""
+    """A backup's unredacted key is shown masked, struck through or not (the memory job's findings 1 and 10)."""
     from memorydesk.browse.history.diff import Version
     from memorydesk.ui.compare.items import Item, side_by_side
 

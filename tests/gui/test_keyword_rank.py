@@ -84,7 +84,9 @@ def test_counts_say_how_many_hits_the_filters_hide(open_window, sample_db, qtbot
     wait_idle(qtbot, win)
     assert tab.model.rowCount() == 0
     assert tab.filters.search_mode.text() == f"keyword · {n} hits"
-    assert tab.filters.counts.text() == f"0 of {n} hits listed · {n} hidden by the filters"
+    said = tab.filters.counts.text()  # the hits the filter hides, and why a deleted fact is never one
+    assert said.startswith(f"0 of {n} hits listed · {n} hidden by the filters: ")
+    assert "never returns deleted facts" in said and tab.filters.use_substring.isVisible()
     # leaving the search goes back to the order written, and no Rank column
     tab.filters.state.setCurrentIndex(tab.filters.state.findData("active"))
     tab.filters.search.clear()

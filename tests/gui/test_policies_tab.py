@@ -65,7 +65,7 @@ def test_size_warnings_grow_with_the_section() -> None:
     assert "over 2,000 characters: it is added to every dispatch of every agent" in size_note(2500)[0]
     assert "large (over 4,000 characters)" in size_note(5000)[0]
     assert "very large" in size_note(9000)[0]
-    # weighed against an agent's context size (issue 41, point 12): ~552 tokens of 200,000
+    # weighed against an agent's context size (the memory job's finding 12): ~552 tokens of 200,000
     assert "~552 tokens (characters ÷ 4) · 0.3 % of Ada's context (200,000 tokens)" in \
         size_note(2205, 200_000, "Ada's context")[0]
     assert "no context size in the file" in size_note(2205, None, "Ada's context")[0]
@@ -73,7 +73,7 @@ def test_size_warnings_grow_with_the_section() -> None:
 
 def test_an_edited_policys_old_version_is_marked_replaced_and_says_what_activating_does(
         open_window, sample_path, qtbot) -> None:
-    """Issue 41, point 12: after an edit the old version reads "inactive · replaced"; Activate on
+    """The memory job's finding 12: after an edit the old version reads "inactive · replaced"; Activate on
     it says both versions would reach agents; deleting an inactive policy does not claim it
     stops reaching agents; Undo of a delete puts the row back at its rowid."""
     win = open_window(sample_path)

@@ -1,4 +1,4 @@
-"""Issue 41, point 2: one Dismiss covers exactly the finding the person chose — not every
+"""The memory job's finding 2: one Dismiss covers exactly the finding the person chose — not every
 finding of its kind on the same note — and the dialog names the item and says what it covers."""
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def test_one_dismiss_covers_the_one_finding_chosen(open_window, phones, qtbot) -
 
 
 def test_purge_from_review_names_the_fact_by_its_real_id(open_window, tmp_path, qtbot) -> None:
-    """Issue 41, point 5: the purge dialog opened from a secret in a fact names the fact's id,
+    """The memory job's finding 5: the purge dialog opened from a secret in a fact names the fact's id,
     not its topic twice ("staging-db-access (id staging-db-access)")."""
     from test_review_tab import KEY
 

@@ -111,7 +111,8 @@ def test_a_lock_down_and_its_undo_are_named_whole_and_the_history_shows_the_cell
     win.act_undo.trigger()
     qtbot.waitUntil(lambda: "Undone" in win.statusBar().currentMessage(), timeout=10000)
     said = win.statusBar().currentMessage()
-    assert said.startswith(f"Undone: set of grant */{DOMAIN}: 9 cells of {DOMAIN}: ")  # whole, not cut
+    # in the menu's words, whole, not cut
+    assert said == f"Undone “Set 9 grant cells of {DOMAIN}: 8 from no row to none, 1 from read to none”"
 
     history = _history(qtbot, win, "audit of conventions")  # the lock-down (its undo's reason is its own)
     (locked,) = [e for e in history.model.rows if e.action == "set"]

@@ -1,4 +1,4 @@
-"""Issue 41, point 3: Ctrl+Z and Ctrl+Shift+Z with the focus in a text field — the field's own
+"""The memory job's finding 3: Ctrl+Z and Ctrl+Shift+Z with the focus in a text field — the field's own
 typing is undone (and redone) first; a field with nothing of its own to undo lets the window's
 Edit ▸ Undo / Redo act, as the guide's key table says."""
 
@@ -64,7 +64,7 @@ def test_the_policies_task_field_lets_the_window_undo(open_window, sample_path, 
 
 def test_undo_this_change_asks_why_and_the_status_names_the_change_as_the_menu(open_window, sample_path,
                                                                               qtbot) -> None:
-    """Issue 41, point 13: the History tab's Undo This Change (Ctrl+Shift+U) confirms and asks a
+    """The memory job's finding 13: the History tab's Undo This Change (Ctrl+Shift+U) confirms and asks a
     reason like every other change; Edit ▸ Undo's status line names the change as its menu did."""
     from guihelp import wait_dialog
     from test_reasons import history
@@ -102,7 +102,7 @@ def test_undo_this_change_asks_why_and_the_status_names_the_change_as_the_menu(o
 
 
 def test_a_long_status_message_is_cut_before_the_status_fields(open_window, sample_path, qtbot) -> None:
-    """Issue 41, point 14: the long redact message ran into the status fields on the right."""
+    """The memory job's finding 14: the long redact message ran into the status fields on the right."""
     win = open_window(sample_path)
     win.resize(1280, 800)
     long = "1 secret(s) redacted in place; " + "backup(s) workspace.backup-20261206T0938026Z.db still hold it; " * 4

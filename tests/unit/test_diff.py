@@ -154,7 +154,7 @@ def test_a_version_is_every_column_in_order_with_embeddings_as_their_size(produc
 
 
 def test_a_redaction_is_listed_as_changed_text_not_only_as_superseded(tmp_path: Path) -> None:
-    """Issue 41, point 7: the diff of a backup against the file after a redaction lists the old
+    """The memory job's finding 7: the diff of a backup against the file after a redaction lists the old
     version under superseded and under changed (its topic or content rewritten in place)."""
     from memorydesk.memory.reviewer import Reviewer
     from memorydesk.memory.service import MemoryService

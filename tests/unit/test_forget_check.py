@@ -96,7 +96,7 @@ def test_delete_leaves_it_in_many_paths_and_purge_takes_it_out_of_every_one(tmp_
         for key in ("fact", "versions", "copies", "policies", "notes", "conflicts", "fts_vocabulary", "vectors",
                     "backups", "preamble", "search.keyword.topic", "search.hybrid.topic"):
             assert v[key] == STILL, (key, receipt.to_json())
-        # issue 41, point 8: each sentence says exactly what its path found, none contradicts another
+        # the memory job's finding 8: each sentence says exactly what its path found, none contradicts another
         why = {a.key: a.why for a in receipt.answers}
         assert "reaches them" not in why["vectors"]  # it says which rows search can return (those in force)
         assert "1 of them of facts in force, which semantic search can return" in why["vectors"]  # the copy

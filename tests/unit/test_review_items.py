@@ -88,6 +88,21 @@ def test_quarantine_a_note_empties_it_undo_and_release_bring_it_back(ws) -> None
     assert history[1]["reason"] == "key rotated; keep the note"
 
 
+def test_history_tells_the_agents_write_as_written_and_the_quarantine_as_the_persons(ws) -> None:
+    from memorydesk.browse.history.entries import HistoryQuery, history_page
+
+    finding, _f = _finding(ws, "secret", "note")
+    rr.quarantine(ws, "ana", finding, "a live Stripe key in the note")
+    events = history_page(ws, HistoryQuery(kind="note")).events
+    wrote = [e for e in events if e.action == "updated"]
+    assert [(e.actor, e.actor_kind, e.summary) for e in wrote] == \
+        [("Cody", "agent", f"notes of Cody: {len(NOTE):,} characters")]  # what the agent wrote, not the emptied note
+    quarantined = [e for e in events if e.action == "quarantine"]
+    assert [(e.actor, e.actor_kind, e.reason) for e in quarantined] == \
+        [("ana", "reviewer", "a live Stripe key in the note")]
+    assert quarantined[0].at >= wrote[0].at
+
+
 def test_quarantine_a_working_item_takes_it_out_of_the_hot_tier(ws) -> None:
     finding, f = _finding(ws, "injection", "working_item")
     assert f.severity == "high"

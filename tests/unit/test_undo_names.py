@@ -1,4 +1,4 @@
-"""Issue 41, point 13: Edit ▸ Undo says whose change it takes back when someone else made it
+"""The memory job's finding 13: Edit ▸ Undo says whose change it takes back when someone else made it
 (a demo's seeded decision is not the person's own); an edge delete is named by its two ends;
 a history query for an entry number (“#8”) finds that entry only, never “PR #883”."""
 

@@ -24,6 +24,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from memorydesk.core.change_words import grant_cells, grant_words
+from memorydesk.core.review.shown import shown
 from memorydesk.core.worddiff import word_diff
 from memorydesk.memory.history import record as history
 from memorydesk.memory.history.batches import batch_entries, batch_of
@@ -92,6 +93,23 @@ def names_in(ws: Workspace, conn: Any, ids: Iterable[str]) -> list[FactName]:
             others = [str(c or "") for c in conn.execute(
                 select(f.content).where(f.topic == row.topic, f.id != fid).limit(5000)).scalars()]
         out.append(FactName(fid, topic, distinct_name(fid, topic, content, others), shared))
+    return out
+
+
+def policy_names(ws: Workspace, ids: Iterable[str]) -> list[FactName]:
+    """Each policy named for a purge: its rule's first words (secrets and personal data masked,
+    ``core.review.shown``) and its id, the one thing that is its own — a domain is shared by
+    policies, and a rule's words can be too (ids that no longer exist are left out)."""
+    p = ws.layout.policies.c
+    wanted = list(dict.fromkeys(ids))
+    with ws.read() as conn:
+        rules = dict(conn.execute(select(p.id, p.rule).where(p.id.in_(wanted))).all())
+    out = []
+    for pid in wanted:
+        if pid in rules:
+            words, room = " ".join(_words(shown(str(rules[pid] or "")))), SHOWN - len(pid) - 8
+            head = words if len(words) <= room else words[:room - 1].rstrip() + "…"  # room for the id
+            out.append(FactName(pid, head, pid, 1))
     return out
 
 

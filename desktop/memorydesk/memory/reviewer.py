@@ -208,12 +208,14 @@ class Reviewer(ConflictDecisions, GrantEdits):
         """Every fact in ``others`` superseded by ``keeper`` (a duplicate cluster, a losing correction)."""
         return reviewer_review.merge(self.ws, self.actor, keeper, others, reason, finding_key)
 
-    def redact(self, item_kind: str, item_id: str, reason: str, finding_key: str = "") -> ChangeResult:
+    def redact(self, item_kind: str, item_id: str, reason: str, finding_key: str = "",
+               finding: dict | None = None) -> ChangeResult:
         """Every secret in the item replaced by a placeholder (``memory.actions.redact``): a fact superseded by
-        its redacted version, a note or working item in place; undone by Undo."""
+        its redacted version, a note or working item in place; undone by Undo. ``finding`` of personal data or
+        an injected instruction: only that finding's stretch is replaced."""
         from memorydesk.memory.actions.redact import redact
 
-        return redact(self, item_kind, item_id, reason, finding_key)
+        return redact(self, item_kind, item_id, reason, finding_key, finding)
 
     def set_fact_type(self, fact_id: str, memory_type: str, reason: str) -> ChangeResult:
         """The fact's memory type changed (a new version, as any edit; text and confidence kept as they are)."""

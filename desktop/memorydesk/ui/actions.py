@@ -87,7 +87,7 @@ class WriteActions(QObject):
                 action.setEnabled(ok)
                 action.setToolTip(base if ok else f"{base}: {why[:1].lower() + why[1:]}")
             if refusal is not None:
-                refusal.setEnabled(bool(block))
+                refusal.setEnabled(not action.isEnabled())  # its key says why it is off
 
     def allowed(self, action: QAction) -> bool:
         """For slots called directly: is the action allowed now? (Says why when not.)"""

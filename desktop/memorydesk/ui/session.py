@@ -27,6 +27,10 @@ T = TypeVar("T")
 Change = ChangeSet
 
 
+#: characters of a change's result the status bar shows whole at 1280 px (beside the progress)
+SHORT_RESULT = 110
+
+
 class DeskSession(QObject):
     """One open workspace as the tabs see it. Made by the window on the UI thread."""
 
@@ -74,10 +78,22 @@ class DeskSession(QObject):
                 return call(Reviewer(ws, actor), *args, **kwargs)
 
         result = await self.ops.call(work, label=label)
-        self.status.emit(getattr(result, "message", "") or f"{label}: done")
-        self._say_notice()
+        self.say_result(getattr(result, "message", "") or f"{label}: done", self.ws.take_notice())
         self.changed.emit(result.changes)
         return result
+
+    def say_result(self, message: str, notice: str = "") -> None:
+        """A change's result in the status bar; a long one (it would be cut at 1280 px: a backup
+        that still holds a secret, say) whole in the bar above the tabs, which wraps and stays,
+        with what the first change did to the file after it — the one never hides the other."""
+        if len(message) <= SHORT_RESULT and not notice:
+            self.status.emit(message)
+            return
+        whole = message if len(message) > SHORT_RESULT else ""
+        self.noticed.emit("\n\n".join(t for t in (whole, notice) if t))
+        head = message.split("; ")[0]
+        head = head if len(head) <= SHORT_RESULT else head[:SHORT_RESULT - 1] + "…"
+        self.status.emit(head + (" — see the note above the tabs" if whole or notice else ""))
 
     def _say_notice(self) -> None:
         """What the first change added to the file and where its backup is (said once)."""

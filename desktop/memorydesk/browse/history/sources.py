@@ -24,6 +24,7 @@ Sentinel supersessions come from the ``superseded_by`` index, newest first.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from memorydesk.browse.history.desk_rows import DeskRecords, desk, desk_records
@@ -191,13 +192,36 @@ def edges(ctx: Context, pos: int | None, n: int) -> list[Group]:
     return out
 
 
+#: the note's text before a desk change, by the change's stored fields (``memory.actions``)
+_NOTE_BEFORE = {"quarantine": "content", "redact": "before", "release": "current"}
+
+
+def _written(ctx: Context, note_id: str, since: int, now: str) -> str:
+    """The note's text as its agent wrote it (at ``since``): the text before the desk's first
+    change to it since then (a quarantine empties it, a redaction rewrites it), else as it is."""
+    if ctx.ws.desk_schema == 0:
+        return now
+    got = rows(ctx, "SELECT action, detail FROM memdesk_history WHERE entity = 'note' AND entity_id = ? AND at >= ? "
+                    "ORDER BY id LIMIT 1", [note_id, since])
+    if not got or got[0][0] not in _NOTE_BEFORE:
+        return now
+    try:
+        before = json.loads(got[0][1] or "{}").get(_NOTE_BEFORE[got[0][0]])
+    except (ValueError, AttributeError):
+        return now
+    return before if isinstance(before, str) else now
+
+
 def notes(ctx: Context, pos: int | None, n: int) -> list[Group]:
+    """A note as its agent last wrote it (the file keeps only that), at the agent's time: what the
+    desk did to it since (a quarantine, a redaction) is the desk's own row, at its time."""
     w = ctx.ws.layout.notes.name
-    rows = page(ctx, "agent_id, length(content), updated_at", w, pos, n)
+    got = page(ctx, "id, agent_id, content, updated_at", w, pos, n)
     out: list[Group] = []
-    for key, agent, length, at in rows:
+    for key, nid, agent, content, at in got:
         actor, kind = ctx.who(agent, None)
-        event = Event(at, actor, kind, "note", "updated", (agent,), f"notes of {actor}: {length or 0:,} characters",
+        length = len(_written(ctx, nid, at, content or ""))
+        event = Event(at, actor, kind, "note", "updated", (agent,), f"notes of {actor}: {length:,} characters",
                       "", details="the file keeps only the latest note")
         out.append((key, at, [event] if ctx.in_range(at) else []))
     return out

@@ -87,20 +87,29 @@ def policy_items(ws: Workspace, conn: Connection) -> Iterator[Item]:
                    _fp("p", r[4], r[3], hash_text(rule)))
 
 
+def _agents(ws: Workspace, conn: Connection) -> dict[str, str]:
+    """Agent id → what a person calls it ("agent otto"), for a note's or working item's domain."""
+    a = ws.layout.agents.c
+    return {i: f"agent {name or i}" for i, name in conn.execute(select(a.id, a.name)).all()}
+
+
 def note_items(ws: Workspace, conn: Connection) -> Iterator[Item]:
     n = ws.layout.notes
+    agents = _agents(ws, conn)
     for r in conn.execute(select(n.c.id, n.c.agent_id, n.c.content, n.c.updated_at).where(
             n.c.workspace_id == ws.workspace_id)).fetchall():
         text = r[2] or ""
-        yield Item("note", r[0], f"agent {r[1]}", (("content", text),), True, False, _fp("n", r[3], hash_text(text)))
+        yield Item("note", r[0], agents.get(r[1], f"agent {r[1]}"), (("content", text),), True, False,
+                   _fp("n", r[3], hash_text(text)))
 
 
 def working_items(ws: Workspace, conn: Connection) -> Iterator[Item]:
     w = ws.layout.items
+    agents = _agents(ws, conn)
     for r in conn.execute(select(w.c.id, w.c.agent_id, w.c.content, w.c.created_at, w.c.memory_type).where(
             w.c.workspace_id == ws.workspace_id)).fetchall():
         text = r[2] or ""
-        yield Item("working_item", r[0], f"agent {r[1]}", (("content", text),), True, False,
+        yield Item("working_item", r[0], agents.get(r[1], f"agent {r[1]}"), (("content", text),), True, False,
                    _fp("w", r[3], hash_text(text)), int(r[3] or 0), r[4] or "")
 
 
@@ -109,18 +118,20 @@ def quarantined_items(ws: Workspace, conn: Connection) -> Iterator[Item]:
     is empty and the item out of the hot tier meanwhile): listed as quarantined, to release."""
     from memorydesk.memory.actions.items import quarantined_texts
 
+    agents = _agents(ws, conn)
     for kind, item_id, detail in quarantined_texts(ws, conn):
         if kind == "note":
             text = detail.get("content") or ""
             note = conn.execute(select(ws.layout.notes.c.agent_id, ws.layout.notes.c.updated_at).where(
                 ws.layout.notes.c.id == item_id)).first()
             agent, at = (note[0], note[1]) if note is not None else ("?", None)
-            yield Item("note", item_id, f"agent {agent}", (("content", text),), False, True,
+            yield Item("note", item_id, agents.get(agent, f"agent {agent}"), (("content", text),), False, True,
                        _fp("n", at, hash_text(text)))
         else:
             row = detail.get("row") or {}
             text = row.get("content") or ""
-            yield Item("working_item", item_id, f"agent {row.get('agent_id')}", (("content", text),), False, True,
+            yield Item("working_item", item_id, agents.get(row.get("agent_id"), f"agent {row.get('agent_id')}"),
+                       (("content", text),), False, True,
                        _fp("w", row.get("created_at"), hash_text(text)), int(row.get("created_at") or 0),
                        row.get("memory_type") or "")
 

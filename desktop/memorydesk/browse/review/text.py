@@ -10,7 +10,7 @@ from memorydesk.browse.review.items import Item
 from memorydesk.core.review.finding import Finding
 from memorydesk.core.review.injection import find_injection
 from memorydesk.core.review.mask import excerpt
-from memorydesk.core.review.personal import find_personal
+from memorydesk.core.review.personal import find_personal, region_words
 from memorydesk.core.review.secrets import find_secrets
 
 MAX_SCANNED = 1_000_000  # characters of one item; the rest is noted, not scanned
@@ -78,7 +78,8 @@ def text_findings(item: Item) -> list[Finding]:
         out.append(Finding(
             "personal_data", "medium", item.item_kind, item.id, _field(starts, hit.start),
             {"rule": hit.type, "type": hit.type, "masked": hit.masked, "excerpt": shown,
-             "country": hit.detail, "explanation": what + (f" ({hit.detail})" if hit.detail else ""), **note},
+             "country": hit.detail, "explanation": what + (f" ({region_words(hit.detail)})" if hit.type == "phone"
+                                                            else f" ({hit.detail})" if hit.detail else ""), **note},
             state, item.domain, f"{what}: {hit.masked}", item.fingerprint))
     for hit in find_injection(text):
         shown = excerpt(text, hit.start, hit.end, masks=masks)

@@ -25,8 +25,11 @@ VOCATIVE = (
     rf"al|all'|aan\s+de|do|для|внимание,?|מסר|הודעה|הוראה|给|致|致各位)\s+)?(?:the\s+|any\s+|all\s+|every\s+)?"
     rf"(?:automated\s+|autonomous\s+)?{AGENT}\s*(?:[:：—]|,\s)",
     rf"(?:^|[\n.!?>]\s*|<!--\s*)[^\n:：]{{0,40}}?\b(?:to|for|an|für|pour|à|para|per|voor|dla|для)\s+(?:the\s+|den\s+|"
+    # the reader is who the label is for when the label ends at it, or goes on only to say which one
+    # ("… for the AI agent reading this memory:"); "key for the summariser spike:" names a project
     rf"die\s+|l'|la\s+|le\s+|el\s+|la\s+|o\s+|a\s+|il\s+|de\s+|het\s+|all'|al\s+)?(?:\w+\s+)?{AGENT}\b"
-    rf"[^\n:：]{{0,40}}?\s?[:：]",
+    rf"(?:\s+(?:reading|processing|handling|seeing|that|which|who|running|working|in\s+charge)\b[^\n:：]{{0,40}}?)?"
+    rf"\s?[:：]",
 )
 
 ADDRESS = (

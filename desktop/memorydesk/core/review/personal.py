@@ -191,6 +191,17 @@ def _cards(text: str, taken: list[tuple[int, int]], add) -> None:
             add("card", m.start(), m.end())
 
 
+def region_words(code: str) -> str:
+    """A phone number's region in words ("Guernsey" for ``GG``), with its code; the code alone
+    when phonenumbers does not know it."""
+    import phonenumbers
+    from phonenumbers import geocoder
+
+    example = phonenumbers.example_number(code) if code and code != "?" else None
+    name = geocoder.country_name_for_number(example, "en") if example is not None else ""
+    return f"{name}, region code {code}" if name else f"region code {code}"
+
+
 def _phones(text: str, regions: tuple[str, ...], taken: list[tuple[int, int]], add) -> None:
     """Stretches that look like phone numbers, each parsed by phonenumbers and kept when valid."""
     import phonenumbers

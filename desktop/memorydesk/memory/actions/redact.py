@@ -2,8 +2,9 @@
 text kept (the Review tab's *Redact…*, ``Reviewer.redact``).
 
 - **A fact** is superseded by a new version whose text holds ``[redacted: what]`` where each
-  secret was (veracity ``stated``, no author agent, as an edit); its earlier versions,
-  which hold the secret too, are redacted in place, so no row of the file keeps it.
+  secret was, every other field kept as it was (author agent and role, veracity, type,
+  confidence, mentions: the redaction rewrites the text and nothing else); its earlier
+  versions, which hold the secret too, are redacted in place, so no row of the file keeps it.
 - **An agent's note or a working-memory item** is redacted in place.
 
 The values removed are kept in the history row, nowhere else, so Undo can put them back
@@ -155,12 +156,18 @@ def _found(text: str, values: set[str]) -> list[Span]:
     return spans
 
 
-def redact(reviewer, item_kind: str, item_id: str, reason: str, finding_key: str = ""):
+def redact(reviewer, item_kind: str, item_id: str, reason: str, finding_key: str = "",
+           finding: dict[str, Any] | None = None):
     """Replace every secret found in the item by a placeholder: a fact superseded by its redacted
     version (earlier versions redacted in place), a note or working item in place. Then the
-    index is merged, the write-ahead log emptied, and the backups that still hold a secret named."""
+    index is merged, the write-ahead log emptied, and the backups that still hold a secret named.
+
+    ``finding`` (its ``kind`` and ``evidence``) of personal data or an injected instruction:
+    only what it found is replaced — the personal data itself, the instruction's sentence or
+    line (``core.review.locate``) — the rest of the item kept as the agent wrote it."""
     from pathlib import Path
 
+    from memorydesk.core.review.locate import WHAT, removal
     from memorydesk.embedding.embedder import fact_text, fact_vectors
     from memorydesk.memory.actions.purge import earlier_versions
     from memorydesk.memory.history.record import ChangeResult, perform
@@ -177,29 +184,62 @@ def redact(reviewer, item_kind: str, item_id: str, reason: str, finding_key: str
     if not ws.adopted:
         ws.adopt()
     values: set[str] = set()
+    kind = (finding or {}).get("kind", "secret")
+    if kind not in ("secret", *WHAT):
+        raise MemoryDeskError(f"a {kind.replace('_', ' ')} finding cannot be redacted")
+    what = "secret(s)" if kind == "secret" else f"the {WHAT[kind]}"
+    gone = (f"no secret is found in {item_kind.replace('_', ' ')} {item_id} any more" if kind == "secret" else
+            f"the {WHAT[kind]} is not found in {item_kind.replace('_', ' ')} {item_id} any more (changed since "
+            "the scan?); scan again")
+
+    def spans(fields: list[str]) -> list[list[Span]]:
+        """What to replace in each field of the version in force: every secret, or the finding's stretch."""
+        if kind == "secret":
+            return [_found(t, set()) for t in fields]
+        got = removal("\n".join(fields), kind, finding.get("evidence", {}))
+        out: list[list[Span]] = [[] for _t in fields]
+        at = 0
+        for i, t in enumerate(fields):
+            if got is not None and at <= got[0] and got[1] <= at + len(t):
+                out[i].append((got[0] - at, got[1] - at, got[2]))
+            at += len(t) + 1
+        return out
+
+    def earlier(text: str) -> list[Span]:
+        """In an earlier version: what was found in force (by value), and, for secrets, every secret."""
+        spans_v = _found(text, values) if kind == "secret" else []
+        if kind != "secret":
+            for value in values:
+                at = text.find(value)
+                while at >= 0:
+                    spans_v.append((at, at + len(value), WHAT[kind]))
+                    at = text.find(value, at + len(value))
+        return spans_v
 
     def fact_work(conn: Connection) -> ChangeResult:
         old = fact_row(conn, ws.layout, item_id)
         if old is None or old.superseded_by is not None:
             raise StaleEdit(f"fact {item_id} is no longer the version in force; scan again")
-        spans_t, spans_c = _found(old.topic or "", set()), _found(old.content or "", set())
+        spans_t, spans_c = spans([old.topic or "", old.content or ""])
         if not spans_t and not spans_c:
-            raise MemoryDeskError(f"no secret is found in fact {item_id} any more; nothing was changed")
+            raise MemoryDeskError(gone.replace(f"{item_kind.replace('_', ' ')} {item_id}", f"fact {item_id}")
+                                  + "; nothing was changed")
         values.update((old.topic or "")[s:e] for s, e, _w in spans_t)
         values.update((old.content or "")[s:e] for s, e, _w in spans_c)
         before, after = {}, {}
         for vid in earlier_versions(conn, ws.layout, [item_id]):
             row = fact_row(conn, ws.layout, vid)
             text = {"topic": row.topic or "", "content": row.content or ""}
-            red = {k: redacted(v, _found(v, values)) for k, v in text.items()}
+            red = {k: redacted(v, earlier(v)) for k, v in text.items()}
             if red != text:
                 before[vid], after[vid] = text, red
         now = now_s()
         new = {"id": new_id(), "workspace_id": old.workspace_id, "domain": old.domain, "topic": after[item_id]["topic"],
                "content": after[item_id]["content"], "source_observation_ids": old.source_observation_ids,
-               "confidence": old.confidence, "authored_by_agent_id": None, "authored_by_role": None,
-               "memory_type": old.memory_type, "veracity": "stated", "valid_until": old.valid_until,
-               "temporal_tags": old.temporal_tags, "mention_count": 1, "created_at": now, "updated_at": now,
+               "confidence": old.confidence, "authored_by_agent_id": old.authored_by_agent_id,
+               "authored_by_role": old.authored_by_role, "memory_type": old.memory_type,
+               "veracity": old.veracity, "valid_until": old.valid_until, "temporal_tags": old.temporal_tags,
+               "mention_count": old.mention_count, "created_at": now, "updated_at": now,
                "embedding": None, "binary_embedding": None}
         hid = perform(ws, conn, RedactFact(item_id, new["id"], new, before, after, finding_key), entity_id=item_id,
                       actor=reviewer.actor, reason=reason.strip(), before_id=item_id, after_id=new["id"])
@@ -208,7 +248,8 @@ def redact(reviewer, item_kind: str, item_id: str, reason: str, finding_key: str
             store_vector(ws, conn, new["id"], vector)
         wal.mark_pending(conn)
         return ChangeResult("fact", [item_id, new["id"], *before], [hid],
-                            f"{len(values)} secret(s) redacted (a new version supersedes the fact)",
+                            f"{len(values) if kind == 'secret' else ''} {what} redacted (a new version "
+                            "supersedes the fact)".lstrip(),
                             {"domain": [old.domain], "review": [finding_key] if finding_key else []})
 
     def item_work(conn: Connection) -> ChangeResult:
@@ -217,15 +258,16 @@ def redact(reviewer, item_kind: str, item_id: str, reason: str, finding_key: str
         if row is None:
             raise StaleEdit(f"{item_kind.replace('_', ' ')} {item_id} no longer exists")
         text = row.content or ""
-        spans = _found(text, set())
-        if not spans:
-            raise MemoryDeskError(f"no secret is found in {item_kind.replace('_', ' ')} {item_id} any more")
-        values.update(text[s:e] for s, e, _w in spans)
-        act = (RedactNote if item_kind == "note" else RedactWorkingItem)(item_id, text, redacted(text, spans),
+        found = spans([text])[0]
+        if not found:
+            raise MemoryDeskError(gone)
+        values.update(text[s:e] for s, e, _w in found)
+        act = (RedactNote if item_kind == "note" else RedactWorkingItem)(item_id, text, redacted(text, found),
                                                                         finding_key)
         hid = perform(ws, conn, act, entity_id=item_id, actor=reviewer.actor, reason=reason.strip())
         wal.mark_pending(conn)
-        return ChangeResult(item_kind, [item_id], [hid], f"{len(values)} secret(s) redacted in place",
+        return ChangeResult(item_kind, [item_id], [hid],
+                            f"{len(values) if kind == 'secret' else ''} {what} redacted in place".lstrip(),
                             {"review": [finding_key] if finding_key else []})
 
     result = with_retry(ws, fact_work if item_kind == "fact" else item_work)

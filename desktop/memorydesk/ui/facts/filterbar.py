@@ -265,8 +265,9 @@ class FilterBar(QWidget):
         self.use_substring.setVisible(unfindable and pending is None)
         if unfindable and pending is None and shown is not None:
             state = self.state.currentData()
-            self.counts.setText(f"{shown:,} {state} facts: keyword search (the agent's) never returns {state} "
-                                "facts — use the substring filter to find them")
+            self.counts.setText(f"{shown:,} of {hits:,} hits listed · {hits - shown:,} hidden by the filters: keyword "
+                                f"search (the agent's) never returns {state} facts — use the substring filter to "
+                                "find them")
             self.counts.setToolTip(order)
             return
         if pending is not None:

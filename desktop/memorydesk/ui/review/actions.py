@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtWidgets import QWidget
 
 from memorydesk.browse.forget.subject import remembered_facts, remembered_items
-from memorydesk.browse.naming import FactName, fact_names
+from memorydesk.browse.naming import FactName, fact_names, policy_names
 from memorydesk.browse.purge_scope import purge_scope
 from memorydesk.core.review.finding import Finding
 from memorydesk.core.review.kinds import ReviewKind
@@ -50,6 +50,10 @@ def as_dict(f: Finding) -> dict[str, Any]:
             "fingerprint": f.fingerprint, "title": f.title}
 
 
+#: what Redact removes (``memory.actions.redact``)
+REDACTABLE = (ReviewKind.SECRET, ReviewKind.PERSONAL_DATA, ReviewKind.INJECTION)
+
+
 class ReviewActions:
     """The actions on the finding ``selected()`` returns; ``owner`` (the tab) holds them and
     parents their dialogs; ``forget`` offers the check that a purged text is forgotten."""
@@ -61,13 +65,14 @@ class ReviewActions:
         self.acts = WriteActions(owner, "review")
         a = self.acts.add
         self.quarantine = a("Quarantine…", self.quarantine_selected, name="quarantine", key="Ctrl+Shift+Q")
-        self.release = a("Release…", self.release_selected, name="release")
+        self.release = a("Release…", self.release_selected, name="release", key="Ctrl+Shift+L")
         self.redact = a("Redact…", self.redact_selected, name="redact", key="Ctrl+Shift+X")
-        self.retype = a("Change Type…", self.retype_selected, name="retype")
-        self.purge = a("Purge…", self.purge_selected, name="purge")
+        self.retype = a("Change Type…", self.retype_selected, name="retype", key="Ctrl+Shift+E")
+        self.purge = a("Purge…", self.purge_selected, name="purge", key="Shift+Del")
         self.merge = a("Merge…", self.merge_selected, name="merge", key="Ctrl+M")
-        self.supersede = a("Supersede older…", self.supersede_selected, name="supersede")
-        self.reviewed = a("Mark reviewed…", lambda: self.dismiss_selected(reviewed=True), name="reviewed")
+        self.supersede = a("Supersede older…", self.supersede_selected, name="supersede", key="Ctrl+Shift+S")
+        self.reviewed = a("Mark reviewed…", lambda: self.dismiss_selected(reviewed=True), name="reviewed",
+                          key="Ctrl+Shift+M")
         self.dismiss = a("Dismiss…", self.dismiss_selected, name="dismiss", key="Ctrl+D")
 
     def bind(self, session: DeskSession) -> None:
@@ -80,8 +85,7 @@ class ReviewActions:
         self.acts.update({
             self.quarantine: (open_ and kind.quarantine, "select an open finding"),
             self.release: (f is not None and f.state == "quarantined", "select a quarantined finding"),
-            self.redact: (open_ and kind is ReviewKind.SECRET and f.item_kind in ("fact", "note", "working_item"),
-                          "select an open secret in a fact, a note or a working-memory item"),
+            self.redact: self._can_redact(f, open_, kind),
             self.retype: (open_ and kind is ReviewKind.FADING and f.item_kind == "fact"
                           and bool(f.evidence.get("suggested_type")), "select an open fading fact"),
             self.purge: (kind is not None and kind.purge,
@@ -91,6 +95,18 @@ class ReviewActions:
             self.reviewed: (open_ and kind is ReviewKind.LOSING_CORRECTION, "select an open losing correction"),
             self.dismiss: (open_, "select an open finding"),
         })
+
+    @staticmethod
+    def _can_redact(f: Finding | None, open_: bool, kind: ReviewKind | None) -> tuple[bool, str]:
+        """Redact removes a secret, a piece of personal data or an injected instruction's line from a
+        fact, a note or a working-memory item; where it cannot, why (said when its key is pressed)."""
+        if f is not None and open_ and kind in REDACTABLE and f.item_kind == "policy":
+            return False, ("a policy's rule cannot be redacted: Quarantine deactivates the policy, Purge erases it, "
+                           "and the Policies tab edits its rule")
+        if f is not None and open_ and kind in REDACTABLE and f.item_kind in ("fact", "note", "working_item"):
+            return True, ""
+        return False, ("select an open secret, personal data or injected instruction in a fact, a note or a "
+                       "working-memory item")
 
     async def _ask(self, title: str, text: str, reason: str, *, keepers=None, ok_text: str = "OK",
                    about: Finding | None = None):
@@ -123,7 +139,8 @@ class ReviewActions:
         f = self._target(self.release)
         if f is None:
             return
-        got = await self._ask("Release", f"The {ITEM_WORDS[f.item_kind]} reaches agents again.", "", ok_text="Release",
+        got = await self._ask("Release", f"The {ITEM_WORDS[f.item_kind]} reaches agents again.",
+                              f"release: {f.title}", ok_text="Release",
                               about=f)
         if got:
             await self.session.write("releasing", Reviewer.release, f.item_kind, f.item_id, got[0])
@@ -143,13 +160,19 @@ class ReviewActions:
         else:
             holding = await self.session.read(lambda ws: backups_holding_items(ws, kind, ids),
                                                   label="looking at the backups")
+        if kind == "policy":  # its rule's words and its id: a domain is shared by other policies
+            names = await self.session.read(lambda ws: policy_names(ws, ids), label="naming the policy")
+            if not names:
+                self.session.status.emit("That policy is no longer in the workspace.")
+                return
         remembered = await self.session.read(  # kept in memory for the check after the purge, never stored
             lambda ws: remembered_facts(ws, ids) if kind == "fact" else remembered_items(ws, kind, ids))
         if kind == "fact":
             dialog = PurgeDialog(names, [h.path.name for h in holding], self.owner,  # its name and its real id
                                  also=scope.words())
         else:
-            dialog = PurgeDialog([FactName(f.item_id, f.domain, f.domain, 1)], [h.path.name for h in holding],
+            dialog = PurgeDialog(names if kind == "policy" else [FactName(f.item_id, f.domain, f.domain, 1)],
+                                 [h.path.name for h in holding],
                                  self.owner, noun=ITEM_WORDS[kind], erases=PURGE_WORDS[kind])
         dialog.reason.setText(f"purge: {f.title}")
         self.dialog = dialog
@@ -171,14 +194,18 @@ class ReviewActions:
         f = self._target(self.redact)
         if f is None:
             return
-        where = ("The fact is superseded by a new version with each secret replaced by [redacted: …]; its earlier "
-                 "versions are redacted too." if f.item_kind == "fact" else
-                 f"The {ITEM_WORDS[f.item_kind]} is redacted in place: each secret replaced by [redacted: …].")
-        got = await self._ask("Redact", where + " The values removed are kept only in the history row, so Undo can "
-                              "put them back; the index and the write-ahead log are emptied of them.",
+        what = {"secret": "each secret", "personal_data": "this piece of personal data",
+                "injection": "this instruction's sentence (its whole line when the line says nothing else)"}[f.kind]
+        where = (f"The fact is superseded by a new version with {what} replaced by [redacted: …], every other field "
+                 "kept; its earlier versions are redacted too." if f.item_kind == "fact" else
+                 f"The {ITEM_WORDS[f.item_kind]} is redacted in place: {what} replaced by [redacted: …], the rest "
+                 "kept as the agent wrote it.")
+        got = await self._ask("Redact", where + " The text removed is kept only in the history row, so Undo can "
+                              "put it back; the index and the write-ahead log are emptied of it.",
                               f"redact: {f.title}", ok_text="Redact", about=f)
         if got:
-            await self.session.write("redacting", Reviewer.redact, f.item_kind, f.item_id, got[0], f.key)
+            finding = {**as_dict(f), "evidence": f.evidence}
+            await self.session.write("redacting", Reviewer.redact, f.item_kind, f.item_id, got[0], f.key, finding)
 
     async def retype_selected(self) -> None:
         f = self._target(self.retype)
@@ -232,7 +259,8 @@ class ReviewActions:
                   + (f"The {others:,} other finding{'s' if others != 1 else ''} on this {item} "
                      f"stay{'s' if others == 1 else ''} open, and so does any found there later." if others else
                      f"A finding found on this {item} later stays open."))
-        got = await self._ask("Mark reviewed" if reviewed else "Dismiss", covers, "",
+        got = await self._ask("Mark reviewed" if reviewed else "Dismiss", covers,
+                              f"{'reviewed' if reviewed else 'dismiss'}: {f.title}",
                               ok_text="Mark reviewed" if reviewed else "Dismiss", about=f)
         if got:
             await self.session.write("dismissing", Reviewer.dismiss_finding, as_dict(f), got[0], reviewed=reviewed)

@@ -63,13 +63,12 @@ def _diff(pieces: list[list[str]]) -> str:
 
 
 def _duplicate(ev: dict[str, Any]) -> list[str]:
-    out = [f"<p>{len(ev['cluster'])} facts, cosine ≥ {_e(ev.get('min_cosine'))}. {_e(ev['mmr'].get('says', ''))}</p>",
-           "<table cellspacing='0' cellpadding='4' border='1' style='border-collapse:collapse'>"
-           "<tr><th>fact</th><th>domain / topic</th><th>created</th><th>content</th></tr>"]
+    out = [f"<p>{len(ev['cluster'])} facts, cosine ≥ {_e(ev.get('min_cosine'))}. {_e(ev['mmr'].get('says', ''))}</p>"]
+    # each member a block, its content the pane's whole width (four table columns in a pane
+    # 400 px wide left the content one word a line at 1280 px)
     for m in ev.get("members", []):
-        out.append(f"<tr><td><code>{_e(m['id'][:8])}</code></td><td>{_e(m['domain'])} / {_e(m['topic'])}</td>"
-                   f"<td>{_when(m['created_at'])}</td><td>{_e(m['content'])}</td></tr>")
-    out.append("</table>")
+        out.append(f"<p><code>{_e(m['id'][:8])}</code> · {_e(m['domain'])} / {_e(m['topic'])} · "
+                   f"{_when(m['created_at'])}<br>{_e(m['content'])}</p>")
     for d in ev.get("diffs", []):
         diff = d["diff"]
         out.append(f"<p>Newest <code>{_e(d['a'][:8])}</code> against <code>{_e(d['b'][:8])}</code> (cosine "
@@ -93,3 +92,11 @@ def _correction(ev: dict[str, Any]) -> list[str]:
     out.append("</table>")
     out.append(f"<p>Query: “{_e(ev.get('query'))}” · cosine {_e(ev.get('cosine'))} · cue: {_e(ev.get('cue'))}</p>")
     return out
+
+
+def whole_html(f: Finding, text: str) -> str:
+    """The item's whole text (masked already), below the evidence: what Open item shows of a note
+    or a working-memory item, which no other tab lists."""
+    return (f"<h3><a name='whole'></a>The whole {_e(ITEM_WORDS[f.item_kind])} ({len(text):,} characters, "
+            "secrets and personal data masked)</h3>"
+            f"<pre style='white-space: pre-wrap'>{_e(text)}</pre>")

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QMenu,
     QPushButton,
     QTableView,
     QTextBrowser,
@@ -32,13 +33,14 @@ from PySide6.QtWidgets import (
 from memorydesk.browse.review import cache as kept_results
 from memorydesk.browse.review.decisions import apply_states, read_decisions
 from memorydesk.browse.review.scan import Cancelled, Options, ScanCache, ScanReport, scan
+from memorydesk.browse.review.whole import whole_text
 from memorydesk.core.review.finding import KINDS, Finding, severity_rank
 from memorydesk.core.review.kinds import ReviewKind
 from memorydesk.memory import review_results
 from memorydesk.ui.forget.offer import ForgetOffer
 from memorydesk.ui.operations import Cancelled as JobCancelled
 from memorydesk.ui.review.actions import ReviewActions
-from memorydesk.ui.review.detail import evidence_html
+from memorydesk.ui.review.detail import evidence_html, whole_html
 from memorydesk.ui.review.model import FindingsModel
 from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.tab import DeskTab
@@ -106,12 +108,26 @@ class ReviewTab(DeskTab):
         self.addAction(self.scan_action)
         self.forget = ForgetOffer()  # after a purge: "Check It Is Forgotten"
         self.actions_ = ReviewActions(self, self.selected, self.forget)
+        self.open_action = self._key_action("Open item", "review-open-item", "Ctrl+Shift+O", self.open_item)
+        self.graph_action = self._key_action("Show in graph", "review-show-graph", None,
+                                             lambda: self._navigate_fact("graph"))
         self.open_button = QPushButton("Open item")
         self.open_button.setObjectName("review-open")
         self.open_button.clicked.connect(self.open_item)
         self.graph_button = QPushButton("Show in graph")
         self.graph_button.setObjectName("review-graph")
         self.graph_button.clicked.connect(lambda: self._navigate_fact("graph"))
+        # every action from the keyboard too: right click, the Menu key or Shift+F10 on the list
+        self.menu: QMenu | None = None
+        self.view.setTabKeyNavigation(False)  # Tab leaves the list for the actions, not the next cell
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.view.customContextMenuRequested.connect(self._menu)
+        self.menu_action = QAction("Actions menu of the finding (also right click, the Menu key)", self.view)
+        self.menu_action.setObjectName("review-menu")
+        self.menu_action.setShortcut(QKeySequence("Shift+F10"))
+        self.menu_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        self.menu_action.triggered.connect(lambda: self._menu(None))
+        self.view.addAction(self.menu_action)
 
         bar = QToolBar()
         bar.setObjectName("review-toolbar")
@@ -297,8 +313,38 @@ class ReviewTab(DeskTab):
         f = self.selected()
         self.detail.setHtml(evidence_html(f) if f is not None else "")
         self.actions_.update(f)
-        self.open_button.setEnabled(f is not None)
-        self.graph_button.setEnabled(f is not None and f.item_kind == "fact")
+        for widget in (self.open_button, self.open_action):
+            widget.setEnabled(f is not None)
+        for widget in (self.graph_button, self.graph_action):
+            widget.setEnabled(f is not None and f.item_kind == "fact")
+
+    def _key_action(self, text: str, name: str, key: str | None, slot) -> QAction:
+        action = QAction(text, self)
+        action.setObjectName(name)
+        if key:
+            action.setShortcut(QKeySequence(key))
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        action.triggered.connect(lambda _c=False: slot())
+        self.addAction(action)
+        return action
+
+    def _menu(self, pos: Any) -> None:
+        """The selected finding's actions (those that do not apply greyed), at ``pos`` in the list
+        or, from the keyboard (None), beside the current row."""
+        if pos is None:
+            rect = self.view.visualRect(self.view.currentIndex())
+            pos = rect.bottomLeft() if rect.isValid() else self.view.viewport().rect().topLeft()
+        a = self.actions_
+        menu = QMenu(self)
+        menu.setObjectName("review-menu-popup")
+        for action in (self.open_action, self.graph_action, None, a.quarantine, a.release, a.redact, a.purge,
+                       a.dismiss, None, a.merge, a.supersede, a.reviewed, a.retype):
+            if action is None:
+                menu.addSeparator()
+            else:
+                menu.addAction(action)
+        self.menu = menu
+        menu.popup(self.view.viewport().mapToGlobal(pos))
 
     def open_item(self) -> None:
         f = self.selected()
@@ -308,8 +354,18 @@ class ReviewTab(DeskTab):
             self.session.navigate("facts", fact=f.item_id)
         elif f.item_kind == "policy":
             self.session.navigate("policies", policy=f.item_id)
-        else:
-            self.session.status.emit(f"{f.item_kind.replace('_', ' ')} {f.item_id}: shown here only")
+        else:  # a note or a working item lives nowhere else: its whole text here, masked, to read first
+            self.run(lambda ws: whole_text(ws, f.item_kind, f.item_id), lambda text, f=f: self._show_whole(f, text),
+                     label="reading the item")
+
+    def _show_whole(self, f: Finding, text: str | None) -> None:
+        if self.selected() is not f:
+            return
+        if text is None:
+            self.session.status.emit(f"{f.item_kind.replace('_', ' ')} {f.item_id} is no longer in the workspace.")
+            return
+        self.detail.setHtml(evidence_html(f) + whole_html(f, text))
+        self.detail.scrollToAnchor("whole")
 
     def _navigate_fact(self, tab: str) -> None:
         f = self.selected()

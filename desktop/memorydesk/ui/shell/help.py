@@ -28,6 +28,7 @@ from memorydesk.resources import GUIDE_PAGES, doc_path
 #: keys a tab's own widgets answer (not actions, so not found on them), as the user guide lists them
 WIDGET_KEYS: dict[str, list[tuple[str, str]]] = {
     "facts": [("Move to the list of results (in the search box)", "Enter / ↓")],
+    "review": [("Actions menu of the finding (in the list)", "Menu")],
     "graph": [("Zoom in / out (also the mouse wheel)", "+ / −"), ("Fit the whole graph", "0")],
     "lineage": [("Pan (on the timeline)", "← / →"), ("Zoom time (Ctrl+wheel at the pointer)", "+ / −"),
                 ("Scroll lanes (also the wheel)", "↑ / ↓, PgUp / PgDn"), ("Show every run the filters leave", "Home"),
