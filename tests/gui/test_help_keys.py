@@ -87,3 +87,15 @@ def test_ctrl_tab_switches_tabs_even_from_a_table(open_window, sample_path, qtbo
     qtbot.keyClick(facts.view, Qt.Key.Key_Backtab,
                    Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert win.current_tab_name() == TABS[-1].name  # wraps round to the last tab
+
+
+def test_no_tab_key_is_also_a_window_wide_key(open_window, sample_path, qtbot) -> None:
+    """A key a tab binds and the window binds too is ambiguous to Qt: in that tab neither acts
+    (Ctrl+Shift+O was both Review's Open Item and File ▸ Open Receipts Source…)."""
+    win = open_window(sample_path)
+    f1: dict[str, set[str]] = {}
+    for where, _what, keys in help_dialogs.window_rows(win):
+        f1.setdefault(where, set()).update(tokens(keys))
+    window = f1["Window"]
+    clashes = {group: sorted(keys & window) for group, keys in f1.items() if group != "Window" and keys & window}
+    assert clashes == {}

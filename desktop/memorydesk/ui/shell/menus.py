@@ -29,7 +29,7 @@ def build_menus(win: Any) -> None:
     win.act_import_receipts = win.writes.add("Import &Receipts…", win.import_receipts, name="import-receipts")
     file.addAction(win.act_import_receipts)
     win.act_export_receipts = win._act(file, "&Export Receipts…", win.export_receipts, None, "export-receipts")
-    win.act_receipts_source = win._act(file, "Open Receipts &Source…", win.open_receipts_source, "Ctrl+Shift+O",
+    win.act_receipts_source = win._act(file, "Open Receipts &Source…", win.open_receipts_source, "Ctrl+Alt+O",
                                        "open-receipts-source")
     file.addSeparator()
     win._act(file, "&Close Window", win.close, "Ctrl+W", "close")
