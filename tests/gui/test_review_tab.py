@@ -67,7 +67,7 @@ def test_quarantine_asks_a_reason_and_undo_brings_it_back(open_window, review_pa
     tab.select_row(0)
     tab.actions_.quarantine.trigger()
     dialog = wait_dialog(qtbot, tab.actions_)
-    assert dialog.reason.text().startswith("quarantine: Stripe")
+    assert dialog.reason.text().startswith("quarantine: secrets (Stripe")
     dialog.ok.click()
     qtbot.waitUntil(lambda: tab.model.rowCount() == 0 and not tab.scanning, timeout=30000)  # left the open list
     tab.state.setCurrentIndex(tab.state.findData("quarantined"))
@@ -76,7 +76,7 @@ def test_quarantine_asks_a_reason_and_undo_brings_it_back(open_window, review_pa
     assert tab.model.finding(0).state == "quarantined" and tab.actions_.release.isEnabled()
     tab.actions_.release.trigger()  # every action's reason is prefilled with the finding
     dialog = wait_dialog(qtbot, tab.actions_)
-    assert dialog.reason.text().startswith("release: Stripe")
+    assert dialog.reason.text().startswith("release: secrets (Stripe")
     dialog.reject()
     qtbot.waitUntil(lambda: tab.actions_.dialog is None)
     win.act_undo.trigger()
@@ -86,7 +86,7 @@ def test_quarantine_asks_a_reason_and_undo_brings_it_back(open_window, review_pa
     tab.select_row(0)
     tab.actions_.dismiss.trigger()
     dialog = wait_dialog(qtbot, tab.actions_)
-    assert dialog.reason.text().startswith("dismiss: Stripe")
+    assert dialog.reason.text().startswith("dismiss: secrets (Stripe")
     dialog.reject()
 
 
@@ -175,7 +175,7 @@ def test_redact_replaces_the_secret_in_a_new_version_and_undo_brings_it_back(ope
     assert tab.actions_.redact.isEnabled() and not tab.actions_.retype.isEnabled()
     tab.actions_.redact.trigger()
     dialog = wait_dialog(qtbot, tab.actions_)
-    assert dialog.reason.text().startswith("redact: Stripe")
+    assert dialog.reason.text().startswith("redact: secrets (Stripe")
     dialog.ok.click()
     qtbot.waitUntil(lambda: tab.model.rowCount() == 0 and not tab.scanning and win.ops.pending == 0, timeout=30000)
     with open_workspace(review_path, read_only=True) as ws, ws.read() as conn:

@@ -198,3 +198,19 @@ def test_personal_data_and_an_injected_sentence_are_removed_from_a_fact_alone(ws
     assert _rows(ws)[new][0] == "Invoices close on the 3rd. [redacted: injected instruction]"
     with pytest.raises(MemoryDeskError, match="not found"):  # the finding is gone from the version in force
         Reviewer(ws, "rita").redact("fact", new, "again", finding["key"], finding)
+
+
+def test_a_backup_holding_a_redacted_injected_line_is_said_to_hold_the_removed_text(ws) -> None:
+    import shutil
+
+    from memorydesk.store.files import backup_path
+
+    svc = MemoryService(ws, embedder=False)
+    note = svc.update_my_notes("agent-1", PLANTED)
+    backup = backup_path(ws.path)  # a copy made now: the file and its log, which hold the note
+    shutil.copyfile(ws.path, backup)
+    shutil.copyfile(f"{ws.path}-wal", f"{backup}-wal")
+    finding = _open_finding(ws, "injection", note)
+    result = Reviewer(ws, "rita").redact("note", note, "a planted instruction", finding["key"], finding)
+    assert f"{backup.name} still hold the removed text" in result.message
+    assert "the secret" not in result.message

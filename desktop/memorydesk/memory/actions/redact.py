@@ -279,7 +279,9 @@ def redact(reviewer, item_kind: str, item_id: str, reason: str, finding_key: str
     lines = [result.message, state.sentence()]
     held = [b for b in files.backups_beside(ws.path) if wal.files_holding([b, Path(f"{b}-wal")], needles)]
     if held:
-        lines.append("backup(s) " + ", ".join(p.name for p in held) + " still hold the secret; purge the item's "
+        lines.append("backup(s) " + ", ".join(p.name for p in held) + " still hold "
+                     + {"secret": "the secret", "personal_data": "the personal data"}.get(kind, "the removed text")
+                     + "; purge the item's "
                      "old text there or delete the backup")
     lines.append("the values removed are kept in this change's history row for Undo; purging the item erases them")
     result.message = "; ".join(lines)

@@ -45,10 +45,26 @@ PURGE_WORDS = {
 }
 
 
+def described(f: Finding) -> str:
+    """The finding by its kind, rule and item, never its excerpt: what goes into the permanent history
+    (a reason, a step's record), which a purge does not empty of the item's text."""
+    rule = f.evidence.get("type") or f.evidence.get("rule") or ""
+    rule = f" ({str(rule).replace('_', ' ')})" if rule else ""
+    return f"{ReviewKind(f.kind).words.lower()}{rule} in {ITEM_WORDS[f.item_kind]} {f.item_id}"
+
+
+def prefill(verb: str, f: Finding) -> str:
+    """The reason a dialog offers for ``verb`` on ``f`` (``described``)."""
+    return f"{verb}: {described(f)}"
+
+
 def as_dict(f: Finding) -> dict[str, Any]:
     return {"key": f.key, "kind": f.kind, "item_kind": f.item_kind, "item_id": f.item_id,
-            "fingerprint": f.fingerprint, "title": f.title}
+            "fingerprint": f.fingerprint, "title": described(f)}
 
+
+#: what Purge erases: the item any finding is about (a quarantined injected fact too)
+PURGE_ITEMS = ("fact", "policy", "note", "working_item")
 
 #: what Redact removes (``memory.actions.redact``)
 REDACTABLE = (ReviewKind.SECRET, ReviewKind.PERSONAL_DATA, ReviewKind.INJECTION)
@@ -88,8 +104,8 @@ class ReviewActions:
             self.redact: self._can_redact(f, open_, kind),
             self.retype: (open_ and kind is ReviewKind.FADING and f.item_kind == "fact"
                           and bool(f.evidence.get("suggested_type")), "select an open fading fact"),
-            self.purge: (kind is not None and kind.purge,
-                         "select a secret or personal data in a fact, a policy, a note or a working-memory item"),
+            self.purge: (f is not None and f.item_kind in PURGE_ITEMS,
+                         "select a finding about a fact, a policy, a note or a working-memory item"),
             self.merge: (open_ and kind is ReviewKind.DUPLICATE, "select an open duplicate cluster"),
             self.supersede: (open_ and kind is ReviewKind.LOSING_CORRECTION, "select an open losing correction"),
             self.reviewed: (open_ and kind is ReviewKind.LOSING_CORRECTION, "select an open losing correction"),
@@ -131,7 +147,7 @@ class ReviewActions:
             return
         what = QUARANTINE_WORDS[f.item_kind]
         got = await self._ask("Quarantine", f"The {ITEM_WORDS[f.item_kind]} is {what}. Release or Undo puts it back.",
-                              f"quarantine: {f.title}", ok_text="Quarantine", about=f)
+                              prefill("quarantine", f), ok_text="Quarantine", about=f)
         if got:
             await self.session.write("quarantining", Reviewer.quarantine, as_dict(f), got[0])
 
@@ -140,7 +156,7 @@ class ReviewActions:
         if f is None:
             return
         got = await self._ask("Release", f"The {ITEM_WORDS[f.item_kind]} reaches agents again.",
-                              f"release: {f.title}", ok_text="Release",
+                              prefill("release", f), ok_text="Release",
                               about=f)
         if got:
             await self.session.write("releasing", Reviewer.release, f.item_kind, f.item_id, got[0])
@@ -174,7 +190,7 @@ class ReviewActions:
             dialog = PurgeDialog(names if kind == "policy" else [FactName(f.item_id, f.domain, f.domain, 1)],
                                  [h.path.name for h in holding],
                                  self.owner, noun=ITEM_WORDS[kind], erases=PURGE_WORDS[kind])
-        dialog.reason.setText(f"purge: {f.title}")
+        dialog.reason.setText(prefill("purge", f))
         self.dialog = dialog
         accepted = await dialog_result(dialog)
         reason, backups = dialog.reason.text().strip(), dialog.backup_action()
@@ -202,7 +218,7 @@ class ReviewActions:
                  "kept as the agent wrote it.")
         got = await self._ask("Redact", where + " The text removed is kept only in the history row, so Undo can "
                               "put it back; the index and the write-ahead log are emptied of it.",
-                              f"redact: {f.title}", ok_text="Redact", about=f)
+                              prefill("redact", f), ok_text="Redact", about=f)
         if got:
             finding = {**as_dict(f), "evidence": f.evidence}
             await self.session.write("redacting", Reviewer.redact, f.item_kind, f.item_id, got[0], f.key, finding)
@@ -214,7 +230,7 @@ class ReviewActions:
         now, to = f.evidence.get("memory_type", "?"), f.evidence["suggested_type"]
         got = await self._ask("Change memory type", f"The fact becomes a new version typed {to!r} instead of {now!r} "
                               "(its text, domain and confidence unchanged), so it decays as what it says.",
-                              f"memory type {now} → {to}: {f.title}", ok_text="Change Type", about=f)
+                              prefill(f"memory type {now} → {to}", f), ok_text="Change Type", about=f)
         if got:
             await self.session.write("changing the type", Reviewer.set_fact_type, f.item_id, to, got[0])
 
@@ -228,7 +244,7 @@ class ReviewActions:
             (f"{m['id'][:8]} · {m['domain']} / {m['topic']} · {m['content'][:60]}", m["id"]) for m in members]
         got = await self._ask("Merge duplicates", f"The {len(f.evidence['cluster'])} facts become one: the others "
                               "are superseded by the one you keep (nothing new is written).",
-                              f"merge: {f.title}", keepers=keepers, ok_text="Merge", about=f)
+                              prefill("merge", f), keepers=keepers, ok_text="Merge", about=f)
         if got:
             await self.session.write("merging", Reviewer.merge_facts, got[1], list(f.evidence["cluster"]), got[0],
                                          f.key)
@@ -239,7 +255,7 @@ class ReviewActions:
             return
         older, newer, key = f.evidence["older"]["id"], f.item_id, f.key
         got = await self._ask("Supersede the older fact", "The older fact is superseded by the newer one, as the "
-                              "product does when it settles a conflict.", f"correction: {f.title}",
+                              "product does when it settles a conflict.", prefill("correction", f),
                               ok_text="Supersede", about=f)
         if got:
             await self.session.write("superseding", Reviewer.merge_facts, newer, [older], got[0], key)
@@ -260,7 +276,7 @@ class ReviewActions:
                      f"stay{'s' if others == 1 else ''} open, and so does any found there later." if others else
                      f"A finding found on this {item} later stays open."))
         got = await self._ask("Mark reviewed" if reviewed else "Dismiss", covers,
-                              f"{'reviewed' if reviewed else 'dismiss'}: {f.title}",
+                              prefill("reviewed" if reviewed else "dismiss", f),
                               ok_text="Mark reviewed" if reviewed else "Dismiss", about=f)
         if got:
             await self.session.write("dismissing", Reviewer.dismiss_finding, as_dict(f), got[0], reviewed=reviewed)

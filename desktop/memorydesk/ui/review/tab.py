@@ -237,6 +237,8 @@ class ReviewTab(DeskTab):
     def _show(self, report: ScanReport, how: str) -> None:
         self.report = report
         current = self.selected()
+        rows = self.view.selectionModel().selectedRows()
+        place = rows[0].row() if rows else None  # where the acted-on finding was: its next one takes it
         self._fill_kinds()
         domains = sorted({f.domain for f in report.findings if f.domain})
         chosen = self.domain.currentData()
@@ -248,7 +250,7 @@ class ReviewTab(DeskTab):
         index = self.domain.findData(chosen)
         self.domain.setCurrentIndex(max(0, index))
         self.domain.blockSignals(False)
-        self._apply_filters(keep=current.key if current else None)
+        self._apply_filters(keep=current.key if current else None, place=place)
         when = time.strftime("%H:%M", time.localtime(report.cache.scanned_at or time.time()))
         what = (f"{how} at {when}" if how == "kept" else
                 f"scanned in {report.seconds:.1f} s ({sum(report.scanned.values()):,} item(s) read)")
@@ -286,7 +288,9 @@ class ReviewTab(DeskTab):
             label = "All findings" if kind is None else ReviewKind(kind).words
             item.setText(f"{label} ({sum(1 for f in findings if kind is None or f.kind == kind):,})")
 
-    def _apply_filters(self, keep: str | None = None) -> None:
+    def _apply_filters(self, keep: str | None = None, place: int | None = None) -> None:
+        """The list under the filters, ``keep`` (a finding's key) selected again; when it left the
+        list (acted on), the finding now at its row ``place`` — the next one, as mail clients do."""
         if keep is None and self.selected() is not None:
             keep = self.selected().key
         findings = self.report.findings if self.report else []
@@ -297,6 +301,8 @@ class ReviewTab(DeskTab):
         self.model.set_rows(rows)
         self.counts.setText(f"{len(rows):,} of {len(findings):,} shown")
         row = self.model.row_of(keep) if keep else None
+        if row is None and place is not None and rows:
+            row = min(place, len(rows) - 1)
         if row is not None:
             self.select_row(row)
         self._selection_changed()
