@@ -94,6 +94,8 @@ def test_after_a_purge_the_check_searches_for_the_text_the_window_read_before(op
     assert browse_detail.fact_detail(win.ws, desk_sample.fid(7)) is None
     qtbot.waitUntil(lambda: "The forget check finds it gone from all" in tab.forget.text.text(), timeout=30000)
     assert tab.forget.text.text().startswith("Purged 1 fact. ")  # said from the check, not a guess
+    # what the command line says later, checking by id without the text, is said here too
+    assert "`forget-check` by id cannot read it any more" in tab.forget.text.text()
     checked = _checked(qtbot, win, tab.forget)
     paths = _paths(checked)
     assert set(paths.values()) == {"gone"}, paths  # the text was known: every path could be asked

@@ -15,7 +15,9 @@ def test_a_secret_in_a_sentence_is_looked_for_on_its_own() -> None:
     spans = probes.detected_spans(content)
     assert "sk_live_51Hq8ZtKw2YjDarjT1zdp7dc" in spans
     # the whole content holds the key: looking for the key alone finds every place the content is in
-    assert probes.fact_needles(content, spans) == ["sk_live_51hq8ztkw2yjdarjt1zdp7dc"]
+    assert probes.fact_needles(content, spans, parts=False) == ["sk_live_51hq8ztkw2yjdarjt1zdp7dc"]
+    # and its parts, five words in a row, each that does not hold the key (a place quoting them holds it)
+    assert probes.fact_needles(content, spans) == ["the staging stripe key is", "sk_live_51hq8ztkw2yjdarjt1zdp7dc"]
 
 
 def test_identifier_words_and_the_whole_content() -> None:

@@ -110,11 +110,13 @@ def for_items(ws: Workspace, item_kind: str, ids: Iterable[str],
             texts.append(text)
         else:
             subject.missing_text.append(item_id)
+    whole: list[str] = []  # what an agent's search is asked for: not every part of the text
     for text in texts:
+        whole += probes.fact_needles(text, probes.detected_spans(text), parts=False)
         subject.needles += probes.fact_needles(text, probes.detected_spans(text))
     subject.needles = probes.minimal(subject.needles)
     subject.byte_needles = probes.byte_needles(_as_written(subject.needles, texts))
-    subject.queries = [("text", q) for q in subject.needles if len(q) <= QUERY_MAX]
+    subject.queries = [("text", q) for q in probes.minimal(whole) if len(q) <= QUERY_MAX]
     return subject
 
 

@@ -4,7 +4,8 @@
   every secret and item of personal data the review's detectors find in it
   (``core.review.secrets``, ``core.review.personal``), every identifier-like word (eight or more
   characters mixing letters and digits, or holding an ``@``), and the whole content when it is
-  at least ``MIN_NEEDLE`` characters. A needle that contains another is dropped: holding the
+  at least ``MIN_NEEDLE`` characters, and overlapping parts of a longer text (``slices``: a
+  history reason or an excerpt that quotes a part of it holds it). A needle that contains another is dropped: holding the
   longer one means holding the shorter, so "holds any needle" does not change. A typed text is
   one needle, as typed (at least ``MIN_TEXT`` characters).
 - **Matching** is a substring test after folding ASCII letters to lower case — exactly what
@@ -30,6 +31,9 @@ from collections.abc import Iterable, Mapping
 from memorydesk.core.product.fts_query import FTS_STOPWORDS, keyword_terms
 from memorydesk.core.product.text import utf16_len
 
+#: a part of a long text looked for on its own: this many words in a row (a reason or an excerpt that
+#: quotes a part of the text holds one), taken every ``SLICE_STEP`` words, at most ``MAX_SLICES``
+SLICE_WORDS, SLICE_STEP, MAX_SLICES, MIN_SLICE = 5, 2, 96, 20
 MIN_NEEDLE = 8  # a piece of a fact's text shorter than this is not looked for on its own
 MIN_TEXT = 4  # the shortest typed text the check searches for
 WORD_TERMS = 4
@@ -74,14 +78,32 @@ def identifier_words(text: str) -> list[str]:
     return out
 
 
-def fact_needles(content: str, spans: Iterable[str] = ()) -> list[str]:
-    """The needles of a fact's content; ``spans``: what the review's detectors found in it."""
+def fact_needles(content: str, spans: Iterable[str] = (), *, parts: bool = True) -> list[str]:
+    """The needles of a fact's content; ``spans``: what the review's detectors found in it;
+    ``parts``: its ``slices`` too (a place that quotes a part of it holds it)."""
     text = (content or "").strip()
     found = [s for s in spans if len(s.strip()) >= 6]
     found += identifier_words(text)
     if len(text) >= MIN_NEEDLE:
         found.append(text)
+    if parts:
+        found += slices(text)
     return minimal(found)
+
+
+def slices(text: str) -> list[str]:
+    """Overlapping parts of ``text``, ``SLICE_WORDS`` words each as written (``MIN_SLICE``+ characters),
+    one every ``SLICE_STEP`` words (further apart in a text so long it would give more than
+    ``MAX_SLICES``; the last words always): any run of ``SLICE_WORDS + step - 1`` words holds one.
+    A text of ``SLICE_WORDS`` words or fewer has none (the whole text is its needle)."""
+    words = [(m.start(), m.end()) for m in re.finditer(r"\S+", text or "")]
+    last = len(words) - SLICE_WORDS
+    if last <= 0:
+        return []
+    step = max(SLICE_STEP, -(-last // MAX_SLICES))
+    starts = sorted({*range(0, last + 1, step), last})
+    out = [text[words[i][0]:words[i + SLICE_WORDS - 1][1]] for i in starts]
+    return [s for s in out if len(s) >= MIN_SLICE]
 
 
 def detected_spans(text: str) -> list[str]:
@@ -140,4 +162,5 @@ def index_tokens(text: str) -> list[str]:
 
 
 __all__ = ["MIN_NEEDLE", "MIN_TEXT", "TASK_FILLER", "WORD_TERMS", "byte_needles", "detected_spans", "fact_needles",
-           "fold", "holds", "identifier_words", "index_tokens", "minimal", "query_terms", "rarest", "task_naming"]
+           "fold", "holds", "identifier_words", "index_tokens", "minimal", "query_terms", "rarest", "slices",
+           "task_naming"]

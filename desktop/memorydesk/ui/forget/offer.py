@@ -60,7 +60,7 @@ class ForgetOffer(QFrame):
         receipt = await session.read(request.run, label="checking what still holds the text")
         if self.request is not request or not self.isVisible():
             return  # another change or offer since
-        self.text.setText(f"{what} {still_words(receipt)}")
+        self.text.setText(f"{what} {still_words(receipt, remembered=bool(request.remembered))}")
 
     def _later(self, change: Any) -> None:
         if getattr(change, "history", False) and not getattr(change, "external", False):
@@ -76,13 +76,17 @@ class ForgetOffer(QFrame):
         return self.dialog
 
 
-def still_words(receipt: Any) -> str:
-    """What the forget check found still holding the text, path by path (its ids, never the text)."""
+def still_words(receipt: Any, *, remembered: bool = False) -> str:
+    """What the forget check found still holding the text, path by path (its ids, never the text);
+    ``remembered``: checked for the text the window read before the purge, which the command line's
+    check by id cannot read afterwards (it says "cannot tell" there): said, so both agree."""
     from memorydesk.core.forget.receipt import STILL
 
     still = [a for a in receipt.answers if a.verdict == STILL]
+    later = (" (checked for the text read before the purge: `forget-check` by id cannot read it any more and "
+             "cannot tell for the paths that search for it; give it the words with --text)") if remembered else ""
     if not still:
-        return f"The forget check finds it gone from all {len(receipt.answers)} paths."
+        return f"The forget check finds it gone from all {len(receipt.answers)} paths{later}."
     named = "; ".join(f"{a.label}" + (f" ({', '.join(f.words(2) for f in a.found)})" if a.found else "")
                       for a in still)
     return f"Still holding its text ({len(still)} of {len(receipt.answers)} paths): {named}."
