@@ -5,8 +5,9 @@
   (``core.review.secrets``, ``core.review.personal``), every identifier-like word (eight or more
   characters mixing letters and digits, or holding an ``@``), and the whole content when it is
   at least ``MIN_NEEDLE`` characters, and overlapping parts of a longer text (``slices``: a
-  history reason or an excerpt that quotes a part of it holds it). A needle that contains another is dropped: holding the
-  longer one means holding the shorter, so "holds any needle" does not change. A typed text is
+  history reason or an excerpt that quotes a part of it holds it). A needle that contains
+  another is dropped: holding the longer one means holding the shorter, so "holds any needle"
+  does not change. A typed text is
   one needle, as typed (at least ``MIN_TEXT`` characters).
 - **Matching** is a substring test after folding ASCII letters to lower case — exactly what
   SQLite's ``instr(lower(column), lower(needle))`` does, so a table search in SQL and a test
