@@ -87,3 +87,18 @@ def test_purge_is_offered_on_an_injection_finding(open_window, review_path, qtbo
     dialog = wait_dialog(qtbot, tab.actions_)
     assert dialog.reason.text().startswith("purge: injected instructions")
     dialog.reject()
+
+
+
+def test_a_why_not_is_said_whole_and_taken_back_when_the_selection_moves(open_window, review_path, qtbot) -> None:
+    win = open_window(review_path)
+    tab = _ready(qtbot, win)
+    tab.select_row(0)
+    assert tab.model.finding(0).item_kind == "policy"
+    assert not tab.actions_.acts.allowed(tab.actions_.redact)  # as its key does: says why in the status bar
+    shown = win.statusBar().currentMessage()
+    assert shown.startswith("Redact: a policy's rule cannot be redacted")
+    assert win.notice.text.text().endswith("and the Policies tab edits its rule")  # whole where it wraps
+    tab.select_row(1)  # a fact's finding, which Redact can act on
+    assert tab.actions_.redact.isEnabled()
+    assert win.statusBar().currentMessage() == ""

@@ -34,6 +34,7 @@ class WriteActions(QObject):
         self.session = session
         self.all: list[QAction] = []
         self._refusals: dict[QAction, QShortcut] = {}
+        self._refused = ""  # the why-not the status bar shows: taken back at the next update (the selection)
 
     def bind(self, session: DeskSession | None) -> None:
         self.session = session
@@ -74,7 +75,11 @@ class WriteActions(QObject):
             self.session.ops.start(result, owner=self.owner)
 
     def update(self, rules: Mapping[QAction, Rule]) -> None:
-        """Enable what the rules allow; with writing blocked, nothing, and say why."""
+        """Enable what the rules allow; with writing blocked, nothing, and say why. A why-not said
+        for the selection before is taken back: it is about what is no longer selected."""
+        if self._refused and self.session is not None:
+            self.session.withdrawn.emit(self._refused)
+        self._refused = ""
         block = self.block
         for action in self.all:
             base = base_text(action)
@@ -99,4 +104,4 @@ class WriteActions(QObject):
     def _refuse(self, action: QAction) -> None:
         if self.session is not None:
             why = self.block or action.toolTip().partition(": ")[2] or "not available now"
-            self.session.status.emit(f"{base_text(action)}: {why}")
+            self._refused = self.session.say_result(f"{base_text(action)}: {why}")  # a long one whole above

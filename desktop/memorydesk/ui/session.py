@@ -36,6 +36,7 @@ class DeskSession(QObject):
 
     changed = Signal(object)  # a Change made by the desk (routed by the window)
     status = Signal(str)  # a sentence for the status bar
+    withdrawn = Signal(str)  # a status line taken back (a why-not, once the selection it was about changed)
     noticed = Signal(str)  # what the first change did to the file and where its backup is (a bar that stays)
     navigate_to = Signal(str, dict)  # tab name, target (e.g. {"fact": id})
 
@@ -82,18 +83,21 @@ class DeskSession(QObject):
         self.changed.emit(result.changes)
         return result
 
-    def say_result(self, message: str, notice: str = "") -> None:
+    def say_result(self, message: str, notice: str = "") -> str:
         """A change's result in the status bar; a long one (it would be cut at 1280 px: a backup
         that still holds a secret, say) whole in the bar above the tabs, which wraps and stays,
-        with what the first change did to the file after it — the one never hides the other."""
+        with what the first change did to the file after it — the one never hides the other.
+        Gives back the line the status bar shows."""
         if len(message) <= SHORT_RESULT and not notice:
             self.status.emit(message)
-            return
+            return message
         whole = message if len(message) > SHORT_RESULT else ""
         self.noticed.emit("\n\n".join(t for t in (whole, notice) if t))
         head = message.split("; ")[0]
         head = head if len(head) <= SHORT_RESULT else head[:SHORT_RESULT - 1] + "…"
-        self.status.emit(head + (" — see the note above the tabs" if whole or notice else ""))
+        line = head + (" — see the note above the tabs" if whole or notice else "")
+        self.status.emit(line)
+        return line
 
     def _say_notice(self) -> None:
         """What the first change added to the file and where its backup is (said once)."""

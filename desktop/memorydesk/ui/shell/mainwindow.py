@@ -31,7 +31,7 @@ from memorydesk.store.watermarks import Follower
 from memorydesk.store.workspace import Workspace
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.operations import Operations
-from memorydesk.ui.session import Change, DeskSession
+from memorydesk.ui.session import SHORT_RESULT, Change, DeskSession
 from memorydesk.ui.shell import as_of, menus, settings, startup, window_state
 from memorydesk.ui.shell import help as help_dialogs
 from memorydesk.ui.shell.notice import NoticeBar
@@ -173,6 +173,8 @@ class MainWindow(QMainWindow):
         self.session = DeskSession(ws, self.ops, settings.actor(), block, self)
         self.session.changed.connect(self.route)
         self.session.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self.session.withdrawn.connect(
+            lambda text: self.statusBar().clearMessage() if self.statusBar().currentMessage() == text else None)
         self.notice.hide()  # a note about another workspace's file is not about this one
         self.session.noticed.connect(self.notice.say)
         self.session.navigate_to.connect(self.navigate)
@@ -387,7 +389,10 @@ class MainWindow(QMainWindow):
 
     def _failed(self, label: str, message: str) -> None:
         self.last_error = message
-        self.statusBar().showMessage(f"Failed {label}: {message}" if label else message, 15000)
+        said = f"Failed {label}: {message}" if label else message
+        if getattr(self, "session", None) is not None and len(said) > SHORT_RESULT:  # whole where it wraps
+            said = self.session.say_result(said)
+        self.statusBar().showMessage(said, 15000)
         self.error_box = show_error(self, "Memory Desk", message)
 
     # --- undo, tools, find ----------------------------------------------------------------
