@@ -170,3 +170,20 @@ def test_history_entries_are_typed_with_their_detail_decoded(tmp_path: Path, pro
     assert rows == [{"id": entry.id, "entity": "fact", "entity_id": "f-03", "before_id": entry.before_id,
                      "after_id": entry.after_id, "action": "delete", "actor": "maya", "reason": "duplicate",
                      "at": entry.at, "detail": entry.detail, "undo_of": None, "undone_by": None}]
+
+
+def test_a_policy_has_no_author_its_required_role_is_a_detail(product_db: Path, capsys) -> None:
+    """The policy table records no author: p-1 requires the role ``reviewer`` and was written by nobody the
+    file names — the tab's rows, the command's text and the Markdown export all say so, the same way."""
+    from memorydesk import cli
+
+    evs = [e for e in events(product_db, kind="policy") if e.ids == ("p-1",)]
+    assert {(e.actor, e.actor_kind) for e in evs} == {("unknown", "system")}
+    assert {e.details for e in evs} == {"required role reviewer (advisory)"}
+    assert cli.main(["history", str(product_db), "--kind", "policy"]) == 0
+    text = [line for line in capsys.readouterr().out.splitlines() if " p-1 " in line]
+    assert text and all("system   unknown  policy" in line and "details: required role reviewer" in line
+                        for line in text)
+    assert cli.main(["history", str(product_db), "--kind", "policy", "--format", "markdown"]) == 0
+    md = [line for line in capsys.readouterr().out.splitlines() if "| p-1 |" in line]
+    assert md and all("| unknown (system) |" in line and "reviewer (agent)" not in line for line in md)

@@ -148,9 +148,10 @@ def policies(ctx: Context, pos: int | None, n: int) -> list[Group]:
     for key, pid, domain, rule, role, created, updated in rows:
         events = []
         if pid not in ctx.desk.made:
-            actor, kind = ctx.who(None, role)
+            # the policy table records no author: its role is the role a policy asks of whoever applies it
+            actor, kind = "unknown", "system"
             what = f"[{one_line(domain, 40)}] {one_line(shown(rule), 100)}"
-            about = "advisory role " + role if role else ""
+            about = f"required role {role} (advisory)" if role else ""
             if updated > created:
                 events.append(Event(updated, actor, kind, "policy", "updated", (pid,), what, "", details=about))
             events.append(Event(created, actor, kind, "policy", "created", (pid,), what, "", details=about))
