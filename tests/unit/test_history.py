@@ -3,6 +3,7 @@ copy changed through the product's own SQL, the desk's own changes, and the shar
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -187,3 +188,28 @@ def test_a_policy_has_no_author_its_required_role_is_a_detail(product_db: Path, 
     assert cli.main(["history", str(product_db), "--kind", "policy", "--format", "markdown"]) == 0
     md = [line for line in capsys.readouterr().out.splitlines() if "| p-1 |" in line]
     assert md and all("| unknown (system) |" in line and "reviewer (agent)" not in line for line in md)
+
+
+def test_history_since_a_date_is_its_local_midnight(product_db: Path, capsys, monkeypatch) -> None:
+    """``--since 2026-11-18`` is that day's midnight here, as the window's typed time field reads it; a time
+    neither form reads is refused in one sentence that names every accepted form."""
+    import time
+
+    from memorydesk import cli
+
+    monkeypatch.setenv("TZ", "Etc/GMT+12")  # UTC-12: the fixture's day (T0 = 11:06 UTC) is still 17 November
+    time.tzset()
+    try:
+        midnight = 1_795_003_200  # 2026-11-18T00:00 at UTC-12 = 2026-11-18T12:00:00Z, after T0
+        assert cli.main(["history", str(product_db), "--since", "2026-11-18", "--json"]) == 0
+        after = json.loads(capsys.readouterr().out)
+        assert all(r["at"] >= midnight for r in after)
+        assert cli.main(["history", str(product_db), "--until", "2026-11-18", "--json"]) == 0
+        before = json.loads(capsys.readouterr().out)
+        assert before and all(r["at"] <= midnight for r in before) and len(after) + len(before) == len(events(product_db))
+        assert cli.main(["history", str(product_db), "--since", "2026-11-18T10:00"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "2026-12-06" in err and "RFC 3339" in err and "unix seconds" in err
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
