@@ -233,3 +233,26 @@ def test_a_redacted_fact_without_an_embedding_gets_none_and_one_with_an_embeddin
     with ws.read() as conn:
         content = conn.execute(ws.layout.facts.select().where(ws.layout.facts.c.id == newer)).one().content
     assert "[redacted:" in content and got == fact_vectors([fact_text("billing", content)], embedder)[0][0]
+
+
+def test_history_says_an_agents_fact_shows_the_text_a_person_redacted_and_names_notes_by_their_id(ws) -> None:
+    """The agent's "fact created" row of a fact redacted since shows the redacted text and says who redacted
+    it (not as if the agent wrote the placeholder); an agent's note row and the person's redaction of it both
+    name the note by its id first."""
+    from memorydesk.browse.history.entries import HistoryQuery, history_page
+
+    fid, note = ws.ids["fact"], ws.ids["note"]
+    r = Reviewer(ws, "rita", embedder=False)
+    r.redact("fact", fid, "a live key in memory")
+    r.redact("note", note, "a live key in the note")
+    events = history_page(ws, HistoryQuery()).events
+    created = [e for e in events if (e.kind, e.action, e.ids[0]) == ("fact", "created", fid)]
+    assert len(created) == 1 and created[0].actor == "Cody"
+    assert "[redacted: " in created[0].summary and created[0].summary.endswith("(redacted later by rita)")
+    wrote = [e for e in events if (e.kind, e.action) == ("note", "updated")]
+    by_rita = [e for e in events if (e.kind, e.action) == ("note", "redact")]
+    assert [e.ids[0] for e in wrote] == [note] == [e.ids[0] for e in by_rita]
+    r.undo()  # the note's redaction undone
+    r.undo()  # the fact's: its text is the agent's again, and the row says nothing of a redaction
+    again = [e for e in history_page(ws, HistoryQuery(kind="fact")).events if e.ids[0] == fid]
+    assert again and not any("redacted later" in e.summary for e in again)

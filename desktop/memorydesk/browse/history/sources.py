@@ -64,6 +64,8 @@ def facts(ctx: Context, pos: int | None, n: int) -> list[Group]:
     for key, fid, domain, topic, content, agent, role, mtype, veracity, created, now_by in got:
         events: list[Event] = []
         text = snippet(topic, content, domain)
+        if fid in records.redacted_by:  # the agent's words as the person's redaction left them: said so
+            text += f" (redacted later by {records.redacted_by[fid]})"
         if fid not in records.made:
             actor, kind = ctx.who(agent, role)
             events.append(Event(created, actor, kind, "fact", "created", (fid,), text, "",
@@ -222,7 +224,8 @@ def notes(ctx: Context, pos: int | None, n: int) -> list[Group]:
     for key, nid, agent, content, at in got:
         actor, kind = ctx.who(agent, None)
         length = len(_written(ctx, nid, at, content or ""))
-        event = Event(at, actor, kind, "note", "updated", (agent,), f"notes of {actor}: {length:,} characters",
+        # named by the note's id first, as the desk's own rows about the note are
+        event = Event(at, actor, kind, "note", "updated", (nid, agent), f"notes of {actor}: {length:,} characters",
                       "", details="the file keeps only the latest note")
         out.append((key, at, [event] if ctx.in_range(at) else []))
     return out
