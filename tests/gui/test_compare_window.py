@@ -69,3 +69,55 @@ def test_compare_masks_the_backups_key_warns_before_restoring_it_and_closes_with
     qtbot.waitUntil(lambda: win.ops.pending == 0, timeout=10000)
     win.close()
     assert not Path(f"{backup}-wal").exists() and not Path(f"{backup}-shm").exists()
+
+
+PERSON = "jana.novak@firma.cz"
+PHONE = "+420 601 234 567"
+
+
+@pytest.fixture
+def other_file(tmp_path: Path) -> tuple[Path, Path, str]:
+    """A workspace and a copy of it taken before a key was redacted from a fact that names a person, and
+    before an agent rewrote its note: the copy is not a desk backup (its name says nothing)."""
+    path = tmp_path / "w.db"
+    with open_workspace(path, create=True) as ws:
+        with ws.write() as conn:
+            conn.execute(ws.layout.agents.insert().values(
+                id="agent-1", name="Cody", title="Coder", agent_md_path="", workspace_id=ws.workspace_id,
+                skills="", role="coder", created_at=1_700_000_000))
+        svc = MemoryService(ws, embedder=False)
+        fid = svc.propose_fact(domain="ops", topic="payments", agent_id="agent-1",
+                               content=f"Payments use {KEY}; ask {PERSON} or call {PHONE}.").fact_id
+        svc.update_my_notes("agent-1", f"- deploys go through {PERSON}\n- invoices are flaky")
+    other = tmp_path / "before.db"
+    files.backup_copy(path).rename(other)
+    with open_workspace(path) as ws:
+        Reviewer(ws, "rita", embedder=False).redact("fact", fid, "a live key")
+        MemoryService(ws, embedder=False).update_my_notes("agent-1", f"- deploys go through {PERSON} on Fridays")
+    assert not Path(f"{other}-wal").exists() and not Path(f"{other}-shm").exists()
+    return path, other, fid
+
+
+def test_compare_masks_personal_data_shows_a_notes_text_and_leaves_nothing_beside_the_other_file(
+        open_window, other_file, qtbot) -> None:
+    """Findings 2, 5 and 14 of the second memory job: personal data is masked as the History tab masks it
+    (not only secrets), an agent's changed note is shown both sides with the word diff, and the other file —
+    not a desk backup — is read without a -wal or -shm left beside it."""
+    path, other, fid = other_file
+    win = open_window(path)
+    view = _open(qtbot, win, other)
+    _select(qtbot, view, fid)
+    sides = view.old_side.toPlainText() + view.new_side.toPlainText()
+    assert "[redacted: " in sides and "payments" in sides  # the fact itself is shown
+    assert KEY not in sides and PERSON not in sides and "jana.novak" not in sides
+    assert "601 234" not in sides and "234 567" not in sides
+    _select(qtbot, view, "agent-1")
+    old_html, new_html = view.old_side.toHtml(), view.new_side.toHtml()
+    old_text, new_text = view.old_side.toPlainText(), view.new_side.toPlainText()
+    assert "invoices are flaky" in old_text and "on Fridays" in new_text  # the note's text, both sides
+    assert "line-through" in old_html and "#c8f0c8" in new_html  # the word diff marks what went and came
+    assert "jana.novak" not in old_text + new_text and "deploys go through" in new_text
+    view.close()
+    qtbot.waitUntil(lambda: win.ops.pending == 0, timeout=10000)
+    win.close()
+    assert not Path(f"{other}-wal").exists() and not Path(f"{other}-shm").exists()

@@ -231,3 +231,19 @@ def test_a_link_followed_from_the_agent_view_leaves_it(open_window, sample_path,
     qtbot.waitUntil(lambda: tab.detail.fact_id == fact_id and win.ops.pending == 0, timeout=10000)
     assert not tab.filters.agent_view.isChecked() and not tab.model.agent_view
     assert [f.id for f in tab.selected_facts()] == [fact_id]
+
+
+def test_the_search_box_says_what_a_search_does_now(open_window, sample_path, qtbot) -> None:
+    """The placeholder follows the match and the agent view: never "keyword search" over a substring filter."""
+    win = open_window(sample_path)
+    box = win.tab("facts").filters
+    assert "keyword search" in box.search.placeholderText()
+    box.match.setCurrentIndex(box.match.findData("substring"))
+    assert "keyword" not in box.search.placeholderText() and "Filter facts by text" in box.search.placeholderText()
+    qtbot.mouseClick(box.agent_view, Qt.MouseButton.LeftButton)
+    assert box.agent_view.isChecked() and "hybrid search" in box.search.placeholderText()
+    qtbot.mouseClick(box.agent_view, Qt.MouseButton.LeftButton)
+    assert "Filter facts by text" in box.search.placeholderText()
+    box.reset()
+    assert "keyword search" in box.search.placeholderText()
+    wait_idle(qtbot, win)

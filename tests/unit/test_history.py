@@ -3,6 +3,7 @@ copy changed through the product's own SQL, the desk's own changes, and the shar
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -170,3 +171,46 @@ def test_history_entries_are_typed_with_their_detail_decoded(tmp_path: Path, pro
     assert rows == [{"id": entry.id, "entity": "fact", "entity_id": "f-03", "before_id": entry.before_id,
                      "after_id": entry.after_id, "action": "delete", "actor": "maya", "reason": "duplicate",
                      "at": entry.at, "detail": entry.detail, "undo_of": None, "undone_by": None}]
+
+
+def test_a_policy_has_no_author_its_required_role_is_a_detail(product_db: Path, capsys) -> None:
+    """The policy table records no author: p-1 requires the role ``reviewer`` and was written by nobody the
+    file names — the tab's rows, the command's text and the Markdown export all say so, the same way."""
+    from memorydesk import cli
+
+    evs = [e for e in events(product_db, kind="policy") if e.ids == ("p-1",)]
+    assert {(e.actor, e.actor_kind) for e in evs} == {("unknown", "system")}
+    assert {e.details for e in evs} == {"required role reviewer (advisory)"}
+    assert cli.main(["history", str(product_db), "--kind", "policy"]) == 0
+    text = [line for line in capsys.readouterr().out.splitlines() if " p-1 " in line]
+    assert text and all("system   unknown  policy" in line and "details: required role reviewer" in line
+                        for line in text)
+    assert cli.main(["history", str(product_db), "--kind", "policy", "--format", "markdown"]) == 0
+    md = [line for line in capsys.readouterr().out.splitlines() if "| p-1 |" in line]
+    assert md and all("| unknown (system) |" in line and "reviewer (agent)" not in line for line in md)
+
+
+def test_history_since_a_date_is_its_local_midnight(product_db: Path, capsys, monkeypatch) -> None:
+    """``--since 2026-11-18`` is that day's midnight here, as the window's typed time field reads it; a time
+    neither form reads is refused in one sentence that names every accepted form."""
+    import time
+
+    from memorydesk import cli
+
+    monkeypatch.setenv("TZ", "Etc/GMT+12")  # UTC-12: the fixture's day (T0 = 11:06 UTC) is still 17 November
+    time.tzset()
+    try:
+        midnight = 1_795_003_200  # 2026-11-18T00:00 at UTC-12 = 2026-11-18T12:00:00Z, after T0
+        assert cli.main(["history", str(product_db), "--since", "2026-11-18", "--json"]) == 0
+        after = json.loads(capsys.readouterr().out)
+        assert all(r["at"] >= midnight for r in after)
+        assert cli.main(["history", str(product_db), "--until", "2026-11-18", "--json"]) == 0
+        before = json.loads(capsys.readouterr().out)
+        assert before and all(r["at"] <= midnight for r in before)
+        assert len(after) + len(before) == len(events(product_db))
+        assert cli.main(["history", str(product_db), "--since", "2026-11-18T10:00"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "2026-12-06" in err and "RFC 3339" in err and "unix seconds" in err
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()

@@ -200,6 +200,64 @@ def test_personal_data_and_an_injected_sentence_are_removed_from_a_fact_alone(ws
         Reviewer(ws, "rita").redact("fact", new, "again", finding["key"], finding)
 
 
+def _embedding_and_times(ws, fid: str) -> tuple:
+    with ws.read() as conn:
+        row = conn.execute(ws.layout.facts.select().where(ws.layout.facts.c.id == fid)).one()
+    return (None if row.embedding is None else bytes(row.embedding)), row.created_at, row.updated_at
+
+
+def test_a_redacted_fact_without_an_embedding_gets_none_and_one_with_an_embedding_a_new_one(ws) -> None:
+    """The redaction changes the text and, as the dialog and the guide say, nothing else but the new row's
+    times (created at the redaction) and its vector: none stays none; one is made again from the redacted
+    text, never the old vector (made from the secret). The real model, as the window uses it."""
+    from memorydesk.embedding.embedder import fact_text, fact_vectors, get_embedder
+    from memorydesk.memory.actions.facts import store_vector
+
+    fid = ws.ids["fact"]
+    assert _embedding_and_times(ws, fid)[0] is None
+    new = Reviewer(ws, "rita").redact("fact", fid, "a live key in memory").ids[1]
+    embedding, created, updated = _embedding_and_times(ws, new)
+    assert embedding is None  # the original had none: the redaction adds none
+    assert created == updated and created > _embedding_and_times(ws, fid)[1]  # a new row, created now
+
+    svc = MemoryService(ws, embedder=False)
+    other = svc.propose_fact(domain="ops", topic="billing", content=f"Billing uses {KEY} too.", confidence=0.6,
+                             agent_id="agent-1", now=1_700_000_300).fact_id
+    embedder = get_embedder()
+    old_vector = fact_vectors([fact_text("billing", f"Billing uses {KEY} too.")], embedder)[0]
+    with ws.write() as conn:
+        store_vector(ws, conn, other, old_vector)
+    newer = Reviewer(ws, "rita", embedder=embedder).redact("fact", other, "a live key in memory").ids[1]
+    got = _embedding_and_times(ws, newer)[0]
+    assert got is not None and got != old_vector[0]
+    with ws.read() as conn:
+        content = conn.execute(ws.layout.facts.select().where(ws.layout.facts.c.id == newer)).one().content
+    assert "[redacted:" in content and got == fact_vectors([fact_text("billing", content)], embedder)[0][0]
+
+
+def test_history_says_an_agents_fact_shows_the_text_a_person_redacted_and_names_notes_by_their_id(ws) -> None:
+    """The agent's "fact created" row of a fact redacted since shows the redacted text and says who redacted
+    it (not as if the agent wrote the placeholder); an agent's note row and the person's redaction of it both
+    name the note by its id first."""
+    from memorydesk.browse.history.entries import HistoryQuery, history_page
+
+    fid, note = ws.ids["fact"], ws.ids["note"]
+    r = Reviewer(ws, "rita", embedder=False)
+    r.redact("fact", fid, "a live key in memory")
+    r.redact("note", note, "a live key in the note")
+    events = history_page(ws, HistoryQuery()).events
+    created = [e for e in events if (e.kind, e.action, e.ids[0]) == ("fact", "created", fid)]
+    assert len(created) == 1 and created[0].actor == "Cody"
+    assert "[redacted: " in created[0].summary and created[0].summary.endswith("(redacted later by rita)")
+    wrote = [e for e in events if (e.kind, e.action) == ("note", "updated")]
+    by_rita = [e for e in events if (e.kind, e.action) == ("note", "redact")]
+    assert [e.ids[0] for e in wrote] == [note] == [e.ids[0] for e in by_rita]
+    r.undo()  # the note's redaction undone
+    r.undo()  # the fact's: its text is the agent's again, and the row says nothing of a redaction
+    again = [e for e in history_page(ws, HistoryQuery(kind="fact")).events if e.ids[0] == fid]
+    assert again and not any("redacted later" in e.summary for e in again)
+
+
 def test_a_backup_holding_a_redacted_injected_line_is_said_to_hold_the_removed_text(ws) -> None:
     import shutil
 

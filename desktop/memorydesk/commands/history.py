@@ -2,7 +2,8 @@
 
 Read-only. Every change the file can account for, newest first (``browse.history.entries``):
 the desk's own changes (who, when, why) and what agents wrote as far as the product's
-rows tell it. Times are RFC 3339 UTC or unix seconds. ``--json`` prints
+rows tell it. Times are RFC 3339 UTC, unix seconds or a date alone (``2026-12-06``: that day's
+midnight in this computer's local time, as the window's typed time field reads it). ``--json`` prints
 ``[{at, actor, actor_kind, kind, action, ids, summary, reason, undone, at_known, entry, undone_by,
 details}]`` (``at`` unix seconds, ``actor_kind`` agent / reviewer / system, ``ids`` strings,
 ``undone`` true for a change of the desk since undone — the text and Markdown say “· undone”
@@ -15,6 +16,7 @@ hashed (as the Conflicts export). Exit 0; 2 on bad input.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterable, Iterator
 
@@ -22,7 +24,8 @@ from memorydesk.browse.history.entries import KINDS, HistoryQuery, iter_events
 from memorydesk.browse.history.export import export_json, export_markdown, text_line
 from memorydesk.commands.args import text_arg
 from memorydesk.commands.output import write_out
-from memorydesk.core.moments import parse_moment
+from memorydesk.core.errors import BadInput
+from memorydesk.core.moments import parse_moment, read_local
 from memorydesk.core.receipts import gc_paused
 from memorydesk.store import open_workspace
 
@@ -30,8 +33,9 @@ from memorydesk.store import open_workspace
 def register(sub) -> None:
     p = sub.add_parser("history", help="every change the file can account for, newest first (read-only)")
     p.add_argument("workspace")
-    p.add_argument("--since", metavar="T", help="only changes at or after T (RFC 3339 UTC or unix seconds)")
-    p.add_argument("--until", metavar="T", help="only changes at or before T")
+    p.add_argument("--since", metavar="T",
+                   help="only changes at or after T (RFC 3339 UTC, unix seconds, or a date: its local midnight)")
+    p.add_argument("--until", metavar="T", help="only changes at or before T (a date: its local midnight)")
     p.add_argument("--actor", metavar="NAME", type=text_arg("--actor", 200),
                    help="only changes by this agent (id, name or role), reviewer or sentinel")
     p.add_argument("--kind", metavar="K", choices=KINDS, help="only this kind: " + ", ".join(KINDS))
@@ -43,9 +47,26 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+FORMS = "write a date (2026-12-06: its local midnight), RFC 3339 UTC (2026-12-06T14:00:00Z) or unix seconds"
+
+
+def moment_of(text: str, what: str) -> int:
+    """RFC 3339 UTC or unix seconds (``parse_moment``), or a date alone: its local midnight, read as
+    the window reads a typed date (``read_local``: a midnight the clocks skipped is refused)."""
+    value = (text or "").strip()
+    try:
+        if _DATE.fullmatch(value):
+            return int(read_local(value)[0].timestamp())
+        return parse_moment(value, what)
+    except BadInput as exc:
+        said = str(exc).split("; write ")[0].split(" (write ")[0]  # its own list of forms leaves dates out
+        raise BadInput(f"{said if said.startswith(what) else f'{what}: {said}'}; {FORMS}") from None
+
+
 def query_of(args) -> HistoryQuery:
-    since = parse_moment(args.since, "--since") if args.since is not None else None
-    until = parse_moment(args.until, "--until") if args.until is not None else None
+    since = moment_of(args.since, "--since") if args.since is not None else None
+    until = moment_of(args.until, "--until") if args.until is not None else None
     return HistoryQuery(since=since, until=until, actor=args.actor or "", kind=args.kind or "",
                         text=args.text or "").check()
 

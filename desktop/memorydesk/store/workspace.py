@@ -176,7 +176,8 @@ class Workspace:
 
 
 def open_workspace(path: str | Path, *, read_only: bool = False, create: bool = False, name: str | None = None,
-                   timeout_ms: int = BUSY_TIMEOUT_MS, incomplete_ok: bool = False) -> Workspace:
+                   timeout_ms: int = BUSY_TIMEOUT_MS, incomplete_ok: bool = False,
+                   immutable: bool = False) -> Workspace:
     """Open the workspace at ``path`` (or, with ``create=True``, make a new one there).
 
     A path that does not exist is refused unless ``create`` (only ``demo create`` and
@@ -186,7 +187,9 @@ def open_workspace(path: str | Path, *, read_only: bool = False, create: bool = 
     refresh is off. Read-write: nothing is written at the open; at the first change
     (``Workspace.write``) a product file is checked (``quick_check``), backed up, then
     adopted, and an older desk schema backed up, then migrated; a newer one is refused at
-    the open. A refused or failed adoption leaves no backup behind.
+    the open. A refused or failed adoption leaves no backup behind. ``immutable`` (read-only
+    only) opens it immutable as a backup is, leaving no ``-wal``/``-shm`` beside it (a file
+    compared with the open one).
     """
     path = Path(path).expanduser()
     if outputs.names_a_backup(path.name) and not read_only:  # kept as it was: read it, or open a copy of it
@@ -205,13 +208,14 @@ def open_workspace(path: str | Path, *, read_only: bool = False, create: bool = 
     files.inspect_header(path)
     with translated(path):
         return _open_existing(path, read_only=read_only, name=name, timeout_ms=timeout_ms,
-                              incomplete_ok=incomplete_ok and read_only)
+                              incomplete_ok=incomplete_ok and read_only, asked_immutable=immutable)
 
 
 def _open_existing(path: Path, *, read_only: bool, name: str | None, timeout_ms: int,
-                   incomplete_ok: bool = False) -> Workspace:
+                   incomplete_ok: bool = False, asked_immutable: bool = False) -> Workspace:
     # a backup the desk made is kept as it was: read without side files (no -wal/-shm left beside it)
-    immutable = read_only and (not files.folder_writable(path) or outputs.names_a_backup(path.name))
+    immutable = read_only and (asked_immutable or not files.folder_writable(path)
+                               or outputs.names_a_backup(path.name))
     if immutable and files.wal_pending(path):  # immutable would not see what the log holds: read a copy
         return _open_copy(path, name=name, timeout_ms=timeout_ms, incomplete_ok=incomplete_ok)
     try:
@@ -234,7 +238,7 @@ def _open_existing(path: Path, *, read_only: bool, name: str | None, timeout_ms:
     if read_only:
         ws = Workspace(path, True, immutable, layout, make_engine(path, read_only=True, immutable=immutable,
                        timeout_ms=timeout_ms), workspace_id or "", ws_name, desk_schema)
-        if immutable and not outputs.names_a_backup(path.name):
+        if immutable and not outputs.names_a_backup(path.name) and not asked_immutable:
             why = "the folder is not writable" if not files.folder_writable(path) else "the disk is full"
             ws.notes.append(f"{why}: opened immutable, live refresh is off")
         return ws

@@ -11,7 +11,9 @@ in one line). ``DeskRecords`` is what the product's sources need to know of them
   product had written before the desk changed it is known — a loser the desk restored was
   still superseded by the product's write, and the History says so;
 - ``legacy``: the ids named by changes an older desk made without keeping their moves: a
-  supersession between two of them may be the desk's, and is left to its rows.
+  supersession between two of them may be the desk's, and is left to its rows;
+- ``redacted_by``: the facts whose text a redaction rewrote in place, and who redacted them:
+  the agent's rows show the text as it is now, and say so.
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ class DeskRecords:
     made: set[str] = field(default_factory=set)
     moves: dict[str, list[Move]] = field(default_factory=dict)  # oldest first
     legacy: set[str] = field(default_factory=set)
+    #: a fact whose text a redaction rewrote in place (its earlier versions, not undone) → who redacted it
+    redacted_by: dict[str, str] = field(default_factory=dict)
     #: a fact the desk moved → the superseded_by values the product gave it (before the desk's
     #: first move, and after its last when an agent changed it since)
     _product: dict[str, list[str]] = field(default_factory=dict)
@@ -76,10 +80,10 @@ def desk_records(ws: Workspace) -> DeskRecords:
     if ws.desk_schema == 0:
         return out
     with ws.read() as conn:
-        rows = conn.exec_driver_sql("SELECT entity, entity_id, before_id, after_id, action, detail FROM "
-                                    "memdesk_history ORDER BY id").all()
+        rows = conn.exec_driver_sql("SELECT entity, entity_id, before_id, after_id, action, detail, actor, undone_by "
+                                    "FROM memdesk_history ORDER BY id").all()
         out.moves = desk_moves(conn)
-    for entity, eid, before, after, act, detail in rows:
+    for entity, eid, before, after, act, detail, actor, undone_by in rows:
         try:
             d = json.loads(detail or "{}")
         except ValueError:
@@ -90,6 +94,8 @@ def desk_records(ws: Workspace) -> DeskRecords:
             out.made.add(after)
         if isinstance(d.get("new_id"), str) and act not in ("undo", "redo"):
             out.made.add(d["new_id"])
+        if (entity, act) == ("fact", "redact") and undone_by is None and isinstance(d.get("before"), dict):
+            out.redacted_by.update((fid, actor) for fid in d["before"] if isinstance(fid, str))
         if "moves" not in d and (entity, act) in MOVING:
             out.legacy.update(i for i in (eid, before, after) if i)
             out.legacy.update(_strings(d))

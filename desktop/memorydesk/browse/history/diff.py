@@ -151,6 +151,14 @@ def same_file(a: Path, b: Path) -> bool:
         return a.resolve() == b.resolve()
 
 
+def open_compared(path: Path) -> Workspace:
+    """A file to compare, read-only, leaving nothing beside it that was not there: immutable (as a
+    backup is read) unless it has a ``-wal`` or ``-shm`` already — a program has it open in WAL
+    mode, and an immutable read would not see its log nor be safe from its writes."""
+    live = any(Path(f"{path}{side}").exists() for side in ("-wal", "-shm"))
+    return open_workspace(path, read_only=True, immutable=not live)
+
+
 def compare_open(old: Workspace, new: Workspace) -> Comparison:
     out = Comparison(old.path, new.path)
     if old.workspace_id and new.workspace_id and old.workspace_id != new.workspace_id:
@@ -172,18 +180,19 @@ def compare_open(old: Workspace, new: Workspace) -> Comparison:
 
 
 def compare(old_path: str | Path, new_path: str | Path) -> Comparison:
-    """Open both files read-only and compare them; the same file twice is refused (``BadInput``)."""
+    """Open both files read-only (``open_compared``) and compare them; the same file twice is
+    refused (``BadInput``)."""
     old_path, new_path = Path(old_path).expanduser(), Path(new_path).expanduser()
     if old_path.exists() and new_path.exists() and same_file(old_path, new_path):
         raise BadInput(f"{old_path} and {new_path} are the same file; give two different workspace files")
-    with open_workspace(old_path, read_only=True) as old, open_workspace(new_path, read_only=True) as new:
+    with open_compared(old_path) as old, open_compared(new_path) as new:
         return compare_open(old, new)
 
 
 @dataclass(frozen=True)
 class Version:
     """One stored version of a fact or policy: every column in the table's order, as stored
-    (an embedding as its size, ``"1536 bytes"``)."""
+    (an embedding as its size, ``"1536 bytes"``); of an agent's notes, its id and their text."""
 
     kind: str
     id: str
@@ -199,7 +208,13 @@ class Version:
 
 
 def version_of(ws: Workspace, kind: str, item_id: str) -> Version | None:
-    """One fact or policy row of the file, or None when the file has no such id."""
+    """One fact or policy row of the file, or an agent's notes (``item_id`` the agent's id: its
+    notes' text, in the order ``_notes`` compares them); None when the file has no such id."""
+    if kind == "note":
+        texts = _notes(ws).get(item_id)
+        if texts is None:
+            return None
+        return Version(kind, item_id, (("agent_id", item_id), ("content", "\n\n".join(t or "" for t in texts))))
     table = {"fact": ws.layout.facts, "policy": ws.layout.policies}[kind]
     from sqlalchemy import select
 
@@ -212,8 +227,8 @@ def version_of(ws: Workspace, kind: str, item_id: str) -> Version | None:
     return Version(kind, item_id, fields)
 
 
-__all__ = ["Comparison", "FACT_FIELDS", "POLICY_FIELDS", "Version", "backups", "compare", "compare_open", "same_file",
-           "version_of"]
+__all__ = ["Comparison", "FACT_FIELDS", "POLICY_FIELDS", "Version", "backups", "compare", "compare_open",
+           "open_compared", "same_file", "version_of"]
 
 
 def backups(path: str | Path) -> list[tuple[Path, int]]:

@@ -64,6 +64,8 @@ def facts(ctx: Context, pos: int | None, n: int) -> list[Group]:
     for key, fid, domain, topic, content, agent, role, mtype, veracity, created, now_by in got:
         events: list[Event] = []
         text = snippet(topic, content, domain)
+        if fid in records.redacted_by:  # the agent's words as the person's redaction left them: said so
+            text += f" (redacted later by {records.redacted_by[fid]})"
         if fid not in records.made:
             actor, kind = ctx.who(agent, role)
             events.append(Event(created, actor, kind, "fact", "created", (fid,), text, "",
@@ -148,9 +150,10 @@ def policies(ctx: Context, pos: int | None, n: int) -> list[Group]:
     for key, pid, domain, rule, role, created, updated in rows:
         events = []
         if pid not in ctx.desk.made:
-            actor, kind = ctx.who(None, role)
+            # the policy table records no author: its role is the role a policy asks of whoever applies it
+            actor, kind = "unknown", "system"
             what = f"[{one_line(domain, 40)}] {one_line(shown(rule), 100)}"
-            about = "advisory role " + role if role else ""
+            about = f"required role {role} (advisory)" if role else ""
             if updated > created:
                 events.append(Event(updated, actor, kind, "policy", "updated", (pid,), what, "", details=about))
             events.append(Event(created, actor, kind, "policy", "created", (pid,), what, "", details=about))
@@ -221,7 +224,8 @@ def notes(ctx: Context, pos: int | None, n: int) -> list[Group]:
     for key, nid, agent, content, at in got:
         actor, kind = ctx.who(agent, None)
         length = len(_written(ctx, nid, at, content or ""))
-        event = Event(at, actor, kind, "note", "updated", (agent,), f"notes of {actor}: {length:,} characters",
+        # named by the note's id first, as the desk's own rows about the note are
+        event = Event(at, actor, kind, "note", "updated", (nid, agent), f"notes of {actor}: {length:,} characters",
                       "", details="the file keeps only the latest note")
         out.append((key, at, [event] if ctx.in_range(at) else []))
     return out

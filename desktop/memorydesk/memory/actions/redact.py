@@ -3,8 +3,11 @@ text kept (the Review tab's *Redact…*, ``Reviewer.redact``).
 
 - **A fact** is superseded by a new version whose text holds ``[redacted: what]`` where each
   secret was, every other field kept as it was (author agent and role, veracity, type,
-  confidence, mentions: the redaction rewrites the text and nothing else); its earlier
-  versions, which hold the secret too, are redacted in place, so no row of the file keeps it.
+  confidence, mentions) but two: the new version is a new row, created and updated at the
+  redaction (as an edit's: the supersession's time is the newer fact's ``created_at``), and
+  its embedding is made again from the redacted text — none when the fact had none, never
+  the old vector, which was made from the secret. Its earlier versions, which hold the
+  secret too, are redacted in place, so no row of the file keeps it.
 - **An agent's note or a working-memory item** is redacted in place.
 
 The values removed are kept in the history row, nowhere else, so Undo can put them back
@@ -243,9 +246,10 @@ def redact(reviewer, item_kind: str, item_id: str, reason: str, finding_key: str
                "embedding": None, "binary_embedding": None}
         hid = perform(ws, conn, RedactFact(item_id, new["id"], new, before, after, finding_key), entity_id=item_id,
                       actor=reviewer.actor, reason=reason.strip(), before_id=item_id, after_id=new["id"])
-        vector = fact_vectors([fact_text(new["topic"], new["content"])], reviewer._embedder)[0]
-        if vector is not None:
-            store_vector(ws, conn, new["id"], vector)
+        if old.embedding is not None:  # a vector of the redacted text, never the old one (it was made of the secret)
+            vector = fact_vectors([fact_text(new["topic"], new["content"])], reviewer._embedder)[0]
+            if vector is not None:
+                store_vector(ws, conn, new["id"], vector)
         wal.mark_pending(conn)
         return ChangeResult("fact", [item_id, new["id"], *before], [hid],
                             f"{len(values) if kind == 'secret' else ''} {what} redacted (a new version "

@@ -1,7 +1,8 @@
 """The comparison as a person reads it: one tree item per difference, grouped by kind with
-counts, and each item's two versions side by side (HTML, with a word diff of text). Every secret
-in a text is masked whole (``core.review.secrets.mask_secrets``, as the Conflicts trail and its
-export mask it): a secret a backup still holds is never shown."""
+counts, and each item's two versions side by side (HTML, with a word diff of text; an agent's
+notes as their text). Every text is shown as ``core.review.shown`` shows it — the one rule of the
+History tab, the trails and the exports: every secret and every piece of personal data masked,
+so what a backup still holds (a redacted e-mail address, a key) is never shown."""
 
 from __future__ import annotations
 
@@ -10,12 +11,14 @@ from typing import Any
 
 from memorydesk.browse.history.diff import Comparison, Version
 from memorydesk.core.moments import utc_text
-from memorydesk.core.review.secrets import mask_secrets as masked_text
+from memorydesk.core.review.shown import shown as masked_text
 from memorydesk.core.worddiff import word_diff
 
 ADDED = "background:#c8f0c8"
 REMOVED = "background:#f6c6c6;text-decoration:line-through"
-TEXT_FIELDS = ("content", "rule", "topic")
+TEXT_FIELDS = ("content", "rule", "topic")  # word-diffed
+ID_FIELDS = ("id", "workspace_id", "agent_id", "authored_by_agent_id", "superseded_by", "source_observation_ids",
+             "source_fact_ids")  # ids, shown as they are (the masks would take digits for a phone number)
 TIME_FIELDS = ("created_at", "updated_at", "valid_until", "last_recalled_at")
 
 
@@ -79,7 +82,7 @@ def _pieces(pieces: list[Any]) -> str:
 def _value(name: str, value: Any) -> str:
     if name in TIME_FIELDS and isinstance(value, int):
         return f"{value} ({utc_text(value)})"
-    return esc(masked_text(value) if name in TEXT_FIELDS and isinstance(value, str) else value)
+    return esc(masked_text(value) if isinstance(value, str) and name not in ID_FIELDS else value)
 
 
 def side_by_side(item: Item, old: Version | None, new: Version | None, old_name: str,

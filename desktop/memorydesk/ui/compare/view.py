@@ -28,10 +28,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memorydesk.browse.history.diff import Comparison, Version, compare_open, same_file, version_of
+from memorydesk.browse.history.diff import Comparison, Version, compare_open, open_compared, same_file, version_of
 from memorydesk.core.errors import BadInput
 from memorydesk.core.review.secrets import find_secrets
-from memorydesk.store import open_workspace
 from memorydesk.store.workspace import Workspace
 from memorydesk.ui.compare.items import Item, groups, side_by_side
 from memorydesk.ui.operations import dialog_result
@@ -125,7 +124,7 @@ class CompareView(QWidget):
             if same_file(other, ws.path):
                 raise BadInput(f"{other.name} is the open workspace itself; choose a backup or another file")
             if self.other is None:
-                self.other = open_workspace(other, read_only=True)
+                self.other = open_compared(other)  # no -wal/-shm left beside it
             return compare_open(self.other, ws)
 
         self.session.ops.run_for(self, work, self._shown, label=f"comparing with {other.name}",
@@ -177,7 +176,7 @@ class CompareView(QWidget):
             self.old_side.setHtml("")
             self.new_side.setHtml("")
             return
-        if item.kind not in ("fact", "policy"):
+        if item.kind not in ("fact", "policy", "note"):
             self._show_sides(item, (None, None))
             return
         other, ws = self.other, self.session.ws

@@ -31,6 +31,10 @@ MATCHES = (("Keyword search", "keyword", "The product's own keyword search: what
             "in keyword mode (only a–z and 0–9 words count)."),
            ("Substring filter", "substring", "The desk's plain text filter on topic and content. Agents never search "
             "this way: use it to find facts, not to judge what agents see."))
+#: the search box's placeholder, by what a search does now (``search_kind`` with the box empty)
+PLACEHOLDERS = {"keyword": "Search facts as the agent's keyword search does  (Ctrl+F)",
+                "substring": "Filter facts by text in their topic or content  (Ctrl+F)",
+                "agent": "Search facts as the agent's hybrid search does  (Ctrl+F)"}
 NARROW = 1100  # below this width the counts wrap
 PENDING = {"counting": "counting…", "sorting": "sorting…", "searching": "searching…"}
 
@@ -45,7 +49,7 @@ class FilterBar(QWidget):
         self.search = QLineEdit()
         self.search.setObjectName("search")
         self.search.setClearButtonEnabled(True)
-        self.search.setPlaceholderText("Search facts as the agent's keyword search does  (Ctrl+F)")
+        self.search.setPlaceholderText(PLACEHOLDERS["keyword"])
         self.agent_view = QCheckBox("As the agent sees it")
         self.agent_view.setObjectName("agent-view")
         self.agent_view.setToolTip("Show the agent's hybrid search for this text: its hits in its order, each "
@@ -132,12 +136,19 @@ class FilterBar(QWidget):
             return "agent"
         return str(self.match.currentData())
 
+    def _placeholder(self) -> None:
+        """The box says what a search does now: the agent view, or the chosen match."""
+        self.search.setPlaceholderText(PLACEHOLDERS["agent" if self.agent_view.isChecked()
+                                                    else str(self.match.currentData())])
+
     def _match_changed(self, index: int) -> None:
         self.match.setToolTip(MATCHES[index][2])
+        self._placeholder()
         if self.search.text().strip():
             self.changed.emit()
 
     def _agent_toggled(self, _on: bool) -> None:
+        self._placeholder()
         self._sync_enabled()
         self.changed.emit()
 
@@ -160,6 +171,7 @@ class FilterBar(QWidget):
         for w in (self.search, self.agent_view):
             w.blockSignals(False)
         self._debounce.stop()
+        self._placeholder()
         self._sync_enabled()
         self.changed.emit()
 
@@ -191,6 +203,7 @@ class FilterBar(QWidget):
         self.max_conf.setValue(1.0)
         for w in widgets:
             w.blockSignals(False)
+        self._placeholder()
         self._sync_enabled()
         self.changed.emit()
 

@@ -212,8 +212,9 @@ class ReviewActions:
             return
         what = {"secret": "each secret", "personal_data": "this piece of personal data",
                 "injection": "this instruction's sentence (its whole line when the line says nothing else)"}[f.kind]
-        where = (f"The fact is superseded by a new version with {what} replaced by [redacted: …], every other field "
-                 "kept; its earlier versions are redacted too." if f.item_kind == "fact" else
+        where = (f"The fact is superseded by a new version with {what} replaced by [redacted: …]: a new row, "
+                 "created now, its embedding made again from the redacted text (none if it had none), every other "
+                 "field kept; its earlier versions are redacted too." if f.item_kind == "fact" else
                  f"The {ITEM_WORDS[f.item_kind]} is redacted in place: {what} replaced by [redacted: …], the rest "
                  "kept as the agent wrote it.")
         got = await self._ask("Redact", where + " The text removed is kept only in the history row, so Undo can "
