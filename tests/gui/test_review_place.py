@@ -102,3 +102,20 @@ def test_a_why_not_is_said_whole_and_taken_back_when_the_selection_moves(open_wi
     tab.select_row(1)  # a fact's finding, which Redact can act on
     assert tab.actions_.redact.isEnabled()
     assert win.statusBar().currentMessage() == ""
+
+
+def test_state_columns_keep_their_longest_word_after_a_narrower_width_is_restored(open_window, review_path,
+                                                                                   qtbot) -> None:
+    win = open_window(review_path)
+    tab = _ready(qtbot, win)
+    policies = win.show_tab("policies")
+    tab.view.horizontalHeader().resizeSection(5, 40)  # as an earlier run kept them: narrower than their words
+    policies.view.horizontalHeader().resizeSection(0, 40)
+    win.show_tab("review")
+    win.close()  # the layout kept
+    again = open_window(review_path)
+    tab = _ready(qtbot, again)
+    fm = tab.view.fontMetrics()
+    assert tab.view.horizontalHeader().sectionSize(5) >= fm.horizontalAdvance("quarantined") + 16
+    policies = again.show_tab("policies")
+    assert policies.view.horizontalHeader().sectionSize(0) >= fm.horizontalAdvance("inactive · replaced") + 16

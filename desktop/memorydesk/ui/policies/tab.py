@@ -35,6 +35,7 @@ from memorydesk.ui.tab import DeskTab
 from memorydesk.ui.widgets.delegates import BidiDelegate
 from memorydesk.ui.widgets.prompts import ask_reason
 from memorydesk.ui.widgets.splitter import splitter
+from memorydesk.ui.widgets.word_columns import WordColumns
 
 
 class PoliciesTab(DeskTab):
@@ -58,9 +59,10 @@ class PoliciesTab(DeskTab):
         self.view.verticalHeader().setVisible(False)
         self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)  # as in Facts
         header = self.view.horizontalHeader()
-        fm = self.view.fontMetrics()
-        for i, width in enumerate((fm.horizontalAdvance("inactive · replaced") + 16, 130, 300, 120, 125)):
+        for i, width in enumerate((0, 130, 300, 120, 125)):
             header.resizeSection(i, width)
+        # the status as wide as its longest state, also after a narrower width is restored
+        self.word_columns = WordColumns(self.view, {0: "inactive · replaced"})
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.view.selectionModel().selectionChanged.connect(lambda *_a: self._selection_changed())
         self.view.doubleClicked.connect(lambda _i: self.act_edit.trigger())

@@ -46,6 +46,7 @@ from memorydesk.ui.session import Change, DeskSession
 from memorydesk.ui.tab import DeskTab
 from memorydesk.ui.widgets.filters import combo, counts_label
 from memorydesk.ui.widgets.splitter import splitter
+from memorydesk.ui.widgets.word_columns import WordColumns
 
 STATES = (("Open", "open"), ("Dismissed", "dismissed"), ("Quarantined", "quarantined"), ("Any state", None))
 SEVERITY_FILTER = (("Any severity", "low"), ("Medium and up", "medium"), ("High and up", "high"),
@@ -75,12 +76,11 @@ class ReviewTab(DeskTab):
         self.view.verticalHeader().setVisible(False)
         self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
         header = self.view.horizontalHeader()
-        fm, pad = self.view.fontMetrics(), 20
         # each column as wide as its longest word ("Personal data", "policy 0123abcd", "quarantined"; the
-        # domain as a long one, whole in its tooltip); the finding takes the rest
-        for i, longest in enumerate(("medium", "Personal data", "policy 0123abcd", "infrastructure", "",
-                                     "quarantined")):
-            header.resizeSection(i, max(fm.horizontalAdvance(longest) + pad, 300 if i == 4 else 0))
+        # domain as a long one, whole in its tooltip), also after a narrower one is restored; the finding
+        # takes the rest
+        self.word_columns = WordColumns(self.view, dict(enumerate(
+            ("medium", "Personal data", "policy 0123abcd", "infrastructure", 300, "quarantined"))))
         header.setStretchLastSection(False)
         header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
         self.view.selectionModel().selectionChanged.connect(lambda *_a: self._selection_changed())
