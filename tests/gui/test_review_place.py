@@ -4,6 +4,8 @@ finding selected), and Purge is offered on any finding about an item."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -119,3 +121,37 @@ def test_state_columns_keep_their_longest_word_after_a_narrower_width_is_restore
     assert tab.view.horizontalHeader().sectionSize(5) >= fm.horizontalAdvance("quarantined") + 16
     policies = again.show_tab("policies")
     assert policies.view.horizontalHeader().sectionSize(0) >= fm.horizontalAdvance("inactive · replaced") + 16
+
+AGENT_WRITES_ITS_NOTE = """
+import sys
+from pathlib import Path
+from memorydesk.memory.service import MemoryService
+from memorydesk.store import open_workspace
+with open_workspace(Path(sys.argv[1])) as ws:
+    MemoryService(ws, embedder=False).update_my_notes("agent-1", "- invoices are flaky")
+"""
+
+
+def test_undo_of_a_note_quarantine_is_off_saying_why_once_the_agent_wrote_again(open_window, tmp_path, qtbot) -> None:
+    from fixtures import agent_notes
+
+    path = agent_notes.with_note(tmp_path / "notes.db", f"- deploy note: {KEY.split()[2]}", "Call +49 30 901820.")
+    win = open_window(path)
+    tab = _ready(qtbot, win)
+    tab.kind_list.setCurrentRow(1)  # secrets: the one in the agent's note
+    tab.select_row(0)
+    assert tab.model.finding(0).item_kind == "note"
+    tab.actions_.quarantine.trigger()
+    wait_dialog(qtbot, tab.actions_).ok.click()
+    qtbot.waitUntil(lambda: win.act_undo.isEnabled() and "Quarantine" in win.act_undo.text(), timeout=30000)
+    subprocess.run([sys.executable, "-c", AGENT_WRITES_ITS_NOTE, str(path)], check=True, timeout=60)
+    qtbot.waitUntil(lambda: not win.act_undo.isEnabled(), timeout=30000)  # the window sees the agent's write
+    assert "refused: the agent wrote the note since" in win.act_undo.text()
+    assert "Release puts the kept text back before it" in win.act_undo.toolTip()
+    tab.state.setCurrentIndex(tab.state.findData("quarantined"))
+    qtbot.waitUntil(lambda: tab.model.rowCount() == 1 and not tab.scanning, timeout=30000)
+    tab.select_row(0)
+    tab.actions_.release.trigger()
+    dialog = wait_dialog(qtbot, tab.actions_)
+    assert "goes back before whatever the agent wrote in the note since" in dialog.informative.text()
+    dialog.reject()

@@ -367,5 +367,23 @@ def undo_redo_names(ws: Workspace, actor: str | None = None) -> tuple[str | None
     return names[0], names[1], note
 
 
+def undo_refusal(ws: Workspace) -> str:
+    """Why Edit ▸ Undo would be refused now, said before it is pressed ("" when it would not): a
+    note's quarantine once the agent wrote the note again (undoing it would overwrite that)."""
+    if ws.desk_schema == 0:
+        return ""
+    with ws.read() as conn:
+        target = history.latest_undoable(conn)
+        row = conn.execute(select(history.HISTORY).where(history.HISTORY.c.id == target)).first() if target else None
+        original = _original(conn, row) if row is not None and row.action != "undo" else None
+        if original is None or (original.entity, original.action) != ("note", "quarantine"):
+            return ""
+        notes = ws.layout.notes
+        now = conn.execute(select(notes.c.content).where(notes.c.id == original.entity_id)).first()
+    if now is not None and now.content:
+        return "The agent wrote the note again since the quarantine; Release puts the kept text back before it"
+    return ""
+
+
 __all__ = ["FactName", "PairName", "conflict_names", "describe", "distinct_name", "fact_names", "listed", "names_in",
-           "pair_names", "telling_words", "undo_redo_names"]
+           "pair_names", "telling_words", "undo_redo_names", "undo_refusal"]

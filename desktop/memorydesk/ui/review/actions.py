@@ -155,7 +155,9 @@ class ReviewActions:
         f = self._target(self.release)
         if f is None:
             return
-        got = await self._ask("Release", f"The {ITEM_WORDS[f.item_kind]} reaches agents again.",
+        after = (" Its kept text goes back before whatever the agent wrote in the note since: nothing is lost."
+                 if f.item_kind == "note" else "")
+        got = await self._ask("Release", f"The {ITEM_WORDS[f.item_kind]} reaches agents again.{after}",
                               prefill("release", f), ok_text="Release",
                               about=f)
         if got:

@@ -12,7 +12,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
-from memorydesk.browse.naming import undo_redo_names
+from memorydesk.browse.naming import undo_redo_names, undo_refusal
 from memorydesk.ui.actions import WriteActions
 from memorydesk.ui.session import Change, DeskSession
 
@@ -44,13 +44,13 @@ class UndoNames(QObject):
         self._asked += 1
         asked = self._asked
 
-        def show(names: tuple[str | None, str | None, str]) -> None:
+        def show(got: tuple[tuple[str | None, str | None, str], str]) -> None:
             if asked == self._asked:
-                self.apply(names)
+                self.apply(*got)
 
         ws, actor = session.ws, session.actor
-        session.ops.run_for(self, lambda: undo_redo_names(ws, actor), show, label="reading the history",
-                            quiet=True)
+        session.ops.run_for(self, lambda: (undo_redo_names(ws, actor), undo_refusal(ws)), show,
+                            label="reading the history", quiet=True)
 
     def routed(self, session: DeskSession | None, change: Change) -> None:
         """A change the window routed (ours, or another program's): the history may have moved.
@@ -62,12 +62,14 @@ class UndoNames(QObject):
             self.writes.update({})
             self.refresh(session)
 
-    def apply(self, names: tuple[str | None, str | None, str]) -> None:
+    def apply(self, names: tuple[str | None, str | None, str], refusal: str = "") -> None:
+        """The names in the menu; ``refusal``: why Undo would be refused now (``undo_refusal``) —
+        said in its text and Undo off with it, rather than refused only when pressed."""
         self.names = names
         undo, redo, note = names
-        self.undo.setText(label(UNDO, undo, note))
+        self.undo.setText(label(UNDO, undo, note if not refusal else "refused: the agent wrote the note since"))
         self.redo.setText(label(REDO, redo))
-        self.writes.update({self.undo: (undo is not None, "nothing to undo"),
+        self.writes.update({self.undo: (undo is not None and not refusal, refusal or "nothing to undo"),
                             self.redo: (redo is not None, "nothing to redo")})
 
 
