@@ -34,7 +34,7 @@ from memorydesk.core.product.text import utf16_len
 
 #: a part of a long text looked for on its own: this many words in a row (a reason or an excerpt that
 #: quotes a part of the text holds one), taken every ``SLICE_STEP`` words, at most ``MAX_SLICES``
-SLICE_WORDS, SLICE_STEP, MAX_SLICES, MIN_SLICE = 5, 2, 96, 20
+SLICE_WORDS, SLICE_STEP, MAX_SLICES, MIN_SLICE = 5, 3, 32, 20
 MIN_NEEDLE = 8  # a piece of a fact's text shorter than this is not looked for on its own
 MIN_TEXT = 4  # the shortest typed text the check searches for
 WORD_TERMS = 4
