@@ -32,8 +32,8 @@ class IdHit:
 FORMS: tuple[tuple[str, str, str, str], ...] = (
     ("us.ssn", "US", "US Social Security number", r"\d{3}-\d{2}-\d{4}"),
     ("br.cpf", "BR", "Brazilian CPF", r"\d{3}\.\d{3}\.\d{3}-\d{2}"),
-    ("fr.nir", "FR", "French social security number (NIR)", r"[12] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2"
-                                                            r"}"),
+    ("fr.nir", "FR", "French social security number (NIR)",
+     r"[12] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}"),
     ("es.dni", "ES", "Spanish DNI", r"\d{8}-?[A-Z]"),
     ("es.nie", "ES", "Spanish NIE", r"[XYZ]-?\d{7}-?[A-Z]"),
     ("it.codicefiscale", "IT", "Italian codice fiscale", r"[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z]"),
